@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "motion-server",
+    products: [
+        .library(name: "MotionCore", targets: ["MotionCore"]),
+        .library(name: "MotionSimulation", targets: ["MotionSimulation"]),
+        .executable(name: "motion-demo", targets: ["motion-demo"]),
+    ],
+    targets: [
+        .target(name: "MotionCore", swiftSettings: strict),
+        .target(name: "MotionSimulation", dependencies: ["MotionCore"], swiftSettings: strict),
+        .executableTarget(
+            name: "motion-demo",
+            dependencies: ["MotionCore", "MotionSimulation"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "engine-bench",
+            dependencies: ["MotionCore", "MotionSimulation"],
+            path: "bench/engine",
+            swiftSettings: strict
+        ),
+        .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionSimulation"], swiftSettings: strict),
+        .testTarget(name: "MotionSimulationTests", dependencies: ["MotionSimulation"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

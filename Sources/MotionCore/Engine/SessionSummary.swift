@@ -1,0 +1,87 @@
+/// What is stored for a session (PROTOCOL.md §5), as of the last processed pose.
+public struct SessionSummary: Sendable, Hashable {
+    /// The exercise id.
+    public var exercise: String
+    /// The working side, if the exercise has one.
+    public var side: BodySide?
+    /// Timestamp of the first processed pose.
+    public var firstTimestamp: Double?
+    /// Timestamp of the last processed pose.
+    public var lastTimestamp: Double?
+    /// Poses processed.
+    public var frames: Int
+    /// Poses in which every measured joint was seen.
+    public var visibleFrames: Int
+    /// Clean reps since the last reset.
+    public var repCount: Int
+    /// Rejected reps since the last reset.
+    public var rejectedCount: Int
+    /// Highest value since the last reset.
+    public var best: Double?
+    /// The baseline, once measured.
+    public var baseline: Double?
+    /// Every rep since the last reset, in order.
+    public var reps: [Rep]
+    /// How many times each fault was reported since the last reset (faults never reported are absent).
+    public var faultCounts: [FormFeedback: Int]
+    /// The smoothed value over time, downsampled.
+    public var series: ValueSeries
+
+    /// Seconds from the first to the last pose.
+    public var duration: Double {
+        guard let firstTimestamp, let lastTimestamp else { return 0 }
+        return lastTimestamp - firstTimestamp
+    }
+
+    /// The share of poses with every measured joint seen, 0…1 (0 before any pose).
+    public var visibleRatio: Double { frames == 0 ? 0 : Double(visibleFrames) / Double(frames) }
+}
+
+/// A measured value over time, downsampled for charts and bounded in size.
+///
+/// Keeps one sample per `interval` seconds of pose time; when `capacity` is reached it drops every other sample
+/// and doubles the interval, so an arbitrarily long session costs bounded memory.
+public struct ValueSeries: Sendable, Hashable {
+    /// Sample times (pose time, seconds).
+    public private(set) var times: [Double] = []
+    /// Values at those times; nil where the value could not be measured.
+    public private(set) var values: [Double?] = []
+    /// The current spacing between samples, seconds.
+    public private(set) var interval: Double
+    /// The most samples kept.
+    public let capacity: Int
+
+    /// Creates an empty series.
+    /// - Parameters:
+    ///   - interval: Spacing between samples, seconds (0.1 gives 10 Hz).
+    ///   - capacity: The most samples kept, at least 2.
+    public init(interval: Double = 0.1, capacity: Int = 36_000) {
+        self.interval = interval
+        self.capacity = max(2, capacity)
+        times.reserveCapacity(min(self.capacity, 1024))
+        values.reserveCapacity(min(self.capacity, 1024))
+    }
+
+    /// Records a sample when at least `interval` has passed since the last one kept.
+    /// - Parameters:
+    ///   - value: The value, or nil when unmeasurable.
+    ///   - t: Pose time.
+    public mutating func record(_ value: Double?, at t: Double) {
+        if let last = times.last, t - last < interval { return }
+        if times.count == capacity { halve() }
+        times.append(t)
+        values.append(value)
+    }
+
+    private mutating func halve() {
+        var kept = 0
+        for i in stride(from: 0, to: times.count, by: 2) {
+            times[kept] = times[i]
+            values[kept] = values[i]
+            kept += 1
+        }
+        times.removeLast(times.count - kept)
+        values.removeLast(values.count - kept)
+        interval *= 2
+    }
+}

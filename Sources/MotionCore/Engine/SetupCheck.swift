@@ -1,0 +1,66 @@
+/// Placement limits for the setup checks (CLINICAL.md, "Setup checks"), as fractions of the image.
+public struct SetupLimits: Sendable, Hashable, Codable {
+    /// `tooClose` when a measured joint lies within this fraction of the image border.
+    public var borderMargin: Double = 0.03
+    /// `tooClose` when the body is taller than this fraction of the image height.
+    public var maxBodyHeight: Double = 0.95
+    /// `tooFar` when the torso (neck → root) is shorter than this fraction of the image height.
+    public var minTorsoHeight: Double = 0.12
+    /// `notCentered` when the body's centre lies outside this central fraction of the width.
+    public var centerBand: Double = 0.6
+    /// `notFacing` (frontal exercises) when shoulder width / torso length is below this.
+    public var minFacingRatio: Double = 0.5
+    /// `notSideways` (sagittal exercises) when shoulder width / torso length is above this.
+    public var maxSidewaysRatio: Double = 0.3
+
+    /// Creates the default limits.
+    public init() {}
+}
+
+/// Judges camera placement from one pose: the image size, the body's extent and its orientation.
+struct SetupCheck: Sendable {
+    let limits: SetupLimits
+    let view: Exercise.View
+
+    /// The issues seen in `pose`; checks that need a missing joint or the image size are skipped.
+    func issues(in pose: Pose, measured: JointSet) -> SetupIssueSet {
+        var issues: SetupIssueSet = []
+        let torso: Double? =
+            if let neck = pose[.neck], let root = pose[.root] { neck.distance(to: root) } else { nil }
+        if let torso, torso > 0, let left = pose[.leftShoulder], let right = pose[.rightShoulder] {
+            let ratio = abs(left.x - right.x) / torso
+            switch view {
+            case .frontal where ratio < limits.minFacingRatio: issues.insert(.notFacing)
+            case .sagittal where ratio > limits.maxSidewaysRatio: issues.insert(.notSideways)
+            default: break
+            }
+        }
+        guard let size = pose.imageSize else { return issues }
+        var minX = Double.infinity
+        var maxX = -Double.infinity
+        var minY = Double.infinity
+        var maxY = -Double.infinity
+        for joint in pose.seenJoints {
+            guard let p = pose[joint] else { continue }
+            minX = min(minX, p.x)
+            maxX = max(maxX, p.x)
+            minY = min(minY, p.y)
+            maxY = max(maxY, p.y)
+        }
+        guard minX <= maxX else { return issues }
+        let marginX = limits.borderMargin * size.width
+        let marginY = limits.borderMargin * size.height
+        for joint in measured.intersection(pose.seenJoints) {
+            guard let p = pose[joint] else { continue }
+            if p.x < marginX || p.x > size.width - marginX || p.y < marginY || p.y > size.height - marginY {
+                issues.insert(.tooClose)
+            }
+        }
+        if maxY - minY > limits.maxBodyHeight * size.height { issues.insert(.tooClose) }
+        if let torso, torso < limits.minTorsoHeight * size.height { issues.insert(.tooFar) }
+        let centre = (minX + maxX) / 2
+        let band = (1 - limits.centerBand) / 2 * size.width
+        if centre < band || centre > size.width - band { issues.insert(.notCentered) }
+        return issues
+    }
+}

@@ -1,0 +1,185 @@
+public import MotionCore
+
+/// One repetition (or hold) of a simulated session.
+public struct SimulatedRep: Sendable, Hashable {
+    /// The highest value reached (for holds, the value held), degrees.
+    public var peak: Double
+    /// Form faults acted out during this rep, strongest at its peak.
+    public var faults: FormFeedbackSet
+    /// Holds only: how long the value stays at the peak, seconds; nil holds a little longer than required.
+    public var holdFor: Double?
+
+    /// Creates a rep.
+    /// - Parameters:
+    ///   - peak: Highest value (held value for holds).
+    ///   - faults: Faults acted out.
+    ///   - holdFor: Hold time for holds; nil for a little longer than required.
+    public init(peak: Double, faults: FormFeedbackSet = [], holdFor: Double? = nil) {
+        self.peak = peak
+        self.faults = faults
+        self.holdFor = holdFor
+    }
+}
+
+/// A deterministic simulated session: a stick figure of adult proportions doing an exercise of the catalog,
+/// seen by a detector with noise, dropped joints, moments out of frame and optionally a mirrored camera.
+///
+/// ```swift
+/// var simulation = Simulation(exercise: .elbowFlexion, side: .right, reps: [.init(peak: 140), .init(peak: 135)])
+/// simulation.noise = 1.5
+/// for pose in simulation.poses() { try session.process(pose) }
+/// ```
+public struct Simulation: Sendable {
+    /// The exercise acted out.
+    public var exercise: Exercise
+    /// The working side.
+    public var side: BodySide
+    /// The reps, in order.
+    public var reps: [SimulatedRep]
+    /// Seconds per rep, out and back.
+    public var repDuration = 2.0
+    /// Seconds at rest between reps.
+    public var restDuration = 1.0
+    /// Seconds at rest before the first rep.
+    public var leadIn = 1.5
+    /// Seconds at rest after the last rep.
+    public var tail = 1.0
+    /// Poses per second.
+    public var frameRate = 30.0
+    /// Timestamp of the first pose.
+    public var startTime = 0.0
+    /// The value at rest, degrees; nil puts it well inside the exercise's start position.
+    public var restValue: Double?
+    /// The camera image.
+    public var imageSize = ImageSize(width: 1280, height: 720)
+    /// The person's stature in pixels; nil fits them comfortably in the image.
+    public var stature: Double?
+    /// Where the body's centre stands, as a fraction of the image width.
+    public var horizontalPosition = 0.5
+    /// Detector noise: the standard deviation of each coordinate, pixels.
+    public var noise = 0.0
+    /// The chance that a joint is missing from a pose.
+    public var dropoutRate = 0.0
+    /// Whether poses carry per-joint confidence.
+    public var includesConfidence = true
+    /// Time ranges in which the person is out of the frame (empty poses).
+    public var outOfFrame: [ClosedRange<Double>] = []
+    /// Time ranges in which some joints are not seen.
+    public var hidden: [(range: ClosedRange<Double>, joints: JointSet)] = []
+    /// Whether the camera mirrors the image (a selfie view): x flipped and left/right labels swapped.
+    public var mirrored = false
+    /// Seed of the noise and dropouts.
+    public var seed: UInt64 = 1
+
+    /// Creates a simulation.
+    /// - Parameters:
+    ///   - exercise: The exercise acted out.
+    ///   - side: The working side.
+    ///   - reps: The reps, in order.
+    public init(exercise: Exercise, side: BodySide, reps: [SimulatedRep]) {
+        self.exercise = exercise
+        self.side = side
+        self.reps = reps
+    }
+
+    /// Seconds from the first pose to the last.
+    public var duration: Double {
+        leadIn + reps.indices.reduce(0) { $0 + attemptDuration($1) } + Double(max(0, reps.count - 1)) * restDuration
+            + tail
+    }
+
+    /// Every pose of the session, in order.
+    public func poses() -> [Pose] {
+        var random = SeededRandom(seed: seed)
+        let count = Int((duration * frameRate).rounded(.down)) + 1
+        return (0..<count).map { pose(at: startTime + Double($0) / frameRate, random: &random) }
+    }
+
+    /// The simulated poses as a provider for ``MotionSession/start(with:)``.
+    public func provider() -> AsyncStream<Pose> {
+        let poses = poses()
+        return AsyncStream { continuation in
+            for pose in poses { continuation.yield(pose) }
+            continuation.finish()
+        }
+    }
+
+    /// The exercise value acted out at time `t` (before any detector noise), with the rep under way, if any.
+    public func value(at t: Double) -> (value: Double, rep: Int?, intensity: Double) {
+        let rest = resolvedRestValue
+        var clock = t - startTime - leadIn
+        guard clock >= 0 else { return (rest, nil, 0) }
+        for (index, rep) in reps.enumerated() {
+            let length = attemptDuration(index)
+            if clock < length {
+                let shape = profile(clock, length: length)
+                return (rest + (rep.peak - rest) * shape, index, shape)
+            }
+            clock -= length + restDuration
+            if clock < 0 { return (rest, nil, 0) }
+        }
+        return (rest, nil, 0)
+    }
+
+    private var resolvedRestValue: Double { restValue ?? max(0, exercise.thresholds.rest - 12) }
+
+    private static let holdRamp = 1.0
+
+    private func attemptDuration(_ index: Int) -> Double {
+        guard exercise.kind == .hold else { return repDuration }
+        return 2 * Self.holdRamp + (reps[index].holdFor ?? exercise.thresholds.holdSeconds + 0.7)
+    }
+
+    /// 0 at rest … 1 at the peak: a raised cosine for reps, ramp–plateau–ramp for holds.
+    private func profile(_ clock: Double, length: Double) -> Double {
+        guard exercise.kind == .hold else { return 0.5 - 0.5 * cosine(radians: 2 * Double.pi * clock / length) }
+        let ramp = Self.holdRamp
+        if clock < ramp { return 0.5 - 0.5 * cosine(radians: Double.pi * clock / ramp) }
+        if clock > length - ramp { return 0.5 - 0.5 * cosine(radians: Double.pi * (length - clock) / ramp) }
+        return 1
+    }
+
+    private func pose(at t: Double, random: inout SeededRandom) -> Pose {
+        let size = imageSize
+        var pose = Pose(timestamp: t, imageSize: size)
+        if outOfFrame.contains(where: { $0.contains(t) }) { return pose }
+        let (value, rep, intensity) = value(at: t)
+        let faults = rep.map { reps[$0].faults } ?? []
+        let figure = exercise.figure(value: value, faults: faults, intensity: intensity, side: side)
+        let body = figure.joints(view: exercise.view, side: side)
+        let scale = stature ?? size.height * 0.62
+        let anchorPoint: Figure.Vector
+        let anchorImage: (x: Double, y: Double)
+        let centreX = size.width * horizontalPosition
+        switch figure.anchor {
+        case .ankle(let anchorSide):
+            anchorPoint = body[.ankle(anchorSide)] ?? (0, 0, 0)
+            let lateral = anchorSide == .left ? Figure.hipHalf : -Figure.hipHalf
+            let x = exercise.view == .frontal ? centreX + lateral * scale : centreX
+            anchorImage = (x, size.height * 0.92)
+        case .seated:
+            anchorPoint = (0, 0, 0)
+            anchorImage = (centreX - 0.1 * scale, size.height * 0.62)
+        }
+        let hiddenNow = hidden.reduce(into: JointSet()) { if $1.range.contains(t) { $0.formUnion($1.joints) } }
+        let facing: Double = side == .right ? 1 : -1
+        for joint in Joint.allCases where !hiddenNow.contains(joint) {
+            guard let position = body[joint] else { continue }
+            let dx: Double
+            switch exercise.view {
+            case .frontal: dx = position.lateral - anchorPoint.lateral
+            case .sagittal:
+                dx = facing * (position.forward - anchorPoint.forward) + 0.12 * (position.lateral - anchorPoint.lateral)
+            }
+            var x = anchorImage.x + dx * scale + random.gaussian(standardDeviation: noise)
+            let y = anchorImage.y - (position.up - anchorPoint.up) * scale + random.gaussian(standardDeviation: noise)
+            let dropped = dropoutRate > 0 && random.unit() < dropoutRate
+            if dropped { continue }
+            if mirrored { x = size.width - x }
+            let label = mirrored ? joint.mirrored : joint
+            pose[label] = Point(x: x, y: y)
+            if includesConfidence { pose.setConfidence(0.85 + 0.1 * random.unit(), for: label) }
+        }
+        return pose
+    }
+}
