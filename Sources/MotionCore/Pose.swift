@@ -136,7 +136,9 @@ public struct Pose: Sendable {
     private mutating func derive(_ joint: Joint, from first: Joint, _ second: Joint) {
         guard self[joint] == nil, let a = self[first], let b = self[second] else { return }
         self[joint] = a.midpoint(to: b)
-        setConfidence(confidence(of: [first, second] as JointSet), for: joint)
+        let confidences = (confidence(of: first), confidence(of: second))
+        let lower = confidences.0.map { first in confidences.1.map { min(first, $0) } ?? first } ?? confidences.1
+        setConfidence(lower, for: joint)
     }
 }
 

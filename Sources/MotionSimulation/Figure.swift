@@ -55,7 +55,9 @@ struct Figure {
         var p: [Joint: Vector] = [:]
         let root: Vector = (0, 0, 0)
         // A positive lean tilts the trunk away from the working side in a front view, backwards in a side view.
-        let trunk: Vector = view == .frontal ? (-outward * sine(degrees: trunkLean), cosine(degrees: trunkLean), 0)
+        let trunk: Vector =
+            view == .frontal
+            ? (-outward * sine(degrees: trunkLean), cosine(degrees: trunkLean), 0)
             : (0, cosine(degrees: trunkLean), -sine(degrees: trunkLean))
         let neckPoint = add(root, trunk, Self.torso)
         p[.root] = root

@@ -6,7 +6,8 @@ func runDemo(arguments: [String]) throws {
     let wanted = arguments.dropFirst().first
     let exercises = Exercise.catalog.filter { wanted == nil || $0.id == wanted }
     guard !exercises.isEmpty else {
-        print("unknown exercise '\(wanted ?? "")'; choose one of: \(Exercise.catalog.map(\.id).joined(separator: ", "))")
+        print(
+            "unknown exercise '\(wanted ?? "")'; choose one of: \(Exercise.catalog.map(\.id).joined(separator: ", "))")
         return
     }
     for exercise in exercises {

@@ -85,11 +85,23 @@ public struct MotionEngine: Sendable {
     ///     for event in try engine.process(pose) { print(event) }
     /// }
     /// ```
-    /// - Parameter input: The pose, in image pixels with anatomical sides.
+    /// - Parameter pose: The pose, in image pixels with anatomical sides.
     /// - Returns: The events this pose caused, in order (usually none).
     /// - Throws: ``PoseError`` when the pose is refused; the engine is then unchanged.
-    /// - Complexity: O(1); no heap allocation unless an event occurs.
-    public mutating func process(_ input: Pose) throws(PoseError) -> [MotionEvent] {
+    /// - Complexity: O(1); no heap allocation unless an event occurs (see ``process(_:into:)`` to avoid even that).
+    public mutating func process(_ pose: Pose) throws(PoseError) -> [MotionEvent] {
+        var events: [MotionEvent] = []
+        try process(pose, into: &events)
+        return events
+    }
+
+    /// Analyses one pose and appends its events to a buffer the caller reuses, so the hot path never allocates.
+    /// - Parameters:
+    ///   - input: The pose, in image pixels with anatomical sides.
+    ///   - events: Where this pose's events are appended, in order.
+    /// - Throws: ``PoseError`` when the pose is refused; the engine and `events` are then unchanged.
+    /// - Complexity: O(1).
+    public mutating func process(_ input: Pose, into events: inout [MotionEvent]) throws(PoseError) {
         guard input.isFinite else { throw .nonFinite }
         if let lastTimestamp, !(input.timestamp > lastTimestamp) {
             throw .nonIncreasingTime(previous: lastTimestamp, received: input.timestamp)
@@ -100,7 +112,6 @@ public struct MotionEngine: Sendable {
         if firstTimestamp == nil { firstTimestamp = t }
         lastTimestamp = t
         frames += 1
-        var events: [MotionEvent] = []
 
         chooseSide(for: pose)
         let measured = model.measurement.joints
@@ -120,7 +131,6 @@ public struct MotionEngine: Sendable {
         confidence = pose.confidence(of: measured)
         if let value { advance(with: value, pose: pose, mayStart: placementIsFine, events: &events) }
         series.record(value, at: t)
-        return events
     }
 
     private mutating func advance(with value: Double, pose: Pose, mayStart: Bool, events: inout [MotionEvent]) {

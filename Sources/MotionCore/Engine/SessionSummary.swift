@@ -67,11 +67,17 @@ public struct ValueSeries: Sendable, Hashable {
     ///   - value: The value, or nil when unmeasurable.
     ///   - t: Pose time.
     public mutating func record(_ value: Double?, at t: Double) {
-        if let last = times.last, t - last < interval { return }
+        let origin = times.first ?? t
+        // Slots on a fixed grid, so 30 Hz input keeps every third pose rather than drifting to every fourth.
+        let slot = Int(((t - origin) / interval + 1e-6).rounded(.down))
+        if let last = lastSlot, slot <= last { return }
         if times.count == capacity { halve() }
         times.append(t)
         values.append(value)
+        lastSlot = Int(((t - origin) / interval + 1e-6).rounded(.down))
     }
+
+    private var lastSlot: Int?
 
     private mutating func halve() {
         var kept = 0

@@ -18,7 +18,9 @@ public enum Measurement: Sendable, Hashable, Codable {
     /// The measurement with concrete joints.
     /// - Parameter side: The working side.
     public func resolve(side: BodySide) -> ResolvedMeasurement {
-        func pair(_ segment: Segment) -> (Joint, Joint) { (segment.from.resolve(side: side), segment.to.resolve(side: side)) }
+        func pair(_ segment: Segment) -> (Joint, Joint) {
+            (segment.from.resolve(side: side), segment.to.resolve(side: side))
+        }
         switch self {
         case .flexion(let proximal, let joint, let distal):
             return ResolvedMeasurement(
@@ -87,7 +89,7 @@ public struct ResolvedMeasurement: Sendable, Hashable {
     static func angle(_ u: (Double, Double), _ v: (Double, Double)) -> Double? {
         let cross = u.0 * v.1 - u.1 * v.0
         let dot = u.0 * v.0 + u.1 * v.1
-        guard (u.0 != 0 || u.1 != 0), (v.0 != 0 || v.1 != 0) else { return nil }
+        guard u.0 != 0 || u.1 != 0, v.0 != 0 || v.1 != 0 else { return nil }
         return atan2Degrees(abs(cross), dot)
     }
 }
