@@ -77,6 +77,26 @@ public struct Exercise: Sendable, Hashable, Codable, Identifiable {
         self.smoothing = smoothing
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case id, name, view, kind, sidedness, measurement, thresholds, target, rules, smoothing
+    }
+
+    /// Decodes an exercise; `rules` default to none, `smoothing` and `sidedness` (`oneSided`) to their defaults.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError` for a missing required field or a wrong type.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try c.decode(String.self, forKey: .id), name: try c.decode(String.self, forKey: .name),
+            view: try c.decode(View.self, forKey: .view), kind: try c.decode(Kind.self, forKey: .kind),
+            sidedness: try c.decodeIfPresent(Sidedness.self, forKey: .sidedness) ?? .oneSided,
+            measurement: try c.decode(Measurement.self, forKey: .measurement),
+            thresholds: try c.decode(Thresholds.self, forKey: .thresholds),
+            target: try c.decode(Double.self, forKey: .target),
+            rules: try c.decodeIfPresent([FormRule].self, forKey: .rules) ?? [],
+            smoothing: try c.decodeIfPresent(Smoothing.self, forKey: .smoothing) ?? Smoothing())
+    }
+
     /// The form faults this exercise can report.
     public var possibleFaults: [FormFeedback] { Array(FormFeedbackSet(rules.map(\.fault))) }
 
@@ -128,6 +148,26 @@ public struct Thresholds: Sendable, Hashable, Codable {
     /// Hold exercises: how far below `enter` the value may dip without ending the hold.
     public var holdTolerance: Double
 
+    private enum CodingKeys: String, CodingKey {
+        case rest, enter, exit, minAmplitude, minDuration, maxDuration, holdSeconds, holdTolerance
+    }
+
+    /// Decodes thresholds; the durations and hold fields may be left out for their defaults.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError` for a missing `rest`, `enter`, `exit` or `minAmplitude`, or a wrong type.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = Thresholds(rest: 0, enter: 0, exit: 0, minAmplitude: 0)
+        self.init(
+            rest: try c.decode(Double.self, forKey: .rest), enter: try c.decode(Double.self, forKey: .enter),
+            exit: try c.decode(Double.self, forKey: .exit),
+            minAmplitude: try c.decode(Double.self, forKey: .minAmplitude),
+            minDuration: try c.decodeIfPresent(Double.self, forKey: .minDuration) ?? defaults.minDuration,
+            maxDuration: try c.decodeIfPresent(Double.self, forKey: .maxDuration) ?? defaults.maxDuration,
+            holdSeconds: try c.decodeIfPresent(Double.self, forKey: .holdSeconds) ?? defaults.holdSeconds,
+            holdTolerance: try c.decodeIfPresent(Double.self, forKey: .holdTolerance) ?? defaults.holdTolerance)
+    }
+
     /// Creates thresholds.
     /// - Parameters:
     ///   - rest: Start position, at or below.
@@ -163,6 +203,22 @@ public struct FormRule: Sendable, Hashable, Codable {
     public var limit: Double
     /// Whether `limit` bounds the change since the start position rather than the value itself.
     public var relativeToStart: Bool
+
+    private enum CodingKeys: String, CodingKey {
+        case fault, measurement, limit, relativeToStart
+    }
+
+    /// Decodes a rule; `relativeToStart` defaults to false.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError` for a missing field or a wrong type.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            fault: try c.decode(FormFeedback.self, forKey: .fault),
+            measurement: try c.decode(Measurement.self, forKey: .measurement),
+            limit: try c.decode(Double.self, forKey: .limit),
+            relativeToStart: try c.decodeIfPresent(Bool.self, forKey: .relativeToStart) ?? false)
+    }
 
     /// Creates a rule.
     /// - Parameters:

@@ -75,16 +75,18 @@ public final class MotionSession: Sendable {
     /// iterating, or when the session stops.
     public func events() -> AsyncStream<MotionEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: MotionEvent.self, bufferingPolicy: .unbounded)
-        let isRunning = state.withLock { $0.isRunning }
-        guard isRunning else {
+        // Registered under the state lock, so a concurrent stop() either sees this listener or refuses it.
+        let id: UInt64? = state.withLock { state in
+            guard state.isRunning else { return nil }
+            return listeners.withLock { listeners in
+                defer { listeners.next += 1 }
+                listeners.continuations[listeners.next] = continuation
+                return listeners.next
+            }
+        }
+        guard let id else {
             continuation.finish()
             return stream
-        }
-        let id = listeners.withLock { listeners in
-            let id = listeners.next
-            listeners.next += 1
-            listeners.continuations[id] = continuation
-            return id
         }
         continuation.onTermination = { [weak self] _ in
             _ = self?.listeners.withLock { $0.continuations.removeValue(forKey: id) }
@@ -105,7 +107,7 @@ public final class MotionSession: Sendable {
     public func start(with provider: some PoseProvider) {
         let reader = Task { [weak self] in
             guard let self else { return }
-            try? await self.run(with: provider)
+            try? await self.read(from: provider)
         }
         let previous = state.withLock { state in
             state.isRunning = true
@@ -122,6 +124,11 @@ public final class MotionSession: Sendable {
     /// - Throws: What the provider throws.
     public func run(with provider: some PoseProvider) async throws {
         state.withLock { $0.isRunning = true }
+        try await read(from: provider)
+    }
+
+    /// Processes the provider's poses until it ends, the task is cancelled or the session stops.
+    private func read(from provider: some PoseProvider) async throws {
         for try await pose in provider {
             if Task.isCancelled { return }
             do {
