@@ -1,0 +1,62 @@
+/// Small helpers for appending ASCII text and numbers to a byte buffer without going through `String`.
+enum ByteWriting {
+    static let crlf: [UInt8] = [ASCII.carriageReturn, ASCII.lineFeed]
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Appends the decimal form of a non-negative integer.
+    static func appendDecimal(_ value: Int, to buffer: inout [UInt8]) {
+        appendDigits(of: value, radix: 10, to: &buffer)
+    }
+
+    /// Appends the lowercase hexadecimal form of a non-negative integer.
+    static func appendHex(_ value: Int, to buffer: inout [UInt8]) {
+        appendDigits(of: value, radix: 16, to: &buffer)
+    }
+
+    /// Appends a number left-padded with zeros to `width` digits.
+    static func appendDecimal(_ value: Int, width: Int, to buffer: inout [UInt8]) {
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        for _ in digits..<max(width, digits) {
+            buffer.append(0x30)
+        }
+        appendDecimal(value, to: &buffer)
+    }
+
+    private static func appendDigits(of value: Int, radix: Int, to buffer: inout [UInt8]) {
+        precondition(value >= 0, "only non-negative numbers are written")
+        var scratch: [UInt8] = []
+        var rest = value
+        repeat {
+            scratch.append(hexDigits[rest % radix])
+            rest /= radix
+        } while rest > 0
+        buffer.append(contentsOf: scratch.reversed())
+    }
+
+    /// Appends `name: value CRLF`.
+    static func appendField(name: String, value: String, to buffer: inout [UInt8]) {
+        buffer.append(contentsOf: name.utf8)
+        buffer.append(ASCII.colon)
+        buffer.append(ASCII.space)
+        buffer.append(contentsOf: value.utf8)
+        buffer.append(contentsOf: crlf)
+    }
+
+    /// Throws unless every field can be written without enabling response splitting (RFC 9110 §5.1, §5.5).
+    static func validate(_ headers: HTTPHeaders) throws(HTTPWriteError) {
+        for field in headers {
+            try validateField(name: field.name, value: field.value)
+        }
+    }
+
+    /// Throws unless `name` is a token and `value` contains no CR, LF, NUL or other control characters.
+    static func validateField(name: String, value: String) throws(HTTPWriteError) {
+        guard !name.isEmpty, name.utf8.allSatisfy(ASCII.isTokenChar) else { throw .invalidHeaderName(name) }
+        guard value.utf8.allSatisfy(ASCII.isFieldValueChar) else { throw .invalidHeaderValue(name: name) }
+    }
+}

@@ -1,0 +1,139 @@
+/// Serialises responses into a caller-provided buffer, so a whole response can be sent with one write.
+///
+/// Rules applied by `write(_:body:date:requestMethod:into:)`:
+/// - `Date` is added from the `date` argument when given and not already present (time is an input; format it
+///   with `HTTPDate.imfFixdate(unixTime:)`, RFC 9110 §6.6.1);
+/// - `Content-Length` is added when absent, unless Transfer-Encoding is set or the status is 1xx, 204 or 304
+///   (RFC 9110 §8.6); an explicit Content-Length must match the body except for HEAD;
+/// - the body is omitted for HEAD requests and 1xx/204/304 statuses (RFC 9110 §6.4.1), but a HEAD response keeps
+///   the Content-Length of the body it would have sent (RFC 9110 §9.3.2);
+/// - with Transfer-Encoding set, the body bytes are written verbatim (the caller frames them, e.g. with
+///   `HTTPChunkedWriter`).
+///
+/// Field names must be tokens and values must not contain CR, LF, NUL or other controls; violations throw
+/// `HTTPWriteError` before anything is appended, which prevents response splitting.
+public enum HTTPResponseWriter {
+    /// Appends a complete response (status line, fields, blank line, body) to `buffer`.
+    ///
+    /// - Parameters:
+    ///   - head: The status and header fields.
+    ///   - body: The content; omitted on the wire for HEAD requests and 1xx/204/304 statuses.
+    ///   - date: A preformatted IMF-fixdate for the `Date` field, or `nil` to send none.
+    ///   - requestMethod: The method of the request being answered; `.head` suppresses the body.
+    ///   - buffer: The buffer to append to; unchanged when an error is thrown.
+    /// - Throws: `HTTPWriteError` for invalid status, fields, or inconsistent framing.
+    public static func write(
+        _ head: HTTPResponseHead,
+        body: some Collection<UInt8>,
+        date: String? = nil,
+        requestMethod: HTTPMethod = .get,
+        into buffer: inout [UInt8]
+    ) throws(HTTPWriteError) {
+        try validate(head, date: date)
+        let isHeadRequest = requestMethod == .head
+        let status = head.status
+        let hasTransferEncoding = head.headers.contains(name: "Transfer-Encoding")
+        let declaredLength = head.headers["Content-Length"]
+        if hasTransferEncoding && declaredLength != nil { throw .conflictingFraming }
+        var automaticLength: Int?
+        if status.permitsContent && !hasTransferEncoding {
+            if let declaredLength {
+                if !isHeadRequest && ASCII.parseDecimal(declaredLength.utf8) != .value(body.count) {
+                    throw .contentLengthMismatch(declared: declaredLength, actual: body.count)
+                }
+            } else {
+                automaticLength = body.count
+            }
+        }
+        let writesBody = status.permitsContent && !isHeadRequest
+        buffer.reserveCapacity(buffer.count + estimatedHeadSize(head) + (writesBody ? body.count : 0))
+        appendHead(head, date: date, to: &buffer)
+        if let automaticLength {
+            buffer.append(contentsOf: "Content-Length: ".utf8)
+            ByteWriting.appendDecimal(automaticLength, to: &buffer)
+            buffer.append(contentsOf: ByteWriting.crlf)
+        }
+        buffer.append(contentsOf: ByteWriting.crlf)
+        if writesBody {
+            buffer.append(contentsOf: body)
+        }
+    }
+
+    /// Appends a complete response without content (`Content-Length: 0` where permitted).
+    ///
+    /// - Parameters:
+    ///   - head: The status and header fields.
+    ///   - date: A preformatted IMF-fixdate for the `Date` field, or `nil` to send none.
+    ///   - requestMethod: The method of the request being answered.
+    ///   - buffer: The buffer to append to; unchanged when an error is thrown.
+    /// - Throws: `HTTPWriteError` for invalid status or fields.
+    public static func write(
+        _ head: HTTPResponseHead,
+        date: String? = nil,
+        requestMethod: HTTPMethod = .get,
+        into buffer: inout [UInt8]
+    ) throws(HTTPWriteError) {
+        try write(head, body: EmptyCollection<UInt8>(), date: date, requestMethod: requestMethod, into: &buffer)
+    }
+
+    /// Appends only the status line, fields and blank line, for a body streamed afterwards. No Content-Length is
+    /// added: set `Transfer-Encoding: chunked` (and use `HTTPChunkedWriter`) or an explicit Content-Length.
+    ///
+    /// - Parameters:
+    ///   - head: The status and header fields.
+    ///   - date: A preformatted IMF-fixdate for the `Date` field, or `nil` to send none.
+    ///   - buffer: The buffer to append to; unchanged when an error is thrown.
+    /// - Throws: `HTTPWriteError` for invalid status or fields, or both Content-Length and Transfer-Encoding.
+    public static func writeHead(
+        _ head: HTTPResponseHead,
+        date: String? = nil,
+        into buffer: inout [UInt8]
+    ) throws(HTTPWriteError) {
+        try validate(head, date: date)
+        if head.headers.contains(name: "Transfer-Encoding") && head.headers.contains(name: "Content-Length") {
+            throw .conflictingFraming
+        }
+        buffer.reserveCapacity(buffer.count + estimatedHeadSize(head))
+        appendHead(head, date: date, to: &buffer)
+        buffer.append(contentsOf: ByteWriting.crlf)
+    }
+
+    /// Validates everything that will be written, before writing anything.
+    private static func validate(_ head: HTTPResponseHead, date: String?) throws(HTTPWriteError) {
+        // RFC 9112 §4: status-code = 3DIGIT; reason-phrase = 1*( HTAB / SP / VCHAR / obs-text ).
+        guard (100...999).contains(head.status.code) else { throw .invalidStatusCode(head.status.code) }
+        guard head.status.reasonPhrase.utf8.allSatisfy(ASCII.isFieldValueChar) else { throw .invalidReasonPhrase }
+        try ByteWriting.validate(head.headers)
+        if let date {
+            try ByteWriting.validateField(name: "Date", value: date)
+        }
+    }
+
+    /// Appends the status line, the fields and `Date` (without the terminating blank line).
+    private static func appendHead(_ head: HTTPResponseHead, date: String?, to buffer: inout [UInt8]) {
+        buffer.append(contentsOf: "HTTP/".utf8)
+        ByteWriting.appendDecimal(head.version.major, to: &buffer)
+        buffer.append(0x2E)
+        ByteWriting.appendDecimal(head.version.minor, to: &buffer)
+        buffer.append(ASCII.space)
+        ByteWriting.appendDecimal(head.status.code, to: &buffer)
+        buffer.append(ASCII.space)
+        buffer.append(contentsOf: head.status.reasonPhrase.utf8)
+        buffer.append(contentsOf: ByteWriting.crlf)
+        if let date, !head.headers.contains(name: "Date") {
+            ByteWriting.appendField(name: "Date", value: date, to: &buffer)
+        }
+        for field in head.headers {
+            ByteWriting.appendField(name: field.name, value: field.value, to: &buffer)
+        }
+    }
+
+    /// A generous estimate of the serialised head size, used to reserve capacity once.
+    private static func estimatedHeadSize(_ head: HTTPResponseHead) -> Int {
+        var size = 64 + head.status.reasonPhrase.utf8.count
+        for field in head.headers {
+            size += field.name.utf8.count + field.value.utf8.count + 4
+        }
+        return size
+    }
+}
