@@ -2,26 +2,37 @@
 SWIFT ?= swift
 LINT_PATHS = Package.swift Sources Tests bench
 
-.PHONY: run test lint build-tests unit-tests tsan bench clean
+APT_PACKAGES = zlib1g-dev curl python3
+
+.PHONY: run test deps lint build-tests unit-tests tsan bench clean
+
+## Installs the Debian packages the build and the tests need, when missing (CI runs as root).
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		$$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get install -y -qq $$missing; \
+	fi
 
 ## Runs the product. Until the network server lands this is the engine demo on simulated sessions.
-run:
+run: deps
 	$(SWIFT) run -c release motion-demo $(EXERCISE)
 
 ## Runs every check: lint, a warnings-as-errors build, all tests, and the concurrency tests under TSan.
-test: lint build-tests unit-tests tsan
+test: deps lint build-tests unit-tests tsan
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(LINT_PATHS)
 
-build-tests:
+build-tests: deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 
 unit-tests: build-tests
 	$(SWIFT) test --skip-build --disable-xctest
 
 tsan:
-	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread --disable-xctest --filter MotionSessionTests
+	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread --disable-xctest --filter "MotionSessionTests|EventLoopTests|HTTPServerTests"
 
 ## Benchmarks are separate from tests; results go to bench/RESULTS.md by hand.
 bench:

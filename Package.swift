@@ -16,6 +16,10 @@ let package = Package(
     targets: [
         .target(name: "MotionCore", swiftSettings: strict),
         .target(name: "MotionSimulation", dependencies: ["MotionCore"], swiftSettings: strict),
+        .target(name: "CNetShim"),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "HTTPWire", dependencies: ["CZlib"], swiftSettings: strict),
+        .target(name: "HTTPServer", dependencies: ["HTTPWire", "CNetShim", "CZlib"], swiftSettings: strict),
         .executableTarget(
             name: "motion-demo",
             dependencies: ["MotionCore", "MotionSimulation"],
@@ -27,8 +31,12 @@ let package = Package(
             path: "bench/engine",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "http-bench-server", dependencies: ["HTTPServer"], path: "bench/http-server", swiftSettings: strict),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionSimulation"], swiftSettings: strict),
         .testTarget(name: "MotionSimulationTests", dependencies: ["MotionSimulation"], swiftSettings: strict),
+        .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,25 @@
+// System calls Glibc's Swift module does not expose (epoll, eventfd, accept4 which needs _GNU_SOURCE),
+// and errno, which Swift cannot read as a thread-local macro. The header includes only what Glibc's module
+// lacks, so the two modules never define the same C types.
+#ifndef CNETSHIM_H
+#define CNETSHIM_H
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+
+struct sockaddr;
+
+/// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
+int cnet_accept(int fd, struct sockaddr *address, unsigned int *length);
+/// The calling thread's errno.
+int cnet_errno(void);
+/// Monotonic time in nanoseconds.
+unsigned long long cnet_monotonic_ns(void);
+/// Wall-clock time in seconds since the Unix epoch.
+long long cnet_wall_seconds(void);
+/// Ignores SIGPIPE process-wide (writes to closed sockets then return EPIPE).
+void cnet_ignore_sigpipe(void);
+/// The number of online processors.
+int cnet_core_count(void);
+
+#endif

@@ -1,0 +1,216 @@
+import CNetShim
+import Foundation
+import Glibc
+import Synchronization
+
+/// Readiness reported by epoll for a registered file descriptor.
+public struct IOEvents: OptionSet, Sendable {
+    /// The raw epoll bits.
+    public let rawValue: UInt32
+    /// Creates a set from epoll bits.
+    /// - Parameter rawValue: The bits.
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// Data can be read (or a connection accepted).
+    public static let readable = IOEvents(rawValue: EPOLLIN.rawValue)
+    /// Data can be written.
+    public static let writable = IOEvents(rawValue: EPOLLOUT.rawValue)
+    /// The peer closed its writing side.
+    public static let readHangup = IOEvents(rawValue: EPOLLRDHUP.rawValue)
+    /// The descriptor hung up.
+    public static let hangup = IOEvents(rawValue: EPOLLHUP.rawValue)
+    /// The descriptor is in error.
+    public static let error = IOEvents(rawValue: EPOLLERR.rawValue)
+}
+
+/// An object that owns a file descriptor registered with an ``EventLoop``. Called only on the loop's thread.
+public protocol EventLoopHandler: AnyObject {
+    /// The descriptor is ready.
+    /// - Parameter events: What it is ready for.
+    func handle(_ events: IOEvents)
+}
+
+/// One thread running an epoll set: the descriptors registered with it, timers, and work scheduled from anywhere.
+///
+/// The loop is also a `SerialExecutor` and a `TaskExecutor`, so an actor (or a task) can run on the loop's thread
+/// and reach the connections it owns without a thread hop.
+public final class EventLoop: @unchecked Sendable {
+    // Safety: `handlers`, `timers` and `threadID` are touched only on the loop thread (or before it starts);
+    // everything other threads hand over goes through `inbox`, a Mutex.
+    private struct Inbox: ~Copyable {
+        var work: [Work] = []
+        var isWoken = false
+    }
+
+    private enum Work {
+        case closure(@Sendable () -> Void)
+        case job(UnownedJob)
+    }
+
+    /// The loop's position in its group.
+    public let index: Int
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let inbox = Mutex(Inbox())
+    private let running = Atomic<Bool>(true)
+    private var handlers: [Int32: any EventLoopHandler] = [:]
+    private var timers = TimerQueue()
+    private let threadID = Atomic<UInt>(0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(index: Int) throws(SystemError) {
+        self.index = index
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epollFD >= 0 else { throw SystemError.last("epoll_create1") }
+        wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard wakeFD >= 0 else { throw SystemError.last("eventfd") }
+        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeFD))
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event) == 0 else { throw SystemError.last("epoll_ctl") }
+    }
+
+    deinit {
+        close(wakeFD)
+        close(epollFD)
+    }
+
+    /// Starts the loop's thread.
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "event-loop-\(index)"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Whether the caller runs on this loop's thread.
+    public var inEventLoop: Bool {
+        threadID.load(ordering: .acquiring) == UInt(bitPattern: Int(bitPattern: pthread_self()))
+    }
+
+    /// Runs `work` on the loop's thread, soon, in order with other scheduled work.
+    /// - Parameter work: The work.
+    public func execute(_ work: @escaping @Sendable () -> Void) { push(.closure(work)) }
+
+    private func push(_ work: Work) {
+        let wake = inbox.withLock { inbox in
+            inbox.work.append(work)
+            defer { inbox.isWoken = true }
+            return !inbox.isWoken
+        }
+        if wake {
+            var one: UInt64 = 1
+            _ = write(wakeFD, &one, 8)
+        }
+    }
+
+    /// Registers `handler` for readiness of `fd`. Loop thread only.
+    /// - Parameters:
+    ///   - fd: The descriptor, non-blocking.
+    ///   - events: The readiness to report.
+    ///   - handler: Who handles it; the loop keeps it until ``deregister(_:)``.
+    /// - Throws: ``SystemError`` when epoll refuses.
+    public func register(_ fd: Int32, for events: IOEvents, handler: any EventLoopHandler) throws(SystemError) {
+        var event = epoll_event(events: events.rawValue, data: epoll_data_t(fd: fd))
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else { throw SystemError.last("epoll_ctl(ADD)") }
+        handlers[fd] = handler
+    }
+
+    /// Changes the readiness reported for `fd`. Loop thread only.
+    /// - Parameters:
+    ///   - fd: A registered descriptor.
+    ///   - events: The readiness to report.
+    public func modify(_ fd: Int32, for events: IOEvents) {
+        var event = epoll_event(events: events.rawValue, data: epoll_data_t(fd: fd))
+        _ = epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
+    }
+
+    /// Stops reporting `fd` and releases its handler. Loop thread only; close the descriptor afterwards.
+    /// - Parameter fd: A registered descriptor.
+    public func deregister(_ fd: Int32) {
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+        handlers[fd] = nil
+    }
+
+    /// Runs `work` on the loop thread after `delay`, unless cancelled. Loop thread only.
+    /// - Parameters:
+    ///   - delay: How long to wait.
+    ///   - work: The work.
+    /// - Returns: A handle to cancel the timer.
+    @discardableResult
+    public func schedule(after delay: Duration, _ work: @escaping () -> Void) -> LoopTimer {
+        let nanoseconds =
+            UInt64(max(0, delay.components.seconds)) * 1_000_000_000
+            + UInt64(max(0, delay.components.attoseconds / 1_000_000_000))
+        return timers.add(at: Self.now() + nanoseconds, work)
+    }
+
+    /// Monotonic time in nanoseconds.
+    public static func now() -> UInt64 { cnet_monotonic_ns() }
+
+    /// Asks the loop to stop after the work already scheduled; ``waitUntilStopped()`` waits for it.
+    public func stop() {
+        execute { [self] in running.store(false, ordering: .releasing) }
+    }
+
+    /// Blocks until the loop's thread has finished.
+    public func waitUntilStopped() { finished.wait() }
+
+    private func run() {
+        threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .releasing)
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        while running.load(ordering: .acquiring) {
+            let timeout = timers.millisecondsUntilNext(now: Self.now())
+            let count = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, 256, timeout) }
+            if count > 0 {
+                for event in events[0..<Int(count)] {
+                    let fd = event.data.fd
+                    if fd == wakeFD {
+                        var value: UInt64 = 0
+                        _ = read(wakeFD, &value, 8)
+                    } else {
+                        handlers[fd]?.handle(IOEvents(rawValue: event.events))
+                    }
+                }
+            }
+            runInbox()
+            timers.runExpired(now: Self.now())
+        }
+        runInbox()
+        for (fd, _) in handlers { _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil) }
+        handlers.removeAll()
+        finished.signal()
+    }
+
+    private func runInbox() {
+        while true {
+            let batch = inbox.withLock { inbox in
+                inbox.isWoken = false
+                defer { inbox.work.removeAll(keepingCapacity: true) }
+                return inbox.work
+            }
+            if batch.isEmpty { return }
+            for work in batch {
+                switch work {
+                case .closure(let closure): closure()
+                case .job(let job):
+                    job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+                }
+            }
+        }
+    }
+}
+
+extension EventLoop: SerialExecutor, TaskExecutor {
+    /// Runs a job of an actor or task bound to this loop, on the loop's thread.
+    /// - Parameter job: The job.
+    public func enqueue(_ job: consuming ExecutorJob) { push(.job(UnownedJob(job))) }
+
+    /// This loop as an actor's executor.
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
+
+    /// This loop as a task's preferred executor.
+    public func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
+
+    /// Traps unless called on the loop's thread (what `assumeIsolated` relies on).
+    public func checkIsolated() {
+        precondition(inEventLoop, "not on event loop \(index)")
+    }
+}

@@ -1,0 +1,36 @@
+import CNetShim
+import Synchronization
+
+/// A fixed set of ``EventLoop``s, one thread each (default: one per core).
+public final class EventLoopGroup: Sendable {
+    /// The loops.
+    public let loops: [EventLoop]
+    private let cursor = Atomic<Int>(0)
+
+    /// Creates and starts the loops.
+    /// - Parameter count: How many loops; at least 1.
+    /// - Throws: ``SystemError`` when epoll or eventfd cannot be created.
+    public init(loops count: Int = System.coreCount) throws(SystemError) {
+        var loops: [EventLoop] = []
+        for index in 0..<max(1, count) { loops.append(try EventLoop(index: index)) }
+        self.loops = loops
+        for loop in loops { loop.start() }
+    }
+
+    /// The next loop, round robin.
+    public func next() -> EventLoop {
+        loops[cursor.wrappingAdd(1, ordering: .relaxed).oldValue % loops.count]
+    }
+
+    /// Stops every loop and waits for their threads to finish.
+    public func shutdown() {
+        for loop in loops { loop.stop() }
+        for loop in loops { loop.waitUntilStopped() }
+    }
+}
+
+/// Facts about the machine.
+public enum System {
+    /// The number of online cores.
+    public static var coreCount: Int { max(1, Int(cnet_core_count())) }
+}

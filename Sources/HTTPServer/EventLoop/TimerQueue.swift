@@ -1,0 +1,89 @@
+/// A pending timer of an ``EventLoop``; cancel it on the loop's thread.
+public final class LoopTimer {
+    let deadline: UInt64
+    let sequence: UInt64
+    fileprivate var work: (() -> Void)?
+
+    init(deadline: UInt64, sequence: UInt64, work: @escaping () -> Void) {
+        self.deadline = deadline
+        self.sequence = sequence
+        self.work = work
+    }
+
+    /// Cancels the timer; its work will not run.
+    public func cancel() { work = nil }
+
+    /// Whether the timer was cancelled or has run.
+    public var isDone: Bool { work == nil }
+}
+
+@available(*, unavailable)
+extension LoopTimer: Sendable {}
+
+/// A binary min-heap of timers ordered by deadline, then by creation.
+struct TimerQueue {
+    private var heap: [LoopTimer] = []
+    private var sequence: UInt64 = 0
+
+    mutating func add(at deadline: UInt64, _ work: @escaping () -> Void) -> LoopTimer {
+        sequence += 1
+        let timer = LoopTimer(deadline: deadline, sequence: sequence, work: work)
+        heap.append(timer)
+        siftUp(heap.count - 1)
+        return timer
+    }
+
+    /// Milliseconds until the next live timer, rounded up; -1 when there is none.
+    mutating func millisecondsUntilNext(now: UInt64) -> Int32 {
+        while let first = heap.first, first.isDone { removeFirst() }
+        guard let first = heap.first else { return -1 }
+        guard first.deadline > now else { return 0 }
+        return Int32(min(UInt64(Int32.max), (first.deadline - now + 999_999) / 1_000_000))
+    }
+
+    /// Runs every timer due by `now`, earliest first.
+    mutating func runExpired(now: UInt64) {
+        while let first = heap.first, first.deadline <= now || first.isDone {
+            removeFirst()
+            if let work = first.work {
+                first.work = nil
+                work()
+            }
+        }
+    }
+
+    var count: Int { heap.count }
+
+    private mutating func removeFirst() {
+        heap.swapAt(0, heap.count - 1)
+        heap.removeLast()
+        if !heap.isEmpty { siftDown(0) }
+    }
+
+    private func less(_ a: Int, _ b: Int) -> Bool {
+        (heap[a].deadline, heap[a].sequence) < (heap[b].deadline, heap[b].sequence)
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard less(child, parent) else { return }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            var smallest = parent
+            for child in [2 * parent + 1, 2 * parent + 2] where child < heap.count && less(child, smallest) {
+                smallest = child
+            }
+            guard smallest != parent else { return }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

@@ -1,0 +1,365 @@
+import CNetShim
+import Glibc
+import HTTPWire
+
+/// One HTTP/1.1 connection on its event loop: reads and parses requests, runs their handlers one at a time
+/// (so pipelined responses leave in order), writes responses, and enforces the timeouts.
+///
+/// Lives on its loop's thread; the only other code that touches it is the handler task, which runs on the
+/// same loop (its executor preference) and hands the response back with `loop.execute`.
+final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
+    // Safety: every method runs on `loop`'s thread (handlers are invoked by the loop, tasks prefer the loop
+    // as their executor and re-enter through `loop.execute`), so no state is shared between threads.
+
+    private enum Phase {
+        /// Between requests, nothing buffered.
+        case idle
+        /// A request is arriving.
+        case reading
+        /// Its handler runs; input is buffered but not parsed.
+        case handling
+        /// Writing the last response, then closing.
+        case closing
+        case closed
+    }
+
+    let fd: Int32
+    let loop: EventLoop
+    private let server: ServerContext
+    private let remote: SocketAddress?
+    private var parser: HTTPRequestParser
+    private var phase = Phase.idle
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+    private var output: [UInt8] = []
+    private var written = 0
+    private var interest: IOEvents = [.readable, .readHangup]
+    private var timer: LoopTimer?
+    private var peerClosed = false
+    private var writeWaiters: [CheckedContinuation<Bool, Never>] = []
+    private var upgrade: (@Sendable (UpgradedConnection) -> Void, HTTPRequest)?
+
+    init(fd: Int32, loop: EventLoop, server: ServerContext, remote: SocketAddress?) {
+        self.fd = fd
+        self.loop = loop
+        self.server = server
+        self.remote = remote
+        self.parser = HTTPRequestParser(limits: server.configuration.limits)
+    }
+
+    /// Registers with the loop and starts the idle timer.
+    func start() {
+        do {
+            try loop.register(fd, for: interest, handler: self)
+        } catch {
+            server.logger.log(.warning, "cannot register connection", ["error": "\(error)"])
+            closeNow()
+            return
+        }
+        server.registry(for: loop).insert(self)
+        armTimer(server.configuration.idleTimeout, phase: .idle)
+    }
+
+    func handle(_ events: IOEvents) {
+        if events.contains(.writable) { flush() }
+        if events.contains(.readable) || events.contains(.readHangup) { readAvailable() }
+        if events.contains(.error) || events.contains(.hangup) { closeNow() }
+    }
+
+    // MARK: Reading
+
+    private func readAvailable() {
+        guard phase != .closed else { return }
+        let buffer = server.readBuffer(for: loop)
+        while true {
+            let count = read(fd, buffer.pointer, buffer.capacity)
+            if count > 0 {
+                server.metrics.received(count)
+                if phase == .closing { continue }
+                parser.append(UnsafeRawBufferPointer(start: buffer.pointer, count: count))
+                if count < buffer.capacity { break }
+            } else if count == 0 {
+                peerClosed = true
+                break
+            } else {
+                let error = cnet_errno()
+                if error == EINTR { continue }
+                if error != EAGAIN && error != EWOULDBLOCK { closeNow() }
+                break
+            }
+        }
+        guard phase != .closed else { return }
+        processInput()
+        if peerClosed && (phase == .idle || phase == .reading) && parser.bufferedByteCount == 0 { closeNow() }
+    }
+
+    private func processInput() {
+        while phase == .idle || phase == .reading {
+            if phase == .idle {
+                guard parser.bufferedByteCount > 0 else { return }
+                phase = .reading
+                armTimer(server.configuration.headTimeout, phase: .reading)
+            }
+            switch parser.next() {
+            case .needMoreData:
+                return
+            case .head(let parsed):
+                head = parsed
+                body.removeAll(keepingCapacity: true)
+                armTimer(server.configuration.bodyTimeout, phase: .reading)
+                if parsed.expectsContinue, parsed.bodyFraming != .noBody {
+                    output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
+                    flush()
+                }
+            case .body(let bytes):
+                body.append(contentsOf: bytes)
+            case .trailers:
+                continue
+            case .end:
+                guard let head else { return }
+                self.head = nil
+                dispatch(HTTPRequest(head: head, body: body, remoteAddress: remote))
+            case .error(let error):
+                respondToParseError(error)
+                return
+            }
+        }
+    }
+
+    // MARK: Responding
+
+    private func dispatch(_ request: HTTPRequest) {
+        phase = .handling
+        timer?.cancel()
+        timer = nil
+        let started = EventLoop.now()
+        let responder = server.responder
+        Task(executorPreference: loop) {
+            let response = await responder(request)
+            self.loop.execute { self.send(response, to: request, started: started) }
+        }
+    }
+
+    private func send(_ original: HTTPResponse, to request: HTTPRequest, started: UInt64) {
+        guard phase == .handling else { return }
+        var response = original
+        let keepAlive =
+            request.head.keepAlive && !server.isDraining && !peerClosed && response.upgrade == nil
+            && !(response.status.code == HTTPStatus.switchingProtocols.code && response.upgrade == nil)
+        var headers = response.headers
+        if !keepAlive && response.upgrade == nil { headers.replaceOrAdd(name: "Connection", value: "close") }
+        if request.method != .head, case .bytes(let bytes) = response.body,
+            let compressed = Compression.gzipIfWorthIt(
+                bytes, headers: headers, request: request.head,
+                threshold: server.configuration.compressionThreshold)
+        {
+            headers.replaceOrAdd(name: "Content-Encoding", value: "gzip")
+            headers.add(name: "Vary", value: "Accept-Encoding")
+            response.body = .bytes(compressed)
+        }
+        let head = HTTPResponseHead(status: response.status, headers: headers)
+        let date = server.date(for: loop)
+        let before = output.count
+        do throws(HTTPWriteError) {
+            switch response.body {
+            case .empty:
+                try HTTPResponseWriter.write(head, date: date, requestMethod: request.method, into: &output)
+            case .bytes(let bytes):
+                try HTTPResponseWriter.write(
+                    head, body: bytes, date: date, requestMethod: request.method, into: &output)
+            case .stream(let chunks):
+                var streaming = head
+                streaming.headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+                try HTTPResponseWriter.writeHead(streaming, date: date, into: &output)
+                if request.method != .head {
+                    log(request, status: response.status.code, bytes: -1, started: started)
+                    stream(chunks, keepAlive: keepAlive)
+                    return
+                }
+            }
+        } catch {
+            server.logger.log(.error, "handler produced an invalid response", ["error": "\(error)"])
+            output.removeLast(output.count - before)
+            try? HTTPResponseWriter.write(
+                HTTPResponseHead(status: .internalServerError, headers: ["Connection": "close"]), date: date,
+                into: &output)
+            phase = .closing
+            flush()
+            return
+        }
+        log(request, status: response.status.code, bytes: output.count - before, started: started)
+        if let handover = response.upgrade, response.status.code == 101 {
+            upgrade = (handover, request)
+            phase = .closing
+        } else {
+            phase = keepAlive ? .handling : .closing
+        }
+        flush()
+        if phase == .handling && output.isEmpty { nextRequest() }
+    }
+
+    private func stream(_ stream: AsyncStream<[UInt8]>, keepAlive: Bool) {
+        flush()
+        Task(executorPreference: loop) {
+            for await chunk in stream where !chunk.isEmpty {
+                let open = await self.enqueueChunk(chunk)
+                if !open { return }
+            }
+            self.loop.execute {
+                guard self.phase == .handling else { return }
+                try? HTTPChunkedWriter.writeLastChunk(into: &self.output)
+                if !keepAlive { self.phase = .closing }
+                self.flush()
+                if self.phase == .handling && self.output.isEmpty { self.nextRequest() }
+            }
+        }
+    }
+
+    /// Queues one chunk; waits while the unsent output is above the high-water mark. Returns false once closed.
+    private func enqueueChunk(_ chunk: [UInt8]) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            loop.execute {
+                guard self.phase == .handling else { return continuation.resume(returning: false) }
+                HTTPChunkedWriter.writeChunk(chunk, into: &self.output)
+                self.flush()
+                if self.output.count - self.written > self.server.configuration.writeHighWater {
+                    self.writeWaiters.append(continuation)
+                } else {
+                    continuation.resume(returning: true)
+                }
+            }
+        }
+    }
+
+    private func respondToParseError(_ error: HTTPParseError) {
+        let status = error.status
+        server.metrics.responded(status.code)
+        server.logger.log(.info, "bad request", ["status": "\(status.code)", "reason": error.reason])
+        let body = Array(#"{"error":{"code":"badRequest","message":"\#(error.reason)"}}"#.utf8)
+        try? HTTPResponseWriter.write(
+            HTTPResponseHead(status: status, headers: ["Content-Type": "application/json", "Connection": "close"]),
+            body: body, date: server.date(for: loop), into: &output)
+        phase = .closing
+        flush()
+    }
+
+    private func nextRequest() {
+        phase = .idle
+        armTimer(server.configuration.idleTimeout, phase: .idle)
+        if server.isDraining && parser.bufferedByteCount == 0 { return closeNow() }
+        processInput()
+        if peerClosed && phase == .idle { closeNow() }
+    }
+
+    private func log(_ request: HTTPRequest, status: Int, bytes: Int, started: UInt64) {
+        server.metrics.responded(status)
+        let logger = server.logger
+        guard logger.level <= .info else { return }
+        let micros = (EventLoop.now() - started) / 1000
+        logger.log(
+            .info, "request",
+            [
+                "method": request.method.rawValue, "path": request.path, "status": "\(status)",
+                "bytes": bytes < 0 ? "chunked" : "\(bytes)", "duration_us": "\(micros)",
+                "remote": remote?.description ?? "-",
+            ])
+    }
+
+    // MARK: Writing
+
+    private func flush() {
+        while written < output.count {
+            let count = output.withUnsafeBytes { bytes in
+                guard let base = bytes.baseAddress else { return 0 }
+                return write(fd, base + written, bytes.count - written)
+            }
+            if count > 0 {
+                written += count
+                server.metrics.sent(count)
+                continue
+            }
+            let error = cnet_errno()
+            if count < 0 && error == EINTR { continue }
+            if count < 0 && (error == EAGAIN || error == EWOULDBLOCK) {
+                setInterest(interest.union(.writable))
+                return
+            }
+            closeNow()
+            return
+        }
+        output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
+        written = 0
+        if interest.contains(.writable) { setInterest(interest.subtracting(.writable)) }
+        let waiters = writeWaiters
+        writeWaiters.removeAll()
+        for waiter in waiters { waiter.resume(returning: true) }
+        if phase == .closing {
+            if let (handover, request) = upgrade { return handOver(to: handover, request: request) }
+            closeNow()
+        } else if phase == .handling && head == nil && !waiters.isEmpty {
+            return
+        }
+    }
+
+    private func setInterest(_ events: IOEvents) {
+        interest = events
+        loop.modify(fd, for: events)
+    }
+
+    // MARK: Timers and closing
+
+    private func armTimer(_ duration: Duration, phase expected: Phase) {
+        timer?.cancel()
+        timer = loop.schedule(after: duration) { [weak self] in
+            guard let self, self.phase == expected else { return }
+            if expected == .reading, self.output.isEmpty {
+                self.respondToTimeout()
+            } else {
+                self.closeNow()
+            }
+        }
+    }
+
+    private func respondToTimeout() {
+        server.metrics.responded(408)
+        try? HTTPResponseWriter.write(
+            HTTPResponseHead(status: .requestTimeout, headers: ["Connection": "close"]), date: server.date(for: loop),
+            into: &output)
+        phase = .closing
+        flush()
+    }
+
+    /// Closes at once if idle; otherwise lets the current response finish and closes after it.
+    func drain() {
+        switch phase {
+        case .idle: closeNow()
+        case .reading: if parser.bufferedByteCount == 0 && head == nil { closeNow() }
+        default: break
+        }
+    }
+
+    func closeNow() {
+        guard phase != .closed else { return }
+        phase = .closed
+        timer?.cancel()
+        timer = nil
+        loop.deregister(fd)
+        close(fd)
+        for waiter in writeWaiters { waiter.resume(returning: false) }
+        writeWaiters.removeAll()
+        server.registry(for: loop).remove(self)
+        server.metrics.closedConnection()
+    }
+
+    private func handOver(to handler: @Sendable (UpgradedConnection) -> Void, request: HTTPRequest) {
+        phase = .closed
+        timer?.cancel()
+        loop.deregister(fd)
+        server.registry(for: loop).remove(self)
+        let metrics = server.metrics
+        let connection = UpgradedConnection(
+            fd: fd, loop: loop, leftover: parser.takeBufferedBytes(), request: request,
+            lifetime: ConnectionLifetime { metrics.closedConnection() })
+        handler(connection)
+    }
+}

@@ -1,0 +1,102 @@
+public import HTTPWire
+
+/// What a handler answers.
+public struct HTTPResponse: Sendable {
+    /// The body of a response.
+    public enum Body: Sendable {
+        /// No body.
+        case empty
+        /// A body known in full, sent with `Content-Length`.
+        case bytes([UInt8])
+        /// A body produced piece by piece, sent chunked (RFC 9112 §7.1).
+        case stream(AsyncStream<[UInt8]>)
+    }
+
+    /// The status.
+    public var status: HTTPStatus
+    /// Headers besides `Content-Length`, `Transfer-Encoding`, `Date` and `Connection`, which the server sets.
+    public var headers: HTTPHeaders
+    /// The body.
+    public var body: Body
+    /// For `101 Switching Protocols`: who takes over the connection once the response is written.
+    public var upgrade: (@Sendable (UpgradedConnection) -> Void)?
+
+    /// Creates a response.
+    /// - Parameters:
+    ///   - status: The status.
+    ///   - headers: Extra headers.
+    ///   - body: The body.
+    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: Body = .empty) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A response with a body and its content type.
+    /// - Parameters:
+    ///   - status: The status.
+    ///   - contentType: The `Content-Type`.
+    ///   - bytes: The body.
+    public init(status: HTTPStatus = .ok, contentType: String, bytes: [UInt8]) {
+        self.init(status: status, headers: ["Content-Type": contentType], body: .bytes(bytes))
+    }
+
+    /// A JSON response from already-encoded JSON text.
+    /// - Parameters:
+    ///   - text: The JSON.
+    ///   - status: The status.
+    public static func json(_ text: String, status: HTTPStatus = .ok) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "application/json", bytes: Array(text.utf8))
+    }
+
+    /// A plain-text response.
+    /// - Parameters:
+    ///   - text: The text.
+    ///   - status: The status.
+    public static func text(_ text: String, status: HTTPStatus = .ok) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "text/plain; charset=utf-8", bytes: Array(text.utf8))
+    }
+
+    /// A short error: `{"error":{"code":…,"message":…}}` (PROTOCOL.md §5).
+    /// - Parameters:
+    ///   - status: The status.
+    ///   - code: A stable machine-readable code, e.g. `notFound`.
+    ///   - message: A human-readable explanation.
+    public static func error(_ status: HTTPStatus, code: String, message: String) -> HTTPResponse {
+        .json(
+            #"{"error":{"code":"\#(JSONText.escape(code))","message":"\#(JSONText.escape(message))"}}"#, status: status)
+    }
+
+    /// The body's length when known in full.
+    var knownLength: Int? {
+        switch body {
+        case .empty: 0
+        case .bytes(let bytes): bytes.count
+        case .stream: nil
+        }
+    }
+}
+
+/// JSON string escaping for hand-written JSON (RFC 8259 §7).
+public enum JSONText {
+    /// `text` with quotes, backslashes and control characters escaped, without the surrounding quotes.
+    /// - Parameter text: Any string.
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,115 @@
+import CNetShim
+import Glibc
+import HTTPWire
+import Synchronization
+
+/// An HTTP/1.1 server on event loops: routing, middleware, static files, upgrades, graceful shutdown.
+///
+/// ```swift
+/// var router = Router()
+/// router.get("/healthz") { _ in .text("ok") }
+/// let server = try HTTPServer(configuration: .init(), router: router)
+/// let address = try server.start()
+/// print("listening on http://\(address)")
+/// ```
+public final class HTTPServer: Sendable {
+    /// The configuration in force.
+    public let configuration: HTTPServerConfiguration
+    /// Request and connection counters.
+    public let metrics = HTTPMetrics()
+    /// The loops the server runs on (the application may run actors on them).
+    public let group: EventLoopGroup
+    private let context: ServerContext
+    private let listeners = Mutex<[Listener]>([])
+
+    /// Creates a server; nothing listens until ``start()``.
+    /// - Parameters:
+    ///   - configuration: Address, limits, timeouts.
+    ///   - router: The routes.
+    ///   - middleware: Code run around every handler, outermost first.
+    ///   - fallback: Answers requests no route matches (e.g. static files); nil answers `404`.
+    /// - Throws: ``SystemError`` when the event loops cannot be created.
+    public init(
+        configuration: HTTPServerConfiguration, router: Router, middleware: [any HTTPMiddleware] = [],
+        fallback: Router.Handler? = nil
+    ) throws(SystemError) {
+        self.configuration = configuration
+        group = try EventLoopGroup(loops: configuration.loops)
+        let routing: Router.Handler = { request in
+            switch router.match(request.method, path: request.path) {
+            case .found(let handler, let parameters):
+                var request = request
+                request.parameters = parameters
+                return await handler(request)
+            case .methodNotAllowed(let allowed):
+                if let fallback, request.method == .get || request.method == .head { return await fallback(request) }
+                var response = HTTPResponse.error(
+                    .methodNotAllowed, code: "methodNotAllowed",
+                    message: "\(request.method.rawValue) is not allowed here")
+                response.headers.add(name: "Allow", value: allowed.map(\.rawValue).joined(separator: ", "))
+                return response
+            case .notFound:
+                if let fallback { return await fallback(request) }
+                return .error(.notFound, code: "notFound", message: "no such resource")
+            }
+        }
+        let chain = middleware.reversed().reduce(routing) { next, middleware in
+            { request in await middleware.respond(to: request, next: next) }
+        }
+        context = ServerContext(
+            configuration: configuration, responder: chain, metrics: metrics, loops: group.loops.count)
+        cnet_ignore_sigpipe()
+    }
+
+    /// Opens one listening socket per loop on the configured address (`SO_REUSEPORT`) and starts accepting.
+    /// - Returns: The bound address (with the real port when the configured one was 0).
+    /// - Throws: ``SystemError`` or ``SocketAddress/InvalidHost``.
+    @discardableResult
+    public func start() throws -> SocketAddress {
+        var address = try SocketAddress(host: configuration.host, port: configuration.port)
+        var opened: [Listener] = []
+        do {
+            for loop in group.loops {
+                let fd = try Socket.listen(on: address, backlog: configuration.backlog, reusePort: true)
+                if address.port == 0, let bound = Socket.localAddress(fd) { address = address.with(port: bound.port) }
+                opened.append(Listener(fd: fd, loop: loop, server: context))
+            }
+        } catch {
+            for listener in opened { Glibc.close(listener.fd) }
+            throw error
+        }
+        for listener in opened { listener.start() }
+        listeners.withLock { $0 = opened }
+        return address
+    }
+
+    /// Stops accepting, lets requests in flight finish (closing idle keep-alive connections at once), waits up
+    /// to `gracePeriod`, then closes what is left and stops the loops.
+    /// - Parameter gracePeriod: The longest to wait for responses in flight.
+    public func shutdown(gracePeriod: Duration = .seconds(10)) async {
+        context.startDraining()
+        let toClose = listeners.withLock { listeners in
+            defer { listeners.removeAll() }
+            return listeners
+        }
+        for listener in toClose { listener.loop.execute { listener.close() } }
+        for loop in group.loops {
+            let registry = context.registry(for: loop)
+            loop.execute { for connection in registry.all { connection.drain() } }
+        }
+        let deadline = ContinuousClock.now + gracePeriod
+        while metrics.openConnections > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        for loop in group.loops {
+            let registry = context.registry(for: loop)
+            loop.execute { for connection in registry.all { connection.closeNow() } }
+        }
+    }
+
+    /// Whether ``shutdown(gracePeriod:)`` has begun: new connections are refused and responses close.
+    public var isShuttingDown: Bool { context.isDraining }
+
+    /// Stops the event loops and waits for their threads; call after ``shutdown(gracePeriod:)``.
+    public func stopLoops() { group.shutdown() }
+}

@@ -1,0 +1,32 @@
+public import HTTPWire
+
+/// Everything that shapes an ``HTTPServer``. Every field has a safe default.
+public struct HTTPServerConfiguration: Sendable {
+    /// The numeric address to listen on; `::` listens on IPv6 and IPv4 together.
+    public var host = "127.0.0.1"
+    /// The port; 0 takes a free one (read it from ``HTTPServer/start()``).
+    public var port: UInt16 = 8080
+    /// Event-loop threads; each has its own listening socket (`SO_REUSEPORT`) and epoll set.
+    public var loops = System.coreCount
+    /// The kernel accept queue per listening socket.
+    public var backlog: Int32 = 1024
+    /// Open connections beyond this are answered `503` and closed at once.
+    public var maxConnections = 10_000
+    /// Request size limits (URI, headers, body).
+    public var limits = HTTPParserLimits()
+    /// From a request's first byte to its complete head; slower clients get `408` (slow-loris protection).
+    public var headTimeout: Duration = .seconds(10)
+    /// From the head to the end of the body.
+    public var bodyTimeout: Duration = .seconds(30)
+    /// How long a keep-alive connection may sit idle between requests.
+    public var idleTimeout: Duration = .seconds(60)
+    /// Responses at least this large are gzip-compressed when the client accepts it and the type compresses.
+    public var compressionThreshold = 1024
+    /// Responses whose body grows past this many unsent bytes make a streaming handler wait.
+    public var writeHighWater = 1 << 20
+    /// The least severe log level written.
+    public var logLevel = LogLevel.info
+
+    /// Creates the default configuration.
+    public init() {}
+}

@@ -1,0 +1,71 @@
+import CNetShim
+import HTTPWire
+import Synchronization
+
+/// What every connection of one server shares: configuration, the responder, counters, and per-loop state.
+final class ServerContext: @unchecked Sendable {
+    // Safety: `perLoop[i]` is touched only on loop i's thread; everything else is immutable or atomic.
+    let configuration: HTTPServerConfiguration
+    let responder: Router.Handler
+    let metrics: HTTPMetrics
+    let logger: Logger
+    private let draining = Atomic<Bool>(false)
+    private let perLoop: [LoopState]
+
+    final class LoopState {
+        let readBuffer = ReadBuffer(capacity: 64 * 1024)
+        var connections: [ObjectIdentifier: HTTPConnection] = [:]
+        var dateSecond = -1
+        var date = ""
+    }
+
+    init(configuration: HTTPServerConfiguration, responder: @escaping Router.Handler, metrics: HTTPMetrics, loops: Int)
+    {
+        self.configuration = configuration
+        self.responder = responder
+        self.metrics = metrics
+        self.logger = Logger(level: configuration.logLevel)
+        self.perLoop = (0..<loops).map { _ in LoopState() }
+    }
+
+    var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    func startDraining() { draining.store(true, ordering: .relaxed) }
+
+    func readBuffer(for loop: EventLoop) -> ReadBuffer { perLoop[loop.index].readBuffer }
+
+    func registry(for loop: EventLoop) -> Registry { Registry(state: perLoop[loop.index]) }
+
+    /// The `Date` header value, formatted once per second per loop (RFC 9110 §6.6.1).
+    func date(for loop: EventLoop) -> String {
+        let state = perLoop[loop.index]
+        let now = Int(cnet_wall_seconds())
+        if now != state.dateSecond {
+            state.dateSecond = now
+            state.date = HTTPDate.imfFixdate(unixTime: now)
+        }
+        return state.date
+    }
+
+    /// The open HTTP connections of one loop (loop thread only).
+    struct Registry: @unchecked Sendable {
+        // Safety: used only on the thread of the loop it belongs to.
+        let state: LoopState
+        func insert(_ connection: HTTPConnection) { state.connections[ObjectIdentifier(connection)] = connection }
+        func remove(_ connection: HTTPConnection) { state.connections[ObjectIdentifier(connection)] = nil }
+        var all: [HTTPConnection] { Array(state.connections.values) }
+    }
+}
+
+/// A reusable read buffer shared by the connections of one loop: an idle connection holds no buffer of its own.
+final class ReadBuffer {
+    let pointer: UnsafeMutableRawPointer
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        pointer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit { pointer.deallocate() }
+}

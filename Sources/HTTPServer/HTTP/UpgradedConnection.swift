@@ -1,0 +1,34 @@
+import Synchronization
+
+/// A connection handed over after `101 Switching Protocols`: the socket, its loop, and the bytes the client
+/// already sent past the HTTP request. The new owner registers its own handler with `loop` and closes `fd`.
+public struct UpgradedConnection: @unchecked Sendable {
+    // Safety: the descriptor is owned by exactly one party at a time; the HTTP connection deregisters it
+    // before handing it over, and the receiver uses it only on `loop`.
+
+    /// The socket, non-blocking, no longer registered with the loop.
+    public let fd: Int32
+    /// The loop the socket belongs to; use it from its own thread only.
+    public let loop: EventLoop
+    /// Bytes received after the request head (the new protocol's first bytes).
+    public let leftover: [UInt8]
+    /// The request that asked for the upgrade.
+    public let request: HTTPRequest
+    /// Lets the server count the connection until the new owner closes it.
+    public let lifetime: ConnectionLifetime
+}
+
+/// Keeps a connection counted among the server's open connections until ``close()`` is called.
+public final class ConnectionLifetime: Sendable {
+    private let onClose: @Sendable () -> Void
+    private let closed = Synchronization.Atomic<Bool>(false)
+
+    init(onClose: @escaping @Sendable () -> Void) { self.onClose = onClose }
+
+    /// Marks the connection closed (idempotent).
+    public func close() {
+        if !closed.exchange(true, ordering: .acquiringAndReleasing) { onClose() }
+    }
+
+    deinit { close() }
+}

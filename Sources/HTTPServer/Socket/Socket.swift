@@ -1,0 +1,83 @@
+import CNetShim
+import Glibc
+
+/// Thin wrappers over the socket calls the server uses; every descriptor is non-blocking and close-on-exec.
+public enum Socket {
+    /// Opens a listening socket.
+    /// - Parameters:
+    ///   - address: Where to listen.
+    ///   - backlog: The kernel's accept queue length.
+    ///   - reusePort: Whether several sockets may listen on the same port (one per event loop).
+    /// - Returns: The descriptor.
+    /// - Throws: ``SystemError`` when a call fails.
+    public static func listen(
+        on address: SocketAddress, backlog: Int32 = 1024, reusePort: Bool
+    ) throws(SystemError)
+        -> Int32
+    {
+        let fd = socket(
+            address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+            0)
+        guard fd >= 0 else { throw SystemError.last("socket") }
+        do throws(SystemError) {
+            try setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
+            if reusePort { try setOption(fd, SOL_SOCKET, SO_REUSEPORT, 1) }
+            if address.family == AF_INET6 { try setOption(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 0) }
+            let bound = address.withSockAddr { bind(fd, $0, $1) }
+            guard bound == 0 else { throw SystemError.last("bind \(address)") }
+            guard Glibc.listen(fd, backlog) == 0 else { throw SystemError.last("listen") }
+            return fd
+        } catch {
+            close(fd)
+            throw error
+        }
+    }
+
+    /// The local address a socket is bound to.
+    /// - Parameter fd: The socket.
+    /// - Returns: The address, or nil when it cannot be read.
+    public static func localAddress(_ fd: Int32) -> SocketAddress? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let result = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return result == 0 ? SocketAddress.from(storage) : nil
+    }
+
+    /// Accepts one pending connection, non-blocking.
+    /// - Parameter fd: The listening socket.
+    /// - Returns: The new descriptor, or nil when none is pending (or on a transient error).
+    static func accept(_ fd: Int32) -> (fd: Int32, errno: Int32) {
+        let client = cnet_accept(fd, nil, nil)
+        return (client, client < 0 ? cnet_errno() : 0)
+    }
+
+    /// Sets an integer socket option.
+    static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) throws(SystemError) {
+        var value = value
+        guard setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+            throw SystemError.last("setsockopt(\(name))")
+        }
+    }
+
+    /// Turns off Nagle's algorithm, so small responses leave at once.
+    static func setNoDelay(_ fd: Int32) { try? setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1) }
+
+    /// Connects to `address` and waits for the connection (for clients and tests); the socket stays blocking.
+    /// - Parameter address: The server.
+    /// - Returns: The connected descriptor.
+    /// - Throws: ``SystemError`` when the connection fails.
+    public static func connect(to address: SocketAddress) throws(SystemError) -> Int32 {
+        let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SystemError.last("socket") }
+        let result = address.withSockAddr { Glibc.connect(fd, $0, $1) }
+        guard result == 0 else {
+            let error = SystemError.last("connect \(address)")
+            close(fd)
+            throw error
+        }
+        setNoDelay(fd)
+        return fd
+    }
+}

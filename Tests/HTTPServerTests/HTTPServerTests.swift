@@ -1,0 +1,325 @@
+import Foundation
+import HTTPServer
+import HTTPWire
+import Synchronization
+import Testing
+
+/// A configuration for tests: a free port, two loops, quiet logs, then `configure`.
+func testConfiguration(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in }) -> HTTPServerConfiguration {
+    var configuration = HTTPServerConfiguration()
+    configuration.port = 0
+    configuration.loops = 2
+    configuration.logLevel = .error
+    configure(&configuration)
+    return configuration
+}
+
+/// Starts a server on a free loopback port for one test and shuts it down afterwards.
+func withServer(
+    _ configuration: HTTPServerConfiguration = testConfiguration(), router: Router = testRouter(),
+    fallback: Router.Handler? = nil, middleware: [any HTTPMiddleware] = [],
+    _ body: (SocketAddress, HTTPServer) async throws -> Void
+) async throws {
+    let server = try HTTPServer(
+        configuration: configuration, router: router, middleware: middleware, fallback: fallback)
+    let address = try server.start()
+    do {
+        try await body(address, server)
+    } catch {
+        await server.shutdown(gracePeriod: .milliseconds(100))
+        server.stopLoops()
+        throw error
+    }
+    await server.shutdown(gracePeriod: .milliseconds(500))
+    server.stopLoops()
+}
+
+func testRouter() -> Router {
+    var router = Router()
+    router.get("/") { _ in .text("hello") }
+    router.post("/echo") { request in HTTPResponse(contentType: "application/octet-stream", bytes: request.body) }
+    router.get("/items/{id}") { request in .text("item \(request.parameters["id"] ?? "?")") }
+    router.get("/files/{path...}") { request in .text("file \(request.parameters["path"] ?? "?")") }
+    router.get("/big") { _ in .text(String(repeating: "compressible text ", count: 1000)) }
+    router.get("/stream") { _ in
+        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+        for i in 0..<5 { continuation.yield(Array("part\(i);".utf8)) }
+        continuation.finish()
+        return HTTPResponse(headers: ["Content-Type": "text/plain"], body: .stream(stream))
+    }
+    router.get("/slow") { _ in
+        try? await Task.sleep(for: .milliseconds(300))
+        return .text("slow")
+    }
+    return router
+}
+
+@Suite("HTTP server over loopback sockets")
+struct HTTPServerTests {
+    @Test func answersASimpleGetWithDateAndLength() async throws {
+        try await withServer { address, _ in
+            let client = try TestClient(address)
+            client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = try #require(client.readResponse())
+            #expect(response.status == 200)
+            #expect(response.text == "hello")
+            #expect(response.header("Content-Length") == "5")
+            #expect(response.header("Date")?.hasSuffix(" GMT") == true)
+        }
+    }
+
+    @Test func keepsTheConnectionAliveAndAnswersPipelinedRequestsInOrder() async throws {
+        try await withServer { address, _ in
+            let client = try TestClient(address)
+            client.send(
+                "GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /items/2 HTTP/1.1\r\nHost: x\r\n\r\n"
+                    + "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabcGET /items/4 HTTP/1.1\r\nHost: x\r\n\r\n"
+            )
+            let bodies = (0..<4).compactMap { _ in client.readResponse()?.text }
+            #expect(bodies == ["slow", "item 2", "abc", "item 4"])
+        }
+    }
+
+    @Test func closesAfterConnectionCloseAndForHTTP10() async throws {
+        try await withServer { address, _ in
+            for request in ["GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "GET / HTTP/1.0\r\n\r\n"] {
+                let client = try TestClient(address)
+                client.send(request)
+                let response = try #require(client.readResponse())
+                #expect(response.header("Connection") == "close")
+                #expect(client.isClosedByPeer())
+            }
+        }
+    }
+
+    @Test func headAnswersHeadersWithoutBody() async throws {
+        try await withServer { address, _ in
+            let client = try TestClient(address)
+            client.send("HEAD / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            let head = try #require(client.readResponse(method: "HEAD"))
+            #expect(head.header("Content-Length") == "5")
+            #expect(head.body.isEmpty)
+            #expect(client.readResponse()?.text == "hello", "the next response starts right after the head")
+        }
+    }
+
+    @Test func readsChunkedBodiesAndAnswersExpectContinue() async throws {
+        try await withServer { address, _ in
+            let client = try TestClient(address)
+            client.send(
+                "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=y\r\nde\r\n0\r\n\r\n"
+            )
+            #expect(client.readResponse()?.text == "abcde")
+            client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n")
+            #expect(client.readResponse()?.status == 100)
+            client.send("wxyz")
+            #expect(client.readResponse()?.text == "wxyz")
+        }
+    }
+
+    @Test func routesParametersAndAnswers404And405WithAllow() async throws {
+        try await withServer { address, _ in
+            let client = try TestClient(address)
+            client.send("GET /files/a/b/c.txt HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(client.readResponse()?.text == "file a/b/c.txt")
+            client.send("GET /nothing HTTP/1.1\r\nHost: x\r\n\r\n")
+            let missing = try #require(client.readResponse())
+            #expect(missing.status == 404)
+            #expect(missing.text.contains(#""code":"notFound""#))
+            client.send("DELETE /echo HTTP/1.1\r\nHost: x\r\n\r\n")
+            let wrong = try #require(client.readResponse())
+            #expect(wrong.status == 405)
+            #expect(wrong.header("Allow") == "POST")
+        }
+    }
+
+    @Test func gzipsLargeCompressibleBodiesForClientsThatAcceptIt() async throws {
+        try await withServer { address, _ in
+            let client = try TestClient(address)
+            client.send("GET /big HTTP/1.1\r\nHost: x\r\nAccept-Encoding: br, gzip;q=0.8\r\n\r\n")
+            let zipped = try #require(client.readResponse())
+            #expect(zipped.header("Content-Encoding") == "gzip")
+            #expect(zipped.header("Vary") == "Accept-Encoding")
+            let plain = try Gzip.decompress(zipped.body, limit: 1 << 20)
+            #expect(String(decoding: plain, as: UTF8.self) == String(repeating: "compressible text ", count: 1000))
+            client.send("GET /big HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip;q=0\r\n\r\n")
+            #expect(client.readResponse()?.header("Content-Encoding") == nil)
+        }
+    }
+
+    @Test func streamsChunkedResponses() async throws {
+        try await withServer { address, _ in
+            let client = try TestClient(address)
+            client.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            let streamed = try #require(client.readResponse())
+            #expect(streamed.header("Transfer-Encoding") == "chunked")
+            #expect(streamed.text == "part0;part1;part2;part3;part4;")
+            #expect(client.readResponse()?.text == "hello")
+        }
+    }
+
+    static let malformed: [(String, Int)] = [
+        ("GARBAGE\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: x\r\nX: a\r\n folded\r\n\r\n", 400),
+        ("GET / HTTP/2.0\r\nHost: x\r\n\r\n", 505),
+        ("GET / HTTP/1.1\r\n\r\n", 400),
+        ("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
+        ("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", 400),
+        ("GET /\(String(repeating: "a", count: 9000)) HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+        ("GET / HTTP/1.1\r\nHost: x\r\nX: \(String(repeating: "b", count: 17000))\r\n\r\n", 431),
+        ("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2000\r\n\r\n", 413),
+        (
+            "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n7d0\r\n\(String(repeating: "c", count: 2000))\r\n0\r\n\r\n",
+            413
+        ),
+    ]
+
+    @Test(arguments: malformed)
+    func answersMalformedAndOversizedRequestsWithTheirStatusAndCloses(request: String, status: Int) async throws {
+        try await withServer(testConfiguration { $0.limits.maxBodySize = 1000 }) { address, _ in
+            let client = try TestClient(address)
+            client.send(request)
+            let response = try #require(client.readResponse())
+            #expect(response.status == status)
+            #expect(response.header("Connection") == "close")
+            #expect(client.isClosedByPeer())
+            let next = try TestClient(address)
+            next.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(next.readResponse()?.status == 200, "the server goes on")
+        }
+    }
+
+    @Test func answers408ToSlowHeadersAndClosesIdleConnections() async throws {
+        try await withServer(
+            testConfiguration {
+                $0.headTimeout = .milliseconds(200)
+                $0.idleTimeout = .milliseconds(200)
+            }
+        ) { address, _ in
+            let slow = try TestClient(address)
+            slow.send("GET / HTTP/1.1\r\nHos")
+            #expect(slow.readResponse()?.status == 408)
+            let idle = try TestClient(address)
+            idle.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(idle.readResponse()?.status == 200)
+            #expect(idle.isClosedByPeer(), "closed after the idle timeout")
+        }
+    }
+
+    @Test func refusesConnectionsBeyondTheLimitWith503() async throws {
+        try await withServer(
+            testConfiguration {
+                $0.maxConnections = 2
+                $0.loops = 1
+            }
+        ) { address, server in
+            let first = try TestClient(address)
+            let second = try TestClient(address)
+            first.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            second.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(first.readResponse()?.status == 200)
+            #expect(second.readResponse()?.status == 200)
+            let third = try TestClient(address)
+            #expect(third.readResponse()?.status == 503)
+            #expect(server.metrics.snapshot.refusedConnections == 1)
+        }
+    }
+
+    @Test func survivesGarbageAndAnswersTheNextGoodRequest() async throws {
+        try await withServer { address, server in
+            var random = SystemRandomNumberGenerator()
+            var seed: UInt64 = 42
+            for round in 0..<200 {
+                let client = try TestClient(address, timeoutSeconds: 1)
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let length = Int(seed >> 54)
+                var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+                if round % 3 == 0 {
+                    bytes = Array("GET /items/\(round) HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab".utf8)
+                }
+                client.send(bytes)
+            }
+            let client = try TestClient(address)
+            client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(client.readResponse()?.text == "hello")
+        }
+    }
+
+    @Test func middlewareWrapsHandlersInOrder() async throws {
+        struct Tag: HTTPMiddleware {
+            let name: String
+            func respond(to request: HTTPRequest, next: Router.Handler) async -> HTTPResponse {
+                if request.headers["X-Block"] == name { return .error(.unauthorized, code: "blocked", message: name) }
+                var response = await next(request)
+                response.headers.add(name: "X-Trace", value: name)
+                return response
+            }
+        }
+        try await withServer(middleware: [Tag(name: "outer"), Tag(name: "inner")]) { address, _ in
+            let client = try TestClient(address)
+            client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = try #require(client.readResponse())
+            #expect(response.headers.filter { $0.0 == "X-Trace" }.map(\.1) == ["inner", "outer"])
+            client.send("GET / HTTP/1.1\r\nHost: x\r\nX-Block: inner\r\n\r\n")
+            #expect(client.readResponse()?.status == 401)
+        }
+    }
+
+    @Test func upgradeHandsTheSocketAndLeftoverBytesToTheNewOwner() async throws {
+        let received = Mutex<[UInt8]?>(nil)
+        var router = Router()
+        router.get("/upgrade") { _ in
+            var response = HTTPResponse(
+                status: .switchingProtocols, headers: ["Upgrade": "echo", "Connection": "Upgrade"])
+            response.upgrade = { connection in
+                received.withLock { $0 = connection.leftover }
+                let reply = Array("upgraded:".utf8) + connection.leftover
+                _ = reply.withUnsafeBytes { write(connection.fd, $0.baseAddress, $0.count) }
+                close(connection.fd)
+                connection.lifetime.close()
+            }
+            return response
+        }
+        try await withServer(router: router) { address, _ in
+            let client = try TestClient(address)
+            client.send("GET /upgrade HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\nhello-after")
+            let response = try #require(client.readResponse())
+            #expect(response.status == 101)
+            #expect(String(decoding: client.readToEnd(), as: UTF8.self) == "upgraded:hello-after")
+            #expect(received.withLock { $0 } == Array("hello-after".utf8))
+        }
+    }
+
+    @Test func shutdownFinishesRequestsInFlightAndClosesIdleConnections() async throws {
+        let (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
+        let (gate, gateContinuation) = AsyncStream.makeStream(of: Void.self)
+        var router = testRouter()
+        router.get("/gated") { _ in
+            enteredContinuation.yield()
+            for await _ in gate { break }
+            return .text("finished")
+        }
+        var configuration = HTTPServerConfiguration()
+        configuration.port = 0
+        configuration.logLevel = .error
+        let server = try HTTPServer(configuration: configuration, router: router)
+        let address = try server.start()
+        let idle = try TestClient(address)
+        idle.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(idle.readResponse()?.status == 200)
+        let busy = try TestClient(address)
+        busy.send("GET /gated HTTP/1.1\r\nHost: x\r\n\r\n")
+        for await _ in entered { break }
+        let shutdown = Task { await server.shutdown(gracePeriod: .seconds(10)) }
+        while !server.isShuttingDown { await Task.yield() }
+        #expect(idle.isClosedByPeer(), "idle keep-alive connections close at once")
+        gateContinuation.yield()
+        let answer = try #require(busy.readResponse())
+        #expect(answer.text == "finished")
+        #expect(answer.header("Connection") == "close")
+        await shutdown.value
+        #expect(server.metrics.snapshot.openConnections == 0)
+        #expect(throws: SystemError.self) { _ = try Socket.connect(to: address) }
+        server.stopLoops()
+    }
+}

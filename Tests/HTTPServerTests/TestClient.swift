@@ -1,0 +1,117 @@
+import Foundation
+import Glibc
+import HTTPServer
+import HTTPWire
+
+/// A blocking socket client for tests: sends raw bytes, reads raw responses with a timeout.
+final class TestClient {
+    let fd: Int32
+
+    init(_ address: SocketAddress, timeoutSeconds: Int = 5) throws {
+        fd = try Socket.connect(to: address)
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) { send(Array(text.utf8)) }
+
+    func send(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            guard count > 0 else { return }
+            offset += count
+        }
+    }
+
+    /// Reads until the peer closes or the timeout passes.
+    func readToEnd() -> [UInt8] {
+        var all = pending
+        pending = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return all }
+            all += buffer[0..<count]
+        }
+    }
+
+    private var pending: [UInt8] = []
+
+    /// Reads one response (Content-Length or chunked framing, or up to close), or nil on timeout/close first.
+    func readResponse(method: String = "GET") -> TestResponse? {
+        while true {
+            if let (response, used) = TestResponse.parse(pending, method: method) {
+                pending.removeFirst(used)
+                return response
+            }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else {
+                return pending.isEmpty ? nil : TestResponse.parse(pending, method: method, atEOF: true)?.0
+            }
+            pending += buffer[0..<count]
+        }
+    }
+
+    /// Whether the server closed the connection (a read returns 0) within the timeout.
+    func isClosedByPeer() -> Bool {
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, 0) == 0
+    }
+}
+
+struct TestResponse {
+    var status: Int
+    var headers: [(String, String)]
+    var body: [UInt8]
+
+    func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+    var text: String { String(decoding: body, as: UTF8.self) }
+
+    static func parse(_ bytes: [UInt8], method: String, atEOF: Bool = false) -> (TestResponse, Int)? {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard let end = bytes.indices.first(where: { bytes[$0...].starts(with: separator) }) else { return nil }
+        let lines = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        guard let statusLine = lines.first, statusLine.count >= 12, let status = Int(statusLine.dropFirst(9).prefix(3))
+        else { return nil }
+        let headers = lines.dropFirst().compactMap { line -> (String, String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        var response = TestResponse(status: status, headers: headers, body: [])
+        let bodyStart = end + 4
+        if method == "HEAD" || status == 204 || status == 304 || (100..<200).contains(status) {
+            return (response, bodyStart)
+        }
+        if response.header("Transfer-Encoding")?.lowercased() == "chunked" {
+            var index = bodyStart
+            while true {
+                guard let lineEnd = bytes[index...].indices.first(where: { bytes[$0...].starts(with: [13, 10]) })
+                else { return nil }
+                let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self).split(separator: ";")[0]
+                guard let size = Int(sizeText, radix: 16) else { return nil }
+                index = lineEnd + 2
+                if size == 0 {
+                    guard bytes.count >= index + 2 else { return nil }
+                    return (response, index + 2)
+                }
+                guard bytes.count >= index + size + 2 else { return nil }
+                response.body += bytes[index..<index + size]
+                index += size + 2
+            }
+        }
+        if let length = response.header("Content-Length").flatMap({ Int($0) }) {
+            guard bytes.count >= bodyStart + length else { return nil }
+            response.body = Array(bytes[bodyStart..<bodyStart + length])
+            return (response, bodyStart + length)
+        }
+        guard atEOF else { return nil }
+        response.body = Array(bytes[bodyStart...])
+        return (response, bytes.count)
+    }
+}
