@@ -4,7 +4,7 @@ LINT_PATHS = Package.swift Sources Tests bench
 
 APT_PACKAGES = zlib1g-dev curl python3
 
-.PHONY: run test deps lint build-tests unit-tests tsan bench clean
+.PHONY: run test deps lint build-tests unit-tests integration tsan bench clean
 
 ## Installs the Debian packages the build and the tests need, when missing (CI runs as root).
 deps:
@@ -20,7 +20,7 @@ run: deps
 	$(SWIFT) run -c release motion-demo $(EXERCISE)
 
 ## Runs every check: lint, a warnings-as-errors build, all tests, and the concurrency tests under TSan.
-test: deps lint build-tests unit-tests tsan
+test: deps lint build-tests unit-tests integration tsan
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(LINT_PATHS)
@@ -31,8 +31,13 @@ build-tests: deps
 unit-tests: build-tests
 	$(SWIFT) test --skip-build --disable-xctest
 
+## Black-box tests with independent clients (Python http.client, curl, raw sockets) against a real server.
+integration: build-tests
+	$(SWIFT) build --product http-bench-server
+	python3 -m unittest tests/http/test_http.py
+
 tsan:
-	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread --disable-xctest --filter "MotionSessionTests|EventLoopTests|HTTPServerTests"
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --scratch-path .build-tsan --sanitize=thread --disable-xctest --filter "MotionSessionTests|EventLoopTests|HTTPServerTests"
 
 ## Benchmarks are separate from tests; results go to bench/RESULTS.md by hand.
 bench:

@@ -1,7 +1,7 @@
 /// Formats HTTP dates (RFC 9110 §5.6.7) from a Unix time supplied by the caller; no clock is read here.
 public enum HTTPDate {
     private static let dayNames: [String] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    private static let monthNames: [String] = [
+    static let monthNames: [String] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ]
     /// 0001-01-01T00:00:00Z, the earliest time with a four-digit year.

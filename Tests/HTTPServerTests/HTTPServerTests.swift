@@ -68,6 +68,15 @@ struct HTTPServerTests {
         }
     }
 
+    @Test func listensOnIPv6Loopback() async throws {
+        try await withServer(testConfiguration { $0.host = "::1" }) { address, _ in
+            #expect(address.description.hasPrefix("[::1]:"))
+            let client = try TestClient(address)
+            client.send("GET / HTTP/1.1\r\nHost: [::1]\r\n\r\n")
+            #expect(client.readResponse()?.text == "hello")
+        }
+    }
+
     @Test func keepsTheConnectionAliveAndAnswersPipelinedRequestsInOrder() async throws {
         try await withServer { address, _ in
             let client = try TestClient(address)
@@ -310,7 +319,8 @@ struct HTTPServerTests {
         let busy = try TestClient(address)
         busy.send("GET /gated HTTP/1.1\r\nHost: x\r\n\r\n")
         for await _ in entered { break }
-        let shutdown = Task { await server.shutdown(gracePeriod: .seconds(10)) }
+        let drained = Mutex(false)
+        let shutdown = Task { await server.shutdown(gracePeriod: .seconds(10)) { drained.withLock { $0 = true } } }
         while !server.isShuttingDown { await Task.yield() }
         #expect(idle.isClosedByPeer(), "idle keep-alive connections close at once")
         gateContinuation.yield()
@@ -318,6 +328,7 @@ struct HTTPServerTests {
         #expect(answer.text == "finished")
         #expect(answer.header("Connection") == "close")
         await shutdown.value
+        #expect(drained.withLock { $0 }, "the application's drain ran")
         #expect(server.metrics.snapshot.openConnections == 0)
         #expect(throws: SystemError.self) { _ = try Socket.connect(to: address) }
         server.stopLoops()

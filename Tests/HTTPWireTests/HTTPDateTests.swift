@@ -42,3 +42,28 @@ struct HTTPDateTests {
         }
     }
 }
+
+@Suite("HTTP-date parsing")
+struct HTTPDateParsingTests {
+    @Test(arguments: [
+        "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
+    ])
+    func acceptsAllThreeFormsOfTheSameInstant(text: String) {
+        #expect(HTTPDate.parse(text) == 784_111_777)
+    }
+
+    @Test func roundTripsFormattedDates() {
+        for time in [0, 951_782_400, 1_709_164_800, 1_795_000_000] {
+            #expect(HTTPDate.parse(HTTPDate.imfFixdate(unixTime: time)) == time)
+        }
+    }
+
+    @Test(arguments: [
+        "", "yesterday", "Sun, 06 Nov 1994", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT",
+        "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 06 Nov 1994 08:49 GMT", "Sun, 06 Nov 1994 08:49:37 PST",
+        "Sun, 06 Nov 19945 08:49:37 GMT",
+    ])
+    func refusesMalformedDates(text: String) {
+        #expect(HTTPDate.parse(text) == nil)
+    }
+}

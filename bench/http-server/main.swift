@@ -47,10 +47,11 @@ func serve() async throws {
         fallback = { request in await files.respond(to: request) }
     }
     let server = try HTTPServer(configuration: configuration, router: router, fallback: fallback)
+    let termination = SignalWaiter()
     let address = try server.start()
     let line = "listening on http://\(address)\n"
     _ = line.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count - 1) }
-    await SignalWaiter.waitForTermination()
+    await termination.wait()
     await server.shutdown(gracePeriod: .seconds(5))
     server.stopLoops()
 }

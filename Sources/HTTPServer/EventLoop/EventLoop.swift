@@ -35,8 +35,8 @@ public protocol EventLoopHandler: AnyObject {
 /// and reach the connections it owns without a thread hop.
 public final class EventLoop: @unchecked Sendable {
     // Safety: `handlers`, `timers` and `threadID` are touched only on the loop thread (or before it starts);
-    // everything other threads hand over goes through `inbox`, a Mutex.
-    private struct Inbox: ~Copyable {
+    // everything other threads hand over goes through `inbox`, a pthread mutex.
+    private struct Inbox {
         var work: [Work] = []
         var isWoken = false
     }
@@ -50,7 +50,7 @@ public final class EventLoop: @unchecked Sendable {
     public let index: Int
     private let epollFD: Int32
     private let wakeFD: Int32
-    private let inbox = Mutex(Inbox())
+    private let inbox = Locked(Inbox())
     private let running = Atomic<Bool>(true)
     private var handlers: [Int32: any EventLoopHandler] = [:]
     private var timers = TimerQueue()

@@ -52,7 +52,7 @@ public final class FileServer: Sendable {
     /// The real path of the served directory.
     public let root: String
     private let configuration: Configuration
-    private let cache = Mutex<(entries: [String: CachedFile], bytes: Int)>(([:], 0))
+    private let cache = Locked<(entries: [String: CachedFile], bytes: Int)>(([:], 0))
 
     /// Creates a file server.
     /// - Parameters:
@@ -98,9 +98,12 @@ public final class FileServer: Sendable {
                 headers.add(name: "Content-Encoding", value: "gzip")
                 headers.add(name: "Vary", value: "Accept-Encoding")
             }
-            if Self.matches(etag, request.headers["If-None-Match"])
-                || (request.headers["If-None-Match"] == nil && request.headers["If-Modified-Since"] == lastModified)
-            {
+            // RFC 9110 §13.1.3: If-Modified-Since counts only without If-None-Match.
+            let unmodifiedSince =
+                request.headers["If-None-Match"] == nil
+                && request.headers["If-Modified-Since"].flatMap(HTTPDate.parse).map { info.modifiedSeconds <= $0 }
+                    == true
+            if Self.matches(etag, request.headers["If-None-Match"]) || unmodifiedSince {
                 headers.remove(name: "Content-Type")
                 headers.remove(name: "Content-Encoding")
                 return HTTPResponse(status: .notModified, headers: headers)
@@ -136,6 +139,7 @@ public final class FileServer: Sendable {
         var path = relative.isEmpty ? root : root + "/" + relative
         guard var info = Self.status(path) else { return .notFound }
         if info.isDirectory {
+            guard let real = Self.realPath(path), real == root || real.hasPrefix(root + "/") else { return .notFound }
             guard requestPath.hasSuffix("/") else { return .redirect(requestPath + "/") }
             path += "/index.html"
             guard let index = Self.status(path) else { return .notFound }

@@ -2,6 +2,28 @@ import HTTPWire
 
 /// When to gzip a response body (RFC 9110 §8.4, §12.5.3).
 enum Compression {
+    /// Gzips `bytes` into `body` when it pays, marking the encoding and a distinct strong ETag (RFC 9110 §8.8.3:
+    /// each encoding of a resource needs its own); adds `Vary` whenever the choice depended on `Accept-Encoding`.
+    static func apply(
+        to body: inout HTTPResponse.Body, headers: inout HTTPHeaders, bytes: [UInt8], request: HTTPRequestHead,
+        threshold: Int
+    ) {
+        guard bytes.count >= threshold, !headers.contains(name: "Content-Encoding"),
+            isCompressible(headers["Content-Type"])
+        else { return }
+        if !headers.contains(token: "Accept-Encoding", in: "Vary") {
+            headers.add(name: "Vary", value: "Accept-Encoding")
+        }
+        guard let compressed = gzipIfWorthIt(bytes, headers: headers, request: request, threshold: threshold) else {
+            return
+        }
+        headers.replaceOrAdd(name: "Content-Encoding", value: "gzip")
+        if let etag = headers["ETag"], etag.hasSuffix("\"") {
+            headers.replaceOrAdd(name: "ETag", value: String(etag.dropLast()) + "-gzip\"")
+        }
+        body = .bytes(compressed)
+    }
+
     /// The gzipped body when the client accepts gzip, the body is large enough, its type compresses, it is not
     /// already encoded, and compression saves at least an eighth; otherwise nil.
     static func gzipIfWorthIt(

@@ -79,7 +79,9 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
                 parser.append(UnsafeRawBufferPointer(start: buffer.pointer, count: count))
                 if count < buffer.capacity { break }
             } else if count == 0 {
+                // End of input stays readable under level-triggered epoll: stop asking, or the loop spins.
                 peerClosed = true
+                setInterest(interest.subtracting([.readable, .readHangup]))
                 break
             } else {
                 let error = cnet_errno()
@@ -90,7 +92,8 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
         }
         guard phase != .closed else { return }
         processInput()
-        if peerClosed && (phase == .idle || phase == .reading) && parser.bufferedByteCount == 0 { closeNow() }
+        // A request still incomplete when the peer stops sending can never complete.
+        if peerClosed && (phase == .idle || phase == .reading) { closeNow() }
     }
 
     private func processInput() {
@@ -148,14 +151,11 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
             && !(response.status.code == HTTPStatus.switchingProtocols.code && response.upgrade == nil)
         var headers = response.headers
         if !keepAlive && response.upgrade == nil { headers.replaceOrAdd(name: "Connection", value: "close") }
-        if request.method != .head, case .bytes(let bytes) = response.body,
-            let compressed = Compression.gzipIfWorthIt(
-                bytes, headers: headers, request: request.head,
+        // HEAD is compressed too, so its Content-Length is the one GET would send (RFC 9110 §9.3.2).
+        if case .bytes(let bytes) = response.body {
+            Compression.apply(
+                to: &response.body, headers: &headers, bytes: bytes, request: request.head,
                 threshold: server.configuration.compressionThreshold)
-        {
-            headers.replaceOrAdd(name: "Content-Encoding", value: "gzip")
-            headers.add(name: "Vary", value: "Accept-Encoding")
-            response.body = .bytes(compressed)
         }
         let head = HTTPResponseHead(status: response.status, headers: headers)
         let date = server.date(for: loop)
@@ -168,12 +168,18 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
                 try HTTPResponseWriter.write(
                     head, body: bytes, date: date, requestMethod: request.method, into: &output)
             case .stream(let chunks):
+                // RFC 9112 §6.1: no chunked coding for HTTP/1.0; the body then ends when the connection closes.
+                let chunked = request.head.version != .http10
                 var streaming = head
-                streaming.headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+                if chunked {
+                    streaming.headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+                } else {
+                    streaming.headers.replaceOrAdd(name: "Connection", value: "close")
+                }
                 try HTTPResponseWriter.writeHead(streaming, date: date, into: &output)
                 if request.method != .head {
                     log(request, status: response.status.code, bytes: -1, started: started)
-                    stream(chunks, keepAlive: keepAlive)
+                    stream(chunks, chunked: chunked, keepAlive: keepAlive && chunked)
                     return
                 }
             }
@@ -198,16 +204,16 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
         if phase == .handling && output.isEmpty { nextRequest() }
     }
 
-    private func stream(_ stream: AsyncStream<[UInt8]>, keepAlive: Bool) {
+    private func stream(_ stream: AsyncStream<[UInt8]>, chunked: Bool, keepAlive: Bool) {
         flush()
         Task(executorPreference: loop) {
             for await chunk in stream where !chunk.isEmpty {
-                let open = await self.enqueueChunk(chunk)
+                let open = await self.enqueueChunk(chunk, chunked: chunked)
                 if !open { return }
             }
             self.loop.execute {
                 guard self.phase == .handling else { return }
-                try? HTTPChunkedWriter.writeLastChunk(into: &self.output)
+                if chunked { try? HTTPChunkedWriter.writeLastChunk(into: &self.output) }
                 if !keepAlive { self.phase = .closing }
                 self.flush()
                 if self.phase == .handling && self.output.isEmpty { self.nextRequest() }
@@ -216,11 +222,15 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
     }
 
     /// Queues one chunk; waits while the unsent output is above the high-water mark. Returns false once closed.
-    private func enqueueChunk(_ chunk: [UInt8]) async -> Bool {
+    private func enqueueChunk(_ chunk: [UInt8], chunked: Bool) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             loop.execute {
                 guard self.phase == .handling else { return continuation.resume(returning: false) }
-                HTTPChunkedWriter.writeChunk(chunk, into: &self.output)
+                if chunked {
+                    HTTPChunkedWriter.writeChunk(chunk, into: &self.output)
+                } else {
+                    self.output.append(contentsOf: chunk)
+                }
                 self.flush()
                 if self.output.count - self.written > self.server.configuration.writeHighWater {
                     self.writeWaiters.append(continuation)
@@ -333,7 +343,7 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
     func drain() {
         switch phase {
         case .idle: closeNow()
-        case .reading: if parser.bufferedByteCount == 0 && head == nil { closeNow() }
+        case .reading: if parser.isIdle && head == nil { closeNow() }
         default: break
         }
     }

@@ -20,7 +20,7 @@ public final class HTTPServer: Sendable {
     /// The loops the server runs on (the application may run actors on them).
     public let group: EventLoopGroup
     private let context: ServerContext
-    private let listeners = Mutex<[Listener]>([])
+    private let listeners = Locked<[Listener]>([])
 
     /// Creates a server; nothing listens until ``start()``.
     /// - Parameters:
@@ -42,7 +42,6 @@ public final class HTTPServer: Sendable {
                 request.parameters = parameters
                 return await handler(request)
             case .methodNotAllowed(let allowed):
-                if let fallback, request.method == .get || request.method == .head { return await fallback(request) }
                 var response = HTTPResponse.error(
                     .methodNotAllowed, code: "methodNotAllowed",
                     message: "\(request.method.rawValue) is not allowed here")
@@ -83,10 +82,13 @@ public final class HTTPServer: Sendable {
         return address
     }
 
-    /// Stops accepting, lets requests in flight finish (closing idle keep-alive connections at once), waits up
-    /// to `gracePeriod`, then closes what is left and stops the loops.
-    /// - Parameter gracePeriod: The longest to wait for responses in flight.
-    public func shutdown(gracePeriod: Duration = .seconds(10)) async {
+    /// Stops accepting, lets requests in flight finish (closing idle keep-alive connections at once), runs the
+    /// application's own drain, waits up to `gracePeriod` for connections to close, then closes what is left.
+    /// - Parameters:
+    ///   - gracePeriod: The longest to wait for responses in flight.
+    ///   - drain: The application's part (e.g. storing live sessions and closing upgraded connections), run once
+    ///     no new connection can arrive.
+    public func shutdown(gracePeriod: Duration = .seconds(10), drain: @Sendable () async -> Void = {}) async {
         context.startDraining()
         let toClose = listeners.withLock { listeners in
             defer { listeners.removeAll() }
@@ -97,6 +99,7 @@ public final class HTTPServer: Sendable {
             let registry = context.registry(for: loop)
             loop.execute { for connection in registry.all { connection.drain() } }
         }
+        await drain()
         let deadline = ContinuousClock.now + gracePeriod
         while metrics.openConnections > 0 && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
