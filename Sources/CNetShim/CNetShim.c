@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -28,3 +29,5 @@ long long cnet_wall_seconds(void) {
 void cnet_ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
 
 int cnet_core_count(void) { return (int)sysconf(_SC_NPROCESSORS_ONLN); }
+
+void cnet_name_thread(const char *name) { pthread_setname_np(pthread_self(), name); }

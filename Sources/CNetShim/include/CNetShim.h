@@ -19,6 +19,8 @@ unsigned long long cnet_monotonic_ns(void);
 long long cnet_wall_seconds(void);
 /// Ignores SIGPIPE process-wide (writes to closed sockets then return EPIPE).
 void cnet_ignore_sigpipe(void);
+/// Names the calling thread (up to 15 characters), for tools like top and perf.
+void cnet_name_thread(const char *name);
 /// The number of online processors.
 int cnet_core_count(void);
 

@@ -1,5 +1,5 @@
 import CNetShim
-import Foundation
+import Dispatch
 import Glibc
 import Synchronization
 
@@ -56,6 +56,9 @@ public final class EventLoop: @unchecked Sendable {
     private var timers = TimerQueue()
     private let threadID = Atomic<UInt>(0)
     private let finished = DispatchSemaphore(value: 0)
+    /// A read buffer shared by every connection of this loop (loop thread only): an idle connection holds
+    /// no buffer of its own.
+    let readBuffer = ReadBuffer(capacity: 64 * 1024)
 
     init(index: Int) throws(SystemError) {
         self.index = index
@@ -74,10 +77,22 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Starts the loop's thread.
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "event-loop-\(index)"
-        thread.stackSize = 1 << 20
-        thread.start()
+        // A plain pthread (not Foundation's Thread) keeps Foundation, and its memory, out of the server.
+        let body = Unmanaged.passRetained(ThreadBody { [self] in run() }).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        pthread_attr_setstacksize(&attributes, 1 << 20)
+        var thread = pthread_t()
+        let result = pthread_create(
+            &thread, &attributes,
+            { argument in
+                guard let argument else { return nil }
+                Unmanaged<ThreadBody>.fromOpaque(argument).takeRetainedValue().run()
+                return nil
+            }, body)
+        pthread_attr_destroy(&attributes)
+        precondition(result == 0, "pthread_create failed: \(result)")
+        pthread_detach(thread)
     }
 
     /// Whether the caller runs on this loop's thread.
@@ -154,6 +169,7 @@ public final class EventLoop: @unchecked Sendable {
     public func waitUntilStopped() { finished.wait() }
 
     private func run() {
+        cnet_name_thread("event-loop-\(index)")
         threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .releasing)
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         while running.load(ordering: .acquiring) {
@@ -196,6 +212,12 @@ public final class EventLoop: @unchecked Sendable {
             }
         }
     }
+}
+
+/// The work of a new thread, handed through `pthread_create`'s context pointer.
+private final class ThreadBody {
+    let run: () -> Void
+    init(_ run: @escaping () -> Void) { self.run = run }
 }
 
 extension EventLoop: SerialExecutor, TaskExecutor {

@@ -70,7 +70,7 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
 
     private func readAvailable() {
         guard phase != .closed else { return }
-        let buffer = server.readBuffer(for: loop)
+        let buffer = loop.readBuffer
         while true {
             let count = read(fd, buffer.pointer, buffer.capacity)
             if count > 0 {

@@ -13,7 +13,6 @@ final class ServerContext: @unchecked Sendable {
     private let perLoop: [LoopState]
 
     final class LoopState {
-        let readBuffer = ReadBuffer(capacity: 64 * 1024)
         var connections: [ObjectIdentifier: HTTPConnection] = [:]
         var dateSecond = -1
         var date = ""
@@ -31,8 +30,6 @@ final class ServerContext: @unchecked Sendable {
     var isDraining: Bool { draining.load(ordering: .relaxed) }
 
     func startDraining() { draining.store(true, ordering: .relaxed) }
-
-    func readBuffer(for loop: EventLoop) -> ReadBuffer { perLoop[loop.index].readBuffer }
 
     func registry(for loop: EventLoop) -> Registry { Registry(state: perLoop[loop.index]) }
 
@@ -55,17 +52,4 @@ final class ServerContext: @unchecked Sendable {
         func remove(_ connection: HTTPConnection) { state.connections[ObjectIdentifier(connection)] = nil }
         var all: [HTTPConnection] { Array(state.connections.values) }
     }
-}
-
-/// A reusable read buffer shared by the connections of one loop: an idle connection holds no buffer of its own.
-final class ReadBuffer {
-    let pointer: UnsafeMutableRawPointer
-    let capacity: Int
-
-    init(capacity: Int) {
-        self.capacity = capacity
-        pointer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
-    }
-
-    deinit { pointer.deallocate() }
 }

@@ -1,0 +1,13 @@
+/// A reusable read buffer shared by the connections of one loop.
+final class ReadBuffer: @unchecked Sendable {
+    // Safety: used only on the thread of the loop that owns it.
+    let pointer: UnsafeMutableRawPointer
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        pointer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit { pointer.deallocate() }
+}

@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# HTTP benchmark: wrk against our release http-bench-server and, in the same go, a single-process aiohttp peer,
+# on a tiny GET (`/` → "hello") and a 10 KiB static file. Reports req/s (median of RUNS), p99 latency and RSS,
+# and the ratio ours/aiohttp per target, as a Markdown block on stdout for bench/RESULTS.md.
+# Progress, installs and build output go to stderr.
+#
+# Usage: bench/http.sh
+# Environment (defaults): DURATION=10s RUNS=3 CONNECTIONS=64 THREADS=2 WARMUP=2s LOOPS=2
+#   RAW_DIR=<dir>  keeps every raw wrk output there (default: a temp dir, removed at exit)
+# Smoke run: DURATION=2s RUNS=1 bench/http.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION=${DURATION:-10s}
+RUNS=${RUNS:-3}
+CONNECTIONS=${CONNECTIONS:-64}
+THREADS=${THREADS:-2}
+WARMUP=${WARMUP:-2s}
+LOOPS=${LOOPS:-2}
+
+log() { echo "[http.sh] $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# ---- tools (idempotent) ----------------------------------------------------------------------------------------
+if ! command -v wrk >/dev/null; then
+    log "installing wrk (apt)"
+    { apt-get update -qq && apt-get install -y -qq wrk; } >&2 || die "apt-get install wrk failed"
+fi
+# The real interpreter, not a pyenv shim, so the PID we sample is the server's own.
+PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+if ! "$PYTHON" -c 'import aiohttp' 2>/dev/null; then
+    log "installing aiohttp (pip)"
+    "$PYTHON" -m pip install -q aiohttp >&2 || die "pip install aiohttp failed"
+fi
+AIOHTTP_VERSION=$("$PYTHON" -c 'import aiohttp; print(aiohttp.__version__)')
+
+# ---- build -----------------------------------------------------------------------------------------------------
+log "building http-bench-server (release)"
+swift build -c release --product http-bench-server >&2 || die "swift build failed"
+BIN=.build/release/http-bench-server
+[[ -x $BIN ]] || die "$BIN missing after build"
+
+# ---- scratch, cleanup ------------------------------------------------------------------------------------------
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/http-bench.XXXXXX")
+RAW=${RAW_DIR:-$TMP/raw}
+mkdir -p "$TMP/public" "$RAW"
+SERVER_PID=""
+
+stop_server() {
+    local pid=$SERVER_PID
+    SERVER_PID=""
+    [[ -n $pid ]] || return 0
+    kill -TERM "$pid" 2>/dev/null || return 0
+    local i
+    for ((i = 0; i < 100; i++)); do # up to 10 s: our server drains with a 5 s grace period
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        log "server $pid ignored SIGTERM for 10 s; killing it"
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+}
+cleanup() {
+    stop_server
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# 10 KiB of plain text (compressibility does not matter: neither server compresses without Accept-Encoding,
+# which wrk never sends; there is no file10k.txt.gz beside it either).
+"$PYTHON" -c 'import sys; open(sys.argv[1], "wb").write(b"motion-server static file, 32 B\n" * 320)' \
+    "$TMP/public/file10k.txt"
+[[ $(stat -c %s "$TMP/public/file10k.txt") -eq 10240 ]] || die "file10k.txt is not 10240 bytes"
+
+# ---- helpers ---------------------------------------------------------------------------------------------------
+# start_server NAME CMD... : starts it in the background, waits for `listening on http://HOST:PORT`, sets URL.
+start_server() {
+    local name=$1
+    shift
+    local out=$TMP/$name.out
+    "$@" >"$out" 2>"$TMP/$name.err" &
+    SERVER_PID=$!
+    local i line=""
+    for ((i = 0; i < 300; i++)); do # 30 s
+        line=$(grep -m1 -o 'listening on http://[^ ]*' "$out" 2>/dev/null || true)
+        [[ -n $line ]] && break
+        kill -0 "$SERVER_PID" 2>/dev/null || { cat "$TMP/$name.err" >&2; die "$name exited before it was ready"; }
+        sleep 0.1
+    done
+    [[ -n $line ]] || die "$name did not print its listening line within 30 s"
+    local port=${line##*:}
+    URL="http://127.0.0.1:$port"
+    log "$name (pid $SERVER_PID) listening on $URL"
+}
+
+# check_response URL EXPECTED_BYTES : 200, the exact body length, no Content-Encoding.
+check_response() {
+    local headers body
+    headers=$(curl -s -o "$TMP/body" -D - "$1") || die "curl $1 failed"
+    body=$(stat -c %s "$TMP/body")
+    grep -q '^HTTP/1.1 200' <<<"$headers" || die "$1 did not answer 200: $(head -1 <<<"$headers")"
+    [[ $body -eq $2 ]] || die "$1 answered $body bytes, expected $2"
+    ! grep -qi '^content-encoding:' <<<"$headers" || die "$1 answered with a Content-Encoding"
+}
+
+# to_ms VALUE_WITH_UNIT (wrk prints us, ms, s, m)
+to_ms() {
+    awk -v v="$1" 'BEGIN {
+        n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
+        if (u == "us") n /= 1000; else if (u == "s") n *= 1000; else if (u == "m") n *= 60000
+        printf "%.2f", n }'
+}
+
+median() { # numbers as arguments
+    printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END {
+        if (NR % 2) printf "%.2f", a[(NR + 1) / 2]; else printf "%.2f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+proc_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+mib() { awk -v kb="$1" 'BEGIN { printf "%.1f", kb / 1024 }'; }
+
+ROWS=()    # Markdown table rows
+NOTES=()   # anything odd in wrk output
+declare -A RPS P99 HWM # "server target" → median req/s, median p99 (ms), VmHWM (kB)
+
+# bench_target SERVER_NAME TARGET_PATH
+bench_target() {
+    local name=$1 path=$2 url=$URL$2 tag
+    tag=$name$(tr '/.' '__' <<<"$path")
+    log "$name $path: warm-up $WARMUP"
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "$url" >"$RAW/$tag.warmup.txt" 2>&1 || die "wrk warm-up failed"
+    local rps=() p99=() run f r l
+    for ((run = 1; run <= RUNS; run++)); do
+        f=$RAW/$tag.run$run.txt
+        wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$url" >"$f" 2>&1 || die "wrk failed: $(cat "$f")"
+        kill -0 "$SERVER_PID" 2>/dev/null || die "$name died during run $run on $path"
+        r=$(awk '/^Requests\/sec:/ { print $2 }' "$f")
+        l=$(awk '$1 == "99%" { print $2 }' "$f")
+        [[ -n $r && -n $l ]] || die "could not parse wrk output: $(cat "$f")"
+        rps+=("$r")
+        p99+=("$(to_ms "$l")")
+        log "$name $path run $run: $r req/s, p99 $l"
+        # Errors and outliers worth a note.
+        if grep -q 'Non-2xx' "$f"; then NOTES+=("$name \`$path\` run $run: $(grep 'Non-2xx' "$f" | sed 's/^ *//')"); fi
+        if grep -q 'Socket errors' "$f"; then NOTES+=("$name \`$path\` run $run: $(grep 'Socket errors' "$f" | sed 's/^ *//')"); fi
+        local max
+        max=$(awk '$1 == "Latency" { print $4 }' "$f")
+        if [[ -n $max ]] && awk -v m="$(to_ms "$max")" 'BEGIN { exit !(m >= 100) }'; then
+            NOTES+=("$name \`$path\` run $run: max latency $max (p99 $l)")
+        fi
+    done
+    local rss hwm mrps mp99
+    rss=$(proc_kb "$SERVER_PID" VmRSS)
+    hwm=$(proc_kb "$SERVER_PID" VmHWM)
+    mrps=$(median "${rps[@]}")
+    mp99=$(median "${p99[@]}")
+    RPS["$name $path"]=$mrps
+    P99["$name $path"]=$mp99
+    HWM["$name $path"]=$hwm
+    local runs_list
+    runs_list=$(printf '%.0f, ' "${rps[@]}")
+    runs_list=${runs_list%, }
+    local p99_list
+    p99_list=$(printf '%s, ' "${p99[@]}")
+    p99_list=${p99_list%, }
+    ROWS+=("| $name | \`$path\` | $(printf '%.0f' "$mrps") ($runs_list) | $mp99 ms ($p99_list) | $(mib "$rss") / $(mib "$hwm") MiB |")
+}
+
+# ---- measure ---------------------------------------------------------------------------------------------------
+OURS_CMD=("$BIN" --port 0 --loops "$LOOPS" --public "$TMP/public" --log-level warning)
+PEER_CMD=("$PYTHON" bench/peers/aiohttp_server.py --port 0 --public "$TMP/public")
+
+LOAD_BEFORE=$(cut -d' ' -f1 /proc/loadavg)
+start_server ours "${OURS_CMD[@]}"
+check_response "$URL/" 5
+check_response "$URL/file10k.txt" 10240
+bench_target ours /
+bench_target ours /file10k.txt
+stop_server
+
+start_server aiohttp "${PEER_CMD[@]}"
+check_response "$URL/" 5
+check_response "$URL/file10k.txt" 10240
+bench_target aiohttp /
+bench_target aiohttp /file10k.txt
+stop_server
+
+LOAD_AFTER=$(cut -d' ' -f1 /proc/loadavg)
+
+# ---- report ----------------------------------------------------------------------------------------------------
+commit() { # read .git directly (no git process): HEAD → ref → loose or packed
+    local dir=.git head ref
+    [[ -f $dir ]] && dir=$(sed -n 's/^gitdir: //p' "$dir")
+    head=$(cat "$dir/HEAD" 2>/dev/null) || { echo none; return; }
+    if [[ $head == ref:* ]]; then
+        ref=${head#ref: }
+        local common=$dir
+        [[ -f $dir/commondir ]] && common=$dir/$(cat "$dir/commondir")
+        head=$(cat "$dir/$ref" 2>/dev/null || cat "$common/$ref" 2>/dev/null ||
+            awk -v r="$ref" '$2 == r { print $1 }' "$common/packed-refs" 2>/dev/null || true)
+    fi
+    [[ -n $head ]] && echo "${head:0:7}" || echo none
+}
+
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+echo "### HTTP ($(date -u +%Y-%m-%d), commit $(commit))"
+echo
+echo "Machine: $(nproc) cores, $cpu, $(swift --version 2>&1 | head -1); $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2);" \
+    "Python $("$PYTHON" -c 'import platform; print(platform.python_version())'), aiohttp $AIOHTTP_VERSION"
+echo
+echo "Command: \`DURATION=$DURATION RUNS=$RUNS CONNECTIONS=$CONNECTIONS THREADS=$THREADS bench/http.sh\`, which runs, per server and target:"
+echo
+echo '```'
+echo "swift build -c release --product http-bench-server"
+echo ".build/release/http-bench-server --port 0 --loops $LOOPS --public \$PUBLIC --log-level warning"
+echo "python3 bench/peers/aiohttp_server.py --port 0 --public \$PUBLIC   # single process, no access log"
+echo "wrk -t$THREADS -c$CONNECTIONS -d$WARMUP \$URL   # warm-up, not counted"
+echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency \$URL   # $RUNS times"
+echo '```'
+echo
+echo "Targets: \`/\` (\"hello\", 5 B text/plain) and \`/file10k.txt\` (10240 B static file, no Accept-Encoding, so no gzip)."
+echo "wrk, the server and anything else on the machine share the $(nproc) cores; load average (1 min) was" \
+    "$LOAD_BEFORE before the runs and $LOAD_AFTER after them (wrk and a server alone keep it near 2-3; a high" \
+    "value before, or well above 3 after, means something else competed for the CPU and the numbers are noisy)."
+echo
+echo "| server | target | req/s, median of $RUNS (runs) | p99, median (runs) | RSS / peak RSS after the runs |"
+echo "| --- | --- | --- | --- | --- |"
+printf '%s\n' "${ROWS[@]}"
+echo
+for path in / /file10k.txt; do
+    echo "Ratio ours/aiohttp on \`$path\`: $(awk -v a="${RPS["ours $path"]}" -v b="${RPS["aiohttp $path"]}" \
+        'BEGIN { printf "%.1f", a / b }')x"
+    echo
+done
+verdict() { awk "BEGIN { exit !($1) }" && echo "met" || echo "**not met**"; }
+echo "Aim on the tiny GET: ≥ 100,000 req/s: $(verdict "${RPS["ours /"]} >= 100000");" \
+    "p99 < 5 ms: $(verdict "${P99["ours /"]} < 5"); peak RSS < 20 MB (taken as 20 MiB): $(verdict "${HWM["ours /"]} < 20480")."
+echo
+echo "RSS is VmRSS from /proc/PID/status sampled right after each target's runs; peak is VmHWM (the process's" \
+    "high-water mark so far, so the file row includes the tiny-GET runs)."
+if ((${#NOTES[@]})); then
+    echo
+    echo "wrk reported:"
+    echo
+    printf -- '- %s\n' "${NOTES[@]}"
+else
+    echo
+    echo "wrk reported no socket errors and no non-2xx responses; no run had a max latency of 100 ms or more."
+fi
