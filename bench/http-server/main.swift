@@ -3,7 +3,7 @@ import HTTPServer
 
 /// A small server on HTTPServer for benchmarks and the black-box integration tests (tests/http):
 /// `GET /` answers "hello"; `POST /echo` returns the body; `GET /big` 64 KiB of text; `GET /stream?n=N` N chunks;
-/// `GET /items/{id}` the id as JSON; files from `--public` for everything else.
+/// `GET /items/{id}` the id as JSON; `GET /v1/echo` a WebSocket that echoes every message; files from `--public` for everything else.
 /// Usage: `http-bench-server [--port N] [--loops N] [--public DIR] [--max-body BYTES] [--head-timeout SECONDS]`.
 /// Prints `listening on http://HOST:PORT` once ready; SIGTERM drains and exits 0.
 func serve() async throws {
@@ -33,6 +33,10 @@ func serve() async throws {
         HTTPResponse(contentType: request.headers["Content-Type"] ?? "application/octet-stream", bytes: request.body)
     }
     router.get("/big") { _ in .text(String(repeating: "motion-server big body line\n", count: 2341)) }
+    let sockets = WebSocketHub()
+    router.webSocket("/v1/echo", hub: sockets) { socket in
+        socket.onMessage = { message in socket.send(message) }
+    }
     router.get("/items/{id}") { request in .json("{\"id\":\"\(JSONText.escape(request.parameters["id"] ?? ""))\"}") }
     router.get("/stream") { request in
         let count = Int(request.query("n") ?? "") ?? 3
@@ -52,7 +56,7 @@ func serve() async throws {
     let line = "listening on http://\(address)\n"
     _ = line.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count - 1) }
     await termination.wait()
-    await server.shutdown(gracePeriod: .seconds(5))
+    await server.shutdown(gracePeriod: .seconds(5)) { await sockets.closeAll(code: .goingAway) }
     server.stopLoops()
 }
 

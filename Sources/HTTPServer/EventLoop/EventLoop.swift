@@ -187,7 +187,8 @@ public final class EventLoop: @unchecked Sendable {
                 }
             }
             runInbox()
-            timers.runExpired(now: Self.now())
+            let now = Self.now()
+            while let timer = timers.popExpired(now: now) { timer.fire() }
         }
         runInbox()
         for (fd, _) in handlers { _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil) }

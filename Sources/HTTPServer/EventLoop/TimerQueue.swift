@@ -2,7 +2,7 @@
 public final class LoopTimer {
     let deadline: UInt64
     let sequence: UInt64
-    fileprivate var work: (() -> Void)?
+    private var work: (() -> Void)?
 
     init(deadline: UInt64, sequence: UInt64, work: @escaping () -> Void) {
         self.deadline = deadline
@@ -12,6 +12,13 @@ public final class LoopTimer {
 
     /// Cancels the timer; its work will not run.
     public func cancel() { work = nil }
+
+    /// Runs the work once (nothing if cancelled or already run).
+    func fire() {
+        guard let work else { return }
+        self.work = nil
+        work()
+    }
 
     /// Whether the timer was cancelled or has run.
     public var isDone: Bool { work == nil }
@@ -41,15 +48,16 @@ struct TimerQueue {
         return Int32(min(UInt64(Int32.max), (first.deadline - now + 999_999) / 1_000_000))
     }
 
-    /// Runs every timer due by `now`, earliest first.
-    mutating func runExpired(now: UInt64) {
+    /// Removes and returns the earliest timer due by `now` (cancelled ones are dropped on the way), or nil.
+    ///
+    /// The loop runs the returned timer's work itself, outside any access to the queue, so that work may
+    /// schedule new timers.
+    mutating func popExpired(now: UInt64) -> LoopTimer? {
         while let first = heap.first, first.deadline <= now || first.isDone {
             removeFirst()
-            if let work = first.work {
-                first.work = nil
-                work()
-            }
+            if !first.isDone { return first }
         }
+        return nil
     }
 
     var count: Int { heap.count }

@@ -1,0 +1,399 @@
+import CNetShim
+import Glibc
+public import HTTPWire
+
+/// One WebSocket connection (server or client side) on its event loop.
+///
+/// All callbacks run on ``loop``'s thread, in order, so an actor that runs on the same loop (its executor)
+/// handles messages without a thread hop. ``send(_:)`` and ``close(code:reason:)`` may be called from any
+/// thread; off the loop they hop to it.
+///
+/// Outgoing messages queue per connection. A message sent with a `replacing` key replaces an older queued one
+/// with the same key that has not started to leave (e.g. snapshots coalesce to the newest); other messages are
+/// never dropped: a peer that stops reading until ``WebSocketConfiguration/maxQueuedBytes`` is exceeded is
+/// disconnected with 1008 instead.
+public final class WebSocket: EventLoopHandler, @unchecked Sendable {
+    // Safety: mutable state is touched only on `loop`'s thread; public entry points hop there first.
+
+    /// The loop the connection lives on.
+    public let loop: EventLoop
+    /// The request that opened the connection (server side), for its path, query and headers.
+    public let request: HTTPRequest?
+    /// The subprotocol agreed in the handshake, if any.
+    public let subprotocol: String?
+    /// Called with every message, on the loop thread. Set it on the loop thread; messages that arrive before it
+    /// is set are kept (up to 1,024) and delivered when it is.
+    public var onMessage: ((WebSocketMessage) -> Void)? {
+        didSet {
+            guard onMessage != nil, !early.isEmpty else { return }
+            let waiting = early
+            early.removeAll()
+            for message in waiting { onMessage?(message) }
+        }
+    }
+    /// Called once when the connection has closed, with the peer's close code (nil when none was received).
+    /// Set it on the loop thread; if the connection has already closed it is called at once.
+    public var onClose: ((WebSocketCloseCode?, String) -> Void)? {
+        didSet {
+            guard closed, let onClose else { return }
+            self.onClose = nil
+            let (code, reason) = peerClose ?? (nil, "")
+            onClose(code, reason)
+        }
+    }
+    private var early: [WebSocketMessage] = []
+
+    /// The connection's messages as an async sequence, ending when it closes. Safe from any thread; replaces
+    /// ``onMessage`` and ``onClose``. Each message crosses to the consuming task (a thread hop unless that task
+    /// runs on this loop); use the callbacks on the loop for the lowest cost.
+    public func messages() -> AsyncStream<WebSocketMessage> {
+        let (stream, continuation) = AsyncStream.makeStream(of: WebSocketMessage.self)
+        let install: @Sendable () -> Void = {
+            self.onMessage = { continuation.yield($0) }
+            self.onClose = { _, _ in continuation.finish() }
+        }
+        if loop.inEventLoop { install() } else { loop.execute(install) }
+        return stream
+    }
+
+    private struct Pending {
+        var bytes: [UInt8]
+        var key: String?
+    }
+
+    private let fd: Int32
+    private let role: WebSocketRole
+    private let configuration: WebSocketConfiguration
+    private let lifetime: ConnectionLifetime?
+    private let logger: Logger
+    private var decoder: WebSocketFrameDecoder
+    private var assembler: WebSocketMessageAssembler
+    private let deflater: PerMessageDeflate.Deflater?
+    private let compressionThreshold: Int
+    private var queue: [Pending] = []
+    private var queueHead = 0
+    private var headOffset = 0
+    private var queuedBytes = 0
+    private var interest: IOEvents = [.readable, .readHangup]
+    private var closeSent = false
+    private var closed = false
+    private var peerClose: (WebSocketCloseCode?, String)?
+    private var lastReceived: UInt64
+    private var timer: LoopTimer?
+
+    init(
+        fd: Int32, loop: EventLoop, role: WebSocketRole, request: HTTPRequest?, subprotocol: String?,
+        compression: PerMessageDeflate.Parameters?, configuration: WebSocketConfiguration,
+        lifetime: ConnectionLifetime?, logger: Logger
+    ) {
+        self.fd = fd
+        self.loop = loop
+        self.role = role
+        self.request = request
+        self.subprotocol = subprotocol
+        self.configuration = configuration
+        self.lifetime = lifetime
+        self.logger = logger
+        decoder = WebSocketFrameDecoder(
+            role: role, maxFrameSize: configuration.maxFrameSize, allowsRSV1: compression != nil)
+        var inflater: PerMessageDeflate.Inflater?
+        if let compression {
+            // The peer compresses with its own parameters: a server inflates with the client's window.
+            let (peerBits, peerReset, ownBits, ownReset) =
+                role == .server
+                ? (
+                    compression.clientMaxWindowBits, compression.clientNoContextTakeover,
+                    compression.serverMaxWindowBits, compression.serverNoContextTakeover
+                )
+                : (
+                    compression.serverMaxWindowBits, compression.serverNoContextTakeover,
+                    compression.clientMaxWindowBits, compression.clientNoContextTakeover
+                )
+            inflater = PerMessageDeflate.Inflater(windowBits: peerBits, noContextTakeover: peerReset)
+            deflater = PerMessageDeflate.Deflater(windowBits: ownBits, noContextTakeover: ownReset)
+        } else {
+            deflater = nil
+        }
+        compressionThreshold = configuration.compression?.compressionThreshold ?? Int.max
+        assembler = WebSocketMessageAssembler(maxMessageSize: configuration.maxMessageSize, inflater: inflater)
+        lastReceived = EventLoop.now()
+    }
+
+    /// Registers with the loop, processes bytes that arrived with the handshake, and starts the ping timer.
+    /// Loop thread only.
+    func start(leftover: [UInt8]) {
+        do {
+            try loop.register(fd, for: interest, handler: self)
+        } catch {
+            logger.log(.warning, "cannot register websocket", ["error": "\(error)"])
+            finish()
+            return
+        }
+        schedulePing()
+        if !leftover.isEmpty {
+            decoder.append(contentsOf: leftover)
+            processFrames()
+        }
+    }
+
+    // MARK: Sending
+
+    /// Sends a message. Safe from any thread.
+    /// - Parameters:
+    ///   - message: The text or binary message.
+    ///   - key: A coalescing key: a queued, not yet started message with the same key is replaced by this one.
+    public func send(_ message: WebSocketMessage, replacing key: String? = nil) {
+        guard loop.inEventLoop else {
+            loop.execute { self.send(message, replacing: key) }
+            return
+        }
+        guard !closeSent, !closed else { return }
+        switch message {
+        case .text(let text): enqueue(opcode: .text, payload: Array(text.utf8), key: key)
+        case .binary(let bytes): enqueue(opcode: .binary, payload: bytes, key: key)
+        }
+    }
+
+    /// Sends a text message from bytes that are already valid UTF-8 (no copy into a `String`). Loop thread only.
+    /// - Parameters:
+    ///   - utf8: The text's bytes.
+    ///   - key: A coalescing key, as in ``send(_:replacing:)``.
+    public func sendText(utf8 bytes: [UInt8], replacing key: String? = nil) {
+        precondition(loop.inEventLoop, "sendText(utf8:) must be called on the socket's loop")
+        guard !closeSent, !closed else { return }
+        enqueue(opcode: .text, payload: bytes, key: key)
+    }
+
+    /// Starts the closing handshake (RFC 6455 §7.1.2). Safe from any thread; idempotent.
+    /// - Parameters:
+    ///   - code: The close code.
+    ///   - reason: A short UTF-8 reason (truncated to fit the 125-byte control frame).
+    public func close(code: WebSocketCloseCode = .normal, reason: String = "") {
+        guard loop.inEventLoop else {
+            loop.execute { self.close(code: code, reason: reason) }
+            return
+        }
+        sendClose(code: code, reason: reason)
+    }
+
+    /// Whether the connection has fully closed.
+    public var isClosed: Bool {
+        precondition(loop.inEventLoop, "isClosed must be read on the socket's loop")
+        return closed
+    }
+
+    private func enqueue(opcode: WebSocketOpcode, payload: [UInt8], key: String?) {
+        var frame = WebSocketFrame(fin: true, rsv1: false, opcode: opcode, payload: payload)
+        if let deflater, payload.count >= compressionThreshold {
+            frame.payload = deflater.compress(payload)
+            frame.rsv1 = true
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(frame.payload.count + 14)
+        WebSocketFrameEncoder.encode(frame, mask: role == .client ? Self.randomMask() : nil, into: &bytes)
+        if let key, let index = queue[queueHead...].lastIndex(where: { $0.key == key }),
+            index != queueHead || headOffset == 0
+        {
+            queuedBytes += bytes.count - queue[index].bytes.count
+            queue[index].bytes = bytes
+        } else {
+            queue.append(Pending(bytes: bytes, key: key))
+            queuedBytes += bytes.count
+        }
+        guard queuedBytes <= configuration.maxQueuedBytes else {
+            logger.log(.warning, "websocket peer too slow; disconnecting", ["queued": "\(queuedBytes)"])
+            failConnection(.policyViolation, reason: "too slow")
+            return
+        }
+        flush()
+    }
+
+    private func sendControl(_ opcode: WebSocketOpcode, payload: [UInt8]) {
+        var bytes: [UInt8] = []
+        WebSocketFrameEncoder.encode(
+            WebSocketFrame(fin: true, rsv1: false, opcode: opcode, payload: payload),
+            mask: role == .client ? Self.randomMask() : nil, into: &bytes)
+        queue.append(Pending(bytes: bytes, key: nil))
+        queuedBytes += bytes.count
+        flush()
+    }
+
+    private func sendClose(code: WebSocketCloseCode, reason: String) {
+        guard !closeSent, !closed else { return }
+        closeSent = true
+        var payload = [UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)]
+        var reasonBytes = Array(reason.utf8.prefix(123))
+        while !reasonBytes.isEmpty, String(validating: reasonBytes, as: UTF8.self) == nil { reasonBytes.removeLast() }
+        payload += reasonBytes
+        sendControl(.close, payload: payload)
+        timer?.cancel()
+        timer = loop.schedule(after: configuration.closeTimeout) { [weak self] in self?.finish() }
+        // RFC 6455 §7.1.1: after both close frames the server closes the TCP connection first.
+        if peerClose != nil, role == .server { finishAfterFlush = true }
+    }
+
+    private var finishAfterFlush = false
+    private var closeObservers: [() -> Void] = []
+
+    /// Runs `observer` once the connection has closed (before ``onClose``). Loop thread only.
+    func addCloseObserver(_ observer: @escaping () -> Void) { closeObservers.append(observer) }
+
+    private func failConnection(_ code: WebSocketCloseCode, reason: String) {
+        // RFC 6455 §7.1.7: fail the connection: send a close frame if possible, then drop the socket.
+        sendClose(code: code, reason: reason)
+        finishAfterFlush = true
+        flush()
+    }
+
+    private func flush() {
+        guard !closed else { return }
+        while queueHead < queue.count {
+            let count = queue[queueHead].bytes.withUnsafeBytes { bytes -> Int in
+                guard let base = bytes.baseAddress else { return 0 }
+                return write(fd, base + headOffset, bytes.count - headOffset)
+            }
+            if count > 0 {
+                headOffset += count
+                queuedBytes -= count
+                if headOffset == queue[queueHead].bytes.count {
+                    queueHead += 1
+                    headOffset = 0
+                }
+                continue
+            }
+            let error = cnet_errno()
+            if count < 0 && error == EINTR { continue }
+            if count < 0 && (error == EAGAIN || error == EWOULDBLOCK) {
+                setInterest(interest.union(.writable))
+                return
+            }
+            finish()
+            return
+        }
+        queue.removeAll(keepingCapacity: queue.capacity <= 16)
+        queueHead = 0
+        headOffset = 0
+        queuedBytes = 0
+        if interest.contains(.writable) { setInterest(interest.subtracting(.writable)) }
+        if finishAfterFlush { finish() }
+    }
+
+    // MARK: Receiving
+
+    /// Handles readiness. Loop thread only.
+    public func handle(_ events: IOEvents) {
+        if events.contains(.writable) { flush() }
+        if events.contains(.readable) || events.contains(.readHangup) { readAvailable() }
+        if events.contains(.error) || events.contains(.hangup) { finish() }
+    }
+
+    private func readAvailable() {
+        while !closed {
+            let count = read(fd, loop.readBuffer.pointer, loop.readBuffer.capacity)
+            if count > 0 {
+                lastReceived = EventLoop.now()
+                decoder.append(UnsafeRawBufferPointer(start: loop.readBuffer.pointer, count: count))
+                processFrames()
+                if count < loop.readBuffer.capacity { return }
+            } else if count == 0 {
+                // RFC 6455 §7.1.5: the TCP connection closed without a close frame: code 1006 (abnormal).
+                finish()
+                return
+            } else {
+                let error = cnet_errno()
+                if error == EINTR { continue }
+                if error != EAGAIN && error != EWOULDBLOCK { finish() }
+                return
+            }
+        }
+    }
+
+    private func processFrames() {
+        while !closed {
+            switch decoder.next() {
+            case .needMoreData:
+                return
+            case .error(let error):
+                failConnection(error.closeCode, reason: "\(error)")
+                return
+            case .frame(let frame):
+                guard peerClose == nil else { continue }
+                switch assembler.push(frame) {
+                case .none:
+                    break
+                case .message(let message):
+                    guard !closeSent else { break }
+                    if let onMessage {
+                        onMessage(message)
+                    } else if early.count < 1024 {
+                        early.append(message)
+                    } else {
+                        failConnection(.policyViolation, reason: "messages not consumed")
+                        return
+                    }
+                case .ping(let payload):
+                    if !closeSent { sendControl(.pong, payload: payload) }
+                case .pong:
+                    break
+                case .close(let code, let reason):
+                    peerClose = (code, reason)
+                    if closeSent {
+                        if role == .server { finish() } else { finishAfterFlush = true }
+                    } else {
+                        // RFC 6455 §5.5.1: echo the status code.
+                        sendClose(code: code ?? .normal, reason: "")
+                        if role == .server { finishAfterFlush = true }
+                        flush()
+                    }
+                case .error(let error):
+                    failConnection(error.closeCode, reason: "\(error)")
+                    return
+                }
+            }
+        }
+    }
+
+    // MARK: Timers and closing
+
+    private func schedulePing() {
+        timer = loop.schedule(after: configuration.pingInterval) { [weak self] in
+            guard let self, !self.closed, !self.closeSent else { return }
+            let silent = Duration.nanoseconds(Int64(EventLoop.now() - self.lastReceived))
+            if silent >= self.configuration.idleTimeout {
+                self.close(code: .goingAway, reason: "idle")
+                return
+            }
+            self.sendControl(.ping, payload: [])
+            self.schedulePing()
+        }
+    }
+
+    private func setInterest(_ events: IOEvents) {
+        interest = events
+        loop.modify(fd, for: events)
+    }
+
+    private func finish() {
+        guard !closed else { return }
+        closed = true
+        timer?.cancel()
+        timer = nil
+        loop.deregister(fd)
+        Glibc.close(fd)
+        queue.removeAll()
+        lifetime?.close()
+        for observer in closeObservers { observer() }
+        closeObservers.removeAll()
+        let (code, reason) = peerClose ?? (nil, "")
+        let callback = onClose
+        onClose = nil
+        onMessage = nil
+        early.removeAll()
+        callback?(code, reason)
+    }
+
+    private static func randomMask() -> (UInt8, UInt8, UInt8, UInt8) {
+        let value = UInt32.random(in: .min ... .max)
+        return (UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF))
+    }
+}

@@ -1,0 +1,222 @@
+import CNetShim
+import Glibc
+public import HTTPWire
+
+/// Opens WebSocket connections (ws://) from this process: for the load tool and for tests.
+///
+/// ```swift
+/// let socket = try await WebSocketClient.connect(host: "127.0.0.1", port: 8080, path: "/v1/echo", on: group.next())
+/// socket.onMessage = { message in print(message) }
+/// socket.send(.text("hello"))
+/// ```
+public enum WebSocketClient {
+    /// What to ask for in the handshake.
+    public struct Options: Sendable {
+        /// Subprotocols offered, in order of preference.
+        public var protocols: [String] = []
+        /// Whether to offer permessage-deflate.
+        public var compression = true
+        /// Extra request headers (e.g. `Authorization`, `Origin`).
+        public var headers = HTTPHeaders()
+        /// Limits and timers of the connection once open.
+        public var configuration = WebSocketConfiguration()
+        /// The longest the TCP connection and the handshake may take.
+        public var timeout: Duration = .seconds(10)
+        /// Creates the defaults.
+        public init() {}
+    }
+
+    /// Why a connection could not be opened.
+    public enum ConnectError: Error, Equatable, Sendable {
+        /// The host is not a numeric address.
+        case invalidHost(String)
+        /// A socket call failed.
+        case system(SystemError)
+        /// The server answered the handshake with this status, or an invalid `101`.
+        case handshakeRefused(status: Int, reason: String)
+        /// The connection or the handshake took longer than the timeout.
+        case timedOut
+        /// The server closed the connection during the handshake.
+        case closed
+    }
+
+    /// Connects and performs the opening handshake (RFC 6455 §4.1).
+    /// - Parameters:
+    ///   - host: A numeric IPv4 or IPv6 address, or `localhost`.
+    ///   - port: The port.
+    ///   - path: The request target, e.g. `/v1/stream?x=1`.
+    ///   - options: Subprotocols, compression, headers, limits.
+    ///   - loop: The loop the connection will live on.
+    /// - Returns: The open connection; set its callbacks right away (on its loop, or before the first await).
+    /// - Throws: ``ConnectError``.
+    public static func connect(
+        host: String, port: UInt16, path: String = "/", options: Options = Options(), on loop: EventLoop
+    ) async throws(ConnectError) -> WebSocket {
+        let address: SocketAddress
+        do {
+            address = try SocketAddress(host: host, port: port)
+        } catch {
+            throw .invalidHost(host)
+        }
+        let fd = socket(
+            address.family,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .system(SystemError.last("socket")) }
+        let result = address.withSockAddr { Glibc.connect(fd, $0, $1) }
+        if result != 0 && cnet_errno() != EINPROGRESS {
+            let error = SystemError.last("connect \(address)")
+            Glibc.close(fd)
+            throw .system(error)
+        }
+        Socket.setNoDelay(fd)
+        var random = SystemRandomNumberGenerator()
+        let key = WebSocketHandshake.makeKey(using: &random)
+        let offer = options.compression ? PerMessageDeflate.clientOffer() : nil
+        var headers = WebSocketHandshake.clientRequestHeaders(
+            host: host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)", key: key, protocols: options.protocols,
+            extensions: offer)
+        for (name, value) in options.headers { headers.add(name: name, value: value) }
+        var request = Array("GET \(path) HTTP/1.1\r\n".utf8)
+        for (name, value) in headers { request += Array("\(name): \(value)\r\n".utf8) }
+        request += [13, 10]
+        let result2: Result<WebSocket, ConnectError> = await withCheckedContinuation { continuation in
+            let handshake = ClientHandshake(
+                fd: fd, loop: loop, request: request, key: key, options: options, offer: offer,
+                continuation: continuation)
+            loop.execute { handshake.start() }
+        }
+        return try result2.get()
+    }
+}
+
+/// Drives one client handshake on its loop: waits for the TCP connection, sends the request, reads the `101`.
+private final class ClientHandshake: EventLoopHandler, @unchecked Sendable {
+    // Safety: after init, used only on `loop`'s thread.
+    let fd: Int32
+    let loop: EventLoop
+    let request: [UInt8]
+    let key: String
+    let options: WebSocketClient.Options
+    let offer: String?
+    var continuation: CheckedContinuation<Result<WebSocket, WebSocketClient.ConnectError>, Never>?
+    var sent = 0
+    var received: [UInt8] = []
+    var timer: LoopTimer?
+
+    init(
+        fd: Int32, loop: EventLoop, request: [UInt8], key: String, options: WebSocketClient.Options, offer: String?,
+        continuation: CheckedContinuation<Result<WebSocket, WebSocketClient.ConnectError>, Never>
+    ) {
+        self.fd = fd
+        self.loop = loop
+        self.request = request
+        self.key = key
+        self.options = options
+        self.offer = offer
+        self.continuation = continuation
+    }
+
+    func start() {
+        do {
+            try loop.register(fd, for: [.writable, .readable], handler: self)
+        } catch {
+            return fail(.system(error), registered: false)
+        }
+        timer = loop.schedule(after: options.timeout) { [weak self] in self?.fail(.timedOut) }
+    }
+
+    func handle(_ events: IOEvents) {
+        if events.contains(.error) || events.contains(.hangup) {
+            var error: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+            return fail(error != 0 ? .system(SystemError(call: "connect", code: error)) : .closed)
+        }
+        if events.contains(.writable) { writeRequest() }
+        if events.contains(.readable) { readResponse() }
+    }
+
+    private func writeRequest() {
+        while sent < request.count {
+            let count = request.withUnsafeBytes { bytes -> Int in
+                guard let base = bytes.baseAddress else { return 0 }
+                return write(fd, base + sent, bytes.count - sent)
+            }
+            if count > 0 {
+                sent += count
+            } else if count < 0 && (cnet_errno() == EAGAIN || cnet_errno() == EINTR) {
+                return
+            } else {
+                return fail(.system(SystemError.last("write")))
+            }
+        }
+        loop.modify(fd, for: [.readable])
+    }
+
+    private func readResponse() {
+        let buffer = loop.readBuffer
+        while continuation != nil {
+            let count = read(fd, buffer.pointer, buffer.capacity)
+            if count > 0 {
+                received += UnsafeRawBufferPointer(start: buffer.pointer, count: count)
+                guard received.count <= 64 * 1024 else {
+                    return fail(.handshakeRefused(status: 0, reason: "head too large"))
+                }
+                if complete() { return }
+            } else if count == 0 {
+                return fail(.closed)
+            } else {
+                let error = cnet_errno()
+                if error == EINTR { continue }
+                if error != EAGAIN && error != EWOULDBLOCK { fail(.system(SystemError(call: "read", code: error))) }
+                return
+            }
+        }
+    }
+
+    /// Parses and validates the response once its head is complete; returns whether the handshake ended.
+    private func complete() -> Bool {
+        let parsed: (HTTPResponseHead, Int)?
+        do {
+            parsed = try HTTPResponseHead.parse(received)
+        } catch {
+            fail(.handshakeRefused(status: 0, reason: "malformed response"))
+            return true
+        }
+        guard let (head, used) = parsed else { return false }
+        let validation = WebSocketHandshake.validateServerResponse(
+            status: head.status.code, headers: head.headers, key: key, offeredProtocols: options.protocols)
+        guard case .success(let response) = validation else {
+            fail(.handshakeRefused(status: head.status.code, reason: "\(validation)"))
+            return true
+        }
+        var parameters: PerMessageDeflate.Parameters?
+        if let value = head.headers["Sec-WebSocket-Extensions"] {
+            guard offer != nil, let accepted = PerMessageDeflate.acceptServerResponse(value) else {
+                fail(.handshakeRefused(status: 101, reason: "unexpected extensions: \(value)"))
+                return true
+            }
+            parameters = accepted
+        }
+        timer?.cancel()
+        loop.deregister(fd)
+        let socket = WebSocket(
+            fd: fd, loop: loop, role: .client, request: nil, subprotocol: response.protocol,
+            compression: parameters, configuration: options.configuration, lifetime: nil,
+            logger: Logger(level: .warning))
+        let leftover = Array(received[used...])
+        continuation?.resume(returning: .success(socket))
+        continuation = nil
+        socket.start(leftover: leftover)
+        return true
+    }
+
+    private func fail(_ error: WebSocketClient.ConnectError, registered: Bool = true) {
+        guard let continuation else { return }
+        self.continuation = nil
+        timer?.cancel()
+        if registered { loop.deregister(fd) }
+        Glibc.close(fd)
+        continuation.resume(returning: .failure(error))
+    }
+}

@@ -1,0 +1,51 @@
+/// One WebSocket frame with its payload already unmasked (RFC 6455 §5.2).
+///
+/// RSV2 and RSV3 are not represented: no negotiated extension uses them, so the decoder rejects them and the encoder
+/// always writes zero. RSV1 is the "Per-Message Compressed" bit of permessage-deflate (RFC 7692 §6).
+public struct WebSocketFrame: Sendable, Equatable {
+    /// Whether this is the final fragment of a message (RFC 6455 §5.4). Control frames always have it set.
+    public var fin: Bool
+    /// The RSV1 bit; with permessage-deflate it marks the first frame of a compressed message (RFC 7692 §6).
+    public var rsv1: Bool
+    /// The opcode.
+    public var opcode: WebSocketOpcode
+    /// The application data (extension data included), unmasked.
+    public var payload: [UInt8]
+
+    /// Creates a frame.
+    ///
+    /// - Parameters:
+    ///   - fin: Whether this is the final fragment; defaults to `true`.
+    ///   - rsv1: The RSV1 bit; defaults to `false`.
+    ///   - opcode: The opcode.
+    ///   - payload: The unmasked payload.
+    public init(fin: Bool = true, rsv1: Bool = false, opcode: WebSocketOpcode, payload: [UInt8]) {
+        self.fin = fin
+        self.rsv1 = rsv1
+        self.opcode = opcode
+        self.payload = payload
+    }
+
+    /// The largest payload of a control frame (RFC 6455 §5.5).
+    public static let maxControlPayload = 125
+
+    /// Builds a close frame (RFC 6455 §5.5.1): a 2-byte big-endian code followed by a UTF-8 reason.
+    ///
+    /// The reason is truncated at a character boundary so that the payload fits the 125-byte control-frame limit.
+    /// - Parameters:
+    ///   - code: The status code, or `nil` for an empty close frame (then `reason` is ignored).
+    ///   - reason: A short human-readable reason.
+    /// - Returns: A final close frame.
+    public static func close(code: WebSocketCloseCode?, reason: String = "") -> WebSocketFrame {
+        guard let code else { return WebSocketFrame(opcode: .close, payload: []) }
+        var payload: [UInt8] = [UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)]
+        var budget = maxControlPayload - payload.count
+        for scalar in reason.unicodeScalars {
+            let encoded = scalar.utf8
+            guard encoded.count <= budget else { break }
+            payload.append(contentsOf: encoded)
+            budget -= encoded.count
+        }
+        return WebSocketFrame(opcode: .close, payload: payload)
+    }
+}

@@ -1,0 +1,303 @@
+import Foundation
+import HTTPServer
+import HTTPWire
+import Synchronization
+import Testing
+
+/// Collects what a client socket receives, from its loop.
+final class Inbox: Sendable {
+    private let state = Mutex<(messages: [WebSocketMessage], close: (WebSocketCloseCode?, String)?)>(([], nil))
+    private let arrivals: AsyncStream<Void>.Continuation
+    let signals: AsyncStream<Void>
+
+    init() { (signals, arrivals) = AsyncStream.makeStream(of: Void.self) }
+
+    func attach(to socket: WebSocket) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            socket.loop.execute {
+                socket.onMessage = { message in
+                    self.state.withLock { $0.messages.append(message) }
+                    self.arrivals.yield()
+                }
+                socket.onClose = { code, reason in
+                    self.state.withLock { $0.close = (code, reason) }
+                    self.arrivals.yield()
+                }
+                done.resume()
+            }
+        }
+    }
+
+    var messages: [WebSocketMessage] { state.withLock { $0.messages } }
+    var close: (WebSocketCloseCode?, String)? { state.withLock { $0.close } }
+
+    /// Waits until `condition` holds (checked after every arrival).
+    func wait(until condition: @Sendable (Inbox) -> Bool) async {
+        if condition(self) { return }
+        for await _ in signals where condition(self) { return }
+    }
+}
+
+func echoRouter(configuration: WebSocketConfiguration = WebSocketConfiguration(), hub: WebSocketHub? = nil) -> Router {
+    var router = Router()
+    router.webSocket("/echo", configuration: configuration, hub: hub) { socket in
+        socket.onMessage = { message in
+            if case .text("close-please") = message { return socket.close(code: .normal, reason: "asked") }
+            socket.send(message)
+        }
+    }
+    let authenticate: @Sendable (HTTPRequest) async -> WebSocketUpgradeDecision = { request in
+        request.headers["Sec-WebSocket-Protocol"]?.contains("bearer.good") == true
+            ? .accept(subprotocol: "bearer.good")
+            : .reject(.error(.unauthorized, code: "unauthorized", message: "no token"))
+    }
+    router.webSocket("/auth", shouldUpgrade: authenticate) { socket in
+        socket.onMessage = { _ in socket.send(.text(socket.subprotocol ?? "none")) }
+    }
+    router.webSocket("/flood") { socket in
+        socket.onMessage = { _ in
+            let padding = String(repeating: ".", count: 64 * 1024)
+            for i in 0..<500 { socket.send(.text("snapshot \(i) \(padding)"), replacing: "snapshot") }
+            socket.send(.text("event"))
+        }
+    }
+    return router
+}
+
+@Suite("WebSocket server and client")
+struct WebSocketTests {
+    static func connect(
+        _ address: SocketAddress, _ path: String = "/echo", options: WebSocketClient.Options = .init(),
+        group: EventLoopGroup
+    ) async throws -> (WebSocket, Inbox) {
+        let socket = try await WebSocketClient.connect(
+            host: "127.0.0.1", port: address.port, path: path, options: options, on: group.next())
+        let inbox = Inbox()
+        await inbox.attach(to: socket)
+        return (socket, inbox)
+    }
+
+    @Test(arguments: [true, false])
+    func echoesTextAndBinaryOfEverySizeClass(compression: Bool) async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        try await withServer(router: echoRouter()) { address, _ in
+            var options = WebSocketClient.Options()
+            options.compression = compression
+            let (socket, inbox) = try await Self.connect(address, options: options, group: group)
+            let sent: [WebSocketMessage] = [
+                .text(""), .text("hello"), .text(String(repeating: "é", count: 200)),
+                .binary(Array(repeating: 7, count: 70_000)), .text(String(repeating: "pose ", count: 10_000)),
+            ]
+            for message in sent { socket.send(message) }
+            await inbox.wait { $0.messages.count == sent.count }
+            #expect(inbox.messages == sent)
+            socket.close()
+            await inbox.wait { $0.close != nil }
+            #expect(inbox.close?.0 == .normal)
+        }
+    }
+
+    @Test func serverClosesWithTheCodeItChose() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        try await withServer(router: echoRouter()) { address, _ in
+            let (socket, inbox) = try await Self.connect(address, group: group)
+            socket.send(.text("close-please"))
+            await inbox.wait { $0.close != nil }
+            #expect(inbox.close?.0 == .normal)
+            #expect(inbox.close?.1 == "asked")
+        }
+    }
+
+    @Test func subprotocolAuthenticationAcceptsAndRejects() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        try await withServer(router: echoRouter()) { address, _ in
+            var options = WebSocketClient.Options()
+            options.protocols = ["bearer.good"]
+            let (socket, inbox) = try await Self.connect(address, "/auth", options: options, group: group)
+            #expect(socket.subprotocol == "bearer.good")
+            socket.send(.text("who"))
+            await inbox.wait { !$0.messages.isEmpty }
+            #expect(inbox.messages == [.text("bearer.good")])
+            options.protocols = ["bearer.bad"]
+            await #expect(throws: WebSocketClient.ConnectError.self) {
+                _ = try await WebSocketClient.connect(
+                    host: "127.0.0.1", port: address.port, path: "/auth", options: options, on: group.next())
+            }
+        }
+    }
+
+    @Test func replaceableMessagesCoalesceWhileEventsAreKept() async throws {
+        try await withServer(router: echoRouter()) { address, _ in
+            let client = try Self.rawSocket(address, path: "/flood")
+            client.send(Self.frame(0x81, Array("go".utf8)))
+            // Not reading for a while: 500 × 64 KiB exceed the socket buffers, so the server's queue fills.
+            try await Task.sleep(for: .milliseconds(300))
+            var decoder = WebSocketFrameDecoder(role: .client, maxFrameSize: 1 << 20)
+            var texts: [String] = []
+            while texts.last != "event" {
+                let bytes = client.readSome()
+                if bytes.isEmpty { break }
+                decoder.append(contentsOf: bytes)
+                while case .frame(let frame) = decoder.next() {
+                    texts.append(String(decoding: frame.payload.prefix(20), as: UTF8.self))
+                }
+            }
+            #expect(texts.last == "event")
+            #expect(texts.contains { $0.hasPrefix("snapshot 499 ") }, "the newest snapshot is never lost")
+            #expect(texts.count < 501, "older snapshots were replaced while queued: got \(texts.count)")
+        }
+    }
+
+    static let badHandshakes: [(String, Int)] = [
+        (
+            "GET /echo HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 8\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+            426
+        ),
+        (
+            "GET /echo HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: c2hvcnQ=\r\n\r\n",
+            400
+        ),
+        (
+            "GET /echo HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+            400
+        ),
+        (
+            "POST /echo HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nContent-Length: 0\r\n\r\n",
+            405
+        ),
+    ]
+
+    @Test(arguments: badHandshakes)
+    func refusesInvalidHandshakes(request: String, status: Int) async throws {
+        try await withServer(router: echoRouter()) { address, _ in
+            let client = try TestClient(address)
+            client.send(request)
+            let response = try #require(client.readResponse())
+            #expect(response.status == status)
+            if status == 426 { #expect(response.header("Sec-WebSocket-Version") == "13") }
+        }
+    }
+
+    /// Opens a raw connection through the handshake and returns it for byte-level tests.
+    static func rawSocket(_ address: SocketAddress, path: String = "/echo") throws -> TestClient {
+        let client = try TestClient(address)
+        client.send(
+            "GET \(path) HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+        let response = client.readResponse()
+        precondition(response?.status == 101)
+        precondition(response?.header("Sec-WebSocket-Accept") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+        return client
+    }
+
+    /// A masked frame with the given header byte and payload.
+    static func frame(_ first: UInt8, _ payload: [UInt8], masked: Bool = true) -> [UInt8] {
+        var bytes: [UInt8] = [first]
+        let mask: [UInt8] = [1, 2, 3, 4]
+        precondition(payload.count < 126)
+        bytes.append(UInt8(payload.count) | (masked ? 0x80 : 0))
+        if masked { bytes += mask }
+        bytes += payload.enumerated().map { masked ? $1 ^ mask[$0 % 4] : $1 }
+        return bytes
+    }
+
+    static let violations: [(String, [UInt8], UInt16)] = [
+        ("unmasked client frame", frame(0x81, Array("hi".utf8), masked: false), 1002),
+        ("reserved opcode", frame(0x83, []), 1002),
+        ("RSV2 set", frame(0xA1, Array("hi".utf8)), 1002),
+        ("fragmented ping", frame(0x09, []), 1002),
+        (
+            "invalid UTF-8",
+            frame(0x81, [0xCE, 0xBA, 0xE1, 0xBD, 0xB9, 0xCF, 0x83, 0xCE, 0xBC, 0xCE, 0xB5, 0xED, 0xA0, 0x80]), 1007
+        ),
+        ("continuation without start", frame(0x80, Array("x".utf8)), 1002),
+        ("close with invalid code", frame(0x88, [0x03, 0xED]), 1002),
+    ]
+
+    @Test(arguments: violations)
+    func answersProtocolViolationsWithTheirCloseCode(name: String, bytes: [UInt8], code: UInt16) async throws {
+        try await withServer(router: echoRouter()) { address, _ in
+            let client = try Self.rawSocket(address)
+            client.send(bytes)
+            let reply = client.readToEnd()
+            #expect(reply.count >= 4, "\(name): a close frame")
+            #expect(reply.first == 0x88, "\(name)")
+            #expect(reply.count >= 4 && UInt16(reply[2]) << 8 | UInt16(reply[3]) == code, "\(name)")
+        }
+    }
+
+    @Test func answersPingWithPongAndIgnoresUnsolicitedPong() async throws {
+        try await withServer(router: echoRouter()) { address, _ in
+            let client = try Self.rawSocket(address)
+            client.send(Self.frame(0x8A, Array("unsolicited".utf8)) + Self.frame(0x89, Array("ping!".utf8)))
+            var reply: [UInt8] = []
+            while reply.count < 7 {
+                let more = client.readSome()
+                if more.isEmpty { break }
+                reply += more
+            }
+            #expect(reply == [0x8A, 0x05] + Array("ping!".utf8))
+        }
+    }
+
+    @Test func refusesMessagesOverTheLimitWith1009() async throws {
+        var configuration = WebSocketConfiguration()
+        configuration.maxMessageSize = 10
+        try await withServer(router: echoRouter(configuration: configuration)) { address, _ in
+            let client = try Self.rawSocket(address)
+            client.send(Self.frame(0x01, Array("123456".utf8)) + Self.frame(0x80, Array("789012".utf8)))
+            let reply = client.readToEnd()
+            #expect(Array(reply.prefix(4)) == [0x88, UInt8(reply.count - 2), 0x03, 0xF1])
+        }
+    }
+
+    @Test func pingsQuietClientsAndClosesSilentOnes() async throws {
+        var configuration = WebSocketConfiguration()
+        configuration.pingInterval = .milliseconds(50)
+        configuration.idleTimeout = .milliseconds(120)
+        configuration.closeTimeout = .milliseconds(100)
+        try await withServer(router: echoRouter(configuration: configuration)) { address, _ in
+            let client = try Self.rawSocket(address)
+            let ping = client.readSome()
+            #expect(ping.first == 0x89, "the server pings")
+            // Never answering: after the idle timeout the server closes with 1001.
+            var rest: [UInt8] = []
+            while true {
+                let more = client.readSome()
+                if more.isEmpty { break }
+                rest += more
+            }
+            let close = rest.firstRange(of: [0x88, 0x06, 0x03, 0xE9])
+            #expect(close != nil, "close 1001 \"idle\"")
+        }
+    }
+
+    @Test func hubClosesEveryConnectionWithGoingAway() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        let hub = WebSocketHub()
+        try await withServer(router: echoRouter(hub: hub)) { address, _ in
+            var inboxes: [Inbox] = []
+            for _ in 0..<3 { inboxes.append(try await Self.connect(address, group: group).1) }
+            while hub.count < 3 { await Task.yield() }
+            await hub.closeAll(code: .goingAway, reason: "shutdown")
+            for inbox in inboxes {
+                await inbox.wait { $0.close != nil }
+                #expect(inbox.close?.0 == .goingAway)
+            }
+            #expect(hub.count == 0)
+        }
+    }
+}
+
+extension TestClient {
+    /// Reads whatever is available (blocking up to the timeout); empty at close or timeout.
+    func readSome() -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? Array(buffer[0..<count]) : []
+    }
+}

@@ -1,0 +1,84 @@
+import HTTPWire
+import Testing
+
+/// A deterministic RNG (SplitMix64) for reproducible masks, keys and fuzz inputs in the WebSocket tests.
+struct WebSocketTestRNG: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+}
+
+/// Everything a decoder produced for a byte stream, independent of how it was split.
+struct WebSocketDecodeOutcome: Equatable {
+    var frames: [WebSocketFrame] = []
+    var error: WebSocketError?
+    var bufferedAfter = 0
+}
+
+/// Feeds `chunks` to a fresh decoder, draining it after each chunk; alternates between both `append` overloads.
+func webSocketDecode(
+    _ chunks: [[UInt8]], role: WebSocketRole, maxFrameSize: Int = 1 << 20, allowsRSV1: Bool = false
+) -> WebSocketDecodeOutcome {
+    var decoder = WebSocketFrameDecoder(role: role, maxFrameSize: maxFrameSize, allowsRSV1: allowsRSV1)
+    var outcome = WebSocketDecodeOutcome()
+    for (index, chunk) in chunks.enumerated() {
+        if index % 2 == 0 {
+            decoder.append(contentsOf: chunk)
+        } else {
+            chunk.withUnsafeBytes { decoder.append($0) }
+        }
+        drain: while true {
+            switch decoder.next() {
+            case .needMoreData:
+                break drain
+            case .frame(let frame):
+                outcome.frames.append(frame)
+            case .error(let error):
+                outcome.error = error
+                #expect(decoder.next() == .error(error), "the decoder stays failed")
+                outcome.bufferedAfter = decoder.bufferedByteCount
+                return outcome
+            }
+        }
+    }
+    outcome.bufferedAfter = decoder.bufferedByteCount
+    return outcome
+}
+
+/// `input` cut at the given offsets.
+func webSocketSplit(_ input: [UInt8], at offsets: [Int]) -> [[UInt8]] {
+    var chunks: [[UInt8]] = []
+    var start = 0
+    for offset in offsets.sorted() where offset >= start && offset <= input.count {
+        chunks.append(Array(input[start..<offset]))
+        start = offset
+    }
+    chunks.append(Array(input[start...]))
+    return chunks
+}
+
+/// `input` fed one byte at a time.
+func webSocketBytewise(_ input: [UInt8]) -> [[UInt8]] {
+    input.map { [$0] }
+}
+
+/// Compact hex for failure messages and fixtures: "81 05 48".
+func webSocketHex(_ text: String) -> [UInt8] {
+    text.split(separator: " ").compactMap { UInt8($0, radix: 16) }
+}
+
+/// The client-side frame encoding with a fixed mask, as a client would send it.
+func webSocketMasked(_ frame: WebSocketFrame, mask: (UInt8, UInt8, UInt8, UInt8) = (0x37, 0xFA, 0x21, 0x3D)) -> [UInt8]
+{
+    WebSocketFrameEncoder.encode(frame, mask: mask)
+}
