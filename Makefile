@@ -2,7 +2,7 @@
 SWIFT ?= swift
 LINT_PATHS = Package.swift Sources Tests bench
 
-APT_PACKAGES = zlib1g-dev curl python3
+APT_PACKAGES = zlib1g-dev libsqlite3-dev curl python3
 
 .PHONY: run test deps lint build-tests unit-tests integration tsan bench clean
 
@@ -37,7 +37,7 @@ integration: build-tests
 	python3 -m unittest tests/http/test_http.py
 
 tsan:
-	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --scratch-path .build-tsan --sanitize=thread --disable-xctest --filter "MotionSessionTests|EventLoopTests|HTTPServerTests"
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --scratch-path .build-tsan --sanitize=thread --disable-xctest --filter "MotionSessionTests|EventLoopTests|HTTPServerTests|WebSocketTests|SessionStoreTests"
 
 ## Benchmarks are separate from tests; results go to bench/RESULTS.md by hand.
 bench:

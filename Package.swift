@@ -18,6 +18,13 @@ let package = Package(
         .target(name: "MotionSimulation", dependencies: ["MotionCore"], swiftSettings: strict),
         .target(name: "CNetShim"),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "SessionStore", dependencies: ["MotionCore", "CSQLite"], swiftSettings: strict),
+        .executableTarget(
+            name: "store-crash-probe", dependencies: ["SessionStore", "MotionCore"], swiftSettings: strict),
+        .executableTarget(
+            name: "store-bench", dependencies: ["SessionStore", "MotionCore"], path: "bench/store",
+            swiftSettings: strict),
         .target(name: "HTTPWire", dependencies: ["CZlib"], swiftSettings: strict),
         .target(name: "HTTPServer", dependencies: ["HTTPWire", "CNetShim", "CZlib"], swiftSettings: strict),
         .executableTarget(
@@ -38,6 +45,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionSimulation"], swiftSettings: strict),
         .testTarget(name: "MotionSimulationTests", dependencies: ["MotionSimulation"], swiftSettings: strict),
+        .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "MotionCore"], swiftSettings: strict),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire"], swiftSettings: strict),
     ],

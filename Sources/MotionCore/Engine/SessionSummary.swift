@@ -27,6 +27,42 @@ public struct SessionSummary: Sendable, Hashable {
     /// The smoothed value over time, downsampled.
     public var series: ValueSeries
 
+    /// Creates a summary from its parts (e.g. one read back from storage).
+    /// - Parameters:
+    ///   - exercise: The exercise id.
+    ///   - side: The working side, if the exercise has one.
+    ///   - firstTimestamp: Timestamp of the first processed pose.
+    ///   - lastTimestamp: Timestamp of the last processed pose.
+    ///   - frames: Poses processed.
+    ///   - visibleFrames: Poses in which every measured joint was seen.
+    ///   - repCount: Clean reps.
+    ///   - rejectedCount: Rejected reps.
+    ///   - best: Highest value.
+    ///   - baseline: The baseline, once measured.
+    ///   - reps: Every rep, in order.
+    ///   - faultCounts: How many times each fault was reported.
+    ///   - series: The value over time.
+    public init(
+        exercise: String, side: BodySide? = nil, firstTimestamp: Double? = nil, lastTimestamp: Double? = nil,
+        frames: Int = 0, visibleFrames: Int = 0, repCount: Int = 0, rejectedCount: Int = 0, best: Double? = nil,
+        baseline: Double? = nil, reps: [Rep] = [], faultCounts: [FormFeedback: Int] = [:],
+        series: ValueSeries = ValueSeries()
+    ) {
+        self.exercise = exercise
+        self.side = side
+        self.firstTimestamp = firstTimestamp
+        self.lastTimestamp = lastTimestamp
+        self.frames = frames
+        self.visibleFrames = visibleFrames
+        self.repCount = repCount
+        self.rejectedCount = rejectedCount
+        self.best = best
+        self.baseline = baseline
+        self.reps = reps
+        self.faultCounts = faultCounts
+        self.series = series
+    }
+
     /// Seconds from the first to the last pose.
     public var duration: Double {
         guard let firstTimestamp, let lastTimestamp else { return 0 }
@@ -60,6 +96,25 @@ public struct ValueSeries: Sendable, Hashable {
         self.capacity = max(2, capacity)
         times.reserveCapacity(min(self.capacity, 1024))
         values.reserveCapacity(min(self.capacity, 1024))
+    }
+
+    /// Rebuilds a series from samples kept earlier (e.g. read back from storage), so that it compares equal to the
+    /// series they were taken from and goes on recording as that one would.
+    ///
+    /// Only the common prefix of `times` and `values` is kept, and at most `capacity` samples of it.
+    /// - Parameters:
+    ///   - times: Sample times, ascending.
+    ///   - values: Values at those times; nil where unmeasurable.
+    ///   - interval: The current spacing between samples, seconds.
+    ///   - capacity: The most samples kept, at least 2.
+    public init(times: [Double], values: [Double?], interval: Double, capacity: Int) {
+        self.init(interval: interval, capacity: capacity)
+        let count = min(times.count, values.count, self.capacity)
+        self.times = Array(times.prefix(count))
+        self.values = Array(values.prefix(count))
+        if let origin = self.times.first, let last = self.times.last {
+            lastSlot = Int(exactly: ((last - origin) / interval + 1e-6).rounded(.down))
+        }
     }
 
     /// Records a sample when at least `interval` has passed since the last one kept.

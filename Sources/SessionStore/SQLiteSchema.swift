@@ -1,0 +1,104 @@
+/// The SQLite schema as an ordered list of migrations; `PRAGMA user_version` records how many have been applied.
+///
+/// A migration is never edited once released: a change is a new migration at the end. Each runs in its own
+/// transaction together with the version bump, so a crash leaves the database at one version or the next.
+enum SQLiteSchema {
+    /// One step: the SQL that takes the schema from `version - 1` to `version`.
+    struct Migration {
+        let version: Int
+        let sql: String
+    }
+
+    /// Every migration, in order; the newest version is the last one's.
+    static let migrations: [Migration] = [
+        // v1: sessions and their reps, listed by start time.
+        Migration(
+            version: 1,
+            sql: """
+                CREATE TABLE sessions (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    tenant TEXT NOT NULL,
+                    subject TEXT,
+                    exercise TEXT NOT NULL,
+                    side TEXT,
+                    status TEXT NOT NULL CHECK (status IN ('live', 'finished', 'abandoned')),
+                    started_at INTEGER NOT NULL,
+                    ended_at INTEGER,
+                    first_t REAL,
+                    last_t REAL,
+                    frames INTEGER NOT NULL,
+                    visible_frames INTEGER NOT NULL,
+                    rep_count INTEGER NOT NULL,
+                    rejected_count INTEGER NOT NULL,
+                    best REAL,
+                    baseline REAL,
+                    fault_counts TEXT NOT NULL DEFAULT ''
+                );
+                CREATE INDEX sessions_by_start ON sessions (tenant, started_at DESC, id DESC);
+                CREATE TABLE reps (
+                    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    number INTEGER NOT NULL,
+                    peak REAL NOT NULL,
+                    trough REAL NOT NULL,
+                    start_t REAL NOT NULL,
+                    end_t REAL NOT NULL,
+                    faults TEXT NOT NULL DEFAULT '',
+                    PRIMARY KEY (session_id, position)
+                ) WITHOUT ROWID;
+                """),
+        // v2: downsampled series, the time of the last write (for abandoning stale live sessions), filter indexes.
+        Migration(
+            version: 2,
+            sql: """
+                ALTER TABLE sessions ADD COLUMN updated_at INTEGER NOT NULL DEFAULT 0;
+                UPDATE sessions SET updated_at = coalesce(ended_at, started_at);
+                CREATE TABLE series (
+                    session_id TEXT PRIMARY KEY NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                    interval REAL NOT NULL,
+                    capacity INTEGER NOT NULL,
+                    samples BLOB NOT NULL
+                );
+                CREATE INDEX sessions_by_subject ON sessions (tenant, subject, started_at DESC, id DESC);
+                CREATE INDEX sessions_by_exercise ON sessions (tenant, exercise, started_at DESC, id DESC);
+                CREATE INDEX sessions_by_status ON sessions (tenant, status, started_at DESC, id DESC);
+                CREATE INDEX sessions_live ON sessions (updated_at) WHERE status = 'live';
+                """),
+    ]
+
+    /// The version this code writes.
+    static var newestVersion: Int { migrations.last?.version ?? 0 }
+
+    /// Applies the migrations the database lacks, up to `target`.
+    /// - Parameters:
+    ///   - connection: The connection.
+    ///   - target: The version to reach (tests build older databases with a lower one).
+    /// - Returns: The version before migrating.
+    /// - Throws: ``SessionStoreError/unsupportedSchemaVersion(found:newestKnown:)`` for a newer database;
+    ///   database errors (the failing migration is rolled back).
+    @discardableResult
+    static func migrate(
+        _ connection: SQLiteConnection, upTo target: Int = newestVersion
+    ) throws(SessionStoreError) -> Int {
+        let initial = try version(of: connection)
+        guard initial <= newestVersion else {
+            throw .unsupportedSchemaVersion(found: initial, newestKnown: newestVersion)
+        }
+        for migration in migrations where migration.version > initial && migration.version <= target {
+            try connection.transaction { () throws(SessionStoreError) in
+                // Re-read inside the write lock: another process may have migrated meanwhile.
+                guard try version(of: connection) < migration.version else { return }
+                try connection.execute(migration.sql)
+                try connection.execute("PRAGMA user_version = \(migration.version)")
+            }
+        }
+        return initial
+    }
+
+    /// The database's `user_version`.
+    static func version(of connection: SQLiteConnection) throws(SessionStoreError) -> Int {
+        try connection.withStatement("PRAGMA user_version") { statement throws(SessionStoreError) in
+            try statement.step() ? statement.int(0) : 0
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import CSQLite
+public import MotionCore
+
+extension SQLiteSessionStore {
+    /// The `sessions` columns a ``StoredSession`` is read from, in the order ``readSession(from:)`` expects.
+    private static let columns = """
+        id, tenant, subject, status, started_at, ended_at, exercise, side, first_t, last_t, frames, visible_frames,
+        rep_count, rejected_count, best, baseline, fault_counts
+        """
+
+    /// One session with its reps and series, read in one snapshot.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: The session, or nil if this tenant has none with this id.
+    /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
+    public func session(id: SessionID, tenant: String) throws(SessionStoreError) -> StoredSession? {
+        let db = try database()
+        return try db.readTransaction { () throws(SessionStoreError) -> StoredSession? in
+            let found = try db.withStatement(
+                "SELECT \(Self.columns) FROM sessions WHERE id = ?1 AND tenant = ?2"
+            ) { select throws(SessionStoreError) -> StoredSession? in
+                try select.bind(id.description, at: 1)
+                try select.bind(tenant, at: 2)
+                return try select.step() ? try readSession(from: select) : nil
+            }
+            guard var session = found else { return nil }
+            session.summary.reps = try reps(of: id.description, in: db)
+            session.summary.series = try storedSeries(of: id, in: db) ?? ValueSeries()
+            return session
+        }
+    }
+
+    /// A session's value series.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: The series (empty if none was stored), or nil if this tenant has no such session.
+    /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
+    public func series(id: SessionID, tenant: String) throws(SessionStoreError) -> ValueSeries? {
+        let db = try database()
+        return try db.readTransaction { () throws(SessionStoreError) -> ValueSeries? in
+            let exists = try db.withStatement("SELECT 1 FROM sessions WHERE id = ?1 AND tenant = ?2") {
+                select throws(SessionStoreError) in
+                try select.bind(id.description, at: 1)
+                try select.bind(tenant, at: 2)
+                return try select.step()
+            }
+            guard exists else { return nil }
+            return try storedSeries(of: id, in: db) ?? ValueSeries()
+        }
+    }
+
+    /// One page of a tenant's sessions, newest first, with reps but without series, read in one snapshot.
+    ///
+    /// Keyset pagination on `(started_at, id)` descending, served by the `(tenant, …, started_at, id)` indexes.
+    /// - Parameter query: Tenant, filters, page size and cursor.
+    /// - Returns: The page and the cursor of the next one.
+    /// - Throws: ``SessionStoreError/invalidCursor``; ``SessionStoreError/corruptRecord(id:)``; database errors.
+    public func list(_ query: SessionQuery) throws(SessionStoreError) -> SessionPage {
+        let after = try query.cursor.map { text throws(SessionStoreError) in try SessionCursor(parsing: text) }
+        let limit = query.effectiveLimit
+        let sql = Self.listSQL(for: query)
+        let db = try database()
+        return try db.readTransaction { () throws(SessionStoreError) -> SessionPage in
+            var sessions = try db.withStatement(sql) { select throws(SessionStoreError) -> [StoredSession] in
+                try select.bind(query.tenant, at: 1)
+                if let subject = query.subject { try select.bind(subject, at: 2) }
+                if let exercise = query.exercise { try select.bind(exercise, at: 3) }
+                if let status = query.status { try select.bind(status.rawValue, at: 4) }
+                if let from = query.from { try select.bind(from, at: 5) }
+                if let to = query.to { try select.bind(to, at: 6) }
+                if let after {
+                    try select.bind(after.startedAt, at: 7)
+                    try select.bind(after.id.description, at: 8)
+                }
+                // One extra row tells whether another page follows.
+                try select.bind(limit + 1, at: 9)
+                var sessions: [StoredSession] = []
+                while try select.step() { sessions.append(try readSession(from: select)) }
+                return sessions
+            }
+            var next: String?
+            if sessions.count > limit {
+                sessions.removeLast(sessions.count - limit)
+                next = sessions.last.map { SessionCursor(startedAt: $0.startedAt, id: $0.id).encoded }
+            }
+            for i in sessions.indices { sessions[i].summary.reps = try reps(of: sessions[i].id.description, in: db) }
+            return SessionPage(sessions: sessions, next: next)
+        }
+    }
+
+    /// The listing statement for the filters `query` uses (one cached statement per combination): numbered
+    /// parameters `?1` tenant, `?2` subject, `?3` exercise, `?4` status, `?5` from, `?6` to, `?7`/`?8` the cursor's
+    /// start time and id, `?9` the row limit.
+    static func listSQL(for query: SessionQuery) -> String {
+        var sql = "SELECT \(columns) FROM sessions WHERE tenant = ?1"
+        if query.subject != nil { sql += " AND subject = ?2" }
+        if query.exercise != nil { sql += " AND exercise = ?3" }
+        if query.status != nil { sql += " AND status = ?4" }
+        if query.from != nil { sql += " AND started_at >= ?5" }
+        if query.to != nil { sql += " AND started_at < ?6" }
+        if query.cursor != nil { sql += " AND (started_at, id) < (?7, ?8)" }
+        return sql + " ORDER BY started_at DESC, id DESC LIMIT ?9"
+    }
+
+    /// Reads the current row of a statement over ``columns`` (reps and series left empty).
+    private func readSession(from row: SQLiteStatement) throws(SessionStoreError) -> StoredSession {
+        let key = row.string(0)
+        guard let id = SessionID(key), let status = SessionStatus(rawValue: row.string(3)),
+            let faultCounts = SessionRecordCoding.decodeFaultCounts(row.string(16))
+        else { throw .corruptRecord(id: key) }
+        var side: BodySide?
+        if let text = row.optionalString(7) {
+            guard let known = BodySide(rawValue: text) else { throw .corruptRecord(id: key) }
+            side = known
+        }
+        let summary = SessionSummary(
+            exercise: row.string(6), side: side, firstTimestamp: row.optionalDouble(8),
+            lastTimestamp: row.optionalDouble(9), frames: row.int(10), visibleFrames: row.int(11),
+            repCount: row.int(12), rejectedCount: row.int(13), best: row.optionalDouble(14),
+            baseline: row.optionalDouble(15), faultCounts: faultCounts)
+        return StoredSession(
+            id: id, tenant: row.string(1), subject: row.optionalString(2), status: status, startedAt: row.int64(4),
+            endedAt: row.optionalInt64(5), summary: summary)
+    }
+
+    private func reps(of key: String, in db: SQLiteConnection) throws(SessionStoreError) -> [Rep] {
+        try db.withStatement(
+            "SELECT number, peak, trough, start_t, end_t, faults FROM reps WHERE session_id = ?1 ORDER BY position"
+        ) { select throws(SessionStoreError) -> [Rep] in
+            try select.bind(key, at: 1)
+            var reps: [Rep] = []
+            while try select.step() {
+                reps.append(
+                    Rep(
+                        index: select.int(0), peak: select.double(1), trough: select.double(2),
+                        start: select.double(3), end: select.double(4),
+                        faults: SessionRecordCoding.decodeFaults(select.string(5))))
+            }
+            return reps
+        }
+    }
+
+    private func storedSeries(of id: SessionID, in db: SQLiteConnection) throws(SessionStoreError) -> ValueSeries? {
+        try db.withStatement("SELECT interval, capacity, samples FROM series WHERE session_id = ?1") {
+            select throws(SessionStoreError) -> ValueSeries? in
+            try select.bind(id.description, at: 1)
+            guard try select.step() else { return nil }
+            guard
+                let series = SessionRecordCoding.decodeSeries(
+                    select.blob(2), interval: select.double(0), capacity: select.int(1))
+            else { throw .corruptRecord(id: id.description) }
+            return series
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import CSQLite
+import Glibc
+
+/// The embedded ``SessionStore``: one SQLite file in WAL mode, owned by an actor that runs on its own thread.
+///
+/// Every call hops to the store's thread (a dedicated ``SerialExecutor``), so SQLite's blocking I/O never runs on an
+/// event loop or in the cooperative pool, and the one connection is never used by two threads at once. Statements
+/// are prepared once and cached; multi-row writes are transactions; the schema is migrated when the store opens.
+///
+///     let store = try await SQLiteSessionStore(path: "data/motion.sqlite")
+///     _ = try await store.abandonLiveSessions()  // left live by a previous process
+///     // … serve …
+///     await store.close()
+///
+/// Durability: `synchronous=NORMAL` in WAL mode keeps every committed write through a process crash (`kill -9`);
+/// a power cut may lose the last few. Live sessions are as fresh as their last ``checkpoint(id:tenant:summary:)``.
+public actor SQLiteSessionStore: SessionStore {
+    /// How the store opens its database. Every field has a safe default.
+    public struct Configuration: Sendable {
+        /// How long a write waits for another connection's lock before failing with `SQLITE_BUSY`, milliseconds.
+        public var busyTimeoutMilliseconds: Int
+        /// The WAL size, in pages, at which SQLite checkpoints it into the database (SQLite's default: 1000).
+        public var walAutocheckpointPages: Int
+        /// The store's wall clock, Unix milliseconds: stamps each write, which
+        /// ``abandonLiveSessions(updatedBefore:)`` compares with its cutoff.
+        public var clock: @Sendable () -> Int64
+        /// The schema version to migrate to; tests build older databases with a lower one.
+        var schemaVersion = SQLiteSchema.newestVersion
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - busyTimeoutMilliseconds: Lock wait, milliseconds (default 5000).
+        ///   - walAutocheckpointPages: WAL checkpoint threshold, pages (default 1000).
+        ///   - clock: Unix milliseconds now (default: the system clock).
+        public init(
+            busyTimeoutMilliseconds: Int = 5_000, walAutocheckpointPages: Int = 1_000,
+            clock: @escaping @Sendable () -> Int64 = SQLiteSessionStore.systemMilliseconds
+        ) {
+            self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+            self.walAutocheckpointPages = walAutocheckpointPages
+            self.clock = clock
+        }
+    }
+
+    /// The system's wall clock, Unix milliseconds.
+    @Sendable public static func systemMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+
+    private let executor: StoreThreadExecutor
+    let clock: @Sendable () -> Int64
+    private var connection: SQLiteConnection?
+    /// Whether opening and migrating ran on the store's thread (for tests of the threading model).
+    private(set) var openedOnStoreThread = false
+
+    /// The store's thread: every method of this actor runs there.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// Opens the database at `path`, creating it and its parent directories if needed, and migrates its schema.
+    /// - Parameters:
+    ///   - path: The database file.
+    ///   - configuration: Timeouts and clock.
+    /// - Throws: ``SessionStoreError/database(code:message:)`` if it cannot be opened;
+    ///   ``SessionStoreError/unsupportedSchemaVersion(found:newestKnown:)`` if it was written by newer code.
+    public init(path: String, configuration: Configuration = Configuration()) async throws(SessionStoreError) {
+        executor = StoreThreadExecutor()
+        clock = configuration.clock
+        connection = nil
+        // Fully initialized: from here on the init runs isolated, on the store's thread.
+        Self.createParentDirectories(of: path)
+        let connection = try SQLiteConnection(path: path)
+        try connection.execute(
+            """
+            PRAGMA busy_timeout = \(max(0, configuration.busyTimeoutMilliseconds));
+            PRAGMA journal_mode = WAL;
+            PRAGMA synchronous = NORMAL;
+            PRAGMA foreign_keys = ON;
+            PRAGMA wal_autocheckpoint = \(max(0, configuration.walAutocheckpointPages));
+            """)
+        try SQLiteSchema.migrate(connection, upTo: configuration.schemaVersion)
+        self.connection = connection
+        openedOnStoreThread = executor.isCurrentThread
+    }
+
+    /// Closes the database; later calls throw ``SessionStoreError/closed``. Calling it again does nothing.
+    public func close() {
+        // Lets SQLite refresh the planner's statistics if the data changed enough (cheap; a no-op otherwise).
+        try? connection?.execute("PRAGMA optimize")
+        connection?.close()
+        connection = nil
+    }
+
+    /// The open connection.
+    /// - Throws: ``SessionStoreError/closed`` after ``close()``.
+    func database() throws(SessionStoreError) -> SQLiteConnection {
+        assert(executor.isCurrentThread, "SQLite used off the store's thread")
+        guard let connection else { throw .closed }
+        return connection
+    }
+
+    /// Whether the caller runs on the store's thread (for tests of the threading model).
+    nonisolated func isOnStoreThread() -> Bool { executor.isCurrentThread }
+
+    /// Whether an isolated call runs on the store's thread (for tests of the threading model).
+    func isolatedCallRunsOnStoreThread() -> Bool { isOnStoreThread() }
+
+    /// Creates the directories above `path` that are missing (like `mkdir -p` of its parent).
+    private static func createParentDirectories(of path: String) {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        let components = path.split(separator: "/").dropLast()
+        for component in components {
+            prefix += component
+            mkdir(prefix, 0o755)
+            prefix += "/"
+        }
+    }
+}

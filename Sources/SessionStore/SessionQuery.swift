@@ -1,0 +1,78 @@
+/// A filtered, paginated listing of one tenant's sessions, newest first (PROTOCOL.md §5
+/// `GET /v1/sessions?subject=&exercise=&status=&from=&to=&limit=&cursor=`).
+///
+/// Filters left nil do not filter. `from` and `to` bound the start time as a half-open range, `from <= startedAt <
+/// to`. Sessions are ordered by start time, newest first, then by id; a page's ``SessionPage/next`` cursor names the
+/// last session returned, so the following page starts strictly after it and stays correct while sessions are added
+/// or deleted in between (keyset pagination: no offsets).
+///
+///     var query = SessionQuery(tenant: "clinic-1", subject: "patient-17", limit: 20)
+///     let page = try await store.list(query)
+///     query.cursor = page.next  // nil after the last page
+public struct SessionQuery: Sendable, Hashable {
+    /// The page size used when none is given (PROTOCOL.md §5).
+    public static let defaultLimit = 50
+    /// The largest page size; larger requests are clamped to it (PROTOCOL.md §5).
+    public static let maximumLimit = 500
+
+    /// The tenant whose sessions are listed.
+    public var tenant: String
+    /// Only this subject's sessions.
+    public var subject: String?
+    /// Only sessions of this exercise id.
+    public var exercise: String?
+    /// Only sessions with this status.
+    public var status: SessionStatus?
+    /// Only sessions started at or after this time, Unix milliseconds.
+    public var from: Int64?
+    /// Only sessions started before this time, Unix milliseconds.
+    public var to: Int64?
+    /// The requested page size; see ``effectiveLimit``.
+    public var limit: Int
+    /// The opaque cursor of a previous page's ``SessionPage/next``; nil for the first page.
+    public var cursor: String?
+
+    /// Creates a query.
+    /// - Parameters:
+    ///   - tenant: The tenant.
+    ///   - subject: Only this subject.
+    ///   - exercise: Only this exercise id.
+    ///   - status: Only this status.
+    ///   - from: Only starts at or after this, Unix milliseconds.
+    ///   - to: Only starts before this, Unix milliseconds.
+    ///   - limit: Page size (clamped to `1...500`).
+    ///   - cursor: A previous page's `next`.
+    public init(
+        tenant: String, subject: String? = nil, exercise: String? = nil, status: SessionStatus? = nil,
+        from: Int64? = nil, to: Int64? = nil, limit: Int = SessionQuery.defaultLimit, cursor: String? = nil
+    ) {
+        self.tenant = tenant
+        self.subject = subject
+        self.exercise = exercise
+        self.status = status
+        self.from = from
+        self.to = to
+        self.limit = limit
+        self.cursor = cursor
+    }
+
+    /// ``limit`` clamped to `1...maximumLimit`: what every store uses.
+    public var effectiveLimit: Int { min(max(limit, 1), Self.maximumLimit) }
+}
+
+/// One page of a listing.
+public struct SessionPage: Sendable, Hashable {
+    /// The sessions, newest first, with their reps but an empty series.
+    public var sessions: [StoredSession]
+    /// The cursor of the following page, or nil when this is the last one.
+    public var next: String?
+
+    /// Creates a page.
+    /// - Parameters:
+    ///   - sessions: The sessions.
+    ///   - next: The following page's cursor.
+    public init(sessions: [StoredSession], next: String?) {
+        self.sessions = sessions
+        self.next = next
+    }
+}

@@ -1,0 +1,85 @@
+import MotionCore
+
+/// The compact text and binary forms the SQL stores use for a summary's non-scalar parts.
+///
+/// Vocabulary values are stored by raw value (stable wire names, PROTOCOL.md §1), never by bit index, which is only
+/// stable within a build. Unknown names (a fault removed from the vocabulary since) are skipped on reading.
+enum SessionRecordCoding {
+    /// Faults as their raw values joined by commas, in vocabulary order: `keepUpperArmStill,keepHipsLevel`.
+    static func encode(_ faults: FormFeedbackSet) -> String {
+        faults.map(\.rawValue).joined(separator: ",")
+    }
+
+    /// Parses ``encode(_:)-(FormFeedbackSet)``'s output.
+    static func decodeFaults(_ text: String) -> FormFeedbackSet {
+        FormFeedbackSet(text.split(separator: ",").compactMap { FormFeedback(rawValue: String($0)) })
+    }
+
+    /// Fault counts as `name=count` joined by commas, in vocabulary order: `keepUpperArmStill=2,keepHipsLevel=1`.
+    static func encode(_ counts: [FormFeedback: Int]) -> String {
+        FormFeedback.allCases.compactMap { fault in counts[fault].map { "\(fault.rawValue)=\($0)" } }
+            .joined(separator: ",")
+    }
+
+    /// Parses ``encode(_:)-([FormFeedback: Int])``'s output.
+    /// - Returns: The counts, or nil if the text is malformed.
+    static func decodeFaultCounts(_ text: String) -> [FormFeedback: Int]? {
+        var counts: [FormFeedback: Int] = [:]
+        for entry in text.split(separator: ",") {
+            let parts = entry.split(separator: "=", omittingEmptySubsequences: false)
+            guard parts.count == 2, let count = Int(parts[1]) else { return nil }
+            if let fault = FormFeedback(rawValue: String(parts[0])) { counts[fault] = count }
+        }
+        return counts
+    }
+
+    /// A series' samples as little-endian IEEE 754 binary64 pairs, NaN standing for nil:
+    ///
+    ///     +---------+---------+---------+---------+----
+    ///     | t0 (8B) | v0 (8B) | t1 (8B) | v1 (8B) | …
+    ///     +---------+---------+---------+---------+----
+    ///
+    /// One blob per session rather than one row per sample: a checkpoint rewrites the whole series in a single
+    /// bind, and reading it is one step. (A measured NaN, which the engine never produces, reads back as nil.)
+    static func encodeSamples(_ series: ValueSeries) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(series.times.count * 16)
+        for (t, value) in zip(series.times, series.values) {
+            append(t, to: &bytes)
+            append(value ?? .nan, to: &bytes)
+        }
+        return bytes
+    }
+
+    /// Rebuilds a series from ``encodeSamples(_:)``'s bytes.
+    /// - Returns: The series, or nil if the bytes are not whole pairs with finite, ascending times, or the
+    ///   interval or capacity is impossible.
+    static func decodeSeries(_ bytes: [UInt8], interval: Double, capacity: Int) -> ValueSeries? {
+        guard bytes.count % 16 == 0, interval > 0, interval.isFinite, capacity >= 2, bytes.count / 16 <= capacity
+        else { return nil }
+        let count = bytes.count / 16
+        var times: [Double] = []
+        var values: [Double?] = []
+        times.reserveCapacity(count)
+        values.reserveCapacity(count)
+        for i in 0..<count {
+            let t = double(bytes, at: i * 16)
+            guard t.isFinite, t >= (times.last ?? -.infinity) else { return nil }
+            times.append(t)
+            let value = double(bytes, at: i * 16 + 8)
+            values.append(value.isNaN ? nil : value)
+        }
+        return ValueSeries(times: times, values: values, interval: interval, capacity: capacity)
+    }
+
+    private static func append(_ value: Double, to bytes: inout [UInt8]) {
+        let bits = value.bitPattern
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: bits >> shift)) }
+    }
+
+    private static func double(_ bytes: [UInt8], at offset: Int) -> Double {
+        var bits: UInt64 = 0
+        for i in (0..<8).reversed() { bits = bits << 8 | UInt64(bytes[offset + i]) }
+        return Double(bitPattern: bits)
+    }
+}

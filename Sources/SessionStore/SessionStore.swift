@@ -1,0 +1,99 @@
+public import MotionCore
+
+/// Persistence of session summaries, reps and series (ARCHITECTURE.md: `SessionStore`).
+///
+/// Implementations do their blocking work on their own threads, never on the caller's (an event loop): every call is
+/// `async`. Every read and write is scoped to a tenant: another tenant's session behaves exactly like an unknown one
+/// (`nil`, `false` or ``SessionStoreError/notFound``). The same contract fits an embedded database
+/// (``SQLiteSessionStore``) and a shared server one (PostgreSQL, several nodes): ids are made by the caller,
+/// pagination is by key, and abandoning stale live sessions takes a cutoff rather than assuming one process.
+///
+/// A session's life:
+///
+///     try await store.create(StoredSession(id: id, tenant: t, startedAt: now, summary: session.summary))
+///     try await store.checkpoint(id: id, tenant: t, summary: session.summary)  // every few seconds
+///     try await store.finish(id: id, tenant: t, summary: session.summary, status: .finished, endedAt: later)
+///
+/// and at start, before taking sessions: `try await store.abandonLiveSessions()`.
+public protocol SessionStore: Sendable {
+    /// Stores a new session: its row, reps and series, atomically.
+    ///
+    /// Usually `live` with the summary so far; a recorded session (`POST /v1/analyze`) may be stored `finished`.
+    /// - Parameter session: The session.
+    /// - Throws: ``SessionStoreError/alreadyExists`` if the id is taken; database errors.
+    func create(_ session: StoredSession) async throws
+
+    /// Replaces a live session's summary, reps and series with newer ones, atomically.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    ///   - summary: The summary so far.
+    /// - Throws: ``SessionStoreError/notFound``; ``SessionStoreError/notLive(_:)`` if it already ended (a late
+    ///   checkpoint never overwrites a final summary); database errors.
+    func checkpoint(id: SessionID, tenant: String, summary: SessionSummary) async throws
+
+    /// Ends a live session with its final summary.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    ///   - summary: The final summary.
+    ///   - status: `finished` or `abandoned`.
+    ///   - endedAt: When it ended, Unix milliseconds.
+    /// - Throws: ``SessionStoreError/invalidEndStatus(_:)`` for `live`; ``SessionStoreError/notFound``;
+    ///   ``SessionStoreError/notLive(_:)`` if it already ended; database errors.
+    func finish(
+        id: SessionID, tenant: String, summary: SessionSummary, status: SessionStatus, endedAt: Int64)
+        async throws
+
+    /// One session with its reps and series.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: The session, or nil if this tenant has none with this id.
+    /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
+    func session(id: SessionID, tenant: String) async throws -> StoredSession?
+
+    /// A session's value series (`GET /v1/sessions/{id}/series`).
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: The series (empty if none was stored), or nil if this tenant has no such session.
+    /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
+    func series(id: SessionID, tenant: String) async throws -> ValueSeries?
+
+    /// One page of a tenant's sessions, newest first, with reps but without series.
+    /// - Parameter query: Tenant, filters, page size and cursor.
+    /// - Returns: The page and the cursor of the next one.
+    /// - Throws: ``SessionStoreError/invalidCursor``; ``SessionStoreError/corruptRecord(id:)``; database errors.
+    func list(_ query: SessionQuery) async throws -> SessionPage
+
+    /// Deletes a session and everything stored for it (reps, series).
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: Whether there was such a session.
+    /// - Throws: Database errors.
+    func delete(id: SessionID, tenant: String) async throws -> Bool
+
+    /// Marks `abandoned` every live session (of any tenant) last written before `cutoff`, keeping its last
+    /// checkpoint; its end time becomes the time of that last write.
+    ///
+    /// A single node calls ``abandonLiveSessions()`` at start: whatever is live then was left by a dead process.
+    /// Nodes sharing a database pass a cutoff a few checkpoint intervals in the past instead.
+    /// - Parameter cutoff: Unix milliseconds (store clock).
+    /// - Returns: How many sessions were abandoned.
+    /// - Throws: Database errors.
+    func abandonLiveSessions(updatedBefore cutoff: Int64) async throws -> Int
+
+    /// Releases the database; later calls throw ``SessionStoreError/closed``. Calling it again does nothing.
+    func close() async
+}
+
+extension SessionStore {
+    /// Marks `abandoned` every live session: call it at start, before taking sessions, on a single node.
+    /// - Returns: How many sessions were abandoned.
+    /// - Throws: Database errors.
+    public func abandonLiveSessions() async throws -> Int {
+        try await abandonLiveSessions(updatedBefore: .max)
+    }
+}

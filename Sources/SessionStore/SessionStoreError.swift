@@ -1,0 +1,21 @@
+/// What a ``SessionStore`` throws. `Equatable`, so a test can expect one exact error.
+public enum SessionStoreError: Error, Sendable, Hashable {
+    /// The database failed: its result code (e.g. SQLite's extended code) and message.
+    case database(code: Int32, message: String)
+    /// The cursor was not made by this store (garbage, truncated or altered).
+    case invalidCursor
+    /// No session with this id for this tenant (another tenant's session is reported the same way).
+    case notFound
+    /// A session with this id already exists.
+    case alreadyExists
+    /// The session is not live, so it cannot be checkpointed or finished; its current status.
+    case notLive(SessionStatus)
+    /// `finish` was asked to end a session with a status other than `finished` or `abandoned`.
+    case invalidEndStatus(SessionStatus)
+    /// A stored record could not be read back (damaged, or written by incompatible code); its id as stored.
+    case corruptRecord(id: String)
+    /// The database's schema is newer than this code knows (its version, and the newest known).
+    case unsupportedSchemaVersion(found: Int, newestKnown: Int)
+    /// The store was closed.
+    case closed
+}

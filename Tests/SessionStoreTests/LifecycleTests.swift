@@ -1,0 +1,218 @@
+import MotionCore
+import Testing
+
+@testable import SessionStore
+
+@Suite struct LifecycleTests {
+    @Test func checkpointsThenFinishes() async throws {
+        let clock = ManualClock()
+        try await withStore(clock: clock) { store, _ in
+            var session = StoredSession.make(summary: SessionSummary(exercise: "elbowFlexion", side: .right))
+            try await store.create(session)
+            for step in 1...3 {
+                clock.advance(by: 5_000)
+                session.summary = .make(frames: 150 * step, reps: step)
+                try await store.checkpoint(id: session.id, tenant: session.tenant, summary: session.summary)
+                #expect(try await store.session(id: session.id, tenant: session.tenant) == session)
+            }
+            // Fewer reps than before (the client reset): the stored reps shrink too.
+            session.summary = .make(frames: 600, reps: 1)
+            try await store.checkpoint(id: session.id, tenant: session.tenant, summary: session.summary)
+            #expect(try await store.session(id: session.id, tenant: session.tenant) == session)
+
+            let final = SessionSummary.make(frames: 700, reps: 4, baseline: nil)
+            try await store.finish(
+                id: session.id, tenant: session.tenant, summary: final, status: .finished, endedAt: 1_764_424_893_400)
+            session.summary = final
+            session.status = .finished
+            session.endedAt = 1_764_424_893_400
+            #expect(try await store.session(id: session.id, tenant: session.tenant) == session)
+        }
+    }
+
+    @Test func neverOverwritesAnEndedSession() async throws {
+        try await withStore { store, _ in
+            let session = StoredSession.make()
+            try await store.create(session)
+            let final = SessionSummary.make(frames: 9)
+            try await store.finish(
+                id: session.id, tenant: session.tenant, summary: final, status: .finished, endedAt: 5)
+            await #expect(throws: SessionStoreError.notLive(.finished)) {
+                try await store.checkpoint(id: session.id, tenant: session.tenant, summary: .make(frames: 1))
+            }
+            await #expect(throws: SessionStoreError.notLive(.finished)) {
+                try await store.finish(
+                    id: session.id, tenant: session.tenant, summary: .make(frames: 1), status: .abandoned, endedAt: 6)
+            }
+            let read = try #require(try await store.session(id: session.id, tenant: session.tenant))
+            #expect(read.summary == final)
+            #expect(read.endedAt == 5)
+        }
+    }
+
+    @Test func refusesToFinishAsLive() async throws {
+        try await withStore { store, _ in
+            let session = StoredSession.make()
+            try await store.create(session)
+            await #expect(throws: SessionStoreError.invalidEndStatus(.live)) {
+                try await store.finish(
+                    id: session.id, tenant: session.tenant, summary: .make(), status: .live, endedAt: 1)
+            }
+        }
+    }
+
+    @Test func refusesADuplicateID() async throws {
+        try await withStore { store, path in
+            let session = StoredSession.make()
+            try await store.create(session)
+            await #expect(throws: SessionStoreError.alreadyExists) { try await store.create(session) }
+            var other = session
+            other.tenant = "clinic-2"
+            await #expect(throws: SessionStoreError.alreadyExists) { try await store.create(other) }
+            // The failed transactions left nothing behind.
+            let raw = try RawDatabase(path: path)
+            #expect(try raw.integer("SELECT count(*) FROM sessions") == 1)
+            #expect(try raw.integer("SELECT count(*) FROM reps") == session.summary.reps.count)
+            #expect(try await store.session(id: session.id, tenant: session.tenant) == session)
+        }
+    }
+
+    @Test func treatsAnotherTenantsSessionAsUnknown() async throws {
+        try await withStore { store, _ in
+            let session = StoredSession.make(tenant: "clinic-1")
+            try await store.create(session)
+            let unknown = SessionID(time: 1, random: 1)
+            for (id, tenant) in [(session.id, "clinic-2"), (unknown, "clinic-1")] {
+                #expect(try await store.session(id: id, tenant: tenant) == nil)
+                #expect(try await store.series(id: id, tenant: tenant) == nil)
+                await #expect(throws: SessionStoreError.notFound) {
+                    try await store.checkpoint(id: id, tenant: tenant, summary: .make())
+                }
+                await #expect(throws: SessionStoreError.notFound) {
+                    try await store.finish(id: id, tenant: tenant, summary: .make(), status: .finished, endedAt: 1)
+                }
+                #expect(try await store.delete(id: id, tenant: tenant) == false)
+            }
+            #expect(try await store.session(id: session.id, tenant: "clinic-1") == session)
+        }
+    }
+
+    @Test func deleteRemovesEverything() async throws {
+        try await withStore { store, path in
+            let doomed = StoredSession.make(random: 1)
+            let kept = StoredSession.make(random: 2)
+            try await store.create(doomed)
+            try await store.create(kept)
+            let raw = try RawDatabase(path: path)
+            let reps = "SELECT count(*) FROM reps WHERE session_id = ?1"
+            let series = "SELECT count(*) FROM series WHERE session_id = ?1"
+            #expect(try raw.integer(reps, doomed.id.description) == 3)
+            #expect(try raw.integer(series, doomed.id.description) == 1)
+
+            #expect(try await store.delete(id: doomed.id, tenant: doomed.tenant))
+            #expect(try raw.integer("SELECT count(*) FROM sessions WHERE id = ?1", doomed.id.description) == 0)
+            #expect(try raw.integer(reps, doomed.id.description) == 0)
+            #expect(try raw.integer(series, doomed.id.description) == 0)
+            #expect(try await store.session(id: doomed.id, tenant: doomed.tenant) == nil)
+            #expect(try await store.series(id: doomed.id, tenant: doomed.tenant) == nil)
+            #expect(try await store.delete(id: doomed.id, tenant: doomed.tenant) == false)
+
+            #expect(try raw.integer(reps, kept.id.description) == 3)
+            #expect(try raw.integer(series, kept.id.description) == 1)
+            #expect(try await store.session(id: kept.id, tenant: kept.tenant) == kept)
+        }
+    }
+
+    @Test func abandonsOnlyLiveSessions() async throws {
+        let clock = ManualClock(10_000)
+        try await withStore(clock: clock) { store, _ in
+            let live = StoredSession.make(random: 1, status: .live)
+            let finished = StoredSession.make(random: 2, status: .finished, endedAt: 7)
+            let abandoned = StoredSession.make(random: 3, status: .abandoned, endedAt: 8)
+            for session in [live, finished, abandoned] { try await store.create(session) }
+            clock.advance(by: 5_000)
+            try await store.checkpoint(id: live.id, tenant: live.tenant, summary: .make(frames: 42))
+            clock.advance(by: 60_000)
+
+            #expect(try await store.abandonLiveSessions() == 1)
+            let read = try #require(try await store.session(id: live.id, tenant: live.tenant))
+            #expect(read.status == .abandoned)
+            #expect(read.endedAt == 15_000)  // its last checkpoint
+            #expect(read.summary == .make(frames: 42))
+            #expect(try await store.session(id: finished.id, tenant: finished.tenant) == finished)
+            #expect(try await store.session(id: abandoned.id, tenant: abandoned.tenant) == abandoned)
+            #expect(try await store.abandonLiveSessions() == 0)
+        }
+    }
+
+    @Test func abandonsOnlySessionsSilentSinceTheCutoff() async throws {
+        let clock = ManualClock(10_000)
+        try await withStore(clock: clock) { store, _ in
+            let stale = StoredSession.make(random: 1, tenant: "a")
+            let fresh = StoredSession.make(random: 2, tenant: "b")
+            try await store.create(stale)
+            clock.advance(by: 20_000)
+            try await store.create(fresh)
+            #expect(try await store.abandonLiveSessions(updatedBefore: 20_000) == 1)
+            #expect(try await store.session(id: stale.id, tenant: "a")?.status == .abandoned)
+            #expect(try await store.session(id: fresh.id, tenant: "b")?.status == .live)
+        }
+    }
+
+    @Test func servesManyConcurrentWriters() async throws {
+        try await withStore { store, _ in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<100 {
+                    group.addTask {
+                        let session = StoredSession.make(
+                            startedAt: 1_764_424_800_000 + Int64(task), random: UInt128(task), subject: "s\(task % 10)",
+                            summary: SessionSummary(exercise: "squat"))
+                        try await store.create(session)
+                        for write in 1..<10 {
+                            try await store.checkpoint(
+                                id: session.id, tenant: session.tenant,
+                                summary: .make(exercise: "squat", frames: write, reps: write % 4))
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let page = try await store.list(SessionQuery(tenant: "clinic-1", limit: 500))
+            #expect(page.sessions.count == 100)
+            #expect(page.sessions.allSatisfy { $0.summary.frames == 9 && $0.summary.reps.count == 1 })
+        }
+    }
+
+    @Test func runsEveryCallOnItsOwnThread() async throws {
+        try await withStore { store, _ in
+            #expect(await store.openedOnStoreThread)
+            #expect(await store.isolatedCallRunsOnStoreThread())
+            #expect(!store.isOnStoreThread())
+        }
+    }
+
+    @Test func failsEveryCallAfterClose() async throws {
+        try await withStore { store, _ in
+            let session = StoredSession.make()
+            try await store.create(session)
+            await store.close()
+            await store.close()
+            await #expect(throws: SessionStoreError.closed) { try await store.create(.make(random: 9)) }
+            await #expect(throws: SessionStoreError.closed) {
+                try await store.session(id: session.id, tenant: session.tenant)
+            }
+            await #expect(throws: SessionStoreError.closed) { try await store.list(SessionQuery(tenant: "clinic-1")) }
+            await #expect(throws: SessionStoreError.closed) { try await store.abandonLiveSessions() }
+        }
+    }
+
+    @Test func worksThroughTheProtocol() async throws {
+        try await withStore { concrete, _ in
+            let store: any SessionStore = concrete
+            let session = StoredSession.make()
+            try await store.create(session)
+            #expect(try await store.list(SessionQuery(tenant: session.tenant)).sessions.map(\.id) == [session.id])
+            #expect(try await store.abandonLiveSessions() == 1)
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import MotionCore
+import Testing
+
+@testable import SessionStore
+
+@Suite struct RoundTripTests {
+    @Test(arguments: [128.0, nil] as [Double?])
+    func roundTripsAFullSession(baseline: Double?) async throws {
+        try await withStore { store, _ in
+            let session = StoredSession.make(summary: .make(baseline: baseline))
+            try await store.create(session)
+            let read = try #require(try await store.session(id: session.id, tenant: session.tenant))
+            #expect(read == session)
+            #expect(read.summary.baseline == baseline)
+            #expect(read.summary.series.values.contains(nil))
+            #expect(read.summary.reps[1].faults == [.keepUpperArmStill, .keepHipsLevel])
+            #expect(try await store.series(id: session.id, tenant: session.tenant) == session.summary.series)
+        }
+    }
+
+    @Test func roundTripsAnEmptySession() async throws {
+        try await withStore { store, _ in
+            let session = StoredSession.make(
+                subject: nil, summary: SessionSummary(exercise: "shoulderAbduction"))
+            try await store.create(session)
+            #expect(try await store.session(id: session.id, tenant: session.tenant) == session)
+            #expect(try await store.series(id: session.id, tenant: session.tenant) == ValueSeries())
+        }
+    }
+
+    @Test func roundTripsAHalvedSeriesThatGoesOnRecording() async throws {
+        try await withStore { store, _ in
+            // Capacity 16 over 100 samples: the interval has doubled several times.
+            var series = ValueSeries.make(count: 100, capacity: 16)
+            #expect(series.interval > 0.1)
+            let session = StoredSession.make(summary: .make(series: series))
+            try await store.create(session)
+            var read = try #require(try await store.series(id: session.id, tenant: session.tenant))
+            #expect(read == series)
+            for i in 100..<140 {
+                series.record(Double(i), at: 3.0 + Double(i) * 0.1)
+                read.record(Double(i), at: 3.0 + Double(i) * 0.1)
+            }
+            #expect(read == series)
+        }
+    }
+
+    @Test func roundTripsAFinishedSessionCreatedAtOnce() async throws {
+        try await withStore { store, _ in
+            let session = StoredSession.make(status: .finished, endedAt: 1_764_424_893_400)
+            try await store.create(session)
+            #expect(try await store.session(id: session.id, tenant: session.tenant) == session)
+        }
+    }
+
+    @Test func keepsExtremeNumbers() async throws {
+        try await withStore { store, _ in
+            var summary = SessionSummary.make(reps: 1)
+            summary.best = .greatestFiniteMagnitude
+            summary.baseline = -.leastNonzeroMagnitude
+            summary.frames = .max
+            summary.firstTimestamp = -1e300
+            summary.lastTimestamp = .infinity
+            let session = StoredSession.make(startedAt: 0, summary: summary)
+            try await store.create(session)
+            #expect(try await store.session(id: session.id, tenant: session.tenant) == session)
+        }
+    }
+
+    @Test(arguments: [
+        "x'00'", "zeroblob(15)", "x'000000000000F87F0000000000000000'",
+        "x'0000000000000040000000000000000000000000000000000000000000000000'",
+    ])
+    func reportsADamagedSeries(samples: String) async throws {
+        try await withStore { store, path in
+            let session = StoredSession.make()
+            try await store.create(session)
+            try RawDatabase(path: path).execute("UPDATE series SET samples = \(samples)")
+            await #expect(throws: SessionStoreError.corruptRecord(id: session.id.description)) {
+                try await store.series(id: session.id, tenant: session.tenant)
+            }
+            await #expect(throws: SessionStoreError.corruptRecord(id: session.id.description)) {
+                try await store.session(id: session.id, tenant: session.tenant)
+            }
+            #expect(try await store.list(SessionQuery(tenant: session.tenant)).sessions.count == 1)
+        }
+    }
+
+    @Test func reportsADamagedRow() async throws {
+        try await withStore { store, path in
+            let session = StoredSession.make()
+            try await store.create(session)
+            try RawDatabase(path: path).execute("UPDATE sessions SET fault_counts = 'keepHipsLevel=many'")
+            await #expect(throws: SessionStoreError.corruptRecord(id: session.id.description)) {
+                try await store.session(id: session.id, tenant: session.tenant)
+            }
+            await #expect(throws: SessionStoreError.corruptRecord(id: session.id.description)) {
+                try await store.list(SessionQuery(tenant: session.tenant))
+            }
+        }
+    }
+
+    @Test func skipsFaultNamesItDoesNotKnow() async throws {
+        try await withStore { store, path in
+            let session = StoredSession.make()
+            try await store.create(session)
+            let raw = try RawDatabase(path: path)
+            try raw.execute("UPDATE sessions SET fault_counts = 'keepHipsLevel=1,retiredFault=4'")
+            try raw.execute("UPDATE reps SET faults = 'retiredFault,keepThighStill'")
+            let read = try #require(try await store.session(id: session.id, tenant: session.tenant))
+            #expect(read.summary.faultCounts == [.keepHipsLevel: 1])
+            #expect(read.summary.reps.allSatisfy { $0.faults == [.keepThighStill] })
+        }
+    }
+
+    static let hostileStrings: [String] = [
+        "'; DROP TABLE sessions; --", "Robert'); DROP TABLE reps; --", "\"double\" 'single' `back`", "a\u{0}b\u{0}",
+        "\u{0}", "🏋️‍♀️ émoji ñ 中文 \u{202E}", "", " ", "%_*?\\", String(repeating: "x", count: 10_240),
+        String(repeating: "💥'\"\u{0}", count: 1_000),
+    ]
+
+    @Test(arguments: hostileStrings)
+    func roundTripsHostileTextVerbatim(_ text: String) async throws {
+        try await withStore { store, path in
+            let session = StoredSession.make(
+                tenant: "tenant " + text, subject: text, summary: .make(exercise: text))
+            let bystander = StoredSession.make(startedAt: 1, random: 2, tenant: "tenant " + text, subject: "other")
+            try await store.create(session)
+            try await store.create(bystander)
+            let read = try #require(try await store.session(id: session.id, tenant: session.tenant))
+            #expect(read.subject == text)
+            #expect(read.exercise == text)
+            #expect(read.tenant == session.tenant)
+            #expect(read == session)
+            let page = try await store.list(SessionQuery(tenant: session.tenant, subject: text, exercise: text))
+            #expect(page.sessions.map(\.id) == [session.id])
+            #expect(try await store.list(SessionQuery(tenant: session.tenant)).sessions.count == 2)
+            let raw = try RawDatabase(path: path)
+            #expect(try raw.integer("SELECT count(*) FROM sessions") == 2)
+            #expect(try raw.integer("SELECT count(*) FROM reps") == 6)
+        }
+    }
+}

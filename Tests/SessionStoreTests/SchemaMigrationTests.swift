@@ -1,0 +1,168 @@
+import Foundation
+import MotionCore
+import Testing
+
+@testable import SessionStore
+
+@Suite struct SchemaMigrationTests {
+    @Test func migratesAnEmptyFileToTheNewestVersion() async throws {
+        try await withStore { store, path in
+            let raw = try RawDatabase(path: path)
+            #expect(try raw.integer("PRAGMA user_version") == SQLiteSchema.newestVersion)
+            #expect(SQLiteSchema.newestVersion == 2)
+            #expect(try raw.strings("PRAGMA journal_mode") == ["wal"])
+            let tables = try raw.strings("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            #expect(tables == ["reps", "series", "sessions"])
+            let indexes = try raw.strings(
+                "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            #expect(
+                indexes == [
+                    "sessions_by_exercise", "sessions_by_start", "sessions_by_status", "sessions_by_subject",
+                    "sessions_live",
+                ])
+        }
+    }
+
+    @Test func createsParentDirectories() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("a/b/c/motion.sqlite")
+            let store = try await SQLiteSessionStore(path: path.path)
+            try await store.create(.make())
+            await store.close()
+            #expect(FileManager.default.fileExists(atPath: path.path))
+        }
+    }
+
+    @Test func reopeningKeepsDataAndVersion() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("store.sqlite")
+            let session = StoredSession.make()
+            let first = try await SQLiteSessionStore(path: path.path)
+            try await first.create(session)
+            await first.close()
+            let second = try await SQLiteSessionStore(path: path.path)
+            #expect(try await second.session(id: session.id, tenant: session.tenant) == session)
+            await second.close()
+            #expect(try RawDatabase(path: path).integer("PRAGMA user_version") == 2)
+        }
+    }
+
+    @Test func migratesAVersionOneDatabaseKeepingItsData() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("v1.sqlite")
+            let finished = SessionID(time: 1_764_424_800_000, random: 1)
+            let live = SessionID(time: 1_764_424_900_000, random: 2)
+            do {
+                // A database as the version-1 code left it.
+                let raw = try RawDatabase(path: path)
+                try SQLiteSchema.migrate(raw.connection, upTo: 1)
+                #expect(try raw.integer("PRAGMA user_version") == 1)
+                #expect(try raw.integer("SELECT count(*) FROM sqlite_master WHERE name = 'series'") == 0)
+                try raw.execute(
+                    """
+                    INSERT INTO sessions (id, tenant, subject, exercise, side, status, started_at, ended_at, first_t,
+                        last_t, frames, visible_frames, rep_count, rejected_count, best, baseline, fault_counts)
+                    VALUES ('\(finished)', 'clinic-1', 'patient-17', 'elbowFlexion', 'right', 'finished',
+                        1764424800000, 1764424893400, 1.5, 94.9, 2802, 2718, 1, 1, 142.5, 128.0,
+                        'keepUpperArmStill=2'),
+                        ('\(live)', 'clinic-1', 'patient-18', 'squat', NULL, 'live', 1764424900000, NULL, NULL, NULL,
+                        0, 0, 0, 0, NULL, NULL, '');
+                    INSERT INTO reps (session_id, position, number, peak, trough, start_t, end_t, faults)
+                    VALUES ('\(finished)', 0, 1, 130.2, 12.5, 3.1, 5.0, ''),
+                        ('\(finished)', 1, 2, 131.0, 12.0, 6.0, 8.5, 'keepUpperArmStill');
+                    """)
+                raw.connection.close()
+            }
+
+            let clock = ManualClock(1_764_425_000_000)
+            let store = try await SQLiteSessionStore(path: path.path, configuration: .init(clock: clock.read))
+            #expect(try RawDatabase(path: path).integer("PRAGMA user_version") == 2)
+
+            let old = try #require(try await store.session(id: finished, tenant: "clinic-1"))
+            #expect(old.subject == "patient-17")
+            #expect(old.status == .finished)
+            #expect(old.endedAt == 1_764_424_893_400)
+            #expect(old.summary.side == .right)
+            #expect(old.summary.faultCounts == [.keepUpperArmStill: 2])
+            #expect(
+                old.summary.reps == [
+                    Rep(index: 1, peak: 130.2, trough: 12.5, start: 3.1, end: 5.0),
+                    Rep(index: 2, peak: 131.0, trough: 12.0, start: 6.0, end: 8.5, faults: [.keepUpperArmStill]),
+                ])
+            #expect(old.summary.series == ValueSeries())  // none stored before v2
+            #expect(try await store.series(id: finished, tenant: "clinic-1") == ValueSeries())
+
+            // Version-2 features on migrated rows: series, filter indexes, abandoning by last write.
+            let summary = SessionSummary.make(exercise: "squat", side: nil)
+            try await store.checkpoint(id: live, tenant: "clinic-1", summary: summary)
+            #expect(try await store.series(id: live, tenant: "clinic-1") == summary.series)
+            let page = try await store.list(SessionQuery(tenant: "clinic-1", subject: "patient-18"))
+            #expect(page.sessions.map(\.id) == [live])
+            #expect(try await store.abandonLiveSessions(updatedBefore: 1_764_424_999_999) == 0)
+            #expect(try await store.abandonLiveSessions() == 1)
+            let abandoned = try #require(try await store.session(id: live, tenant: "clinic-1"))
+            #expect(abandoned.status == .abandoned)
+            #expect(abandoned.endedAt == 1_764_425_000_000)
+            #expect(abandoned.summary == summary)
+            await store.close()
+        }
+    }
+
+    @Test func setsLastWriteOfMigratedRowsToTheirLastKnownTime() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("v1.sqlite")
+            let raw = try RawDatabase(path: path)
+            try SQLiteSchema.migrate(raw.connection, upTo: 1)
+            try raw.execute(
+                """
+                INSERT INTO sessions (id, tenant, exercise, status, started_at, frames, visible_frames, rep_count,
+                    rejected_count)
+                VALUES ('\(SessionID(time: 1, random: 1))', 't', 'squat', 'live', 1000, 0, 0, 0, 0);
+                """)
+            try SQLiteSchema.migrate(raw.connection)
+            #expect(try raw.integer("SELECT updated_at FROM sessions") == 1000)
+            raw.connection.close()
+        }
+    }
+
+    @Test func refusesADatabaseFromNewerCode() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("future.sqlite")
+            let raw = try RawDatabase(path: path)
+            try raw.execute("PRAGMA user_version = 99")
+            raw.connection.close()
+            await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 2)) {
+                _ = try await SQLiteSessionStore(path: path.path)
+            }
+        }
+    }
+
+    @Test func refusesAFileThatIsNotADatabase() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("text.sqlite")
+            try Data(repeating: 0x41, count: 4_096).write(to: path)
+            await #expect {
+                _ = try await SQLiteSessionStore(path: path.path)
+            } throws: { error in
+                guard case .database(let code, _) = error as? SessionStoreError else { return false }
+                return code == 26  // SQLITE_NOTADB
+            }
+        }
+    }
+
+    @Test(arguments: [
+        SessionQuery(tenant: "t"), SessionQuery(tenant: "t", subject: "s"), SessionQuery(tenant: "t", exercise: "e"),
+        SessionQuery(tenant: "t", status: .live), SessionQuery(tenant: "t", from: 1, to: 2),
+        SessionQuery(tenant: "t", subject: "s", exercise: "e", status: .finished, from: 1, to: 9, cursor: "c"),
+    ])
+    func listsThroughAnIndexWithoutSorting(_ query: SessionQuery) async throws {
+        try await withStore { _, path in
+            let plan = try RawDatabase(path: path).strings(
+                "EXPLAIN QUERY PLAN " + SQLiteSessionStore.listSQL(for: query), column: 3
+            ).joined(separator: "\n")
+            #expect(plan.contains("USING INDEX sessions_by_") || plan.contains("USING COVERING INDEX"), "\(plan)")
+            #expect(!plan.contains("TEMP B-TREE"), "\(plan)")
+            #expect(!plan.contains("SCAN sessions\n") && !plan.hasSuffix("SCAN sessions"), "\(plan)")
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import MotionCore
+import Synchronization
+import Testing
+
+@testable import SessionStore
+
+/// A fresh directory under the system's temporary directory, removed after `body`.
+func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("session-store-tests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    return try await body(directory)
+}
+
+/// Opens a store on a fresh file, runs `body`, then closes it.
+func withStore<T>(
+    clock: ManualClock = ManualClock(), _ body: (SQLiteSessionStore, URL) async throws -> T
+) async throws -> T {
+    try await withTemporaryDirectory { directory in
+        let path = directory.appendingPathComponent("store.sqlite")
+        let store = try await SQLiteSessionStore(path: path.path, configuration: .init(clock: clock.read))
+        let result = try await body(store, path)
+        await store.close()
+        return result
+    }
+}
+
+/// A wall clock the test sets.
+final class ManualClock: Sendable {
+    private let milliseconds: Mutex<Int64>
+
+    init(_ start: Int64 = 1_764_424_800_000) { milliseconds = Mutex(start) }
+
+    var now: Int64 {
+        get { milliseconds.withLock { $0 } }
+        set { milliseconds.withLock { $0 = newValue } }
+    }
+
+    @Sendable func read() -> Int64 { now }
+
+    func advance(by delta: Int64) { milliseconds.withLock { $0 += delta } }
+}
+
+/// Raw SQL on a store's file, through a second connection, for checks the store's API does not expose.
+struct RawDatabase {
+    let connection: SQLiteConnection
+
+    init(path: URL) throws { connection = try SQLiteConnection(path: path.path) }
+
+    func integer(_ sql: String, _ text: String? = nil) throws -> Int {
+        try connection.withStatement(sql) { statement throws(SessionStoreError) in
+            if let text { try statement.bind(text, at: 1) }
+            return try statement.step() ? statement.int(0) : 0
+        }
+    }
+
+    func strings(_ sql: String, column: Int32 = 0) throws -> [String] {
+        try connection.withStatement(sql) { statement throws(SessionStoreError) in
+            var rows: [String] = []
+            while try statement.step() { rows.append(statement.string(column)) }
+            return rows
+        }
+    }
+
+    func execute(_ sql: String) throws { try connection.execute(sql) }
+}
+
+extension ValueSeries {
+    /// A series of `count` samples at 10 Hz, every seventh value missing.
+    static func make(count: Int = 40, interval: Double = 0.1, capacity: Int = 36_000) -> ValueSeries {
+        var series = ValueSeries(interval: interval, capacity: capacity)
+        for i in 0..<count { series.record(i % 7 == 3 ? nil : 20 + Double(i) * 1.37, at: 3.0 + Double(i) * 0.1) }
+        return series
+    }
+}
+
+extension SessionSummary {
+    /// A summary with every part filled: reps with and without faults, fault counts, a series with gaps.
+    static func make(
+        exercise: String = "elbowFlexion", side: BodySide? = .right, frames: Int = 2_802, reps: Int = 3,
+        baseline: Double? = 128.0, series: ValueSeries = .make()
+    ) -> SessionSummary {
+        let repList = (0..<reps).map { (i: Int) -> Rep in
+            let offset = Double(i)
+            let faults: FormFeedbackSet = i == 1 ? [.keepUpperArmStill, .keepHipsLevel] : []
+            return Rep(
+                index: i + 1, peak: 130.2 + offset, trough: 12.5, start: 3.1 + offset * 2, end: 5.0 + offset * 2,
+                faults: faults)
+        }
+        return SessionSummary(
+            exercise: exercise, side: side, firstTimestamp: 1.5, lastTimestamp: 94.9, frames: frames,
+            visibleFrames: frames - 84, repCount: max(0, reps - 1), rejectedCount: reps > 1 ? 1 : 0,
+            best: reps > 0 ? 132.2 : nil, baseline: baseline, reps: repList,
+            faultCounts: reps > 1 ? [.keepUpperArmStill: 2, .keepHipsLevel: 1] : [:], series: series)
+    }
+}
+
+extension StoredSession {
+    /// A live session of tenant `clinic-1` started at `startedAt`, with an id made from it.
+    static func make(
+        startedAt: Int64 = 1_764_424_800_000, random: UInt128 = 1, tenant: String = "clinic-1",
+        subject: String? = "patient-17", status: SessionStatus = .live, endedAt: Int64? = nil,
+        summary: SessionSummary = .make()
+    ) -> StoredSession {
+        StoredSession(
+            id: SessionID(time: UInt64(startedAt), random: random), tenant: tenant, subject: subject, status: status,
+            startedAt: startedAt, endedAt: endedAt, summary: summary)
+    }
+}

@@ -1,0 +1,55 @@
+// A write/query micro-benchmark of SQLiteSessionStore: checkpoints per second and list latency percentiles.
+//
+//     swift run -c release store-bench [SESSIONS]
+//
+// Work is inside a function: closures at the top level of main.swift are main-actor isolated.
+import Foundation
+import MotionCore
+import SessionStore
+
+func run() async throws {
+    let sessions = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 2_000 : 2_000
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-bench-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try await SQLiteSessionStore(path: directory.appendingPathComponent("bench.sqlite").path)
+    var series = ValueSeries(interval: 0.1, capacity: 36_000)
+    for step in 0..<600 { series.record(Double(step % 90), at: Double(step) * 0.1) }  // one minute at 10 Hz
+    var summary = SessionSummary(exercise: "elbowFlexion", side: .right, frames: 1_800, visibleFrames: 1_750)
+    summary.reps = (1...10).map {
+        Rep(index: $0, peak: 130, trough: 20, start: Double($0 * 6), end: Double($0 * 6 + 3))
+    }
+    summary.faultCounts = [.keepUpperArmStill: 2]
+    summary.series = series
+
+    let clock = ContinuousClock()
+    var ids: [SessionID] = []
+    let createTime = try await clock.measure {
+        for i in 0..<sessions {
+            let id = SessionID.generate(at: 1_700_000_000_000 + Int64(i))
+            ids.append(id)
+            try await store.create(
+                StoredSession(
+                    id: id, tenant: "t\(i % 4)", subject: "s\(i % 50)", startedAt: 1_700_000_000_000 + Int64(i),
+                    summary: summary))
+        }
+    }
+    let checkpointTime = try await clock.measure {
+        for (i, id) in ids.enumerated() { try await store.checkpoint(id: id, tenant: "t\(i % 4)", summary: summary) }
+    }
+    var latencies: [Duration] = []
+    for i in 0..<500 {
+        let start = clock.now
+        _ = try await store.list(SessionQuery(tenant: "t\(i % 4)", subject: i % 2 == 0 ? "s\(i % 50)" : nil))
+        latencies.append(clock.now - start)
+    }
+    latencies.sort()
+    func perSecond(_ duration: Duration) -> Int {
+        Int(Double(sessions) / (Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18))
+    }
+    print("sessions: \(sessions) (10 reps, 600-sample series each)")
+    print("create: \(perSecond(createTime))/s, checkpoint: \(perSecond(checkpointTime))/s")
+    print("list (limit 50): p50 \(latencies[latencies.count / 2]), p99 \(latencies[latencies.count * 99 / 100])")
+    await store.close()
+}
+
+try await run()
