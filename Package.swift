@@ -18,6 +18,7 @@ let package = Package(
         .target(name: "MotionSimulation", dependencies: ["MotionCore"], swiftSettings: strict),
         .target(name: "CNetShim"),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "MotionWire", dependencies: ["MotionCore"], swiftSettings: strict),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SessionStore", dependencies: ["MotionCore", "CSQLite"], swiftSettings: strict),
         .executableTarget(
@@ -45,6 +46,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionSimulation"], swiftSettings: strict),
         .testTarget(name: "MotionSimulationTests", dependencies: ["MotionSimulation"], swiftSettings: strict),
+        .testTarget(
+            name: "MotionWireTests", dependencies: ["MotionWire", "MotionCore"], exclude: ["Fixtures"],
+            swiftSettings: strict),
         .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "MotionCore"], swiftSettings: strict),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire"], swiftSettings: strict),

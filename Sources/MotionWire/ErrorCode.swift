@@ -1,0 +1,43 @@
+/// The `code` of an `error` message (PROTOCOL.md §3) and of a REST error body (§5): the single source of truth.
+///
+/// A struct with static members rather than an enum, so codes can be added without breaking exhaustive
+/// switches in clients of this module. Raw values are stable wire names.
+public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The wire name, e.g. `invalidPose`.
+    public let rawValue: String
+
+    /// Creates a code from its wire name.
+    /// - Parameter rawValue: The wire name.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// The wire name.
+    public var description: String { rawValue }
+
+    /// The message is not well-formed JSON (RFC 8259), is not a JSON object, or is not UTF-8. Decided by the
+    /// decoder.
+    public static let invalidJSON = ErrorCode(rawValue: "invalidJSON")
+    /// `type` is missing, not a string, or not a known message type. Decided by the decoder.
+    public static let unknownType = ErrorCode(rawValue: "unknownType")
+    /// A message other than `start` arrived before `start`. Decided by the server.
+    public static let notStarted = ErrorCode(rawValue: "notStarted")
+    /// A second `start` arrived. Decided by the server.
+    public static let alreadyStarted = ErrorCode(rawValue: "alreadyStarted")
+    /// `start` named an exercise the catalog does not have. Decided by the server.
+    public static let unknownExercise = ErrorCode(rawValue: "unknownExercise")
+    /// `start` named a one-sided exercise without `side`. Decided by the server.
+    public static let missingSide = ErrorCode(rawValue: "missingSide")
+    /// A pose (or a frame of a batch) lacks `t`, has a field of the wrong type, a value out of range, or lacks
+    /// what its input format needs. Decided by the decoder.
+    public static let invalidPose = ErrorCode(rawValue: "invalidPose")
+    /// A pose's `t` is not greater than the previous one's (PROTOCOL.md §2). Decided by the server.
+    public static let nonIncreasingTime = ErrorCode(rawValue: "nonIncreasingTime")
+    /// The client sends faster than the server allows. Decided by the server.
+    public static let rateLimited = ErrorCode(rawValue: "rateLimited")
+    /// The message (or a batch's frame count) exceeds ``WireLimits``. Decided by the decoder.
+    /// An extension of PROTOCOL.md §3; over WebSocket the connection may instead be closed with 1009.
+    public static let messageTooBig = ErrorCode(rawValue: "messageTooBig")
+    /// A known message other than a pose has a field of the wrong type or an invalid value, e.g. `start` without
+    /// `exercise`, `"format":"openpose"` or a `subject` over 128 characters. Decided by the decoder.
+    /// An extension of PROTOCOL.md §3.
+    public static let invalidMessage = ErrorCode(rawValue: "invalidMessage")
+}

@@ -1,0 +1,77 @@
+/// Running a decoder over a whole message, and the typed reads decoders share.
+extension JSONReader {
+    /// Runs `body` over one JSON text and maps every failure to a ``WireError``.
+    ///
+    /// A syntax error anywhere in the input outranks a semantic one found earlier (a `t` given as a string, say):
+    /// when `body` throws a `WireError`, the whole input is validated again and a syntax error, if any, is thrown
+    /// instead, so the answer does not depend on where in the message the decoder stopped.
+    /// - Parameters:
+    ///   - bytes: The message.
+    ///   - limits: Size and depth limits.
+    ///   - body: Reads one value; ``finish()`` is checked afterwards.
+    /// - Throws: `WireError` with `invalidJSON` or `messageTooBig` for syntax and size errors, else what `body`
+    ///   throws.
+    static func decode<Result>(
+        _ bytes: UnsafeRawBufferPointer, limits: WireLimits, _ body: (inout JSONReader) throws -> Result
+    ) throws(WireError) -> Result {
+        do {
+            var reader = try JSONReader(bytes, limits: limits)
+            let result = try body(&reader)
+            try reader.finish()
+            return result
+        } catch let error as JSONError {
+            throw WireError(error)
+        } catch let error as WireError {
+            if let syntaxError = validate(bytes, limits: limits) { throw WireError(syntaxError) }
+            throw error
+        } catch {
+            throw WireError(code: .invalidJSON, message: "\(error)")
+        }
+    }
+
+    /// Runs `body` over one JSON text held in an array, as ``decode(_:limits:_:)-(UnsafeRawBufferPointer,_,_)``.
+    static func decode<Result>(
+        _ bytes: [UInt8], limits: WireLimits, _ body: (inout JSONReader) throws -> Result
+    ) throws(WireError) -> Result {
+        let outcome = bytes.withUnsafeBytes { raw in
+            Swift.Result { () throws(WireError) -> Result in try decode(raw, limits: limits, body) }
+        }
+        return try outcome.get()
+    }
+
+    /// The first syntax error of `bytes`, or nil when it is one well-formed JSON value.
+    static func validate(_ bytes: UnsafeRawBufferPointer, limits: WireLimits) -> JSONError? {
+        do throws(JSONError) {
+            var reader = try JSONReader(bytes, limits: limits)
+            try reader.skipValue()
+            try reader.finish()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Reads a number, or throws `error` (built only then) when the value is of another kind.
+    mutating func readNumber(or error: @autoclosure () -> WireError) throws -> Double {
+        guard try peekKind() == .number else { throw error() }
+        return try readNumber()
+    }
+
+    /// Reads a number or `null`, or throws `error` (built only then) when the value is of another kind.
+    mutating func readOptionalNumber(or error: @autoclosure () -> WireError) throws -> Double? {
+        switch try peekKind() {
+        case .number: return try readNumber()
+        case .null:
+            try readNull()
+            return nil
+        default: throw error()
+        }
+    }
+
+    /// Consumes `null` and returns true, or returns false without consuming anything.
+    mutating func readNullIfPresent() throws -> Bool {
+        guard try peekKind() == .null else { return false }
+        try readNull()
+        return true
+    }
+}

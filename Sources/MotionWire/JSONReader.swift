@@ -1,0 +1,224 @@
+/// A pull reader over one JSON text (RFC 8259) in UTF-8, for decoders that know the shape they expect.
+///
+/// The reader never builds a tree: a decoder asks what kind of value comes next, then reads it, steps into it or
+/// skips it. Member names are byte ranges compared in place, so known keys and skipped members cost no
+/// allocation. Every read validates what it passes over, so a document is accepted only if it is well-formed.
+///
+/// ```swift
+/// try bytes.withUnsafeBytes { raw in
+///     var reader = try JSONReader(raw, limits: WireLimits())
+///     try reader.beginObject()
+///     var first = true
+///     while let key = try reader.nextKey(&first) {
+///         if reader.key(key, is: "t") { t = try reader.readNumber() } else { try reader.skipValue() }
+///     }
+///     try reader.finish()
+/// }
+/// ```
+///
+/// The reader borrows the bytes: it must not outlive the `withUnsafeBytes` call that created it.
+struct JSONReader {
+    /// What kind of value starts at the current position.
+    enum ValueKind: Equatable {
+        case object, array, string, number, bool, null
+    }
+
+    /// A member name or string value: the raw bytes between the quotes, still escaped when `hasEscapes`.
+    struct StringToken {
+        /// Offset of the first byte after the opening quote.
+        var start: Int
+        /// Offset of the closing quote.
+        var end: Int
+        /// Whether the raw bytes contain a backslash escape.
+        var hasEscapes: Bool
+    }
+
+    let bytes: UnsafeRawBufferPointer
+    /// The offset of the next unread byte.
+    var offset = 0
+    /// How many objects and arrays are open.
+    private(set) var depth = 0
+    private let maxDepth: Int
+
+    /// Creates a reader at the start of `bytes`.
+    /// - Throws: `JSONError.Reason.tooLarge` when `bytes` exceeds `limits.maxMessageBytes`.
+    init(_ bytes: UnsafeRawBufferPointer, limits: WireLimits) throws(JSONError) {
+        guard bytes.count <= limits.maxMessageBytes else { throw JSONError(offset: 0, reason: .tooLarge) }
+        self.bytes = bytes
+        self.maxDepth = limits.maxDepth
+    }
+
+    // MARK: Structure
+
+    /// The kind of the next value, after skipping whitespace; nothing is consumed.
+    mutating func peekKind() throws(JSONError) -> ValueKind {
+        skipWhitespace()
+        guard offset < bytes.count else { throw error(.unexpectedEnd) }
+        switch bytes[offset] {
+        case UInt8(ascii: "{"): return .object
+        case UInt8(ascii: "["): return .array
+        case UInt8(ascii: "\""): return .string
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
+        case UInt8(ascii: "n"): return .null
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+            throw error(.invalidLiteral)  // NaN, Infinity, undefined…
+        default: throw error(.unexpectedByte)
+        }
+    }
+
+    /// Consumes `{`. Follow with ``nextKey(_:)`` until it returns nil.
+    mutating func beginObject() throws(JSONError) {
+        try open(UInt8(ascii: "{"))
+    }
+
+    /// Consumes `[`. Follow with ``nextElement(_:)`` until it returns false.
+    mutating func beginArray() throws(JSONError) {
+        try open(UInt8(ascii: "["))
+    }
+
+    private mutating func open(_ bracket: UInt8) throws(JSONError) {
+        skipWhitespace()
+        guard offset < bytes.count else { throw error(.unexpectedEnd) }
+        guard bytes[offset] == bracket else { throw error(.unexpectedByte) }
+        guard depth < maxDepth else { throw error(.tooDeep) }
+        depth += 1
+        offset += 1
+    }
+
+    /// The next member name of the open object, with its `:` consumed, or nil after consuming the closing `}`.
+    /// - Parameter isFirst: Cursor state; start with `true` for each object.
+    /// - Throws: `JSONError` for a missing comma or colon, a trailing comma (RFC 8259 §4) or a bad name.
+    mutating func nextKey(_ isFirst: inout Bool) throws(JSONError) -> StringToken? {
+        skipWhitespace()
+        guard offset < bytes.count else { throw error(.unexpectedEnd) }
+        if bytes[offset] == UInt8(ascii: "}") {
+            offset += 1
+            depth -= 1
+            return nil
+        }
+        if isFirst {
+            isFirst = false
+        } else {
+            guard bytes[offset] == UInt8(ascii: ",") else { throw error(.unexpectedByte) }
+            offset += 1
+            skipWhitespace()
+            guard offset < bytes.count else { throw error(.unexpectedEnd) }
+        }
+        guard bytes[offset] == UInt8(ascii: "\"") else { throw error(.expectedKey) }
+        let key = try scanString()
+        skipWhitespace()
+        guard offset < bytes.count else { throw error(.unexpectedEnd) }
+        guard bytes[offset] == UInt8(ascii: ":") else { throw error(.expectedColon) }
+        offset += 1
+        return key
+    }
+
+    /// Whether another element of the open array follows (its comma consumed); false after consuming `]`.
+    /// - Parameter isFirst: Cursor state; start with `true` for each array.
+    /// - Throws: `JSONError` for a missing comma. A trailing comma fails when the element is read.
+    mutating func nextElement(_ isFirst: inout Bool) throws(JSONError) -> Bool {
+        skipWhitespace()
+        guard offset < bytes.count else { throw error(.unexpectedEnd) }
+        if bytes[offset] == UInt8(ascii: "]") {
+            offset += 1
+            depth -= 1
+            return false
+        }
+        if isFirst {
+            isFirst = false
+        } else {
+            guard bytes[offset] == UInt8(ascii: ",") else { throw error(.unexpectedByte) }
+            offset += 1
+        }
+        return true
+    }
+
+    /// Checks that only whitespace follows the top-level value (RFC 8259 §2).
+    mutating func finish() throws(JSONError) {
+        skipWhitespace()
+        guard offset == bytes.count else { throw error(.trailingBytes) }
+    }
+
+    // MARK: Scalars
+
+    /// Reads `true` or `false`.
+    mutating func readBool() throws(JSONError) -> Bool {
+        skipWhitespace()
+        if try consumeLiteral("true") { return true }
+        if try consumeLiteral("false") { return false }
+        throw error(.invalidLiteral)
+    }
+
+    /// Reads `null`.
+    mutating func readNull() throws(JSONError) {
+        skipWhitespace()
+        guard try consumeLiteral("null") else { throw error(.invalidLiteral) }
+    }
+
+    private mutating func consumeLiteral(_ literal: StaticString) throws(JSONError) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        let text = UnsafeRawBufferPointer(start: literal.utf8Start, count: count)
+        guard offset < bytes.count, bytes[offset] == text[0] else { return false }
+        for index in 1..<count {
+            guard offset + index < bytes.count else { throw JSONError(offset: bytes.count, reason: .unexpectedEnd) }
+            guard bytes[offset + index] == text[index] else {
+                throw JSONError(offset: offset + index, reason: .invalidLiteral)
+            }
+        }
+        offset += count
+        return true
+    }
+
+    /// Skips one value of any kind, validating it completely.
+    mutating func skipValue() throws(JSONError) {
+        switch try peekKind() {
+        case .object:
+            try beginObject()
+            var first = true
+            while try nextKey(&first) != nil { try skipValue() }
+        case .array:
+            try beginArray()
+            var first = true
+            while try nextElement(&first) { try skipValue() }
+        case .string: _ = try scanString()
+        case .number: _ = try scanNumber()
+        case .bool: _ = try readBool()
+        case .null: try readNull()
+        }
+    }
+
+    /// Whether a member name (or string value) equals `name`, compared on bytes without allocating when the
+    /// token has no escapes.
+    func key(_ token: StringToken, is name: StaticString) -> Bool {
+        let expected = UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        guard token.hasEscapes else {
+            guard token.end - token.start == expected.count else { return false }
+            for index in 0..<expected.count where bytes[token.start + index] != expected[index] { return false }
+            return true
+        }
+        return unescapedBytes(token).elementsEqual(expected)
+    }
+
+    // MARK: Helpers
+
+    /// Skips JSON whitespace: space, tab, line feed, carriage return (RFC 8259 §2).
+    @inline(__always)
+    mutating func skipWhitespace() {
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case 0x20, 0x09, 0x0A, 0x0D: offset += 1
+            default: return
+            }
+        }
+    }
+
+    /// An error at the current offset.
+    func error(_ reason: JSONError.Reason) -> JSONError {
+        JSONError(offset: offset, reason: reason)
+    }
+}
+
+/// The reader borrows memory it does not own; it must stay on the thread and in the scope that created it.
+@available(*, unavailable)
+extension JSONReader: Sendable {}

@@ -1,0 +1,127 @@
+/// Decodes the client messages of a live session (PROTOCOL.md §3) from WebSocket text frames.
+///
+/// Holds the session's ``PoseDecoder``: create it with the defaults, and once the server accepts `start`, call
+/// ``configure(for:)`` so later `pose` and `poses` messages are read in the session's input format.
+///
+/// ```swift
+/// var decoder = MessageDecoder()
+/// switch try decoder.decode(frame) {
+/// case .start(let start): decoder.configure(for: start)
+/// case .pose(let pose): …
+/// default: …
+/// }
+/// ```
+///
+/// Error codes decided here: `invalidJSON` (not well-formed JSON, not an object), `messageTooBig`,
+/// `unknownType` (`type` missing, not a string or unknown), `invalidPose` (`pose`, `poses`) and `invalidMessage`
+/// (`start`). A syntax error outranks every other error, wherever it is in the message.
+public struct MessageDecoder: Sendable, Hashable {
+    /// Reads the frames of `pose` and `poses` messages.
+    public var poseDecoder: PoseDecoder
+
+    /// Creates a decoder.
+    /// - Parameter poseDecoder: Reads pose frames; the default reads the `joints` format.
+    public init(poseDecoder: PoseDecoder = PoseDecoder()) {
+        self.poseDecoder = poseDecoder
+    }
+
+    /// Size, depth and batch limits (those of ``poseDecoder``).
+    public var limits: WireLimits { poseDecoder.limits }
+
+    /// Reads later poses in the format, mirroring and confidence threshold `start` asked for, keeping the limits.
+    /// - Parameter start: The accepted `start` message.
+    public mutating func configure(for start: StartRequest) {
+        poseDecoder = PoseDecoder(start, limits: poseDecoder.limits)
+    }
+
+    /// Decodes one message.
+    /// - Parameter bytes: One WebSocket text frame (UTF-8 JSON).
+    /// - Returns: The message.
+    /// - Throws: `WireError`; see the type's documentation for the codes.
+    /// - Complexity: O(n) in the size of the message.
+    public func decode(_ bytes: [UInt8]) throws(WireError) -> ClientMessage {
+        let outcome = bytes.withUnsafeBytes { raw in
+            Result { () throws(WireError) -> ClientMessage in try decode(raw) }
+        }
+        return try outcome.get()
+    }
+
+    /// Decodes one message from raw bytes.
+    /// - Parameter bytes: One WebSocket text frame (UTF-8 JSON).
+    /// - Returns: The message.
+    /// - Throws: `WireError`; see the type's documentation for the codes.
+    public func decode(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> ClientMessage {
+        let type = try messageType(of: bytes)
+        return try JSONReader.decode(bytes, limits: limits) { reader in
+            switch type {
+            case .start: return .start(try StartRequest.read(&reader))
+            case .pose: return .pose(try poseDecoder.readPose(&reader))
+            case .poses: return .poses(try poseDecoder.readBatch(&reader))
+            case .reset, .baseline, .stop:
+                try reader.skipValue()
+                return type == .reset ? .reset : type == .baseline ? .baseline : .stop
+            }
+        }
+    }
+
+    private enum MessageType {
+        case start, pose, poses, reset, baseline, stop
+    }
+
+    /// Finds `type` among the top-level members, usually the first, without reading the others.
+    private func messageType(of bytes: UnsafeRawBufferPointer) throws(WireError) -> MessageType {
+        let scan: TypeScan
+        do throws(JSONError) {
+            scan = try scanType(bytes)
+        } catch {
+            throw WireError(error)
+        }
+        switch scan {
+        case .found(let type): return type
+        case .notAnObject: throw WireError(code: .invalidJSON, message: "a message must be a JSON object")
+        case .missing: throw WireError(code: .unknownType, message: "type is missing")
+        case .notAString: throw unknownType("type must be a string", bytes)
+        case .unknown(let name): throw unknownType("unknown type \"\(name)\"", bytes)
+        }
+    }
+
+    private enum TypeScan {
+        case found(MessageType)
+        case notAnObject, missing, notAString
+        case unknown(String)
+    }
+
+    private func scanType(_ bytes: UnsafeRawBufferPointer) throws(JSONError) -> TypeScan {
+        var reader = try JSONReader(bytes, limits: limits)
+        guard try reader.peekKind() == .object else {
+            try reader.skipValue()
+            try reader.finish()
+            return .notAnObject
+        }
+        try reader.beginObject()
+        var first = true
+        while let key = try reader.nextKey(&first) {
+            guard reader.key(key, is: "type") else {
+                try reader.skipValue()
+                continue
+            }
+            guard try reader.peekKind() == .string else { return .notAString }
+            let name = try reader.readStringToken()
+            if reader.key(name, is: "pose") { return .found(.pose) }
+            if reader.key(name, is: "poses") { return .found(.poses) }
+            if reader.key(name, is: "start") { return .found(.start) }
+            if reader.key(name, is: "reset") { return .found(.reset) }
+            if reader.key(name, is: "baseline") { return .found(.baseline) }
+            if reader.key(name, is: "stop") { return .found(.stop) }
+            return .unknown(String(reader.string(name).prefix(32)))
+        }
+        try reader.finish()
+        return .missing
+    }
+
+    /// `unknownType`, unless the message is malformed further on: a syntax error outranks it.
+    private func unknownType(_ message: String, _ bytes: UnsafeRawBufferPointer) -> WireError {
+        if let syntaxError = JSONReader.validate(bytes, limits: limits) { return WireError(syntaxError) }
+        return WireError(code: .unknownType, message: message)
+    }
+}

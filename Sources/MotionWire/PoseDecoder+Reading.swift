@@ -1,0 +1,237 @@
+import MotionCore
+
+/// Reading pose objects and batches from a ``JSONReader``.
+extension PoseDecoder {
+    private static let maxCoordinate = 1e6
+    private static let maxImageSide = 1e6
+    private static let maxTimestamp = 1e12
+
+    /// Which member carried the joints.
+    private enum JointForm {
+        case none, points, keypoints
+    }
+
+    /// Reads one pose object at the reader's position.
+    func readPose(_ reader: inout JSONReader) throws -> Pose {
+        guard try reader.peekKind() == .object else { throw WireError.invalidPose("a pose must be a JSON object") }
+        var timestamp: Double?
+        var width: Double?
+        var height: Double?
+        var raw = RawJoints()
+        var form = JointForm.none
+        var confidences = RawJoints()
+        try reader.beginObject()
+        var first = true
+        while let key = try reader.nextKey(&first) {
+            if reader.key(key, is: "t") {
+                timestamp = try reader.readNumber(or: .invalidPose("t must be a number"))
+            } else if reader.key(key, is: "points") {
+                raw = RawJoints()
+                form = try readPoints(&reader, into: &raw) ? .points : .none
+            } else if reader.key(key, is: "keypoints") {
+                raw = RawJoints()
+                form = try readKeypoints(&reader, into: &raw) ? .keypoints : .none
+            } else if reader.key(key, is: "confidence") {
+                confidences = RawJoints()
+                try readConfidences(&reader, into: &confidences)
+            } else if reader.key(key, is: "width") {
+                width = try reader.readOptionalNumber(or: .invalidPose("width must be a number"))
+            } else if reader.key(key, is: "height") {
+                height = try reader.readOptionalNumber(or: .invalidPose("height must be a number"))
+            } else {
+                try reader.skipValue()
+            }
+        }
+        if form == .points {
+            raw.hasConfidence = confidences.hasConfidence
+            raw.confidence = confidences.confidence
+        }
+        return try assemble(raw, timestamp: timestamp, width: width, height: height)
+    }
+
+    /// Reads a `frames` batch: an object whose `frames` member is an array of pose objects.
+    func readBatch(_ reader: inout JSONReader) throws -> [Pose] {
+        var poses: [Pose] = []
+        var hasFrames = false
+        try reader.beginObject()
+        var first = true
+        while let key = try reader.nextKey(&first) {
+            guard reader.key(key, is: "frames") else {
+                try reader.skipValue()
+                continue
+            }
+            poses.removeAll(keepingCapacity: true)
+            hasFrames = true
+            guard try reader.peekKind() == .array else { throw WireError.invalidPose("frames must be an array") }
+            try reader.beginArray()
+            var firstFrame = true
+            while try reader.nextElement(&firstFrame) {
+                guard poses.count < limits.maxFramesPerBatch else { throw Self.tooManyFrames(limits) }
+                do {
+                    poses.append(try readPose(&reader))
+                } catch let error as WireError {
+                    throw WireError(code: error.code, message: "frames[\(poses.count)]: \(error.message)")
+                }
+            }
+        }
+        guard hasFrames else { throw WireError.invalidPose("frames is required") }
+        return poses
+    }
+
+    /// Reads a `points` object (or `null`); returns whether it was an object.
+    private func readPoints(_ reader: inout JSONReader, into raw: inout RawJoints) throws -> Bool {
+        if try reader.readNullIfPresent() { return false }
+        guard format == .joints || format == .vision else {
+            throw WireError.invalidPose("\(format.rawValue) poses carry their points in keypoints")
+        }
+        guard try reader.peekKind() == .object else { throw WireError.invalidPose("points must be an object") }
+        try reader.beginObject()
+        var first = true
+        while let key = try reader.nextKey(&first) {
+            guard let joint = RawJoints.joint(named: key, in: reader) else {
+                try reader.skipValue()
+                continue
+            }
+            if try reader.readNullIfPresent() {
+                raw.remove(joint)
+                continue
+            }
+            func invalid() -> WireError { .invalidPose("points.\(joint.rawValue) must be [x, y]") }
+            guard try reader.peekKind() == .array else { throw invalid() }
+            try reader.beginArray()
+            var firstElement = true
+            guard try reader.nextElement(&firstElement), try reader.peekKind() == .number else { throw invalid() }
+            let x = try reader.readNumber()
+            guard try reader.nextElement(&firstElement), try reader.peekKind() == .number else { throw invalid() }
+            let y = try reader.readNumber()
+            guard try !reader.nextElement(&firstElement) else { throw invalid() }
+            raw.set(joint, x: x, y: y, confidence: nil)
+        }
+        return true
+    }
+
+    /// Reads a `confidence` object (or `null`): joint name to a number in 0…1 or `null`.
+    private func readConfidences(_ reader: inout JSONReader, into confidences: inout RawJoints) throws {
+        if try reader.readNullIfPresent() { return }
+        guard try reader.peekKind() == .object else { throw WireError.invalidPose("confidence must be an object") }
+        try reader.beginObject()
+        var first = true
+        while let key = try reader.nextKey(&first) {
+            guard let joint = RawJoints.joint(named: key, in: reader) else {
+                try reader.skipValue()
+                continue
+            }
+            guard
+                let value = try reader.readOptionalNumber(
+                    or: .invalidPose("confidence.\(joint.rawValue) must be a number or null"))
+            else {
+                confidences.remove(joint)
+                continue
+            }
+            try Self.checkConfidence(value, "confidence.\(joint.rawValue)")
+            confidences.set(joint, x: 0, y: 0, confidence: value)
+        }
+    }
+
+    /// Reads a flat `keypoints` array of `[x, y, c]` triples in the format's layout (or `null`); returns whether
+    /// it was an array.
+    private func readKeypoints(_ reader: inout JSONReader, into raw: inout RawJoints) throws -> Bool {
+        if try reader.readNullIfPresent() { return false }
+        let layout = RawJoints.layout(of: format)
+        let expected = layout.count * 3
+        func wrongLength() -> WireError {
+            .invalidPose("keypoints must hold \(expected) numbers (\(layout.count) × [x, y, c]) for \(format.rawValue)")
+        }
+        guard try reader.peekKind() == .array else { throw wrongLength() }
+        try reader.beginArray()
+        var first = true
+        var count = 0
+        var x: Double?
+        var y: Double?
+        while try reader.nextElement(&first) {
+            guard count < expected else { throw wrongLength() }
+            let slot = count / 3
+            let value = try reader.readOptionalNumber(or: .invalidPose("keypoints[\(count)] must be a number or null"))
+            switch count % 3 {
+            case 0:
+                x = value
+            case 1:
+                y = value
+                if x != nil, y == nil {
+                    throw WireError.invalidPose("keypoints[\(count)]: y must be a number when x is")
+                }
+            default:
+                if let x, let y {
+                    guard x.isFinite, y.isFinite else { throw WireError.invalidPose("keypoint \(slot) out of range") }
+                    if let value { try Self.checkConfidence(value, "keypoints[\(count)]") }
+                    if let joint = layout[slot] { raw.set(joint, x: x, y: y, confidence: value) }
+                }
+            }
+            count += 1
+        }
+        guard count == expected else { throw wrongLength() }
+        return true
+    }
+
+    /// Converts the read joints to pixels, drops low-confidence ones, derives `neck`/`root` where the format has
+    /// none, and swaps sides when mirrored.
+    private func assemble(_ raw: RawJoints, timestamp: Double?, width: Double?, height: Double?) throws -> Pose {
+        guard let timestamp else { throw WireError.invalidPose("t is required") }
+        guard timestamp.isFinite, abs(timestamp) <= Self.maxTimestamp else {
+            throw WireError.invalidPose("t must be finite and within ±1e12 s")
+        }
+        var imageSize: ImageSize?
+        switch (width, height) {
+        case (nil, nil): break
+        case (let width?, let height?):
+            guard width > 0, width <= Self.maxImageSide, height > 0, height <= Self.maxImageSide else {
+                throw WireError.invalidPose("width and height must be within 0…1e6 pixels")
+            }
+            imageSize = ImageSize(width: width, height: height)
+        default: throw WireError.invalidPose("width and height go together")
+        }
+        let isNormalized = format == .vision || format == .mediapipe || (format == .coco && normalized)
+        if isNormalized, imageSize == nil {
+            throw WireError.invalidPose("\(format.rawValue) poses need width and height")
+        }
+        let scale = isNormalized ? (imageSize?.width ?? 1, imageSize?.height ?? 1) : (1, 1)
+        let threshold = effectiveMinConfidence
+        var pose = Pose(timestamp: timestamp, imageSize: imageSize)
+        for index in raw.seenIndices {
+            let joint = RawJoints.joint(at: index)
+            let rawY = raw.y[index]
+            let point = Point(x: raw.x[index] * scale.0, y: (format == .vision ? 1 - rawY : rawY) * scale.1)
+            guard point.isFinite, abs(point.x) <= Self.maxCoordinate, abs(point.y) <= Self.maxCoordinate else {
+                throw WireError.invalidPose("\(joint.rawValue) must be finite and within ±1e6 pixels")
+            }
+            let confidence = raw.hasConfidence & 1 << index != 0 ? raw.confidence[index] : nil
+            if let confidence, let threshold, confidence < threshold { continue }
+            pose[joint] = point
+            pose.setConfidence(confidence, for: joint)
+        }
+        if format == .mediapipe || format == .coco { pose.deriveCentralJoints() }
+        return mirrored ? pose.swappingSides() : pose
+    }
+
+    private static func checkConfidence(_ value: Double, _ field: @autoclosure () -> String) throws {
+        guard value >= 0, value <= 1 else { throw WireError.invalidPose("\(field()) must be within 0…1") }
+    }
+
+    /// Whether the top-level object of `bytes` has a member `name`; false for anything malformed, which the
+    /// decoding pass then reports.
+    static func topLevelMember(named name: StaticString, in bytes: UnsafeRawBufferPointer, limits: WireLimits) -> Bool {
+        do throws(JSONError) {
+            var reader = try JSONReader(bytes, limits: limits)
+            guard try reader.peekKind() == .object else { return false }
+            try reader.beginObject()
+            var first = true
+            while let key = try reader.nextKey(&first) {
+                if reader.key(key, is: name) { return true }
+                try reader.skipValue()
+            }
+            return false
+        } catch {
+            return false
+        }
+    }
+}

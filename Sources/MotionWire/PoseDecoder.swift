@@ -1,0 +1,133 @@
+public import MotionCore
+
+/// Decodes pose frames in a session's input format (PROTOCOL.md §4) into ``Pose`` values: image pixels, y down,
+/// anatomical sides, low-confidence joints left out.
+///
+/// Configure it once from the session's `start`, then decode every frame:
+///
+/// ```swift
+/// let decoder = PoseDecoder(StartRequest(exercise: "squat", format: .mediapipe))
+/// let pose = try decoder.decodePose(Array(#"{"t":1.0,"width":1280,"height":720,"keypoints":[…]}"#.utf8))
+/// ```
+///
+/// Accepted ranges (anything else is ``ErrorCode/invalidPose``):
+/// - `t`: required, finite, `|t| ≤ 1e12` seconds.
+/// - `width`, `height`: both or neither, finite, `0 < value ≤ 1e6` pixels; required by `vision`, `mediapipe` and
+///   normalised `coco`.
+/// - coordinates: finite, and within `±1e6` pixels after conversion (normalised input may stray outside 0…1).
+/// - confidences, visibilities and scores: `0…1` or `null` (no confidence).
+///
+/// Member names are case-sensitive; unknown members and unknown joint names are skipped, so clients may send
+/// more than this version reads. A member given twice keeps its last value (`points` and `keypoints` are one
+/// member for this rule: the later one wins).
+public struct PoseDecoder: Sendable, Hashable {
+    /// How frames are laid out.
+    public var format: InputFormat
+    /// Whether left and right are swapped after conversion.
+    public var mirrored: Bool
+    /// The confidence below which a joint is unseen, as given in `start`; nil for the format's default.
+    public var minConfidence: Double?
+    /// `coco` only: whether keypoints are normalised 0…1.
+    public var normalized: Bool
+    /// Size, depth and batch limits.
+    public var limits: WireLimits
+
+    /// Creates a decoder.
+    /// - Parameters:
+    ///   - format: How frames are laid out.
+    ///   - mirrored: Whether left and right are swapped after conversion.
+    ///   - minConfidence: The confidence below which a joint is unseen; nil for the format's default.
+    ///   - normalized: `coco` only: whether keypoints are normalised 0…1.
+    ///   - limits: Size, depth and batch limits.
+    public init(
+        format: InputFormat = .joints, mirrored: Bool = false, minConfidence: Double? = nil, normalized: Bool = false,
+        limits: WireLimits = WireLimits()
+    ) {
+        self.format = format
+        self.mirrored = mirrored
+        self.minConfidence = minConfidence
+        self.normalized = normalized
+        self.limits = limits
+    }
+
+    /// Creates the decoder a session started with `start` needs.
+    /// - Parameters:
+    ///   - start: The session's `start` message.
+    ///   - limits: Size, depth and batch limits.
+    public init(_ start: StartRequest, limits: WireLimits = WireLimits()) {
+        self.init(
+            format: start.format, mirrored: start.mirrored, minConfidence: start.minConfidence,
+            normalized: start.normalized, limits: limits)
+    }
+
+    /// The confidence threshold in force: the one given, or the format's default.
+    public var effectiveMinConfidence: Double? { minConfidence ?? format.defaultMinConfidence }
+
+    /// Decodes one pose object (a `pose` message, a REST body or one NDJSON line); `type`, if present, is not
+    /// checked.
+    /// - Parameter bytes: The UTF-8 JSON object.
+    /// - Returns: The pose in pixels, y down, with anatomical sides.
+    /// - Throws: `WireError` with `invalidJSON`, `messageTooBig` or `invalidPose`.
+    /// - Complexity: O(n) in the size of the input; allocates nothing but the error on failure.
+    public func decodePose(_ bytes: [UInt8]) throws(WireError) -> Pose {
+        try JSONReader.decode(bytes, limits: limits) { reader in try readPose(&reader) }
+    }
+
+    /// Decodes one pose object from raw bytes, as ``decodePose(_:)-([UInt8])``.
+    /// - Parameter bytes: The UTF-8 JSON object.
+    /// - Returns: The pose.
+    /// - Throws: `WireError` with `invalidJSON`, `messageTooBig` or `invalidPose`.
+    public func decodePose(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> Pose {
+        try JSONReader.decode(bytes, limits: limits) { reader in try readPose(&reader) }
+    }
+
+    /// Decodes a `POST /v1/sessions/{id}/poses` or `/v1/analyze` body (PROTOCOL.md §5): an object with a
+    /// `frames` array, or a single pose object.
+    /// - Parameter bytes: The UTF-8 JSON object.
+    /// - Returns: The frames in order.
+    /// - Throws: `WireError` with `invalidJSON`, `messageTooBig` (too many frames) or `invalidPose` (the message
+    ///   names the frame, e.g. `frames[3]: t is required`).
+    public func decodeFrames(_ bytes: [UInt8]) throws(WireError) -> [Pose] {
+        let hasFrames = bytes.withUnsafeBytes { raw in Self.topLevelMember(named: "frames", in: raw, limits: limits) }
+        return try JSONReader.decode(bytes, limits: limits) { reader in
+            hasFrames ? try readBatch(&reader) : [try readPose(&reader)]
+        }
+    }
+
+    /// Decodes an NDJSON body (`application/x-ndjson`): one pose object per line; empty lines are skipped.
+    /// - Parameter bytes: The UTF-8 lines.
+    /// - Returns: The frames in order.
+    /// - Throws: `WireError` for the first bad line (the message names it, e.g. `line 4: …`), or
+    ///   `messageTooBig` when the body or the number of frames exceeds ``limits``.
+    public func decodeNDJSON(_ bytes: [UInt8]) throws(WireError) -> [Pose] {
+        guard bytes.count <= limits.maxMessageBytes else { throw WireError(JSONError(offset: 0, reason: .tooLarge)) }
+        let outcome = bytes.withUnsafeBytes { raw in
+            Result { () throws(WireError) -> [Pose] in try decodeLines(raw) }
+        }
+        return try outcome.get()
+    }
+
+    private func decodeLines(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> [Pose] {
+        var poses: [Pose] = []
+        var lineStart = 0
+        var lineNumber = 0
+        while lineStart < bytes.count {
+            let lineEnd = bytes[lineStart...].firstIndex(of: 0x0A) ?? bytes.count
+            lineNumber += 1
+            let line = UnsafeRawBufferPointer(rebasing: bytes[lineStart..<lineEnd])
+            lineStart = lineEnd + 1
+            guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { continue }
+            guard poses.count < limits.maxFramesPerBatch else { throw Self.tooManyFrames(limits) }
+            do throws(WireError) {
+                poses.append(try decodePose(line))
+            } catch {
+                throw WireError(code: error.code, message: "line \(lineNumber): \(error.message)")
+            }
+        }
+        return poses
+    }
+
+    static func tooManyFrames(_ limits: WireLimits) -> WireError {
+        WireError(code: .messageTooBig, message: "more than \(limits.maxFramesPerBatch) frames")
+    }
+}

@@ -1,0 +1,39 @@
+/// What the server knows about a session beyond the engine's ``MotionCore/SessionSummary``: the fields of a
+/// stored summary (PROTOCOL.md §5) that the engine does not produce.
+public struct SummaryMetadata: Sendable, Hashable {
+    /// Where a session stands.
+    public enum Status: String, Sendable, Hashable, CaseIterable {
+        /// Still receiving poses.
+        case live
+        /// Ended by `stop`.
+        case finished
+        /// Ended any other way: the client vanished, the network dropped, the server shut down.
+        case abandoned
+    }
+
+    /// The session id.
+    public var id: String
+    /// The client's opaque subject id, if `start` gave one.
+    public var subject: String?
+    /// Where the session stands.
+    public var status: Status
+    /// When the session started on the server's clock, Unix seconds.
+    public var startedAt: Double
+    /// When the session ended on the server's clock, Unix seconds; nil while live.
+    public var endedAt: Double?
+
+    /// Creates metadata.
+    /// - Parameters:
+    ///   - id: The session id.
+    ///   - subject: The client's subject id.
+    ///   - status: Where the session stands.
+    ///   - startedAt: Start time, Unix seconds.
+    ///   - endedAt: End time, Unix seconds; nil while live.
+    public init(id: String, subject: String? = nil, status: Status, startedAt: Double, endedAt: Double? = nil) {
+        self.id = id
+        self.subject = subject
+        self.status = status
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+    }
+}

@@ -1,0 +1,118 @@
+public import MotionCore
+
+/// Snapshots and summaries: the state of a session.
+extension WireEncoder {
+    /// Writes `snapshot`, members in PROTOCOL.md §3 order:
+    ///
+    ///     {"type":"snapshot","t":14.2,"value":138.2,"best":142.5,"repCount":3,"rejectedCount":1,
+    ///      "lastRep":{…rep…},"holdProgress":null,"confidence":0.88,"setupIssues":[],
+    ///      "isVisible":true,"missingJoints":[],"isRunning":true,"baseline":{"progress":0.66,"value":null}}
+    ///
+    /// `t` is `null` before the first pose; `lastRep` and `baseline` are `null` when absent.
+    /// - Parameters:
+    ///   - snapshot: The engine's snapshot.
+    ///   - includeType: Whether to write `"type":"snapshot"` first (false inside a REST body).
+    ///   - buffer: The buffer to append to.
+    public static func encodeSnapshot(_ snapshot: MotionSnapshot, includeType: Bool = true, into buffer: inout [UInt8])
+    {
+        buffer.appendLiteral(includeType ? #"{"type":"snapshot","t":"# : #"{"t":"#)
+        buffer.appendJSONNumber(snapshot.timestamp)
+        buffer.appendLiteral(#","value":"#)
+        buffer.appendJSONNumber(snapshot.value)
+        buffer.appendLiteral(#","best":"#)
+        buffer.appendJSONNumber(snapshot.best)
+        buffer.appendLiteral(#","repCount":"#)
+        buffer.appendJSONInteger(snapshot.repCount)
+        buffer.appendLiteral(#","rejectedCount":"#)
+        buffer.appendJSONInteger(snapshot.rejectedCount)
+        buffer.appendLiteral(#","lastRep":"#)
+        if let rep = snapshot.lastRep { encodeRep(rep, into: &buffer) } else { buffer.appendLiteral("null") }
+        buffer.appendLiteral(#","holdProgress":"#)
+        buffer.appendJSONNumber(snapshot.holdProgress)
+        buffer.appendLiteral(#","confidence":"#)
+        buffer.appendJSONNumber(snapshot.confidence)
+        buffer.appendLiteral(#","setupIssues":"#)
+        buffer.appendJSONStrings(snapshot.setupIssues)
+        buffer.appendLiteral(#","isVisible":"#)
+        buffer.appendJSONBool(snapshot.isVisible)
+        buffer.appendLiteral(#","missingJoints":"#)
+        buffer.appendJSONStrings(snapshot.missingJoints)
+        buffer.appendLiteral(#","isRunning":"#)
+        buffer.appendJSONBool(snapshot.isRunning)
+        buffer.appendLiteral(#","baseline":"#)
+        if let baseline = snapshot.baseline {
+            buffer.appendLiteral(#"{"progress":"#)
+            buffer.appendJSONNumber(baseline.progress)
+            buffer.appendLiteral(#","value":"#)
+            buffer.appendJSONNumber(baseline.value)
+            buffer.append(UInt8(ascii: "}"))
+        } else {
+            buffer.appendLiteral("null")
+        }
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes a session summary (PROTOCOL.md §5), members in the documented order:
+    ///
+    ///     {"id":"…","subject":"patient-17","exercise":"elbowFlexion","side":"right",
+    ///      "status":"finished","startedAt":"2026-11-29T14:00:00Z","endedAt":"2026-11-29T14:01:33Z",
+    ///      "duration":93.4,"frames":2802,"visibleRatio":0.97,"repCount":10,"rejectedCount":2,
+    ///      "best":142.5,"baseline":128.0,"reps":[…],"faultCounts":{"keepUpperArmStill":2}}
+    ///
+    /// Server times are ISO-8601 UTC to the whole second; `endedAt` is `null` while live, `subject`, `side`,
+    /// `best` and `baseline` are `null` when absent, and `faultCounts` lists faults in vocabulary order.
+    /// - Parameters:
+    ///   - summary: The engine's summary.
+    ///   - metadata: What the server adds: id, subject, status, times.
+    ///   - includeType: Whether to write `"type":"summary"` first: true for the WebSocket message after `stop`,
+    ///     false (the default) for REST bodies.
+    ///   - buffer: The buffer to append to.
+    public static func encodeSummary(
+        _ summary: SessionSummary, metadata: SummaryMetadata, includeType: Bool = false, into buffer: inout [UInt8]
+    ) {
+        buffer.appendLiteral(includeType ? #"{"type":"summary","id":"# : #"{"id":"#)
+        buffer.appendJSONString(metadata.id)
+        buffer.appendLiteral(#","subject":"#)
+        if let subject = metadata.subject { buffer.appendJSONString(subject) } else { buffer.appendLiteral("null") }
+        buffer.appendLiteral(#","exercise":"#)
+        buffer.appendJSONString(summary.exercise)
+        buffer.appendLiteral(#","side":"#)
+        if let side = summary.side { buffer.appendJSONString(side.rawValue) } else { buffer.appendLiteral("null") }
+        buffer.appendLiteral(#","status":"#)
+        buffer.appendJSONString(metadata.status.rawValue)
+        buffer.appendLiteral(#","startedAt":"#)
+        ISO8601Timestamp.append(metadata.startedAt, to: &buffer)
+        buffer.appendLiteral(#","endedAt":"#)
+        ISO8601Timestamp.append(metadata.endedAt, to: &buffer)
+        buffer.appendLiteral(#","duration":"#)
+        buffer.appendJSONNumber(summary.duration)
+        buffer.appendLiteral(#","frames":"#)
+        buffer.appendJSONInteger(summary.frames)
+        buffer.appendLiteral(#","visibleRatio":"#)
+        buffer.appendJSONNumber(summary.visibleRatio)
+        buffer.appendLiteral(#","repCount":"#)
+        buffer.appendJSONInteger(summary.repCount)
+        buffer.appendLiteral(#","rejectedCount":"#)
+        buffer.appendJSONInteger(summary.rejectedCount)
+        buffer.appendLiteral(#","best":"#)
+        buffer.appendJSONNumber(summary.best)
+        buffer.appendLiteral(#","baseline":"#)
+        buffer.appendJSONNumber(summary.baseline)
+        buffer.appendLiteral(#","reps":["#)
+        for (position, rep) in summary.reps.enumerated() {
+            if position > 0 { buffer.append(UInt8(ascii: ",")) }
+            encodeRep(rep, into: &buffer)
+        }
+        buffer.appendLiteral(#"],"faultCounts":{"#)
+        var first = true
+        for fault in FormFeedback.allCases {
+            guard let count = summary.faultCounts[fault] else { continue }
+            if !first { buffer.append(UInt8(ascii: ",")) }
+            first = false
+            buffer.appendJSONString(fault.rawValue)
+            buffer.append(UInt8(ascii: ":"))
+            buffer.appendJSONInteger(count)
+        }
+        buffer.appendLiteral("}}")
+    }
+}

@@ -1,0 +1,196 @@
+public import MotionCore
+
+/// Writes the server's messages (PROTOCOL.md §3) and REST bodies (§5) as JSON into a caller's buffer.
+///
+/// Every function appends to `buffer`, so one buffer can be reused for every message of a connection:
+///
+/// ```swift
+/// var buffer: [UInt8] = []
+/// buffer.reserveCapacity(1024)
+/// for event in events {
+///     buffer.removeAll(keepingCapacity: true)
+///     WireEncoder.encodeEvent(event, at: pose.timestamp, into: &buffer)
+///     try await socket.sendText(buffer)
+/// }
+/// ```
+///
+/// Members are written in the order PROTOCOL.md shows. Numbers are the shortest text that reads back as the
+/// same `Double` (full precision, `128.0` for whole values); nil and non-finite numbers are written as `null`.
+/// Strings are escaped per RFC 8259 §7.
+public enum WireEncoder {
+    /// Writes `started`: `{"type":"started","session":"<id>","exercise":{…catalog entry…}}`.
+    /// - Parameters:
+    ///   - session: The session id.
+    ///   - exercise: The exercise as configured for the session, with overrides applied
+    ///     (`SessionConfiguration.effectiveExercise`).
+    ///   - buffer: The buffer to append to.
+    public static func encodeStarted(session: String, exercise: Exercise, into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#"{"type":"started","session":"#)
+        buffer.appendJSONString(session)
+        buffer.appendLiteral(#","exercise":"#)
+        encodeExercise(exercise, into: &buffer)
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes a catalog entry (`GET /v1/exercises/{id}`, and inside `started`):
+    ///
+    ///     {"id":"elbowFlexion","name":"Elbow flexion","view":"sagittal","kind":"rep","sidedness":"oneSided",
+    ///      "joints":["shoulder","elbow","wrist"],
+    ///      "thresholds":{"rest":30.0,"enter":60.0,"exit":40.0,"minAmplitude":40.0,"minDuration":0.5,
+    ///                    "maxDuration":20.0,"holdSeconds":5.0,"holdTolerance":5.0},
+    ///      "target":150.0,"holdSeconds":null,"faults":["keepUpperArmStill","keepTrunkUpright"]}
+    ///
+    /// `joints` are the measured joints relative to the working side (`"elbow"`, `"opposite.shoulder"`, `"neck"`),
+    /// in the order the measurement names them; `thresholds` has the member names of `Thresholds`' `Codable` form;
+    /// `holdSeconds` is the hold time for `hold` exercises and `null` for `rep` ones.
+    /// - Parameters:
+    ///   - exercise: The exercise.
+    ///   - buffer: The buffer to append to.
+    public static func encodeExercise(_ exercise: Exercise, into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#"{"id":"#)
+        buffer.appendJSONString(exercise.id)
+        buffer.appendLiteral(#","name":"#)
+        buffer.appendJSONString(exercise.name)
+        buffer.appendLiteral(#","view":"#)
+        buffer.appendJSONString(exercise.view.rawValue)
+        buffer.appendLiteral(#","kind":"#)
+        buffer.appendJSONString(exercise.kind.rawValue)
+        buffer.appendLiteral(#","sidedness":"#)
+        buffer.appendJSONString(exercise.sidedness.rawValue)
+        buffer.appendLiteral(#","joints":["#)
+        for (position, reference) in measuredJoints(of: exercise.measurement).enumerated() {
+            if position > 0 { buffer.append(UInt8(ascii: ",")) }
+            buffer.appendJSONString(reference.description)
+        }
+        let thresholds = exercise.thresholds
+        buffer.appendLiteral(#"],"thresholds":{"rest":"#)
+        buffer.appendJSONNumber(thresholds.rest)
+        buffer.appendLiteral(#","enter":"#)
+        buffer.appendJSONNumber(thresholds.enter)
+        buffer.appendLiteral(#","exit":"#)
+        buffer.appendJSONNumber(thresholds.exit)
+        buffer.appendLiteral(#","minAmplitude":"#)
+        buffer.appendJSONNumber(thresholds.minAmplitude)
+        buffer.appendLiteral(#","minDuration":"#)
+        buffer.appendJSONNumber(thresholds.minDuration)
+        buffer.appendLiteral(#","maxDuration":"#)
+        buffer.appendJSONNumber(thresholds.maxDuration)
+        buffer.appendLiteral(#","holdSeconds":"#)
+        buffer.appendJSONNumber(thresholds.holdSeconds)
+        buffer.appendLiteral(#","holdTolerance":"#)
+        buffer.appendJSONNumber(thresholds.holdTolerance)
+        buffer.appendLiteral(#"},"target":"#)
+        buffer.appendJSONNumber(exercise.target)
+        buffer.appendLiteral(#","holdSeconds":"#)
+        buffer.appendJSONNumber(exercise.kind == .hold ? thresholds.holdSeconds : nil)
+        buffer.appendLiteral(#","faults":"#)
+        buffer.appendJSONStrings(exercise.possibleFaults)
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// The joints a measurement names, relative to the working side, first mention first.
+    static func measuredJoints(of measurement: Measurement) -> [JointReference] {
+        let named: [JointReference]
+        switch measurement {
+        case .flexion(let proximal, let joint, let distal): named = [proximal, joint, distal]
+        case .angleBetween(let first, let second): named = [first.from, first.to, second.from, second.to]
+        case .inclination(let segment), .tilt(let segment): named = [segment.from, segment.to]
+        }
+        var unique: [JointReference] = []
+        for reference in named where !unique.contains(reference) { unique.append(reference) }
+        return unique
+    }
+
+    /// Writes one `event` message, e.g. `{"type":"event","t":41.0,"event":"setupChanged","issues":["tooFar"]}`.
+    ///
+    /// The members after `event` depend on the kind, exactly as PROTOCOL.md §3 shows: `rep` for `repCompleted`
+    /// and `repRejected`, none for `holdStarted`, `fault` for `formFault`, `visible` and `missingJoints` for
+    /// `visibilityChanged`, `issues` for `setupChanged`, `value` for `baselineCompleted`.
+    /// - Parameters:
+    ///   - event: The engine event.
+    ///   - timestamp: The `t` of the pose that produced it.
+    ///   - includeType: Whether to write `"type":"event"` first (false inside a REST `events` array).
+    ///   - buffer: The buffer to append to.
+    public static func encodeEvent(
+        _ event: MotionEvent, at timestamp: Double, includeType: Bool = true, into buffer: inout [UInt8]
+    ) {
+        buffer.appendLiteral(includeType ? #"{"type":"event","t":"# : #"{"t":"#)
+        buffer.appendJSONNumber(timestamp)
+        buffer.appendLiteral(#","event":"#)
+        buffer.appendJSONString(event.name)
+        switch event {
+        case .repCompleted(let rep), .repRejected(let rep):
+            buffer.appendLiteral(#","rep":"#)
+            encodeRep(rep, into: &buffer)
+        case .holdStarted:
+            break
+        case .formFault(let fault):
+            buffer.appendLiteral(#","fault":"#)
+            buffer.appendJSONString(fault.rawValue)
+        case .visibilityChanged(let visibility):
+            buffer.appendLiteral(#","visible":"#)
+            buffer.appendJSONBool(visibility.isVisible)
+            buffer.appendLiteral(#","missingJoints":"#)
+            buffer.appendJSONStrings(visibility.missingJoints)
+        case .setupChanged(let issues):
+            buffer.appendLiteral(#","issues":"#)
+            buffer.appendJSONStrings(issues)
+        case .baselineCompleted(let value):
+            buffer.appendLiteral(#","value":"#)
+            buffer.appendJSONNumber(value)
+        }
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes a rep object, exactly the members of PROTOCOL.md §3:
+    /// `{"index":3,"peak":142.5,"start":12.1,"end":14.2,"duration":2.1,"clean":true,"faults":[]}`.
+    /// - Parameters:
+    ///   - rep: The rep.
+    ///   - buffer: The buffer to append to.
+    public static func encodeRep(_ rep: Rep, into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#"{"index":"#)
+        buffer.appendJSONInteger(rep.index)
+        buffer.appendLiteral(#","peak":"#)
+        buffer.appendJSONNumber(rep.peak)
+        buffer.appendLiteral(#","start":"#)
+        buffer.appendJSONNumber(rep.start)
+        buffer.appendLiteral(#","end":"#)
+        buffer.appendJSONNumber(rep.end)
+        buffer.appendLiteral(#","duration":"#)
+        buffer.appendJSONNumber(rep.duration)
+        buffer.appendLiteral(#","clean":"#)
+        buffer.appendJSONBool(rep.isClean)
+        buffer.appendLiteral(#","faults":"#)
+        buffer.appendJSONStrings(rep.faults)
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes `error`: `{"type":"error","code":"invalidPose","message":"…","frame":812}`.
+    /// - Parameters:
+    ///   - error: The error.
+    ///   - frame: The number of the offending frame, if the server counts them; the member is left out when nil.
+    ///   - buffer: The buffer to append to.
+    public static func encodeError(_ error: WireError, frame: Int? = nil, into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#"{"type":"error","code":"#)
+        buffer.appendJSONString(error.code.rawValue)
+        buffer.appendLiteral(#","message":"#)
+        buffer.appendJSONString(error.message)
+        if let frame {
+            buffer.appendLiteral(#","frame":"#)
+            buffer.appendJSONInteger(frame)
+        }
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes a REST error body (PROTOCOL.md §5): `{"error":{"code":"…","message":"…"}}`.
+    /// - Parameters:
+    ///   - error: The error.
+    ///   - buffer: The buffer to append to.
+    public static func encodeErrorBody(_ error: WireError, into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#"{"error":{"code":"#)
+        buffer.appendJSONString(error.code.rawValue)
+        buffer.appendLiteral(#","message":"#)
+        buffer.appendJSONString(error.message)
+        buffer.appendLiteral("}}")
+    }
+}

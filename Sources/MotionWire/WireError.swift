@@ -1,0 +1,32 @@
+/// A refused message: the `code` and `message` of an `error` message (PROTOCOL.md §3).
+///
+/// A bad message never ends a session: the server answers it with
+/// `WireEncoder.encodeError(_:frame:into:)` and goes on.
+public struct WireError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The stable wire code clients switch on.
+    public var code: ErrorCode
+    /// A short English explanation for logs and developers; not meant for end users.
+    public var message: String
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: The wire code.
+    ///   - message: A short explanation.
+    public init(code: ErrorCode, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// `code: message`.
+    public var description: String { "\(code.rawValue): \(message)" }
+
+    /// The wire error for a JSON syntax or size error: `messageTooBig` for ``JSONError/Reason/tooLarge``,
+    /// `invalidJSON` otherwise, with the offset in the message.
+    /// - Parameter error: The reader's error.
+    public init(_ error: JSONError) {
+        self.init(code: error.reason == .tooLarge ? .messageTooBig : .invalidJSON, message: error.description)
+    }
+
+    static func invalidPose(_ message: String) -> WireError { WireError(code: .invalidPose, message: message) }
+    static func invalidMessage(_ message: String) -> WireError { WireError(code: .invalidMessage, message: message) }
+}

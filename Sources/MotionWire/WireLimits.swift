@@ -1,0 +1,23 @@
+/// Bounds on what the decoders accept, so a hostile or broken client costs bounded time and memory.
+///
+/// Every field has a safe default; `WireLimits()` is what a server should use unless it has a reason not to.
+public struct WireLimits: Sendable, Hashable {
+    /// The largest message in bytes. Default 1 MiB. Larger input is refused before it is read, with
+    /// ``ErrorCode/messageTooBig`` (WebSocket close code 1009, HTTP 413).
+    public var maxMessageBytes: Int
+    /// The deepest nesting of objects and arrays. Default 64; a pose message needs 3.
+    public var maxDepth: Int
+    /// The most frames in one `poses` message or `{"frames":[…]}` body. Default 1000 (about 33 s at 30 fps).
+    public var maxFramesPerBatch: Int
+
+    /// Creates limits.
+    /// - Parameters:
+    ///   - maxMessageBytes: The largest message in bytes.
+    ///   - maxDepth: The deepest nesting of objects and arrays.
+    ///   - maxFramesPerBatch: The most frames in one batch.
+    public init(maxMessageBytes: Int = 1 << 20, maxDepth: Int = 64, maxFramesPerBatch: Int = 1000) {
+        self.maxMessageBytes = maxMessageBytes
+        self.maxDepth = maxDepth
+        self.maxFramesPerBatch = maxFramesPerBatch
+    }
+}

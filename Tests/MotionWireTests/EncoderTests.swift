@@ -1,0 +1,265 @@
+import Foundation
+import Testing
+
+@testable import MotionCore
+@testable import MotionWire
+
+@Suite struct EncoderTests {
+    static let rep3 = Rep(index: 3, peak: 142.5, trough: 20, start: 12.1, end: 14.2)
+    static let rep4 = Rep(index: 4, peak: 120.0, trough: 25, start: 18.0, end: 20.0, faults: [.keepUpperArmStill])
+
+    private static func encode(_ body: (inout [UInt8]) -> Void) -> String {
+        var buffer: [UInt8] = []
+        body(&buffer)
+        return text(buffer)
+    }
+
+    static let snapshot = MotionSnapshot(
+        timestamp: 14.2, value: 138.2, best: 142.5, repCount: 3, rejectedCount: 1, lastRep: rep3, holdProgress: nil,
+        confidence: 0.88, setupIssues: [], isVisible: true, missingJoints: [], isRunning: true,
+        baseline: BaselineStatus(progress: 0.66, value: nil))
+
+    static let summary = SessionSummary(
+        exercise: "elbowFlexion", side: .right, firstTimestamp: 10, lastTimestamp: 103.5, frames: 2802,
+        visibleFrames: 2718, repCount: 10, rejectedCount: 2, best: 142.5, baseline: 128.0,
+        reps: [Rep(index: 1, peak: 130.25, trough: 10, start: 3.5, end: 5.0)],
+        faultCounts: [.keepTrunkUpright: 1, .keepUpperArmStill: 2], series: ValueSeries())
+
+    static let metadata = SummaryMetadata(
+        id: "s-1", subject: "patient-17", status: .finished, startedAt: 1_795_960_800, endedAt: 1_795_960_893.9)
+
+    // MARK: Golden strings
+
+    @Test func encodesStartedWithTheCatalogEntry() {
+        let json = Self.encode { WireEncoder.encodeStarted(session: "abc", exercise: .elbowFlexion, into: &$0) }
+        #expect(
+            json
+                == #"{"type":"started","session":"abc","exercise":{"id":"elbowFlexion","name":"Elbow flexion","#
+                + #""view":"sagittal","kind":"rep","sidedness":"oneSided","joints":["shoulder","elbow","wrist"],"#
+                + #""thresholds":{"rest":30.0,"enter":60.0,"exit":40.0,"minAmplitude":40.0,"minDuration":0.5,"#
+                + #""maxDuration":20.0,"holdSeconds":5.0,"holdTolerance":5.0},"target":150.0,"holdSeconds":null,"#
+                + #""faults":["keepUpperArmStill","keepTrunkUpright"]}}"#)
+    }
+
+    @Test func encodesHoldExercisesWithTheirHoldTime() {
+        var exercise = Exercise.shoulderAbductionHold
+        exercise.thresholds.holdSeconds = 8
+        let json = Self.encode { WireEncoder.encodeExercise(exercise, into: &$0) }
+        #expect(json.contains(#""kind":"hold","#))
+        #expect(json.contains(#""joints":["neck","root","shoulder","elbow"]"#))
+        #expect(json.contains(#""target":90.0,"holdSeconds":8.0,"faults":"#))
+    }
+
+    @Test(
+        arguments: [
+            (
+                MotionEvent.repCompleted(rep3), 14.2,
+                #"{"type":"event","t":14.2,"event":"repCompleted","rep":{"index":3,"peak":142.5,"start":12.1,"end":14.2,"#
+                    + #""duration":2.0999999999999996,"clean":true,"faults":[]}}"#
+            ),
+            (
+                .repRejected(rep4), 20.0,
+                #"{"type":"event","t":20.0,"event":"repRejected","rep":{"index":4,"peak":120.0,"start":18.0,"end":20.0,"#
+                    + #""duration":2.0,"clean":false,"faults":["keepUpperArmStill"]}}"#
+            ),
+            (.holdStarted, 30.5, #"{"type":"event","t":30.5,"event":"holdStarted"}"#),
+            (
+                .formFault(.keepTrunkUpright), 17.3,
+                #"{"type":"event","t":17.3,"event":"formFault","fault":"keepTrunkUpright"}"#
+            ),
+            (
+                .visibilityChanged(Visibility(missingJoints: [.rightWrist])), 40.0,
+                #"{"type":"event","t":40.0,"event":"visibilityChanged","visible":false,"missingJoints":["rightWrist"]}"#
+            ),
+            (
+                .visibilityChanged(Visibility(missingJoints: [])), 40.5,
+                #"{"type":"event","t":40.5,"event":"visibilityChanged","visible":true,"missingJoints":[]}"#
+            ),
+            (.setupChanged([.tooFar]), 41.0, #"{"type":"event","t":41.0,"event":"setupChanged","issues":["tooFar"]}"#),
+            (
+                .setupChanged([.notCentered, .tooClose]), 41.5,
+                #"{"type":"event","t":41.5,"event":"setupChanged","issues":["tooClose","notCentered"]}"#
+            ),
+            (.baselineCompleted(128.0), 45.0, #"{"type":"event","t":45.0,"event":"baselineCompleted","value":128.0}"#),
+        ] as [(MotionEvent, Double, String)])
+    func encodesEveryEventKindAsTheProtocolShows(_ event: MotionEvent, _ t: Double, _ expected: String) {
+        #expect(Self.encode { WireEncoder.encodeEvent(event, at: t, into: &$0) } == expected)
+    }
+
+    @Test func encodesEventsWithoutTypeForRESTBodies() {
+        let json = Self.encode { WireEncoder.encodeEvent(.holdStarted, at: 1, includeType: false, into: &$0) }
+        #expect(json == #"{"t":1.0,"event":"holdStarted"}"#)
+    }
+
+    @Test func encodesTheProtocolSnapshot() {
+        #expect(
+            Self.encode { WireEncoder.encodeSnapshot(Self.snapshot, into: &$0) }
+                == #"{"type":"snapshot","t":14.2,"value":138.2,"best":142.5,"repCount":3,"rejectedCount":1,"#
+                + #""lastRep":{"index":3,"peak":142.5,"start":12.1,"end":14.2,"duration":2.0999999999999996,"#
+                + #""clean":true,"faults":[]},"holdProgress":null,"confidence":0.88,"setupIssues":[],"#
+                + #""isVisible":true,"missingJoints":[],"isRunning":true,"baseline":{"progress":0.66,"value":null}}"#)
+    }
+
+    @Test func encodesAnEmptySnapshotWithNulls() {
+        let empty = MotionSnapshot(
+            timestamp: nil, value: .nan, best: .infinity, repCount: 0, rejectedCount: 0, lastRep: nil,
+            holdProgress: 0.5, confidence: nil, setupIssues: [.tooClose, .notSideways], isVisible: false,
+            missingJoints: [.rightWrist, .rightElbow], isRunning: false, baseline: nil)
+        #expect(
+            Self.encode { WireEncoder.encodeSnapshot(empty, includeType: false, into: &$0) }
+                == #"{"t":null,"value":null,"best":null,"repCount":0,"rejectedCount":0,"lastRep":null,"#
+                + #""holdProgress":0.5,"confidence":null,"setupIssues":["tooClose","notSideways"],"isVisible":false,"#
+                + #""missingJoints":["rightElbow","rightWrist"],"isRunning":false,"baseline":null}"#)
+    }
+
+    @Test func encodesTheSummaryForRESTAndWebSocket() {
+        let body =
+            #"{"id":"s-1","subject":"patient-17","exercise":"elbowFlexion","side":"right","status":"finished","#
+            + #""startedAt":"2026-11-29T14:00:00Z","endedAt":"2026-11-29T14:01:33Z","duration":93.5,"frames":2802,"#
+            + #""visibleRatio":0.9700214132762313,"repCount":10,"rejectedCount":2,"best":142.5,"baseline":128.0,"#
+            + #""reps":[{"index":1,"peak":130.25,"start":3.5,"end":5.0,"duration":1.5,"clean":true,"faults":[]}],"#
+            + #""faultCounts":{"keepUpperArmStill":2,"keepTrunkUpright":1}}"#
+        #expect(Self.encode { WireEncoder.encodeSummary(Self.summary, metadata: Self.metadata, into: &$0) } == body)
+        let message = Self.encode {
+            WireEncoder.encodeSummary(Self.summary, metadata: Self.metadata, includeType: true, into: &$0)
+        }
+        #expect(message == #"{"type":"summary","# + body.dropFirst())
+    }
+
+    @Test func encodesALiveSummaryWithNulls() {
+        var summary = Self.summary
+        summary.side = nil
+        summary.best = nil
+        summary.baseline = nil
+        summary.reps = []
+        summary.faultCounts = [:]
+        let metadata = SummaryMetadata(id: "x", status: .live, startedAt: 0)
+        let json = Self.encode { WireEncoder.encodeSummary(summary, metadata: metadata, into: &$0) }
+        #expect(json.hasPrefix(#"{"id":"x","subject":null,"exercise":"elbowFlexion","side":null,"status":"live","#))
+        #expect(json.contains(#""startedAt":"1970-01-01T00:00:00Z","endedAt":null,"#))
+        #expect(json.hasSuffix(#""best":null,"baseline":null,"reps":[],"faultCounts":{}}"#))
+    }
+
+    @Test func encodesErrors() {
+        let error = WireError(code: .invalidPose, message: "t is required")
+        #expect(
+            Self.encode { WireEncoder.encodeError(error, frame: 812, into: &$0) }
+                == #"{"type":"error","code":"invalidPose","message":"t is required","frame":812}"#)
+        #expect(
+            Self.encode { WireEncoder.encodeError(error, into: &$0) }
+                == #"{"type":"error","code":"invalidPose","message":"t is required"}"#)
+        #expect(
+            Self.encode { WireEncoder.encodeErrorBody(error, into: &$0) }
+                == #"{"error":{"code":"invalidPose","message":"t is required"}}"#)
+    }
+
+    @Test func escapesStringsPerRFC8259() {
+        let error = WireError(code: .invalidJSON, message: "a\"b\\c/\n\r\t\u{8}\u{C}\u{0}\u{1F}é😀\u{7F}")
+        #expect(
+            Self.encode { WireEncoder.encodeErrorBody(error, into: &$0) }
+                == #"{"error":{"code":"invalidJSON","message":"a\"b\\c/\n\r\t\b\f\u0000\u001fé😀"# + "\u{7F}\"}}")
+    }
+
+    @Test func appendsToTheBufferItIsGiven() {
+        var buffer = bytes("[")
+        WireEncoder.encodeEvent(.holdStarted, at: 1, into: &buffer)
+        buffer.append(UInt8(ascii: ","))
+        WireEncoder.encodeEvent(.holdStarted, at: 2, into: &buffer)
+        buffer.append(UInt8(ascii: "]"))
+        #expect(
+            text(buffer)
+                == #"[{"type":"event","t":1.0,"event":"holdStarted"},{"type":"event","t":2.0,"event":"holdStarted"}]"#)
+    }
+
+    @Test func writesNumbersInShortestRoundTripForm() throws {
+        var random = SeededGenerator(seed: 99)
+        for _ in 0..<2000 {
+            let value = Double(bitPattern: random.next())
+            var buffer: [UInt8] = []
+            buffer.appendJSONNumber(value)
+            guard value.isFinite else {
+                #expect(text(buffer) == "null")
+                continue
+            }
+            guard case .number(let read) = try JSONValue.parse(buffer), read.bitPattern == value.bitPattern else {
+                Issue.record("\(value) did not round-trip as \(text(buffer))")
+                return
+            }
+        }
+        for value in [0, -1, 1, 9, 10, 99, 812, Int.max, Int.min] {
+            var buffer: [UInt8] = []
+            buffer.appendJSONInteger(value)
+            #expect(text(buffer) == String(value))
+        }
+    }
+
+    @Test(arguments: [
+        (0.0, "1970-01-01T00:00:00Z"), (-1, "1969-12-31T23:59:59Z"), (951_782_400, "2000-02-29T00:00:00Z"),
+        (1_795_960_893.999, "2026-11-29T14:01:33Z"), (253_402_300_799, "9999-12-31T23:59:59Z"),
+        (-62_167_219_200, "0000-01-01T00:00:00Z"), (4_107_542_400, "2100-03-01T00:00:00Z"),
+    ])
+    func formatsISO8601Timestamps(_ seconds: Double, _ expected: String) {
+        #expect(ISO8601Timestamp.string(fromUnixSeconds: seconds) == expected)
+    }
+
+    @Test func formatsTimestampsLikeFoundation() {
+        var random = SeededGenerator(seed: 3)
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        for _ in 0..<2000 {
+            let seconds = Double(Int64.random(in: -5_000_000_000...10_000_000_000, using: &random))
+            #expect(
+                ISO8601Timestamp.string(fromUnixSeconds: seconds)
+                    == formatter.string(from: Date(timeIntervalSince1970: seconds)))
+        }
+        #expect(ISO8601Timestamp.string(fromUnixSeconds: .nan) == nil)
+        #expect(ISO8601Timestamp.string(fromUnixSeconds: 253_402_300_800) == nil)
+    }
+
+    // MARK: Round trip
+
+    @Test func everyEncoderWritesJSONThatFoundationAndOurReaderParse() throws {
+        var outputs: [[UInt8]] = []
+        func add(_ body: (inout [UInt8]) -> Void) {
+            var buffer: [UInt8] = []
+            body(&buffer)
+            outputs.append(buffer)
+        }
+        for exercise in Exercise.catalog {
+            add { WireEncoder.encodeStarted(session: "id \"quoted\"", exercise: exercise, into: &$0) }
+            add { WireEncoder.encodeExercise(exercise, into: &$0) }
+        }
+        let events: [MotionEvent] = [
+            .repCompleted(Self.rep3), .repRejected(Self.rep4), .holdStarted, .formFault(.keepHipsLevel),
+            .visibilityChanged(Visibility(missingJoints: [.nose, .root])), .setupChanged([]),
+            .baselineCompleted(.nan),
+        ]
+        for event in events {
+            add { WireEncoder.encodeEvent(event, at: 1e-7, into: &$0) }
+            add { WireEncoder.encodeEvent(event, at: -0.0, includeType: false, into: &$0) }
+        }
+        add { WireEncoder.encodeSnapshot(Self.snapshot, into: &$0) }
+        add { WireEncoder.encodeSummary(Self.summary, metadata: Self.metadata, includeType: true, into: &$0) }
+        add { WireEncoder.encodeError(WireError(code: .rateLimited, message: "\u{1}\u{2028}"), frame: -3, into: &$0) }
+        add { WireEncoder.encodeErrorBody(WireError(code: .notStarted, message: ""), into: &$0) }
+        for output in outputs {
+            let object = try JSONSerialization.jsonObject(with: Data(output))
+            #expect(object is [String: Any], "\(text(output))")
+            let ours = try JSONValue.parse(output)
+            #expect(ours == DifferentialTests.foundationValue(output), "\(text(output))")
+        }
+    }
+
+    @Test func decodesWhatItsOwnErrorsSay() throws {
+        var buffer: [UInt8] = []
+        let error = WireError(code: .invalidPose, message: "frames[2]: \"t\" is required")
+        WireEncoder.encodeError(error, frame: 7, into: &buffer)
+        let value = try JSONValue.parse(buffer)
+        #expect(
+            value
+                == .object([
+                    "type": .string("error"), "code": .string("invalidPose"), "message": .string(error.message),
+                    "frame": .number(7),
+                ]))
+    }
+}

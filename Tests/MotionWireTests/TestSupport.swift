@@ -1,0 +1,124 @@
+import Foundation
+import MotionCore
+import Testing
+
+@testable import MotionWire
+
+/// A deterministic RNG (SplitMix64) so generated and mutated inputs are reproducible.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+}
+
+/// The UTF-8 bytes of `text`.
+func bytes(_ text: String) -> [UInt8] {
+    Array(text.utf8)
+}
+
+/// The UTF-8 text of `buffer`.
+func text(_ buffer: [UInt8]) -> String {
+    String(decoding: buffer, as: UTF8.self)
+}
+
+/// The error `body` throws, or nil.
+func wireError<Value>(_ body: () throws(WireError) -> Value) -> WireError? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// The code of the error decoding `json` as a client message throws, or nil when it decodes.
+func decodingErrorCode(_ json: String, decoder: MessageDecoder = MessageDecoder()) -> ErrorCode? {
+    wireError { () throws(WireError) in try decoder.decode(bytes(json)) }?.code
+}
+
+/// The decoded message, failing the test when decoding throws.
+func decodeMessage(
+    _ json: String, decoder: MessageDecoder = MessageDecoder(), sourceLocation: SourceLocation = #_sourceLocation
+) throws -> ClientMessage {
+    do {
+        return try decoder.decode(bytes(json))
+    } catch {
+        Issue.record("decoding failed: \(error)", sourceLocation: sourceLocation)
+        throw error
+    }
+}
+
+extension Pose {
+    /// A pose with the given points, no confidences.
+    static func make(t: Double = 1, size: ImageSize? = nil, _ points: [Joint: Point] = [:]) -> Pose {
+        Pose(timestamp: t, imageSize: size, points: points)
+    }
+}
+
+/// The shared test vectors of PROTOCOL.md §4.
+enum FormatVectors {
+    /// `../shared/vectors/formats.json` beside the package root (found by walking up from this file to the
+    /// directory holding `Package.swift`), or the copy in `Fixtures/` when the shared one is missing.
+    static func url() throws -> URL {
+        var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        var root: URL?
+        while directory.path != "/" {
+            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
+                root = directory
+                break
+            }
+            directory.deleteLastPathComponent()
+        }
+        let packageRoot = try #require(root, "no Package.swift above \(#filePath)")
+        let shared = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/vectors/formats.json")
+        if FileManager.default.fileExists(atPath: shared.path) { return shared }
+        let copy = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/formats.json")
+        #expect(FileManager.default.fileExists(atPath: copy.path), "neither \(shared.path) nor \(copy.path) exists")
+        return copy
+    }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        var start: [UInt8]
+        var pose: [UInt8]
+        var expected: [Joint: Point]
+        var testDescription: String { name }
+    }
+
+    /// Every case of the vector file; throws (never skips) when the file is missing or malformed.
+    static func load() throws -> [Case] {
+        let data = try Data(contentsOf: try url())
+        let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let cases = try #require(root["cases"] as? [[String: Any]])
+        return try cases.map { entry in
+            let name = try #require(entry["name"] as? String)
+            let start = try #require(entry["start"] as? [String: Any])
+            var startMessage = start
+            startMessage["type"] = "start"
+            startMessage["exercise"] = "shoulderAbduction"
+            let pose = try #require(entry["pose"])
+            let expect = try #require(entry["expect"] as? [String: [Double]])
+            var expected: [Joint: Point] = [:]
+            for (jointName, xy) in expect {
+                let joint = try #require(Joint(rawValue: jointName))
+                expected[joint] = Point(x: xy[0], y: xy[1])
+            }
+            return Case(
+                name: name,
+                start: Array(try JSONSerialization.data(withJSONObject: startMessage)),
+                pose: Array(try JSONSerialization.data(withJSONObject: pose)),
+                expected: expected)
+        }
+    }
+}
