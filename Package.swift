@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "MotionSimulation", targets: ["MotionSimulation"]),
+        .executable(name: "motion-server", targets: ["motion-server"]),
         .executable(name: "motion-demo", targets: ["motion-demo"]),
     ],
     targets: [
@@ -28,6 +29,11 @@ let package = Package(
             swiftSettings: strict),
         .target(name: "HTTPWire", dependencies: ["CZlib"], swiftSettings: strict),
         .target(name: "HTTPServer", dependencies: ["HTTPWire", "CNetShim", "CZlib"], swiftSettings: strict),
+        .target(
+            name: "MotionServer",
+            dependencies: ["MotionCore", "MotionWire", "HTTPWire", "HTTPServer", "SessionStore"],
+            swiftSettings: strict),
+        .executableTarget(name: "motion-server", dependencies: ["MotionServer", "HTTPServer"], swiftSettings: strict),
         .executableTarget(
             name: "motion-demo",
             dependencies: ["MotionCore", "MotionSimulation"],

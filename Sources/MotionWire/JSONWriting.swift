@@ -2,13 +2,13 @@
 extension [UInt8] {
     /// Appends ASCII text as is: structure and member names known at compile time, e.g. `{"type":"event","t":`.
     @inline(__always)
-    mutating func appendLiteral(_ text: StaticString) {
+    public mutating func appendLiteral(_ text: StaticString) {
         append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Appends a quoted string, escaping `"`, `\` and the control characters U+0000…U+001F (RFC 8259 §7).
     /// Other characters, ASCII or not, are written as their UTF-8 bytes.
-    mutating func appendJSONString(_ text: String) {
+    public mutating func appendJSONString(_ text: String) {
         append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
@@ -33,7 +33,7 @@ extension [UInt8] {
 
     /// Appends a number in the shortest form that reads back as the same `Double` (`128.0`, `0.1`, `1e-05`),
     /// or `null` for nil, infinities and NaN, which JSON cannot carry.
-    mutating func appendJSONNumber(_ value: Double?) {
+    public mutating func appendJSONNumber(_ value: Double?) {
         guard let value, value.isFinite else {
             appendLiteral("null")
             return
@@ -43,7 +43,7 @@ extension [UInt8] {
     }
 
     /// Appends an integer in decimal.
-    mutating func appendJSONInteger(_ value: Int) {
+    public mutating func appendJSONInteger(_ value: Int) {
         if value < 0 { append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var divisor: UInt = 1
@@ -56,12 +56,12 @@ extension [UInt8] {
     }
 
     /// Appends `true` or `false`.
-    mutating func appendJSONBool(_ value: Bool) {
+    public mutating func appendJSONBool(_ value: Bool) {
         if value { appendLiteral("true") } else { appendLiteral("false") }
     }
 
     /// Appends an array of raw values, e.g. `["rightWrist","leftWrist"]`.
-    mutating func appendJSONStrings<Values: Sequence>(_ values: Values)
+    public mutating func appendJSONStrings<Values: Sequence>(_ values: Values)
     where Values.Element: RawRepresentable, Values.Element.RawValue == String {
         append(UInt8(ascii: "["))
         var first = true

@@ -10,6 +10,8 @@ public struct HTTPRequest: Sendable {
     public var parameters = RouteParameters()
     /// The peer's address, when known.
     public var remoteAddress: SocketAddress?
+    /// Values middleware attaches for the handlers after it (e.g. the authenticated tenant).
+    public var attributes: [String: String] = [:]
 
     /// Creates a request.
     /// - Parameters:

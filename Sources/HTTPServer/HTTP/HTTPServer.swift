@@ -16,7 +16,7 @@ public final class HTTPServer: Sendable {
     /// The configuration in force.
     public let configuration: HTTPServerConfiguration
     /// Request and connection counters.
-    public let metrics = HTTPMetrics()
+    public let metrics: HTTPMetrics
     /// The loops the server runs on (the application may run actors on them).
     public let group: EventLoopGroup
     private let context: ServerContext
@@ -28,12 +28,15 @@ public final class HTTPServer: Sendable {
     ///   - router: The routes.
     ///   - middleware: Code run around every handler, outermost first.
     ///   - fallback: Answers requests no route matches (e.g. static files); nil answers `404`.
+    ///   - metrics: Where to count requests and connections (created here unless the application needs them
+    ///     before the server exists, e.g. for a `/metrics` route).
     /// - Throws: ``SystemError`` when the event loops cannot be created.
     public init(
         configuration: HTTPServerConfiguration, router: Router, middleware: [any HTTPMiddleware] = [],
-        fallback: Router.Handler? = nil
+        fallback: Router.Handler? = nil, metrics: HTTPMetrics = HTTPMetrics()
     ) throws(SystemError) {
         self.configuration = configuration
+        self.metrics = metrics
         group = try EventLoopGroup(loops: configuration.loops)
         let routing: Router.Handler = { request in
             switch router.match(request.method, path: request.path) {

@@ -13,7 +13,8 @@ public final class HTTPMetrics: Sendable {
     private let received = Atomic<Int>(0)
     private let sent = Atomic<Int>(0)
 
-    init() {}
+    /// Creates counters at zero (pass them to an ``HTTPServer`` to have it count into them).
+    public init() {}
 
     /// A consistent-enough copy of the counters.
     public struct Snapshot: Sendable, Equatable {

@@ -64,7 +64,7 @@ extension Router {
                     accepting: client, protocol: subprotocol, extensions: negotiated?.response))
             response.upgrade = { connection in
                 let socket = WebSocket(
-                    fd: connection.fd, loop: connection.loop, role: .server, request: connection.request,
+                    fd: connection.fd, loop: connection.loop, role: .server, request: request,
                     subprotocol: subprotocol, compression: negotiated?.parameters, configuration: configuration,
                     lifetime: connection.lifetime, logger: logger)
                 if let hub {

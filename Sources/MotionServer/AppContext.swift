@@ -1,0 +1,62 @@
+import HTTPServer
+import MotionCore
+import SessionStore
+import Synchronization
+
+/// Limits of live sessions. Every field has a safe default.
+public struct LiveLimits: Sendable {
+    /// Pose frames per second a connection may send (a batch counts each frame); more are refused with
+    /// `rateLimited`, with a burst of twice this.
+    public var framesPerSecond = 120.0
+    /// A session with no message from its client for this long is closed with 1001.
+    public var idleTimeout: Duration = .seconds(120)
+    /// How often a live session's summary is written to the store.
+    public var checkpointInterval: Duration = .seconds(5)
+    /// Consecutive refused messages after which the connection is closed with 1008 (abuse).
+    public var maxConsecutiveErrors = 200
+    /// HTTP sessions (`POST /v1/sessions`) without a request for this long are stored as abandoned.
+    public var httpSessionIdleTimeout: Duration = .seconds(600)
+
+    /// Creates the defaults.
+    public init() {}
+}
+
+/// What every handler and live session of the application shares.
+final class AppContext: Sendable {
+    let store: any SessionStore
+    let tokens: TokenTable?
+    let logger: Logger
+    let limits: LiveLimits
+    let metrics: ServerMetrics
+    let live = LiveRegistry()
+    let writes = StoreWrites()
+    let httpSessions: HTTPSessionRegistry
+    /// Unix milliseconds now (an input, so tests can pin it).
+    let clock: @Sendable () -> Int64
+
+    init(
+        store: any SessionStore, tokens: TokenTable?, logger: Logger, limits: LiveLimits, metrics: ServerMetrics,
+        clock: @escaping @Sendable () -> Int64
+    ) {
+        self.store = store
+        self.tokens = tokens
+        self.logger = logger
+        self.limits = limits
+        self.metrics = metrics
+        self.clock = clock
+        httpSessions = HTTPSessionRegistry()
+    }
+
+    /// The tenant of a bearer token, `default` when the server runs without tokens, nil when refused.
+    func tenant(forToken token: String?) -> String? {
+        guard let tokens else { return "default" }
+        return token.flatMap { tokens.tenant(for: $0) }
+    }
+
+    /// Times a store call into the `motion_store_seconds` histogram.
+    func timed<T: Sendable>(_ operation: String, _ body: () async throws -> T) async rethrows -> T {
+        let started = EventLoop.now()
+        defer { metrics.observeStore(operation, seconds: Double(EventLoop.now() - started) / 1e9) }
+        return try await body()
+    }
+}

@@ -1,0 +1,306 @@
+import HTTPServer
+import HTTPWire
+import MotionCore
+import MotionWire
+import SessionStore
+
+/// One live session over WebSocket (PROTOCOL.md §3): pose frames in, events and snapshots out.
+///
+/// The actor runs on its connection's event loop (the loop is its executor), so a frame is decoded, analysed,
+/// encoded and queued for sending on the thread that read it, with no hop. Store writes go to the store's own
+/// thread and never block the loop.
+actor LiveSession {
+    nonisolated let socket: WebSocket
+    nonisolated let tenant: String
+    private let context: AppContext
+    private var decoder = MessageDecoder()
+    private var core: SessionCore?
+    private var snapshots = SnapshotPolicy.every
+    private var lastSnapshotTime: Double?
+    private var events: [MotionEvent] = []
+    private var output: [UInt8] = []
+    private var messageNumber = 0
+    private var consecutiveErrors = 0
+    private var bucket: TokenBucket
+    private var lastMessage: UInt64
+    private var lastWrite: Task<Void, Never>?
+    private var timer: LoopTimer?
+    private var watchers: [WebSocket] = []
+    private var finished = false
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { socket.loop.asUnownedSerialExecutor() }
+
+    init(socket: WebSocket, tenant: String, context: AppContext) {
+        self.socket = socket
+        self.tenant = tenant
+        self.context = context
+        bucket = TokenBucket(rate: context.limits.framesPerSecond, burst: context.limits.framesPerSecond * 2)
+        lastMessage = EventLoop.now()
+        events.reserveCapacity(8)
+        output.reserveCapacity(1024)
+    }
+
+    /// Connects the socket's callbacks to this session. Call on the socket's loop, before any message.
+    nonisolated func attach() {
+        socket.onMessage = { [self] message in assumeIsolated { $0.receive(message) } }
+        socket.onClose = { [self] code, _ in assumeIsolated { $0.connectionClosed(code: code) } }
+        assumeIsolated { $0.scheduleTimer() }
+    }
+
+    // MARK: Messages
+
+    private func receive(_ message: WebSocketMessage) {
+        lastMessage = EventLoop.now()
+        messageNumber += 1
+        guard case .text(var text) = message else {
+            return refuse(WireError(code: .invalidMessage, message: "messages are JSON text frames"))
+        }
+        let decoded = text.withUTF8 { bytes in
+            Result { () throws(WireError) -> ClientMessage in try decoder.decode(UnsafeRawBufferPointer(bytes)) }
+        }
+        do {
+            try handle(try decoded.get())
+            consecutiveErrors = 0
+        } catch let error as WireError {
+            refuse(error)
+        } catch {
+            refuse(WireError(code: .invalidMessage, message: "\(error)"))
+        }
+    }
+
+    private func handle(_ message: ClientMessage) throws {
+        switch message {
+        case .start(let start):
+            guard core == nil else { throw WireError(code: .alreadyStarted, message: "the session has started") }
+            try begin(start)
+        case .pose(let pose):
+            var session = try started()
+            try admit(frames: 1)
+            try process(pose, in: &session)
+            core = session
+        case .poses(let poses):
+            var session = try started()
+            try admit(frames: poses.count)
+            defer { core = session }
+            for pose in poses { try process(pose, in: &session) }
+        case .reset:
+            var session = try started()
+            session.reset()
+            core = session
+            sendSnapshot(of: session, force: true)
+        case .baseline:
+            var session = try started()
+            session.startBaseline()
+            core = session
+            sendSnapshot(of: session, force: true)
+        case .stop:
+            let session = try started()
+            finish(session, status: .finished, closeCode: .normal)
+        }
+    }
+
+    private func started() throws(WireError) -> SessionCore {
+        guard let core, !finished else {
+            throw WireError(code: .notStarted, message: "send a start message first")
+        }
+        return core
+    }
+
+    private func admit(frames: Int) throws(WireError) {
+        guard bucket.take(Double(frames), now: EventLoop.now()) else {
+            throw WireError(code: .rateLimited, message: "more than \(Int(context.limits.framesPerSecond)) frames/s")
+        }
+    }
+
+    private func begin(_ start: StartRequest) throws(WireError) {
+        let session = try SessionCore(start: start, tenant: tenant, now: context.clock())
+        core = session
+        decoder.configure(for: start)
+        snapshots = start.options.snapshots
+        context.live.insert(self, id: session.id)
+        context.metrics.sessionOpened()
+        let store = context.store
+        let record = session.newRecord
+        let context = self.context
+        lastWrite = context.writes.run(after: lastWrite) {
+            do {
+                try await context.timed("create") { try await store.create(record) }
+            } catch {
+                context.metrics.storeFailed("create")
+                context.logger.log(.error, "cannot store new session", ["id": "\(record.id)", "error": "\(error)"])
+            }
+        }
+        output.removeAll(keepingCapacity: true)
+        WireEncoder.encodeStarted(session: session.id.description, exercise: session.engine.exercise, into: &output)
+        socket.sendText(utf8: output)
+    }
+
+    private func process(_ pose: Pose, in session: inout SessionCore) throws(WireError) {
+        events.removeAll(keepingCapacity: true)
+        try session.process(pose, into: &events)
+        context.metrics.countFrames(1)
+        for event in events {
+            context.metrics.countEvent(event)
+            output.removeAll(keepingCapacity: true)
+            WireEncoder.encodeEvent(event, at: pose.timestamp, into: &output)
+            send(output, replacing: nil)
+        }
+        sendSnapshot(of: session, force: false)
+    }
+
+    private func sendSnapshot(of session: SessionCore, force: Bool) {
+        let snapshot = session.engine.snapshot()
+        if !force {
+            switch snapshots {
+            case .off: return
+            case .every: break
+            case .interval(let seconds):
+                if let last = lastSnapshotTime, let now = snapshot.timestamp, now - last < seconds { return }
+            }
+        }
+        lastSnapshotTime = snapshot.timestamp
+        output.removeAll(keepingCapacity: true)
+        WireEncoder.encodeSnapshot(snapshot, into: &output)
+        send(output, replacing: "snapshot")
+    }
+
+    /// Sends to the client and every watcher; snapshots coalesce under backpressure, events never drop.
+    private func send(_ bytes: [UInt8], replacing key: String?) {
+        socket.sendText(utf8: bytes, replacing: key)
+        guard !watchers.isEmpty else { return }
+        let text = String(decoding: bytes, as: UTF8.self)
+        for watcher in watchers { watcher.send(.text(text), replacing: key) }
+    }
+
+    private func refuse(_ error: WireError) {
+        consecutiveErrors += 1
+        output.removeAll(keepingCapacity: true)
+        WireEncoder.encodeError(error, frame: messageNumber, into: &output)
+        socket.sendText(utf8: output)
+        if consecutiveErrors >= context.limits.maxConsecutiveErrors {
+            context.logger.log(.notice, "closing abusive connection", ["errors": "\(consecutiveErrors)"])
+            closeSession(code: .policyViolation, reason: "too many invalid messages")
+        }
+    }
+
+    // MARK: Watchers
+
+    /// Adds a read-only observer that receives this session's events and snapshots from now on.
+    func addWatcher(_ watcher: WebSocket) {
+        guard !finished else { return watcher.close(code: .normal, reason: "session ended") }
+        watchers.append(watcher)
+        if let core { sendSnapshot(to: watcher, of: core) }
+    }
+
+    func removeWatcher(_ watcher: WebSocket) { watchers.removeAll { $0 === watcher } }
+
+    private func sendSnapshot(to watcher: WebSocket, of session: SessionCore) {
+        var bytes: [UInt8] = []
+        WireEncoder.encodeSnapshot(session.engine.snapshot(), into: &bytes)
+        watcher.send(.text(String(decoding: bytes, as: UTF8.self)), replacing: "snapshot")
+    }
+
+    // MARK: Checkpoints, idle, ending
+
+    private func scheduleTimer() {
+        timer = socket.loop.schedule(after: context.limits.checkpointInterval) { [weak self] in
+            self?.assumeIsolated { $0.tick() }
+        }
+    }
+
+    private func tick() {
+        guard !finished else { return }
+        let silent = Duration.nanoseconds(Int64(EventLoop.now() - lastMessage))
+        if silent >= context.limits.idleTimeout {
+            return closeSession(code: .goingAway, reason: "idle")
+        }
+        if var session = core, session.needsCheckpoint {
+            let summary = session.takeCheckpoint()
+            core = session
+            let (store, id, tenant, context) = (context.store, session.id, session.tenant, self.context)
+            lastWrite = context.writes.run(after: lastWrite) {
+                do {
+                    try await context.timed("checkpoint") {
+                        try await store.checkpoint(id: id, tenant: tenant, summary: summary)
+                    }
+                } catch {
+                    context.metrics.storeFailed("checkpoint")
+                    context.logger.log(.warning, "checkpoint failed", ["id": "\(id)", "error": "\(error)"])
+                }
+            }
+        }
+        scheduleTimer()
+    }
+
+    /// Ends the session (if it started) as abandoned and closes the connection.
+    private func closeSession(code: WebSocketCloseCode, reason: String) {
+        if let core, !finished {
+            finish(core, status: .abandoned, closeCode: code, reason: reason)
+        } else {
+            socket.close(code: code, reason: reason)
+        }
+    }
+
+    private func connectionClosed(code: WebSocketCloseCode?) {
+        timer?.cancel()
+        if let core, !finished { finish(core, status: .abandoned, closeCode: nil) }
+        for watcher in watchers { watcher.close(code: .normal, reason: "session ended") }
+        watchers.removeAll()
+    }
+
+    /// Stores the final summary; after `stop` also sends it and closes with 1000 (PROTOCOL.md §3).
+    private func finish(
+        _ session: SessionCore, status: SessionStatus, closeCode: WebSocketCloseCode?, reason: String = ""
+    ) {
+        finished = true
+        timer?.cancel()
+        context.live.remove(session.id)
+        context.metrics.sessionClosed()
+        let endedAt = context.clock()
+        let summary = session.engine.summary
+        if status == .finished {
+            output.removeAll(keepingCapacity: true)
+            WireEncoder.encodeSummary(
+                summary, metadata: session.metadata(status: status, endedAt: endedAt), includeType: true,
+                into: &output)
+            send(output, replacing: nil)
+        }
+        if let closeCode { socket.close(code: closeCode, reason: reason) }
+        for watcher in watchers { watcher.close(code: .normal, reason: "session ended") }
+        watchers.removeAll()
+        let (store, id, tenant, context) = (context.store, session.id, session.tenant, self.context)
+        lastWrite = context.writes.run(after: lastWrite) {
+            do {
+                try await context.timed("finish") {
+                    try await store.finish(id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt)
+                }
+            } catch {
+                context.metrics.storeFailed("finish")
+                context.logger.log(.error, "cannot store session summary", ["id": "\(id)", "error": "\(error)"])
+            }
+        }
+    }
+}
+
+/// A token bucket on a monotonic clock: `rate` tokens per second, holding at most `burst`.
+struct TokenBucket: Sendable {
+    let rate: Double
+    let burst: Double
+    private var tokens: Double
+    private var last: UInt64?
+
+    init(rate: Double, burst: Double) {
+        self.rate = rate
+        self.burst = burst
+        tokens = burst
+    }
+
+    /// Takes `count` tokens at `now` (nanoseconds) if there are enough.
+    mutating func take(_ count: Double, now: UInt64) -> Bool {
+        if let last, now > last { tokens = min(burst, tokens + Double(now - last) / 1e9 * rate) }
+        last = now
+        guard tokens >= count else { return false }
+        tokens -= count
+        return true
+    }
+}

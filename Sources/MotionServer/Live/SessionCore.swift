@@ -1,0 +1,100 @@
+import MotionCore
+import MotionWire
+import SessionStore
+
+/// One analysis session as both kinds of client use it — a live WebSocket and the HTTP endpoints: the engine,
+/// the identity the store knows it by, and the mapping of engine errors to wire errors.
+struct SessionCore: Sendable {
+    let id: SessionID
+    let tenant: String
+    let start: StartRequest
+    /// Unix milliseconds on the server's clock.
+    let startedAt: Int64
+    private(set) var engine: MotionEngine
+    private(set) var framesAtLastCheckpoint = 0
+
+    /// Creates the session for a `start` request.
+    /// - Throws: `unknownExercise`, `missingSide` or `invalidMessage` (an option the engine refuses).
+    init(start: StartRequest, tenant: String, now: Int64) throws(WireError) {
+        guard let exercise = Exercise.named(start.exercise) else {
+            throw WireError(code: .unknownExercise, message: "no exercise '\(start.exercise)'")
+        }
+        var configuration = SessionConfiguration(exercise: exercise, side: start.side)
+        configuration.target = start.options.target
+        configuration.holdSeconds = start.options.holdSeconds
+        if let reps = start.options.baselineReps {
+            configuration.baselineReps = reps
+            configuration.startsBaseline = true
+        }
+        do {
+            engine = try MotionEngine(configuration: configuration)
+        } catch {
+            switch error {
+            case .missingSide(let id):
+                throw WireError(code: .missingSide, message: "\(id) needs a side: left or right")
+            case .invalidConfiguration(let reasons):
+                throw WireError(code: .invalidMessage, message: reasons.joined(separator: "; "))
+            }
+        }
+        self.start = start
+        self.tenant = tenant
+        self.startedAt = now
+        id = SessionID.generate(at: now)
+    }
+
+    /// Analyses one pose, appending its events to `events`.
+    /// - Throws: `nonIncreasingTime` or `invalidPose`; the session is then unchanged.
+    mutating func process(_ pose: Pose, into events: inout [MotionEvent]) throws(WireError) {
+        do {
+            try engine.process(pose, into: &events)
+        } catch {
+            switch error {
+            case .nonIncreasingTime(let previous, let received):
+                throw WireError(
+                    code: .nonIncreasingTime, message: "t \(received) is not after the previous frame's \(previous)")
+            case .nonFinite:
+                throw WireError(code: .invalidPose, message: "a coordinate, confidence or size is not a finite number")
+            case .notRunning:
+                throw WireError(code: .invalidMessage, message: "the session has stopped")
+            }
+        }
+    }
+
+    mutating func reset() { engine.reset() }
+
+    mutating func startBaseline() { engine.startBaseline() }
+
+    /// Whether enough new frames arrived since the last checkpoint to be worth writing.
+    var needsCheckpoint: Bool { engine.summary.frames != framesAtLastCheckpoint }
+
+    /// The summary to checkpoint, marking it written.
+    mutating func takeCheckpoint() -> SessionSummary {
+        let summary = engine.summary
+        framesAtLastCheckpoint = summary.frames
+        return summary
+    }
+
+    /// The record the store keeps when the session is created.
+    var newRecord: StoredSession {
+        StoredSession(
+            id: id, tenant: tenant, subject: start.subject, status: .live, startedAt: startedAt,
+            summary: engine.summary)
+    }
+
+    /// The server's part of a summary message.
+    func metadata(status: SessionStatus, endedAt: Int64?) -> SummaryMetadata {
+        SummaryMetadata(
+            id: id.description, subject: start.subject, status: SummaryMetadata.Status(status),
+            startedAt: Double(startedAt) / 1000, endedAt: endedAt.map { Double($0) / 1000 })
+    }
+}
+
+extension SummaryMetadata.Status {
+    init(_ status: SessionStatus) {
+        switch status {
+        case .live: self = .live
+        case .finished: self = .finished
+        case .abandoned: self = .abandoned
+        }
+    }
+}

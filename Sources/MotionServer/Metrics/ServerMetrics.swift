@@ -1,0 +1,96 @@
+import HTTPServer
+import MotionCore
+import Synchronization
+
+/// The application's metrics (served at `/metrics`): live sessions, frames, events by kind, HTTP requests by
+/// route and status, store latency, and the HTTP server's own counters.
+final class ServerMetrics: Sendable {
+    let registry = MetricsRegistry()
+    private let frames = Atomic<Int>(0)
+    private let liveSessions = Atomic<Int>(0)
+    private let events = EventCounters()
+
+    init() {
+        registry.declare(
+            "motion_http_requests_total", help: "HTTP requests by route and status.", type: "counter",
+            labels: ["route", "status"])
+        registry.declare(
+            "motion_store_seconds", help: "Session store call latency.", type: "histogram",
+            labels: ["operation"], buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1])
+        registry.declare(
+            "motion_store_errors_total", help: "Failed session store calls.", type: "counter",
+            labels: ["operation"])
+    }
+
+    func countFrames(_ count: Int) { frames.add(count, ordering: .relaxed) }
+    func countEvent(_ event: MotionEvent) { events.count(event) }
+    func sessionOpened() { liveSessions.add(1, ordering: .relaxed) }
+    func sessionClosed() { liveSessions.subtract(1, ordering: .relaxed) }
+    func observeStore(_ operation: String, seconds: Double) {
+        registry.observe("motion_store_seconds", labels: [operation], seconds)
+    }
+    func storeFailed(_ operation: String) { registry.add("motion_store_errors_total", labels: [operation]) }
+    func countRequest(route: String, status: Int) {
+        registry.add("motion_http_requests_total", labels: [route, String(status)])
+    }
+
+    /// The Prometheus text of everything, including the HTTP server's counters.
+    func render(http: HTTPMetrics.Snapshot, webSockets: Int) -> String {
+        var lines = [
+            "# HELP motion_live_sessions Live WebSocket sessions on this node.", "# TYPE motion_live_sessions gauge",
+            "motion_live_sessions \(liveSessions.load(ordering: .relaxed))",
+            "# HELP motion_frames_total Pose frames processed.", "# TYPE motion_frames_total counter",
+            "motion_frames_total \(frames.load(ordering: .relaxed))",
+            "# HELP motion_events_total Engine events by kind.", "# TYPE motion_events_total counter",
+        ]
+        for (name, count) in events.snapshot { lines.append("motion_events_total{event=\"\(name)\"} \(count)") }
+        lines += [
+            "# HELP motion_open_connections Open HTTP and WebSocket connections.",
+            "# TYPE motion_open_connections gauge", "motion_open_connections \(http.openConnections)",
+            "# HELP motion_websocket_connections Open WebSocket connections.",
+            "# TYPE motion_websocket_connections gauge", "motion_websocket_connections \(webSockets)",
+            "# HELP motion_bytes_received_total Bytes read from clients.",
+            "# TYPE motion_bytes_received_total counter", "motion_bytes_received_total \(http.bytesReceived)",
+            "# HELP motion_bytes_sent_total Bytes written to clients.", "# TYPE motion_bytes_sent_total counter",
+            "motion_bytes_sent_total \(http.bytesSent)",
+            "# HELP motion_connections_refused_total Connections refused at the connection limit.",
+            "# TYPE motion_connections_refused_total counter",
+            "motion_connections_refused_total \(http.refusedConnections)",
+        ]
+        return registry.render(extra: lines)
+    }
+}
+
+/// One atomic counter per event kind: counted on the per-frame path without a lock.
+private final class EventCounters: Sendable {
+    private let repCompleted = Atomic<Int>(0)
+    private let repRejected = Atomic<Int>(0)
+    private let holdStarted = Atomic<Int>(0)
+    private let formFault = Atomic<Int>(0)
+    private let visibilityChanged = Atomic<Int>(0)
+    private let setupChanged = Atomic<Int>(0)
+    private let baselineCompleted = Atomic<Int>(0)
+
+    func count(_ event: MotionEvent) {
+        switch event {
+        case .repCompleted: repCompleted.add(1, ordering: .relaxed)
+        case .repRejected: repRejected.add(1, ordering: .relaxed)
+        case .holdStarted: holdStarted.add(1, ordering: .relaxed)
+        case .formFault: formFault.add(1, ordering: .relaxed)
+        case .visibilityChanged: visibilityChanged.add(1, ordering: .relaxed)
+        case .setupChanged: setupChanged.add(1, ordering: .relaxed)
+        case .baselineCompleted: baselineCompleted.add(1, ordering: .relaxed)
+        }
+    }
+
+    var snapshot: [(String, Int)] {
+        [
+            ("baselineCompleted", baselineCompleted.load(ordering: .relaxed)),
+            ("formFault", formFault.load(ordering: .relaxed)), ("holdStarted", holdStarted.load(ordering: .relaxed)),
+            ("repCompleted", repCompleted.load(ordering: .relaxed)),
+            ("repRejected", repRejected.load(ordering: .relaxed)),
+            ("setupChanged", setupChanged.load(ordering: .relaxed)),
+            ("visibilityChanged", visibilityChanged.load(ordering: .relaxed)),
+        ]
+    }
+}

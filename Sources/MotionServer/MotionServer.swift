@@ -1,0 +1,157 @@
+import Glibc
+public import HTTPServer
+import HTTPWire
+import SessionStore
+
+/// The motion-server application: the store, the REST and WebSocket endpoints, static files, metrics, and a
+/// graceful shutdown that stores every live session.
+///
+/// ```swift
+/// let server = try await MotionServer(options: options)
+/// let address = try server.start()
+/// await SignalWaiter().wait()
+/// await server.shutdown()
+/// ```
+public final class MotionServer: Sendable {
+    /// The options it runs with.
+    public let options: ServerOptions
+    private let http: HTTPServer
+    private let context: AppContext
+    private let hub = WebSocketHub()
+    private let reaper = Locked<Task<Void, Never>?>(nil)
+    private let ready = Locked(false)
+
+    /// Why the server could not start.
+    public struct StartError: Error, Sendable, CustomStringConvertible {
+        /// What went wrong.
+        public var description: String
+    }
+
+    /// Opens the store (abandoning sessions a previous process left live) and builds the routes.
+    /// - Parameters:
+    ///   - options: Address, database, public directory, tokens, threads, log level.
+    ///   - limits: Live-session limits.
+    /// - Throws: ``StartError`` when the tokens file, the database or the event loops cannot be set up.
+    public init(options: ServerOptions, limits: LiveLimits = LiveLimits()) async throws(StartError) {
+        self.options = options
+        let logger = Logger(level: options.logLevel)
+        var tokens: TokenTable?
+        if let path = options.tokensFile {
+            guard let text = Self.readFile(path) else {
+                throw StartError(description: "cannot read tokens file \(path)")
+            }
+            do {
+                tokens = try TokenTable(parsing: text)
+            } catch {
+                throw StartError(description: "\(path): \(error)")
+            }
+        }
+        guard !options.database.hasPrefix("postgres://") && !options.database.hasPrefix("postgresql://") else {
+            throw StartError(description: "the PostgreSQL store is not built into this version; use a SQLite path")
+        }
+        let store: SQLiteSessionStore
+        do {
+            store = try await SQLiteSessionStore(path: options.database)
+            let abandoned = try await store.abandonLiveSessions()
+            if abandoned > 0 {
+                logger.log(.notice, "sessions left live by a previous run abandoned", ["count": "\(abandoned)"])
+            }
+        } catch {
+            throw StartError(description: "cannot open the session store at \(options.database): \(error)")
+        }
+        let metrics = ServerMetrics()
+        let context = AppContext(
+            store: store, tokens: tokens, logger: logger, limits: limits, metrics: metrics,
+            clock: SQLiteSessionStore.systemMilliseconds)
+        self.context = context
+
+        var router = Router()
+        SessionRoutes(context: context).add(to: &router)
+        var webSockets = WebSocketConfiguration()
+        webSockets.maxMessageSize = 1 << 20
+        LiveRoutes(context: context, hub: hub, configuration: webSockets).add(to: &router, echo: options.webSocketEcho)
+        var fallback: Router.Handler?
+        if let files = try? FileServer(root: options.publicDirectory) {
+            fallback = { request in await files.respond(to: request) }
+        } else {
+            logger.log(.warning, "no public directory; static files are not served", ["path": options.publicDirectory])
+        }
+        var configuration = HTTPServerConfiguration()
+        configuration.host = options.host
+        configuration.port = options.port
+        configuration.loops = options.threads
+        configuration.logLevel = options.logLevel
+        configuration.limits.maxBodySize = 8 << 20
+        let httpMetrics = HTTPMetrics()
+        let (hub, ready) = (self.hub, self.ready)
+        OperationsRoutes(
+            context: context, isReady: { ready.withLock { $0 } }, httpMetrics: { httpMetrics.snapshot },
+            webSockets: { hub.count }
+        ).add(to: &router)
+        do {
+            http = try HTTPServer(
+                configuration: configuration, router: router,
+                middleware: [RequestMetrics(metrics: metrics), Authentication(context: context)], fallback: fallback,
+                metrics: httpMetrics)
+        } catch {
+            throw StartError(description: "cannot start event loops: \(error)")
+        }
+    }
+
+    /// Starts listening.
+    /// - Returns: The bound address.
+    /// - Throws: When the address cannot be bound.
+    public func start() throws -> SocketAddress {
+        let address = try http.start()
+        ready.withLock { $0 = true }
+        let context = self.context
+        let task = Task {
+            let timeout = Int64(context.limits.httpSessionIdleTimeout.components.seconds * 1000)
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(10))
+                let now = context.clock()
+                for session in context.httpSessions.all
+                where await session.isIdle(now: now, timeoutMilliseconds: timeout) {
+                    _ = await session.stop(status: .abandoned, context: context)
+                    context.httpSessions.remove(session.id)
+                }
+            }
+        }
+        reaper.withLock { $0 = task }
+        return address
+    }
+
+    /// Drains (PROTOCOL.md §7): stops accepting, closes WebSockets with 1001, stores every live session as
+    /// abandoned, finishes requests in flight, and closes the store.
+    /// - Parameter gracePeriod: The longest to wait for requests in flight.
+    public func shutdown(gracePeriod: Duration = .seconds(10)) async {
+        ready.withLock { $0 = false }
+        reaper.withLock { $0?.cancel() }
+        let (hub, context) = (self.hub, self.context)
+        await http.shutdown(gracePeriod: gracePeriod) {
+            await hub.closeAll(code: .goingAway, reason: "server shutting down")
+            for session in context.httpSessions.all {
+                _ = await session.stop(status: .abandoned, context: context)
+                context.httpSessions.remove(session.id)
+            }
+            await context.writes.waitForAll()
+        }
+        await context.writes.waitForAll()
+        await context.store.close()
+        http.stopLoops()
+    }
+
+    private static func readFile(_ path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+            if bytes.count > 1 << 20 { return nil }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}

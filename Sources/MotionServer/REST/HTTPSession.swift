@@ -1,0 +1,129 @@
+import HTTPServer
+import MotionCore
+import MotionWire
+import SessionStore
+
+/// A session driven over HTTP (`POST /v1/sessions`, `…/poses`, `…/stop`): the same analysis as a live one,
+/// checkpointed as poses arrive and stored as abandoned when its client goes quiet.
+actor HTTPSession {
+    nonisolated let id: SessionID
+    nonisolated let tenant: String
+    private var core: SessionCore
+    private let decoder: PoseDecoder
+    private var lastActivity: Int64
+    private var lastCheckpoint: Int64
+    private var lastWrite: Task<Void, Never>?
+    private(set) var isFinished = false
+
+    init(core: SessionCore, now: Int64) {
+        self.core = core
+        id = core.id
+        tenant = core.tenant
+        decoder = PoseDecoder(core.start)
+        lastActivity = now
+        lastCheckpoint = now
+    }
+
+    /// The body of `POST …/poses`: the events of the posted frames and the snapshot after them.
+    /// - Parameters:
+    ///   - body: A pose, `{"frames":[…]}`, or NDJSON.
+    ///   - ndjson: Whether the body is NDJSON.
+    ///   - context: The application.
+    /// - Throws: `WireError` for a malformed body or a refused frame; frames before a refused one are kept.
+    func post(_ body: [UInt8], ndjson: Bool, context: AppContext) throws(WireError) -> [UInt8] {
+        guard !isFinished else { throw WireError(code: .invalidMessage, message: "the session has stopped") }
+        let now = context.clock()
+        lastActivity = now
+        let poses = ndjson ? try decoder.decodeNDJSON(body) : try decoder.decodeFrames(body)
+        var events: [(Double, MotionEvent)] = []
+        var buffer: [MotionEvent] = []
+        var failure: WireError?
+        for pose in poses {
+            buffer.removeAll(keepingCapacity: true)
+            do {
+                try core.process(pose, into: &buffer)
+            } catch {
+                failure = error
+                break
+            }
+            context.metrics.countFrames(1)
+            for event in buffer {
+                context.metrics.countEvent(event)
+                events.append((pose.timestamp, event))
+            }
+        }
+        if now - lastCheckpoint >= Int64(context.limits.checkpointInterval.components.seconds * 1000) {
+            checkpoint(context: context)
+        }
+        if let failure { throw failure }
+        var out: [UInt8] = []
+        out.appendLiteral(#"{"events":["#)
+        for (index, (t, event)) in events.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            WireEncoder.encodeEvent(event, at: t, into: &out)
+        }
+        out.appendLiteral(#"],"snapshot":"#)
+        WireEncoder.encodeSnapshot(core.engine.snapshot(), into: &out)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// Ends the session, stores it, and returns the summary body.
+    func stop(status: SessionStatus, context: AppContext) async -> [UInt8] {
+        let endedAt = context.clock()
+        if !isFinished {
+            isFinished = true
+            let (store, id, tenant, summary) = (context.store, id, tenant, core.engine.summary)
+            lastWrite = context.writes.run(after: lastWrite) {
+                do {
+                    try await context.timed("finish") {
+                        try await store.finish(
+                            id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt)
+                    }
+                } catch {
+                    context.metrics.storeFailed("finish")
+                    context.logger.log(.error, "cannot store session summary", ["id": "\(id)", "error": "\(error)"])
+                }
+            }
+            await lastWrite?.value
+        }
+        var out: [UInt8] = []
+        WireEncoder.encodeSummary(
+            core.engine.summary, metadata: core.metadata(status: status, endedAt: endedAt), into: &out)
+        return out
+    }
+
+    /// Whether the client has been quiet for longer than `timeout` milliseconds.
+    func isIdle(now: Int64, timeoutMilliseconds: Int64) -> Bool { now - lastActivity > timeoutMilliseconds }
+
+    private func checkpoint(context: AppContext) {
+        lastCheckpoint = context.clock()
+        guard core.needsCheckpoint else { return }
+        let (store, id, tenant, summary) = (context.store, id, tenant, core.takeCheckpoint())
+        lastWrite = context.writes.run(after: lastWrite) {
+            do {
+                try await context.timed("checkpoint") {
+                    try await store.checkpoint(id: id, tenant: tenant, summary: summary)
+                }
+            } catch {
+                context.metrics.storeFailed("checkpoint")
+                context.logger.log(.warning, "checkpoint failed", ["id": "\(id)", "error": "\(error)"])
+            }
+        }
+    }
+}
+
+/// The HTTP-driven sessions of this node.
+final class HTTPSessionRegistry: Sendable {
+    private let sessions = Locked<[SessionID: HTTPSession]>([:])
+
+    func insert(_ session: HTTPSession) { sessions.withLock { $0[session.id] = session } }
+
+    func remove(_ id: SessionID) { _ = sessions.withLock { $0.removeValue(forKey: id) } }
+
+    func session(_ id: SessionID, tenant: String) -> HTTPSession? {
+        sessions.withLock { $0[id] }.flatMap { $0.tenant == tenant ? $0 : nil }
+    }
+
+    var all: [HTTPSession] { sessions.withLock { Array($0.values) } }
+}

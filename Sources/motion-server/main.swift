@@ -1,0 +1,50 @@
+import Glibc
+import HTTPServer
+import MotionServer
+
+/// Reads the options, starts the server, prints the ready line, and drains on SIGTERM or SIGINT (PROTOCOL.md §7).
+func runServer() async -> Int32 {
+    let options: ServerOptions
+    do {
+        options = try ServerOptions.parse(
+            arguments: Array(CommandLine.arguments.dropFirst()), environment: environment())
+    } catch {
+        printError("\(error)")
+        return 2
+    }
+    let termination = SignalWaiter()
+    let server: MotionServer
+    let address: SocketAddress
+    do {
+        server = try await MotionServer(options: options)
+        address = try server.start()
+    } catch {
+        printError("motion-server: \(error)")
+        return 1
+    }
+    let line = "listening on http://\(address)\n"
+    _ = line.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count - 1) }
+    await termination.wait()
+    await server.shutdown()
+    return 0
+}
+
+func environment() -> [String: String] {
+    var values: [String: String] = [:]
+    var pointer = environ
+    while let entry = pointer.pointee {
+        let text = String(cString: entry)
+        if let equals = text.firstIndex(of: "=") {
+            values[String(text[..<equals])] = String(text[text.index(after: equals)...])
+        }
+        pointer += 1
+    }
+    return values
+}
+
+func printError(_ message: String) {
+    let line = message + "\n"
+    _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+}
+
+exit(await runServer())
