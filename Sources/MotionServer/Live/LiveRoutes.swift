@@ -20,17 +20,18 @@ struct LiveRoutes {
             }
             LiveSession(socket: socket, tenant: tenant, context: context).attach()
         }
+        // Unknown tokens are refused after the upgrade (1008); known tenants learn only of their own sessions.
+        let watchable: @Sendable (HTTPRequest) async -> WebSocketUpgradeDecision = { request in
+            if let tenant = context.tenant(forToken: Self.token(in: request)),
+                request.sessionID.flatMap({ context.live.session($0, tenant: tenant) }) == nil
+            {
+                return .reject(REST.notFound)
+            }
+            return Self.echoBearerSubprotocol(request)
+        }
         router.webSocket(
             "/v1/sessions/{id}/watch", configuration: configuration, hub: hub, logger: context.logger,
-            shouldUpgrade: { request in
-                // Unknown tokens are refused after the upgrade (1008); known tenants learn only of their sessions.
-                if let tenant = context.tenant(forToken: Self.token(in: request)),
-                    request.sessionID.flatMap({ context.live.session($0, tenant: tenant) }) == nil
-                {
-                    return .reject(REST.notFound)
-                }
-                return Self.echoBearerSubprotocol(request)
-            }
+            shouldUpgrade: watchable
         ) { socket in
             guard let tenant = Self.tenant(of: socket, context: context),
                 let id = socket.request?.sessionID, let live = context.live.session(id, tenant: tenant)
