@@ -4,7 +4,7 @@ LINT_PATHS = Package.swift Sources Tests bench
 
 APT_PACKAGES = zlib1g-dev libsqlite3-dev curl python3
 
-.PHONY: run test deps lint build-tests unit-tests integration tsan bench clean
+.PHONY: run demo test deps lint build-tests unit-tests integration tsan bench clean
 
 ## Installs the Debian packages the build and the tests need, when missing (CI runs as root).
 deps:
@@ -15,8 +15,12 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get install -y -qq $$missing; \
 	fi
 
-## Runs the product. Until the network server lands this is the engine demo on simulated sessions.
+## Runs the server: embedded SQLite in ./data, Public/ on http://127.0.0.1:8080 (flags: ARGS="--port 9000 …").
 run: deps
+	$(SWIFT) run -c release motion-server $(ARGS)
+
+## The engine alone on simulated sessions of every exercise (EXERCISE=squat for one).
+demo:
 	$(SWIFT) run -c release motion-demo $(EXERCISE)
 
 ## Runs every check: lint, a warnings-as-errors build, all tests, and the concurrency tests under TSan.
@@ -34,7 +38,9 @@ unit-tests: build-tests
 ## Black-box tests with independent clients (Python http.client, curl, raw sockets) against a real server.
 integration: build-tests
 	$(SWIFT) build --product http-bench-server
+	$(SWIFT) build --product motion-server
 	python3 -m unittest tests/http/test_http.py
+	python3 -m unittest tests/server/test_server.py
 
 tsan:
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --scratch-path .build-tsan --sanitize=thread --disable-xctest --filter "MotionSessionTests|EventLoopTests|HTTPServerTests|WebSocketTests|SessionStoreTests"

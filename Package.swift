@@ -57,7 +57,19 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "MotionCore"], swiftSettings: strict),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire"], swiftSettings: strict),
+        .target(
+            name: "NetworkTestSupport", dependencies: ["HTTPServer", "HTTPWire"], path: "Tests/Support",
+            swiftSettings: strict),
+        .testTarget(
+            name: "MotionServerTests",
+            dependencies: [
+                "MotionServer", "MotionCore", "MotionSimulation", "SessionStore", "HTTPServer", "HTTPWire",
+                "NetworkTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "NetworkTestSupport"],
+            swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,40 +4,6 @@ import HTTPWire
 import Synchronization
 import Testing
 
-/// Collects what a client socket receives, from its loop.
-final class Inbox: Sendable {
-    private let state = Mutex<(messages: [WebSocketMessage], close: (WebSocketCloseCode?, String)?)>(([], nil))
-    private let arrivals: AsyncStream<Void>.Continuation
-    let signals: AsyncStream<Void>
-
-    init() { (signals, arrivals) = AsyncStream.makeStream(of: Void.self) }
-
-    func attach(to socket: WebSocket) async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            socket.loop.execute {
-                socket.onMessage = { message in
-                    self.state.withLock { $0.messages.append(message) }
-                    self.arrivals.yield()
-                }
-                socket.onClose = { code, reason in
-                    self.state.withLock { $0.close = (code, reason) }
-                    self.arrivals.yield()
-                }
-                done.resume()
-            }
-        }
-    }
-
-    var messages: [WebSocketMessage] { state.withLock { $0.messages } }
-    var close: (WebSocketCloseCode?, String)? { state.withLock { $0.close } }
-
-    /// Waits until `condition` holds (checked after every arrival).
-    func wait(until condition: @Sendable (Inbox) -> Bool) async {
-        if condition(self) { return }
-        for await _ in signals where condition(self) { return }
-    }
-}
-
 func echoRouter(configuration: WebSocketConfiguration = WebSocketConfiguration(), hub: WebSocketHub? = nil) -> Router {
     var router = Router()
     router.webSocket("/echo", configuration: configuration, hub: hub) { socket in
@@ -290,14 +256,5 @@ struct WebSocketTests {
             }
             #expect(hub.count == 0)
         }
-    }
-}
-
-extension TestClient {
-    /// Reads whatever is available (blocking up to the timeout); empty at close or timeout.
-    func readSome() -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        return count > 0 ? Array(buffer[0..<count]) : []
     }
 }

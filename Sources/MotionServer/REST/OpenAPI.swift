@@ -1295,6 +1295,19 @@ enum OpenAPI {
              }
             }
            }
+          },
+          "/v1/echo":{
+           "get":{
+            "summary":"WebSocket echo with the limits and extensions of /v1/stream (mounted only with --ws-echo; the target of conformance tests)",
+            "responses":{
+             "101":{
+              "description":"Switching Protocols"
+             },
+             "404":{
+              "description":"Not mounted"
+             }
+            }
+           }
           }
          }
         }

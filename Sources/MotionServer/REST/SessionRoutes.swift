@@ -109,7 +109,10 @@ struct SessionRoutes {
             for pose in poses {
                 buffer.removeAll(keepingCapacity: true)
                 try core.process(pose, into: &buffer)
-                for event in buffer { events.append((pose.timestamp, event)) }
+                for event in buffer {
+                    context.metrics.countEvent(event)
+                    events.append((pose.timestamp, event))
+                }
             }
             context.metrics.countFrames(poses.count)
             var record = core.newRecord

@@ -1,13 +1,15 @@
 import Foundation
 import Glibc
-import HTTPServer
+public import HTTPServer
 import HTTPWire
 
 /// A blocking socket client for tests: sends raw bytes, reads raw responses with a timeout.
-final class TestClient {
-    let fd: Int32
+public final class TestClient {
+    /// The socket.
+    public let fd: Int32
 
-    init(_ address: SocketAddress, timeoutSeconds: Int = 5) throws {
+    /// Connects to `address`; reads time out after `timeoutSeconds`.
+    public init(_ address: SocketAddress, timeoutSeconds: Int = 5) throws {
         fd = try Socket.connect(to: address)
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -15,9 +17,11 @@ final class TestClient {
 
     deinit { close(fd) }
 
-    func send(_ text: String) { send(Array(text.utf8)) }
+    /// Sends text as UTF-8.
+    public func send(_ text: String) { send(Array(text.utf8)) }
 
-    func send(_ bytes: [UInt8]) {
+    /// Sends bytes.
+    public func send(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
             let count = bytes[offset...].withUnsafeBytes {
@@ -29,7 +33,7 @@ final class TestClient {
     }
 
     /// Reads until the peer closes or the timeout passes.
-    func readToEnd() -> [UInt8] {
+    public func readToEnd() -> [UInt8] {
         var all = pending
         pending = []
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -43,7 +47,7 @@ final class TestClient {
     private var pending: [UInt8] = []
 
     /// Reads one response (Content-Length or chunked framing, or up to close), or nil on timeout/close first.
-    func readResponse(method: String = "GET") -> TestResponse? {
+    public func readResponse(method: String = "GET") -> TestResponse? {
         while true {
             if let (response, used) = TestResponse.parse(pending, method: method) {
                 pending.removeFirst(used)
@@ -59,19 +63,25 @@ final class TestClient {
     }
 
     /// Whether the server closed the connection (a read returns 0) within the timeout.
-    func isClosedByPeer() -> Bool {
+    public func isClosedByPeer() -> Bool {
         var byte: UInt8 = 0
         return recv(fd, &byte, 1, 0) == 0
     }
 }
 
-struct TestResponse {
-    var status: Int
-    var headers: [(String, String)]
-    var body: [UInt8]
+/// A response read by ``TestClient``.
+public struct TestResponse {
+    /// The status code.
+    public var status: Int
+    /// The header fields, in order.
+    public var headers: [(String, String)]
+    /// The body, de-chunked.
+    public var body: [UInt8]
 
-    func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
-    var text: String { String(decoding: body, as: UTF8.self) }
+    /// The first value of header `name`.
+    public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+    /// The body as UTF-8 text.
+    public var text: String { String(decoding: body, as: UTF8.self) }
 
     static func parse(_ bytes: [UInt8], method: String, atEOF: Bool = false) -> (TestResponse, Int)? {
         let separator: [UInt8] = [13, 10, 13, 10]
@@ -113,5 +123,14 @@ struct TestResponse {
         guard atEOF else { return nil }
         response.body = Array(bytes[bodyStart...])
         return (response, bytes.count)
+    }
+}
+
+extension TestClient {
+    /// Reads whatever is available (blocking up to the timeout); empty at close or timeout.
+    public func readSome() -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? Array(buffer[0..<count]) : []
     }
 }

@@ -1,0 +1,281 @@
+import Foundation
+import HTTPServer
+import HTTPWire
+import MotionCore
+import MotionServer
+import MotionSimulation
+import NetworkTestSupport
+import SessionStore
+import Testing
+
+/// A motion-server on a free port with a fresh SQLite file, stopped after `body`.
+func withMotionServer(
+    tokens: String? = nil, limits: LiveLimits = fastLimits(),
+    _ body: (SocketAddress, MotionServer, String) async throws -> Void
+) async throws {
+    let directory = NSTemporaryDirectory() + "motion-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    var options = ServerOptions()
+    options.port = 0
+    options.threads = 2
+    options.database = directory + "/motion.sqlite"
+    options.publicDirectory = directory + "/no-public"
+    options.logLevel = .error
+    if let tokens {
+        options.tokensFile = directory + "/tokens"
+        try tokens.write(toFile: directory + "/tokens", atomically: true, encoding: .utf8)
+    }
+    let server = try await MotionServer(options: options, limits: limits)
+    let address = try server.start()
+    do {
+        try await body(address, server, options.database)
+    } catch {
+        await server.shutdown(gracePeriod: .milliseconds(200))
+        throw error
+    }
+    await server.shutdown(gracePeriod: .seconds(2))
+}
+
+func fastLimits() -> LiveLimits {
+    var limits = LiveLimits()
+    limits.framesPerSecond = 100_000
+    return limits
+}
+
+/// A pose as a `pose` message in the `joints` format.
+func poseMessage(_ pose: Pose) -> String {
+    var points: [String] = []
+    for joint in Joint.allCases {
+        guard let point = pose[joint] else { continue }
+        points.append("\"\(joint.rawValue)\":[\(point.x),\(point.y)]")
+    }
+    return
+        #"{"type":"pose","t":\#(pose.timestamp),"width":1280,"height":720,"points":{\#(points.joined(separator: ","))}}"#
+}
+
+func decode(_ message: WebSocketMessage) -> [String: Any]? {
+    guard case .text(let text) = message else { return nil }
+    return (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+}
+
+extension Inbox {
+    func objects() -> [[String: Any]] { messages.compactMap(decode) }
+}
+
+@Suite("motion-server in process")
+struct MotionServerTests {
+    static func connect(
+        _ address: SocketAddress, path: String = "/v1/stream", headers: HTTPHeaders = HTTPHeaders(),
+        protocols: [String] = [], group: EventLoopGroup
+    ) async throws -> (WebSocket, Inbox) {
+        var options = WebSocketClient.Options()
+        options.headers = headers
+        options.protocols = protocols
+        let socket = try await WebSocketClient.connect(
+            host: "127.0.0.1", port: address.port, path: path, options: options, on: group.next())
+        let inbox = Inbox()
+        await inbox.attach(to: socket)
+        return (socket, inbox)
+    }
+
+    static func get(_ address: SocketAddress, _ path: String, token: String? = nil) throws -> TestResponse? {
+        let client = try TestClient(address)
+        let auth = token.map { "Authorization: Bearer \($0)\r\n" } ?? ""
+        client.send("GET \(path) HTTP/1.1\r\nHost: x\r\n\(auth)\r\n")
+        return client.readResponse()
+    }
+
+    static func json(_ response: TestResponse?) -> [String: Any]? {
+        response.flatMap { (try? JSONSerialization.jsonObject(with: Data($0.body))) as? [String: Any] }
+    }
+
+    @Test func liveSessionCountsRepsAndStoresTheSummary() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        try await withMotionServer { address, _, _ in
+            let (socket, inbox) = try await Self.connect(address, group: group)
+            socket.send(.text(#"{"type":"start","exercise":"elbowFlexion","side":"right","subject":"p-1"}"#))
+            var simulation = Simulation(
+                exercise: .elbowFlexion, side: .right, reps: [.init(peak: 130), .init(peak: 120), .init(peak: 125)])
+            simulation.noise = 1
+            let poses = simulation.poses()
+            for pose in poses { socket.send(.text(poseMessage(pose))) }
+            socket.send(.text(#"{"type":"stop"}"#))
+            await inbox.wait { $0.close != nil }
+            let objects = inbox.objects()
+            #expect(objects.first?["type"] as? String == "started")
+            let reps = objects.filter { $0["event"] as? String == "repCompleted" }
+            #expect(reps.count == 3)
+            let snapshots = objects.filter { $0["type"] as? String == "snapshot" }
+            #expect(snapshots.count == poses.count, "one snapshot per pose by default")
+            let summary = try #require(objects.last { $0["type"] as? String == "summary" })
+            #expect(summary["repCount"] as? Int == 3)
+            #expect(summary["status"] as? String == "finished")
+            #expect(inbox.close?.0 == .normal)
+            let id = try #require(summary["id"] as? String)
+            let stored = try #require(Self.json(try Self.get(address, "/v1/sessions/\(id)")))
+            #expect(stored["status"] as? String == "finished")
+            #expect(stored["repCount"] as? Int == 3)
+            #expect(stored["subject"] as? String == "p-1")
+            #expect(stored["frames"] as? Int == poses.count)
+        }
+    }
+
+    @Test func refusedMessagesAreAnsweredAndTheSessionGoesOn() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        try await withMotionServer { address, _, _ in
+            let (socket, inbox) = try await Self.connect(address, group: group)
+            let sent: [(String, String)] = [
+                (#"{"type":"pose","t":1,"points":{}}"#, "notStarted"),
+                (#"{"type":"dance"}"#, "unknownType"),
+                (#"{"type":"start","exercise":"juggling"}"#, "unknownExercise"),
+                (#"{"type":"start","exercise":"elbowFlexion"}"#, "missingSide"),
+                (#"{"type":"start""#, "invalidJSON"),
+            ]
+            for (message, _) in sent { socket.send(.text(message)) }
+            socket.send(.text(#"{"type":"start","exercise":"squat","options":{"snapshots":"off"}}"#))
+            let after: [(String, String)] = [
+                (#"{"type":"start","exercise":"squat"}"#, "alreadyStarted"),
+                (#"{"type":"pose","t":2,"points":{"leftKnee":[1e400,3]}}"#, "invalidPose"),
+                (#"{"type":"pose","t":2,"points":{}}"#, ""),
+                (#"{"type":"pose","t":1,"points":{}}"#, "nonIncreasingTime"),
+            ]
+            for (message, _) in after { socket.send(.text(message)) }
+            socket.send(.binary([1, 2, 3]))
+            socket.send(.text(#"{"type":"stop"}"#))
+            await inbox.wait { $0.close != nil }
+            let codes = inbox.objects().compactMap { $0["type"] as? String == "error" ? $0["code"] as? String : nil }
+            #expect(
+                codes == sent.map(\.1) + after.map(\.1).filter { !$0.isEmpty } + ["invalidMessage"])
+            let summary = try #require(inbox.objects().last)
+            #expect(summary["type"] as? String == "summary")
+            #expect(summary["frames"] as? Int == 1, "the one valid pose was processed")
+        }
+    }
+
+    @Test func framesBeyondTheRateAreRefused() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        var limits = LiveLimits()
+        limits.framesPerSecond = 10
+        try await withMotionServer(limits: limits) { address, _, _ in
+            let (socket, inbox) = try await Self.connect(address, group: group)
+            socket.send(.text(#"{"type":"start","exercise":"squat","options":{"snapshots":"off"}}"#))
+            for i in 0..<40 { socket.send(.text(#"{"type":"pose","t":\#(i),"points":{}}"#)) }
+            socket.send(.text(#"{"type":"stop"}"#))
+            await inbox.wait { $0.close != nil }
+            let limited = inbox.objects().filter { $0["code"] as? String == "rateLimited" }.count
+            #expect(limited >= 15 && limited <= 20, "burst of 20, then refused: \(limited)")
+        }
+    }
+
+    @Test func aVanishedClientsSessionIsStoredAsAbandoned() async throws {
+        try await withMotionServer { address, _, _ in
+            let client = try TestClient(address)
+            client.send(
+                "GET /v1/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+            #expect(client.readResponse()?.status == 101)
+            client.send(Self.maskedText(#"{"type":"start","exercise":"squat"}"#))
+            var started: [UInt8] = []
+            while !String(decoding: started, as: UTF8.self).contains("started") { started += client.readSome() }
+            let text = String(decoding: started, as: UTF8.self)
+            let id = try #require(text.range(of: #""session":""#).map { String(text[$0.upperBound...].prefix(26)) })
+            for i in 0..<5 { client.send(Self.maskedText(#"{"type":"pose","t":\#(i),"points":{}}"#)) }
+            _ = client.readSome()
+            close(client.fd)
+            var status: String?
+            for _ in 0..<100 {
+                status = Self.json(try Self.get(address, "/v1/sessions/\(id)"))?["status"] as? String
+                if status == "abandoned" { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(status == "abandoned")
+        }
+    }
+
+    @Test func shutdownClosesLiveSessionsWith1001AndStoresThem() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        let directory = NSTemporaryDirectory() + "motion-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var options = ServerOptions()
+        options.port = 0
+        options.database = directory + "/motion.sqlite"
+        options.publicDirectory = directory
+        options.logLevel = .error
+        let server = try await MotionServer(options: options, limits: fastLimits())
+        let address = try server.start()
+        let (socket, inbox) = try await Self.connect(address, group: group)
+        socket.send(.text(#"{"type":"start","exercise":"squat"}"#))
+        socket.send(.text(#"{"type":"pose","t":1,"points":{}}"#))
+        await inbox.wait { $0.messages.count >= 2 }
+        let id = try #require(inbox.objects().first?["session"] as? String)
+        await server.shutdown()
+        await inbox.wait { $0.close != nil }
+        #expect(inbox.close?.0 == .goingAway)
+        let store = try await SQLiteSessionStore(path: options.database)
+        let stored = try await store.session(id: try #require(SessionID(id)), tenant: "default")
+        #expect(stored?.status == .abandoned)
+        #expect(stored?.summary.frames == 1)
+        await store.close()
+    }
+
+    @Test func watchersReceiveTheLiveSessionsMessages() async throws {
+        let group = try EventLoopGroup(loops: 2)
+        defer { group.shutdown() }
+        try await withMotionServer { address, _, _ in
+            let (socket, inbox) = try await Self.connect(address, group: group)
+            socket.send(.text(#"{"type":"start","exercise":"squat"}"#))
+            await inbox.wait { !$0.messages.isEmpty }
+            let id = try #require(inbox.objects().first?["session"] as? String)
+            let (_, watcher) = try await Self.connect(address, path: "/v1/sessions/\(id)/watch", group: group)
+            for i in 0..<3 { socket.send(.text(#"{"type":"pose","t":\#(i),"points":{}}"#)) }
+            await watcher.wait { $0.objects().filter { $0["type"] as? String == "snapshot" }.count >= 3 }
+            #expect(watcher.objects().contains { $0["t"] as? Double == 2 })
+            let unknown = try TestClient(address)
+            unknown.send(
+                "GET /v1/sessions/01ARZ3NDEKTSV4RRFFQ69G5FAV/watch HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                    + "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+            )
+            #expect(unknown.readResponse()?.status == 404)
+            socket.send(.text(#"{"type":"stop"}"#))
+            await watcher.wait { $0.close != nil }
+        }
+    }
+
+    @Test func tokensSeparateTenantsAndRefuseStrangers() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        let tokens = "# two clinics\naaaaaaaaaaaaaaaa1 clinic-a\nbbbbbbbbbbbbbbbb2 clinic-b\n"
+        try await withMotionServer(tokens: tokens) { address, _, _ in
+            #expect(try Self.get(address, "/v1/sessions")?.status == 401)
+            #expect(try Self.get(address, "/v1/sessions", token: "wrong-token-000000")?.status == 401)
+            #expect(try Self.get(address, "/healthz")?.status == 200)
+            let (socket, inbox) = try await Self.connect(
+                address, protocols: ["bearer.aaaaaaaaaaaaaaaa1"], group: group)
+            #expect(socket.subprotocol == "bearer.aaaaaaaaaaaaaaaa1")
+            socket.send(.text(#"{"type":"start","exercise":"squat"}"#))
+            socket.send(.text(#"{"type":"stop"}"#))
+            await inbox.wait { $0.close != nil }
+            let id = try #require(inbox.objects().first?["session"] as? String)
+            #expect(try Self.get(address, "/v1/sessions/\(id)", token: "aaaaaaaaaaaaaaaa1")?.status == 200)
+            #expect(try Self.get(address, "/v1/sessions/\(id)", token: "bbbbbbbbbbbbbbbb2")?.status == 404)
+            let list = Self.json(try Self.get(address, "/v1/sessions", token: "bbbbbbbbbbbbbbbb2"))
+            #expect((list?["sessions"] as? [Any])?.isEmpty == true)
+            let (_, refused) = try await Self.connect(address, protocols: ["bearer.nope-nope-nope-1"], group: group)
+            await refused.wait { $0.close != nil }
+            #expect(refused.close?.0 == .policyViolation)
+        }
+    }
+
+    /// A masked text frame (clients must mask, RFC 6455 §5.3).
+    static func maskedText(_ text: String) -> [UInt8] {
+        var frame: [UInt8] = []
+        WebSocketFrameEncoder.encode(
+            WebSocketFrame(opcode: .text, payload: Array(text.utf8)), mask: (1, 2, 3, 4), into: &frame)
+        return frame
+    }
+}
