@@ -14,6 +14,7 @@ deps:
 		$$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get install -y -qq $$missing; \
 	fi
+	@python3 -c 'import websockets' 2>/dev/null || python3 -m pip install -q websockets
 
 ## Runs the server: embedded SQLite in ./data, Public/ on http://127.0.0.1:8080 (flags: ARGS="--port 9000 …").
 run: deps
