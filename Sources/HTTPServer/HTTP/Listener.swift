@@ -28,7 +28,7 @@ final class Listener: EventLoopHandler, @unchecked Sendable {
 
     func handle(_ events: IOEvents) {
         while isOpen {
-            let (client, error) = Socket.accept(fd)
+            let (client, error, peer) = Socket.accept(fd)
             guard client >= 0 else {
                 if error == EINTR || error == ECONNABORTED { continue }
                 if error == EMFILE || error == ENFILE {
@@ -42,7 +42,7 @@ final class Listener: EventLoopHandler, @unchecked Sendable {
                 continue
             }
             Socket.setNoDelay(client)
-            HTTPConnection(fd: client, loop: loop, server: server, remote: nil).start()
+            HTTPConnection(fd: client, loop: loop, server: server, remote: peer).start()
         }
     }
 

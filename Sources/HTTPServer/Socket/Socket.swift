@@ -47,10 +47,15 @@ public enum Socket {
 
     /// Accepts one pending connection, non-blocking.
     /// - Parameter fd: The listening socket.
-    /// - Returns: The new descriptor, or nil when none is pending (or on a transient error).
-    static func accept(_ fd: Int32) -> (fd: Int32, errno: Int32) {
-        let client = cnet_accept(fd, nil, nil)
-        return (client, client < 0 ? cnet_errno() : 0)
+    /// - Returns: The new descriptor (or -1 with errno) and the peer's address.
+    static func accept(_ fd: Int32) -> (fd: Int32, errno: Int32, peer: SocketAddress?) {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let client = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { cnet_accept(fd, $0, &length) }
+        }
+        guard client >= 0 else { return (client, cnet_errno(), nil) }
+        return (client, 0, SocketAddress.from(storage))
     }
 
     /// Sets an integer socket option.
