@@ -4,7 +4,7 @@ LINT_PATHS = Package.swift Sources Tests bench
 
 APT_PACKAGES = zlib1g-dev libsqlite3-dev curl python3
 
-.PHONY: run demo test deps lint build-tests unit-tests integration tsan bench clean
+.PHONY: run demo test browser deps lint build-tests unit-tests integration tsan bench clean
 
 ## Installs the Debian packages the build and the tests need, when missing (CI runs as root).
 deps:
@@ -25,7 +25,7 @@ demo:
 	$(SWIFT) run -c release motion-demo $(EXERCISE)
 
 ## Runs every check: lint, a warnings-as-errors build, all tests, and the concurrency tests under TSan.
-test: deps lint build-tests unit-tests integration tsan
+test: deps lint build-tests unit-tests integration browser tsan
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(LINT_PATHS)
@@ -42,6 +42,12 @@ integration: build-tests
 	$(SWIFT) build --product motion-server
 	python3 -m unittest tests/http/test_http.py
 	python3 -m unittest tests/server/test_server.py
+
+## Real-browser tests of Public/ (headless Debian chromium + Selenium) against the real server.
+browser: deps
+	$(SWIFT) build --product motion-server
+	tests/browser/setup.sh
+	python3 -m unittest tests/browser/test_browser.py
 
 tsan:
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --scratch-path .build-tsan --sanitize=thread --disable-xctest --filter "MotionSessionTests|EventLoopTests|HTTPServerTests|WebSocketTests|SessionStoreTests"

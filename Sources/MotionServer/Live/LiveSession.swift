@@ -194,8 +194,12 @@ actor LiveSession {
 
     func removeWatcher(_ watcher: WebSocket) { watchers.removeAll { $0 === watcher } }
 
+    /// Tells a new watcher which session and exercise it follows (`started`), then the current snapshot.
     private func sendSnapshot(to watcher: WebSocket, of session: SessionCore) {
         var bytes: [UInt8] = []
+        WireEncoder.encodeStarted(session: session.id.description, exercise: session.engine.exercise, into: &bytes)
+        watcher.send(.text(String(decoding: bytes, as: UTF8.self)))
+        bytes.removeAll(keepingCapacity: true)
         WireEncoder.encodeSnapshot(session.engine.snapshot(), into: &bytes)
         watcher.send(.text(String(decoding: bytes, as: UTF8.self)), replacing: "snapshot")
     }

@@ -1,0 +1,146 @@
+// REST and WebSocket access to the server (PROTOCOL.md §3, §5, §6). The optional bearer token lives in
+// localStorage and is sent as `Authorization: Bearer` (REST) or the `bearer.<token>` subprotocol (WebSocket).
+
+const TOKEN_KEY = 'motion.token';
+
+export function token() {
+  try { return localStorage.getItem(TOKEN_KEY) || ''; } catch { return ''; }
+}
+
+export function setToken(value) {
+  try {
+    if (value) localStorage.setItem(TOKEN_KEY, value); else localStorage.removeItem(TOKEN_KEY);
+  } catch { /* ignore */ }
+}
+
+export class APIError extends Error {
+  constructor(status, code, message) {
+    super(message || code || `HTTP ${status}`);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+function headers(extra) {
+  const h = { Accept: 'application/json', ...extra };
+  const tk = token();
+  if (tk) h.Authorization = `Bearer ${tk}`;
+  return h;
+}
+
+/** Fetches JSON from the API; throws APIError with the server's error code on failure. */
+export async function request(method, path, body) {
+  const init = { method, headers: headers(body !== undefined ? { 'Content-Type': 'application/json' } : {}) };
+  if (body !== undefined) init.body = JSON.stringify(body);
+  const response = await fetch(path, init);
+  if (response.status === 204) return null;
+  const text = await response.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch { json = null; }
+  if (!response.ok) {
+    throw new APIError(response.status, json?.error?.code, json?.error?.message || text || response.statusText);
+  }
+  return json;
+}
+
+export const getJSON = (path) => request('GET', path);
+
+let catalogPromise = null;
+/** The exercise catalog (`GET /v1/exercises`), fetched once. */
+export function exercises() {
+  if (!catalogPromise) {
+    catalogPromise = getJSON('/v1/exercises').then((r) => r.exercises).catch((e) => { catalogPromise = null; throw e; });
+  }
+  return catalogPromise;
+}
+
+export function listSessions(filters = {}) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(filters)) if (v !== undefined && v !== null && v !== '') q.set(k, v);
+  const qs = q.toString();
+  return getJSON('/v1/sessions' + (qs ? '?' + qs : ''));
+}
+
+export const getSession = (id) => getJSON(`/v1/sessions/${encodeURIComponent(id)}`);
+export const getSeries = (id) => getJSON(`/v1/sessions/${encodeURIComponent(id)}/series`);
+export const deleteSession = (id) => request('DELETE', `/v1/sessions/${encodeURIComponent(id)}`);
+export const csvURL = (id) => `/v1/sessions/${encodeURIComponent(id)}?format=csv`;
+
+/** Downloads a session's CSV with the token (used when a token is set, as a plain link cannot send it). */
+export async function downloadCSV(id) {
+  const response = await fetch(csvURL(id), { headers: headers({ Accept: 'text/csv' }) });
+  if (!response.ok) throw new APIError(response.status, 'http', response.statusText);
+  const blob = await response.blob();
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = `session-${id}.csv`;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** Opens a WebSocket on `path` of this origin, offering the token as a subprotocol when there is one. */
+export function openSocket(path) {
+  const url = new URL(path, location.href);
+  url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  const tk = token();
+  return tk ? new WebSocket(url, [`bearer.${tk}`]) : new WebSocket(url);
+}
+
+/**
+ * A message-level client for one WebSocket: JSON in, JSON out, handlers per message type.
+ * `on(type, f)`; `'close'` receives the CloseEvent, `'error'` a transport error.
+ */
+export class MessageSocket {
+  constructor(path) {
+    this.handlers = new Map();
+    this.socket = openSocket(path);
+    this.opened = new Promise((resolve, reject) => {
+      this.socket.addEventListener('open', () => resolve(), { once: true });
+      this.socket.addEventListener('close', (e) => reject(new Error(`closed (${e.code})`)), { once: true });
+    });
+    this.opened.catch(() => {});
+    this.socket.addEventListener('message', (e) => {
+      let message;
+      try { message = JSON.parse(e.data); } catch { return; }
+      this.emit(message.type, message);
+      this.emit('*', message);
+    });
+    this.socket.addEventListener('close', (e) => this.emit('close', e));
+  }
+
+  on(type, f) {
+    if (!this.handlers.has(type)) this.handlers.set(type, []);
+    this.handlers.get(type).push(f);
+    return this;
+  }
+
+  emit(type, value) {
+    for (const f of this.handlers.get(type) || []) f(value);
+  }
+
+  get isOpen() { return this.socket.readyState === WebSocket.OPEN; }
+
+  /** Bytes queued but not yet sent (used to skip frames rather than pile them up). */
+  get buffered() { return this.socket.bufferedAmount; }
+
+  send(message) {
+    if (this.isOpen) this.socket.send(typeof message === 'string' ? message : JSON.stringify(message));
+  }
+
+  close(code = 1000) {
+    if (this.socket.readyState <= WebSocket.OPEN) this.socket.close(code);
+  }
+}
+
+/** Wires a token form (input + button + status) shared by the pages. */
+export function bindTokenForm(input, button, status, translate) {
+  if (!input || !button) return;
+  input.value = token();
+  button.addEventListener('click', () => {
+    setToken(input.value.trim());
+    if (status) status.textContent = translate(input.value.trim() ? 'token.saved' : 'token.cleared');
+  });
+}

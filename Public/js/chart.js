@@ -1,0 +1,258 @@
+// Charts on <canvas>: the real-time chart of the measured value (ring buffers in typed arrays, so drawing at
+// display rate allocates nothing), and the static charts of the History page (rep peaks, value series).
+
+const C = {
+  bg: '#101820', grid: '#263445', axis: '#9fb3c8', line: '#4cc9f0', target: '#80ed99', threshold: '#adb5bd',
+  clean: '#80ed99', rejected: '#ff7b54', baseline: '#c77dff',
+};
+
+function fitCanvas(canvas) {
+  const dpr = window.devicePixelRatio || 1;
+  const w = Math.max(1, Math.round(canvas.clientWidth * dpr));
+  const h = Math.max(1, Math.round(canvas.clientHeight * dpr));
+  if (canvas.width !== w || canvas.height !== h) {
+    canvas.width = w;
+    canvas.height = h;
+    return true;
+  }
+  return false;
+}
+
+function hline(ctx, y, x0, x1, color, dash) {
+  ctx.strokeStyle = color;
+  ctx.setLineDash(dash);
+  ctx.beginPath();
+  ctx.moveTo(x0, y);
+  ctx.lineTo(x1, y);
+  ctx.stroke();
+  ctx.setLineDash([]);
+}
+
+// Y-axis labels are pre-rendered strings for the fixed tick values, so drawing makes no new strings.
+const TICK_LABELS = [];
+for (let v = 0; v <= 360; v += 15) TICK_LABELS[v] = `${v}°`;
+
+function tickStep(range) {
+  if (range <= 60) return 15;
+  if (range <= 120) return 30;
+  return 45;
+}
+
+/** The live chart: the last `windowSeconds` of values, target and thresholds as lines, reps as markers. */
+export class RealtimeChart {
+  constructor(canvas, { capacity = 600, windowSeconds = 10 } = {}) {
+    this.canvas = canvas;
+    this.ctx = canvas.getContext('2d');
+    this.capacity = capacity;
+    this.windowSeconds = windowSeconds;
+    this.times = new Float64Array(capacity);
+    this.values = new Float64Array(capacity);
+    this.repTimes = new Float64Array(64);
+    this.repClean = new Uint8Array(64);
+    this.lines = { target: null, enter: null, exit: null };
+    this.reset();
+  }
+
+  reset() {
+    this.head = 0;
+    this.count = 0;
+    this.repHead = 0;
+    this.repCount = 0;
+    this.maxValue = 0;
+    this.lastT = 0;
+    this.dirty = true;
+  }
+
+  setLines({ target = null, enter = null, exit = null } = {}) {
+    this.lines = { target, enter, exit };
+    this.dirty = true;
+  }
+
+  /** Adds a sample; `value` null or undefined breaks the line. */
+  push(t, value) {
+    const i = this.head;
+    this.times[i] = t;
+    this.values[i] = value == null ? NaN : value;
+    this.head = (i + 1) % this.capacity;
+    if (this.count < this.capacity) this.count++;
+    if (value != null && value > this.maxValue) this.maxValue = value;
+    this.lastT = t;
+    this.dirty = true;
+  }
+
+  markRep(t, clean) {
+    const i = this.repHead;
+    this.repTimes[i] = t;
+    this.repClean[i] = clean ? 1 : 0;
+    this.repHead = (i + 1) % this.repTimes.length;
+    if (this.repCount < this.repTimes.length) this.repCount++;
+    this.dirty = true;
+  }
+
+  draw() {
+    if (fitCanvas(this.canvas)) this.dirty = true;
+    if (!this.dirty) return;
+    this.dirty = false;
+    const { ctx, canvas } = this;
+    const dpr = window.devicePixelRatio || 1;
+    const w = canvas.width, h = canvas.height;
+    const left = 42 * dpr, right = w - 8 * dpr, top = 8 * dpr, bottom = h - 10 * dpr;
+    ctx.fillStyle = C.bg;
+    ctx.fillRect(0, 0, w, h);
+    const l = this.lines;
+    let vmax = Math.max(this.maxValue, l.target ?? 0, l.enter ?? 0, 30);
+    const step = tickStep(vmax);
+    vmax = Math.min(360, Math.ceil((vmax + 5) / step) * step);
+    const yOf = (v) => bottom - (v / vmax) * (bottom - top);
+    const t1 = this.lastT, t0 = t1 - this.windowSeconds;
+    const xOf = (t) => left + ((t - t0) / this.windowSeconds) * (right - left);
+    // Grid and labels.
+    ctx.lineWidth = 1 * dpr;
+    ctx.font = `${11 * dpr}px system-ui, sans-serif`;
+    ctx.fillStyle = C.axis;
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'right';
+    for (let v = 0; v <= vmax; v += step) {
+      const y = yOf(v);
+      hline(ctx, y, left, right, C.grid, []);
+      ctx.fillText(TICK_LABELS[v], left - 5 * dpr, y);
+    }
+    ctx.lineWidth = 1.5 * dpr;
+    if (l.enter != null) hline(ctx, yOf(l.enter), left, right, C.threshold, [4 * dpr, 4 * dpr]);
+    if (l.exit != null) hline(ctx, yOf(l.exit), left, right, C.threshold, [1.5 * dpr, 4 * dpr]);
+    if (l.target != null && l.target <= vmax) hline(ctx, yOf(l.target), left, right, C.target, [10 * dpr, 5 * dpr]);
+    // Rep markers.
+    const reps = this.repTimes.length;
+    for (let k = 0; k < this.repCount; k++) {
+      const i = (this.repHead - 1 - k + reps) % reps;
+      const t = this.repTimes[i];
+      if (t < t0) continue;
+      const x = xOf(t);
+      const color = this.repClean[i] ? C.clean : C.rejected;
+      ctx.strokeStyle = color;
+      ctx.lineWidth = 2 * dpr;
+      ctx.beginPath();
+      ctx.moveTo(x, top);
+      ctx.lineTo(x, bottom);
+      ctx.stroke();
+      ctx.fillStyle = color;
+      ctx.beginPath();
+      ctx.moveTo(x - 6 * dpr, top);
+      ctx.lineTo(x + 6 * dpr, top);
+      ctx.lineTo(x, top + 9 * dpr);
+      ctx.closePath();
+      ctx.fill();
+    }
+    // The value line, oldest to newest.
+    ctx.strokeStyle = C.line;
+    ctx.lineWidth = 2.5 * dpr;
+    ctx.lineJoin = 'round';
+    ctx.beginPath();
+    let pen = false;
+    const start = (this.head - this.count + this.capacity) % this.capacity;
+    for (let k = 0; k < this.count; k++) {
+      const i = (start + k) % this.capacity;
+      const t = this.times[i], v = this.values[i];
+      if (t < t0 || Number.isNaN(v)) { pen = false; continue; }
+      const x = xOf(t), y = yOf(Math.min(v, vmax));
+      if (pen) ctx.lineTo(x, y); else ctx.moveTo(x, y);
+      pen = true;
+    }
+    ctx.stroke();
+  }
+}
+
+function frame(ctx, w, h, dpr) {
+  ctx.fillStyle = C.bg;
+  ctx.fillRect(0, 0, w, h);
+  ctx.lineWidth = 1 * dpr;
+  ctx.font = `${11 * dpr}px system-ui, sans-serif`;
+  ctx.fillStyle = C.axis;
+  ctx.textBaseline = 'middle';
+  ctx.textAlign = 'right';
+}
+
+function yAxis(ctx, vmax, left, right, yOf, dpr) {
+  const step = tickStep(vmax);
+  for (let v = 0; v <= vmax; v += step) {
+    hline(ctx, yOf(v), left, right, C.grid, []);
+    ctx.fillText(`${v}°`, left - 5 * dpr, yOf(v));
+  }
+}
+
+/** The History bar chart: one bar per rep peak (clean vs rejected), baseline and target as lines. */
+export function drawRepBars(canvas, reps, { baseline = null, target = null } = {}) {
+  fitCanvas(canvas);
+  const ctx = canvas.getContext('2d');
+  const dpr = window.devicePixelRatio || 1;
+  const w = canvas.width, h = canvas.height;
+  frame(ctx, w, h, dpr);
+  const left = 42 * dpr, right = w - 8 * dpr, top = 10 * dpr, bottom = h - 20 * dpr;
+  let vmax = Math.max(30, target ?? 0, baseline ?? 0, ...reps.map((r) => r.peak || 0));
+  const step = tickStep(vmax);
+  vmax = Math.ceil((vmax + 5) / step) * step;
+  const yOf = (v) => bottom - (v / vmax) * (bottom - top);
+  yAxis(ctx, vmax, left, right, yOf, dpr);
+  const n = Math.max(1, reps.length);
+  const slot = (right - left) / n;
+  const bar = Math.max(2 * dpr, Math.min(40 * dpr, slot * 0.7));
+  ctx.textAlign = 'center';
+  reps.forEach((r, i) => {
+    const x = left + slot * i + (slot - bar) / 2;
+    ctx.fillStyle = r.clean ? C.clean : C.rejected;
+    ctx.fillRect(x, yOf(r.peak), bar, bottom - yOf(r.peak));
+    if (slot > 14 * dpr) {
+      ctx.fillStyle = C.axis;
+      ctx.fillText(String(r.index ?? i + 1), x + bar / 2, bottom + 10 * dpr);
+    }
+  });
+  ctx.lineWidth = 2 * dpr;
+  if (baseline != null) hline(ctx, yOf(baseline), left, right, C.baseline, [6 * dpr, 4 * dpr]);
+  if (target != null && target <= vmax) hline(ctx, yOf(target), left, right, C.target, [10 * dpr, 5 * dpr]);
+}
+
+/** The History series chart: the stored value series, target and thresholds, rep ends marked. */
+export function drawSeries(canvas, series, { target = null, enter = null, exit = null, reps = [] } = {}) {
+  fitCanvas(canvas);
+  const ctx = canvas.getContext('2d');
+  const dpr = window.devicePixelRatio || 1;
+  const w = canvas.width, h = canvas.height;
+  frame(ctx, w, h, dpr);
+  const left = 42 * dpr, right = w - 8 * dpr, top = 10 * dpr, bottom = h - 20 * dpr;
+  const ts = series?.t || [], vs = series?.value || [];
+  let vmax = Math.max(30, target ?? 0, enter ?? 0, ...vs.filter((v) => v != null));
+  const step = tickStep(vmax);
+  vmax = Math.ceil((vmax + 5) / step) * step;
+  const yOf = (v) => bottom - (v / vmax) * (bottom - top);
+  yAxis(ctx, vmax, left, right, yOf, dpr);
+  const t0 = ts.length ? ts[0] : 0;
+  const t1 = ts.length ? Math.max(ts[ts.length - 1], t0 + 1) : 1;
+  const xOf = (t) => left + ((t - t0) / (t1 - t0)) * (right - left);
+  ctx.textAlign = 'center';
+  const secondsStep = Math.max(1, Math.ceil((t1 - t0) / 8));
+  for (let s = 0; t0 + s <= t1; s += secondsStep) ctx.fillText(`${s} s`, xOf(t0 + s), bottom + 10 * dpr);
+  ctx.lineWidth = 1.5 * dpr;
+  if (enter != null) hline(ctx, yOf(enter), left, right, C.threshold, [4 * dpr, 4 * dpr]);
+  if (exit != null) hline(ctx, yOf(exit), left, right, C.threshold, [1.5 * dpr, 4 * dpr]);
+  if (target != null && target <= vmax) hline(ctx, yOf(target), left, right, C.target, [10 * dpr, 5 * dpr]);
+  for (const r of reps) {
+    if (r.end == null || r.end < t0 || r.end > t1) continue;
+    ctx.strokeStyle = r.clean ? C.clean : C.rejected;
+    ctx.lineWidth = 2 * dpr;
+    ctx.beginPath();
+    ctx.moveTo(xOf(r.end), top);
+    ctx.lineTo(xOf(r.end), bottom);
+    ctx.stroke();
+  }
+  ctx.strokeStyle = C.line;
+  ctx.lineWidth = 2 * dpr;
+  ctx.beginPath();
+  let pen = false;
+  for (let i = 0; i < ts.length; i++) {
+    const v = vs[i];
+    if (v == null) { pen = false; continue; }
+    if (pen) ctx.lineTo(xOf(ts[i]), yOf(v)); else ctx.moveTo(xOf(ts[i]), yOf(v));
+    pen = true;
+  }
+  ctx.stroke();
+}

@@ -1,0 +1,195 @@
+// The heads-up display shared by Live and Watch: built from `snapshot` messages (PROTOCOL.md §3), plus the
+// feedback line fed by `event` messages, with optional voice and vibration.
+
+import { t, faultText, setupText, jointName, onLanguageChange, apply } from './i18n.js';
+
+const HUD_HTML = `
+  <div class="hud-main">
+    <div class="hud-angle-box">
+      <span class="hud-label" data-i18n="hud.angle"></span>
+      <output id="hud-angle" class="hud-angle" aria-live="off">–</output>
+      <span class="hud-sub"><span data-i18n="hud.target"></span> <span id="hud-target">–</span></span>
+    </div>
+    <dl class="hud-stats">
+      <div><dt data-i18n="hud.best"></dt><dd id="hud-best">–</dd></div>
+      <div><dt data-i18n="hud.clean"></dt><dd id="hud-clean" class="good">0</dd></div>
+      <div><dt data-i18n="hud.rejected"></dt><dd id="hud-rejected" class="bad">0</dd></div>
+      <div><dt data-i18n="hud.confidence"></dt><dd id="hud-confidence">–</dd></div>
+      <div id="hud-baseline-box" hidden><dt data-i18n="hud.baseline"></dt><dd id="hud-baseline">–</dd></div>
+    </dl>
+  </div>
+  <div class="hud-hold" id="hud-hold-box" hidden>
+    <span class="hud-label" data-i18n="hud.hold"></span>
+    <div class="bar" id="hud-hold" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow="0"
+      data-i18n-label="hud.hold"><div class="bar-fill" id="hud-hold-fill"></div></div>
+  </div>
+  <ul id="hud-instructions" class="hud-instructions" aria-live="polite"></ul>
+  <div class="hud-last"><span class="hud-label" data-i18n="hud.lastRep"></span>
+    <span id="hud-last-rep" data-i18n="hud.noRep"></span></div>
+`;
+
+const fmt = (v) => (v == null || Number.isNaN(v) ? '–' : `${Math.round(v)}°`);
+
+export class Hud {
+  constructor(container) {
+    container.innerHTML = HUD_HTML;
+    apply(container);
+    const $ = (id) => container.querySelector('#' + id);
+    this.el = {
+      angle: $('hud-angle'), target: $('hud-target'), best: $('hud-best'), clean: $('hud-clean'),
+      rejected: $('hud-rejected'), confidence: $('hud-confidence'), baselineBox: $('hud-baseline-box'),
+      baseline: $('hud-baseline'), holdBox: $('hud-hold-box'), hold: $('hud-hold'), holdFill: $('hud-hold-fill'),
+      instructions: $('hud-instructions'), lastRep: $('hud-last-rep'),
+    };
+    this.snapshot = null;
+    this.instructionsKey = '';
+    onLanguageChange(() => {
+      this.instructionsKey = '';
+      if (this.snapshot) this.update(this.snapshot);
+      else this.el.lastRep.textContent = t('hud.noRep');
+    });
+  }
+
+  setExercise(exercise) {
+    this.exercise = exercise;
+    this.el.target.textContent = fmt(exercise?.target);
+    this.el.holdBox.hidden = exercise?.kind !== 'hold';
+  }
+
+  clear() {
+    this.snapshot = null;
+    this.instructionsKey = '';
+    for (const k of ['angle', 'best', 'confidence', 'baseline']) this.el[k].textContent = '–';
+    this.el.clean.textContent = '0';
+    this.el.rejected.textContent = '0';
+    this.el.instructions.replaceChildren();
+    this.el.lastRep.textContent = t('hud.noRep');
+    this.setHold(null);
+  }
+
+  setHold(progress) {
+    const pct = progress == null ? 0 : Math.round(Math.max(0, Math.min(1, progress)) * 100);
+    this.el.holdFill.style.width = pct + '%';
+    this.el.hold.setAttribute('aria-valuenow', String(pct));
+  }
+
+  update(s) {
+    this.snapshot = s;
+    const e = this.el;
+    e.angle.textContent = fmt(s.value);
+    e.angle.classList.toggle('unmeasured', s.value == null);
+    e.best.textContent = fmt(s.best);
+    e.clean.textContent = String(s.repCount ?? 0);
+    e.rejected.textContent = String(s.rejectedCount ?? 0);
+    e.confidence.textContent = s.confidence == null ? '–' : `${Math.round(s.confidence * 100)}%`;
+    if (s.baseline) {
+      e.baselineBox.hidden = false;
+      e.baseline.textContent = s.baseline.value != null ? fmt(s.baseline.value) : `${Math.round((s.baseline.progress || 0) * 100)}%`;
+    }
+    if (s.holdProgress != null) e.holdBox.hidden = false;
+    this.setHold(s.holdProgress);
+    // Instructions: rebuilt only when they change.
+    const issues = s.setupIssues || [];
+    const missing = s.missingJoints || [];
+    const key = `${s.isVisible}|${issues.join(',')}|${missing.join(',')}`;
+    if (key !== this.instructionsKey) {
+      this.instructionsKey = key;
+      const items = [];
+      if (s.isVisible === false) items.push(['warn', t('hud.notVisible')]);
+      for (const issue of issues) items.push(['warn', setupText(issue)]);
+      if (s.isVisible !== false && missing.length) {
+        items.push(['warn', t('hud.missing', { joints: missing.map(jointName).join(', ') })]);
+      }
+      if (!items.length) items.push(['ok', t('hud.allGood')]);
+      e.instructions.replaceChildren(...items.map(([cls, text]) => {
+        const li = document.createElement('li');
+        li.className = cls;
+        li.textContent = text;
+        return li;
+      }));
+    }
+    if (s.lastRep) this.showRep(s.lastRep);
+  }
+
+  showRep(rep) {
+    const parts = [t('hud.peak', { peak: Math.round(rep.peak) })];
+    parts.push(rep.clean ? t('hud.cleanRep') : (rep.faults || []).map(faultText).join('; '));
+    const text = `#${rep.index}: ${parts.join(' — ')}`;
+    if (this.el.lastRep.textContent !== text) {
+      this.el.lastRep.textContent = text;
+      this.el.lastRep.className = rep.clean ? 'good' : 'bad';
+    }
+  }
+}
+
+/** The text of an `event` message in the current language (null for events that say nothing). */
+export function eventText(m) {
+  switch (m.event) {
+    case 'repCompleted': return t('event.repCompleted', { index: m.rep.index, peak: Math.round(m.rep.peak) });
+    case 'repRejected':
+      return t('event.repRejected', { index: m.rep.index, faults: (m.rep.faults || []).map(faultText).join('; ') });
+    case 'holdStarted': return t('event.holdStarted');
+    case 'formFault': return faultText(m.fault);
+    case 'visibilityChanged': return t(m.visible ? 'event.visible' : 'event.notVisible');
+    case 'setupChanged': return (m.issues || []).length ? m.issues.map(setupText).join('. ') : t('event.setupOk');
+    case 'baselineCompleted': return t('event.baselineCompleted', { value: Math.round(m.value) });
+    default: return null;
+  }
+}
+
+const KIND = {
+  repCompleted: 'good', repRejected: 'bad', formFault: 'bad', holdStarted: 'info', visibilityChanged: 'warn',
+  setupChanged: 'warn', baselineCompleted: 'info',
+};
+
+/** The feedback line and a short log, re-translated on language change; voice and vibration optional. */
+export class Feedback {
+  constructor(line, log, { max = 6 } = {}) {
+    this.line = line;
+    this.log = log;
+    this.max = max;
+    this.events = [];
+    this.voice = false;
+    this.vibrate = false;
+    onLanguageChange(() => this.render());
+  }
+
+  clear() {
+    this.events = [];
+    this.render();
+  }
+
+  push(m) {
+    const text = eventText(m);
+    if (!text) return;
+    this.events.unshift(m);
+    if (this.events.length > this.max) this.events.length = this.max;
+    this.render();
+    if (this.voice && 'speechSynthesis' in window && m.event !== 'visibilityChanged') {
+      try {
+        const u = new SpeechSynthesisUtterance(text);
+        u.lang = document.documentElement.lang === 'es' ? 'es-ES' : 'en-US';
+        window.speechSynthesis.cancel();
+        window.speechSynthesis.speak(u);
+      } catch { /* speech is best effort */ }
+    }
+    if (this.vibrate && navigator.vibrate) {
+      if (m.event === 'formFault' || m.event === 'repRejected') navigator.vibrate([120, 60, 120]);
+      else if (m.event === 'repCompleted') navigator.vibrate(60);
+    }
+  }
+
+  render() {
+    const [latest] = this.events;
+    this.line.textContent = latest ? eventText(latest) : '';
+    this.line.className = 'feedback-line ' + (latest ? KIND[latest.event] || '' : '');
+    if (this.log) {
+      this.log.replaceChildren(...this.events.slice(1).map((m) => {
+        const li = document.createElement('li');
+        li.className = KIND[m.event] || '';
+        li.textContent = eventText(m);
+        return li;
+      }));
+    }
+  }
+}

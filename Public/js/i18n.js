@@ -1,0 +1,244 @@
+// The one translation table of the front end (Spanish and English), and helpers to apply it.
+// Every FormFeedback and SetupIssue raw value of PROTOCOL.md §1 has a text under `fault.*` / `setup.*`.
+
+export const TABLE = {
+  en: {
+    'app.title': 'Motion',
+    'nav.live': 'Live', 'nav.history': 'History', 'nav.watch': 'Watch',
+    'lang.label': 'Language',
+    'token.label': 'Access token (only if the server asks for one)', 'token.save': 'Save token',
+    'token.saved': 'Token saved.', 'token.cleared': 'Token cleared.',
+    'live.heading': 'Live session',
+    'field.exercise': 'Exercise', 'field.side': 'Side', 'field.subject': 'Subject id', 'field.source': 'Pose source',
+    'side.left': 'Left', 'side.right': 'Right', 'side.both': 'Both (bilateral)',
+    'source.demo': 'Demo (animated figure)', 'source.replay': 'Replay (recorded file)', 'source.camera': 'Camera',
+    'replay.file': 'Recording (JSON Lines)',
+    'camera.swap': 'Swap left and right (camera delivers a mirrored image)',
+    'btn.start': 'Start', 'btn.stop': 'Stop', 'btn.resetChart': 'Reset chart', 'btn.useDemo': 'Use Demo instead',
+    'btn.filter': 'Apply filters', 'btn.clear': 'Clear', 'btn.next': 'Older', 'btn.prev': 'Newer',
+    'btn.delete': 'Delete session', 'btn.csv': 'Download CSV', 'btn.back': 'Back to list', 'btn.watch': 'Watch',
+    'btn.open': 'Open',
+    'opt.voice': 'Voice', 'opt.vibrate': 'Vibration',
+    'status.idle': 'Ready. Choose an exercise and press Start.',
+    'status.connecting': 'Connecting…',
+    'status.started': 'Session {id} started.',
+    'status.stopping': 'Finishing…',
+    'status.closed': 'Connection closed ({code}).',
+    'status.error': 'Error: {message}',
+    'status.loadingCamera': 'Loading the pose detector…',
+    'status.replayDone': 'Recording finished.',
+    'status.noFile': 'Choose a recording file first.',
+    'status.badFile': 'The file has no poses that can be read.',
+    'camera.failed': 'The camera pose detector could not be loaded (it needs internet on this device): {message}. You can use the Demo source instead.',
+    'camera.noCamera': 'The camera could not be opened: {message}. You can use the Demo source instead.',
+    'hud.angle': 'Current angle', 'hud.best': 'Best', 'hud.clean': 'Clean reps', 'hud.rejected': 'Rejected',
+    'hud.hold': 'Hold', 'hud.confidence': 'Confidence', 'hud.target': 'Target', 'hud.lastRep': 'Last rep',
+    'hud.noRep': 'No rep yet.', 'hud.peak': 'peak {peak}°', 'hud.cleanRep': 'clean', 'hud.baseline': 'Baseline',
+    'hud.allGood': 'Position is good.',
+    'hud.notVisible': 'You are out of the frame: step back into view.',
+    'hud.missing': 'Not seen: {joints}. Make sure they are in the picture.',
+    'chart.label': 'Measured value over the last seconds',
+    'feedback.label': 'Feedback',
+    'summary.heading': 'Session summary', 'summary.reps': 'Clean reps', 'summary.rejected': 'Rejected reps',
+    'summary.best': 'Best', 'summary.duration': 'Duration', 'summary.frames': 'Frames',
+    'summary.visible': 'Visible', 'summary.faults': 'Faults', 'summary.open': 'Open in History',
+    'event.repCompleted': 'Rep {index}: {peak}°. Well done!',
+    'event.repRejected': 'Rep {index} not counted: {faults}',
+    'event.holdStarted': 'Hold it…',
+    'event.holdCompleted': 'Hold complete!',
+    'event.holdBroken': 'Hold broken.',
+    'event.visible': 'You are back in view.',
+    'event.notVisible': 'You are out of the frame.',
+    'event.setupOk': 'Position is good.',
+    'event.baselineCompleted': 'Baseline measured: {value}°',
+    'fault.keepUpperArmStill': 'Keep your upper arm still',
+    'fault.keepThighStill': 'Keep your thigh still',
+    'fault.keepElbowStraight': 'Keep your elbow straight',
+    'fault.keepTrunkUpright': 'Keep your trunk upright',
+    'fault.keepShouldersLevel': 'Keep your shoulders level',
+    'fault.keepKneeStraight': 'Keep your knee straight',
+    'fault.keepHipsLevel': 'Keep your hips level',
+    'setup.tooClose': 'Too close: step back so your whole body fits in the picture',
+    'setup.tooFar': 'Too far: come closer to the camera',
+    'setup.notCentered': 'Not centred: move to the middle of the picture',
+    'setup.notFacing': 'Face the camera',
+    'setup.notSideways': 'Turn sideways to the camera',
+    'setup.wrongPosture': 'Take the starting position of the exercise',
+    'history.heading': 'Session history', 'history.subject': 'Subject', 'history.exercise': 'Exercise',
+    'history.from': 'From', 'history.to': 'To', 'history.any': 'Any', 'history.status': 'Status',
+    'history.started': 'Started', 'history.reps': 'Reps', 'history.empty': 'No sessions match.',
+    'history.page': 'Page {n}',
+    'history.repChart': 'Peak of each rep', 'history.seriesChart': 'Measured value over time',
+    'history.faultCounts': 'Faults', 'history.noFaults': 'No faults.', 'history.legendClean': 'clean',
+    'history.legendRejected': 'rejected', 'history.legendBaseline': 'baseline', 'history.legendTarget': 'target',
+    'history.confirmDelete': 'Delete session {id}? This cannot be undone.', 'history.deleted': 'Session {id} deleted.',
+    'history.notFound': 'Session not found.', 'history.noSeries': 'No series stored.',
+    'status.live': 'live', 'status.finished': 'finished', 'status.abandoned': 'abandoned',
+    'watch.heading': 'Watch a live session', 'watch.session': 'Session id', 'watch.following': 'Following session {id} ({subject}, {exercise}).',
+    'watch.ended': 'The session has ended.', 'watch.pick': 'Live sessions:', 'watch.none': 'No live sessions right now.',
+    'unit.seconds': '{n} s',
+  },
+  es: {
+    'app.title': 'Motion',
+    'nav.live': 'En vivo', 'nav.history': 'Historial', 'nav.watch': 'Observar',
+    'lang.label': 'Idioma',
+    'token.label': 'Token de acceso (solo si el servidor lo pide)', 'token.save': 'Guardar token',
+    'token.saved': 'Token guardado.', 'token.cleared': 'Token borrado.',
+    'live.heading': 'Sesión en vivo',
+    'field.exercise': 'Ejercicio', 'field.side': 'Lado', 'field.subject': 'Id del paciente', 'field.source': 'Fuente de la postura',
+    'side.left': 'Izquierdo', 'side.right': 'Derecho', 'side.both': 'Ambos (bilateral)',
+    'source.demo': 'Demo (figura animada)', 'source.replay': 'Reproducir (archivo grabado)', 'source.camera': 'Cámara',
+    'replay.file': 'Grabación (JSON Lines)',
+    'camera.swap': 'Intercambiar izquierda y derecha (la cámara entrega una imagen en espejo)',
+    'btn.start': 'Empezar', 'btn.stop': 'Terminar', 'btn.resetChart': 'Reiniciar gráfico', 'btn.useDemo': 'Usar la Demo',
+    'btn.filter': 'Aplicar filtros', 'btn.clear': 'Limpiar', 'btn.next': 'Anteriores', 'btn.prev': 'Más recientes',
+    'btn.delete': 'Borrar sesión', 'btn.csv': 'Descargar CSV', 'btn.back': 'Volver a la lista', 'btn.watch': 'Observar',
+    'btn.open': 'Abrir',
+    'opt.voice': 'Voz', 'opt.vibrate': 'Vibración',
+    'status.idle': 'Listo. Elija un ejercicio y pulse Empezar.',
+    'status.connecting': 'Conectando…',
+    'status.started': 'Sesión {id} iniciada.',
+    'status.stopping': 'Terminando…',
+    'status.closed': 'Conexión cerrada ({code}).',
+    'status.error': 'Error: {message}',
+    'status.loadingCamera': 'Cargando el detector de postura…',
+    'status.replayDone': 'La grabación ha terminado.',
+    'status.noFile': 'Elija primero un archivo de grabación.',
+    'status.badFile': 'El archivo no tiene posturas legibles.',
+    'camera.failed': 'No se pudo cargar el detector de postura de la cámara (necesita internet en este dispositivo): {message}. Puede usar la fuente Demo.',
+    'camera.noCamera': 'No se pudo abrir la cámara: {message}. Puede usar la fuente Demo.',
+    'hud.angle': 'Ángulo actual', 'hud.best': 'Mejor', 'hud.clean': 'Repeticiones válidas', 'hud.rejected': 'Rechazadas',
+    'hud.hold': 'Mantener', 'hud.confidence': 'Confianza', 'hud.target': 'Objetivo', 'hud.lastRep': 'Última repetición',
+    'hud.noRep': 'Aún no hay repeticiones.', 'hud.peak': 'pico {peak}°', 'hud.cleanRep': 'válida', 'hud.baseline': 'Referencia',
+    'hud.allGood': 'La posición es buena.',
+    'hud.notVisible': 'Está fuera de la imagen: vuelva a ponerse a la vista.',
+    'hud.missing': 'No se ve: {joints}. Asegúrese de que aparezcan en la imagen.',
+    'chart.label': 'Valor medido en los últimos segundos',
+    'feedback.label': 'Indicaciones',
+    'summary.heading': 'Resumen de la sesión', 'summary.reps': 'Repeticiones válidas', 'summary.rejected': 'Repeticiones rechazadas',
+    'summary.best': 'Mejor', 'summary.duration': 'Duración', 'summary.frames': 'Fotogramas',
+    'summary.visible': 'Visible', 'summary.faults': 'Errores', 'summary.open': 'Abrir en el historial',
+    'event.repCompleted': 'Repetición {index}: {peak}°. ¡Muy bien!',
+    'event.repRejected': 'Repetición {index} no contada: {faults}',
+    'event.holdStarted': 'Mantenga la posición…',
+    'event.holdCompleted': '¡Posición mantenida!',
+    'event.holdBroken': 'Se perdió la posición.',
+    'event.visible': 'Vuelve a estar a la vista.',
+    'event.notVisible': 'Está fuera de la imagen.',
+    'event.setupOk': 'La posición es buena.',
+    'event.baselineCompleted': 'Referencia medida: {value}°',
+    'fault.keepUpperArmStill': 'Mantenga quieto el brazo',
+    'fault.keepThighStill': 'Mantenga quieto el muslo',
+    'fault.keepElbowStraight': 'Mantenga el codo recto',
+    'fault.keepTrunkUpright': 'Mantenga el tronco erguido',
+    'fault.keepShouldersLevel': 'Mantenga los hombros nivelados',
+    'fault.keepKneeStraight': 'Mantenga la rodilla recta',
+    'fault.keepHipsLevel': 'Mantenga las caderas niveladas',
+    'setup.tooClose': 'Demasiado cerca: aléjese para que todo el cuerpo quepa en la imagen',
+    'setup.tooFar': 'Demasiado lejos: acérquese a la cámara',
+    'setup.notCentered': 'No está centrado: colóquese en el medio de la imagen',
+    'setup.notFacing': 'Póngase de frente a la cámara',
+    'setup.notSideways': 'Póngase de lado a la cámara',
+    'setup.wrongPosture': 'Adopte la posición inicial del ejercicio',
+    'history.heading': 'Historial de sesiones', 'history.subject': 'Paciente', 'history.exercise': 'Ejercicio',
+    'history.from': 'Desde', 'history.to': 'Hasta', 'history.any': 'Cualquiera', 'history.status': 'Estado',
+    'history.started': 'Inicio', 'history.reps': 'Repeticiones', 'history.empty': 'No hay sesiones que coincidan.',
+    'history.page': 'Página {n}',
+    'history.repChart': 'Pico de cada repetición', 'history.seriesChart': 'Valor medido en el tiempo',
+    'history.faultCounts': 'Errores', 'history.noFaults': 'Sin errores.', 'history.legendClean': 'válida',
+    'history.legendRejected': 'rechazada', 'history.legendBaseline': 'referencia', 'history.legendTarget': 'objetivo',
+    'history.confirmDelete': '¿Borrar la sesión {id}? No se puede deshacer.', 'history.deleted': 'Sesión {id} borrada.',
+    'history.notFound': 'Sesión no encontrada.', 'history.noSeries': 'No hay serie guardada.',
+    'status.live': 'en vivo', 'status.finished': 'terminada', 'status.abandoned': 'abandonada',
+    'watch.heading': 'Observar una sesión en vivo', 'watch.session': 'Id de la sesión', 'watch.following': 'Siguiendo la sesión {id} ({subject}, {exercise}).',
+    'watch.ended': 'La sesión ha terminado.', 'watch.pick': 'Sesiones en vivo:', 'watch.none': 'No hay sesiones en vivo ahora.',
+    'unit.seconds': '{n} s',
+  },
+};
+
+/** Names of joints and exercises, per language (exercise names fall back to the server's English name). */
+const JOINT_NAMES = {
+  en: { nose: 'nose', leftEye: 'left eye', rightEye: 'right eye', leftEar: 'left ear', rightEar: 'right ear',
+    neck: 'neck', root: 'hips', leftShoulder: 'left shoulder', rightShoulder: 'right shoulder',
+    leftElbow: 'left elbow', rightElbow: 'right elbow', leftWrist: 'left wrist', rightWrist: 'right wrist',
+    leftHip: 'left hip', rightHip: 'right hip', leftKnee: 'left knee', rightKnee: 'right knee',
+    leftAnkle: 'left ankle', rightAnkle: 'right ankle' },
+  es: { nose: 'nariz', leftEye: 'ojo izquierdo', rightEye: 'ojo derecho', leftEar: 'oreja izquierda',
+    rightEar: 'oreja derecha', neck: 'cuello', root: 'caderas', leftShoulder: 'hombro izquierdo',
+    rightShoulder: 'hombro derecho', leftElbow: 'codo izquierdo', rightElbow: 'codo derecho',
+    leftWrist: 'muñeca izquierda', rightWrist: 'muñeca derecha', leftHip: 'cadera izquierda',
+    rightHip: 'cadera derecha', leftKnee: 'rodilla izquierda', rightKnee: 'rodilla derecha',
+    leftAnkle: 'tobillo izquierdo', rightAnkle: 'tobillo derecho' },
+};
+
+const EXERCISE_NAMES = {
+  en: { elbowFlexion: 'Elbow flexion', shoulderFlexion: 'Shoulder flexion', shoulderAbduction: 'Shoulder abduction',
+    shoulderAbductionHold: 'Shoulder abduction hold', hipAbduction: 'Standing hip abduction',
+    kneeExtension: 'Seated knee extension', squat: 'Squat', ankleDorsiflexion: 'Ankle dorsiflexion' },
+  es: { elbowFlexion: 'Flexión de codo', shoulderFlexion: 'Flexión de hombro', shoulderAbduction: 'Abducción de hombro',
+    shoulderAbductionHold: 'Abducción de hombro mantenida', hipAbduction: 'Abducción de cadera de pie',
+    kneeExtension: 'Extensión de rodilla sentado', squat: 'Sentadilla', ankleDorsiflexion: 'Dorsiflexión de tobillo' },
+};
+
+const STORAGE_KEY = 'motion.lang';
+export const LANGUAGES = ['en', 'es'];
+
+function initialLanguage() {
+  const fromURL = new URLSearchParams(location.search).get('lang');
+  if (fromURL && LANGUAGES.includes(fromURL)) return fromURL;
+  try {
+    const stored = localStorage.getItem(STORAGE_KEY);
+    if (stored && LANGUAGES.includes(stored)) return stored;
+  } catch { /* storage may be unavailable */ }
+  for (const l of navigator.languages || [navigator.language || 'en']) {
+    const base = String(l).slice(0, 2).toLowerCase();
+    if (LANGUAGES.includes(base)) return base;
+  }
+  return 'en';
+}
+
+let current = initialLanguage();
+const listeners = new Set();
+
+export function language() { return current; }
+
+export function setLanguage(lang) {
+  if (!LANGUAGES.includes(lang) || lang === current) return;
+  current = lang;
+  try { localStorage.setItem(STORAGE_KEY, lang); } catch { /* ignore */ }
+  apply();
+  for (const f of listeners) f(lang);
+}
+
+export function onLanguageChange(f) { listeners.add(f); }
+
+/** The text for `key` in the current language, with `{name}` placeholders filled from `params`. */
+export function t(key, params) {
+  let text = TABLE[current][key] ?? TABLE.en[key] ?? key;
+  if (params) text = text.replace(/\{(\w+)\}/g, (m, name) => (params[name] ?? m));
+  return text;
+}
+
+export const faultText = (raw) => t('fault.' + raw);
+export const setupText = (raw) => t('setup.' + raw);
+export const jointName = (raw) => JOINT_NAMES[current][raw] ?? raw;
+export function exerciseName(exercise) {
+  if (!exercise) return '';
+  const id = typeof exercise === 'string' ? exercise : exercise.id;
+  return EXERCISE_NAMES[current]?.[id] ?? (typeof exercise === 'string' ? exercise : exercise.name ?? id);
+}
+
+/** Fills every `[data-i18n]` element's text (and `[data-i18n-label]` aria-label) from the table. */
+export function apply(root = document) {
+  document.documentElement.lang = current;
+  for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
+  for (const el of root.querySelectorAll('[data-i18n-label]')) el.setAttribute('aria-label', t(el.dataset.i18nLabel));
+}
+
+/** Wires a `<select>` to switch the language. */
+export function bindLanguageSelect(select) {
+  if (!select) return;
+  select.value = current;
+  select.addEventListener('change', () => setLanguage(select.value));
+  onLanguageChange((l) => { select.value = l; });
+}

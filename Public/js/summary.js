@@ -1,0 +1,43 @@
+// Renders a stored session summary (PROTOCOL.md §5) as a list of figures; used by Live, Watch and History.
+
+import { t, faultText, exerciseName } from './i18n.js';
+import { formatDuration, formatDate } from './common.js';
+
+export function summaryRows(m, { full = false } = {}) {
+  const faults = Object.entries(m.faultCounts || {});
+  const rows = [];
+  if (full) {
+    rows.push(['history.subject', m.subject || '–', 'summary-subject']);
+    rows.push(['history.exercise', `${exerciseName(m.exercise)}${m.side ? ' (' + t('side.' + m.side) + ')' : ''}`, 'summary-exercise']);
+    rows.push(['history.started', formatDate(m.startedAt), 'summary-started']);
+    rows.push(['history.status', t('status.' + m.status), 'summary-status']);
+  }
+  rows.push(
+    ['summary.reps', m.repCount ?? 0, 'summary-reps'],
+    ['summary.rejected', m.rejectedCount ?? 0, 'summary-rejected'],
+    ['summary.best', m.best == null ? '–' : `${Math.round(m.best)}°`, 'summary-best'],
+  );
+  if (m.baseline != null) rows.push(['hud.baseline', `${Math.round(m.baseline)}°`, 'summary-baseline']);
+  rows.push(
+    ['summary.duration', formatDuration(m.duration), 'summary-duration'],
+    ['summary.frames', m.frames ?? '–', 'summary-frames'],
+    ['summary.visible', m.visibleRatio == null ? '–' : `${Math.round(m.visibleRatio * 100)}%`, 'summary-visible'],
+  );
+  if (!full) {
+    rows.push(['summary.faults', faults.length ? faults.map(([f, n]) => `${faultText(f)} × ${n}`).join('; ') : '–', 'summary-faults']);
+  }
+  return rows;
+}
+
+export function renderSummary(m, dl, options) {
+  dl.replaceChildren(...summaryRows(m, options).map(([key, value, id]) => {
+    const div = document.createElement('div');
+    const dt = document.createElement('dt');
+    dt.textContent = t(key);
+    const dd = document.createElement('dd');
+    dd.id = id;
+    dd.textContent = String(value);
+    div.append(dt, dd);
+    return div;
+  }));
+}

@@ -1,0 +1,113 @@
+// Watch: a clinician's read-only live view of someone else's session through /v1/sessions/{id}/watch — the
+// same HUD, chart and feedback as Live, without controls.
+
+import { initPage, $ } from './common.js';
+import { t, exerciseName, onLanguageChange } from './i18n.js';
+import { exercises, getSession, listSessions, MessageSocket } from './api.js';
+import { RealtimeChart } from './chart.js';
+import { Hud, Feedback } from './hud.js';
+import { renderSummary } from './summary.js';
+
+initPage();
+
+const params = new URLSearchParams(location.search);
+const sessionID = params.get('session');
+let statusArgs = [null];
+
+function setStatus(key, vars, cls = '') {
+  statusArgs = [key, vars, cls];
+  $('status').textContent = key ? t(key, vars) : '';
+  $('status').className = 'status ' + cls;
+}
+onLanguageChange(() => setStatus(...statusArgs));
+
+async function showLiveSessions() {
+  try {
+    const { sessions } = await listSessions({ status: 'live', limit: 20 });
+    const box = $('live-sessions');
+    box.hidden = false;
+    if (!sessions.length) {
+      $('live-list').replaceChildren(Object.assign(document.createElement('li'), { textContent: t('watch.none') }));
+      return;
+    }
+    $('live-list').replaceChildren(...sessions.map((s) => {
+      const li = document.createElement('li');
+      const a = document.createElement('a');
+      a.href = `watch.html?session=${encodeURIComponent(s.id)}`;
+      a.textContent = `${s.subject || s.id} — ${exerciseName(s.exercise)}`;
+      li.append(a);
+      return li;
+    }));
+  } catch (e) {
+    setStatus('status.error', { message: e.message }, 'bad');
+  }
+}
+
+$('pick').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const id = $('session-id').value.trim();
+  if (id) location.href = `watch.html?session=${encodeURIComponent(id)}`;
+});
+
+async function follow(id) {
+  $('session-id').value = id;
+  $('watch-layout').hidden = false;
+  const hud = new Hud($('hud'));
+  const feedback = new Feedback($('feedback-line'), $('feedback-log'));
+  const chart = new RealtimeChart($('chart'));
+  const draw = () => { chart.draw(); requestAnimationFrame(draw); };
+  requestAnimationFrame(draw);
+  let info = null;
+  try {
+    info = await getSession(id);
+    const catalog = await exercises();
+    const ex = catalog.find((e) => e.id === info.exercise);
+    if (ex) {
+      hud.setExercise(ex);
+      chart.setLines({ target: ex.target, enter: ex.thresholds.enter, exit: ex.thresholds.exit });
+    }
+    setStatus('watch.following', { id, subject: info.subject || '–', exercise: exerciseName(info.exercise) }, 'good');
+  } catch (e) {
+    // The watch socket may still work (e.g. before the session is stored); say what failed and go on.
+    setStatus('status.error', { message: e.message }, 'bad');
+  }
+  if (info && info.status !== 'live') {
+    setStatus('watch.ended');
+    renderSummary(info, $('summary-stats'));
+    $('summary-link').href = `history.html?session=${encodeURIComponent(id)}`;
+    $('summary').hidden = false;
+    return;
+  }
+  const socket = new MessageSocket(`/v1/sessions/${encodeURIComponent(id)}/watch`);
+  socket.on('snapshot', (m) => {
+    hud.update(m);
+    chart.push(m.t, m.value);
+  });
+  socket.on('event', (m) => {
+    feedback.push(m);
+    if (m.rep && (m.event === 'repCompleted' || m.event === 'repRejected')) {
+      chart.markRep(m.t, m.event === 'repCompleted');
+      hud.showRep(m.rep);
+    }
+  });
+  socket.on('summary', (m) => {
+    renderSummary(m, $('summary-stats'));
+    $('summary-link').href = `history.html?session=${encodeURIComponent(id)}`;
+    $('summary').hidden = false;
+  });
+  socket.on('close', (e) => {
+    if (e.code === 1000) setStatus('watch.ended');
+    else setStatus('status.closed', { code: e.code }, 'bad');
+    if ($('summary').hidden) {
+      getSession(id).then((s) => {
+        renderSummary(s, $('summary-stats'));
+        $('summary-link').href = `history.html?session=${encodeURIComponent(id)}`;
+        $('summary').hidden = false;
+      }).catch(() => {});
+    }
+  });
+  window.addEventListener('pagehide', () => socket.close());
+}
+
+if (sessionID) follow(sessionID); else showLiveSessions();
+document.body.dataset.ready = 'true';
