@@ -48,6 +48,9 @@ let package = Package(
         .executableTarget(
             name: "http-bench-server", dependencies: ["HTTPServer"], path: "bench/http-server", swiftSettings: strict),
         .executableTarget(
+            name: "wire-bench", dependencies: ["MotionWire", "MotionCore", "MotionSimulation"], path: "bench/wire",
+            swiftSettings: strict),
+        .executableTarget(
             name: "ws-bench-client", dependencies: ["HTTPServer", "HTTPWire"], path: "bench/ws-client",
             swiftSettings: strict),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionSimulation"], swiftSettings: strict),

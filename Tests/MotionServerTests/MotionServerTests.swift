@@ -4,6 +4,7 @@ import HTTPWire
 import MotionCore
 import MotionServer
 import MotionSimulation
+import MotionWire
 import NetworkTestSupport
 import SessionStore
 import Testing
@@ -119,6 +120,48 @@ struct MotionServerTests {
             #expect(stored["repCount"] as? Int == 3)
             #expect(stored["subject"] as? String == "p-1")
             #expect(stored["frames"] as? Int == poses.count)
+        }
+    }
+
+    @Test func aSessionStreamedAsFastAsPossibleMatchesTheEngineInProcess() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        var simulation = Simulation(
+            exercise: .shoulderAbduction, side: .left,
+            reps: [.init(peak: 150), .init(peak: 140, faults: [.keepElbowStraight]), .init(peak: 120)])
+        simulation.noise = 2
+        simulation.dropoutRate = 0.03
+        simulation.outOfFrame = [4.0...4.6]
+        let poses = simulation.poses()
+        // In process: the same poses, as the server will read them back from JSON.
+        let decoder = PoseDecoder()
+        var engine = try MotionEngine(configuration: SessionConfiguration(exercise: .shoulderAbduction, side: .left))
+        var expected: [String] = []
+        for pose in poses {
+            let decoded = try decoder.decodePose(Array(poseMessage(pose).utf8))
+            for event in try engine.process(decoded) {
+                var bytes: [UInt8] = []
+                WireEncoder.encodeEvent(event, at: decoded.timestamp, into: &bytes)
+                expected.append(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        try await withMotionServer { address, _, _ in
+            let (socket, inbox) = try await Self.connect(address, group: group)
+            socket.send(
+                .text(#"{"type":"start","exercise":"shoulderAbduction","side":"left","options":{"snapshots":"off"}}"#))
+            for pose in poses { socket.send(.text(poseMessage(pose))) }
+            socket.send(.text(#"{"type":"stop"}"#))
+            await inbox.wait { $0.close != nil }
+            let received = inbox.messages.compactMap { message -> String? in
+                guard case .text(let text) = message, text.hasPrefix(#"{"type":"event""#) else { return nil }
+                return text
+            }
+            #expect(received == expected, "byte-identical events, in order")
+            let summary = try #require(inbox.objects().last)
+            #expect(summary["repCount"] as? Int == engine.summary.repCount)
+            #expect(summary["rejectedCount"] as? Int == engine.summary.rejectedCount)
+            #expect(summary["frames"] as? Int == engine.summary.frames)
+            #expect(summary["best"] as? Double == engine.summary.best)
         }
     }
 

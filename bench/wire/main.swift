@@ -1,0 +1,95 @@
+import Foundation
+import MotionCore
+import MotionSimulation
+import MotionWire
+
+/// MotionWire against Foundation on the same pose frames: µs per frame to decode a ~1 KB `pose` message, and to
+/// encode a snapshot. Usage: `wire-bench [--runs N] [--frames N]`.
+struct PoseMessage: Decodable {
+    var type: String
+    var t: Double
+    var width: Double?
+    var height: Double?
+    var points: [String: [Double]]
+    var confidence: [String: Double]?
+}
+
+func message(_ pose: Pose) -> [UInt8] {
+    var points: [String] = []
+    var confidences: [String] = []
+    for joint in Joint.allCases {
+        guard let point = pose[joint] else { continue }
+        // Detectors' output as clients send it: pixels to 0.01, confidences to 0.001.
+        points.append("\"\(joint.rawValue)\":[\(fixed(point.x)),\(fixed(point.y))]")
+        if let value = pose.confidence(of: joint) {
+            confidences.append("\"\(joint.rawValue)\":\(String(format: "%.3f", value))")
+        }
+    }
+    let points2 = points.joined(separator: ",")
+    let confidence = confidences.joined(separator: ",")
+    return Array(
+        #"{"type":"pose","t":\#(String(format: "%.4f", pose.timestamp)),"width":1280,"height":720,"points":{\#(points2)},"confidence":{\#(confidence)}}"#
+            .utf8)
+}
+
+func measure(_ frames: [[UInt8]], runs: Int, _ body: ([UInt8]) -> Void) -> [Double] {
+    let clock = ContinuousClock()
+    return (0..<runs).map { _ in
+        let elapsed = clock.measure { for frame in frames { body(frame) } }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return seconds * 1e6 / Double(frames.count)
+    }
+}
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+func fixed(_ value: Double) -> String { String(format: "%.2f", value) }
+
+func main() throws {
+    var runs = 5
+    var count = 3000
+    var iterator = CommandLine.arguments.dropFirst().makeIterator()
+    while let flag = iterator.next() {
+        let value = iterator.next().flatMap(Int.init)
+        if flag == "--runs", let value { runs = value }
+        if flag == "--frames", let value { count = value }
+    }
+    var simulation = Simulation(exercise: .squat, side: .right, reps: (0..<40).map { _ in .init(peak: 100) })
+    simulation.noise = 1.5
+    let poses = Array(simulation.poses().prefix(count))
+    let frames = poses.map(message)
+    let bytes = frames.map(\.count).reduce(0, +) / frames.count
+    let decoder = PoseDecoder()
+    let json = JSONDecoder()
+    var sink = 0.0
+    let ours = measure(frames, runs: runs) { frame in
+        if let pose = try? decoder.decodePose(frame) { sink += pose.timestamp }
+    }
+    let foundation = measure(frames, runs: runs) { frame in
+        if let pose = try? json.decode(PoseMessage.self, from: Data(frame)) { sink += pose.t }
+    }
+    let serialization = measure(frames, runs: runs) { frame in
+        if let object = try? JSONSerialization.jsonObject(with: Data(frame)) as? [String: Any] {
+            sink += object["t"] as? Double ?? 0
+        }
+    }
+    var engine = try MotionEngine(configuration: SessionConfiguration(exercise: .squat))
+    for pose in poses.prefix(100) { _ = try engine.process(pose) }
+    let snapshot = engine.snapshot()
+    var buffer: [UInt8] = []
+    let encode = measure(Array(frames.prefix(1000)), runs: runs) { _ in
+        buffer.removeAll(keepingCapacity: true)
+        WireEncoder.encodeSnapshot(snapshot, into: &buffer)
+    }
+    print("frames: \(frames.count) pose messages of \(bytes) bytes on average (19 joints with confidence)")
+    print("| what | µs per frame, median of \(runs) (min–max) |")
+    print("| --- | --- |")
+    for (name, values) in [
+        ("MotionWire PoseDecoder", ours), ("Foundation JSONDecoder (Codable struct)", foundation),
+        ("Foundation JSONSerialization", serialization), ("MotionWire encode snapshot", encode),
+    ] {
+        print("| \(name) | \(fixed(median(values))) (\(fixed(values.min() ?? 0))–\(fixed(values.max() ?? 0))) |")
+    }
+    print("ratio JSONDecoder / MotionWire: \(fixed(median(foundation) / median(ours)))×; checksum \(Int(sink) % 10)")
+}
+
+try main()
