@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the browser tests need, only when missing: Debian's chromium and chromium-driver, and the
-# Python packages selenium and websockets. Safe to run again.
+# Python packages selenium, websockets and numpy (to check the screenshots). Safe to run again.
 set -euo pipefail
 
 SUDO=""
@@ -16,7 +16,7 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
 fi
 
-for module in selenium websockets; do
+for module in selenium websockets numpy; do
   if ! python3 -c "import $module" 2>/dev/null; then
     echo "installing python package: $module"
     python3 -m pip install -q "$module" || python3 -m pip install -q --break-system-packages "$module"
