@@ -442,6 +442,29 @@ enum OpenAPI {
              }
             }
            }
+          },
+          "responses":{
+           "Error":{
+            "description":"Error",
+            "content":{
+             "application/json":{
+              "schema":{
+               "$ref":"#/components/schemas/Error"
+              }
+             }
+            }
+           }
+          },
+          "parameters":{
+           "SessionID":{
+            "name":"id",
+            "in":"path",
+            "required":true,
+            "schema":{
+             "type":"string",
+             "pattern":"^[0-9A-HJKMNP-TV-Z]{26}$"
+            }
+           }
           }
          },
          "paths":{
@@ -484,14 +507,7 @@ enum OpenAPI {
               }
              },
              "401":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              }
             }
            }
@@ -504,14 +520,7 @@ enum OpenAPI {
               "description":"OpenAPI 3.1"
              },
              "401":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              }
             }
            }
@@ -539,14 +548,7 @@ enum OpenAPI {
               }
              },
              "401":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              }
             }
            }
@@ -576,24 +578,10 @@ enum OpenAPI {
               }
              },
              "401":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "404":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              }
             }
            }
@@ -628,44 +616,16 @@ enum OpenAPI {
               }
              },
              "400":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "401":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "413":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "415":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              }
             }
            },
@@ -758,24 +718,10 @@ enum OpenAPI {
               }
              },
              "400":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "401":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              }
             }
            }
@@ -785,13 +731,7 @@ enum OpenAPI {
             "summary":"One session's summary (or its reps as CSV)",
             "parameters":[
              {
-              "name":"id",
-              "in":"path",
-              "required":true,
-              "schema":{
-               "type":"string",
-               "pattern":"^[0-9A-HJKMNP-TV-Z]{26}$"
-              }
+              "$ref":"#/components/parameters/SessionID"
              },
              {
               "name":"format",
@@ -817,24 +757,10 @@ enum OpenAPI {
               }
              },
              "401":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "404":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              }
             }
            },
@@ -842,13 +768,7 @@ enum OpenAPI {
             "summary":"Delete a session and everything stored for it",
             "parameters":[
              {
-              "name":"id",
-              "in":"path",
-              "required":true,
-              "schema":{
-               "type":"string",
-               "pattern":"^[0-9A-HJKMNP-TV-Z]{26}$"
-              }
+              "$ref":"#/components/parameters/SessionID"
              }
             ],
             "responses":{
@@ -856,34 +776,13 @@ enum OpenAPI {
               "description":"Deleted"
              },
              "401":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "404":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "409":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              }
             }
            }
@@ -893,13 +792,7 @@ enum OpenAPI {
             "summary":"The measured value over time (downsampled)",
             "parameters":[
              {
-              "name":"id",
-              "in":"path",
-              "required":true,
-              "schema":{
-               "type":"string",
-               "pattern":"^[0-9A-HJKMNP-TV-Z]{26}$"
-              }
+              "$ref":"#/components/parameters/SessionID"
              }
             ],
             "responses":{
@@ -934,24 +827,10 @@ enum OpenAPI {
               }
              },
              "401":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "404":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              }
             }
            }
@@ -961,13 +840,7 @@ enum OpenAPI {
             "summary":"Analyse poses of an HTTP session",
             "parameters":[
              {
-              "name":"id",
-              "in":"path",
-              "required":true,
-              "schema":{
-               "type":"string",
-               "pattern":"^[0-9A-HJKMNP-TV-Z]{26}$"
-              }
+              "$ref":"#/components/parameters/SessionID"
              }
             ],
             "requestBody":{
@@ -1019,64 +892,22 @@ enum OpenAPI {
               }
              },
              "400":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "401":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "404":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "409":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "413":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "415":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              }
             }
            }
@@ -1086,13 +917,7 @@ enum OpenAPI {
             "summary":"Finish an HTTP session",
             "parameters":[
              {
-              "name":"id",
-              "in":"path",
-              "required":true,
-              "schema":{
-               "type":"string",
-               "pattern":"^[0-9A-HJKMNP-TV-Z]{26}$"
-              }
+              "$ref":"#/components/parameters/SessionID"
              }
             ],
             "responses":{
@@ -1107,34 +932,13 @@ enum OpenAPI {
               }
              },
              "401":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "404":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "409":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              }
             }
            }
@@ -1193,44 +997,16 @@ enum OpenAPI {
               }
              },
              "400":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "401":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "413":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "415":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              }
             }
            }
@@ -1243,24 +1019,10 @@ enum OpenAPI {
               "description":"Switching Protocols"
              },
              "400":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              },
              "426":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              }
             }
            }
@@ -1270,13 +1032,7 @@ enum OpenAPI {
             "summary":"Watch a live session over WebSocket (read-only)",
             "parameters":[
              {
-              "name":"id",
-              "in":"path",
-              "required":true,
-              "schema":{
-               "type":"string",
-               "pattern":"^[0-9A-HJKMNP-TV-Z]{26}$"
-              }
+              "$ref":"#/components/parameters/SessionID"
              }
             ],
             "responses":{
@@ -1284,14 +1040,7 @@ enum OpenAPI {
               "description":"Switching Protocols"
              },
              "404":{
-              "description":"Error",
-              "content":{
-               "application/json":{
-                "schema":{
-                 "$ref":"#/components/schemas/Error"
-                }
-               }
-              }
+              "$ref":"#/components/responses/Error"
              }
             }
            }
