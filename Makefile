@@ -15,6 +15,7 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get install -y -qq $$missing; \
 	fi
 	@python3 -c 'import websockets' 2>/dev/null || python3 -m pip install -q websockets
+	@python3 -c 'import kosoku' 2>/dev/null || python3 -m pip install -q kosoku==0.1.0
 
 ## Runs the server: embedded SQLite in ./data, Public/ on http://127.0.0.1:8080 (flags: ARGS="--port 9000 …").
 run: deps
@@ -41,6 +42,8 @@ integration: build-tests
 	$(SWIFT) build --product http-bench-server
 	$(SWIFT) build --product motion-server
 	python3 -m unittest tests/http/test_http.py
+	python3 tests/websocket/test_websocket.py
+	tests/websocket/autobahn.sh
 	python3 -m unittest tests/server/test_server.py
 
 ## Real-browser tests of Public/ (headless Debian chromium + Selenium) against the real server.

@@ -1,8 +1,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,3 +33,26 @@ void cnet_ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
 int cnet_core_count(void) { return (int)sysconf(_SC_NPROCESSORS_ONLN); }
 
 void cnet_name_thread(const char *name) { pthread_setname_np(pthread_self(), name); }
+
+static int termination_pipe[2] = {-1, -1};
+
+static void on_termination(int signal_number) {
+    int saved = errno;
+    char byte = (char)signal_number;
+    ssize_t ignored = write(termination_pipe[1], &byte, 1);
+    (void)ignored;
+    errno = saved;
+}
+
+int cnet_termination_fd(void) {
+    if (termination_pipe[0] >= 0) return termination_pipe[0];
+    if (pipe2(termination_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_termination;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGTERM, &action, NULL);
+    sigaction(SIGINT, &action, NULL);
+    return termination_pipe[0];
+}

@@ -21,6 +21,9 @@ long long cnet_wall_seconds(void);
 void cnet_ignore_sigpipe(void);
 /// Names the calling thread (up to 15 characters), for tools like top and perf.
 void cnet_name_thread(const char *name);
+/// Routes SIGTERM and SIGINT to a pipe (once per process) and returns its read end: each signal writes one byte.
+/// Works whichever thread the kernel delivers the signal to, unlike blocking-and-waiting schemes.
+int cnet_termination_fd(void);
 /// The number of online processors.
 int cnet_core_count(void);
 

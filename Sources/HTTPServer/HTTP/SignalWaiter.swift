@@ -1,29 +1,33 @@
+import CNetShim
 import Dispatch
 import Glibc
 import Synchronization
 
 /// Catches SIGTERM and SIGINT for a graceful shutdown.
 ///
-/// Create it before the server says it is ready, so a signal sent at once is never lost nor fatal; then
-/// `await wait()`. Creating it turns off the signals' default action (exiting at once) for the process.
+/// Create it before the server says it is ready, so a signal sent at once is neither lost nor fatal; then
+/// `await wait()`. A C handler writes each signal to a pipe, whichever thread the kernel picks, and a dispatch
+/// source reads the pipe; creating it replaces the signals' default action (exiting at once) for the process.
 public final class SignalWaiter: @unchecked Sendable {
-    // Safety: `sources` is written once in init and only kept alive afterwards; `state` is a Mutex.
+    // Safety: `source` is written once in init and only kept alive afterwards; `state` is a Mutex.
     private let state = Mutex<(received: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
-    private let sources: [any DispatchSourceSignal]
+    private let source: (any DispatchSourceRead)?
 
     /// Starts catching SIGTERM and SIGINT.
     public init() {
-        let queue = DispatchQueue(label: "signals")
-        var sources: [any DispatchSourceSignal] = []
-        for signalNumber in [SIGTERM, SIGINT] {
-            signal(signalNumber, SIG_IGN)
-            sources.append(DispatchSource.makeSignalSource(signal: signalNumber, queue: queue))
+        let fd = cnet_termination_fd()
+        guard fd >= 0 else {
+            source = nil
+            return
         }
-        self.sources = sources
-        for source in sources {
-            source.setEventHandler { [weak self] in self?.received() }
-            source.resume()
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "signals"))
+        self.source = source
+        source.setEventHandler { [weak self] in
+            var bytes = [UInt8](repeating: 0, count: 16)
+            while read(fd, &bytes, bytes.count) > 0 {}
+            self?.received()
         }
+        source.resume()
     }
 
     private func received() {

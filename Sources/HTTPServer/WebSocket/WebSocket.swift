@@ -94,8 +94,13 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         self.configuration = configuration
         self.lifetime = lifetime
         self.logger = logger
-        decoder = WebSocketFrameDecoder(
-            role: role, maxFrameSize: configuration.maxFrameSize, allowsRSV1: compression != nil)
+        // A compressed frame may be a little larger than the message it inflates to (incompressible data grows);
+        // the message size limit applies after inflation, so the frame limit must leave that room.
+        let frameLimit =
+            compression == nil
+            ? configuration.maxFrameSize
+            : max(configuration.maxFrameSize, configuration.maxMessageSize + configuration.maxMessageSize / 16 + 1024)
+        decoder = WebSocketFrameDecoder(role: role, maxFrameSize: frameLimit, allowsRSV1: compression != nil)
         var inflater: PerMessageDeflate.Inflater?
         if let compression {
             // The peer compresses with its own parameters: a server inflates with the client's window.
@@ -363,7 +368,8 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
                 self.close(code: .goingAway, reason: "idle")
                 return
             }
-            self.sendControl(.ping, payload: [])
+            // Only a quiet connection needs a ping to show it is alive.
+            if silent >= self.configuration.pingInterval { self.sendControl(.ping, payload: []) }
             self.schedulePing()
         }
     }
