@@ -269,10 +269,13 @@ actor LiveSession {
                 into: &output)
             send(output, replacing: nil)
         }
-        if let closeCode { socket.close(code: closeCode, reason: reason) }
+        // After `stop` the connection closes once the summary is stored (PROTOCOL.md §3: answer, store, close), so
+        // a client that saw the close finds the session finished over REST.
+        let closeAfterStoring = status == .finished ? closeCode : nil
+        if let closeCode, closeAfterStoring == nil { socket.close(code: closeCode, reason: reason) }
         for watcher in watchers { watcher.close(code: .normal, reason: "session ended") }
         watchers.removeAll()
-        let (store, id, tenant, context) = (context.store, session.id, session.tenant, self.context)
+        let (store, id, tenant, context, socket) = (context.store, session.id, session.tenant, self.context, socket)
         lastWrite = context.writes.run(after: lastWrite) {
             do {
                 try await context.timed("finish") {
@@ -282,6 +285,7 @@ actor LiveSession {
                 context.metrics.storeFailed("finish")
                 context.logger.log(.error, "cannot store session summary", ["id": "\(id)", "error": "\(error)"])
             }
+            if let closeAfterStoring { socket.close(code: closeAfterStoring, reason: reason) }
         }
     }
 }
