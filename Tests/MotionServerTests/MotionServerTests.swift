@@ -105,6 +105,7 @@ struct MotionServerTests {
             socket.send(.text(#"{"type":"stop"}"#))
             await inbox.wait { $0.close != nil }
             let objects = inbox.objects()
+            #expect(inbox.close?.0 == .normal, "closed with \(String(describing: inbox.close))")
             #expect(objects.first?["type"] as? String == "started")
             let reps = objects.filter { $0["event"] as? String == "repCompleted" }
             #expect(reps.count == 3)

@@ -9,7 +9,7 @@ public final class TestClient {
     public let fd: Int32
 
     /// Connects to `address`; reads time out after `timeoutSeconds`.
-    public init(_ address: SocketAddress, timeoutSeconds: Int = 5) throws {
+    public init(_ address: SocketAddress, timeoutSeconds: Int = 15) throws {
         fd = try Socket.connect(to: address)
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
