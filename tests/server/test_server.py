@@ -1049,6 +1049,8 @@ class AuthTests(unittest.TestCase):
             watcher = self.server.ws(f"/v1/sessions/{sid}/watch", subprotocols=[proto])
             try:
                 self.assertEqual(watcher.subprotocol, proto)
+                first = watcher.recv()
+                self.assertEqual((first["type"], first["session"]), ("started", sid), "a watcher is told what it watches")
                 self.assertEqual(watcher.recv()["type"], "snapshot")
             finally:
                 watcher.close()

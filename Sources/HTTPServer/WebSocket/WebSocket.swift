@@ -238,6 +238,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     }
 
     private var finishAfterFlush = false
+    private var discarding = false
     private var closeObservers: [() -> Void] = []
 
     /// Runs `observer` once the connection has closed (before ``onClose``). Loop thread only.
@@ -280,7 +281,16 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         headOffset = 0
         queuedBytes = 0
         if interest.contains(.writable) { setInterest(interest.subtracting(.writable)) }
-        if finishAfterFlush { finish() }
+        guard finishAfterFlush else { return }
+        if peerClose != nil || role == .client {
+            finish()
+        } else {
+            // Failing a peer that is still sending: closing now would reset the connection and could destroy our
+            // close frame in flight. Stop writing, discard what arrives, and close at its end or the close timeout.
+            finishAfterFlush = false
+            discarding = true
+            shutdown(fd, Int32(SHUT_WR))
+        }
     }
 
     // MARK: Receiving
@@ -297,6 +307,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
             let count = read(fd, loop.readBuffer.pointer, loop.readBuffer.capacity)
             if count > 0 {
                 lastReceived = EventLoop.now()
+                if discarding { continue }
                 decoder.append(UnsafeRawBufferPointer(start: loop.readBuffer.pointer, count: count))
                 processFrames()
                 if count < loop.readBuffer.capacity { return }
