@@ -116,7 +116,10 @@ struct MotionServerTests {
             #expect(summary["status"] as? String == "finished")
             #expect(inbox.close?.0 == .normal)
             let id = try #require(summary["id"] as? String)
-            let stored = try #require(Self.json(try Self.get(address, "/v1/sessions/\(id)")))
+            // One retry: under a fully loaded test run a fresh connection has been seen to end without a response.
+            let stored = try #require(
+                Self.json(try Self.get(address, "/v1/sessions/\(id)"))
+                    ?? Self.json(try Self.get(address, "/v1/sessions/\(id)")))
             #expect(stored["status"] as? String == "finished")
             #expect(stored["repCount"] as? Int == 3)
             #expect(stored["subject"] as? String == "p-1")
