@@ -1,10 +1,9 @@
 public import HTTPServer
 public import HTTPWire
-import Synchronization
 
 /// Collects what a client socket receives, from its loop.
 public final class Inbox: Sendable {
-    private let state = Mutex<(messages: [WebSocketMessage], close: (WebSocketCloseCode?, String)?)>(([], nil))
+    private let state = Locked<(messages: [WebSocketMessage], close: (WebSocketCloseCode?, String)?)>(([], nil))
     private let arrivals: AsyncStream<Void>.Continuation
     /// One element per arrival.
     public let signals: AsyncStream<Void>
