@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Property-based API fuzzing of the REST API with schemathesis, driven by the server's own GET /openapi.json:
+# no 5xx, and every response's status code, content type and body conform to the document.
+#
+# Starts a debug motion-server on port 0 with a temp database, seeds it (tests/fuzz/seed.py: recorded sessions
+# through POST /v1/analyze and two open HTTP sessions, whose ids the `{id}` path parameter draws from half of the
+# time), runs `schemathesis run` with a fixed seed and a bounded number of examples per operation, skipping the
+# WebSocket-only paths, stops the server (SIGTERM, which must exit 0) and exits non-zero on any failure.
+#
+# Usage: tests/fuzz/schemathesis.sh
+# Environment (defaults): EXAMPLES=250 SEED=20261129 WORKERS=1
+#   MOTION_SERVER=<binary>  test that binary instead of building .build/debug/motion-server
+#   REPORT_DIR=<dir>        also write JUnit and NDJSON reports there
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+SCHEMATHESIS_VERSION=4.32.5 # pinned: the CLI flags and config keys below are schemathesis 4's
+EXAMPLES=${EXAMPLES:-250}
+SEED=${SEED:-20261129}
+WORKERS=${WORKERS:-1} # one worker: the server's state (deleted or stopped sessions) then evolves the same each run
+CHECKS=not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance
+EXCLUDE=(/v1/stream /v1/sessions/{id}/watch /v1/echo) # GET upgrades to WebSocket; tests/server covers them
+
+log() { echo "[schemathesis.sh] $*" >&2; }
+die() {
+    log "error: $*"
+    exit 1
+}
+
+# The real interpreter, not a pyenv shim.
+PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+installed=$("$PYTHON" -c 'import importlib.metadata as m; print(m.version("schemathesis"))' 2>/dev/null || true)
+if [[ $installed != "$SCHEMATHESIS_VERSION" ]]; then
+    log "installing schemathesis==$SCHEMATHESIS_VERSION (pip; found: ${installed:-none})"
+    "$PYTHON" -m pip install -q "schemathesis==$SCHEMATHESIS_VERSION" >&2 || die "pip install schemathesis failed"
+fi
+st() { "$PYTHON" -c 'import sys; from schemathesis.cli import schemathesis; sys.argv[0] = "schemathesis"; schemathesis()' "$@"; }
+
+if [[ -n ${MOTION_SERVER:-} ]]; then
+    BIN=$MOTION_SERVER
+else
+    log "building motion-server (debug)"
+    swift build --product motion-server >&2 || die "swift build failed"
+    BIN=.build/debug/motion-server
+fi
+[[ -x $BIN ]] || die "$BIN is missing or not executable"
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/schemathesis.XXXXXX")
+SERVER_PID=""
+stop_server() { # SIGTERM drains; returns the server's exit status (137 when it had to be killed)
+    local pid=$SERVER_PID i status=0
+    SERVER_PID=""
+    [[ -n $pid ]] || return 0
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < 150; i++)); do # 15 s: the server drains with a 5 s grace period
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        log "server $pid ignored SIGTERM for 15 s; killing it"
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || status=$?
+    return "$status"
+}
+cleanup() {
+    stop_server || true
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- server ----------------------------------------------------------------------------------------------------
+"$BIN" --host 127.0.0.1 --port 0 --database "$TMP/db.sqlite" --public "$PWD/Public" --log-level warning \
+    >"$TMP/server.out" 2>"$TMP/server.err" &
+SERVER_PID=$!
+URL=""
+for ((i = 0; i < 300; i++)); do # 30 s
+    URL=$(grep -m1 -o 'http://[^ ]*' "$TMP/server.out" 2>/dev/null || true)
+    [[ -n $URL ]] && break
+    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$TMP/server.err" >&2; die "the server exited before it was ready"; }
+    sleep 0.1
+done
+[[ -n $URL ]] || die "the server did not print its listening line within 30 s"
+log "server (pid $SERVER_PID) listening on $URL"
+
+"$PYTHON" tests/fuzz/seed.py "$URL" "$TMP" || die "seeding failed"
+
+# ---- fuzz ------------------------------------------------------------------------------------------------------
+args=(--config-file "$TMP/schemathesis.toml" run "$URL/openapi.json"
+    --checks "$CHECKS" --max-examples "$EXAMPLES" --seed "$SEED" --workers "$WORKERS"
+    --generation-database none --request-timeout 10 --no-color)
+for path in "${EXCLUDE[@]}"; do args+=(--exclude-path "$path"); done
+if [[ -n ${REPORT_DIR:-} ]]; then args+=(--report junit,ndjson --report-dir "$REPORT_DIR"); fi
+log "schemathesis ${args[*]}"
+status=0
+# Run from the temp dir so nothing (cassettes, .hypothesis) lands in the work tree.
+(cd "$TMP" && st "${args[@]}") || status=$?
+
+# ---- server health after the run -------------------------------------------------------------------------------
+if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+    log "the server died during the run; its stderr:"
+    cat "$TMP/server.err" >&2
+    status=1
+fi
+server_status=0
+stop_server || server_status=$?
+if ((server_status != 0)); then
+    log "the server exited $server_status after SIGTERM (expected 0); its stderr:"
+    cat "$TMP/server.err" >&2
+    status=1
+fi
+if grep -qiE 'fatal error|panic|assertion' "$TMP/server.err"; then
+    log "the server's stderr reports a crash:"
+    cat "$TMP/server.err" >&2
+    status=1
+fi
+
+if ((status == 0)); then
+    echo "schemathesis: passed (seed $SEED, $EXAMPLES examples per operation)"
+else
+    echo "schemathesis: FAILED (exit $status; seed $SEED, $EXAMPLES examples per operation)"
+fi
+exit "$status"
