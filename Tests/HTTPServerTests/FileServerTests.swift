@@ -27,6 +27,15 @@ struct PublicDirectory {
     func remove() { try? FileManager.default.removeItem(atPath: base) }
 }
 
+/// Serves a fresh ``PublicDirectory`` with a `FileServer` and no routes for one test.
+func withFileServer(_ body: (SocketAddress) async throws -> Void) async throws {
+    let directory = try PublicDirectory()
+    defer { directory.remove() }
+    let files = try FileServer(root: directory.root)
+    let handler: Router.Handler = { await files.respond(to: $0) }
+    try await withServer(router: Router(), fallback: handler) { address, _ in try await body(address) }
+}
+
 @Suite("Static files")
 struct FileServerTests {
     static let traversals = [
@@ -38,11 +47,7 @@ struct FileServerTests {
 
     @Test(arguments: traversals)
     func neverLeavesTheDirectory(requestLine: String) async throws {
-        let directory = try PublicDirectory()
-        defer { directory.remove() }
-        let files = try FileServer(root: directory.root)
-        let handler: Router.Handler = { await files.respond(to: $0) }
-        try await withServer(router: Router(), fallback: handler) { address, _ in
+        try await withFileServer { address in
             let client = try TestClient(address)
             client.send("\(requestLine) HTTP/1.1\r\nHost: x\r\n\r\n")
             let response = try #require(client.readResponse())
@@ -52,11 +57,7 @@ struct FileServerTests {
     }
 
     @Test func servesIndexTypesAndRedirectsDirectories() async throws {
-        let directory = try PublicDirectory()
-        defer { directory.remove() }
-        let files = try FileServer(root: directory.root)
-        let handler: Router.Handler = { await files.respond(to: $0) }
-        try await withServer(router: Router(), fallback: handler) { address, _ in
+        try await withFileServer { address in
             let client = try TestClient(address)
             client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             let home = try #require(client.readResponse())
@@ -77,11 +78,7 @@ struct FileServerTests {
     }
 
     @Test func answers304ForMatchingValidators() async throws {
-        let directory = try PublicDirectory()
-        defer { directory.remove() }
-        let files = try FileServer(root: directory.root)
-        let handler: Router.Handler = { await files.respond(to: $0) }
-        try await withServer(router: Router(), fallback: handler) { address, _ in
+        try await withFileServer { address in
             let client = try TestClient(address)
             client.send("GET /app.js HTTP/1.1\r\nHost: x\r\n\r\n")
             let first = try #require(client.readResponse())
@@ -100,11 +97,7 @@ struct FileServerTests {
     }
 
     @Test func sendsPrecompressedFilesOnlyToClientsThatAcceptGzip() async throws {
-        let directory = try PublicDirectory()
-        defer { directory.remove() }
-        let files = try FileServer(root: directory.root)
-        let handler: Router.Handler = { await files.respond(to: $0) }
-        try await withServer(router: Router(), fallback: handler) { address, _ in
+        try await withFileServer { address in
             let client = try TestClient(address)
             client.send("GET /style.css HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n")
             let zipped = try #require(client.readResponse())
@@ -120,11 +113,7 @@ struct FileServerTests {
 
     @Test func refusesWritesAndAMissingRoot() async throws {
         #expect(throws: FileServer.InvalidRoot.self) { _ = try FileServer(root: "/nonexistent/dir") }
-        let directory = try PublicDirectory()
-        defer { directory.remove() }
-        let files = try FileServer(root: directory.root)
-        let handler: Router.Handler = { await files.respond(to: $0) }
-        try await withServer(router: Router(), fallback: handler) { address, _ in
+        try await withFileServer { address in
             let client = try TestClient(address)
             client.send("PUT /app.js HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nx")
             let response = try #require(client.readResponse())
