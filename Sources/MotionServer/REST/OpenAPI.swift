@@ -478,6 +478,9 @@ enum OpenAPI {
               "content":{
                "text/plain":{}
               }
+             },
+             "400":{
+              "$ref":"#/components/responses/Error"
              }
             }
            }
@@ -492,6 +495,9 @@ enum OpenAPI {
              },
              "503":{
               "description":"starting or draining"
+             },
+             "400":{
+              "$ref":"#/components/responses/Error"
              }
             }
            }
@@ -508,6 +514,9 @@ enum OpenAPI {
              },
              "401":{
               "$ref":"#/components/responses/Error"
+             },
+             "400":{
+              "$ref":"#/components/responses/Error"
              }
             }
            }
@@ -520,6 +529,9 @@ enum OpenAPI {
               "description":"OpenAPI 3.1"
              },
              "401":{
+              "$ref":"#/components/responses/Error"
+             },
+             "400":{
               "$ref":"#/components/responses/Error"
              }
             }
@@ -548,6 +560,9 @@ enum OpenAPI {
               }
              },
              "401":{
+              "$ref":"#/components/responses/Error"
+             },
+             "400":{
               "$ref":"#/components/responses/Error"
              }
             }
@@ -581,6 +596,9 @@ enum OpenAPI {
               "$ref":"#/components/responses/Error"
              },
              "404":{
+              "$ref":"#/components/responses/Error"
+             },
+             "400":{
               "$ref":"#/components/responses/Error"
              }
             }
@@ -761,6 +779,9 @@ enum OpenAPI {
              },
              "404":{
               "$ref":"#/components/responses/Error"
+             },
+             "400":{
+              "$ref":"#/components/responses/Error"
              }
             }
            },
@@ -782,6 +803,9 @@ enum OpenAPI {
               "$ref":"#/components/responses/Error"
              },
              "409":{
+              "$ref":"#/components/responses/Error"
+             },
+             "400":{
               "$ref":"#/components/responses/Error"
              }
             }
@@ -830,6 +854,9 @@ enum OpenAPI {
               "$ref":"#/components/responses/Error"
              },
              "404":{
+              "$ref":"#/components/responses/Error"
+             },
+             "400":{
               "$ref":"#/components/responses/Error"
              }
             }
@@ -938,6 +965,9 @@ enum OpenAPI {
               "$ref":"#/components/responses/Error"
              },
              "409":{
+              "$ref":"#/components/responses/Error"
+             },
+             "400":{
               "$ref":"#/components/responses/Error"
              }
             }
