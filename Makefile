@@ -4,7 +4,7 @@ LINT_PATHS = Package.swift Sources Tests bench
 
 APT_PACKAGES = zlib1g-dev libsqlite3-dev curl python3
 
-.PHONY: run demo test browser autobahn deps lint build-tests unit-tests integration tsan bench clean
+.PHONY: run demo test browser autobahn deps lint build-tests unit-tests integration fuzz tsan bench clean
 
 ## Installs the Debian packages the build and the tests need, when missing (CI runs as root).
 deps:
@@ -26,7 +26,7 @@ demo:
 	$(SWIFT) run -c release motion-demo $(EXERCISE)
 
 ## Runs every check: lint, a warnings-as-errors build, all tests, and the concurrency tests under TSan.
-test: deps lint build-tests unit-tests integration browser tsan
+test: deps lint build-tests unit-tests integration fuzz browser tsan
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(LINT_PATHS)
@@ -45,6 +45,10 @@ integration: build-tests
 	python3 tests/websocket/test_websocket.py
 	AUTOBAHN_CASES="1.* 2.* 3.* 4.* 5.* 6.* 7.* 9.* 10.* 12.1.* 13.1.*" tests/websocket/autobahn.sh
 	python3 -m unittest tests/server/test_server.py
+
+## Property-based fuzzing of the REST API from its own /openapi.json (schemathesis): no 5xx, responses match it.
+fuzz: build-tests
+	tests/fuzz/schemathesis.sh
 
 ## Real-browser tests of Public/ (headless Debian chromium + Selenium) against the real server.
 browser: deps

@@ -29,6 +29,7 @@ let package = Package(
             swiftSettings: strict),
         .target(name: "HTTPWire", dependencies: ["CZlib"], swiftSettings: strict),
         .target(name: "HTTPServer", dependencies: ["HTTPWire", "CNetShim", "CZlib"], swiftSettings: strict),
+        .target(name: "LoadKit", dependencies: ["HTTPServer", "HTTPWire"], swiftSettings: strict),
         .target(
             name: "MotionServer",
             dependencies: ["MotionCore", "MotionWire", "HTTPWire", "HTTPServer", "SessionStore"],
@@ -51,7 +52,7 @@ let package = Package(
             name: "wire-bench", dependencies: ["MotionWire", "MotionCore", "MotionSimulation"], path: "bench/wire",
             swiftSettings: strict),
         .executableTarget(
-            name: "ws-bench-client", dependencies: ["HTTPServer", "HTTPWire"], path: "bench/ws-client",
+            name: "ws-bench-client", dependencies: ["HTTPServer", "HTTPWire", "LoadKit"], path: "bench/ws-client",
             swiftSettings: strict),
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionSimulation"], swiftSettings: strict),
         .testTarget(name: "MotionSimulationTests", dependencies: ["MotionSimulation"], swiftSettings: strict),

@@ -1,0 +1,469 @@
+import Glibc
+public import HTTPServer
+import HTTPWire
+
+/// What a ``RawWebSocketConnection`` tells its owner. Every call comes on the connection's loop thread.
+public protocol RawWebSocketDelegate: AnyObject {
+    /// The handshake succeeded; the connection can send.
+    func webSocketDidOpen(_ connection: RawWebSocketConnection)
+    /// The connection never opened (connect, handshake or timeout); ``webSocketDidFinish(_:)`` follows.
+    func webSocketDidFail(_ connection: RawWebSocketConnection, reason: String)
+    /// A whole data message arrived.
+    /// - Parameters:
+    ///   - payload: Its bytes when the context keeps payloads, otherwise empty; valid only during the call.
+    ///   - length: Its length in bytes.
+    ///   - text: Whether it is a text message.
+    func webSocket(
+        _ connection: RawWebSocketConnection, didReceive payload: UnsafeRawBufferPointer, length: Int, text: Bool)
+    /// The open connection ended without this side asking: the server's close code, or nil and why it was lost.
+    func webSocketDidClose(_ connection: RawWebSocketConnection, code: Int?, reason: String)
+    /// The socket is closed and released; the last call for this connection.
+    func webSocketDidFinish(_ connection: RawWebSocketConnection)
+}
+
+/// A WebSocket client connection for load generation, written directly on an event-loop-registered socket: it
+/// speaks RFC 6455 framing itself, with far less work per message than the server under test — outgoing text is
+/// masked eight bytes at a time (or sent pre-masked), incoming frames are parsed in place and their payloads
+/// handed over without a copy when a frame arrives whole (or skipped when the context does not keep payloads).
+/// Pings are answered; fragmented messages are reassembled. No compression, no UTF-8 validation. Used only on its
+/// context's loop thread.
+public final class RawWebSocketConnection: EventLoopHandler {
+    /// What connections on one loop share: the loop, the target and a read buffer.
+    public final class Context: @unchecked Sendable {
+        // Safety: `buffer` is used only on `loop`'s thread; everything else is immutable.
+        static let bufferSize = 64 * 1024
+        /// The loop every connection of this context runs on.
+        public let loop: EventLoop
+        let address: sockaddr_in
+        let request: [UInt8]
+        let keepsPayloads: Bool
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: Context.bufferSize, alignment: 16)
+
+        /// A context for connections to `target` on `loop`.
+        /// - Parameters:
+        ///   - loop: The loop the connections run on.
+        ///   - target: Where they connect, with extra headers.
+        ///   - keepsPayloads: Whether received messages' bytes are handed to the delegate (otherwise only lengths).
+        public init(loop: EventLoop, target: WebSocketTarget, keepsPayloads: Bool) {
+            self.loop = loop
+            address = target.address
+            self.keepsPayloads = keepsPayloads
+            var head = "GET \(target.path) HTTP/1.1\r\n"
+            let headers = WebSocketHandshake.clientRequestHeaders(
+                host: target.hostHeader, key: "KEY", protocols: [], extensions: nil)
+            for (name, value) in headers + target.headers { head += "\(name): \(value)\r\n" }
+            request = Array((head + "\r\n").utf8)
+        }
+
+        deinit { buffer.deallocate() }
+    }
+
+    private enum State {
+        case idle, connecting, handshaking, open, closing, closed
+    }
+
+    /// The owner's index for this connection.
+    public let index: Int
+    /// The owner; held until the connection finishes (after ``RawWebSocketDelegate/webSocketDidFinish(_:)``).
+    public private(set) var delegate: (any RawWebSocketDelegate)?
+    private let context: Context
+    private var state = State.idle
+    private var fd: Int32 = -1
+    private var request: [UInt8] = []
+    private var requestSent = 0
+    private var response: [UInt8] = []
+    private var key = ""
+    private var output: [UInt8] = []
+    private var outputOffset = 0
+    private var wantsWritable = false
+    private var reading = false
+    private var timer: LoopTimer?
+    private var maskState: UInt64
+    // Incoming frame parsing.
+    private var header: [UInt8] = []
+    private var remaining = 0
+    private var opcode: UInt8 = 0
+    private var fin = false
+    private var messageOpcode: UInt8 = 0
+    private var messageLength = 0
+    private var message: [UInt8] = []
+    private var control: [UInt8] = []
+
+    /// Whether the handshake is done and no close has begun.
+    public var isOpen: Bool { state == .open }
+
+    /// A connection, not yet started.
+    /// - Parameters:
+    ///   - index: The owner's index for it.
+    ///   - context: Its loop and target.
+    ///   - delegate: Who hears of it.
+    public init(index: Int, context: Context, delegate: any RawWebSocketDelegate) {
+        self.index = index
+        self.context = context
+        self.delegate = delegate
+        maskState = UInt64.random(in: 1 ... .max)
+    }
+
+    /// Connects and sends the handshake (loop thread). The handshake must finish within 10 seconds.
+    public func start() {
+        fd = socket(
+            AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return fail("socket: \(String(cString: strerror(errno)))") }
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = context.address
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        if result != 0 && errno != EINPROGRESS {
+            return fail("connect: \(String(cString: strerror(errno)))")
+        }
+        key = WebSocketHandshake.makeKey()
+        request = context.request
+        if let range = request.firstRange(of: Array("Sec-WebSocket-Key: KEY\r\n".utf8)) {
+            request.replaceSubrange(range, with: Array("Sec-WebSocket-Key: \(key)\r\n".utf8))
+        }
+        state = .connecting
+        do {
+            try context.loop.register(fd, for: [.writable], handler: self)
+        } catch {
+            return fail("register: \(error)")
+        }
+        timer = context.loop.schedule(after: .seconds(10)) { [weak self] in self?.fail("handshake timed out") }
+    }
+
+    /// Handles readiness (the event loop calls this).
+    /// - Parameter events: What the socket is ready for.
+    public func handle(_ events: IOEvents) {
+        switch state {
+        case .connecting:
+            var error: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+            if error != 0 { return fail("connect: \(String(cString: strerror(error)))") }
+            if events.contains(.error) || events.contains(.hangup) { return fail("connect: hangup") }
+            if events.contains(.writable) {
+                state = .handshaking
+                writeRequest()
+            }
+        case .handshaking:
+            if events.contains(.writable) { writeRequest() }
+            if events.contains(.readable) { readResponse() }
+            if state == .handshaking && (events.contains(.error) || events.contains(.hangup)) {
+                fail("handshake: hangup")
+            }
+        case .open, .closing:
+            if events.contains(.writable) { flush() }
+            if events.contains(.readable) { readFrames() }
+            if state != .closed && (events.contains(.error) || events.contains(.hangup)) { lost("hangup") }
+        case .idle, .closed:
+            break
+        }
+    }
+
+    // MARK: Handshake
+
+    private func writeRequest() {
+        while requestSent < request.count {
+            let count = request.withUnsafeBytes { bytes -> Int in
+                guard let base = bytes.baseAddress else { return 0 }
+                return write(fd, base + requestSent, bytes.count - requestSent)
+            }
+            if count > 0 {
+                requestSent += count
+            } else if count < 0 && (errno == EAGAIN || errno == EINTR) {
+                return
+            } else {
+                return fail("handshake write: \(String(cString: strerror(errno)))")
+            }
+        }
+        context.loop.modify(fd, for: [.readable])
+    }
+
+    private func readResponse() {
+        while state == .handshaking {
+            let count = read(fd, context.buffer, Context.bufferSize)
+            if count > 0 {
+                response += UnsafeRawBufferPointer(start: context.buffer, count: count)
+                guard response.count <= 16 * 1024 else { return fail("handshake: response head too large") }
+                let parsed: (HTTPResponseHead, Int)?
+                do {
+                    parsed = try HTTPResponseHead.parse(response)
+                } catch {
+                    return fail("handshake: malformed response")
+                }
+                guard let (head, used) = parsed else { continue }
+                let validation = WebSocketHandshake.validateServerResponse(
+                    status: head.status.code, headers: head.headers, key: key, offeredProtocols: [])
+                guard case .success(let accepted) = validation else {
+                    return fail("handshake: HTTP \(head.status.code)")
+                }
+                guard accepted.extensions == nil else { return fail("handshake: unexpected extensions") }
+                timer?.cancel()
+                timer = nil
+                state = .open
+                request = []
+                let leftover = Array(response[used...])
+                response = []
+                delegate?.webSocketDidOpen(self)
+                if !leftover.isEmpty { leftover.withUnsafeBytes { consume($0) } }
+                return
+            } else if count == 0 {
+                return fail("handshake: connection closed")
+            } else {
+                if errno == EINTR { continue }
+                if errno != EAGAIN { fail("handshake read: \(String(cString: strerror(errno)))") }
+                return
+            }
+        }
+    }
+
+    // MARK: Sending
+
+    /// Sends a complete, already masked client frame (loop thread; ignored unless open).
+    /// - Parameter frame: The frame's bytes.
+    public func send(frame: [UInt8]) {
+        guard state == .open else { return }
+        output.append(contentsOf: frame)
+        if !reading { flush() }
+    }
+
+    /// Sends `payload` as one text message, masked with a fresh key (loop thread; ignored unless open).
+    /// - Parameter payload: UTF-8 text.
+    public func sendText(_ payload: UnsafeRawBufferPointer) {
+        guard state == .open else { return }
+        appendFrame(opcode: 0x1, payload)
+        if !reading { flush() }
+    }
+
+    /// Starts the closing handshake with code 1000 (loop thread); the socket is released when the server answers,
+    /// or after 3 seconds.
+    public func close() {
+        guard state == .open else { return }
+        [UInt8]([0x03, 0xE8]).withUnsafeBytes { appendFrame(opcode: 0x8, $0) }
+        if !reading { flush() }
+        state = .closing
+        timer = context.loop.schedule(after: .seconds(3)) { [weak self] in self?.finish() }
+    }
+
+    /// Releases the socket at once, without a closing handshake (loop thread).
+    public func abort() { finish() }
+
+    private func appendFrame(opcode: UInt8, _ payload: UnsafeRawBufferPointer) {
+        let count = payload.count
+        output.append(0x80 | opcode)
+        if count < 126 {
+            output.append(0x80 | UInt8(count))
+        } else if count <= 0xFFFF {
+            output.append(0x80 | 126)
+            output.append(UInt8(count >> 8))
+            output.append(UInt8(count & 0xFF))
+        } else {
+            output.append(0x80 | 127)
+            for shift in stride(from: 56, through: 0, by: -8) { output.append(UInt8((count >> shift) & 0xFF)) }
+        }
+        maskState ^= maskState << 13
+        maskState ^= maskState >> 7
+        maskState ^= maskState << 17
+        let key = UInt32(truncatingIfNeeded: maskState >> 16)
+        withUnsafeBytes(of: key) { output.append(contentsOf: $0) }
+        let start = output.count
+        output.append(contentsOf: payload)
+        output.withUnsafeMutableBytes { bytes in
+            Self.mask(UnsafeMutableRawBufferPointer(rebasing: bytes[start...]), key: key)
+        }
+    }
+
+    /// XORs `bytes` with the masking key whose bytes, in memory order, are the key octets of the frame.
+    static func mask(_ bytes: UnsafeMutableRawBufferPointer, key: UInt32) {
+        guard let base = bytes.baseAddress else { return }
+        let pattern = UInt64(key) | UInt64(key) << 32
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ pattern
+            base.storeBytes(of: word, toByteOffset: offset, as: UInt64.self)
+            offset += 8
+        }
+        withUnsafeBytes(of: key) { keyBytes in
+            while offset < bytes.count {
+                bytes[offset] ^= keyBytes[offset & 3]
+                offset += 1
+            }
+        }
+    }
+
+    private func flush() {
+        while outputOffset < output.count {
+            let count = output.withUnsafeBytes { bytes -> Int in
+                guard let base = bytes.baseAddress else { return 0 }
+                return write(fd, base + outputOffset, bytes.count - outputOffset)
+            }
+            if count > 0 {
+                outputOffset += count
+                continue
+            }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 && errno == EAGAIN {
+                if !wantsWritable {
+                    wantsWritable = true
+                    context.loop.modify(fd, for: [.readable, .writable])
+                }
+                return
+            }
+            return lost("write: \(String(cString: strerror(errno)))")
+        }
+        output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
+        outputOffset = 0
+        if wantsWritable {
+            wantsWritable = false
+            context.loop.modify(fd, for: [.readable])
+        }
+    }
+
+    // MARK: Receiving
+
+    private func readFrames() {
+        reading = true
+        defer {
+            reading = false
+            if state != .closed && outputOffset < output.count { flush() }
+        }
+        while state == .open || state == .closing {
+            let count = read(fd, context.buffer, Context.bufferSize)
+            if count > 0 {
+                consume(UnsafeRawBufferPointer(start: context.buffer, count: count))
+                if count < Context.bufferSize { return }
+            } else if count == 0 {
+                return state == .closing ? finish() : lost("connection closed without a close frame")
+            } else {
+                if errno == EINTR { continue }
+                if errno != EAGAIN { lost("read: \(String(cString: strerror(errno)))") }
+                return
+            }
+        }
+    }
+
+    /// Parses frames from `bytes`: a data frame that is a whole message and lies whole in `bytes` is delivered in
+    /// place; anything else is collected first (only when payloads are kept; control payloads always are).
+    private func consume(_ bytes: UnsafeRawBufferPointer) {
+        var position = 0
+        while position < bytes.count && state != .closed {
+            if remaining > 0 {
+                let take = min(remaining, bytes.count - position)
+                let slice = UnsafeRawBufferPointer(rebasing: bytes[position..<(position + take)])
+                if opcode >= 8 {
+                    control += slice
+                } else if context.keepsPayloads {
+                    message += slice
+                }
+                position += take
+                remaining -= take
+                if remaining == 0 { frameComplete() }
+                continue
+            }
+            header.append(bytes[position])
+            position += 1
+            guard header.count >= 2 else { continue }
+            let short = Int(header[1] & 0x7F)
+            let needed = 2 + (short == 126 ? 2 : short == 127 ? 8 : 0) + (header[1] & 0x80 != 0 ? 4 : 0)
+            guard header.count == needed else { continue }
+            var length = short
+            if short == 126 {
+                length = Int(header[2]) << 8 | Int(header[3])
+            } else if short == 127 {
+                length = 0
+                for byte in header[2..<10] { length = length << 8 | Int(byte) }
+            }
+            guard length >= 0 && length <= 16 << 20 else { return lost("protocol: frame of \(length) bytes") }
+            opcode = header[0] & 0x0F
+            fin = header[0] & 0x80 != 0
+            header.removeAll(keepingCapacity: true)
+            control.removeAll(keepingCapacity: true)
+            if opcode != 0 && opcode < 8 {
+                messageOpcode = opcode
+                messageLength = 0
+                message.removeAll(keepingCapacity: message.capacity <= 64 * 1024)
+            }
+            if opcode < 8 { messageLength += length }
+            if opcode != 0 && opcode < 8 && fin && position + length <= bytes.count {
+                // The fast path: a whole message in this read.
+                let payload = UnsafeRawBufferPointer(rebasing: bytes[position..<(position + length)])
+                position += length
+                deliver(context.keepsPayloads ? payload : UnsafeRawBufferPointer(start: nil, count: 0))
+                continue
+            }
+            remaining = length
+            if remaining == 0 { frameComplete() }
+        }
+    }
+
+    private func deliver(_ payload: UnsafeRawBufferPointer) {
+        guard state == .open || state == .closing else { return }
+        delegate?.webSocket(self, didReceive: payload, length: messageLength, text: messageOpcode == 1)
+    }
+
+    private func frameComplete() {
+        switch opcode {
+        case 0x8:
+            let code = control.count >= 2 ? Int(control[0]) << 8 | Int(control[1]) : nil
+            if state == .open {
+                // The server closed first: answer, then wait for it to close the TCP connection.
+                state = .closing
+                delegate?.webSocketDidClose(self, code: code ?? 1005, reason: "server sent close")
+                Array(control.prefix(2)).withUnsafeBytes { appendFrame(opcode: 0x8, $0) }
+                if !reading { flush() }
+                timer = context.loop.schedule(after: .seconds(3)) { [weak self] in self?.finish() }
+            }
+        case 0x9:
+            if state == .open {
+                control.withUnsafeBytes { appendFrame(opcode: 0xA, $0) }
+                if !reading { flush() }
+            }
+        case 0xA:
+            break
+        default:
+            guard fin else { return }
+            if context.keepsPayloads {
+                message.withUnsafeBytes { deliver($0) }
+            } else {
+                deliver(UnsafeRawBufferPointer(start: nil, count: 0))
+            }
+        }
+    }
+
+    // MARK: Ending
+
+    /// The connection ended while open.
+    private func lost(_ reason: String) {
+        if state == .open {
+            state = .closing
+            delegate?.webSocketDidClose(self, code: nil, reason: reason)
+        }
+        finish()
+    }
+
+    private func fail(_ reason: String) {
+        guard state == .idle || state == .connecting || state == .handshaking else { return }
+        delegate?.webSocketDidFail(self, reason: reason)
+        finish()
+    }
+
+    private func finish() {
+        guard state != .closed else { return }
+        let registered = state != .idle
+        state = .closed
+        timer?.cancel()
+        timer = nil
+        if fd >= 0 {
+            if registered { context.loop.deregister(fd) }
+            Glibc.close(fd)
+            fd = -1
+        }
+        output = []
+        message = []
+        delegate?.webSocketDidFinish(self)
+        delegate = nil
+    }
+}
