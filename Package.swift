@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "MotionSimulation", targets: ["MotionSimulation"]),
         .executable(name: "motion-server", targets: ["motion-server"]),
         .executable(name: "motion-demo", targets: ["motion-demo"]),
+        .executable(name: "motion-load", targets: ["motion-load"]),
     ],
     targets: [
         .target(name: "MotionCore", swiftSettings: strict),
@@ -35,6 +36,10 @@ let package = Package(
             dependencies: ["MotionCore", "MotionWire", "HTTPWire", "HTTPServer", "SessionStore"],
             swiftSettings: strict),
         .executableTarget(name: "motion-server", dependencies: ["MotionServer", "HTTPServer"], swiftSettings: strict),
+        .executableTarget(
+            name: "motion-load",
+            dependencies: ["LoadKit", "HTTPServer", "MotionCore", "MotionSimulation", "MotionWire"],
+            swiftSettings: strict),
         .executableTarget(
             name: "motion-demo",
             dependencies: ["MotionCore", "MotionSimulation"],
@@ -61,6 +66,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "MotionCore"], swiftSettings: strict),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
+        .testTarget(
+            name: "LoadKitTests", dependencies: ["LoadKit", "HTTPServer", "HTTPWire", "NetworkTestSupport"],
+            swiftSettings: strict),
         .target(
             name: "NetworkTestSupport", dependencies: ["HTTPServer", "HTTPWire"], path: "Tests/Support",
             swiftSettings: strict),

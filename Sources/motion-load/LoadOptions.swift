@@ -1,0 +1,174 @@
+import Glibc
+import LoadKit
+import MotionCore
+import MotionWire
+
+/// The command line of motion-load.
+struct LoadOptions: Sendable {
+    static let usage = """
+        usage: motion-load --url ws://HOST:PORT/v1/stream [options]
+
+        Opens WebSocket sessions against a motion-server, each streaming poses at a fixed rate, and measures the
+        latency from each pose's intended send time to the snapshot that answers it (no coordinated omission).
+
+        Load:
+          --sessions N           sessions (default 100)
+          --rate R               poses per second per session (default 30)
+          --ramp-rate S          sessions opened per second, 0 = all at once (default 500)
+          --seconds D            length of the measured phase, after every session has started (default 30)
+          --drain-seconds D      after stop: wait this long for summaries and answers (default 5)
+          --exercise ID          catalog exercise to simulate (default squat)
+          --side left|right      side for one-sided exercises (default right)
+          --poses FILE           stream a recorded session instead (NDJSON poses or {"frames":[…]}, joints format)
+          --snapshots every|off|SECONDS   the start option (default every; off measures no latency)
+          --token TOKEN          bearer token (or MOTION_LOAD_TOKEN)
+        Capacity:
+          --find-capacity        add sessions level by level until p99 exceeds the limit or errors appear
+          --p99-limit-ms MS      the latency limit (default 20)
+          --start-sessions N     first level (default 250)
+          --step N               sessions added per level (default 250)
+          --step-seconds D       measured seconds per level (default 10)
+          --max-sessions N       stop there (default 10000)
+        Measurement and output:
+          --loops N              client event loops (default 1)
+          --handshakes N         handshakes in flight at most (default 256)
+          --tick-us US           send batching: wake at most every US microseconds (default 100; counted in latency)
+          --server-pid PID       also report the server's CPU and RSS (from /proc)
+          --json                 print one JSON object on stdout (per-second lines go to stderr)
+          --quiet                no per-second lines
+        """
+
+    var target: WebSocketTarget?
+    var token: String?
+    var sessions = 100
+    var rate = 30.0
+    var rampRate = 500.0
+    var seconds = 30.0
+    var drainSeconds = 5.0
+    var exercise = "squat"
+    var side = BodySide.right
+    var posesFile: String?
+    var snapshots = "every"
+    var findCapacity = false
+    var p99LimitMilliseconds = 20.0
+    var startSessions = 250
+    var step = 250
+    var stepSeconds = 10.0
+    var maxSessions = 10_000
+    var loops = 1
+    var handshakes = 256
+    var tickMicroseconds = 100.0
+    var serverPID: Int32?
+    var json = false
+    var quiet = false
+
+    /// Whether snapshots come at all (with `off`, nothing answers a frame, so no latency is measured).
+    var measuresLatency: Bool { snapshots != "off" }
+
+    /// The `start` message every session sends (subject `load-<n>` is not needed for the measurement).
+    var startMessage: [UInt8] {
+        var message: [UInt8] = []
+        message.appendLiteral(#"{"type":"start","exercise":"#)
+        message.appendJSONString(exercise)
+        message.appendLiteral(#","side":"#)
+        message.appendJSONString(side.rawValue)
+        message.appendLiteral(#","subject":"motion-load","options":{"snapshots":"#)
+        if let interval = Double(snapshots) {
+            message.appendJSONNumber(interval)
+        } else {
+            message.appendJSONString(snapshots)
+        }
+        message.appendLiteral("}}")
+        return message
+    }
+
+    static func fail(_ problem: String) -> Never {
+        Report.error("motion-load: \(problem)")
+        Report.error("run motion-load --help for the options")
+        exit(2)
+    }
+
+    static func parse(_ arguments: [String]) -> LoadOptions {
+        var options = LoadOptions()
+        var iterator = arguments.makeIterator()
+        while let flag = iterator.next() {
+            switch flag {
+            case "--help", "-h":
+                Report.line(usage)
+                exit(0)
+            case "--find-capacity":
+                options.findCapacity = true
+                continue
+            case "--json":
+                options.json = true
+                continue
+            case "--quiet":
+                options.quiet = true
+                continue
+            default: break
+            }
+            guard let value = iterator.next() else { fail("\(flag) needs a value") }
+            func count(_ minimum: Int = 1) -> Int {
+                guard let number = Int(value), number >= minimum else {
+                    fail("\(flag): not a count ≥ \(minimum): \(value)")
+                }
+                return number
+            }
+            func positive() -> Double {
+                guard let number = Double(value), number.isFinite, number > 0 else {
+                    fail("\(flag): not a positive number: \(value)")
+                }
+                return number
+            }
+            func nonNegative() -> Double {
+                guard let number = Double(value), number.isFinite, number >= 0 else {
+                    fail("\(flag): not a number ≥ 0: \(value)")
+                }
+                return number
+            }
+            switch flag {
+            case "--url":
+                do {
+                    options.target = try WebSocketTarget(url: value)
+                } catch {
+                    fail(error.description)
+                }
+            case "--sessions": options.sessions = count()
+            case "--rate":
+                options.rate = positive()
+                guard options.rate <= 1000 else { fail("--rate: at most 1000 poses/s per session") }
+            case "--ramp-rate": options.rampRate = nonNegative()
+            case "--seconds": options.seconds = positive()
+            case "--drain-seconds": options.drainSeconds = nonNegative()
+            case "--exercise": options.exercise = value
+            case "--side":
+                guard let side = BodySide(rawValue: value) else { fail("--side: left or right, not \(value)") }
+                options.side = side
+            case "--poses": options.posesFile = value
+            case "--snapshots":
+                guard value == "every" || value == "off" || (Double(value).map { $0.isFinite && $0 > 0 } ?? false)
+                else { fail("--snapshots: every, off or a number of seconds, not \(value)") }
+                options.snapshots = value
+            case "--token": options.token = value
+            case "--p99-limit-ms": options.p99LimitMilliseconds = positive()
+            case "--start-sessions": options.startSessions = count()
+            case "--step": options.step = count()
+            case "--step-seconds": options.stepSeconds = positive()
+            case "--max-sessions": options.maxSessions = count()
+            case "--loops": options.loops = count()
+            case "--handshakes": options.handshakes = count()
+            case "--tick-us": options.tickMicroseconds = nonNegative()
+            case "--server-pid": options.serverPID = Int32(count())
+            default: fail("unknown option \(flag)")
+            }
+        }
+        guard options.target != nil else { fail("--url is required") }
+        if let token = options.token ?? getenv("MOTION_LOAD_TOKEN").map({ String(cString: $0) }), !token.isEmpty {
+            options.target?.headers.append(("Authorization", "Bearer \(token)"))
+        }
+        guard Exercise.catalog.contains(where: { $0.id == options.exercise }) else {
+            fail("unknown exercise \(options.exercise); one of \(Exercise.catalog.map(\.id).joined(separator: ", "))")
+        }
+        return options
+    }
+}

@@ -1,0 +1,169 @@
+import HTTPServer
+import LoadKit
+
+/// One simulated patient: a WebSocket session that sends `start`, streams poses on its worker's schedule once
+/// `started` arrives, and matches each snapshot to the frames it answers. Used only on its worker's loop thread.
+final class LoadSession: RawWebSocketDelegate {
+    private enum State {
+        case connecting, starting, streaming, stopping, done
+    }
+
+    /// The session's global number.
+    let number: Int
+    /// Its index in its worker's sessions.
+    let slot: Int
+    private unowned let worker: LoadWorker
+    private var socket: RawWebSocketConnection?
+    private var state = State.connecting
+    private var connectedAt: UInt64 = 0
+    /// The next frame to send.
+    private var frame = 0
+    /// Frames answered so far: the frame number of `waiting`'s oldest entry.
+    private var answered = 0
+    private var waiting = PendingSends()
+    private let offset: Int
+
+    init(number: Int, slot: Int, worker: LoadWorker) {
+        self.number = number
+        self.slot = slot
+        self.worker = worker
+        offset = number &* 7919 % max(1, worker.script.frames.count)
+    }
+
+    var waitingCount: Int { waiting.count }
+
+    func connect() {
+        connectedAt = EventLoop.now()
+        let socket = RawWebSocketConnection(index: number, context: worker.context, delegate: self)
+        self.socket = socket
+        socket.start()
+    }
+
+    /// The pacer says frame `frame` is due at `due`.
+    func send(due: UInt64) {
+        guard state == .streaming, let socket else { return }
+        let now = EventLoop.now()
+        if worker.options.measuresLatency { waiting.push(intended: due, actual: now) }
+        worker.withPoseMessage(frame: frame, offset: offset) { socket.sendText($0) }
+        frame += 1
+        worker.record {
+            $0.framesSent += 1
+            $0.sendLag.record(now &- due)
+        }
+    }
+
+    /// Sends `stop` if streaming; returns whether it did.
+    func stop() -> Bool {
+        guard state == .streaming || state == .starting, let socket else { return false }
+        state = .stopping
+        Self.stopMessage.withUnsafeBytes { socket.sendText($0) }
+        return true
+    }
+
+    func abort() {
+        socket?.abort()
+    }
+
+    func recordWaitingAges(now: UInt64, into ages: inout Histogram) {
+        for intended in waiting.waitingIntended { ages.record(now &- intended) }
+    }
+
+    private static let stopMessage: [UInt8] = Array(#"{"type":"stop"}"#.utf8)
+
+    // MARK: RawWebSocketDelegate
+
+    func webSocketDidOpen(_ connection: RawWebSocketConnection) {
+        worker.shared.handshakesInFlight.subtract(1, ordering: .relaxed)
+        worker.record { $0.sessionsOpened += 1 }
+        state = .starting
+        worker.startMessage.withUnsafeBytes { connection.sendText($0) }
+    }
+
+    func webSocketDidFail(_ connection: RawWebSocketConnection, reason: String) {
+        worker.shared.handshakesInFlight.subtract(1, ordering: .relaxed)
+        worker.shared.refused.add(1, ordering: .relaxed)
+        worker.record { $0.connectFailures[reason, default: 0] += 1 }
+        state = .done
+    }
+
+    func webSocket(
+        _ connection: RawWebSocketConnection, didReceive payload: UnsafeRawBufferPointer, length: Int, text: Bool
+    ) {
+        switch ServerMessage.kind(of: payload) {
+        case .snapshot: snapshot(payload)
+        case .event:
+            let kind = ServerMessage.stringField(ServerMessage.eventKey, in: payload) ?? "?"
+            worker.record {
+                $0.events += 1
+                $0.eventKinds[kind, default: 0] += 1
+            }
+        case .started:
+            guard state == .starting else { return }
+            state = .streaming
+            let elapsed = EventLoop.now() &- connectedAt
+            worker.record {
+                $0.sessionsStarted += 1
+                $0.startLatency.record(elapsed)
+            }
+            worker.shared.started.add(1, ordering: .relaxed)
+            worker.streaming(self)
+        case .summary: worker.record { $0.summaries += 1 }
+        case .error:
+            let code = ServerMessage.stringField(ServerMessage.codeKey, in: payload) ?? "?"
+            worker.record {
+                $0.errors += 1
+                $0.errorCodes[code, default: 0] += 1
+            }
+        case .other:
+            worker.record {
+                $0.errors += 1
+                $0.errorCodes["unrecognisedMessage", default: 0] += 1
+            }
+        }
+    }
+
+    private func snapshot(_ payload: UnsafeRawBufferPointer) {
+        worker.record { $0.snapshots += 1 }
+        guard worker.options.measuresLatency else { return }
+        guard let number = ServerMessage.numberField(ServerMessage.timeKey, in: payload),
+            let answers = Timestamp.frame(of: number, framesPerSecond: worker.options.rate)
+        else { return }
+        let now = EventLoop.now()
+        var matched = 0
+        while answered <= answers, let times = waiting.pop() {
+            answered += 1
+            matched += 1
+            worker.record { $0.latency.record(now &- times.intended) }
+        }
+        if matched > 1 { worker.record { $0.coalesced += matched - 1 } }
+    }
+
+    func webSocketDidClose(_ connection: RawWebSocketConnection, code: Int?, reason: String) {
+        let expected = state == .stopping
+        if state == .connecting || state == .starting { worker.shared.refused.add(1, ordering: .relaxed) }
+        state = .done
+        let now = EventLoop.now()
+        let left = waiting.drain()
+        worker.record {
+            $0.closes[code.map { "\($0)" } ?? "lost", default: 0] += 1
+            if !expected { $0.unexpectedCloses += 1 }
+            $0.unanswered += left.count
+            for intended in left { $0.latency.record(now &- intended) }
+        }
+    }
+
+    func webSocketDidFinish(_ connection: RawWebSocketConnection) {
+        if state != .done {
+            // Aborted by the load generator while connected.
+            let now = EventLoop.now()
+            let left = waiting.drain()
+            worker.record {
+                $0.unanswered += left.count
+                for intended in left { $0.latency.record(now &- intended) }
+            }
+            state = .done
+        }
+        socket = nil
+        worker.shared.finished.add(1, ordering: .relaxed)
+    }
+}

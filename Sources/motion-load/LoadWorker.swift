@@ -1,0 +1,103 @@
+import HTTPServer
+import LoadKit
+import Synchronization
+
+/// Counts the driver reads while the loops run.
+final class SharedCounts: Sendable {
+    let handshakesInFlight = Atomic<Int>(0)
+    let started = Atomic<Int>(0)
+    /// Sessions that will not start: failed to connect, or closed before `started`.
+    let refused = Atomic<Int>(0)
+    let finished = Atomic<Int>(0)
+}
+
+/// Everything on one client loop: its sessions, pacer and statistics. Used only on that loop's thread, except for
+/// the immutable configuration; the driver reaches it with `onLoop`.
+final class LoadWorker: @unchecked Sendable {
+    // Safety: mutable state is touched only on `loop`'s thread.
+    let loop: EventLoop
+    let options: LoadOptions
+    let script: PoseScript
+    let shared: SharedCounts
+    let context: RawWebSocketConnection.Context
+    let startMessage: [UInt8]
+    let microsecondsPerFrame: Double
+    private(set) var windows = Array(repeating: LoadStats(), count: LoadStats.Window.allCases.count)
+    private var sessions: [LoadSession] = []
+    private var pacer: Pacer?
+    private var scratch: [UInt8] = []
+
+    init(loop: EventLoop, options: LoadOptions, target: WebSocketTarget, script: PoseScript, shared: SharedCounts) {
+        self.loop = loop
+        self.options = options
+        self.script = script
+        self.shared = shared
+        context = RawWebSocketConnection.Context(loop: loop, target: target, keepsPayloads: true)
+        startMessage = options.startMessage
+        microsecondsPerFrame = 1e6 / options.rate
+        scratch.reserveCapacity(4096)
+    }
+
+    /// Records into every window.
+    func record(_ body: (inout LoadStats) -> Void) {
+        for index in windows.indices { body(&windows[index]) }
+    }
+
+    /// Returns a window's statistics and starts it afresh.
+    func take(_ window: LoadStats.Window) -> LoadStats {
+        defer { windows[window.rawValue] = LoadStats() }
+        return windows[window.rawValue]
+    }
+
+    /// Starts the pacer: from `start` on, each streaming session sends at the rate, on its own phase.
+    func startPacing(at start: UInt64) {
+        let pacer = Pacer(
+            loop: loop, period: UInt64((1e9 / options.rate).rounded()), tick: UInt64(options.tickMicroseconds * 1000)
+        ) { [unowned self] member, due in sessions[member].send(due: due) }
+        self.pacer = pacer
+        pacer.start(at: start, until: .max)
+    }
+
+    /// Opens session `number` (its global number: its subject, script offset and phase follow from it).
+    func open(_ number: Int) {
+        let session = LoadSession(number: number, slot: sessions.count, worker: self)
+        sessions.append(session)
+        session.connect()
+    }
+
+    /// A session received `started`: it joins the schedule.
+    func streaming(_ session: LoadSession) {
+        guard let pacer else { return }
+        pacer.add(session.slot, phase: pacer.spreadPhase(session.number))
+    }
+
+    /// Writes frame `frame` of a session into the scratch buffer and hands it to `send`.
+    func withPoseMessage(frame: Int, offset: Int, _ send: (UnsafeRawBufferPointer) -> Void) {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: PoseScript.prefix)
+        Timestamp.append(frame: frame, microsecondsPerFrame: microsecondsPerFrame, to: &scratch)
+        scratch.append(contentsOf: script.frames[(offset + frame) % script.frames.count])
+        scratch.withUnsafeBytes(send)
+    }
+
+    /// Sends `stop` to every streaming session; returns how many were asked.
+    func stopAll() -> Int {
+        sessions.reduce(0) { $0 + ($1.stop() ? 1 : 0) }
+    }
+
+    /// Ends every session still connected, without a closing handshake.
+    func abortAll() {
+        for session in sessions { session.abort() }
+    }
+
+    /// The ages now of every frame still waiting for its snapshot (lower bounds of their latencies).
+    func waitingAges() -> Histogram {
+        var ages = Histogram()
+        let now = EventLoop.now()
+        for session in sessions { session.recordWaitingAges(now: now, into: &ages) }
+        return ages
+    }
+
+    /// Frames sent and not yet answered, over every session.
+    var waiting: Int { sessions.reduce(0) { $0 + $1.waitingCount } }
+}

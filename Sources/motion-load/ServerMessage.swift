@@ -1,0 +1,64 @@
+/// Just enough reading of the server's messages (PROTOCOL.md §3) for a load generator: the type, and single
+/// fields found by their key — no JSON parser, no allocation for snapshots. The server writes `type` first.
+enum ServerMessage {
+    enum Kind {
+        case snapshot, event, started, summary, error, other
+    }
+
+    private static let typePrefix: [UInt8] = Array(#"{"type":""#.utf8)
+
+    static func kind(of payload: UnsafeRawBufferPointer) -> Kind {
+        let start = typePrefix.count
+        guard payload.count > start + 2, payload.starts(with: typePrefix) else { return .other }
+        switch (payload[start], payload[start + 1], payload[start + 2]) {
+        case (0x73, 0x6E, _): return .snapshot  // "sn"
+        case (0x65, 0x76, _): return .event  // "ev"
+        case (0x73, 0x74, _): return .started  // "st"
+        case (0x73, 0x75, _): return .summary  // "su"
+        case (0x65, 0x72, _): return .error  // "er"
+        default: return .other
+        }
+    }
+
+    /// Keys, as they appear in the server's messages.
+    static let timeKey: [UInt8] = Array(#""t":"#.utf8)
+    static let eventKey: [UInt8] = Array(#""event":"#.utf8)
+    static let codeKey: [UInt8] = Array(#""code":"#.utf8)
+
+    /// Where the value of the first `key` (`"name":`) begins, if anywhere.
+    private static func valueStart(_ key: [UInt8], in payload: UnsafeRawBufferPointer) -> Int? {
+        guard payload.count >= key.count else { return nil }
+        var index = 0
+        while index + key.count <= payload.count {
+            if payload[index] == key[0] && payload[index..<(index + key.count)].elementsEqual(key) {
+                return index + key.count
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The bytes of the number that is the value of the first `key`.
+    static func numberField(_ key: [UInt8], in payload: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        guard let start = valueStart(key, in: payload) else { return nil }
+        var end = start
+        while end < payload.count {
+            let byte = payload[end]
+            guard (0x30...0x39).contains(byte) || byte == 0x2E || byte == 0x2D || byte == 0x2B || byte | 0x20 == 0x65
+            else { break }
+            end += 1
+        }
+        return end > start ? UnsafeRawBufferPointer(rebasing: payload[start..<end]) : nil
+    }
+
+    /// The string value of the first `key` (escapes left as they are; the server's codes and kinds have none).
+    static func stringField(_ key: [UInt8], in payload: UnsafeRawBufferPointer) -> String? {
+        guard let start = valueStart(key, in: payload), start < payload.count, payload[start] == 0x22 else {
+            return nil
+        }
+        var end = start + 1
+        while end < payload.count && payload[end] != 0x22 { end += 1 }
+        guard end < payload.count else { return nil }
+        return String(decoding: payload[(start + 1)..<end], as: UTF8.self)
+    }
+}
