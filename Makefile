@@ -44,7 +44,9 @@ integration: build-tests
 	python3 -m unittest tests/http/test_http.py
 	python3 tests/websocket/test_websocket.py
 	AUTOBAHN_CASES="1.* 2.* 3.* 4.* 5.* 6.* 7.* 9.* 10.* 12.1.* 13.1.*" tests/websocket/autobahn.sh
+	$(SWIFT) build --product motion-load
 	python3 -m unittest tests/server/test_server.py
+	cd tests/server && python3 -m unittest test_motion_load
 
 ## Property-based fuzzing of the REST API from its own /openapi.json (schemathesis): no 5xx, responses match it.
 fuzz: build-tests

@@ -21,6 +21,7 @@ struct LoadOptions: Sendable {
           --side left|right      side for one-sided exercises (default right)
           --poses FILE           stream a recorded session instead (NDJSON poses or {"frames":[…]}, joints format)
           --snapshots every|off|SECONDS   the start option (default every; off measures no latency)
+          --subject TEXT         the sessions' subject, to find them in the history (default motion-load)
           --token TOKEN          bearer token (or MOTION_LOAD_TOKEN)
         Capacity:
           --find-capacity        add sessions level by level until p99 exceeds the limit or errors appear
@@ -49,6 +50,7 @@ struct LoadOptions: Sendable {
     var side = BodySide.right
     var posesFile: String?
     var snapshots = "every"
+    var subject = "motion-load"
     var findCapacity = false
     var p99LimitMilliseconds = 20.0
     var startSessions = 250
@@ -65,14 +67,16 @@ struct LoadOptions: Sendable {
     /// Whether snapshots come at all (with `off`, nothing answers a frame, so no latency is measured).
     var measuresLatency: Bool { snapshots != "off" }
 
-    /// The `start` message every session sends (subject `load-<n>` is not needed for the measurement).
+    /// The `start` message every session sends.
     var startMessage: [UInt8] {
         var message: [UInt8] = []
         message.appendLiteral(#"{"type":"start","exercise":"#)
         message.appendJSONString(exercise)
         message.appendLiteral(#","side":"#)
         message.appendJSONString(side.rawValue)
-        message.appendLiteral(#","subject":"motion-load","options":{"snapshots":"#)
+        message.appendLiteral(#","subject":"#)
+        message.appendJSONString(subject)
+        message.appendLiteral(#","options":{"snapshots":"#)
         if let interval = Double(snapshots) {
             message.appendJSONNumber(interval)
         } else {
@@ -150,6 +154,9 @@ struct LoadOptions: Sendable {
                 else { fail("--snapshots: every, off or a number of seconds, not \(value)") }
                 options.snapshots = value
             case "--token": options.token = value
+            case "--subject":
+                guard !value.isEmpty && value.utf8.count <= 128 else { fail("--subject: 1 to 128 bytes") }
+                options.subject = value
             case "--p99-limit-ms": options.p99LimitMilliseconds = positive()
             case "--start-sessions": options.startSessions = count()
             case "--step": options.step = count()

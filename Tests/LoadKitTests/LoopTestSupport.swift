@@ -1,0 +1,236 @@
+import Glibc
+import HTTPServer
+import HTTPWire
+import LoadKit
+import Synchronization
+
+/// Polls `condition` every couple of milliseconds until it holds or `timeout` passes. The timeout only keeps a
+/// broken test from hanging; nothing asserts how long the wait took.
+/// - Returns: Whether the condition held before the timeout.
+func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return true
+}
+
+/// Starts a server with a WebSocket echo route on a free loopback port for one test, then shuts it down.
+/// - Parameter body: Receives the bound port.
+func withEchoServer(_ body: (UInt16) async throws -> Void) async throws {
+    var configuration = HTTPServerConfiguration()
+    configuration.host = "127.0.0.1"
+    configuration.port = 0
+    configuration.loops = 1
+    configuration.logLevel = .error
+    var router = Router()
+    router.webSocket("/echo") { socket in
+        socket.onMessage = { message in socket.send(message) }
+    }
+    let server = try HTTPServer(configuration: configuration, router: router)
+    let address = try server.start()
+    do {
+        try await body(address.port)
+    } catch {
+        await server.shutdown(gracePeriod: .milliseconds(100))
+        server.stopLoops()
+        throw error
+    }
+    await server.shutdown(gracePeriod: .milliseconds(500))
+    server.stopLoops()
+}
+
+/// A loopback TCP port that is bound but not listening, so connecting to it is refused; released by `close`.
+struct RefusingPort: ~Copyable {
+    /// The bound socket.
+    let fd: Int32
+    /// Its port.
+    let port: UInt16
+
+    /// Binds a fresh socket to 127.0.0.1 on a port the kernel chooses (nil when that fails).
+    init?() {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            Glibc.close(fd)
+            return nil
+        }
+        self.fd = fd
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    deinit { Glibc.close(fd) }
+}
+
+/// What a ``RawWebSocketDelegate`` was told, in order.
+enum DelegateEvent: Equatable, Sendable {
+    case open
+    case fail(reason: String)
+    case message(bytes: [UInt8], length: Int, text: Bool)
+    case close(code: Int?, reason: String)
+    case finish
+}
+
+/// A delegate that records every call (from the loop thread) for the test task to inspect.
+final class DelegateRecorder: RawWebSocketDelegate, Sendable {
+    private let loop: EventLoop
+    private let state = Mutex<(events: [DelegateEvent], offLoopCalls: Int, wrongIndexCalls: Int)>(([], 0, 0))
+    private let index: Int
+
+    /// A recorder for the connection numbered `index` on `loop`.
+    init(loop: EventLoop, index: Int) {
+        self.loop = loop
+        self.index = index
+    }
+
+    /// Every call so far.
+    var events: [DelegateEvent] { state.withLock { $0.events } }
+    /// Calls that did not come on the loop thread (should stay 0).
+    var offLoopCalls: Int { state.withLock { $0.offLoopCalls } }
+    /// Calls for a connection with another index (should stay 0).
+    var wrongIndexCalls: Int { state.withLock { $0.wrongIndexCalls } }
+    /// The messages received so far.
+    var messages: [DelegateEvent] {
+        events.filter {
+            if case .message = $0 { return true }
+            return false
+        }
+    }
+
+    private func record(_ event: DelegateEvent, from connection: RawWebSocketConnection) {
+        let onLoop = loop.inEventLoop
+        let rightIndex = connection.index == index
+        state.withLock {
+            $0.events.append(event)
+            if !onLoop { $0.offLoopCalls += 1 }
+            if !rightIndex { $0.wrongIndexCalls += 1 }
+        }
+    }
+
+    func webSocketDidOpen(_ connection: RawWebSocketConnection) { record(.open, from: connection) }
+
+    func webSocketDidFail(_ connection: RawWebSocketConnection, reason: String) {
+        record(.fail(reason: reason), from: connection)
+    }
+
+    func webSocket(
+        _ connection: RawWebSocketConnection, didReceive payload: UnsafeRawBufferPointer, length: Int, text: Bool
+    ) {
+        record(.message(bytes: Array(payload), length: length, text: text), from: connection)
+    }
+
+    func webSocketDidClose(_ connection: RawWebSocketConnection, code: Int?, reason: String) {
+        record(.close(code: code, reason: reason), from: connection)
+    }
+
+    func webSocketDidFinish(_ connection: RawWebSocketConnection) { record(.finish, from: connection) }
+}
+
+/// Owns one ``RawWebSocketConnection``; an actor whose executor is the connection's loop, so every method runs on
+/// the loop thread as the connection requires.
+actor ConnectionDriver {
+    private let loop: EventLoop
+    private var connection: RawWebSocketConnection?
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+
+    init(loop: EventLoop) { self.loop = loop }
+
+    /// Creates the connection (payloads kept) and starts connecting.
+    func connect(to target: WebSocketTarget, index: Int, delegate: DelegateRecorder) {
+        let context = RawWebSocketConnection.Context(loop: loop, target: target, keepsPayloads: true)
+        let connection = RawWebSocketConnection(index: index, context: context, delegate: delegate)
+        self.connection = connection
+        connection.start()
+    }
+
+    /// Whether the connection is open.
+    var isOpen: Bool { connection?.isOpen ?? false }
+
+    /// Sends one text message.
+    func sendText(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { connection?.sendText($0) }
+    }
+
+    /// Starts the closing handshake.
+    func close() { connection?.close() }
+
+    /// Releases the socket at once (cleanup after a failed expectation).
+    func abort() { connection?.abort() }
+}
+
+/// One firing of a ``Pacer``.
+struct Firing: Equatable, Sendable, CustomStringConvertible {
+    var member: Int
+    var due: UInt64
+    var description: String { "member \(member) due \(due)" }
+}
+
+/// The firings a ``Pacer`` made, filled in on the loop thread and read from the test task.
+final class FiringLog: Sendable {
+    private let state = Mutex<(firings: [Firing], offLoop: Int)>(([], 0))
+
+    /// Records one firing.
+    func record(_ firing: Firing, onLoop: Bool) {
+        state.withLock {
+            $0.firings.append(firing)
+            if !onLoop { $0.offLoop += 1 }
+        }
+    }
+
+    /// Every firing so far, in order.
+    var firings: [Firing] { state.withLock { $0.firings } }
+    /// Firings that did not happen on the loop thread (should stay 0).
+    var offLoop: Int { state.withLock { $0.offLoop } }
+}
+
+/// Owns one ``Pacer`` and records its firings; an actor whose executor is the pacer's loop, so every method runs
+/// on the loop thread as the pacer requires.
+actor PacerDriver {
+    private let loop: EventLoop
+    private let pacer: Pacer
+    /// What the pacer fired (readable from any thread).
+    nonisolated let log: FiringLog
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+
+    init(loop: EventLoop, period: UInt64, tick: UInt64 = 0) {
+        let log = FiringLog()
+        self.log = log
+        self.loop = loop
+        pacer = Pacer(loop: loop, period: period, tick: tick) { member, due in
+            log.record(Firing(member: member, due: due), onLoop: loop.inEventLoop)
+        }
+    }
+
+    /// Adds a member.
+    /// - Returns: The last due time fired before it was added (nil when nothing had fired).
+    @discardableResult
+    func add(_ member: Int, phase: UInt64) -> UInt64? {
+        let lastDue = log.firings.last?.due
+        pacer.add(member, phase: phase)
+        return lastDue
+    }
+
+    /// Starts the pacer at the loop's current time.
+    /// - Parameter duration: Nanoseconds until the end.
+    /// - Returns: The start instant.
+    func startNow(for duration: UInt64) -> UInt64 {
+        let start = EventLoop.now()
+        pacer.start(at: start, until: start + duration)
+        return start
+    }
+
+    /// Stops the pacer.
+    func stop() { pacer.stop() }
+}
