@@ -25,6 +25,8 @@ public struct Histogram: Sendable {
         if index < 256 { return UInt64(index) }
         let shift = UInt64((index - 256) / subBuckets + 1)
         let mantissa = UInt64((index - 256) % subBuckets + subBuckets)
+        // The top bucket's bound is 2^64, one past the largest value.
+        guard (mantissa + 1).leadingZeroBitCount > shift else { return .max }
         return ((mantissa + 1) << shift) - 1
     }
 

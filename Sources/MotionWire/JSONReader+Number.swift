@@ -7,7 +7,8 @@
 ///
 /// Most numbers on the wire (`612.5`, `0.98`, `12.345`) have at most 15 significant digits and a small exponent:
 /// their digits form an integer below 2^53 that, like the power of ten it is scaled by, is exact in a `Double`,
-/// so one IEEE multiplication or division gives the correctly rounded result (Clinger's fast path). Shortest
+/// so one IEEE multiplication or division gives the correctly rounded result (Clinger's fast path); numbers of
+/// up to 19 digits are scanned by a lean loop, ``scanPlainNumber()``, and the rest by ``scanNumber()``. Shortest
 /// round-trip output of a `Double` (JavaScript's `JSON.stringify`, Python's `repr`, Swift's `description`)
 /// often has 16 or 17 digits, e.g. `0.5123456789012345`: those, up to 19 digits with `|exponent| ≤ 19`, are
 /// rounded exactly with 128-bit integer arithmetic. Every other number goes through `Double(String)`, which is
@@ -33,14 +34,27 @@ extension JSONReader {
 
     /// Reads a number value.
     /// - Throws: `JSONError` when the next value is not a well-formed number.
+    @inline(__always)
     mutating func readNumber() throws(JSONError) -> Double {
         skipWhitespace()
+        if let token = scanPlainNumber() { return value(of: token) }
         return value(of: try scanNumber())
     }
 
+    /// Reads a number value if one in the common form starts at the current offset (after whitespace): at most
+    /// 19 digits in all and no error. Returns nil without consuming anything otherwise; ``readNumber()`` then
+    /// gives the value or the error.
+    @inline(__always)
+    mutating func readPlainNumber() -> Double? {
+        skipWhitespace()
+        guard let token = scanPlainNumber() else { return nil }
+        return value(of: token)
+    }
+
     /// The nearest `Double` to a scanned number.
+    @inline(__always)
     func value(of token: NumberToken) -> Double {
-        if token.mantissa == 0 { return token.isNegative ? -0.0 : 0.0 }
+        // Clinger's fast path: both operands are exact, so the one IEEE operation rounds correctly.
         if !token.isTruncated, token.mantissa <= 1 << 53, token.exponent >= -22, token.exponent <= 22 {
             let magnitude = Double(token.mantissa)
             let scaled =
@@ -49,6 +63,13 @@ extension JSONReader {
                 : magnitude * Self.exactPowersOfTen[token.exponent]
             return token.isNegative ? -scaled : scaled
         }
+        return Self.slowValue(of: token, in: bytes)
+    }
+
+    /// ``value(of:)`` for tokens outside Clinger's fast path.
+    @inline(never)
+    private static func slowValue(of token: NumberToken, in bytes: UnsafeRawBufferPointer) -> Double {
+        if token.mantissa == 0 { return token.isNegative ? -0.0 : 0.0 }
         if !token.isTruncated, token.exponent >= -19, token.exponent <= 19 {
             let magnitude =
                 token.exponent < 0
@@ -94,6 +115,65 @@ extension JSONReader {
         var kept = UInt64(value >> dropped)
         if low > half || (low == half && (!remainderIsZero || kept & 1 == 1)) { kept += 1 }
         return Double(sign: .plus, exponent: scale + dropped, significand: Double(kept))
+    }
+
+    /// Scans a number in its common form, `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]{1,6})?` with at most
+    /// ``maxSignificantDigits`` digits before the exponent (leading zeros included), so the mantissa is exact and
+    /// fits in 64 bits, and moves past it. Returns nil without moving for anything else, longer numbers as well
+    /// as malformed ones: ``scanNumber()`` then reads the number or reports the error.
+    @inline(__always)
+    mutating func scanPlainNumber() -> NumberToken? {
+        let count = bytes.count
+        var index = offset
+        let isNegative = index < count && bytes[index] == UInt8(ascii: "-")
+        if isNegative { index += 1 }
+        let integerStart = index
+        var mantissa: UInt64 = 0
+        // Wrapping arithmetic: a mantissa of more than 19 digits may wrap, but is then discarded below.
+        while index < count {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            mantissa = mantissa &* 10 &+ UInt64(digit)
+            index += 1
+        }
+        var digitCount = index &- integerStart
+        guard digitCount == 1 || (digitCount > 1 && bytes[integerStart] != UInt8(ascii: "0")) else { return nil }
+        var exponent = 0
+        if index < count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            let fractionStart = index
+            while index < count {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                mantissa = mantissa &* 10 &+ UInt64(digit)
+                index += 1
+            }
+            let fractionDigits = index &- fractionStart
+            guard fractionDigits > 0 else { return nil }
+            digitCount &+= fractionDigits
+            exponent = -fractionDigits
+        }
+        guard digitCount <= Self.maxSignificantDigits else { return nil }
+        if index < count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            let exponentIsNegative = index < count && bytes[index] == UInt8(ascii: "-")
+            if index < count, exponentIsNegative || bytes[index] == UInt8(ascii: "+") { index += 1 }
+            let exponentStart = index
+            var written = 0
+            while index < count {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                written = written &* 10 &+ Int(digit)
+                index += 1
+            }
+            guard index > exponentStart, index &- exponentStart <= 6 else { return nil }
+            exponent += exponentIsNegative ? -written : written
+        }
+        let token = NumberToken(
+            start: offset, end: index, isNegative: isNegative, mantissa: mantissa, exponent: exponent,
+            isTruncated: false)
+        offset = index
+        return token
     }
 
     /// Scans a number at the current offset and moves past it.

@@ -59,11 +59,21 @@ extension JSONReader {
     }
 
     /// Scans a string starting at its opening quote, validating it, and moves past the closing quote.
+    @inline(__always)
     mutating func scanString() throws(JSONError) -> StringToken {
         let start = offset + 1
         var index = start
         var hasEscapes = false
         while true {
+            // Eight bytes at a time up to the first one that needs a look: most strings have none before the quote.
+            while index &+ 8 <= bytes.count {
+                let special = Self.specialBytes(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                if special != 0 {
+                    index &+= special.trailingZeroBitCount &>> 3
+                    break
+                }
+                index &+= 8
+            }
             guard index < bytes.count else { throw JSONError(offset: index, reason: .unexpectedEnd) }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") { break }
@@ -80,6 +90,22 @@ extension JSONReader {
         }
         offset = index + 1
         return StringToken(start: start, end: index, hasEscapes: hasEscapes)
+    }
+
+    private static let everyByte: UInt64 = 0x0101_0101_0101_0101
+
+    /// The high bit of each byte of `word` (eight bytes in memory order) set where that byte is a quote, a
+    /// backslash, a control character or not ASCII, and perhaps after such a byte (a borrow carries over); zero
+    /// when there is none. So the lowest set bit marks the first byte ``scanString()`` must look at.
+    @inline(__always)
+    private static func specialBytes(_ word: UInt64) -> UInt64 {
+        let word = UInt64(littleEndian: word)
+        // A byte of `x - 0x01…` has its high bit set where that byte of x is 0 (or ≥ 0x81), of `x - 0x20…` where
+        // it is below 0x20 (or ≥ 0xA0): the bytes these flag wrongly are not ASCII, so `word` flags them anyway.
+        let quote = word ^ (everyByte &* UInt64(UInt8(ascii: "\"")))
+        let backslash = word ^ (everyByte &* UInt64(UInt8(ascii: "\\")))
+        let flagged = (quote &- everyByte) | (backslash &- everyByte) | (word &- everyByte &* 0x20) | word
+        return flagged & (everyByte &* 0x80)
     }
 
     /// Validates the escape at `index` (a backslash) and returns the offset after it.

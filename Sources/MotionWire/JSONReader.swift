@@ -170,6 +170,29 @@ struct JSONReader {
         return true
     }
 
+    /// Reads `[x, y]`, an array of two numbers in the form ``scanPlainNumber()`` reads, if that is what comes
+    /// next. Returns nil without consuming anything otherwise: the caller then reads the value step by step, which
+    /// reports any error.
+    mutating func readPlainNumberPair() -> (Double, Double)? {
+        let start = offset
+        guard depth < maxDepth, consume(UInt8(ascii: "[")), let x = readPlainNumber(), consume(UInt8(ascii: ",")),
+            let y = readPlainNumber(), consume(UInt8(ascii: "]"))
+        else {
+            offset = start
+            return nil
+        }
+        return (x, y)
+    }
+
+    /// Consumes `byte` after whitespace and returns true, or returns false (the whitespace consumed).
+    @inline(__always)
+    private mutating func consume(_ byte: UInt8) -> Bool {
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == byte else { return false }
+        offset &+= 1
+        return true
+    }
+
     /// Skips one value of any kind, validating it completely.
     mutating func skipValue() throws(JSONError) {
         switch try peekKind() {
@@ -182,7 +205,7 @@ struct JSONReader {
             var first = true
             while try nextElement(&first) { try skipValue() }
         case .string: _ = try scanString()
-        case .number: _ = try scanNumber()
+        case .number: if scanPlainNumber() == nil { _ = try scanNumber() }
         case .bool: _ = try readBool()
         case .null: try readNull()
         }
@@ -190,14 +213,40 @@ struct JSONReader {
 
     /// Whether a member name (or string value) equals `name`, compared on bytes without allocating when the
     /// token has no escapes.
+    @inline(__always)
     func key(_ token: StringToken, is name: StaticString) -> Bool {
+        guard !token.hasEscapes else { return unescaped(token, is: name) }
+        let count = name.utf8CodeUnitCount
+        return token.end &- token.start == count && bytes(at: token.start, equal: name.utf8Start, count: count)
+    }
+
+    /// ``key(_:is:)`` for a token with escapes.
+    @inline(never)
+    private func unescaped(_ token: StringToken, is name: StaticString) -> Bool {
         let expected = UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-        guard token.hasEscapes else {
-            guard token.end - token.start == expected.count else { return false }
-            for index in 0..<expected.count where bytes[token.start + index] != expected[index] { return false }
-            return true
-        }
         return unescapedBytes(token).elementsEqual(expected)
+    }
+
+    /// Whether the `count` bytes of the input from `start` equal the `count` bytes at `other`: eight bytes at a
+    /// time (the last word overlapping the one before), or four, so a key costs a few comparisons.
+    @inline(__always)
+    private func bytes(at start: Int, equal other: UnsafePointer<UInt8>, count: Int) -> Bool {
+        let other = UnsafeRawPointer(other)
+        func equal<Word: FixedWidthInteger>(_: Word.Type, at position: Int) -> Bool {
+            bytes.loadUnaligned(fromByteOffset: start &+ position, as: Word.self)
+                == other.loadUnaligned(fromByteOffset: position, as: Word.self)
+        }
+        if count >= 8 {
+            var position = 0
+            while position &+ 8 < count {
+                guard equal(UInt64.self, at: position) else { return false }
+                position &+= 8
+            }
+            return equal(UInt64.self, at: count &- 8)
+        }
+        if count >= 4 { return equal(UInt32.self, at: 0) && equal(UInt32.self, at: count &- 4) }
+        for position in 0..<count where !equal(UInt8.self, at: position) { return false }
+        return true
     }
 
     // MARK: Helpers

@@ -92,6 +92,10 @@ extension PoseDecoder {
                 try reader.skipValue()
                 continue
             }
+            if let (x, y) = reader.readPlainNumberPair() {
+                raw.set(joint, x: x, y: y, confidence: nil)
+                continue
+            }
             if try reader.readNullIfPresent() {
                 raw.remove(joint)
                 continue
@@ -122,8 +126,9 @@ extension PoseDecoder {
                 continue
             }
             guard
-                let value = try reader.readOptionalNumber(
-                    or: .invalidPose("confidence.\(joint.rawValue) must be a number or null"))
+                let value = try reader.readPlainNumber()
+                    ?? reader.readOptionalNumber(
+                        or: .invalidPose("confidence.\(joint.rawValue) must be a number or null"))
             else {
                 confidences.remove(joint)
                 continue
@@ -199,12 +204,12 @@ extension PoseDecoder {
         var pose = Pose(timestamp: timestamp, imageSize: imageSize)
         for index in raw.seenIndices {
             let joint = RawJoints.joint(at: index)
-            let rawY = raw.y[index]
-            let point = Point(x: raw.x[index] * scale.0, y: (format == .vision ? 1 - rawY : rawY) * scale.1)
+            let (rawX, rawY) = raw.coordinates(at: index)
+            let point = Point(x: rawX * scale.0, y: (format == .vision ? 1 - rawY : rawY) * scale.1)
             guard point.isFinite, abs(point.x) <= Self.maxCoordinate, abs(point.y) <= Self.maxCoordinate else {
                 throw WireError.invalidPose("\(joint.rawValue) must be finite and within ±1e6 pixels")
             }
-            let confidence = raw.hasConfidence & 1 << index != 0 ? raw.confidence[index] : nil
+            let confidence = raw.confidence(at: index)
             if let confidence, let threshold, confidence < threshold { continue }
             pose[joint] = point
             pose.setConfidence(confidence, for: joint)

@@ -30,6 +30,18 @@ struct RawJoints {
         hasConfidence &= ~(1 << joint.index)
     }
 
+    /// The coordinates read for the joint at wire index `index`, as sent.
+    ///
+    /// Read through `span`: subscripting a stored `InlineArray` of a borrowed value copies the whole array first.
+    func coordinates(at index: Int) -> (x: Double, y: Double) {
+        (x.span[index], y.span[index])
+    }
+
+    /// The confidence read for the joint at wire index `index`, or nil when none was.
+    func confidence(at index: Int) -> Double? {
+        hasConfidence & 1 << index != 0 ? confidence.span[index] : nil
+    }
+
     /// The read joints' wire indices, ascending.
     var seenIndices: some Sequence<Int> {
         sequence(state: seen) { remaining -> Int? in
@@ -77,13 +89,11 @@ struct RawJoints {
     ///
     /// Picks the only candidate from the length and one distinguishing byte, then compares the whole name, so a
     /// lookup costs one comparison rather than nineteen.
+    @inline(__always)
     static func joint(named token: JSONReader.StringToken, in reader: JSONReader) -> Joint? {
-        guard !token.hasEscapes else {
-            for joint in joints where reader.key(token, is: name(of: joint)) { return joint }
-            return nil
-        }
+        guard !token.hasEscapes else { return joint(namedEscaped: token, in: reader) }
         func byte(_ position: Int) -> UInt8 { reader.bytes[token.start + position] }
-        let candidate: Joint?
+        let candidate: Joint
         switch token.end - token.start {
         case 4: candidate = byte(0) == UInt8(ascii: "r") ? .root : byte(1) == UInt8(ascii: "o") ? .nose : .neck
         case 7: candidate = byte(5) == UInt8(ascii: "y") ? .leftEye : byte(5) == UInt8(ascii: "a") ? .leftEar : .leftHip
@@ -102,16 +112,22 @@ struct RawJoints {
                 byte(5) == UInt8(ascii: "E") ? .rightElbow : byte(5) == UInt8(ascii: "W") ? .rightWrist : .rightAnkle
         case 12: candidate = .leftShoulder
         case 13: candidate = .rightShoulder
-        default: candidate = nil
+        default: return nil
         }
-        guard let candidate, reader.key(token, is: name(of: candidate)) else { return nil }
-        return candidate
+        return reader.key(token, is: name(of: candidate)) ? candidate : nil
+    }
+
+    /// ``joint(named:in:)`` for a name written with escapes.
+    @inline(never)
+    private static func joint(namedEscaped token: JSONReader.StringToken, in reader: JSONReader) -> Joint? {
+        joints.first { reader.key(token, is: name(of: $0)) }
     }
 
     /// Every joint in wire order, computed once (`allCases` builds a new array on each use).
     private static let joints: [Joint] = Joint.allCases
 
     /// The wire name of `joint` as a static string, so comparing a key with it needs no allocation.
+    @inline(__always)
     private static func name(of joint: Joint) -> StaticString {
         switch joint {
         case .nose: "nose"

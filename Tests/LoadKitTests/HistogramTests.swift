@@ -171,3 +171,13 @@ import Testing
         #expect(empty.total == 0)
     }
 }
+
+@Suite struct HistogramLimitTests {
+    @Test func reportsTheLargestValuesWithoutOverflow() {
+        var histogram = Histogram()
+        histogram.record(.max)
+        histogram.record(255 << 56)
+        #expect(histogram.percentile(50) >= 255 << 56)
+        #expect(histogram.percentile(100) == .max)
+    }
+}

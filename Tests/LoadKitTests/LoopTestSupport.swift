@@ -41,8 +41,8 @@ func withEchoServer(_ body: (UInt16) async throws -> Void) async throws {
     server.stopLoops()
 }
 
-/// A loopback TCP port that is bound but not listening, so connecting to it is refused; released by `close`.
-struct RefusingPort: ~Copyable {
+/// A loopback TCP port that is bound but not listening, so connecting to it is refused; released on deinit.
+final class RefusingPort {
     /// The bound socket.
     let fd: Int32
     /// Its port.
@@ -147,11 +147,14 @@ actor ConnectionDriver {
     init(loop: EventLoop) { self.loop = loop }
 
     /// Creates the connection (payloads kept) and starts connecting.
-    func connect(to target: WebSocketTarget, index: Int, delegate: DelegateRecorder) {
+    /// - Parameter early: Text to send right after starting, in the same turn of the loop, while the connection
+    ///   is certainly still connecting.
+    func connect(to target: WebSocketTarget, index: Int, delegate: DelegateRecorder, sending early: [UInt8]? = nil) {
         let context = RawWebSocketConnection.Context(loop: loop, target: target, keepsPayloads: true)
         let connection = RawWebSocketConnection(index: index, context: context, delegate: delegate)
         self.connection = connection
         connection.start()
+        early?.withUnsafeBytes { connection.sendText($0) }
     }
 
     /// Whether the connection is open.

@@ -22,9 +22,11 @@ import Testing
         _ pending: PendingSends, _ model: Model, sourceLocation: SourceLocation = #_sourceLocation
     ) {
         #expect(pending.count == model.count, sourceLocation: sourceLocation)
-        #expect(pending.oldest?.intended == model.entries.dropFirst(model.head).first?.intended,
+        #expect(
+            pending.oldest?.intended == model.entries.dropFirst(model.head).first?.intended,
             sourceLocation: sourceLocation)
-        #expect(pending.oldest?.actual == model.entries.dropFirst(model.head).first?.actual,
+        #expect(
+            pending.oldest?.actual == model.entries.dropFirst(model.head).first?.actual,
             sourceLocation: sourceLocation)
         #expect(Array(pending.waitingIntended) == model.waiting, sourceLocation: sourceLocation)
     }

@@ -6,19 +6,20 @@ import Testing
 
     /// Fixed decimals, padded with zeros, three by default. The inputs are exact binary fractions so that the
     /// expected rounding (half away from zero) does not depend on representation error.
-    @Test(arguments: [
-        (12.5, 3, "12.500"),
-        (0, 3, "0.000"),
-        (1, 2, "1.00"),
-        (2.0625, 3, "2.063"),
-        (2.0625, 4, "2.0625"),
-        (0.0625, 3, "0.063"),
-        (0.03125, 5, "0.03125"),
-        (0.03125, 2, "0.03"),
-        (0.125, 2, "0.13"),
-        (1_048_576.25, 1, "1048576.3"),
-        (0.0009765625, 9, "0.000976563"),
-    ] as [(Double, Int, String)])
+    @Test(
+        arguments: [
+            (12.5, 3, "12.500"),
+            (0, 3, "0.000"),
+            (1, 2, "1.00"),
+            (2.0625, 3, "2.063"),
+            (2.0625, 4, "2.0625"),
+            (0.0625, 3, "0.063"),
+            (0.03125, 5, "0.03125"),
+            (0.03125, 2, "0.03"),
+            (0.125, 2, "0.13"),
+            (1_048_576.25, 1, "1048576.3"),
+            (0.0009765625, 9, "0.000976563"),
+        ] as [(Double, Int, String)])
     func fixedRoundsToTheGivenPlaces(value: Double, places: Int, expected: String) {
         #expect(Report.fixed(value, places) == expected)
     }
