@@ -37,7 +37,7 @@ struct LoadDriver: Sendable {
             "motion-load: \(mode) × \(Report.fixed(options.rate, 1)) poses/s, \(script.source), "
                 + "~\(script.meanMessageBytes) B/pose, snapshots \(options.snapshots), against ws://\(target.host):"
                 + "\(target.port)\(target.path)")
-        let baselineRSS = ProcessStats.residentBytes(options.serverPID)
+        let baselineRSS = options.serverPID.flatMap { ProcessStats.residentBytes($0) }
         let pacingStart = EventLoop.now() + 20_000_000
         for worker in workers { worker.loop.execute { worker.startPacing(at: pacingStart) } }
         let ticker = Task { await tickEverySecond() }
@@ -136,7 +136,8 @@ struct LoadDriver: Sendable {
         let last = CPUSample.take(serverPID: options.serverPID)
         return Measurement(
             sessions: sessions, seconds: Double(last.time - first.time) / 1e9, stats: stats,
-            cpu: CPUSample.percent(from: first, to: last), serverRSS: ProcessStats.residentBytes(options.serverPID),
+            cpu: CPUSample.percent(from: first, to: last),
+            serverRSS: options.serverPID.flatMap { ProcessStats.residentBytes($0) },
             waiting: waiting)
     }
 

@@ -76,16 +76,21 @@ public struct SessionSummary: Sendable, Hashable {
 /// A measured value over time, downsampled for charts and bounded in size.
 ///
 /// Keeps one sample per `interval` seconds of pose time; when `capacity` is reached it drops every other sample
-/// and doubles the interval, so an arbitrarily long session costs bounded memory.
+/// and doubles the interval, so an arbitrarily long session costs bounded memory. Storage grows with the samples
+/// (16 bytes each: an unmeasured value is kept as a NaN, which the engine never measures), so a live session
+/// costs little until it has run for a while.
 public struct ValueSeries: Sendable, Hashable {
     /// Sample times (pose time, seconds).
     public private(set) var times: [Double] = []
-    /// Values at those times; nil where the value could not be measured.
-    public private(set) var values: [Double?] = []
+    /// The values, NaN where unmeasurable.
+    private var storedValues: [Double] = []
     /// The current spacing between samples, seconds.
     public private(set) var interval: Double
     /// The most samples kept.
     public let capacity: Int
+
+    /// Values at ``times``; nil where the value could not be measured.
+    public var values: [Double?] { storedValues.map { $0.isNaN ? nil : $0 } }
 
     /// Creates an empty series.
     /// - Parameters:
@@ -94,8 +99,6 @@ public struct ValueSeries: Sendable, Hashable {
     public init(interval: Double = 0.1, capacity: Int = 36_000) {
         self.interval = interval
         self.capacity = max(2, capacity)
-        times.reserveCapacity(min(self.capacity, 1024))
-        values.reserveCapacity(min(self.capacity, 1024))
     }
 
     /// Rebuilds a series from samples kept earlier (e.g. read back from storage), so that it compares equal to the
@@ -104,17 +107,27 @@ public struct ValueSeries: Sendable, Hashable {
     /// Only the common prefix of `times` and `values` is kept, and at most `capacity` samples of it.
     /// - Parameters:
     ///   - times: Sample times, ascending.
-    ///   - values: Values at those times; nil where unmeasurable.
+    ///   - values: Values at those times; nil (or NaN) where unmeasurable.
     ///   - interval: The current spacing between samples, seconds.
     ///   - capacity: The most samples kept, at least 2.
     public init(times: [Double], values: [Double?], interval: Double, capacity: Int) {
         self.init(interval: interval, capacity: capacity)
         let count = min(times.count, values.count, self.capacity)
         self.times = Array(times.prefix(count))
-        self.values = Array(values.prefix(count))
+        storedValues = values.prefix(count).map { $0 ?? .nan }
         if let origin = self.times.first, let last = self.times.last {
             lastSlot = Int(exactly: ((last - origin) / interval + 1e-6).rounded(.down))
         }
+    }
+
+    /// The number of samples kept.
+    public var count: Int { times.count }
+
+    /// Sample `index`: its time and value (nil where unmeasurable).
+    /// - Parameter index: A position below ``count``.
+    public subscript(index: Int) -> (t: Double, value: Double?) {
+        let value = storedValues[index]
+        return (times[index], value.isNaN ? nil : value)
     }
 
     /// Records a sample when at least `interval` has passed since the last one kept.
@@ -128,21 +141,36 @@ public struct ValueSeries: Sendable, Hashable {
         if let last = lastSlot, slot <= last { return }
         if times.count == capacity { halve() }
         times.append(t)
-        values.append(value)
+        storedValues.append(value ?? .nan)
         lastSlot = Int(((t - origin) / interval + 1e-6).rounded(.down))
     }
 
     private var lastSlot: Int?
 
+    /// Equal when the samples (NaN matching NaN), interval and capacity are.
+    public static func == (lhs: ValueSeries, rhs: ValueSeries) -> Bool {
+        lhs.times == rhs.times && lhs.interval == rhs.interval && lhs.capacity == rhs.capacity
+            && lhs.lastSlot == rhs.lastSlot
+            && lhs.storedValues.elementsEqual(rhs.storedValues) { $0 == $1 || ($0.isNaN && $1.isNaN) }
+    }
+
+    /// Hashes the samples (every NaN alike), interval and capacity.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(times)
+        hasher.combine(interval)
+        hasher.combine(capacity)
+        for value in storedValues { hasher.combine(value.isNaN ? Double.nan.bitPattern : value.bitPattern) }
+    }
+
     private mutating func halve() {
         var kept = 0
         for i in stride(from: 0, to: times.count, by: 2) {
             times[kept] = times[i]
-            values[kept] = values[i]
+            storedValues[kept] = storedValues[i]
             kept += 1
         }
         times.removeLast(times.count - kept)
-        values.removeLast(values.count - kept)
+        storedValues.removeLast(storedValues.count - kept)
         interval *= 2
     }
 }
