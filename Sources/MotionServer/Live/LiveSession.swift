@@ -74,25 +74,21 @@ actor LiveSession {
             guard core == nil else { throw WireError(code: .alreadyStarted, message: "the session has started") }
             try begin(start)
         case .pose(let pose):
-            var session = try started()
+            try requireStarted()
             try admit(frames: 1)
-            try process(pose, in: &session)
-            core = session
+            try process(pose)
         case .poses(let poses):
-            var session = try started()
+            try requireStarted()
             try admit(frames: poses.count)
-            defer { core = session }
-            for pose in poses { try process(pose, in: &session) }
+            for pose in poses { try process(pose) }
         case .reset:
-            var session = try started()
-            session.reset()
-            core = session
-            sendSnapshot(of: session, force: true)
+            try requireStarted()
+            core?.reset()
+            sendSnapshot(force: true)
         case .baseline:
-            var session = try started()
-            session.startBaseline()
-            core = session
-            sendSnapshot(of: session, force: true)
+            try requireStarted()
+            core?.startBaseline()
+            sendSnapshot(force: true)
         case .stop:
             let session = try started()
             finish(session, status: .finished, closeCode: .normal)
@@ -100,10 +96,18 @@ actor LiveSession {
     }
 
     private func started() throws(WireError) -> SessionCore {
-        guard let core, !finished else {
+        try requireStarted()
+        guard let core else { throw WireError(code: .notStarted, message: "send a start message first") }
+        return core
+    }
+
+    /// Throws `notStarted` unless a session is running. The session itself stays in `core` and is changed there,
+    /// in place: a copy taken out and written back would share the engine's arrays with `core` and copy them on
+    /// every change.
+    private func requireStarted() throws(WireError) {
+        guard core != nil, !finished else {
             throw WireError(code: .notStarted, message: "send a start message first")
         }
-        return core
     }
 
     private func admit(frames: Int) throws(WireError) {
@@ -135,9 +139,9 @@ actor LiveSession {
         socket.sendText(utf8: output)
     }
 
-    private func process(_ pose: Pose, in session: inout SessionCore) throws(WireError) {
+    private func process(_ pose: Pose) throws(WireError) {
         events.removeAll(keepingCapacity: true)
-        try session.process(pose, into: &events)
+        try core?.process(pose, into: &events)
         context.metrics.countFrames(1)
         for event in events {
             context.metrics.countEvent(event)
@@ -145,11 +149,11 @@ actor LiveSession {
             WireEncoder.encodeEvent(event, at: pose.timestamp, into: &output)
             send(output, replacing: nil)
         }
-        sendSnapshot(of: session, force: false)
+        sendSnapshot(force: false)
     }
 
-    private func sendSnapshot(of session: SessionCore, force: Bool) {
-        let snapshot = session.engine.snapshot()
+    private func sendSnapshot(force: Bool) {
+        guard let snapshot = core?.engine.snapshot() else { return }
         if !force {
             switch snapshots {
             case .off: return
@@ -218,10 +222,10 @@ actor LiveSession {
         if silent >= context.limits.idleTimeout {
             return closeSession(code: .goingAway, reason: "idle")
         }
-        if var session = core, session.needsCheckpoint {
-            let summary = session.takeCheckpoint()
-            core = session
-            let (store, id, tenant, context) = (context.store, session.id, session.tenant, self.context)
+        if core?.needsCheckpoint == true, let summary = core?.takeCheckpoint(), let id = core?.id,
+            let tenant = core?.tenant
+        {
+            let (store, context) = (context.store, self.context)
             lastWrite = context.writes.run(after: lastWrite) {
                 do {
                     try await context.timed("checkpoint") {
