@@ -1,5 +1,6 @@
 public import HTTPServer
 public import HTTPWire
+public import Testing
 
 /// Collects what a client socket receives, from its loop.
 public final class Inbox: Sendable {
@@ -33,9 +34,28 @@ public final class Inbox: Sendable {
     /// The close code and reason, once closed.
     public var close: (WebSocketCloseCode?, String)? { state.withLock { $0.close } }
 
-    /// Waits until `condition` holds (checked after every arrival).
-    public func wait(until condition: @Sendable (Inbox) -> Bool) async {
+    /// Waits until `condition` holds (checked after every arrival), at most `timeout`: a test whose messages
+    /// never come fails with a recorded issue instead of hanging the run.
+    public func wait(
+        timeout: Duration = .seconds(30), until condition: @escaping @Sendable (Inbox) -> Bool,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
         if condition(self) { return }
-        for await _ in signals where condition(self) { return }
+        let met = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await _ in self.signals where condition(self) { return true }
+                return condition(self)
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !met {
+            Issue.record("no WebSocket message met the condition within \(timeout)", sourceLocation: sourceLocation)
+        }
     }
 }

@@ -5,8 +5,8 @@ import HTTPWire
 
 /// A blocking socket client for tests: sends raw bytes, reads raw responses with a timeout.
 public final class TestClient {
-    /// The socket.
-    public let fd: Int32
+    /// The socket; -1 once closed.
+    public private(set) var fd: Int32
 
     /// Connects to `address`; reads time out after `timeoutSeconds`.
     public init(_ address: SocketAddress, timeoutSeconds: Int = 15) throws {
@@ -15,7 +15,15 @@ public final class TestClient {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    deinit { close(fd) }
+    deinit { close() }
+
+    /// Closes the socket (once: a second `close` of a number the process has since reused for another socket
+    /// would close that one).
+    public func close() {
+        guard fd >= 0 else { return }
+        Glibc.close(fd)
+        fd = -1
+    }
 
     /// Sends text as UTF-8.
     public func send(_ text: String) { send(Array(text.utf8)) }

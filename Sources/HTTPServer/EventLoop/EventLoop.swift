@@ -52,7 +52,9 @@ public final class EventLoop: @unchecked Sendable {
     private let wakeFD: Int32
     private let inbox = Locked(Inbox())
     private let running = Atomic<Bool>(true)
-    private var handlers: [Int32: any EventLoopHandler] = [:]
+    /// Registered descriptors: each registration's token (see ``token(_:_:)``) and handler.
+    private var handlers: [Int32: (registration: UInt32, handler: any EventLoopHandler)] = [:]
+    private var lastRegistration: UInt32 = 0
     private var timers = TimerQueue()
     private let threadID = Atomic<UInt>(0)
     private let finished = DispatchSemaphore(value: 0)
@@ -66,7 +68,7 @@ public final class EventLoop: @unchecked Sendable {
         guard epollFD >= 0 else { throw SystemError.last("epoll_create1") }
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard wakeFD >= 0 else { throw SystemError.last("eventfd") }
-        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeFD))
+        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(u64: Self.token(wakeFD, 0)))
         guard epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event) == 0 else { throw SystemError.last("epoll_ctl") }
     }
 
@@ -123,9 +125,18 @@ public final class EventLoop: @unchecked Sendable {
     ///   - handler: Who handles it; the loop keeps it until ``deregister(_:)``.
     /// - Throws: ``SystemError`` when epoll refuses.
     public func register(_ fd: Int32, for events: IOEvents, handler: any EventLoopHandler) throws(SystemError) {
-        var event = epoll_event(events: events.rawValue, data: epoll_data_t(fd: fd))
+        lastRegistration = lastRegistration == .max ? 1 : lastRegistration + 1
+        var event = epoll_event(events: events.rawValue, data: epoll_data_t(u64: Self.token(fd, lastRegistration)))
         guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else { throw SystemError.last("epoll_ctl(ADD)") }
-        handlers[fd] = handler
+        handlers[fd] = (lastRegistration, handler)
+    }
+
+    /// What epoll hands back for a registration: the descriptor and a registration number. A descriptor closed
+    /// while handling one event of a batch can be reused at once by a new socket; a later event of the same batch
+    /// for the old one must not reach the new one's handler, so events are delivered only when the registration
+    /// number matches too.
+    private static func token(_ fd: Int32, _ registration: UInt32) -> UInt64 {
+        UInt64(registration) << 32 | UInt64(UInt32(bitPattern: fd))
     }
 
     /// Changes the readiness reported for `fd`. Loop thread only.
@@ -133,7 +144,8 @@ public final class EventLoop: @unchecked Sendable {
     ///   - fd: A registered descriptor.
     ///   - events: The readiness to report.
     public func modify(_ fd: Int32, for events: IOEvents) {
-        var event = epoll_event(events: events.rawValue, data: epoll_data_t(fd: fd))
+        guard let registration = handlers[fd]?.registration else { return }
+        var event = epoll_event(events: events.rawValue, data: epoll_data_t(u64: Self.token(fd, registration)))
         _ = epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
     }
 
@@ -177,12 +189,13 @@ public final class EventLoop: @unchecked Sendable {
             let count = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, 256, timeout) }
             if count > 0 {
                 for event in events[0..<Int(count)] {
-                    let fd = event.data.fd
+                    let token = event.data.u64
+                    let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: token))
                     if fd == wakeFD {
                         var value: UInt64 = 0
                         _ = read(wakeFD, &value, 8)
-                    } else {
-                        handlers[fd]?.handle(IOEvents(rawValue: event.events))
+                    } else if let (registration, handler) = handlers[fd], registration == UInt32(token >> 32) {
+                        handler.handle(IOEvents(rawValue: event.events))
                     }
                 }
             }
