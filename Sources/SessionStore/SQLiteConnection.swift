@@ -203,6 +203,13 @@ struct SQLiteStatement {
 
     func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
 
+    /// Runs `body` with a column's text as UTF-8 bytes in place (valid only during the call), sparing a `String`.
+    func withUTF8<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        let text = sqlite3_column_text(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return body(UnsafeBufferPointer(start: text, count: text == nil ? 0 : count))
+    }
+
     func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, column))
         guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return [] }

@@ -77,6 +77,7 @@ extension SQLiteSessionStore {
                 // One extra row tells whether another page follows.
                 try select.bind(limit + 1, at: 9)
                 var sessions: [StoredSession] = []
+                sessions.reserveCapacity(limit + 1)
                 while try select.step() { sessions.append(try readSession(from: select)) }
                 return sessions
             }
@@ -85,7 +86,7 @@ extension SQLiteSessionStore {
                 sessions.removeLast(sessions.count - limit)
                 next = sessions.last.map { SessionCursor(startedAt: $0.startedAt, id: $0.id).encoded }
             }
-            for i in sessions.indices { sessions[i].summary.reps = try reps(of: sessions[i].id.description, in: db) }
+            try readReps(into: &sessions, in: db)
             return SessionPage(sessions: sessions, next: next)
         }
     }
@@ -106,13 +107,13 @@ extension SQLiteSessionStore {
 
     /// Reads the current row of a statement over ``columns`` (reps and series left empty).
     private func readSession(from row: SQLiteStatement) throws(SessionStoreError) -> StoredSession {
-        let key = row.string(0)
-        guard let id = SessionID(key), let status = SessionStatus(rawValue: row.string(3)),
+        // The id is parsed in place: its text is only made for the error.
+        guard let id = row.withUTF8(0, { SessionID(utf8: $0) }), let status = SessionStatus(rawValue: row.string(3)),
             let faultCounts = SessionRecordCoding.decodeFaultCounts(row.string(16))
-        else { throw .corruptRecord(id: key) }
+        else { throw .corruptRecord(id: row.string(0)) }
         var side: BodySide?
         if let text = row.optionalString(7) {
-            guard let known = BodySide(rawValue: text) else { throw .corruptRecord(id: key) }
+            guard let known = BodySide(rawValue: text) else { throw .corruptRecord(id: row.string(0)) }
             side = known
         }
         let summary = SessionSummary(
@@ -125,21 +126,65 @@ extension SQLiteSessionStore {
             endedAt: row.optionalInt64(5), summary: summary)
     }
 
+    /// One session's reps, in order.
     private func reps(of key: String, in db: SQLiteConnection) throws(SessionStoreError) -> [Rep] {
         try db.withStatement(
             "SELECT number, peak, trough, start_t, end_t, faults FROM reps WHERE session_id = ?1 ORDER BY position"
         ) { select throws(SessionStoreError) -> [Rep] in
             try select.bind(key, at: 1)
             var reps: [Rep] = []
-            while try select.step() {
-                reps.append(
-                    Rep(
-                        index: select.int(0), peak: select.double(1), trough: select.double(2),
-                        start: select.double(3), end: select.double(4),
-                        faults: SessionRecordCoding.decodeFaults(select.string(5))))
-            }
+            while try select.step() { reps.append(readRep(from: select, at: 0)) }
             return reps
         }
+    }
+
+    /// Fills in the reps of every session of a page with one statement rather than one per session.
+    ///
+    /// The ids go in as one JSON array, which `json_each` turns into the `IN` list; rows come back in primary-key
+    /// order, `(session_id, position)`, so no sort is needed, and each row's session is found by its id (parsed in
+    /// place, no `String`). Each id is still one primary-key search of `reps`, but the statement is bound, stepped
+    /// and reset once per page.
+    private func readReps(into sessions: inout [StoredSession], in db: SQLiteConnection) throws(SessionStoreError) {
+        guard !sessions.isEmpty else { return }
+        var positions: [SessionID: Int] = [:]
+        positions.reserveCapacity(sessions.count)
+        for (index, session) in sessions.enumerated() { positions[session.id] = index }
+        // `["id","id",…]` written in one buffer; ids are Crockford base32, which needs no escaping in JSON.
+        let ids = String(unsafeUninitializedCapacity: sessions.count * (SessionID.textLength + 3) + 1) { buffer in
+            var end = 0
+            for session in sessions {
+                buffer[end] = UInt8(ascii: end == 0 ? "[" : ",")
+                buffer[end + 1] = UInt8(ascii: "\"")
+                session.id.write(to: buffer, at: end + 2)
+                end += SessionID.textLength + 2
+                buffer[end] = UInt8(ascii: "\"")
+                end += 1
+            }
+            buffer[end] = UInt8(ascii: "]")
+            return end + 1
+        }
+        try db.withStatement(
+            """
+            SELECT session_id, number, peak, trough, start_t, end_t, faults FROM reps
+            WHERE session_id IN (SELECT value FROM json_each(?1)) ORDER BY session_id, position
+            """
+        ) { select throws(SessionStoreError) in
+            try select.bind(ids, at: 1)
+            while try select.step() {
+                guard let id = select.withUTF8(0, { SessionID(utf8: $0) }), let index = positions[id] else {
+                    throw .corruptRecord(id: select.string(0))
+                }
+                sessions[index].summary.reps.append(readRep(from: select, at: 1))
+            }
+        }
+    }
+
+    /// Reads a rep from the current row: number, peak, trough, start, end and faults from column `first` on.
+    private func readRep(from row: SQLiteStatement, at first: Int32) -> Rep {
+        Rep(
+            index: row.int(first), peak: row.double(first + 1), trough: row.double(first + 2),
+            start: row.double(first + 3), end: row.double(first + 4),
+            faults: SessionRecordCoding.decodeFaults(row.string(first + 5)))
     }
 
     private func storedSeries(of id: SessionID, in db: SQLiteConnection) throws(SessionStoreError) -> ValueSeries? {

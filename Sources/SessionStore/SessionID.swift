@@ -38,9 +38,16 @@ public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible
     /// - Parameter text: The text.
     /// - Complexity: O(1), no allocation.
     public init?(_ text: some StringProtocol) {
+        self.init(utf8: text.utf8)
+    }
+
+    /// Parses the canonical text form from its UTF-8 bytes, e.g. a column's text read in place.
+    /// - Parameter bytes: The bytes.
+    /// - Complexity: O(1), no allocation.
+    init?(utf8 bytes: some Sequence<UInt8>) {
         var value: UInt128 = 0
         var count = 0
-        for byte in text.utf8 {
+        for byte in bytes {
             guard count < 26, let digit = Self.digitValues[Int(byte)] else { return nil }
             if count == 0 && digit > 7 { return nil }
             value = value << 5 | UInt128(digit)
@@ -79,12 +86,24 @@ public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible
 
     /// The canonical 26-character text.
     public var description: String {
-        String(unsafeUninitializedCapacity: 26) { buffer in
-            for i in 0..<26 {
-                let digit = Int(truncatingIfNeeded: rawValue >> UInt128(125 - 5 * i)) & 31
-                buffer[i] = Self.alphabet[digit]
-            }
-            return 26
+        String(unsafeUninitializedCapacity: Self.textLength) { buffer in
+            write(to: buffer, at: 0)
+            return Self.textLength
+        }
+    }
+
+    /// The length of the canonical text, in characters (and UTF-8 bytes).
+    static let textLength = 26
+
+    /// Writes the canonical text into `buffer[offset ..< offset + 26]`, for building longer text without a `String`
+    /// per id.
+    /// - Parameters:
+    ///   - buffer: The buffer; `offset + 26` must not exceed its count.
+    ///   - offset: Where the text starts.
+    func write(to buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        for i in 0..<Self.textLength {
+            let digit = Int(truncatingIfNeeded: rawValue >> UInt128(125 - 5 * i)) & 31
+            buffer[offset + i] = Self.alphabet[digit]
         }
     }
 
