@@ -52,12 +52,15 @@ actor LiveSession {
     private func receive(_ message: WebSocketMessage) {
         lastMessage = EventLoop.now()
         messageNumber += 1
-        guard case .text(var text) = message else {
+        guard case .text(let text) = message else {
             return refuse(WireError(code: .invalidMessage, message: "messages are JSON text frames"))
         }
-        let decoded = text.withUTF8 { bytes in
-            Result { () throws(WireError) -> ClientMessage in try decoder.decode(UnsafeRawBufferPointer(bytes)) }
+        // Read the text's own storage: `withUTF8` would copy it, since `message` still holds a reference.
+        let decode = { (bytes: UnsafeBufferPointer<UInt8>) in
+            Result { () throws(WireError) -> ClientMessage in try self.decoder.decode(UnsafeRawBufferPointer(bytes)) }
         }
+        let decoded =
+            text.utf8.withContiguousStorageIfAvailable(decode) ?? Array(text.utf8).withUnsafeBufferPointer(decode)
         do {
             try handle(try decoded.get())
             consecutiveErrors = 0
@@ -153,7 +156,7 @@ actor LiveSession {
     }
 
     private func sendSnapshot(force: Bool) {
-        guard let snapshot = core?.engine.snapshot() else { return }
+        guard let snapshot = core?.currentSnapshot() else { return }
         if !force {
             switch snapshots {
             case .off: return

@@ -65,6 +65,10 @@ struct SessionCore: Sendable {
         }
     }
 
+    /// The engine's current snapshot. `mutating` only so that `core?.currentSnapshot()` reaches the session in
+    /// place: a non-mutating call through the optional copies the whole session out first (retaining each field).
+    mutating func currentSnapshot() -> MotionSnapshot { engine.snapshot() }
+
     mutating func reset() { engine.reset() }
 
     mutating func startBaseline() { engine.startBaseline() }
