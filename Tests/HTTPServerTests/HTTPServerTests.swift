@@ -4,34 +4,13 @@ import HTTPWire
 import Synchronization
 import Testing
 
-/// A configuration for tests: a free port, two loops, quiet logs, then `configure`.
-func testConfiguration(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in }) -> HTTPServerConfiguration {
-    var configuration = HTTPServerConfiguration()
-    configuration.port = 0
-    configuration.loops = 2
-    configuration.logLevel = .error
-    configure(&configuration)
-    return configuration
-}
-
-/// Starts a server on a free loopback port for one test and shuts it down afterwards.
+/// Starts a server with the test routes (or `router`) on a free loopback port for one test.
 func withServer(
     _ configuration: HTTPServerConfiguration = testConfiguration(), router: Router = testRouter(),
     fallback: Router.Handler? = nil, middleware: [any HTTPMiddleware] = [],
     _ body: (SocketAddress, HTTPServer) async throws -> Void
 ) async throws {
-    let server = try HTTPServer(
-        configuration: configuration, router: router, middleware: middleware, fallback: fallback)
-    let address = try server.start()
-    do {
-        try await body(address, server)
-    } catch {
-        await server.shutdown(gracePeriod: .milliseconds(100))
-        server.stopLoops()
-        throw error
-    }
-    await server.shutdown(gracePeriod: .milliseconds(500))
-    server.stopLoops()
+    try await withTestServer(configuration, router: router, fallback: fallback, middleware: middleware, body)
 }
 
 func testRouter() -> Router {

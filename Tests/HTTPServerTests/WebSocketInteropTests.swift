@@ -115,19 +115,7 @@ struct WebSocketInteropTests {
         _ inbox: Inbox, _ what: String, timeout: Duration = .seconds(20),
         until condition: @escaping @Sendable (Inbox) -> Bool
     ) async throws {
-        let arrived = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await inbox.wait(until: condition)
-                return !Task.isCancelled
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
+        let arrived = await inbox.arrival(within: timeout, until: condition)
         guard arrived else { throw InteropError("timed out after \(timeout) waiting for \(what)") }
     }
 

@@ -2,6 +2,7 @@ import Glibc
 import HTTPServer
 import HTTPWire
 import LoadKit
+import NetworkTestSupport
 import Synchronization
 
 /// Polls `condition` every couple of milliseconds until it holds or `timeout` passes. The timeout only keeps a
@@ -19,26 +20,13 @@ func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () -> B
 /// Starts a server with a WebSocket echo route on a free loopback port for one test, then shuts it down.
 /// - Parameter body: Receives the bound port.
 func withEchoServer(_ body: (UInt16) async throws -> Void) async throws {
-    var configuration = HTTPServerConfiguration()
-    configuration.host = "127.0.0.1"
-    configuration.port = 0
-    configuration.loops = 1
-    configuration.logLevel = .error
     var router = Router()
     router.webSocket("/echo") { socket in
         socket.onMessage = { message in socket.send(message) }
     }
-    let server = try HTTPServer(configuration: configuration, router: router)
-    let address = try server.start()
-    do {
+    try await withTestServer(testConfiguration { $0.loops = 1 }, router: router) { address, _ in
         try await body(address.port)
-    } catch {
-        await server.shutdown(gracePeriod: .milliseconds(100))
-        server.stopLoops()
-        throw error
     }
-    await server.shutdown(gracePeriod: .milliseconds(500))
-    server.stopLoops()
 }
 
 /// A loopback TCP port that is bound but not listening, so connecting to it is refused; released on deinit.

@@ -40,8 +40,16 @@ public final class Inbox: Sendable {
         timeout: Duration = .seconds(30), until condition: @escaping @Sendable (Inbox) -> Bool,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async {
-        if condition(self) { return }
-        let met = await withTaskGroup(of: Bool.self) { group in
+        if await !arrival(within: timeout, until: condition) {
+            Issue.record("no WebSocket message met the condition within \(timeout)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Waits until `condition` holds (checked after every arrival), at most `timeout`.
+    /// - Returns: Whether it held in time.
+    public func arrival(within timeout: Duration, until condition: @escaping @Sendable (Inbox) -> Bool) async -> Bool {
+        if condition(self) { return true }
+        return await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 for await _ in self.signals where condition(self) { return true }
                 return condition(self)
@@ -53,9 +61,6 @@ public final class Inbox: Sendable {
             let first = await group.next() ?? false
             group.cancelAll()
             return first
-        }
-        if !met {
-            Issue.record("no WebSocket message met the condition within \(timeout)", sourceLocation: sourceLocation)
         }
     }
 }
