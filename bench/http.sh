@@ -18,16 +18,14 @@ THREADS=${THREADS:-2}
 WARMUP=${WARMUP:-2s}
 LOOPS=${LOOPS:-2}
 
-log() { echo "[http.sh] $*" >&2; }
-die() { log "error: $*"; exit 1; }
+BENCH_NAME=http.sh
+source bench/lib.sh
 
 # ---- tools (idempotent) ----------------------------------------------------------------------------------------
 if ! command -v wrk >/dev/null; then
     log "installing wrk (apt)"
     { apt-get update -qq && apt-get install -y -qq wrk; } >&2 || die "apt-get install wrk failed"
 fi
-# The real interpreter, not a pyenv shim, so the PID we sample is the server's own.
-PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 if ! "$PYTHON" -c 'import aiohttp' 2>/dev/null; then
     log "installing aiohttp (pip)"
     "$PYTHON" -m pip install -q aiohttp >&2 || die "pip install aiohttp failed"
@@ -41,34 +39,8 @@ BIN=.build/release/http-bench-server
 [[ -x $BIN ]] || die "$BIN missing after build"
 
 # ---- scratch, cleanup ------------------------------------------------------------------------------------------
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/http-bench.XXXXXX")
 RAW=${RAW_DIR:-$TMP/raw}
 mkdir -p "$TMP/public" "$RAW"
-SERVER_PID=""
-
-stop_server() {
-    local pid=$SERVER_PID
-    SERVER_PID=""
-    [[ -n $pid ]] || return 0
-    kill -TERM "$pid" 2>/dev/null || return 0
-    local i
-    for ((i = 0; i < 100; i++)); do # up to 10 s: our server drains with a 5 s grace period
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-        log "server $pid ignored SIGTERM for 10 s; killing it"
-        kill -KILL "$pid" 2>/dev/null || true
-    fi
-    wait "$pid" 2>/dev/null || true
-}
-cleanup() {
-    stop_server
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
 # 10 KiB of plain text (compressibility does not matter: neither server compresses without Accept-Encoding,
 # which wrk never sends; there is no file10k.txt.gz beside it either).
 "$PYTHON" -c 'import sys; open(sys.argv[1], "wb").write(b"motion-server static file, 32 B\n" * 320)' \
@@ -76,26 +48,6 @@ trap 'exit 130' INT TERM
 [[ $(stat -c %s "$TMP/public/file10k.txt") -eq 10240 ]] || die "file10k.txt is not 10240 bytes"
 
 # ---- helpers ---------------------------------------------------------------------------------------------------
-# start_server NAME CMD... : starts it in the background, waits for `listening on http://HOST:PORT`, sets URL.
-start_server() {
-    local name=$1
-    shift
-    local out=$TMP/$name.out
-    "$@" >"$out" 2>"$TMP/$name.err" &
-    SERVER_PID=$!
-    local i line=""
-    for ((i = 0; i < 300; i++)); do # 30 s
-        line=$(grep -m1 -o 'listening on http://[^ ]*' "$out" 2>/dev/null || true)
-        [[ -n $line ]] && break
-        kill -0 "$SERVER_PID" 2>/dev/null || { cat "$TMP/$name.err" >&2; die "$name exited before it was ready"; }
-        sleep 0.1
-    done
-    [[ -n $line ]] || die "$name did not print its listening line within 30 s"
-    local port=${line##*:}
-    URL="http://127.0.0.1:$port"
-    log "$name (pid $SERVER_PID) listening on $URL"
-}
-
 # check_response URL EXPECTED_BYTES : 200, the exact body length, no Content-Encoding.
 check_response() {
     local headers body
@@ -175,6 +127,7 @@ PEER_CMD=("$PYTHON" bench/peers/aiohttp_server.py --port 0 --public "$TMP/public
 
 LOAD_BEFORE=$(cut -d' ' -f1 /proc/loadavg)
 start_server ours "${OURS_CMD[@]}"
+URL="http://127.0.0.1:${SERVER_URL##*:}"
 check_response "$URL/" 5
 check_response "$URL/file10k.txt" 10240
 bench_target ours /
@@ -182,6 +135,7 @@ bench_target ours /file10k.txt
 stop_server
 
 start_server aiohttp "${PEER_CMD[@]}"
+URL="http://127.0.0.1:${SERVER_URL##*:}"
 check_response "$URL/" 5
 check_response "$URL/file10k.txt" 10240
 bench_target aiohttp /

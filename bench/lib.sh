@@ -1,6 +1,7 @@
 # Shared plumbing of the bench/*.sh scripts (sourced, not run): logging, waiting for a quiet machine, starting and
 # stopping a server that prints `listening on http://HOST:PORT`, medians and number formatting.
-# The sourcing script sets BENCH_NAME first; it gets TMP (a scratch dir removed at exit), PYTHON (the real
+# The sourcing script sets BENCH_NAME first (and may define bench_before_cleanup, run at exit before the server
+# stops); it gets TMP (a scratch dir removed at exit), PYTHON (the real
 # interpreter, not a pyenv shim, so sampled PIDs are the processes' own) and the functions below.
 
 log() { echo "[$BENCH_NAME $(date +%T)] $*" >&2; }
@@ -78,6 +79,7 @@ stop_server() {
 }
 
 bench_cleanup() {
+    if declare -F bench_before_cleanup >/dev/null; then bench_before_cleanup; fi
     stop_server
     rm -rf "$TMP"
 }

@@ -31,18 +31,14 @@ MAX_LOAD=${MAX_LOAD:-2}
 LOAD_WAIT=${LOAD_WAIT:-300}
 HERE=bench/store-http
 
-log() { echo "[store.sh $(date +%T)] $*" >&2; }
-die() {
-    log "error: $*"
-    exit 1
-}
+BENCH_NAME=store.sh
+source bench/lib.sh
 
 # ---- tools (idempotent) ----------------------------------------------------------------------------------------
 if ! command -v wrk >/dev/null; then
     log "installing wrk (apt)"
     { apt-get update -qq && apt-get install -y -qq wrk; } >&2 || die "apt-get install wrk failed"
 fi
-PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 
 # ---- build -----------------------------------------------------------------------------------------------------
 log "building motion-server and store-bench (release)"
@@ -52,41 +48,12 @@ BIN=.build/release/motion-server
 [[ -x $BIN && -x .build/release/store-bench ]] || die "release binaries missing after build"
 
 # ---- scratch, cleanup ------------------------------------------------------------------------------------------
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/store-bench.XXXXXX")
 RAW=${RAW_DIR:-$TMP/raw}
 mkdir -p "$RAW"
-SERVER_PID=""
-stop_server() {
-    local pid=$SERVER_PID i
-    SERVER_PID=""
-    [[ -n $pid ]] || return 0
-    kill -TERM "$pid" 2>/dev/null || return 0
-    for ((i = 0; i < 150; i++)); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-        log "server $pid ignored SIGTERM for 15 s; killing it"
-        kill -KILL "$pid" 2>/dev/null || true
-    fi
-    wait "$pid" 2>/dev/null || true
-}
-cleanup() {
-    stop_server
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
 # ---- helpers ---------------------------------------------------------------------------------------------------
 load1() { cut -d' ' -f1 /proc/loadavg; }
 wait_for_quiet() {
-    local waited=0
-    while awk -v l="$(load1)" -v m="$MAX_LOAD" 'BEGIN { exit !(l >= m) }' && ((waited < LOAD_WAIT)); do
-        ((waited % 30 == 0)) && log "load average $(load1) ≥ $MAX_LOAD; waiting (up to $LOAD_WAIT s)"
-        sleep 5
-        waited=$((waited + 5))
-    done
+    wait_quiet "$MAX_LOAD" "$LOAD_WAIT"
     log "load average now $(load1)"
 }
 to_ms() {

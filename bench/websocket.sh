@@ -42,8 +42,8 @@ MAX_LOAD=${MAX_LOAD:-}
 OURS_LOOPS=${OURS_LOOPS:-1 2}
 PEERS=${PEERS-aiohttp}
 
-log() { echo "[websocket.sh] $*" >&2; }
-die() { log "error: $*"; exit 1; }
+BENCH_NAME=websocket.sh
+source bench/lib.sh
 
 # ---- limits ----------------------------------------------------------------------------------------------------
 # 10,000 connections need 10,000 descriptors in the server and as many in the client (both inherit this limit).
@@ -52,8 +52,6 @@ NOFILE=$(ulimit -n)
 ((NOFILE >= IDLE_CONNECTIONS + 256)) || die "ulimit -n is $NOFILE; $IDLE_CONNECTIONS idle connections need more"
 
 # ---- tools (idempotent) ----------------------------------------------------------------------------------------
-# The real interpreter, not a pyenv shim, so the PID we sample is the server's own.
-PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 if [[ -n $PEERS ]] && ! "$PYTHON" -c 'import aiohttp' 2>/dev/null; then
     log "installing aiohttp (pip)"
     "$PYTHON" -m pip install -q aiohttp >&2 || die "pip install aiohttp failed"
@@ -71,12 +69,8 @@ CLIENT=${SCRATCH_PATH:-.build}/release/ws-bench-client
 [[ -x $BIN && -x $CLIENT ]] || die "binaries missing after build"
 
 # ---- scratch, cleanup ------------------------------------------------------------------------------------------
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/ws-bench.XXXXXX")
 RAW=${RAW_DIR:-$TMP/raw}
 mkdir -p "$RAW"
-SERVER_PID=""
-SERVER_ERR=/dev/null
-STARTS=0
 CLIENT_PID=""
 
 stop_client() {
@@ -86,52 +80,13 @@ stop_client() {
     kill -TERM "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
 }
-stop_server() {
-    local pid=$SERVER_PID
-    SERVER_PID=""
-    [[ -n $pid ]] || return 0
-    kill -TERM "$pid" 2>/dev/null || return 0
-    local i
-    for ((i = 0; i < 100; i++)); do # up to 10 s: our server drains with a 5 s grace period
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-        log "server $pid ignored SIGTERM for 10 s; killing it"
-        kill -KILL "$pid" 2>/dev/null || true
-    fi
-    wait "$pid" 2>/dev/null || true
-}
-cleanup() {
-    stop_client
-    stop_server
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_before_cleanup() { stop_client; }
 
 # ---- helpers ---------------------------------------------------------------------------------------------------
-# start_server NAME CMD... : starts it in the background, waits for `listening on http://HOST:PORT`, sets WS_URL.
-start_server() {
-    local name=$1
-    shift
-    # A new file per start: the background child truncates its output file only once it runs, so reusing one
-    # could let the grep below read the previous instance's port.
-    STARTS=$((STARTS + 1))
-    local out=$TMP/$name.$STARTS.out
-    SERVER_ERR=$TMP/$name.$STARTS.err
-    "$@" >"$out" 2>"$SERVER_ERR" &
-    SERVER_PID=$!
-    local i line=""
-    for ((i = 0; i < 300; i++)); do # 30 s
-        line=$(grep -m1 -o 'listening on http://[^ ]*' "$out" 2>/dev/null || true)
-        [[ -n $line ]] && break
-        kill -0 "$SERVER_PID" 2>/dev/null || { cat "$SERVER_ERR" >&2; die "$name exited before it was ready"; }
-        sleep 0.1
-    done
-    [[ -n $line ]] || die "$name did not print its listening line within 30 s"
-    WS_URL="ws://127.0.0.1:${line##*:}/v1/echo"
-    log "$name (pid $SERVER_PID) listening on $WS_URL"
+# start_ws_server NAME CMD... : start_server, then WS_URL is its echo endpoint.
+start_ws_server() {
+    start_server "$@"
+    WS_URL="ws://127.0.0.1:${SERVER_URL##*:}/v1/echo"
 }
 
 # alive NAME WHAT : dies with the server's exit status and stderr if it is gone.
@@ -151,10 +106,6 @@ v = d.get(sys.argv[2])
 print("null" if v is None else (json.dumps(v) if isinstance(v, dict) else v))' "$1" "$2"
 }
 
-median() { # numbers as arguments
-    printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END {
-        if (NR % 2) printf "%.1f", a[(NR + 1) / 2]; else printf "%.1f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
-}
 proc_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
 fmt0() { awk -v v="$1" 'BEGIN { if (v == "null" || v == "") print "n/a"; else printf "%.0f", v }'; }
 fmt1() { awk -v v="$1" 'BEGIN { if (v == "null" || v == "") print "n/a"; else printf "%.1f", v }'; }
@@ -270,35 +221,29 @@ bench_idle() {
 }
 
 # ---- measure ---------------------------------------------------------------------------------------------------
-if [[ -n $MAX_LOAD ]]; then
-    for ((i = 0; i < 180; i++)); do
-        awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v m="$MAX_LOAD" 'BEGIN { exit !(l < m) }' && break
-        ((i % 6 == 0)) && log "load average $(cut -d' ' -f1 /proc/loadavg) ≥ $MAX_LOAD; waiting"
-        sleep 10
-    done
-fi
+wait_quiet "$MAX_LOAD" 1800
 SERVERS=()
 LOAD_BEFORE=$(cut -d' ' -f1 /proc/loadavg)
 for loops in $OURS_LOOPS; do
     name="ours-loops$loops"
     SERVERS+=("$name")
     cmd=("$BIN" --port 0 --loops "$loops" --max-connections $((IDLE_CONNECTIONS + 1000)) --log-level warning)
-    start_server "$name" "${cmd[@]}"
+    start_ws_server "$name" "${cmd[@]}"
     bench_echo "$name"
     bench_rate "$name"
     stop_server
-    start_server "$name" "${cmd[@]}"
+    start_ws_server "$name" "${cmd[@]}"
     bench_idle "$name"
     stop_server
 done
 if [[ $PEERS == *aiohttp* ]]; then
     SERVERS+=(aiohttp)
     cmd=("$PYTHON" bench/peers/aiohttp_ws_server.py --port 0)
-    start_server aiohttp "${cmd[@]}"
+    start_ws_server aiohttp "${cmd[@]}"
     bench_echo aiohttp
     bench_rate aiohttp
     stop_server
-    start_server aiohttp "${cmd[@]}"
+    start_ws_server aiohttp "${cmd[@]}"
     bench_idle aiohttp
     stop_server
 fi
