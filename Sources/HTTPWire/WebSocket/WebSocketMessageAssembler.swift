@@ -120,6 +120,12 @@ public struct WebSocketMessageAssembler: Sendable {
     private mutating func append(_ payload: [UInt8], fin: Bool, to message: inout Partial) -> Output {
         let limit = message.isCompressed ? maxCompressedSize : maxMessageSize
         guard payload.count <= limit - message.bytes.count else { return .error(.messageTooBig) }
+        if fin && message.isText && !message.isCompressed && message.bytes.isEmpty {
+            // A whole text message in one frame (the common case): the String initialiser's validation is the only
+            // pass over it. Fail-fast validation is for fragments, whose later parts have not arrived yet.
+            guard let text = String(validating: payload, as: UTF8.self) else { return .error(.invalidUTF8) }
+            return .message(.text(text))
+        }
         if message.isText && !message.isCompressed && !message.validator.validate(payload) {
             return .error(.invalidUTF8)
         }
