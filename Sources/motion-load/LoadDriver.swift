@@ -88,23 +88,21 @@ struct LoadDriver: Sendable {
     /// Opens sessions `from..<upTo`, at most `rampRate` per second and `handshakes` at once, and waits until each
     /// has started or failed. Returns how many are streaming.
     func open(upTo total: Int, from first: Int) async -> Int {
-        let start = EventLoop.now()
-        var next = first
-        while next < total {
-            let elapsed = Double(EventLoop.now() - start) / 1e9
-            let due =
-                options.rampRate <= 0 ? total : min(total, first + Int(options.rampRate * elapsed) + 1)
-            var batches: [[Int]] = Array(repeating: [], count: workers.count)
-            while next < due && shared.handshakesInFlight.load(ordering: .relaxed) < options.handshakes {
+        let shared = shared
+        let handshakes = options.handshakes
+        await ConnectionRamp.run(
+            first..<total, perSecond: options.rampRate,
+            admit: {
+                guard shared.handshakesInFlight.load(ordering: .relaxed) < handshakes else { return false }
                 shared.handshakesInFlight.add(1, ordering: .relaxed)
-                batches[next % workers.count].append(next)
-                next += 1
-            }
-            for (worker, numbers) in zip(workers, batches) where !numbers.isEmpty {
-                worker.loop.execute { for number in numbers { worker.open(number) } }
-            }
-            await sleep(seconds: 0.002)
-        }
+                return true
+            },
+            deal: { numbers in
+                for (offset, worker) in workers.enumerated() {
+                    let mine = numbers.filter { $0 % workers.count == offset }
+                    if !mine.isEmpty { worker.loop.execute { for number in mine { worker.open(number) } } }
+                }
+            })
         let deadline = EventLoop.now() + 30_000_000_000
         while shared.started.load(ordering: .relaxed) + shared.refused.load(ordering: .relaxed) < total {
             if EventLoop.now() > deadline {

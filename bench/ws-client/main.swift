@@ -478,26 +478,29 @@ struct Bench {
         }
     }
 
+    /// Starts connections on their workers, number n on worker n mod the worker count.
+    func dealToWorkers(_ numbers: [Int]) {
+        for (offset, worker) in workers.enumerated() {
+            let mine = numbers.filter { $0 % workers.count == offset }
+            if !mine.isEmpty { worker.loop.execute { for index in mine { worker.connect(index) } } }
+        }
+    }
+
     /// Opens the connections: ramped over `rampSeconds`, at most `handshakes` in flight. Returns when each has
     /// opened or failed.
     func openAll(rampSeconds: Double) async -> Double {
         let start = EventLoop.now()
         let total = options.connections
-        var started = 0
-        while started < total {
-            let elapsed = Double(EventLoop.now() - start) / 1e9
-            let due = rampSeconds <= 0 ? total : min(total, Int(Double(total) * elapsed / rampSeconds) + 1)
-            var batch: [[Int]] = Array(repeating: [], count: workers.count)
-            while started < due && shared.inFlight.load(ordering: .relaxed) < options.handshakes {
+        let shared = shared
+        let handshakes = options.handshakes
+        await ConnectionRamp.run(
+            0..<total, perSecond: rampSeconds <= 0 ? 0 : Double(total) / rampSeconds,
+            admit: {
+                guard shared.inFlight.load(ordering: .relaxed) < handshakes else { return false }
                 shared.inFlight.add(1, ordering: .relaxed)
-                batch[started % workers.count].append(started)
-                started += 1
-            }
-            for (worker, indices) in zip(workers, batch) where !indices.isEmpty {
-                worker.loop.execute { for index in indices { worker.connect(index) } }
-            }
-            await sleep(seconds: 0.001)
-        }
+                return true
+            },
+            deal: dealToWorkers)
         let deadline = EventLoop.now() + 15_000_000_000
         while shared.opened.load(ordering: .relaxed) + shared.failed.load(ordering: .relaxed) < total {
             if EventLoop.now() > deadline {
