@@ -119,19 +119,9 @@ wait_for_quiet
 LOAD_BEFORE=$(load1)
 
 # ---- store -----------------------------------------------------------------------------------------------------
-"$BIN" --host 127.0.0.1 --port 0 --database "$TMP/db.sqlite" --public "$PWD/Public" --log-level warning \
-    >"$TMP/server.out" 2>"$TMP/server.err" &
-SERVER_PID=$!
-URL=""
-for ((i = 0; i < 300; i++)); do
-    URL=$(grep -m1 -o 'http://[^ ]*' "$TMP/server.out" 2>/dev/null || true)
-    [[ -n $URL ]] && break
-    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$TMP/server.err" >&2; die "the server exited before it was ready"; }
-    sleep 0.1
-done
-[[ -n $URL ]] || die "the server did not print its listening line within 30 s"
-URL=${URL%/}
-log "server (pid $SERVER_PID) listening on $URL"
+start_server motion-server "$BIN" --host 127.0.0.1 --port 0 --database "$TMP/db.sqlite" --public "$PWD/Public" \
+    --log-level warning
+URL=${SERVER_URL%/}
 RSS_IDLE=$(proc_kb "$SERVER_PID" VmRSS)
 
 log "storing $SESSIONS sessions: wrk -t$STORE_THREADS -c$STORE_CONNECTIONS (bounded by $STORE_LIMIT)"

@@ -166,20 +166,36 @@ public final class RawWebSocketConnection: EventLoopHandler {
     // MARK: Handshake
 
     private func writeRequest() {
-        while requestSent < request.count {
-            let count = request.withUnsafeBytes { bytes -> Int in
-                guard let base = bytes.baseAddress else { return 0 }
-                return write(fd, base + requestSent, bytes.count - requestSent)
+        switch write(request, from: &requestSent) {
+        case .done: context.loop.modify(fd, for: [.readable])
+        case .wouldBlock: break
+        case .failed(let error): fail("handshake write: \(String(cString: strerror(error)))")
+        }
+    }
+
+    private enum WriteOutcome {
+        case done, wouldBlock
+        case failed(Int32)
+    }
+
+    /// Writes `bytes` from `offset` on, moving `offset` past what the socket took.
+    private func write(_ bytes: [UInt8], from offset: inout Int) -> WriteOutcome {
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return Glibc.write(fd, base + offset, buffer.count - offset)
             }
             if count > 0 {
-                requestSent += count
-            } else if count < 0 && (errno == EAGAIN || errno == EINTR) {
-                return
+                offset += count
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else if count < 0 && errno == EAGAIN {
+                return .wouldBlock
             } else {
-                return fail("handshake write: \(String(cString: strerror(errno)))")
+                return .failed(count < 0 ? errno : EPIPE)
             }
         }
-        context.loop.modify(fd, for: [.readable])
+        return .done
     }
 
     private func readResponse() {
@@ -295,30 +311,21 @@ public final class RawWebSocketConnection: EventLoopHandler {
     }
 
     private func flush() {
-        while outputOffset < output.count {
-            let count = output.withUnsafeBytes { bytes -> Int in
-                guard let base = bytes.baseAddress else { return 0 }
-                return write(fd, base + outputOffset, bytes.count - outputOffset)
+        switch write(output, from: &outputOffset) {
+        case .done:
+            output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
+            outputOffset = 0
+            if wantsWritable {
+                wantsWritable = false
+                context.loop.modify(fd, for: [.readable])
             }
-            if count > 0 {
-                outputOffset += count
-                continue
+        case .wouldBlock:
+            if !wantsWritable {
+                wantsWritable = true
+                context.loop.modify(fd, for: [.readable, .writable])
             }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 && errno == EAGAIN {
-                if !wantsWritable {
-                    wantsWritable = true
-                    context.loop.modify(fd, for: [.readable, .writable])
-                }
-                return
-            }
-            return lost("write: \(String(cString: strerror(errno)))")
-        }
-        output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
-        outputOffset = 0
-        if wantsWritable {
-            wantsWritable = false
-            context.loop.modify(fd, for: [.readable])
+        case .failed(let error):
+            lost("write: \(String(cString: strerror(error)))")
         }
     }
 
