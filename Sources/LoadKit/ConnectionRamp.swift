@@ -1,4 +1,4 @@
-public import HTTPServer
+import HTTPServer
 
 /// Opens many connections without a SYN storm: hands out connection numbers as they fall due at a steady rate,
 /// never more handshakes at once than the caller admits.
