@@ -66,6 +66,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "MotionCore"], swiftSettings: strict),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
+        .testTarget(name: "MotionLoadTests", dependencies: ["motion-load"], swiftSettings: strict),
         .testTarget(
             name: "LoadKitTests", dependencies: ["LoadKit", "HTTPServer", "HTTPWire", "NetworkTestSupport"],
             swiftSettings: strict),

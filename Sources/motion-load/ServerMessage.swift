@@ -7,17 +7,20 @@ enum ServerMessage {
 
     private static let typePrefix: [UInt8] = Array(#"{"type":""#.utf8)
 
+    /// The type names with their closing quote, the most frequent first.
+    private static let types: [(name: [UInt8], kind: Kind)] = [
+        (Array(#"snapshot""#.utf8), .snapshot), (Array(#"event""#.utf8), .event),
+        (Array(#"started""#.utf8), .started), (Array(#"summary""#.utf8), .summary), (Array(#"error""#.utf8), .error),
+    ]
+
     static func kind(of payload: UnsafeRawBufferPointer) -> Kind {
+        guard payload.starts(with: typePrefix) else { return .other }
         let start = typePrefix.count
-        guard payload.count > start + 2, payload.starts(with: typePrefix) else { return .other }
-        switch (payload[start], payload[start + 1], payload[start + 2]) {
-        case (0x73, 0x6E, _): return .snapshot  // "sn"
-        case (0x65, 0x76, _): return .event  // "ev"
-        case (0x73, 0x74, _): return .started  // "st"
-        case (0x73, 0x75, _): return .summary  // "su"
-        case (0x65, 0x72, _): return .error  // "er"
-        default: return .other
+        for (name, kind) in types
+        where payload.count >= start + name.count && payload[start..<(start + name.count)].elementsEqual(name) {
+            return kind
         }
+        return .other
     }
 
     /// Keys, as they appear in the server's messages.
