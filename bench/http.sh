@@ -48,6 +48,8 @@ mkdir -p "$TMP/public" "$RAW"
 [[ $(stat -c %s "$TMP/public/file10k.txt") -eq 10240 ]] || die "file10k.txt is not 10240 bytes"
 
 # ---- helpers ---------------------------------------------------------------------------------------------------
+median() { median_to 2 "$@"; }
+
 # check_response URL EXPECTED_BYTES : 200, the exact body length, no Content-Encoding.
 check_response() {
     local headers body
@@ -58,20 +60,6 @@ check_response() {
     ! grep -qi '^content-encoding:' <<<"$headers" || die "$1 answered with a Content-Encoding"
 }
 
-# to_ms VALUE_WITH_UNIT (wrk prints us, ms, s, m)
-to_ms() {
-    awk -v v="$1" 'BEGIN {
-        n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
-        if (u == "us") n /= 1000; else if (u == "s") n *= 1000; else if (u == "m") n *= 60000
-        printf "%.2f", n }'
-}
-
-median() { # numbers as arguments
-    printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END {
-        if (NR % 2) printf "%.2f", a[(NR + 1) / 2]; else printf "%.2f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
-}
-
-proc_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
 mib() { awk -v kb="$1" 'BEGIN { printf "%.1f", kb / 1024 }'; }
 
 ROWS=()    # Markdown table rows
@@ -80,30 +68,9 @@ declare -A RPS P99 HWM # "server target" → median req/s, median p99 (ms), VmHW
 
 # bench_target SERVER_NAME TARGET_PATH
 bench_target() {
-    local name=$1 path=$2 url=$URL$2 tag
-    tag=$name$(tr '/.' '__' <<<"$path")
-    log "$name $path: warm-up $WARMUP"
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "$url" >"$RAW/$tag.warmup.txt" 2>&1 || die "wrk warm-up failed"
-    local rps=() p99=() run f r l
-    for ((run = 1; run <= RUNS; run++)); do
-        f=$RAW/$tag.run$run.txt
-        wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$url" >"$f" 2>&1 || die "wrk failed: $(cat "$f")"
-        kill -0 "$SERVER_PID" 2>/dev/null || die "$name died during run $run on $path"
-        r=$(awk '/^Requests\/sec:/ { print $2 }' "$f")
-        l=$(awk '$1 == "99%" { print $2 }' "$f")
-        [[ -n $r && -n $l ]] || die "could not parse wrk output: $(cat "$f")"
-        rps+=("$r")
-        p99+=("$(to_ms "$l")")
-        log "$name $path run $run: $r req/s, p99 $l"
-        # Errors and outliers worth a note.
-        if grep -q 'Non-2xx' "$f"; then NOTES+=("$name \`$path\` run $run: $(grep 'Non-2xx' "$f" | sed 's/^ *//')"); fi
-        if grep -q 'Socket errors' "$f"; then NOTES+=("$name \`$path\` run $run: $(grep 'Socket errors' "$f" | sed 's/^ *//')"); fi
-        local max
-        max=$(awk '$1 == "Latency" { print $4 }' "$f")
-        if [[ -n $max ]] && awk -v m="$(to_ms "$max")" 'BEGIN { exit !(m >= 100) }'; then
-            NOTES+=("$name \`$path\` run $run: max latency $max (p99 $l)")
-        fi
-    done
+    local name=$1 path=$2 url=$URL$2
+    wrk_runs "$name \`$path\`" "$url"
+    local rps=("${WRK_RPS[@]}") p99=("${WRK_P99[@]}")
     local rss hwm mrps mp99
     rss=$(proc_kb "$SERVER_PID" VmRSS)
     hwm=$(proc_kb "$SERVER_PID" VmHWM)
@@ -145,22 +112,8 @@ stop_server
 LOAD_AFTER=$(cut -d' ' -f1 /proc/loadavg)
 
 # ---- report ----------------------------------------------------------------------------------------------------
-commit() { # read .git directly (no git process): HEAD → ref → loose or packed
-    local dir=.git head ref
-    [[ -f $dir ]] && dir=$(sed -n 's/^gitdir: //p' "$dir")
-    head=$(cat "$dir/HEAD" 2>/dev/null) || { echo none; return; }
-    if [[ $head == ref:* ]]; then
-        ref=${head#ref: }
-        local common=$dir
-        [[ -f $dir/commondir ]] && common=$dir/$(cat "$dir/commondir")
-        head=$(cat "$dir/$ref" 2>/dev/null || cat "$common/$ref" 2>/dev/null ||
-            awk -v r="$ref" '$2 == r { print $1 }' "$common/packed-refs" 2>/dev/null || true)
-    fi
-    [[ -n $head ]] && echo "${head:0:7}" || echo none
-}
-
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
-echo "### HTTP ($(date -u +%Y-%m-%d), commit $(commit))"
+echo "### HTTP ($(date -u +%Y-%m-%d), commit $(commit_id))"
 echo
 echo "Machine: $(nproc) cores, $cpu, $(swift --version 2>&1 | head -1); $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2);" \
     "Python $("$PYTHON" -c 'import platform; print(platform.python_version())'), aiohttp $AIOHTTP_VERSION"

@@ -56,17 +56,7 @@ wait_for_quiet() {
     wait_quiet "$MAX_LOAD" "$LOAD_WAIT"
     log "load average now $(load1)"
 }
-to_ms() {
-    awk -v v="$1" 'BEGIN {
-        n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
-        if (u == "us") n /= 1000; else if (u == "s") n *= 1000; else if (u == "m") n *= 60000
-        printf "%.2f", n }'
-}
-median() {
-    printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END {
-        if (NR % 2) printf "%.2f", a[(NR + 1) / 2]; else printf "%.2f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
-}
-proc_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+median() { median_to 2 "$@"; }
 mib() { awk -v kb="$1" 'BEGIN { printf "%.1f", kb / 1024 }'; }
 db_bytes() { # the database and its WAL and shared-memory files
     local total=0 f
@@ -82,25 +72,10 @@ NOTES=()
 declare -A P99
 # bench_query LABEL WRK_ARGS... : warm-up, then RUNS measured runs; appends a Markdown row.
 bench_query() {
-    local label=$1 tag
+    local label=$1
     shift
-    tag=$(tr -c 'A-Za-z0-9' '_' <<<"$label")
-    log "$label: warm-up $WARMUP"
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "$@" >"$RAW/$tag.warmup.txt" 2>&1 || die "wrk warm-up failed"
-    local rps=() p99=() run f r l
-    for ((run = 1; run <= RUNS; run++)); do
-        f=$RAW/$tag.run$run.txt
-        wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$@" >"$f" 2>&1 || die "wrk failed: $(cat "$f")"
-        kill -0 "$SERVER_PID" 2>/dev/null || die "the server died during $label run $run"
-        r=$(awk '/^Requests\/sec:/ { print $2 }' "$f")
-        l=$(awk '$1 == "99%" { print $2 }' "$f")
-        [[ -n $r && -n $l ]] || die "could not parse wrk output: $(cat "$f")"
-        rps+=("$r")
-        p99+=("$(to_ms "$l")")
-        log "$label run $run: $r req/s, p99 $l"
-        if grep -q 'Non-2xx' "$f"; then NOTES+=("$label run $run: $(grep 'Non-2xx' "$f" | sed 's/^ *//')"); fi
-        if grep -q 'Socket errors' "$f"; then NOTES+=("$label run $run: $(grep 'Socket errors' "$f" | sed 's/^ *//')"); fi
-    done
+    wrk_runs "$label" "$@"
+    local rps=("${WRK_RPS[@]}") p99=("${WRK_P99[@]}")
     local mrps mp99 runs_list p99_list
     mrps=$(median "${rps[@]}")
     mp99=$(median "${p99[@]}")
@@ -195,28 +170,12 @@ done
 LOAD_AFTER=$(load1)
 
 # ---- report ----------------------------------------------------------------------------------------------------
-commit() { # read .git directly (no git process): HEAD → ref → loose or packed
-    local dir=.git head ref
-    [[ -f $dir ]] && dir=$(sed -n 's/^gitdir: //p' "$dir")
-    head=$(cat "$dir/HEAD" 2>/dev/null) || {
-        echo none
-        return
-    }
-    if [[ $head == ref:* ]]; then
-        ref=${head#ref: }
-        local common=$dir
-        [[ -f $dir/commondir ]] && common=$dir/$(cat "$dir/commondir")
-        head=$(cat "$dir/$ref" 2>/dev/null || cat "$common/$ref" 2>/dev/null ||
-            awk -v r="$ref" '$2 == r { print $1 }' "$common/packed-refs" 2>/dev/null || true)
-    fi
-    [[ -n $head ]] && echo "${head:0:7}" || echo none
-}
 verdict() { awk "BEGIN { exit !($1) }" && echo "met" || echo "**not met**"; }
 json_field() { "$PYTHON" -c 'import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 n_fmt=$(printf "%'d" "$SESSIONS" 2>/dev/null || echo "$SESSIONS")
-echo "### Store over HTTP ($(date -u +%Y-%m-%d), commit $(commit))"
+echo "### Store over HTTP ($(date -u +%Y-%m-%d), commit $(commit_id))"
 echo
 echo "Machine: $(nproc) cores, $cpu, $(free -g | awk '/^Mem:/ { print $2 }') GiB;" \
     "$(swift --version 2>&1 | head -1); $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2); SQLite (embedded store, WAL)"

@@ -106,7 +106,6 @@ v = d.get(sys.argv[2])
 print("null" if v is None else (json.dumps(v) if isinstance(v, dict) else v))' "$1" "$2"
 }
 
-proc_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
 fmt0() { awk -v v="$1" 'BEGIN { if (v == "null" || v == "") print "n/a"; else printf "%.0f", v }'; }
 fmt1() { awk -v v="$1" 'BEGIN { if (v == "null" || v == "") print "n/a"; else printf "%.1f", v }'; }
 fmt2() { awk -v v="$1" 'BEGIN { if (v == "null" || v == "") print "n/a"; else printf "%.2f", v }'; }
@@ -250,22 +249,8 @@ fi
 LOAD_AFTER=$(cut -d' ' -f1 /proc/loadavg)
 
 # ---- report ----------------------------------------------------------------------------------------------------
-commit() { # read .git directly (no git process): HEAD → ref → loose or packed
-    local dir=.git head ref
-    [[ -f $dir ]] && dir=$(sed -n 's/^gitdir: //p' "$dir")
-    head=$(cat "$dir/HEAD" 2>/dev/null) || { echo none; return; }
-    if [[ $head == ref:* ]]; then
-        ref=${head#ref: }
-        local common=$dir
-        [[ -f $dir/commondir ]] && common=$dir/$(cat "$dir/commondir")
-        head=$(cat "$dir/$ref" 2>/dev/null || cat "$common/$ref" 2>/dev/null ||
-            awk -v r="$ref" '$2 == r { print $1 }' "$common/packed-refs" 2>/dev/null || true)
-    fi
-    [[ -n $head ]] && echo "${head:0:7}" || echo none
-}
-
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
-echo "### WebSocket ($(date -u +%Y-%m-%d), commit $(commit))"
+echo "### WebSocket ($(date -u +%Y-%m-%d), commit $(commit_id))"
 echo
 echo "Machine: $(nproc) cores, $cpu, $(swift --version 2>&1 | head -1);" \
     "Python $("$PYTHON" -c 'import platform; print(platform.python_version())'), aiohttp $AIOHTTP_VERSION; Linux $(uname -r)"
