@@ -41,8 +41,10 @@ struct PoseScript: Sendable {
     /// A recorded session: NDJSON poses, one per line, or `{"frames":[…]}`, in the `joints` format. The
     /// recording's timestamps are replaced by the sending schedule's.
     static func recorded(path: String) throws(Failure) -> PoseScript {
-        guard let bytes = readFile(path) else {
-            throw Failure(description: "cannot read \(path): \(String(cString: strerror(errno)))")
+        let bytes: [UInt8]
+        switch readFile(path, limit: maxRecordingBytes) {
+        case .success(let read): bytes = read
+        case .failure(let failure): throw failure
         }
         let decoder = PoseDecoder(
             limits: WireLimits(maxMessageBytes: max(bytes.count, 1 << 20), maxFramesPerBatch: .max))
@@ -72,17 +74,27 @@ struct PoseScript: Sendable {
         self.source = source
     }
 
-    private static func readFile(_ path: String) -> [UInt8]? {
+    /// The largest recording read (it is held in memory, encoded once more for sending).
+    static let maxRecordingBytes = 256 << 20
+
+    private static func readFile(_ path: String, limit: Int) -> Result<[UInt8], Failure> {
+        func failure(_ what: String) -> Result<[UInt8], Failure> {
+            .failure(Failure(description: "cannot read \(path): \(what)"))
+        }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else { return failure(String(cString: strerror(errno))) }
         defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return failure(String(cString: strerror(errno))) }
+        guard status.st_size <= limit else { return failure("\(status.st_size) bytes, more than \(limit)") }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { return nil }
-            if count == 0 { return bytes }
+            guard count >= 0 else { return failure(String(cString: strerror(errno))) }
+            if count == 0 { return .success(bytes) }
+            guard bytes.count + count <= limit else { return failure("more than \(limit) bytes") }
             bytes += chunk[0..<count]
         }
     }

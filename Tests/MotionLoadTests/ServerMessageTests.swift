@@ -72,4 +72,19 @@ import Testing
         }
         #expect(throws: PoseScript.Failure.self) { try PoseScript.recorded(path: "/nonexistent/poses.ndjson") }
     }
+
+    @Test func anOversizedRecordingIsRefusedBeforeItIsRead() throws {
+        let path = "/tmp/motion-load-test-big-\(getpid()).ndjson"
+        defer { unlink(path) }
+        let fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0o600)
+        try #require(fd >= 0)
+        ftruncate(fd, off_t(PoseScript.maxRecordingBytes + 1))  // sparse: no disk space used
+        close(fd)
+        do {
+            _ = try PoseScript.recorded(path: path)
+            Issue.record("an oversized recording was accepted")
+        } catch {
+            #expect(error.description.contains("more than"))
+        }
+    }
 }
