@@ -101,6 +101,20 @@ public enum WireEncoder {
         return unique
     }
 
+    /// Writes a JSON array of events, each as ``encodeEvent(_:at:includeType:into:)`` writes it: the `events`
+    /// member of the REST answers to posted poses and to `POST /v1/analyze` (PROTOCOL.md §5).
+    /// - Parameters:
+    ///   - events: Each event with the `t` of the pose that produced it, in order.
+    ///   - buffer: The buffer to append to.
+    public static func encodeEvents(_ events: [(t: Double, event: MotionEvent)], into buffer: inout [UInt8]) {
+        buffer.append(UInt8(ascii: "["))
+        for (index, (t, event)) in events.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            encodeEvent(event, at: t, into: &buffer)
+        }
+        buffer.append(UInt8(ascii: "]"))
+    }
+
     /// Writes one `event` message, e.g. `{"type":"event","t":41.0,"event":"setupChanged","issues":["tooFar"]}`.
     ///
     /// The members after `event` depend on the kind, exactly as PROTOCOL.md §3 shows: `rep` for `repCompleted`

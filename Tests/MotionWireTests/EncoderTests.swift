@@ -30,6 +30,18 @@ import Testing
 
     // MARK: Golden strings
 
+    @Test func encodesAnEventListAsAnArrayOfEvents() {
+        #expect(Self.encode { WireEncoder.encodeEvents([], into: &$0) } == "[]")
+        let list = Self.encode {
+            WireEncoder.encodeEvents(
+                [(t: 1.5, event: .holdStarted), (t: 2, event: .formFault(.keepTrunkUpright))], into: &$0)
+        }
+        #expect(
+            list
+                == #"[{"type":"event","t":1.5,"event":"holdStarted"},"#
+                + #"{"type":"event","t":2.0,"event":"formFault","fault":"keepTrunkUpright"}]"#)
+    }
+
     @Test func encodesStartedWithTheCatalogEntry() {
         let json = Self.encode { WireEncoder.encodeStarted(session: "abc", exercise: .elbowFlexion, into: &$0) }
         #expect(

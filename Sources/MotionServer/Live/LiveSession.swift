@@ -126,17 +126,7 @@ actor LiveSession {
         snapshots = start.options.snapshots
         context.live.insert(self, id: session.id)
         context.metrics.sessionOpened()
-        let store = context.store
-        let record = session.newRecord
-        let context = self.context
-        lastWrite = context.writes.run(after: lastWrite) {
-            do {
-                try await context.timed("create") { try await store.create(record) }
-            } catch {
-                context.metrics.storeFailed("create")
-                context.logger.log(.error, "cannot store new session", ["id": "\(record.id)", "error": "\(error)"])
-            }
-        }
+        lastWrite = context.store(.create(session.newRecord), id: session.id, tenant: tenant, after: lastWrite)
         output.removeAll(keepingCapacity: true)
         WireEncoder.encodeStarted(session: session.id.description, exercise: session.engine.exercise, into: &output)
         socket.sendText(utf8: output)
@@ -228,17 +218,7 @@ actor LiveSession {
         if core?.needsCheckpoint == true, let summary = core?.takeCheckpoint(), let id = core?.id,
             let tenant = core?.tenant
         {
-            let (store, context) = (context.store, self.context)
-            lastWrite = context.writes.run(after: lastWrite) {
-                do {
-                    try await context.timed("checkpoint") {
-                        try await store.checkpoint(id: id, tenant: tenant, summary: summary)
-                    }
-                } catch {
-                    context.metrics.storeFailed("checkpoint")
-                    context.logger.log(.warning, "checkpoint failed", ["id": "\(id)", "error": "\(error)"])
-                }
-            }
+            lastWrite = context.store(.checkpoint(summary), id: id, tenant: tenant, after: lastWrite)
         }
         scheduleTimer()
     }
@@ -282,16 +262,10 @@ actor LiveSession {
         if let closeCode, closeAfterStoring == nil { socket.close(code: closeCode, reason: reason) }
         for watcher in watchers { watcher.close(code: .normal, reason: "session ended") }
         watchers.removeAll()
-        let (store, id, tenant, context, socket) = (context.store, session.id, session.tenant, self.context, socket)
-        lastWrite = context.writes.run(after: lastWrite) {
-            do {
-                try await context.timed("finish") {
-                    try await store.finish(id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt)
-                }
-            } catch {
-                context.metrics.storeFailed("finish")
-                context.logger.log(.error, "cannot store session summary", ["id": "\(id)", "error": "\(error)"])
-            }
+        let socket = socket
+        lastWrite = context.store(
+            .finish(summary, status: status, endedAt: endedAt), id: session.id, tenant: session.tenant, after: lastWrite
+        ) {
             if let closeAfterStoring { socket.close(code: closeAfterStoring, reason: reason) }
         }
     }

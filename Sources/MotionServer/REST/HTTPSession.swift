@@ -57,12 +57,9 @@ actor HTTPSession {
         }
         if let failure { throw failure }
         var out: [UInt8] = []
-        out.appendLiteral(#"{"events":["#)
-        for (index, (t, event)) in events.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            WireEncoder.encodeEvent(event, at: t, into: &out)
-        }
-        out.appendLiteral(#"],"snapshot":"#)
+        out.appendLiteral(#"{"events":"#)
+        WireEncoder.encodeEvents(events, into: &out)
+        out.appendLiteral(#","snapshot":"#)
         WireEncoder.encodeSnapshot(core.engine.snapshot(), into: &out)
         out.append(UInt8(ascii: "}"))
         return out
@@ -73,18 +70,9 @@ actor HTTPSession {
         let endedAt = context.clock()
         if !isFinished {
             isFinished = true
-            let (store, id, tenant, summary) = (context.store, id, tenant, core.engine.summary)
-            lastWrite = context.writes.run(after: lastWrite) {
-                do {
-                    try await context.timed("finish") {
-                        try await store.finish(
-                            id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt)
-                    }
-                } catch {
-                    context.metrics.storeFailed("finish")
-                    context.logger.log(.error, "cannot store session summary", ["id": "\(id)", "error": "\(error)"])
-                }
-            }
+            lastWrite = context.store(
+                .finish(core.engine.summary, status: status, endedAt: endedAt), id: id, tenant: tenant,
+                after: lastWrite)
             await lastWrite?.value
         }
         var out: [UInt8] = []
@@ -99,17 +87,7 @@ actor HTTPSession {
     private func checkpoint(context: AppContext) {
         lastCheckpoint = context.clock()
         guard core.needsCheckpoint else { return }
-        let (store, id, tenant, summary) = (context.store, id, tenant, core.takeCheckpoint())
-        lastWrite = context.writes.run(after: lastWrite) {
-            do {
-                try await context.timed("checkpoint") {
-                    try await store.checkpoint(id: id, tenant: tenant, summary: summary)
-                }
-            } catch {
-                context.metrics.storeFailed("checkpoint")
-                context.logger.log(.warning, "checkpoint failed", ["id": "\(id)", "error": "\(error)"])
-            }
-        }
+        lastWrite = context.store(.checkpoint(core.takeCheckpoint()), id: id, tenant: tenant, after: lastWrite)
     }
 }
 

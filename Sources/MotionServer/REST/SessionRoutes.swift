@@ -122,12 +122,9 @@ struct SessionRoutes {
             let stored = record
             try await context.timed("create") { try await context.store.create(stored) }
             var body: [UInt8] = []
-            body.appendLiteral(#"{"events":["#)
-            for (index, (t, event)) in events.enumerated() {
-                if index > 0 { body.append(UInt8(ascii: ",")) }
-                WireEncoder.encodeEvent(event, at: t, into: &body)
-            }
-            body.appendLiteral(#"],"summary":"#)
+            body.appendLiteral(#"{"events":"#)
+            WireEncoder.encodeEvents(events, into: &body)
+            body.appendLiteral(#","summary":"#)
             WireEncoder.encodeSummary(
                 stored.summary, metadata: core.metadata(status: .finished, endedAt: stored.endedAt), into: &body)
             body.append(UInt8(ascii: "}"))
