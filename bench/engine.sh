@@ -3,13 +3,15 @@
 # Usage: bench/engine.sh [runs]   — appends nothing; prints a Markdown block for bench/RESULTS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+BENCH_NAME=engine.sh
+source bench/lib.sh
 runs=${1:-5}
 swift build -c release --product engine-bench >/dev/null
 bin=.build/release/engine-bench
 
 echo "### Engine ($(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD 2>/dev/null || echo none))"
 echo
-echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(swift --version 2>&1 | head -1)"
+echo "Machine: $(nproc) cores, $(cpu_model), $(swift --version 2>&1 | head -1)"
 echo
 echo "Command: \`bench/engine.sh $runs\` (\`$bin --runs $runs --seconds 60\`)"
 echo

@@ -112,7 +112,7 @@ stop_server
 LOAD_AFTER=$(cut -d' ' -f1 /proc/loadavg)
 
 # ---- report ----------------------------------------------------------------------------------------------------
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cpu=$(cpu_model)
 echo "### HTTP ($(date -u +%Y-%m-%d), commit $(commit_id))"
 echo
 echo "Machine: $(nproc) cores, $cpu, $(swift --version 2>&1 | head -1); $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2);" \
@@ -148,12 +148,4 @@ echo "Aim on the tiny GET: ≥ 100,000 req/s: $(verdict "${RPS["ours /"]} >= 100
 echo
 echo "RSS is VmRSS from /proc/PID/status sampled right after each target's runs; peak is VmHWM (the process's" \
     "high-water mark so far, so the file row includes the tiny-GET runs)."
-if ((${#NOTES[@]})); then
-    echo
-    echo "wrk reported:"
-    echo
-    printf -- '- %s\n' "${NOTES[@]}"
-else
-    echo
-    echo "wrk reported no socket errors and no non-2xx responses; no run had a max latency of 100 ms or more."
-fi
+report_notes "wrk reported:" "wrk reported no socket errors and no non-2xx responses; no run had a max latency of 100 ms or more."

@@ -31,7 +31,7 @@ wait_quiet() {
 # machine_line : "2 cores, <cpu model>, Swift x.y; load average a b c" for the results header.
 machine_line() {
     local model swift
-    model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+    model=$(cpu_model)
     swift=$(swift --version 2>/dev/null | grep -o 'Swift version [0-9.]*' | head -1 | cut -d' ' -f3)
     echo "$(nproc) cores, ${model:-unknown CPU}, Swift ${swift:-?}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 }
@@ -161,3 +161,18 @@ for key in sys.argv[2].split("."):
     value = value.get(key) if isinstance(value, dict) else None
 print("null" if value is None else (json.dumps(value) if isinstance(value, (dict, list)) else value))' "$1" "$2"
 }
+
+# report_notes HEADING CLEAN : the NOTES array as a Markdown list under HEADING, or the sentence CLEAN when empty.
+report_notes() {
+    echo
+    if ((${#NOTES[@]})); then
+        echo "$1"
+        echo
+        printf -- '- %s\n' "${NOTES[@]}"
+    else
+        echo "$2"
+    fi
+}
+
+# cpu_model : the processor's name from /proc/cpuinfo.
+cpu_model() { grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'; }

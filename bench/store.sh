@@ -173,7 +173,7 @@ LOAD_AFTER=$(load1)
 verdict() { awk "BEGIN { exit !($1) }" && echo "met" || echo "**not met**"; }
 json_field() { "$PYTHON" -c 'import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
 
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cpu=$(cpu_model)
 n_fmt=$(printf "%'d" "$SESSIONS" 2>/dev/null || echo "$SESSIONS")
 echo "### Store over HTTP ($(date -u +%Y-%m-%d), commit $(commit_id))"
 echo
@@ -225,15 +225,7 @@ echo "Aim (p99 < 5 ms at $n_fmt sessions): get $get_ok (${P99['GET /v1/sessions/
     "(${P99["GET /v1/sessions?limit=50&subject={random of $SUBJECTS}"]} ms); cursor page" \
     "$(verdict "${P99['GET /v1/sessions?limit=50&cursor={random depth}']} < 5")" \
     "(${P99['GET /v1/sessions?limit=50&cursor={random depth}']} ms)."
-if ((${#NOTES[@]})); then
-    echo
-    echo "wrk reported:"
-    echo
-    printf -- '- %s\n' "${NOTES[@]}"
-else
-    echo
-    echo "wrk reported no socket errors and no non-2xx responses."
-fi
+report_notes "wrk reported:" "wrk reported no socket errors and no non-2xx responses."
 echo
 echo "**In-process store** (\`.build/release/store-bench $STORE_BENCH_SESSIONS\`, bench/store/main.swift: SQLiteSessionStore" \
     "directly, no HTTP; each session has 10 reps and a 600-sample series; list = limit 50, half of them by subject):"

@@ -249,7 +249,7 @@ fi
 LOAD_AFTER=$(cut -d' ' -f1 /proc/loadavg)
 
 # ---- report ----------------------------------------------------------------------------------------------------
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cpu=$(cpu_model)
 echo "### WebSocket ($(date -u +%Y-%m-%d), commit $(commit_id))"
 echo
 echo "Machine: $(nproc) cores, $cpu, $(swift --version 2>&1 | head -1);" \
@@ -324,12 +324,5 @@ for name in "${SERVERS[@]}"; do
     echo "Aim ($name): p99 ≤ 3 ms at $RATE_CONNECTIONS × $RATE msg/s: $(fmt2 "${P99[$name]}") ms, $(verdict "${P99[$name]} <= 3");" \
         "CPU ≤ 1.5 × uWebSockets' third of a core (50 %): $(fmt1 "${SCPU[$name]}") %, $(verdict "${SCPU[$name]} <= 50");" \
         "≤ 2 KiB per idle connection: ${KIBPC[$name]} KiB, $(verdict "${KIBPC[$name]} <= 2")."
-    echo
 done
-if ((${#NOTES[@]})); then
-    echo "Client reported:"
-    echo
-    printf -- '- %s\n' "${NOTES[@]}"
-else
-    echo "The client reported no connect failures, no lost connections and no wrong-size echoes."
-fi
+report_notes "Client reported:" "The client reported no connect failures, no lost connections and no wrong-size echoes."
