@@ -19,9 +19,9 @@ import os
 import random
 import select
 import shutil
-import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -33,79 +33,21 @@ TIMEOUT = 5.0
 SECRET = b"TOP-SECRET-6f1d2c-never-served"
 CURL = shutil.which("curl")
 
+sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
+import server_process  # noqa: E402  (after the path it lives on)
+
 
 # MARK: - Server process
 
 
-class ServerProcess:
+class ServerProcess(server_process.ServerProcess):
     """One `http-bench-server` subprocess; `stop()` always ends it."""
 
     def __init__(self, *flags, public=None):
-        self.log = tempfile.TemporaryFile()
         args = [BINARY, "--port", "0", "--host", HOST]
         if public:
             args += ["--public", public]
-        args += list(flags)
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log, stdin=subprocess.DEVNULL)
-        self.port = self._read_port()
-
-    def _read_port(self):
-        deadline = time.monotonic() + 15
-        line = b""
-        while not line.endswith(b"\n"):
-            left = deadline - time.monotonic()
-            ready, _, _ = select.select([self.proc.stdout], [], [], max(0, left))
-            if not ready:
-                self.stop()
-                raise RuntimeError("server did not print 'listening on' within 15 s")
-            byte = os.read(self.proc.stdout.fileno(), 1)
-            if not byte:
-                self.stop()
-                raise RuntimeError("server exited before listening: %r" % self.stderr_text())
-            line += byte
-        text = line.decode().strip()
-        if not text.startswith("listening on http://"):
-            self.stop()
-            raise RuntimeError("unexpected first line: %r" % text)
-        return int(text.rsplit(":", 1)[1])
-
-    def stderr_text(self):
-        self.log.seek(0)
-        return self.log.read().decode(errors="replace")[-2000:]
-
-    def alive(self):
-        return self.proc.poll() is None
-
-    def terminate(self):
-        if self.alive():
-            self.proc.send_signal(signal.SIGTERM)
-
-    def wait(self, timeout):
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return None
-
-    def stop(self):
-        if self.alive():
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        if self.proc.stdout:
-            self.proc.stdout.close()
-        self.log.close()
-
-    def cpu_seconds(self):
-        """User + system CPU time of the process so far."""
-        with open("/proc/%d/stat" % self.proc.pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def url(self, path):
-        return "http://%s:%d%s" % (HOST, self.port, path)
+        super().__init__(args + list(flags), host=HOST)
 
     def http(self):
         return http.client.HTTPConnection(HOST, self.port, timeout=TIMEOUT)

@@ -30,13 +30,11 @@ import base64
 import hashlib
 import os
 import random
-import select
 import signal
 import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import unittest
@@ -64,6 +62,9 @@ from websockets.sync.client import connect as ws_connect  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.environ.get("HTTP_BENCH_SERVER", os.path.join(ROOT, ".build", "debug", "http-bench-server"))
 HOST = "127.0.0.1"
+
+sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
+import server_process  # noqa: E402  (after the path it lives on)
 PATH = "/v1/echo"
 TIMEOUT = 5.0
 TEST_TIMEOUT = 20
@@ -77,55 +78,11 @@ RSV1, RSV2, RSV3 = 0x4, 0x2, 0x1  # as the `rsv` argument of build_frame (bits 6
 # MARK: - Server process
 
 
-class ServerProcess:
+class ServerProcess(server_process.ServerProcess):
     """One `http-bench-server` subprocess; `stop()` always ends it."""
 
     def __init__(self, *flags):
-        if not os.access(BINARY, os.X_OK):
-            raise RuntimeError("%s not found: build it first with `swift build --product http-bench-server`" % BINARY)
-        self.log = tempfile.TemporaryFile()
-        args = [BINARY, "--port", "0", "--host", HOST] + list(flags)
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log, stdin=subprocess.DEVNULL)
-        try:
-            self.port = self._read_port()
-        except BaseException:
-            self.stop()
-            raise
-
-    def _read_port(self):
-        deadline = time.monotonic() + 15
-        line = b""
-        while not line.endswith(b"\n"):
-            ready, _, _ = select.select([self.proc.stdout], [], [], max(0, deadline - time.monotonic()))
-            if not ready:
-                raise RuntimeError("server did not print 'listening on' within 15 s")
-            byte = os.read(self.proc.stdout.fileno(), 1)
-            if not byte:
-                raise RuntimeError("server exited before listening: %r" % self.stderr_text())
-            line += byte
-        text = line.decode().strip()
-        if not text.startswith("listening on http://"):
-            raise RuntimeError("unexpected first line: %r" % text)
-        return int(text.rsplit(":", 1)[1])
-
-    def stderr_text(self):
-        self.log.seek(0)
-        return self.log.read().decode(errors="replace")[-2000:]
-
-    def alive(self):
-        return self.proc.poll() is None
-
-    def stop(self):
-        if self.alive():
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        if self.proc.stdout:
-            self.proc.stdout.close()
-        self.log.close()
+        super().__init__([BINARY, "--port", "0", "--host", HOST] + list(flags), host=HOST)
 
 
 SERVER = None
