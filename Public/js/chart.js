@@ -180,19 +180,28 @@ function yAxis(ctx, vmax, left, right, yOf, dpr) {
   }
 }
 
-/** The History bar chart: one bar per rep peak (clean vs rejected), baseline and target as lines. */
-export function drawRepBars(canvas, reps, { baseline = null, target = null } = {}) {
+/**
+ * The History charts' common ground: the canvas fitted and framed, a plot area with room for the axis labels, and a
+ * value axis from 0 to `largest` rounded up to a tick (with 5 units of headroom).
+ */
+function valuePlot(canvas, largest) {
   fitCanvas(canvas);
   const ctx = canvas.getContext('2d');
   const dpr = window.devicePixelRatio || 1;
   const w = canvas.width, h = canvas.height;
   frame(ctx, w, h, dpr);
   const left = 42 * dpr, right = w - 8 * dpr, top = 10 * dpr, bottom = h - 20 * dpr;
-  let vmax = Math.max(30, target ?? 0, baseline ?? 0, ...reps.map((r) => r.peak || 0));
-  const step = tickStep(vmax);
-  vmax = Math.ceil((vmax + 5) / step) * step;
+  const step = tickStep(largest);
+  const vmax = Math.ceil((largest + 5) / step) * step;
   const yOf = (v) => bottom - (v / vmax) * (bottom - top);
   yAxis(ctx, vmax, left, right, yOf, dpr);
+  return { ctx, dpr, left, right, top, bottom, vmax, yOf };
+}
+
+/** The History bar chart: one bar per rep peak (clean vs rejected), baseline and target as lines. */
+export function drawRepBars(canvas, reps, { baseline = null, target = null } = {}) {
+  const { ctx, dpr, left, right, bottom, vmax, yOf } = valuePlot(
+    canvas, Math.max(30, target ?? 0, baseline ?? 0, ...reps.map((r) => r.peak || 0)));
   const n = Math.max(1, reps.length);
   const slot = (right - left) / n;
   const bar = Math.max(2 * dpr, Math.min(40 * dpr, slot * 0.7));
@@ -213,18 +222,9 @@ export function drawRepBars(canvas, reps, { baseline = null, target = null } = {
 
 /** The History series chart: the stored value series, target and thresholds, rep ends marked. */
 export function drawSeries(canvas, series, { target = null, enter = null, exit = null, reps = [] } = {}) {
-  fitCanvas(canvas);
-  const ctx = canvas.getContext('2d');
-  const dpr = window.devicePixelRatio || 1;
-  const w = canvas.width, h = canvas.height;
-  frame(ctx, w, h, dpr);
-  const left = 42 * dpr, right = w - 8 * dpr, top = 10 * dpr, bottom = h - 20 * dpr;
   const ts = series?.t || [], vs = series?.value || [];
-  let vmax = Math.max(30, target ?? 0, enter ?? 0, ...vs.filter((v) => v != null));
-  const step = tickStep(vmax);
-  vmax = Math.ceil((vmax + 5) / step) * step;
-  const yOf = (v) => bottom - (v / vmax) * (bottom - top);
-  yAxis(ctx, vmax, left, right, yOf, dpr);
+  const { ctx, dpr, left, right, top, bottom, vmax, yOf } = valuePlot(
+    canvas, Math.max(30, target ?? 0, enter ?? 0, ...vs.filter((v) => v != null)));
   const t0 = ts.length ? ts[0] : 0;
   const t1 = ts.length ? Math.max(ts[ts.length - 1], t0 + 1) : 1;
   const xOf = (t) => left + ((t - t0) / (t1 - t0)) * (right - left);
