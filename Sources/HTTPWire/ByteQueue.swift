@@ -73,6 +73,11 @@ struct ByteQueue: Sendable {
         read(upTo: count)
     }
 
+    /// Calls `body` with the unconsumed bytes.
+    func withUnconsumedBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[readIndex...])) }
+    }
+
     /// The unconsumed byte at `offset`, if buffered.
     func peek(at offset: Int) -> UInt8? {
         readIndex + offset < storage.count ? storage[readIndex + offset] : nil

@@ -25,8 +25,48 @@ struct WebSocketDecodeOutcome: Equatable {
     var bufferedAfter = 0
 }
 
-/// Feeds `chunks` to a fresh decoder, draining it after each chunk; alternates between both `append` overloads.
+/// Feeds `chunks` to fresh decoders both ways — pulling owned frames with `append` and `next()`, and having frames
+/// lent in place by `decode(_:_:)` — expects the same frames and error from both, and returns the first outcome.
 func webSocketDecode(
+    _ chunks: [[UInt8]], role: WebSocketRole, maxFrameSize: Int = 1 << 20, allowsRSV1: Bool = false
+) -> WebSocketDecodeOutcome {
+    let pulled = webSocketDecodePulling(chunks, role: role, maxFrameSize: maxFrameSize, allowsRSV1: allowsRSV1)
+    let lent = webSocketDecodeLending(chunks, role: role, maxFrameSize: maxFrameSize, allowsRSV1: allowsRSV1)
+    #expect(lent.frames == pulled.frames, "decode(_:_:) lends the frames next() returns")
+    #expect(lent.error == pulled.error, "decode(_:_:) fails as next() does")
+    return pulled
+}
+
+/// Feeds `chunks` to a fresh decoder with `decode(_:_:)`, copying each lent frame.
+func webSocketDecodeLending(
+    _ chunks: [[UInt8]], role: WebSocketRole, maxFrameSize: Int = 1 << 20, allowsRSV1: Bool = false
+) -> WebSocketDecodeOutcome {
+    var decoder = WebSocketFrameDecoder(role: role, maxFrameSize: maxFrameSize, allowsRSV1: allowsRSV1)
+    var outcome = WebSocketDecodeOutcome()
+    for chunk in chunks {
+        var bytes = chunk
+        var frames: [WebSocketFrame] = []
+        let error = bytes.withUnsafeMutableBytes { input in
+            decoder.decode(input) { frame in
+                frames.append(frame.frame)
+                return true
+            }
+        }
+        outcome.frames += frames
+        if let error {
+            outcome.error = error
+            var more: [UInt8] = [0x81, 0x80, 0, 0, 0, 0]
+            let again = more.withUnsafeMutableBytes { decoder.decode($0) { _ in true } }
+            #expect(again == error, "the decoder stays failed")
+            break
+        }
+    }
+    outcome.bufferedAfter = decoder.bufferedByteCount
+    return outcome
+}
+
+/// Feeds `chunks` to a fresh decoder, draining it after each chunk; alternates between both `append` overloads.
+func webSocketDecodePulling(
     _ chunks: [[UInt8]], role: WebSocketRole, maxFrameSize: Int = 1 << 20, allowsRSV1: Bool = false
 ) -> WebSocketDecodeOutcome {
     var decoder = WebSocketFrameDecoder(role: role, maxFrameSize: maxFrameSize, allowsRSV1: allowsRSV1)

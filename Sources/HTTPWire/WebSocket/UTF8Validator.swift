@@ -55,6 +55,33 @@ public struct UTF8Validator: Sendable {
         return current != .reject
     }
 
+    /// Feeds the next bytes from memory, skipping runs of ASCII eight bytes at a time.
+    ///
+    /// - Parameter bytes: The next bytes of the text.
+    /// - Returns: `false` once the input is certainly invalid; `true` while it is valid or could still become valid.
+    public mutating func validate(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var current = state
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            if current == .accept {
+                while index + 8 <= count,
+                    bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+                {
+                    index += 8
+                }
+                guard index < count else { break }
+            }
+            let byte = bytes[index]
+            index += 1
+            if current == .accept && byte < 0x80 { continue }
+            current = Self.transition(current, byte)
+            if current == .reject { break }
+        }
+        state = current
+        return current != .reject
+    }
+
     /// Returns to the initial state, e.g. for the next message.
     public mutating func reset() {
         state = .accept

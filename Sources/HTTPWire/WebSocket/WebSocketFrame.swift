@@ -49,3 +49,35 @@ public struct WebSocketFrame: Sendable, Equatable {
         return WebSocketFrame(opcode: .close, payload: payload)
     }
 }
+
+/// A frame lent by ``WebSocketFrameDecoder/decode(_:_:)``: its payload, unmasked, lies in the bytes being decoded and
+/// is valid only during the call that receives the view. ``frame`` copies it out.
+public struct WebSocketFrameView {
+    /// Whether this is the final fragment of a message.
+    public let fin: Bool
+    /// The RSV1 bit.
+    public let rsv1: Bool
+    /// The opcode.
+    public let opcode: WebSocketOpcode
+    /// The application data, unmasked; valid only during the call that receives the view.
+    public let payload: UnsafeRawBufferPointer
+
+    /// Creates a view.
+    /// - Parameters:
+    ///   - fin: Whether this is the final fragment.
+    ///   - rsv1: The RSV1 bit.
+    ///   - opcode: The opcode.
+    ///   - payload: The unmasked payload.
+    public init(fin: Bool, rsv1: Bool, opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer) {
+        self.fin = fin
+        self.rsv1 = rsv1
+        self.opcode = opcode
+        self.payload = payload
+    }
+
+    /// An owned copy.
+    public var frame: WebSocketFrame { WebSocketFrame(fin: fin, rsv1: rsv1, opcode: opcode, payload: Array(payload)) }
+}
+
+@available(*, unavailable)
+extension WebSocketFrameView: Sendable {}

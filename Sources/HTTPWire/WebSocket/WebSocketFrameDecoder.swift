@@ -6,6 +6,9 @@
 /// frame plus whatever the caller appends before calling ``next()`` again. After an error the decoder stays failed
 /// and drops further input.
 ///
+/// ``decode(_:_:)`` is the zero-copy form for a connection: frames that lie whole in the bytes just received are
+/// unmasked in place and lent to the caller; only a frame split across reads is buffered.
+///
 /// Fragmentation, UTF-8 and close payloads are checked one level up, by ``WebSocketMessageAssembler``.
 public struct WebSocketFrameDecoder: Sendable {
     /// What ``WebSocketFrameDecoder/next()`` produced.
@@ -85,13 +88,72 @@ public struct WebSocketFrameDecoder: Sendable {
         buffer.append(contentsOf: bytes)
     }
 
+    /// Decodes the buffered bytes followed by `input`, lending each complete frame to `body` (payload unmasked, in
+    /// place when the frame lies whole in `input`). The view is valid only during the call. Bytes of an incomplete
+    /// frame are kept for the next call.
+    ///
+    /// - Parameters:
+    ///   - input: Bytes just received; the decoder unmasks payloads in them, in place.
+    ///   - body: Handles one frame; returns `false` to stop (the connection is ending: the rest is dropped).
+    /// - Returns: The violation that fails the connection, if any (the decoder then stays failed).
+    public mutating func decode(
+        _ input: UnsafeMutableRawBufferPointer, _ body: (borrowing WebSocketFrameView) -> Bool
+    ) -> WebSocketError? {
+        if case .failed(let error) = state { return error }
+        guard buffer.isEmpty, case .header = state else {
+            // A frame is already partly buffered: continue in the buffer.
+            buffer.append(UnsafeRawBufferPointer(input))
+            while true {
+                switch next() {
+                case .needMoreData:
+                    return nil
+                case .error(let error):
+                    return error
+                case .frame(let frame):
+                    let proceed = frame.payload.withUnsafeBytes { payload in
+                        body(WebSocketFrameView(fin: frame.fin, rsv1: frame.rsv1, opcode: frame.opcode, payload: payload))
+                    }
+                    if !proceed { return nil }
+                }
+            }
+        }
+        var offset = 0
+        while offset < input.count {
+            let rest = UnsafeMutableRawBufferPointer(rebasing: input[offset...])
+            switch Self.scanHeader(UnsafeRawBufferPointer(rest), role: role, maxFrameSize: maxFrameSize, allowsRSV1: allowsRSV1) {
+            case .incomplete:
+                buffer.append(UnsafeRawBufferPointer(rest))
+                return nil
+            case .violation(let error):
+                _ = fail(error)
+                return error
+            case .header(let header, let byteCount):
+                guard rest.count - byteCount >= header.payloadLength else {
+                    buffer.append(UnsafeRawBufferPointer(rest))
+                    return nil
+                }
+                let payload = UnsafeMutableRawBufferPointer(
+                    rebasing: rest[byteCount..<(byteCount + header.payloadLength)])
+                if let key = header.maskKey { WebSocketFrameEncoder.applyMask(key, to: payload) }
+                offset += byteCount + header.payloadLength
+                let view = WebSocketFrameView(
+                    fin: header.fin, rsv1: header.rsv1, opcode: header.opcode, payload: UnsafeRawBufferPointer(payload))
+                if !body(view) { return nil }
+            }
+        }
+        return nil
+    }
+
     /// Returns the next complete frame, `.needMoreData`, or the violation that fails the connection.
     ///
     /// Call it repeatedly after each `append` until it returns `.needMoreData`.
     /// - Returns: The next action.
     public mutating func next() -> Action {
         if case .header = state {
-            switch scanHeader() {
+            let scan = buffer.withUnconsumedBytes {
+                Self.scanHeader($0, role: role, maxFrameSize: maxFrameSize, allowsRSV1: allowsRSV1)
+            }
+            switch scan {
             case .incomplete:
                 return .needMoreData
             case .violation(let error):
@@ -123,9 +185,12 @@ public struct WebSocketFrameDecoder: Sendable {
         return .error(error)
     }
 
-    /// Validates as much of the next header as is buffered, byte by byte, so violations surface early.
-    private func scanHeader() -> HeaderScan {
-        guard let first = buffer.peek(at: 0) else { return .incomplete }
+    /// Validates as much of the header at the start of `bytes` as is there, byte by byte, so violations surface early.
+    private static func scanHeader(
+        _ bytes: UnsafeRawBufferPointer, role: WebSocketRole, maxFrameSize: Int, allowsRSV1: Bool
+    ) -> HeaderScan {
+        guard bytes.count >= 1 else { return .incomplete }
+        let first = bytes[0]
         let fin = first & 0x80 != 0
         let rsv1 = first & 0x40 != 0
         let opcode = WebSocketOpcode(rawValue: first & 0x0F)
@@ -142,7 +207,8 @@ public struct WebSocketFrameDecoder: Sendable {
                 return .violation(.protocolError("RSV1 set on a control or continuation frame"))
             }
         }
-        guard let second = buffer.peek(at: 1) else { return .incomplete }
+        guard bytes.count >= 2 else { return .incomplete }
+        let second = bytes[1]
         let masked = second & 0x80 != 0
         let shortLength = Int(second & 0x7F)
         // RFC 6455 §5.1: clients mask every frame, servers never do; either violation fails the connection.
@@ -157,7 +223,7 @@ public struct WebSocketFrameDecoder: Sendable {
         }
         var offset = 2
         let length: Int
-        switch scanLength(shortLength, offset: &offset) {
+        switch scanLength(shortLength, in: bytes, offset: &offset) {
         case .none: return .incomplete
         case .some(.failure(let error)): return .violation(error)
         case .some(.success(let value)): length = value
@@ -166,10 +232,8 @@ public struct WebSocketFrameDecoder: Sendable {
         if length > maxFrameSize { return .violation(.messageTooBig) }
         var maskKey: (UInt8, UInt8, UInt8, UInt8)?
         if masked {
-            guard let k0 = buffer.peek(at: offset), let k1 = buffer.peek(at: offset + 1),
-                let k2 = buffer.peek(at: offset + 2), let k3 = buffer.peek(at: offset + 3)
-            else { return .incomplete }
-            maskKey = (k0, k1, k2, k3)
+            guard bytes.count >= offset + 4 else { return .incomplete }
+            maskKey = (bytes[offset], bytes[offset + 1], bytes[offset + 2], bytes[offset + 3])
             offset += 4
         }
         let header = Header(fin: fin, rsv1: rsv1, opcode: opcode, maskKey: maskKey, payloadLength: length)
@@ -177,17 +241,19 @@ public struct WebSocketFrameDecoder: Sendable {
     }
 
     /// Reads the 7-bit, 16-bit or 64-bit payload length (RFC 6455 §5.2); `nil` when more bytes are needed.
-    private func scanLength(_ shortLength: Int, offset: inout Int) -> Result<Int, WebSocketError>? {
+    private static func scanLength(
+        _ shortLength: Int, in bytes: UnsafeRawBufferPointer, offset: inout Int
+    ) -> Result<Int, WebSocketError>? {
         let extendedCount: Int
         switch shortLength {
         case 0...125: return .success(shortLength)
         case 126: extendedCount = 2
         default: extendedCount = 8
         }
-        guard buffer.count >= offset + extendedCount else { return nil }
+        guard bytes.count >= offset + extendedCount else { return nil }
         var value: UInt64 = 0
         for index in 0..<extendedCount {
-            value = value << 8 | UInt64(buffer.peek(at: offset + index) ?? 0)
+            value = value << 8 | UInt64(bytes[offset + index])
         }
         offset += extendedCount
         // RFC 6455 §5.2: "the minimal number of bytes MUST be used to encode the length".

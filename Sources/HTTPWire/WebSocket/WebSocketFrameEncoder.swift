@@ -40,34 +40,17 @@ public enum WebSocketFrameEncoder {
     ) {
         let count = frame.payload.count
         buffer.reserveCapacity(buffer.count + headerSize(payloadCount: count, masked: mask != nil) + count)
-        var first = frame.opcode.rawValue & 0x0F
-        if frame.fin { first |= 0x80 }
-        if frame.rsv1 { first |= 0x40 }
-        buffer.append(first)
-        let maskBit: UInt8 = mask == nil ? 0 : 0x80
-        switch count {
-        case 0...125:
-            buffer.append(maskBit | UInt8(count))
-        case 126...0xFFFF:
-            buffer.append(maskBit | 126)
-            buffer.append(UInt8(truncatingIfNeeded: count >> 8))
-            buffer.append(UInt8(truncatingIfNeeded: count))
-        default:
-            buffer.append(maskBit | 127)
-            let length = UInt64(count)
-            for shift in stride(from: 56, through: 0, by: -8) {
-                buffer.append(UInt8(truncatingIfNeeded: length >> UInt64(shift)))
-            }
-        }
+        let header = WebSocketFrameHeader(
+            fin: frame.fin, rsv1: frame.rsv1, opcode: frame.opcode, payloadCount: count, mask: mask)
+        header.withUnsafeBytes { buffer.append(contentsOf: $0) }
         guard let mask else {
             buffer.append(contentsOf: frame.payload)
             return
         }
-        buffer.append(contentsOf: [mask.0, mask.1, mask.2, mask.3])
         let start = buffer.count
         buffer.append(contentsOf: frame.payload)
-        buffer.withUnsafeMutableBufferPointer { bytes in
-            applyMask(mask, to: UnsafeMutableBufferPointer(rebasing: bytes[start...]))
+        buffer.withUnsafeMutableBytes { bytes in
+            applyMask(mask, to: UnsafeMutableRawBufferPointer(rebasing: bytes[start...]))
         }
     }
 
@@ -96,26 +79,89 @@ public enum WebSocketFrameEncoder {
 
     /// XORs `bytes` with the masking key (RFC 6455 §5.3); applying it twice restores the input.
     static func applyMask(_ key: (UInt8, UInt8, UInt8, UInt8), to bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBufferPointer { applyMask(key, to: $0) }
+        bytes.withUnsafeMutableBytes { applyMask(key, to: $0) }
     }
 
-    private static func applyMask(_ key: (UInt8, UInt8, UInt8, UInt8), to bytes: UnsafeMutableBufferPointer<UInt8>) {
-        var index = 0
+    /// XORs `bytes`, in place, with the masking key (RFC 6455 §5.3), eight bytes at a time; applying it twice
+    /// restores the input.
+    /// - Parameters:
+    ///   - key: The four key octets, in wire order; the first applies to `bytes[0]`.
+    ///   - bytes: The payload (or the part of it that starts at payload offset 0).
+    public static func applyMask(_ key: (UInt8, UInt8, UInt8, UInt8), to bytes: UnsafeMutableRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        // The key repeated over a word in memory order, so one XOR masks eight bytes whatever the byte order.
+        let keyWord = withUnsafeBytes(of: key) { $0.loadUnaligned(as: UInt32.self) }
+        let pattern = UInt64(keyWord) | UInt64(keyWord) << 32
+        var offset = 0
         let count = bytes.count
-        while index &+ 4 <= count {
-            bytes[index] ^= key.0
-            bytes[index &+ 1] ^= key.1
-            bytes[index &+ 2] ^= key.2
-            bytes[index &+ 3] ^= key.3
-            index &+= 4
+        while offset &+ 8 <= count {
+            let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ pattern
+            base.storeBytes(of: word, toByteOffset: offset, as: UInt64.self)
+            offset &+= 8
         }
-        while index < count {
-            switch index & 3 {
-            case 0: bytes[index] ^= key.0
-            case 1: bytes[index] ^= key.1
-            default: bytes[index] ^= key.2
+        withUnsafeBytes(of: key) { keyBytes in
+            while offset < count {
+                bytes[offset] ^= keyBytes[offset & 3]
+                offset &+= 1
             }
-            index &+= 1
         }
+    }
+}
+
+/// A frame header in wire form (2 to 14 bytes: RFC 6455 §5.2), built without allocating, so a frame can leave as
+/// this header followed by a payload that stays where it is.
+public struct WebSocketFrameHeader: Sendable {
+    /// The header's length in bytes.
+    public let count: Int
+    private var storage: (UInt64, UInt64) = (0, 0)
+
+    /// Builds the header of a frame.
+    ///
+    /// - Parameters:
+    ///   - fin: Whether this is the final fragment.
+    ///   - rsv1: The RSV1 bit.
+    ///   - opcode: The opcode.
+    ///   - payloadCount: The payload length.
+    ///   - mask: The masking key, or `nil` for an unmasked (server) frame.
+    public init(
+        fin: Bool = true, rsv1: Bool = false, opcode: WebSocketOpcode, payloadCount: Int,
+        mask: (UInt8, UInt8, UInt8, UInt8)? = nil
+    ) {
+        count = WebSocketFrameEncoder.headerSize(payloadCount: payloadCount, masked: mask != nil)
+        withUnsafeMutableBytes(of: &storage) { bytes in
+            var first = opcode.rawValue & 0x0F
+            if fin { first |= 0x80 }
+            if rsv1 { first |= 0x40 }
+            bytes[0] = first
+            let maskBit: UInt8 = mask == nil ? 0 : 0x80
+            var next = 2
+            switch payloadCount {
+            case 0...125:
+                bytes[1] = maskBit | UInt8(payloadCount)
+            case 126...0xFFFF:
+                bytes[1] = maskBit | 126
+                bytes[2] = UInt8(truncatingIfNeeded: payloadCount >> 8)
+                bytes[3] = UInt8(truncatingIfNeeded: payloadCount)
+                next = 4
+            default:
+                bytes[1] = maskBit | 127
+                let length = UInt64(payloadCount)
+                for index in 0..<8 { bytes[2 + index] = UInt8(truncatingIfNeeded: length >> UInt64(56 - 8 * index)) }
+                next = 10
+            }
+            if let mask {
+                bytes[next] = mask.0
+                bytes[next + 1] = mask.1
+                bytes[next + 2] = mask.2
+                bytes[next + 3] = mask.3
+            }
+        }
+    }
+
+    /// Calls `body` with the header's bytes.
+    /// - Parameter body: Reads the bytes; it must not keep them.
+    /// - Returns: What `body` returns.
+    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try Swift.withUnsafeBytes(of: storage) { try body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
     }
 }

@@ -22,6 +22,10 @@ public struct WebSocketMessageAssembler: Sendable {
         case none
         /// A complete message.
         case message(WebSocketMessage)
+        /// The frame is a whole, uncompressed message by itself (text validated as UTF-8): its payload, in place, is
+        /// the message. Only ``WebSocketMessageAssembler/push(_:)-(WebSocketFrameView)`` returns it; the owned form
+        /// returns ``message(_:)`` instead.
+        case unfragmented(isText: Bool)
         /// A ping with its application data; answer with a pong carrying the same data (RFC 6455 §5.5.2).
         case ping([UInt8])
         /// A pong with its application data (RFC 6455 §5.5.3).
@@ -72,6 +76,19 @@ public struct WebSocketMessageAssembler: Sendable {
     /// - Parameter frame: A decoded frame.
     /// - Returns: The resulting event, `.none` for a buffered fragment, or the error that fails the connection.
     public mutating func push(_ frame: WebSocketFrame) -> Output {
+        let output = frame.payload.withUnsafeBytes { payload in
+            push(WebSocketFrameView(fin: frame.fin, rsv1: frame.rsv1, opcode: frame.opcode, payload: payload))
+        }
+        guard case .unfragmented(let isText) = output else { return output }
+        return .message(isText ? .text(String(decoding: frame.payload, as: UTF8.self)) : .binary(frame.payload))
+    }
+
+    /// Processes the next frame, lent by the decoder: a frame that is a whole uncompressed message is answered with
+    /// ``Output/unfragmented(isText:)`` and not copied; anything kept for later is copied.
+    ///
+    /// - Parameter frame: A decoded frame.
+    /// - Returns: The resulting event, `.none` for a buffered fragment, or the error that fails the connection.
+    public mutating func push(_ frame: borrowing WebSocketFrameView) -> Output {
         if let failure { return .error(failure) }
         let output = process(frame)
         if case .error(let error) = output {
@@ -81,7 +98,7 @@ public struct WebSocketMessageAssembler: Sendable {
         return output
     }
 
-    private mutating func process(_ frame: WebSocketFrame) -> Output {
+    private mutating func process(_ frame: borrowing WebSocketFrameView) -> Output {
         if frame.opcode.isControl {
             // RFC 6455 §5.5 (also checked by the decoder, repeated for frames built elsewhere).
             guard frame.fin, frame.payload.count <= WebSocketFrame.maxControlPayload else {
@@ -89,9 +106,9 @@ public struct WebSocketMessageAssembler: Sendable {
             }
             guard !frame.rsv1 else { return .error(.protocolError("RSV1 set on a control frame")) }
             switch frame.opcode {
-            case .ping: return .ping(frame.payload)
-            case .pong: return .pong(frame.payload)
-            case .close: return Self.parseClose(frame.payload)
+            case .ping: return .ping(Array(frame.payload))
+            case .pong: return .pong(Array(frame.payload))
+            case .close: return Self.parseClose(Array(frame.payload))
             default: return .error(.protocolError("reserved opcode \(frame.opcode.rawValue)"))
             }
         }
@@ -117,23 +134,18 @@ public struct WebSocketMessageAssembler: Sendable {
         }
     }
 
-    private mutating func append(_ payload: [UInt8], fin: Bool, to message: inout Partial) -> Output {
+    private mutating func append(_ payload: UnsafeRawBufferPointer, fin: Bool, to message: inout Partial) -> Output {
         let limit = message.isCompressed ? maxCompressedSize : maxMessageSize
         guard payload.count <= limit - message.bytes.count else { return .error(.messageTooBig) }
-        if fin && message.isText && !message.isCompressed && message.bytes.isEmpty {
-            // A whole text message in one frame (the common case): the String initialiser's validation is the only
-            // pass over it. Fail-fast validation is for fragments, whose later parts have not arrived yet.
-            guard let text = String(validating: payload, as: UTF8.self) else { return .error(.invalidUTF8) }
-            return .message(.text(text))
-        }
         if message.isText && !message.isCompressed && !message.validator.validate(payload) {
             return .error(.invalidUTF8)
         }
-        if message.bytes.isEmpty {
-            message.bytes = payload
-        } else {
-            message.bytes.append(contentsOf: payload)
+        if fin && !message.isCompressed && message.bytes.isEmpty {
+            // A whole message in one frame (the common case): used in place, never copied here.
+            guard !message.isText || message.validator.isAtCharacterBoundary else { return .error(.invalidUTF8) }
+            return .unfragmented(isText: message.isText)
         }
+        message.bytes.append(contentsOf: payload)
         guard fin else {
             partial = message
             return .none

@@ -1,0 +1,125 @@
+import HTTPWire
+import Testing
+
+/// The zero-copy receive path: frames lent in place by the decoder, whole messages answered in place by the
+/// assembler, headers built without allocating, and the word-at-a-time UTF-8 check.
+struct WebSocketLentFrameTests {
+    /// Pushes a lent copy of `frame`.
+    private func pushLent(_ frame: WebSocketFrame, into assembler: inout WebSocketMessageAssembler)
+        -> WebSocketMessageAssembler.Output
+    {
+        frame.payload.withUnsafeBytes { payload in
+            assembler.push(WebSocketFrameView(fin: frame.fin, rsv1: frame.rsv1, opcode: frame.opcode, payload: payload))
+        }
+    }
+
+    @Test func aWholeMessageIsAnsweredInPlace() {
+        var assembler = WebSocketMessageAssembler()
+        #expect(pushLent(WebSocketFrame(opcode: .text, payload: Array("héllo".utf8)), into: &assembler)
+            == .unfragmented(isText: true))
+        #expect(pushLent(WebSocketFrame(opcode: .binary, payload: [0xFF, 0]), into: &assembler)
+            == .unfragmented(isText: false))
+        #expect(pushLent(WebSocketFrame(opcode: .text, payload: []), into: &assembler) == .unfragmented(isText: true))
+    }
+
+    @Test func invalidOrTruncatedUTF8InAWholeTextMessageFails() {
+        for payload: [UInt8] in [[0xC0, 0x80], [0x61, 0xE2, 0x82], [0xED, 0xA0, 0x80], Array("abcdefgh".utf8) + [0xFF]] {
+            var assembler = WebSocketMessageAssembler()
+            #expect(pushLent(WebSocketFrame(opcode: .text, payload: payload), into: &assembler) == .error(.invalidUTF8))
+        }
+    }
+
+    @Test func aWholeMessageOverTheLimitFails() {
+        var assembler = WebSocketMessageAssembler(maxMessageSize: 4)
+        #expect(pushLent(WebSocketFrame(opcode: .binary, payload: [1, 2, 3, 4, 5]), into: &assembler)
+            == .error(.messageTooBig))
+    }
+
+    @Test func fragmentsAreCopiedAndReassembled() {
+        var assembler = WebSocketMessageAssembler()
+        #expect(pushLent(WebSocketFrame(fin: false, opcode: .text, payload: Array("ab".utf8)), into: &assembler) == .none)
+        #expect(pushLent(WebSocketFrame(opcode: .ping, payload: [7]), into: &assembler) == .ping([7]))
+        #expect(pushLent(WebSocketFrame(opcode: .continuation, payload: Array("c".utf8)), into: &assembler)
+            == .message(.text("abc")))
+    }
+
+    @Test func theOwnedFormNeverAnswersInPlace() {
+        var assembler = WebSocketMessageAssembler()
+        #expect(assembler.push(WebSocketFrame(opcode: .text, payload: Array("hi".utf8))) == .message(.text("hi")))
+        #expect(assembler.push(WebSocketFrame(opcode: .binary, payload: [9])) == .message(.binary([9])))
+    }
+
+    @Test func framesLieInPlaceAndAreUnmaskedThere() {
+        let frames = [
+            WebSocketFrame(opcode: .text, payload: Array("first".utf8)),
+            WebSocketFrame(opcode: .binary, payload: Array(repeating: 0xAB, count: 300)),
+            WebSocketFrame(opcode: .ping, payload: []),
+        ]
+        var input = frames.flatMap { webSocketMasked($0) }
+        var decoder = WebSocketFrameDecoder(role: .server)
+        var lent: [WebSocketFrame] = []
+        var inPlace = true
+        let error = input.withUnsafeMutableBytes { bytes in
+            decoder.decode(bytes) { frame in
+                lent.append(frame.frame)
+                let start = UnsafeRawPointer(bytes.baseAddress!)
+                let inside = frame.payload.baseAddress.map { $0 >= start && $0 < start + bytes.count } ?? true
+                inPlace = inPlace && (frame.payload.isEmpty || inside)
+                return true
+            }
+        }
+        #expect(error == nil)
+        #expect(lent == frames)
+        #expect(inPlace, "payloads point into the input")
+        #expect(decoder.bufferedByteCount == 0)
+    }
+
+    @Test func stoppingDropsTheRest() {
+        var input = [WebSocketFrame(opcode: .text, payload: [0x61]), WebSocketFrame(opcode: .text, payload: [0x62])]
+            .flatMap { webSocketMasked($0) }
+        var decoder = WebSocketFrameDecoder(role: .server)
+        var seen = 0
+        let error = input.withUnsafeMutableBytes { bytes in
+            decoder.decode(bytes) { _ in
+                seen += 1
+                return false
+            }
+        }
+        #expect(error == nil)
+        #expect(seen == 1)
+    }
+
+    @Test(arguments: [0, 1, 125, 126, 65535, 65536, 70000])
+    func headersMatchTheEncoder(payloadCount: Int) {
+        let payload = [UInt8](repeating: 0x5A, count: payloadCount)
+        for mask: (UInt8, UInt8, UInt8, UInt8)? in [nil, (1, 2, 3, 4)] {
+            for (fin, rsv1, opcode) in [(true, false, WebSocketOpcode.text), (false, true, .binary), (true, false, .close)]
+            where payloadCount <= 125 || !opcode.isControl {
+                let frame = WebSocketFrame(fin: fin, rsv1: rsv1, opcode: opcode, payload: payload)
+                let encoded = WebSocketFrameEncoder.encode(frame, mask: mask)
+                let header = WebSocketFrameHeader(
+                    fin: fin, rsv1: rsv1, opcode: opcode, payloadCount: payloadCount, mask: mask)
+                #expect(header.count == WebSocketFrameEncoder.headerSize(payloadCount: payloadCount, masked: mask != nil))
+                #expect(header.withUnsafeBytes { Array($0) } == Array(encoded.prefix(header.count)))
+            }
+        }
+    }
+
+    @Test func rawUTF8ValidationAgreesWithTheCollectionForm() {
+        var generator = WebSocketTestRNG(seed: 42)
+        let pieces: [[UInt8]] = [
+            Array("abcdefghijklmnop".utf8), Array("é".utf8), Array("€".utf8), Array("𝄞".utf8), [0xC0], [0xED, 0xA0],
+            [0x80], [0xF4, 0x90], Array("12345678".utf8), [0xE2],
+        ]
+        for _ in 0..<2000 {
+            let count = Int.random(in: 0...6, using: &generator)
+            let bytes = (0..<count).flatMap { _ in pieces.randomElement(using: &generator)! }
+            var raw = UTF8Validator()
+            var collection = UTF8Validator()
+            let rawResult = bytes.withUnsafeBytes { raw.validate($0) }
+            #expect(rawResult == collection.validate(bytes[...]), "\(bytes)")
+            #expect(raw.isAtCharacterBoundary == collection.isAtCharacterBoundary, "\(bytes)")
+            #expect((rawResult && raw.isAtCharacterBoundary) == (String(validating: bytes, as: UTF8.self) != nil))
+        }
+    }
+}
