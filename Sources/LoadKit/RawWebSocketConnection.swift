@@ -131,7 +131,7 @@ public final class RawWebSocketConnection: EventLoopHandler {
         } catch {
             return fail("register: \(error)")
         }
-        timer = context.loop.schedule(after: .seconds(10)) { [weak self] in self?.fail("handshake timed out") }
+        timer = context.loop.schedule(after: .seconds(10)) { [self] in fail("handshake timed out") }
     }
 
     /// Handles readiness (the event loop calls this).
@@ -181,27 +181,26 @@ public final class RawWebSocketConnection: EventLoopHandler {
     /// Writes `bytes` from `offset` on, moving `offset` past what the socket took.
     private func write(_ bytes: [UInt8], from offset: inout Int) -> WriteOutcome {
         while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return Glibc.write(fd, base + offset, buffer.count - offset)
-            }
-            if count > 0 {
-                offset += count
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else if count < 0 && errno == EAGAIN {
-                return .wouldBlock
-            } else {
-                return .failed(count < 0 ? errno : EPIPE)
+            let start = offset
+            switch bytes.withUnsafeBytes({ Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[start...])) }) {
+            case .transferred(let count): offset += count
+            case .wouldBlock: return .wouldBlock
+            case .endOfStream: return .failed(EPIPE)
+            case .failed(let error): return .failed(error)
             }
         }
         return .done
     }
 
+    /// The context's read buffer.
+    private var readBuffer: UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(start: context.buffer, count: Context.bufferSize)
+    }
+
     private func readResponse() {
         while state == .handshaking {
-            let count = read(fd, context.buffer, Context.bufferSize)
-            if count > 0 {
+            switch Socket.receive(fd, into: readBuffer) {
+            case .transferred(let count):
                 response += UnsafeRawBufferPointer(start: context.buffer, count: count)
                 guard response.count <= 16 * 1024 else { return fail("handshake: response head too large") }
                 let parsed: (HTTPResponseHead, Int)?
@@ -226,12 +225,9 @@ public final class RawWebSocketConnection: EventLoopHandler {
                 delegate?.webSocketDidOpen(self)
                 if !leftover.isEmpty { leftover.withUnsafeBytes { consume($0) } }
                 return
-            } else if count == 0 {
-                return fail("handshake: connection closed")
-            } else {
-                if errno == EINTR { continue }
-                if errno != EAGAIN { fail("handshake read: \(String(cString: strerror(errno)))") }
-                return
+            case .endOfStream: return fail("handshake: connection closed")
+            case .wouldBlock: return
+            case .failed(let error): return fail("handshake read: \(String(cString: strerror(error)))")
             }
         }
     }
@@ -261,7 +257,7 @@ public final class RawWebSocketConnection: EventLoopHandler {
         [UInt8]([0x03, 0xE8]).withUnsafeBytes { appendFrame(opcode: 0x8, $0) }
         if !reading { flush() }
         state = .closing
-        timer = context.loop.schedule(after: .seconds(3)) { [weak self] in self?.finish() }
+        timer = context.loop.schedule(after: .seconds(3)) { [self] in finish() }
     }
 
     /// Releases the socket at once, without a closing handshake (loop thread).
@@ -283,30 +279,13 @@ public final class RawWebSocketConnection: EventLoopHandler {
         maskState ^= maskState << 13
         maskState ^= maskState >> 7
         maskState ^= maskState << 17
-        let key = UInt32(truncatingIfNeeded: maskState >> 16)
-        withUnsafeBytes(of: key) { output.append(contentsOf: $0) }
+        let bits = UInt32(truncatingIfNeeded: maskState >> 16)
+        let key = (UInt8(bits >> 24), UInt8((bits >> 16) & 0xFF), UInt8((bits >> 8) & 0xFF), UInt8(bits & 0xFF))
+        output.append(contentsOf: [key.0, key.1, key.2, key.3])
         let start = output.count
         output.append(contentsOf: payload)
         output.withUnsafeMutableBytes { bytes in
-            Self.mask(UnsafeMutableRawBufferPointer(rebasing: bytes[start...]), key: key)
-        }
-    }
-
-    /// XORs `bytes` with the masking key whose bytes, in memory order, are the key octets of the frame.
-    static func mask(_ bytes: UnsafeMutableRawBufferPointer, key: UInt32) {
-        guard let base = bytes.baseAddress else { return }
-        let pattern = UInt64(key) | UInt64(key) << 32
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ pattern
-            base.storeBytes(of: word, toByteOffset: offset, as: UInt64.self)
-            offset += 8
-        }
-        withUnsafeBytes(of: key) { keyBytes in
-            while offset < bytes.count {
-                bytes[offset] ^= keyBytes[offset & 3]
-                offset += 1
-            }
+            WebSocketFrameEncoder.applyMask(key, to: UnsafeMutableRawBufferPointer(rebasing: bytes[start...]))
         }
     }
 
@@ -338,16 +317,16 @@ public final class RawWebSocketConnection: EventLoopHandler {
             if state != .closed && outputOffset < output.count { flush() }
         }
         while state == .open || state == .closing {
-            let count = read(fd, context.buffer, Context.bufferSize)
-            if count > 0 {
+            switch Socket.receive(fd, into: readBuffer) {
+            case .transferred(let count):
                 consume(UnsafeRawBufferPointer(start: context.buffer, count: count))
                 if count < Context.bufferSize { return }
-            } else if count == 0 {
+            case .endOfStream:
                 return state == .closing ? finish() : lost("connection closed without a close frame")
-            } else {
-                if errno == EINTR { continue }
-                if errno != EAGAIN { lost("read: \(String(cString: strerror(errno)))") }
+            case .wouldBlock:
                 return
+            case .failed(let error):
+                return lost("recv: \(String(cString: strerror(error)))")
             }
         }
     }
@@ -421,7 +400,7 @@ public final class RawWebSocketConnection: EventLoopHandler {
                 delegate?.webSocketDidClose(self, code: code ?? 1005, reason: "server sent close")
                 Array(control.prefix(2)).withUnsafeBytes { appendFrame(opcode: 0x8, $0) }
                 if !reading { flush() }
-                timer = context.loop.schedule(after: .seconds(3)) { [weak self] in self?.finish() }
+                timer = context.loop.schedule(after: .seconds(3)) { [self] in finish() }
             }
         case 0x9:
             if state == .open {

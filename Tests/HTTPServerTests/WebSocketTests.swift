@@ -8,7 +8,7 @@ func echoRouter(configuration: WebSocketConfiguration = WebSocketConfiguration()
     var router = Router()
     router.webSocket("/echo", configuration: configuration, hub: hub) { socket in
         socket.onMessage = { message in
-            if case .text("close-please") = message { return socket.close(code: .normal, reason: "asked") }
+            if case .text("close-please") = message.message { return socket.close(code: .normal, reason: "asked") }
             socket.send(message)
         }
     }

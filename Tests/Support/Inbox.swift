@@ -17,6 +17,7 @@ public final class Inbox: Sendable {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             socket.loop.execute {
                 socket.onMessage = { message in
+                    let message = message.message
                     self.state.withLock { $0.messages.append(message) }
                     self.arrivals.yield()
                 }

@@ -276,10 +276,7 @@ final class LibraryConnection: Connection, @unchecked Sendable {
         isOpen = true
         socket.onMessage = { [weak self] message in
             guard let self else { return }
-            switch message {
-            case .text(let text): worker.message(self, length: text.utf8.count, text: true)
-            case .binary(let bytes): worker.message(self, length: bytes.count, text: false)
-            }
+            worker.message(self, length: message.bytes.count, text: message.isText)
         }
         socket.onClose = { [weak self] code, reason in
             guard let self else { return }

@@ -34,7 +34,7 @@ public protocol EventLoopHandler: AnyObject {
 /// The loop is also a `SerialExecutor` and a `TaskExecutor`, so an actor (or a task) can run on the loop's thread
 /// and reach the connections it owns without a thread hop.
 public final class EventLoop: @unchecked Sendable {
-    // Safety: `handlers`, `timers` and `threadID` are touched only on the loop thread (or before it starts);
+    // Safety: `registrations`, `timers` and `threadID` are touched only on the loop thread (or before it starts);
     // everything other threads hand over goes through `inbox`, a pthread mutex.
     private struct Inbox {
         var work: [Work] = []
@@ -52,8 +52,14 @@ public final class EventLoop: @unchecked Sendable {
     private let wakeFD: Int32
     private let inbox = Locked(Inbox())
     private let running = Atomic<Bool>(true)
-    /// Registered descriptors: each registration's token (see ``token(_:_:)``) and handler.
-    private var handlers: [Int32: (registration: UInt32, handler: any EventLoopHandler)] = [:]
+    /// A registered descriptor's registration number (see ``token(_:_:)``) and handler.
+    private struct Registration {
+        var number: UInt32 = 0
+        var handler: (any EventLoopHandler)?
+    }
+
+    /// Registrations indexed by descriptor (descriptors are small integers, reused lowest first).
+    private var registrations: [Registration] = []
     private var lastRegistration: UInt32 = 0
     private var timers = TimerQueue()
     private let threadID = Atomic<UInt>(0)
@@ -128,7 +134,11 @@ public final class EventLoop: @unchecked Sendable {
         lastRegistration = lastRegistration == .max ? 1 : lastRegistration + 1
         var event = epoll_event(events: events.rawValue, data: epoll_data_t(u64: Self.token(fd, lastRegistration)))
         guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else { throw SystemError.last("epoll_ctl(ADD)") }
-        handlers[fd] = (lastRegistration, handler)
+        let index = Int(fd)
+        if index >= registrations.count {
+            registrations.append(contentsOf: repeatElement(Registration(), count: index + 1 - registrations.count))
+        }
+        registrations[index] = Registration(number: lastRegistration, handler: handler)
     }
 
     /// What epoll hands back for a registration: the descriptor and a registration number. A descriptor closed
@@ -144,7 +154,7 @@ public final class EventLoop: @unchecked Sendable {
     ///   - fd: A registered descriptor.
     ///   - events: The readiness to report.
     public func modify(_ fd: Int32, for events: IOEvents) {
-        guard let registration = handlers[fd]?.registration else { return }
+        guard let registration = registration(of: fd) else { return }
         var event = epoll_event(events: events.rawValue, data: epoll_data_t(u64: Self.token(fd, registration)))
         _ = epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
     }
@@ -153,7 +163,14 @@ public final class EventLoop: @unchecked Sendable {
     /// - Parameter fd: A registered descriptor.
     public func deregister(_ fd: Int32) {
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
-        handlers[fd] = nil
+        if registration(of: fd) != nil { registrations[Int(fd)] = Registration() }
+    }
+
+    /// The registration number of `fd`, nil when it is not registered.
+    private func registration(of fd: Int32) -> UInt32? {
+        let index = Int(fd)
+        guard index >= 0, index < registrations.count, registrations[index].handler != nil else { return nil }
+        return registrations[index].number
     }
 
     /// Runs `work` on the loop thread after `delay`, unless cancelled. Loop thread only.
@@ -194,7 +211,9 @@ public final class EventLoop: @unchecked Sendable {
                     if fd == wakeFD {
                         var value: UInt64 = 0
                         _ = read(wakeFD, &value, 8)
-                    } else if let (registration, handler) = handlers[fd], registration == UInt32(token >> 32) {
+                    } else if Int(fd) < registrations.count, registrations[Int(fd)].number == UInt32(token >> 32),
+                        let handler = registrations[Int(fd)].handler
+                    {
                         handler.handle(IOEvents(rawValue: event.events))
                     }
                 }
@@ -204,8 +223,12 @@ public final class EventLoop: @unchecked Sendable {
             while let timer = timers.popExpired(now: now) { timer.fire() }
         }
         runInbox()
-        for (fd, _) in handlers { _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil) }
-        handlers.removeAll()
+        for (fd, registration) in registrations.enumerated() where registration.handler != nil {
+            _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, Int32(fd), nil)
+        }
+        registrations.removeAll()
+        // Timers may hold their owners (and so this loop) strongly; a stopped loop runs none of them.
+        timers.removeAll()
         finished.signal()
     }
 

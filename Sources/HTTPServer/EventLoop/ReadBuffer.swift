@@ -9,5 +9,8 @@ final class ReadBuffer: @unchecked Sendable {
         pointer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
     }
 
+    /// The whole buffer.
+    var bytes: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(start: pointer, count: capacity) }
+
     deinit { pointer.deallocate() }
 }

@@ -62,6 +62,12 @@ struct TimerQueue {
 
     var count: Int { heap.count }
 
+    /// Cancels and drops every timer.
+    mutating func removeAll() {
+        for timer in heap { timer.cancel() }
+        heap.removeAll()
+    }
+
     private mutating func removeFirst() {
         heap.swapAt(0, heap.count - 1)
         heap.removeLast()

@@ -71,23 +71,23 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
     private func readAvailable() {
         guard phase != .closed else { return }
         let buffer = loop.readBuffer
-        while true {
-            let count = read(fd, buffer.pointer, buffer.capacity)
-            if count > 0 {
+        reading: while true {
+            switch Socket.receive(fd, into: buffer.bytes) {
+            case .transferred(let count):
                 server.metrics.received(count)
                 if phase == .closing { continue }
                 parser.append(UnsafeRawBufferPointer(start: buffer.pointer, count: count))
-                if count < buffer.capacity { break }
-            } else if count == 0 {
+                if count < buffer.capacity { break reading }
+            case .endOfStream:
                 // End of input stays readable under level-triggered epoll: stop asking, or the loop spins.
                 peerClosed = true
                 setInterest(interest.subtracting([.readable, .readHangup]))
-                break
-            } else {
-                let error = cnet_errno()
-                if error == EINTR { continue }
-                if error != EAGAIN && error != EWOULDBLOCK { closeNow() }
-                break
+                break reading
+            case .wouldBlock:
+                break reading
+            case .failed:
+                closeNow()
+                break reading
             }
         }
         guard phase != .closed else { return }
@@ -279,23 +279,18 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
 
     private func flush() {
         while written < output.count {
-            let count = output.withUnsafeBytes { bytes in
-                guard let base = bytes.baseAddress else { return 0 }
-                return write(fd, base + written, bytes.count - written)
-            }
-            if count > 0 {
+            let offset = written
+            switch output.withUnsafeBytes({ Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }) {
+            case .transferred(let count):
                 written += count
                 server.metrics.sent(count)
-                continue
-            }
-            let error = cnet_errno()
-            if count < 0 && error == EINTR { continue }
-            if count < 0 && (error == EAGAIN || error == EWOULDBLOCK) {
+            case .wouldBlock:
                 setInterest(interest.union(.writable))
                 return
+            case .endOfStream, .failed:
+                closeNow()
+                return
             }
-            closeNow()
-            return
         }
         output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
         written = 0
@@ -320,8 +315,10 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
 
     private func armTimer(_ duration: Duration, phase expected: Phase) {
         timer?.cancel()
-        timer = loop.schedule(after: duration) { [weak self] in
-            guard let self, self.phase == expected else { return }
+        // Held strongly (a weak reference would move the reference count to a slower side table for good); every
+        // way out of the connection cancels the timer, which releases it.
+        timer = loop.schedule(after: duration) { [self] in
+            guard self.phase == expected else { return }
             if expected == .reading, self.output.isEmpty {
                 self.respondToTimeout()
             } else {

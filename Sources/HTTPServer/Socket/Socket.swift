@@ -58,6 +58,77 @@ public enum Socket {
         return (client, 0, SocketAddress.from(storage))
     }
 
+    /// What one non-blocking ``receive(_:into:)`` or ``send(_:_:)`` did.
+    public enum IOResult: Equatable, Sendable {
+        /// This many bytes moved (at least one).
+        case transferred(Int)
+        /// Nothing can move now; wait for readiness.
+        case wouldBlock
+        /// The peer closed its side (receiving only).
+        case endOfStream
+        /// The call failed with this errno; the connection is unusable.
+        case failed(Int32)
+    }
+
+    /// Receives into `buffer` from a non-blocking stream socket (`recv`, which skips the file layer of `read`),
+    /// retrying on EINTR.
+    /// - Parameters:
+    ///   - fd: The socket.
+    ///   - buffer: Where the bytes go; must not be empty.
+    /// - Returns: What happened.
+    public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
+        while true {
+            let count = recv(fd, buffer.baseAddress, buffer.count, 0)
+            if count > 0 { return .transferred(count) }
+            if count == 0 { return .endOfStream }
+            let error = cnet_errno()
+            if error == EINTR { continue }
+            return error == EAGAIN || error == EWOULDBLOCK ? .wouldBlock : .failed(error)
+        }
+    }
+
+    /// Sends from `bytes` on a non-blocking stream socket (`send` without SIGPIPE), retrying on EINTR; the socket may
+    /// take fewer bytes than offered.
+    /// - Parameters:
+    ///   - fd: The socket.
+    ///   - bytes: What to send; must not be empty.
+    /// - Returns: What happened.
+    public static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> IOResult {
+        while true {
+            let count = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+            if count > 0 { return .transferred(count) }
+            let error = count == 0 ? EPIPE : cnet_errno()
+            if error == EINTR { continue }
+            return error == EAGAIN || error == EWOULDBLOCK ? .wouldBlock : .failed(error)
+        }
+    }
+
+    /// Sends `first` then `second` with one call (`sendmsg`, without SIGPIPE), retrying on EINTR: a frame header and
+    /// a payload that stays where it is. The socket may take fewer bytes than offered.
+    /// - Parameters:
+    ///   - fd: The socket.
+    ///   - first: The first bytes.
+    ///   - second: The bytes that follow.
+    /// - Returns: What happened; `.transferred` counts bytes of both.
+    public static func send(_ fd: Int32, _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> IOResult {
+        var vectors = (
+            iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count),
+            iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count)
+        )
+        return withUnsafeMutableBytes(of: &vectors) { raw in
+            var message = msghdr()
+            message.msg_iov = raw.baseAddress?.assumingMemoryBound(to: iovec.self)
+            message.msg_iovlen = 2
+            while true {
+                let count = sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+                if count > 0 { return .transferred(count) }
+                let error = count == 0 ? EPIPE : cnet_errno()
+                if error == EINTR { continue }
+                return error == EAGAIN || error == EWOULDBLOCK ? .wouldBlock : .failed(error)
+            }
+        }
+    }
+
     /// Sets an integer socket option.
     static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) throws(SystemError) {
         var value = value

@@ -21,14 +21,15 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     public let request: HTTPRequest?
     /// The subprotocol agreed in the handshake, if any.
     public let subprotocol: String?
-    /// Called with every message, on the loop thread. Set it on the loop thread; messages that arrive before it
-    /// is set are kept (up to 1,024) and delivered when it is.
-    public var onMessage: ((WebSocketMessage) -> Void)? {
+    /// Called with every message, on the loop thread, lent without a copy: the view's bytes are valid only during
+    /// the call (`view.message` copies them). Set it on the loop thread; messages that arrive before it is set are
+    /// kept (up to 1,024) and delivered when it is.
+    public var onMessage: ((WebSocketMessageView) -> Void)? {
         didSet {
             guard onMessage != nil, !early.isEmpty else { return }
             let waiting = early
             early.removeAll()
-            for message in waiting { onMessage?(message) }
+            for message in waiting { message.withView { onMessage?($0) } }
         }
     }
     /// Called once when the connection has closed, with the peer's close code (nil when none was received).
@@ -49,7 +50,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     public func messages() -> AsyncStream<WebSocketMessage> {
         let (stream, continuation) = AsyncStream.makeStream(of: WebSocketMessage.self)
         let install: @Sendable () -> Void = {
-            self.onMessage = { continuation.yield($0) }
+            self.onMessage = { continuation.yield($0.message) }
             self.onClose = { _, _ in continuation.finish() }
         }
         if loop.inEventLoop { install() } else { loop.execute(install) }
@@ -136,8 +137,8 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         }
         schedulePing()
         if !leftover.isEmpty {
-            decoder.append(contentsOf: leftover)
-            processFrames()
+            var bytes = leftover
+            bytes.withUnsafeMutableBytes { process($0) }
         }
     }
 
@@ -152,11 +153,18 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
             loop.execute { self.send(message, replacing: key) }
             return
         }
+        message.withView { send($0, replacing: key) }
+    }
+
+    /// Sends a message from bytes that stay the caller's (text must be valid UTF-8): when nothing is queued they go
+    /// straight to the socket, with no copy. Loop thread only.
+    /// - Parameters:
+    ///   - message: The message; its bytes are read during the call only.
+    ///   - key: A coalescing key, as in ``send(_:replacing:)``.
+    public func send(_ message: WebSocketMessageView, replacing key: String? = nil) {
+        precondition(loop.inEventLoop, "send(_: WebSocketMessageView) must be called on the socket's loop")
         guard !closeSent, !closed else { return }
-        switch message {
-        case .text(let text): enqueue(opcode: .text, payload: Array(text.utf8), key: key)
-        case .binary(let bytes): enqueue(opcode: .binary, payload: bytes, key: key)
-        }
+        enqueue(opcode: message.isText ? .text : .binary, payload: message.bytes, key: key)
     }
 
     /// Sends a text message from bytes that are already valid UTF-8 (no copy into a `String`). Loop thread only.
@@ -164,9 +172,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     ///   - utf8: The text's bytes.
     ///   - key: A coalescing key, as in ``send(_:replacing:)``.
     public func sendText(utf8 bytes: [UInt8], replacing key: String? = nil) {
-        precondition(loop.inEventLoop, "sendText(utf8:) must be called on the socket's loop")
-        guard !closeSent, !closed else { return }
-        enqueue(opcode: .text, payload: bytes, key: key)
+        bytes.withUnsafeBytes { send(WebSocketMessageView(isText: true, bytes: $0), replacing: key) }
     }
 
     /// Starts the closing handshake (RFC 6455 §7.1.2). Safe from any thread; idempotent.
@@ -187,16 +193,48 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         return closed
     }
 
-    private func enqueue(opcode: WebSocketOpcode, payload: [UInt8], key: String?) {
-        var frame = WebSocketFrame(fin: true, rsv1: false, opcode: opcode, payload: payload)
+    private func enqueue(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, key: String?) {
         if let deflater, payload.count >= compressionThreshold {
-            frame.payload = deflater.compress(payload)
-            frame.rsv1 = true
+            let compressed = deflater.compress(Array(payload))
+            compressed.withUnsafeBytes { enqueueFrame(opcode: opcode, rsv1: true, payload: $0, key: key) }
+        } else {
+            enqueueFrame(opcode: opcode, rsv1: false, payload: payload, key: key)
+        }
+    }
+
+    private func enqueueFrame(opcode: WebSocketOpcode, rsv1: Bool, payload: UnsafeRawBufferPointer, key: String?) {
+        let mask = role == .client ? Self.randomMask() : nil
+        let header = WebSocketFrameHeader(rsv1: rsv1, opcode: opcode, payloadCount: payload.count, mask: mask)
+        var sent = 0
+        if queueHead == queue.count && mask == nil {
+            // Nothing waits: the frame leaves at once, header and payload in one call, the payload from where it is.
+            switch header.withUnsafeBytes({ Socket.send(fd, $0, payload) }) {
+            case .transferred(let count):
+                if count == header.count + payload.count { return }
+                sent = count
+            case .wouldBlock:
+                break
+            case .endOfStream, .failed:
+                finish()
+                return
+            }
         }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(frame.payload.count + 14)
-        WebSocketFrameEncoder.encode(frame, mask: role == .client ? Self.randomMask() : nil, into: &bytes)
-        if let key, let index = queue[queueHead...].lastIndex(where: { $0.key == key }),
+        bytes.reserveCapacity(header.count + payload.count)
+        header.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        let start = bytes.count
+        bytes.append(contentsOf: payload)
+        if let mask {
+            bytes.withUnsafeMutableBytes {
+                WebSocketFrameEncoder.applyMask(mask, to: UnsafeMutableRawBufferPointer(rebasing: $0[start...]))
+            }
+        }
+        if sent > 0 {
+            // Partly sent: it heads the queue, started (so it is never replaced).
+            queue.append(Pending(bytes: bytes, key: key))
+            headOffset = sent
+            queuedBytes += bytes.count - sent
+        } else if let key, let index = queue[queueHead...].lastIndex(where: { $0.key == key }),
             index != queueHead || headOffset == 0
         {
             queuedBytes += bytes.count - queue[index].bytes.count
@@ -232,7 +270,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         payload += reasonBytes
         sendControl(.close, payload: payload)
         timer?.cancel()
-        timer = loop.schedule(after: configuration.closeTimeout) { [weak self] in self?.finish() }
+        timer = loop.schedule(after: configuration.closeTimeout) { [self] in finish() }
         // RFC 6455 §7.1.1: after both close frames the server closes the TCP connection first.
         if peerClose != nil, role == .server { finishAfterFlush = true }
     }
@@ -254,27 +292,23 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     private func flush() {
         guard !closed else { return }
         while queueHead < queue.count {
-            let count = queue[queueHead].bytes.withUnsafeBytes { bytes -> Int in
-                guard let base = bytes.baseAddress else { return 0 }
-                return write(fd, base + headOffset, bytes.count - headOffset)
-            }
-            if count > 0 {
+            let offset = headOffset
+            let result = queue[queueHead].bytes.withUnsafeBytes { Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+            switch result {
+            case .transferred(let count):
                 headOffset += count
                 queuedBytes -= count
                 if headOffset == queue[queueHead].bytes.count {
                     queueHead += 1
                     headOffset = 0
                 }
-                continue
-            }
-            let error = cnet_errno()
-            if count < 0 && error == EINTR { continue }
-            if count < 0 && (error == EAGAIN || error == EWOULDBLOCK) {
+            case .wouldBlock:
                 setInterest(interest.union(.writable))
                 return
+            case .endOfStream, .failed:
+                finish()
+                return
             }
-            finish()
-            return
         }
         queue.removeAll(keepingCapacity: queue.capacity <= 16)
         queueHead = 0
@@ -303,77 +337,81 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     }
 
     private func readAvailable() {
+        let buffer = loop.readBuffer
         while !closed {
-            let count = read(fd, loop.readBuffer.pointer, loop.readBuffer.capacity)
-            if count > 0 {
+            switch Socket.receive(fd, into: buffer.bytes) {
+            case .transferred(let count):
                 lastReceived = EventLoop.now()
                 if discarding { continue }
-                decoder.append(UnsafeRawBufferPointer(start: loop.readBuffer.pointer, count: count))
-                processFrames()
-                if count < loop.readBuffer.capacity { return }
-            } else if count == 0 {
+                process(UnsafeMutableRawBufferPointer(start: buffer.pointer, count: count))
+                if count < buffer.capacity { return }
+            case .endOfStream:
                 // RFC 6455 §7.1.5: the TCP connection closed without a close frame: code 1006 (abnormal).
                 finish()
                 return
-            } else {
-                let error = cnet_errno()
-                if error == EINTR { continue }
-                if error != EAGAIN && error != EWOULDBLOCK { finish() }
+            case .wouldBlock:
+                return
+            case .failed:
+                finish()
                 return
             }
         }
     }
 
-    private func processFrames() {
-        while !closed {
-            switch decoder.next() {
-            case .needMoreData:
-                return
+    /// Decodes received bytes (payloads are unmasked in place) and acts on each frame.
+    private func process(_ input: UnsafeMutableRawBufferPointer) {
+        let failure = decoder.decode(input) { frame in
+            guard !closed else { return false }
+            guard peerClose == nil else { return true }
+            switch assembler.push(frame) {
+            case .none:
+                break
+            case .unfragmented(let isText):
+                deliver(WebSocketMessageView(isText: isText, bytes: frame.payload))
+            case .message(let message):
+                message.withView { deliver($0) }
+            case .ping(let payload):
+                if !closeSent { sendControl(.pong, payload: payload) }
+            case .pong:
+                break
+            case .close(let code, let reason):
+                peerClose = (code, reason)
+                if closeSent {
+                    if role == .server { finish() } else { finishAfterFlush = true }
+                } else {
+                    // RFC 6455 §5.5.1: echo the status code.
+                    sendClose(code: code ?? .normal, reason: "")
+                    if role == .server { finishAfterFlush = true }
+                    flush()
+                }
             case .error(let error):
                 failConnection(error.closeCode, reason: "\(error)")
-                return
-            case .frame(let frame):
-                guard peerClose == nil else { continue }
-                switch assembler.push(frame) {
-                case .none:
-                    break
-                case .message(let message):
-                    guard !closeSent else { break }
-                    if let onMessage {
-                        onMessage(message)
-                    } else if early.count < 1024 {
-                        early.append(message)
-                    } else {
-                        failConnection(.policyViolation, reason: "messages not consumed")
-                        return
-                    }
-                case .ping(let payload):
-                    if !closeSent { sendControl(.pong, payload: payload) }
-                case .pong:
-                    break
-                case .close(let code, let reason):
-                    peerClose = (code, reason)
-                    if closeSent {
-                        if role == .server { finish() } else { finishAfterFlush = true }
-                    } else {
-                        // RFC 6455 §5.5.1: echo the status code.
-                        sendClose(code: code ?? .normal, reason: "")
-                        if role == .server { finishAfterFlush = true }
-                        flush()
-                    }
-                case .error(let error):
-                    failConnection(error.closeCode, reason: "\(error)")
-                    return
-                }
+                return false
             }
+            return !closed
+        }
+        if let failure { failConnection(failure.closeCode, reason: "\(failure)") }
+    }
+
+    /// Hands a message to ``onMessage``, or keeps a copy until it is set.
+    private func deliver(_ message: WebSocketMessageView) {
+        guard !closeSent else { return }
+        if let onMessage {
+            onMessage(message)
+        } else if early.count < 1024 {
+            early.append(message.message)
+        } else {
+            failConnection(.policyViolation, reason: "messages not consumed")
         }
     }
 
     // MARK: Timers and closing
 
     private func schedulePing() {
-        timer = loop.schedule(after: configuration.pingInterval) { [weak self] in
-            guard let self, !self.closed, !self.closeSent else { return }
+        // The timer holds the socket strongly (a weak reference would move its reference count to a slower side
+        // table for good); `finish` cancels the timer, which releases it.
+        timer = loop.schedule(after: configuration.pingInterval) { [self] in
+            guard !self.closed, !self.closeSent else { return }
             let silent = Duration.nanoseconds(Int64(EventLoop.now() - self.lastReceived))
             if silent >= self.configuration.idleTimeout {
                 self.close(code: .goingAway, reason: "idle")

@@ -6,7 +6,7 @@ public import HTTPWire
 ///
 /// ```swift
 /// let socket = try await WebSocketClient.connect(host: "127.0.0.1", port: 8080, path: "/v1/echo", on: group.next())
-/// socket.onMessage = { message in print(message) }
+/// socket.onMessage = { message in print(message.message) }
 /// socket.send(.text("hello"))
 /// ```
 public enum WebSocketClient {
@@ -138,16 +138,12 @@ private final class ClientHandshake: EventLoopHandler, @unchecked Sendable {
 
     private func writeRequest() {
         while sent < request.count {
-            let count = request.withUnsafeBytes { bytes -> Int in
-                guard let base = bytes.baseAddress else { return 0 }
-                return write(fd, base + sent, bytes.count - sent)
-            }
-            if count > 0 {
-                sent += count
-            } else if count < 0 && (cnet_errno() == EAGAIN || cnet_errno() == EINTR) {
-                return
-            } else {
-                return fail(.system(SystemError.last("write")))
+            let offset = sent
+            switch request.withUnsafeBytes({ Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }) {
+            case .transferred(let count): sent += count
+            case .wouldBlock: return
+            case .endOfStream: return fail(.closed)
+            case .failed(let error): return fail(.system(SystemError(call: "send", code: error)))
             }
         }
         loop.modify(fd, for: [.readable])
@@ -156,20 +152,16 @@ private final class ClientHandshake: EventLoopHandler, @unchecked Sendable {
     private func readResponse() {
         let buffer = loop.readBuffer
         while continuation != nil {
-            let count = read(fd, buffer.pointer, buffer.capacity)
-            if count > 0 {
+            switch Socket.receive(fd, into: buffer.bytes) {
+            case .transferred(let count):
                 received += UnsafeRawBufferPointer(start: buffer.pointer, count: count)
                 guard received.count <= 64 * 1024 else {
                     return fail(.handshakeRefused(status: 0, reason: "head too large"))
                 }
                 if complete() { return }
-            } else if count == 0 {
-                return fail(.closed)
-            } else {
-                let error = cnet_errno()
-                if error == EINTR { continue }
-                if error != EAGAIN && error != EWOULDBLOCK { fail(.system(SystemError(call: "read", code: error))) }
-                return
+            case .endOfStream: return fail(.closed)
+            case .wouldBlock: return
+            case .failed(let error): return fail(.system(SystemError(call: "recv", code: error)))
             }
         }
     }

@@ -42,27 +42,26 @@ actor LiveSession {
 
     /// Connects the socket's callbacks to this session. Call on the socket's loop, before any message.
     nonisolated func attach() {
-        socket.onMessage = { [self] message in assumeIsolated { $0.receive(message) } }
+        socket.onMessage = { [self] message in
+            // The session runs on the socket's loop, where this is called: the lent message never leaves the thread.
+            nonisolated(unsafe) let message = message
+            assumeIsolated { $0.receive(message) }
+        }
         socket.onClose = { [self] code, _ in assumeIsolated { $0.connectionClosed(code: code) } }
         assumeIsolated { $0.scheduleTimer() }
     }
 
     // MARK: Messages
 
-    private func receive(_ message: WebSocketMessage) {
+    private func receive(_ message: WebSocketMessageView) {
         lastMessage = EventLoop.now()
         messageNumber += 1
-        guard case .text(let text) = message else {
+        guard message.isText else {
             return refuse(WireError(code: .invalidMessage, message: "messages are JSON text frames"))
         }
-        // Read the text's own storage: `withUTF8` would copy it, since `message` still holds a reference.
-        let decode = { (bytes: UnsafeBufferPointer<UInt8>) in
-            Result { () throws(WireError) -> ClientMessage in try self.decoder.decode(UnsafeRawBufferPointer(bytes)) }
-        }
-        let decoded =
-            text.utf8.withContiguousStorageIfAvailable(decode) ?? Array(text.utf8).withUnsafeBufferPointer(decode)
         do {
-            try handle(try decoded.get())
+            // The message is decoded where it lies, in the connection's read buffer.
+            try handle(try decoder.decode(message.bytes))
             consecutiveErrors = 0
         } catch let error as WireError {
             refuse(error)
@@ -204,8 +203,9 @@ actor LiveSession {
     // MARK: Checkpoints, idle, ending
 
     private func scheduleTimer() {
-        timer = socket.loop.schedule(after: context.limits.checkpointInterval) { [weak self] in
-            self?.assumeIsolated { $0.tick() }
+        // Held strongly (a weak reference would slow every retain of the session); ending the session cancels it.
+        timer = socket.loop.schedule(after: context.limits.checkpointInterval) { [self] in
+            assumeIsolated { $0.tick() }
         }
     }
 
