@@ -12,6 +12,8 @@ public struct LiveLimits: Sendable {
     public var idleTimeout: Duration = .seconds(120)
     /// How often a live session's summary is written to the store.
     public var checkpointInterval: Duration = .seconds(5)
+    /// How long checkpoints gather before they are written to the store together (one commit for all of them).
+    public var checkpointBatchWindow: Duration = .milliseconds(50)
     /// Consecutive refused messages after which the connection is closed with 1008 (abuse).
     public var maxConsecutiveErrors = 200
     /// HTTP sessions (`POST /v1/sessions`) without a request for this long are stored as abandoned.
@@ -30,6 +32,7 @@ final class AppContext: Sendable {
     let metrics: ServerMetrics
     let live = LiveRegistry()
     let writes = StoreWrites()
+    let checkpoints: CheckpointBatcher
     let httpSessions: HTTPSessionRegistry
     /// Unix milliseconds now (an input, so tests can pin it).
     let clock: @Sendable () -> Int64
@@ -45,6 +48,7 @@ final class AppContext: Sendable {
         self.metrics = metrics
         self.clock = clock
         httpSessions = HTTPSessionRegistry()
+        checkpoints = CheckpointBatcher(window: limits.checkpointBatchWindow)
     }
 
     /// The tenant of a bearer token, `default` when the server runs without tokens, nil when refused.

@@ -45,6 +45,32 @@ extension SQLiteSessionStore {
         try update(id: id, tenant: tenant, summary: summary, status: .live, endedAt: nil)
     }
 
+    /// Checkpoints several live sessions in one transaction: their rows, reps and series share one commit (and the
+    /// pages they share are written once).
+    /// - Parameter batch: The checkpoints.
+    /// - Returns: The checkpoints not applied (unknown or ended sessions), by session.
+    /// - Throws: Database errors; then none was applied.
+    public func checkpoint(_ batch: [SessionCheckpoint]) throws(SessionStoreError) -> [SessionID: SessionStoreError] {
+        guard !batch.isEmpty else { return [:] }
+        let db = try database()
+        let now = clock()
+        return try db.transaction { () throws(SessionStoreError) -> [SessionID: SessionStoreError] in
+            var refused: [SessionID: SessionStoreError] = [:]
+            for item in batch {
+                do throws(SessionStoreError) {
+                    try updateRow(
+                        id: item.id, tenant: item.tenant, summary: item.summary, status: .live, endedAt: nil, now: now,
+                        in: db)
+                } catch .notFound {
+                    refused[item.id] = .notFound
+                } catch .notLive(let status) {
+                    refused[item.id] = .notLive(status)
+                }
+            }
+            return refused
+        }
+    }
+
     /// Ends a live session with its final summary, in one transaction.
     /// - Parameters:
     ///   - id: The session.
@@ -104,30 +130,40 @@ extension SQLiteSessionStore {
         let db = try database()
         let now = clock()
         try db.transaction { () throws(SessionStoreError) in
-            // Only a live session changes, so a late checkpoint never overwrites a final summary.
-            let changed = try db.withStatement(
-                """
-                UPDATE sessions SET status = ?3, ended_at = ?4, updated_at = ?5, exercise = ?6, side = ?7,
-                    first_t = ?8, last_t = ?9, frames = ?10, visible_frames = ?11, rep_count = ?12,
-                    rejected_count = ?13, best = ?14, baseline = ?15, fault_counts = ?16
-                WHERE id = ?1 AND tenant = ?2 AND status = 'live'
-                """
-            ) { update throws(SessionStoreError) in
-                try update.bind(id.description, at: 1)
-                try update.bind(tenant, at: 2)
-                try update.bind(status.rawValue, at: 3)
-                try update.bind(endedAt, at: 4)
-                try update.bind(now, at: 5)
-                try bindSummaryColumns(summary, to: update, from: 6)
-                try update.step()
-                return db.changes > 0
-            }
-            guard changed else {
-                guard let current = try self.status(of: id, tenant: tenant, in: db) else { throw .notFound }
-                throw .notLive(current)
-            }
-            try replaceDetails(of: id, with: summary, in: db)
+            try updateRow(id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt, now: now, in: db)
         }
+    }
+
+    /// Updates a live session's row, reps and series inside the caller's transaction.
+    /// - Throws: ``SessionStoreError/notFound`` or ``SessionStoreError/notLive(_:)`` having changed nothing; database
+    ///   errors.
+    private func updateRow(
+        id: SessionID, tenant: String, summary: SessionSummary, status: SessionStatus, endedAt: Int64?, now: Int64,
+        in db: SQLiteConnection
+    ) throws(SessionStoreError) {
+        // Only a live session changes, so a late checkpoint never overwrites a final summary.
+        let changed = try db.withStatement(
+            """
+            UPDATE sessions SET status = ?3, ended_at = ?4, updated_at = ?5, exercise = ?6, side = ?7,
+                first_t = ?8, last_t = ?9, frames = ?10, visible_frames = ?11, rep_count = ?12,
+                rejected_count = ?13, best = ?14, baseline = ?15, fault_counts = ?16
+            WHERE id = ?1 AND tenant = ?2 AND status = 'live'
+            """
+        ) { update throws(SessionStoreError) in
+            try update.bind(id.description, at: 1)
+            try update.bind(tenant, at: 2)
+            try update.bind(status.rawValue, at: 3)
+            try update.bind(endedAt, at: 4)
+            try update.bind(now, at: 5)
+            try bindSummaryColumns(summary, to: update, from: 6)
+            try update.step()
+            return db.changes > 0
+        }
+        guard changed else {
+            guard let current = try self.status(of: id, tenant: tenant, in: db) else { throw .notFound }
+            throw .notLive(current)
+        }
+        try replaceDetails(of: id, with: summary, in: db)
     }
 
     private func status(

@@ -32,6 +32,15 @@ public protocol SessionStore: Sendable {
     ///   checkpoint never overwrites a final summary); database errors.
     func checkpoint(id: SessionID, tenant: String, summary: SessionSummary) async throws
 
+    /// Checkpoints several live sessions at once, all or nothing (one transaction where the store has them), as
+    /// ``checkpoint(id:tenant:summary:)`` would one by one: a checkpoint of a session that is unknown or already
+    /// ended changes nothing and is reported, the others are applied.
+    /// - Parameter batch: The checkpoints; at most one per session.
+    /// - Returns: The checkpoints not applied, by session, with why (``SessionStoreError/notFound`` or
+    ///   ``SessionStoreError/notLive(_:)``).
+    /// - Throws: Database errors (then none was applied).
+    func checkpoint(_ batch: [SessionCheckpoint]) async throws -> [SessionID: SessionStoreError]
+
     /// Ends a live session with its final summary.
     /// - Parameters:
     ///   - id: The session.
@@ -95,5 +104,26 @@ extension SessionStore {
     /// - Throws: Database errors.
     public func abandonLiveSessions() async throws -> Int {
         try await abandonLiveSessions(updatedBefore: .max)
+    }
+}
+
+/// One live session's summary so far, for ``SessionStore/checkpoint(_:)``.
+public struct SessionCheckpoint: Sendable, Hashable {
+    /// The session.
+    public var id: SessionID
+    /// Its tenant.
+    public var tenant: String
+    /// The summary so far.
+    public var summary: SessionSummary
+
+    /// Creates a checkpoint.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    ///   - summary: The summary so far.
+    public init(id: SessionID, tenant: String, summary: SessionSummary) {
+        self.id = id
+        self.tenant = tenant
+        self.summary = summary
     }
 }

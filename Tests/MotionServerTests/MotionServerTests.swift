@@ -127,6 +127,47 @@ struct MotionServerTests {
         }
     }
 
+    @Test func liveSessionsAreCheckpointedTogetherWhileTheyRun() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        var limits = fastLimits()
+        limits.checkpointInterval = .milliseconds(200)
+        try await withMotionServer(limits: limits) { address, _, _ in
+            var ids: [String] = []
+            var sockets: [(WebSocket, Inbox)] = []
+            for _ in 0..<3 {
+                let (socket, inbox) = try await Self.connect(address, group: group)
+                socket.send(.text(#"{"type":"start","exercise":"squat","options":{"snapshots":"off"}}"#))
+                await inbox.wait { $0.messages.count >= 1 }
+                ids.append(try #require(inbox.objects().first?["session"] as? String))
+                sockets.append((socket, inbox))
+            }
+            let poses = Simulation(exercise: .squat, side: .right, reps: [.init(peak: 100), .init(peak: 100)]).poses()
+            for pose in poses {
+                for (socket, _) in sockets { socket.send(.text(poseMessage(pose))) }
+            }
+            // The sessions stay open; their checkpoints reach the store while they are live.
+            for id in ids {
+                var stored: [String: Any]?
+                for _ in 0..<200 {
+                    stored = Self.json(try Self.get(address, "/v1/sessions/\(id)"))
+                    if stored?["frames"] as? Int == poses.count { break }
+                    try await Task.sleep(for: .milliseconds(25))
+                }
+                #expect(stored?["status"] as? String == "live")
+                #expect(stored?["frames"] as? Int == poses.count, "checkpointed: \(String(describing: stored))")
+                #expect(stored?["repCount"] as? Int == 2)
+            }
+            for (socket, inbox) in sockets {
+                socket.send(.text(#"{"type":"stop"}"#))
+                await inbox.wait { $0.close != nil }
+            }
+            for id in ids {
+                #expect(Self.json(try Self.get(address, "/v1/sessions/\(id)"))?["status"] as? String == "finished")
+            }
+        }
+    }
+
     @Test func aSessionStreamedAsFastAsPossibleMatchesTheEngineInProcess() async throws {
         let group = try EventLoopGroup(loops: 1)
         defer { group.shutdown() }

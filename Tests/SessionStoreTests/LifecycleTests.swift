@@ -30,6 +30,40 @@ import Testing
         }
     }
 
+    @Test func checkpointsABatchAndReportsWhatItRefused() async throws {
+        try await withStore { store, _ in
+            let live = (1...3).map { StoredSession.make(random: UInt128($0)) }
+            for session in live { try await store.create(session) }
+            let ended = StoredSession.make(random: 4)
+            try await store.create(ended)
+            try await store.finish(
+                id: ended.id, tenant: ended.tenant, summary: .make(frames: 9), status: .finished, endedAt: 5)
+            let unknown = StoredSession.make(random: 5)
+            let otherTenant = SessionCheckpoint(id: live[0].id, tenant: "someone-else", summary: .make(frames: 77))
+
+            #expect(try await store.checkpoint([]).isEmpty)
+            var batch = live.enumerated().map {
+                SessionCheckpoint(id: $1.id, tenant: $1.tenant, summary: .make(frames: 100 + $0, reps: $0))
+            }
+            batch += [
+                SessionCheckpoint(id: ended.id, tenant: ended.tenant, summary: .make(frames: 1)),
+                SessionCheckpoint(id: unknown.id, tenant: unknown.tenant, summary: .make(frames: 1)), otherTenant,
+            ]
+            let refused = try await store.checkpoint(batch)
+            #expect(refused[ended.id] == .notLive(.finished))
+            #expect(refused[unknown.id] == .notFound)
+            #expect(refused[live[0].id] == .notFound, "another tenant's session is unknown to it")
+            #expect(refused.count == 3)
+            for (index, session) in live.enumerated() {
+                let read = try #require(try await store.session(id: session.id, tenant: session.tenant))
+                #expect(read.summary == .make(frames: 100 + index, reps: index))
+                #expect(read.status == .live)
+            }
+            #expect(try await store.session(id: ended.id, tenant: ended.tenant)?.summary == .make(frames: 9))
+            #expect(try await store.session(id: unknown.id, tenant: unknown.tenant) == nil)
+        }
+    }
+
     @Test func neverOverwritesAnEndedSession() async throws {
         try await withStore { store, _ in
             let session = StoredSession.make()

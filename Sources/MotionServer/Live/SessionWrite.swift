@@ -35,12 +35,21 @@ extension AppContext {
         _ write: SessionWrite, id: SessionID, tenant: String, after previous: Task<Void, Never>?,
         then: (@Sendable () -> Void)? = nil
     ) -> Task<Void, Never> {
-        writes.run(after: previous) { [self] in
+        if case .checkpoint(let summary) = write {
+            // Checkpoints are gathered and written in batches.
+            let checkpoint = SessionCheckpoint(id: id, tenant: tenant, summary: summary)
+            let batch = checkpoints.add(checkpoint, after: previous, writes: writes) { [self] batch in
+                await storeCheckpoints(batch)
+            }
+            guard let then else { return batch }
+            return writes.run(after: batch) { then() }
+        }
+        return writes.run(after: previous) { [self] in
             do {
                 try await timed(write.operation) {
                     switch write {
                     case .create(let record): try await store.create(record)
-                    case .checkpoint(let summary): try await store.checkpoint(id: id, tenant: tenant, summary: summary)
+                    case .checkpoint: break  // batched above
                     case .finish(let summary, let status, let endedAt):
                         try await store.finish(
                             id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt)
@@ -48,11 +57,28 @@ extension AppContext {
                 }
             } catch {
                 metrics.storeFailed(write.operation)
-                let level: LogLevel = if case .checkpoint = write { .warning } else { .error }
                 logger.log(
-                    level, "cannot store the session (\(write.operation))", ["id": "\(id)", "error": "\(error)"])
+                    .error, "cannot store the session (\(write.operation))", ["id": "\(id)", "error": "\(error)"])
             }
             then?()
+        }
+    }
+}
+
+extension AppContext {
+    /// Writes a batch of checkpoints in one store call, timed as one `checkpoint` operation; a checkpoint the store
+    /// refuses (its session ended or vanished meanwhile) or a failed batch is counted and logged, never thrown.
+    fileprivate func storeCheckpoints(_ batch: [SessionCheckpoint]) async {
+        do {
+            let refused = try await timed("checkpoint") { try await store.checkpoint(batch) }
+            for (id, error) in refused {
+                metrics.storeFailed("checkpoint")
+                logger.log(.warning, "cannot store the session (checkpoint)", ["id": "\(id)", "error": "\(error)"])
+            }
+        } catch {
+            for _ in batch { metrics.storeFailed("checkpoint") }
+            logger.log(
+                .warning, "cannot store the sessions (checkpoint)", ["count": "\(batch.count)", "error": "\(error)"])
         }
     }
 }

@@ -1,0 +1,53 @@
+import HTTPServer
+import SessionStore
+
+/// Gathers the checkpoints of many sessions for a moment and hands them to the store together
+/// (``SessionStore/checkpoint(_:)``): one commit for a batch instead of one per session, so thousands of live
+/// sessions checkpointing every few seconds cost the store thread little.
+///
+/// The first checkpoint after a batch was taken starts the next one; it is written ``window`` later with whatever
+/// arrived meanwhile. Every checkpoint's returned task is its batch's, so a session's next write (its final summary)
+/// is chained after it, and a batch waits for each member's previous write (its creation) before it is written.
+final class CheckpointBatcher: Sendable {
+    private struct Batch {
+        var items: [(checkpoint: SessionCheckpoint, previous: Task<Void, Never>?)] = []
+        var write: Task<Void, Never>?
+    }
+
+    private let window: Duration
+    private let pending = Locked(Batch())
+
+    /// Creates a batcher.
+    /// - Parameter window: How long a batch gathers checkpoints before it is written.
+    init(window: Duration) {
+        self.window = window
+    }
+
+    /// Adds a checkpoint to the gathering batch, starting one (with `writes`) when none is.
+    /// - Parameters:
+    ///   - checkpoint: The session's summary so far.
+    ///   - previous: The session's previous write, which the batch waits for.
+    ///   - writes: Tracks the batch's write, so shutdown waits for it.
+    ///   - write: Writes a gathered batch (never throws: failures are the caller's to count and log).
+    /// - Returns: The batch's write task, to chain the session's next write after it.
+    func add(
+        _ checkpoint: SessionCheckpoint, after previous: Task<Void, Never>?, writes: StoreWrites,
+        write: @escaping @Sendable ([SessionCheckpoint]) async -> Void
+    ) -> Task<Void, Never> {
+        pending.withLock { batch in
+            batch.items.append((checkpoint, previous))
+            if let task = batch.write { return task }
+            let task = writes.run(after: nil) { [self] in
+                try? await Task.sleep(for: window)
+                let items = pending.withLock { batch in
+                    defer { batch = Batch() }
+                    return batch.items
+                }
+                for item in items { await item.previous?.value }
+                await write(items.map(\.checkpoint))
+            }
+            batch.write = task
+            return task
+        }
+    }
+}
