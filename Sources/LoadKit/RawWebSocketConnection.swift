@@ -219,6 +219,7 @@ public final class RawWebSocketConnection: EventLoopHandler {
                 timer?.cancel()
                 timer = nil
                 state = .open
+                context.loop.modify(fd, for: Self.openInterest)
                 request = []
                 let leftover = Array(response[used...])
                 response = []
@@ -296,17 +297,20 @@ public final class RawWebSocketConnection: EventLoopHandler {
             outputOffset = 0
             if wantsWritable {
                 wantsWritable = false
-                context.loop.modify(fd, for: [.readable])
+                context.loop.modify(fd, for: Self.openInterest)
             }
         case .wouldBlock:
             if !wantsWritable {
                 wantsWritable = true
-                context.loop.modify(fd, for: [.readable, .writable])
+                context.loop.modify(fd, for: Self.openInterest.union(.writable))
             }
         case .failed(let error):
             lost("write: \(String(cString: strerror(error)))")
         }
     }
+
+    /// What an open connection watches: edge-triggered, since every read continues to a short read or EAGAIN.
+    private static let openInterest: IOEvents = [.readable, .edgeTriggered]
 
     // MARK: Receiving
 

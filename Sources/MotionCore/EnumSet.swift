@@ -12,54 +12,65 @@ public protocol BitIndexed: Hashable, Sendable {
 /// Iterates in the vocabulary's order (for joints, wire order of PROTOCOL.md §1).
 public struct EnumSet<Element: BitIndexed>: SetAlgebra, Sendable, Hashable {
     /// The bits, one per member at its ``BitIndexed/bitIndex``.
-    public private(set) var rawValue: UInt32
+    public var rawValue: UInt32
 
     /// Creates a set from its bit mask.
     /// - Parameter rawValue: The mask.
+    @inlinable
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Creates an empty set.
+    @inlinable
     public init() { rawValue = 0 }
 
     /// Creates a set from any sequence of members.
     /// - Parameter members: The members.
+    @inlinable
     public init(_ members: some Sequence<Element>) {
         rawValue = 0
         for member in members { rawValue |= Self.bit(member) }
     }
 
-    @inline(__always) private static func bit(_ member: Element) -> UInt32 { 1 << UInt32(member.bitIndex) }
+    @inlinable @inline(__always) static func bit(_ member: Element) -> UInt32 { 1 << UInt32(member.bitIndex) }
 
     /// Whether `member` is in the set.
     /// - Parameter member: The value to look for.
+    @inlinable
     public func contains(_ member: Element) -> Bool { rawValue & Self.bit(member) != 0 }
 
     /// Whether the set has no members.
+    @inlinable
     public var isEmpty: Bool { rawValue == 0 }
 
     /// The number of members.
+    @inlinable
     public var count: Int { rawValue.nonzeroBitCount }
 
     /// The members of either set.
     /// - Parameter other: The other set.
+    @inlinable
     public func union(_ other: Self) -> Self { Self(rawValue: rawValue | other.rawValue) }
 
     /// The members of both sets.
     /// - Parameter other: The other set.
+    @inlinable
     public func intersection(_ other: Self) -> Self { Self(rawValue: rawValue & other.rawValue) }
 
     /// The members of exactly one of the sets.
     /// - Parameter other: The other set.
+    @inlinable
     public func symmetricDifference(_ other: Self) -> Self { Self(rawValue: rawValue ^ other.rawValue) }
 
     /// The members of `self` that are not in `other`.
     /// - Parameter other: The set to take away.
+    @inlinable
     public func subtracting(_ other: Self) -> Self { Self(rawValue: rawValue & ~other.rawValue) }
 
     /// Adds `member`.
     /// - Parameter member: The value to add.
     /// - Returns: Whether it was new, and the member.
     @discardableResult
+    @inlinable
     public mutating func insert(_ member: Element) -> (inserted: Bool, memberAfterInsert: Element) {
         let inserted = !contains(member)
         rawValue |= Self.bit(member)
@@ -70,6 +81,7 @@ public struct EnumSet<Element: BitIndexed>: SetAlgebra, Sendable, Hashable {
     /// - Parameter member: The value to remove.
     /// - Returns: The value if it was a member.
     @discardableResult
+    @inlinable
     public mutating func remove(_ member: Element) -> Element? {
         guard contains(member) else { return nil }
         rawValue &= ~Self.bit(member)
@@ -80,27 +92,34 @@ public struct EnumSet<Element: BitIndexed>: SetAlgebra, Sendable, Hashable {
     /// - Parameter member: The value to add.
     /// - Returns: The value if it was already a member.
     @discardableResult
+    @inlinable
     public mutating func update(with member: Element) -> Element? { insert(member).inserted ? nil : member }
 
     /// Adds the members of `other`.
     /// - Parameter other: The other set.
+    @inlinable
     public mutating func formUnion(_ other: Self) { rawValue |= other.rawValue }
 
     /// Keeps only the members also in `other`.
     /// - Parameter other: The other set.
+    @inlinable
     public mutating func formIntersection(_ other: Self) { rawValue &= other.rawValue }
 
     /// Keeps the members in exactly one of the sets.
     /// - Parameter other: The other set.
+    @inlinable
     public mutating func formSymmetricDifference(_ other: Self) { rawValue ^= other.rawValue }
 }
 
 extension EnumSet: Sequence {
     /// Iterates the members in vocabulary order.
     public struct Iterator: IteratorProtocol {
-        var remaining: UInt32
+        @usableFromInline var remaining: UInt32
+
+        @inlinable init(remaining: UInt32) { self.remaining = remaining }
 
         /// The next member, or nil at the end.
+        @inlinable
         public mutating func next() -> Element? {
             while remaining != 0 {
                 let index = remaining.trailingZeroBitCount
@@ -112,16 +131,18 @@ extension EnumSet: Sequence {
     }
 
     /// An iterator over the members in vocabulary order.
+    @inlinable
     public func makeIterator() -> Iterator { Iterator(remaining: rawValue) }
 
     /// The number of members, so `Array(set)` reserves exactly.
+    @inlinable
     public var underestimatedCount: Int { count }
 }
 
 extension EnumSet: ExpressibleByArrayLiteral {
     /// Creates a set from a literal list of members.
     /// - Parameter elements: The members.
-    public init(arrayLiteral elements: Element...) { self.init(elements) }
+    @inlinable public init(arrayLiteral elements: Element...) { self.init(elements) }
 }
 
 extension EnumSet: CustomStringConvertible where Element: RawRepresentable<String> {

@@ -20,6 +20,9 @@ public struct IOEvents: OptionSet, Sendable {
     public static let hangup = IOEvents(rawValue: EPOLLHUP.rawValue)
     /// The descriptor is in error.
     public static let error = IOEvents(rawValue: EPOLLERR.rawValue)
+    /// Report readiness once per change (epoll's edge-triggered mode) instead of while it lasts: the handler must
+    /// read until a short read or EAGAIN, but epoll need not look at the descriptor again after reporting it.
+    public static let edgeTriggered = IOEvents(rawValue: EPOLLET.rawValue)
 }
 
 /// An object that owns a file descriptor registered with an ``EventLoop``. Called only on the loop's thread.
@@ -189,6 +192,14 @@ public final class EventLoop: @unchecked Sendable {
     /// Monotonic time in nanoseconds.
     public static func now() -> UInt64 { cnet_monotonic_ns() }
 
+    /// ``now()`` as of the loop's latest wake-up: what the work of one batch of events shares, read without a clock
+    /// call each. Loop thread only.
+    public var time: UInt64 {
+        precondition(inEventLoop, "EventLoop.time must be read on the loop's thread")
+        return wokeAt
+    }
+    private var wokeAt = EventLoop.now()
+
     /// Asks the loop to stop after the work already scheduled; ``waitUntilStopped()`` waits for it.
     public func stop() {
         execute { [self] in running.store(false, ordering: .releasing) }
@@ -204,6 +215,7 @@ public final class EventLoop: @unchecked Sendable {
         while running.load(ordering: .acquiring) {
             let timeout = timers.millisecondsUntilNext(now: Self.now())
             let count = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, 256, timeout) }
+            wokeAt = Self.now()
             if count > 0 {
                 for event in events[0..<Int(count)] {
                     let token = event.data.u64
@@ -219,8 +231,7 @@ public final class EventLoop: @unchecked Sendable {
                 }
             }
             runInbox()
-            let now = Self.now()
-            while let timer = timers.popExpired(now: now) { timer.fire() }
+            while let timer = timers.popExpired(now: wokeAt) { timer.fire() }
         }
         runInbox()
         for (fd, registration) in registrations.enumerated() where registration.handler != nil {

@@ -75,7 +75,9 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     private var queueHead = 0
     private var headOffset = 0
     private var queuedBytes = 0
-    private var interest: IOEvents = [.readable, .readHangup]
+    /// Edge-triggered: every read continues to a short read (the socket is then empty) or EAGAIN, and writes are
+    /// only watched while the socket is full.
+    private var interest: IOEvents = [.readable, .readHangup, .edgeTriggered]
     private var closeSent = false
     private var closed = false
     private var peerClose: (WebSocketCloseCode?, String)?
@@ -341,7 +343,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         while !closed {
             switch Socket.receive(fd, into: buffer.bytes) {
             case .transferred(let count):
-                lastReceived = EventLoop.now()
+                lastReceived = loop.time
                 if discarding { continue }
                 process(UnsafeMutableRawBufferPointer(start: buffer.pointer, count: count))
                 if count < buffer.capacity { return }

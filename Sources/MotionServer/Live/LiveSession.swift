@@ -14,7 +14,9 @@ actor LiveSession {
     nonisolated let tenant: String
     private let context: AppContext
     private var decoder = MessageDecoder()
-    private var core: SessionCore?
+    /// The running session, boxed: a large optional struct costs a copy or an outlined tag check on every access,
+    /// a reference a null check.
+    private var running: RunningSession?
     private var snapshots = SnapshotPolicy.every
     private var lastSnapshotTime: Double?
     private var events: [MotionEvent] = []
@@ -54,7 +56,7 @@ actor LiveSession {
     // MARK: Messages
 
     private func receive(_ message: WebSocketMessageView) {
-        lastMessage = EventLoop.now()
+        lastMessage = socket.loop.time
         messageNumber += 1
         guard message.isText else {
             return refuse(WireError(code: .invalidMessage, message: "messages are JSON text frames"))
@@ -70,10 +72,10 @@ actor LiveSession {
         }
     }
 
-    private func handle(_ message: ClientMessage) throws {
+    private func handle(_ message: consuming ClientMessage) throws {
         switch message {
         case .start(let start):
-            guard core == nil else { throw WireError(code: .alreadyStarted, message: "the session has started") }
+            guard running == nil else { throw WireError(code: .alreadyStarted, message: "the session has started") }
             try begin(start)
         case .pose(let pose):
             try requireStarted()
@@ -85,11 +87,11 @@ actor LiveSession {
             for pose in poses { try process(pose) }
         case .reset:
             try requireStarted()
-            core?.reset()
+            running?.core.reset()
             sendSnapshot(force: true)
         case .baseline:
             try requireStarted()
-            core?.startBaseline()
+            running?.core.startBaseline()
             sendSnapshot(force: true)
         case .stop:
             let session = try started()
@@ -99,28 +101,28 @@ actor LiveSession {
 
     private func started() throws(WireError) -> SessionCore {
         try requireStarted()
-        guard let core else { throw WireError(code: .notStarted, message: "send a start message first") }
-        return core
+        guard let running else { throw WireError(code: .notStarted, message: "send a start message first") }
+        return running.core
     }
 
-    /// Throws `notStarted` unless a session is running. The session itself stays in `core` and is changed there,
-    /// in place: a copy taken out and written back would share the engine's arrays with `core` and copy them on
-    /// every change.
+    /// Throws `notStarted` unless a session is running. The session itself stays in `running` and is changed there,
+    /// in place: a copy taken out and written back would share the engine's arrays with it and copy them on every
+    /// change.
     private func requireStarted() throws(WireError) {
-        guard core != nil, !finished else {
+        guard running != nil, !finished else {
             throw WireError(code: .notStarted, message: "send a start message first")
         }
     }
 
     private func admit(frames: Int) throws(WireError) {
-        guard bucket.take(Double(frames), now: EventLoop.now()) else {
+        guard bucket.take(Double(frames), now: socket.loop.time) else {
             throw WireError(code: .rateLimited, message: "more than \(Int(context.limits.framesPerSecond)) frames/s")
         }
     }
 
     private func begin(_ start: StartRequest) throws(WireError) {
         let session = try SessionCore(start: start, tenant: tenant, now: context.clock())
-        core = session
+        running = RunningSession(session)
         decoder.configure(for: start)
         snapshots = start.options.snapshots
         context.live.insert(self, id: session.id)
@@ -133,7 +135,7 @@ actor LiveSession {
 
     private func process(_ pose: Pose) throws(WireError) {
         events.removeAll(keepingCapacity: true)
-        try core?.process(pose, into: &events)
+        try running?.core.process(pose, into: &events)
         context.metrics.countFrames(1)
         for event in events {
             context.metrics.countEvent(event)
@@ -145,7 +147,7 @@ actor LiveSession {
     }
 
     private func sendSnapshot(force: Bool) {
-        guard let snapshot = core?.currentSnapshot() else { return }
+        guard let snapshot = running?.core.currentSnapshot() else { return }
         if !force {
             switch snapshots {
             case .off: return
@@ -185,7 +187,7 @@ actor LiveSession {
     func addWatcher(_ watcher: WebSocket) {
         guard !finished else { return watcher.close(code: .normal, reason: "session ended") }
         watchers.append(watcher)
-        if let core { sendSnapshot(to: watcher, of: core) }
+        if let running { sendSnapshot(to: watcher, of: running.core) }
     }
 
     func removeWatcher(_ watcher: WebSocket) { watchers.removeAll { $0 === watcher } }
@@ -215,18 +217,18 @@ actor LiveSession {
         if silent >= context.limits.idleTimeout {
             return closeSession(code: .goingAway, reason: "idle")
         }
-        if core?.needsCheckpoint == true, let summary = core?.takeCheckpoint(), let id = core?.id,
-            let tenant = core?.tenant
-        {
-            lastWrite = context.store(.checkpoint(summary), id: id, tenant: tenant, after: lastWrite)
+        if let running, running.core.needsCheckpoint {
+            let summary = running.core.takeCheckpoint()
+            lastWrite = context.store(
+                .checkpoint(summary), id: running.core.id, tenant: running.core.tenant, after: lastWrite)
         }
         scheduleTimer()
     }
 
     /// Ends the session (if it started) as abandoned and closes the connection.
     private func closeSession(code: WebSocketCloseCode, reason: String) {
-        if let core, !finished {
-            finish(core, status: .abandoned, closeCode: code, reason: reason)
+        if let running, !finished {
+            finish(running.core, status: .abandoned, closeCode: code, reason: reason)
         } else {
             socket.close(code: code, reason: reason)
         }
@@ -234,7 +236,7 @@ actor LiveSession {
 
     private func connectionClosed(code: WebSocketCloseCode?) {
         timer?.cancel()
-        if let core, !finished { finish(core, status: .abandoned, closeCode: nil) }
+        if let running, !finished { finish(running.core, status: .abandoned, closeCode: nil) }
         for watcher in watchers { watcher.close(code: .normal, reason: "session ended") }
         watchers.removeAll()
     }
@@ -269,6 +271,12 @@ actor LiveSession {
             if let closeAfterStoring { socket.close(code: closeAfterStoring, reason: reason) }
         }
     }
+}
+
+/// The session a ``LiveSession`` runs, changed in place through the reference.
+private final class RunningSession {
+    var core: SessionCore
+    init(_ core: SessionCore) { self.core = core }
 }
 
 /// A token bucket on a monotonic clock: `rate` tokens per second, holding at most `burst`.
