@@ -9,7 +9,9 @@
 #
 # Usage: bench/capacity.sh
 # Environment (defaults): RUNS=3 RATE=30 LIMIT=20 START=500 STEP=250 STEP_SECONDS=10 MAX_SESSIONS=5000
-#   RAMP_RATE=500 CLIENT_LOOPS=1 SERVER_THREADS=(server default) MAX_LOAD=1.5 LOAD_WAIT=600
+#   RAMP_RATE=500 CLIENT_LOOPS=1 SERVER_THREADS=(server default) CLIENT_NICE=0 MAX_LOAD=1.5 LOAD_WAIT=600
+#   CLIENT_NICE=N  runs motion-load at that niceness (the server keeps priority over the tool measuring it;
+#                  the tool's own delays still count in the latency, measured from each pose's intended send time)
 #   RAW_DIR=<dir>  keeps every raw motion-load report there
 # Smoke run: RUNS=1 START=50 STEP=50 MAX_SESSIONS=100 STEP_SECONDS=2 MAX_LOAD= bench/capacity.sh
 set -euo pipefail
@@ -27,6 +29,7 @@ MAX_SESSIONS=${MAX_SESSIONS:-5000}
 RAMP_RATE=${RAMP_RATE:-500}
 CLIENT_LOOPS=${CLIENT_LOOPS:-1}
 SERVER_THREADS=${SERVER_THREADS:-}
+CLIENT_NICE=${CLIENT_NICE:-0}
 MAX_LOAD=${MAX_LOAD-1.5}
 LOAD_WAIT=${LOAD_WAIT:-600}
 RAW=${RAW_DIR:-$TMP/raw}
@@ -53,7 +56,7 @@ for ((run = 1; run <= RUNS; run++)); do
     start_server motion-server "$SERVER" "${SERVER_ARGS[@]}" --database "$TMP/run$run.sqlite"
     url="ws://${SERVER_URL#http://}/v1/stream"
     log "run $run: motion-load ${LOAD_ARGS[*]}"
-    "$LOAD" --url "$url" "${LOAD_ARGS[@]}" --server-pid "$SERVER_PID" --json >"$RAW/run$run.json" \
+    nice -n "$CLIENT_NICE" "$LOAD" --url "$url" "${LOAD_ARGS[@]}" --server-pid "$SERVER_PID" --json >"$RAW/run$run.json" \
         2> >(tee "$RAW/run$run.log" >&2) || log "run $run: motion-load exited non-zero (no level passed)"
     kill -0 "$SERVER_PID" 2>/dev/null || die "the server died during run $run: $(tail -5 "$SERVER_ERR")"
     stop_server
@@ -78,7 +81,9 @@ echo
 echo "Machine: $MACHINE (at the start)."
 echo
 echo "Command: \`bench/capacity.sh\` (RUNS=$RUNS): per run a fresh release \`motion-server ${SERVER_ARGS[*]}\`"
-echo "(embedded SQLite) and \`motion-load ${LOAD_ARGS[*]} --server-pid PID\` on the same machine."
+CLIENT_NOTE=""
+[[ $CLIENT_NICE != 0 ]] && CLIENT_NOTE=" at \`nice -n $CLIENT_NICE\`"
+echo "(embedded SQLite) and \`motion-load ${LOAD_ARGS[*]} --server-pid PID\`$CLIENT_NOTE on the same machine."
 echo
 echo "Capacity at $RATE poses/s with p99 ≤ $LIMIT ms: **$(printf '%.0f' "$MEDIAN") sessions** (median; runs:" \
     "${capacities[*]})."

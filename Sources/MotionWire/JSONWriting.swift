@@ -38,8 +38,13 @@ extension [UInt8] {
             appendLiteral("null")
             return
         }
-        // Swift's description is the shortest round-trip form and always valid JSON for finite values.
-        append(contentsOf: value.description.utf8)
+        // Swift's description is the shortest round-trip form and always valid JSON for finite values. Written
+        // through a stream, its digits come straight from the formatter's stack buffer: `description` would
+        // allocate a String for every number longer than 15 characters (most measured angles).
+        var sink = ByteSink()
+        swap(&sink.bytes, &self)
+        value.write(to: &sink)
+        swap(&sink.bytes, &self)
     }
 
     /// Appends an integer in decimal.
@@ -72,4 +77,14 @@ extension [UInt8] {
         }
         append(UInt8(ascii: "]"))
     }
+}
+
+/// A text stream into a byte buffer: the standard library writes numbers to it as ASCII bytes, without a `String`.
+private struct ByteSink: TextOutputStream {
+    var bytes: [UInt8] = []
+
+    mutating func write(_ string: String) { bytes.append(contentsOf: string.utf8) }
+
+    /// The standard library's customisation point for ASCII output (numbers use it).
+    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: buffer) }
 }

@@ -15,6 +15,20 @@ extension WireEncoder {
     ///   - buffer: The buffer to append to.
     public static func encodeSnapshot(_ snapshot: MotionSnapshot, includeType: Bool = true, into buffer: inout [UInt8])
     {
+        var cache = SnapshotCache()
+        encodeSnapshot(snapshot, includeType: includeType, cache: &cache, into: &buffer)
+    }
+
+    /// Writes `snapshot` as ``encodeSnapshot(_:includeType:into:)`` does, reusing from `cache` the encoded parts that
+    /// rarely change between one session's snapshots (its last rep): a live session keeps one cache.
+    /// - Parameters:
+    ///   - snapshot: The engine's snapshot.
+    ///   - includeType: Whether to write `"type":"snapshot"` first.
+    ///   - cache: The session's cache, updated.
+    ///   - buffer: The buffer to append to.
+    public static func encodeSnapshot(
+        _ snapshot: MotionSnapshot, includeType: Bool = true, cache: inout SnapshotCache, into buffer: inout [UInt8]
+    ) {
         buffer.appendLiteral(includeType ? #"{"type":"snapshot","t":"# : #"{"t":"#)
         buffer.appendJSONNumber(snapshot.timestamp)
         buffer.appendLiteral(#","value":"#)
@@ -26,7 +40,16 @@ extension WireEncoder {
         buffer.appendLiteral(#","rejectedCount":"#)
         buffer.appendJSONInteger(snapshot.rejectedCount)
         buffer.appendLiteral(#","lastRep":"#)
-        if let rep = snapshot.lastRep { encodeRep(rep, into: &buffer) } else { buffer.appendLiteral("null") }
+        if let rep = snapshot.lastRep {
+            if cache.rep != rep {
+                cache.rep = rep
+                cache.repBytes.removeAll(keepingCapacity: true)
+                encodeRep(rep, into: &cache.repBytes)
+            }
+            buffer.append(contentsOf: cache.repBytes)
+        } else {
+            buffer.appendLiteral("null")
+        }
         buffer.appendLiteral(#","holdProgress":"#)
         buffer.appendJSONNumber(snapshot.holdProgress)
         buffer.appendLiteral(#","confidence":"#)
@@ -115,4 +138,14 @@ extension WireEncoder {
         }
         buffer.appendLiteral("}}")
     }
+}
+
+/// What a session's snapshots share from one to the next, kept encoded (see
+/// ``WireEncoder/encodeSnapshot(_:includeType:cache:into:)``).
+public struct SnapshotCache: Sendable {
+    fileprivate var rep: Rep?
+    fileprivate var repBytes: [UInt8] = []
+
+    /// An empty cache.
+    public init() {}
 }

@@ -112,6 +112,50 @@ import Testing
                 + #""isVisible":true,"missingJoints":[],"isRunning":true,"baseline":{"progress":0.66,"value":null}}"#)
     }
 
+    @Test func aSessionsSnapshotCacheWritesWhatEncodingAfreshWrites() {
+        var faulty = Self.rep3
+        faulty.faults = [.keepUpperArmStill]
+        var laterPeak = Self.rep3
+        laterPeak.peak = 150
+        let reps: [Rep?] = [
+            nil, Self.rep3, Self.rep3, faulty, laterPeak, nil, Rep(index: 1, peak: 90, trough: 5, start: 0, end: 1.5),
+            Self.rep3,
+        ]
+        var cache = SnapshotCache()
+        for (step, rep) in reps.enumerated() {
+            var snapshot = Self.snapshot
+            snapshot.lastRep = rep
+            snapshot.timestamp = 14.2 + Double(step) / 30
+            let fresh = Self.encode { WireEncoder.encodeSnapshot(snapshot, includeType: step.isMultiple(of: 2), into: &$0) }
+            let cached = Self.encode {
+                WireEncoder.encodeSnapshot(snapshot, includeType: step.isMultiple(of: 2), cache: &cache, into: &$0)
+            }
+            #expect(cached == fresh, "step \(step)")
+        }
+    }
+
+    @Test func numbersAreWrittenAsTheirShortestRoundTripForm() {
+        var generator = SystemRandomNumberGenerator()
+        var values: [Double] = [
+            0, -0.0, 1, -1, 0.1, 2.0999999999999996, 1e-7, 123_456_789_012_345_680, .leastNonzeroMagnitude,
+            .leastNormalMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 93.41234567891235, 1e16, 1e15,
+        ]
+        for _ in 0..<20_000 {
+            values.append(Double(bitPattern: generator.next()))
+            values.append(Double.random(in: -360...360, using: &generator))
+            values.append((Double.random(in: 0...10_000, using: &generator) * 1000).rounded() / 1000)
+        }
+        for value in values where value.isFinite {
+            var buffer: [UInt8] = [0x2C]
+            buffer.appendJSONNumber(value)
+            #expect(buffer == [0x2C] + Array(value.description.utf8), "\(value)")
+            #expect(Double(String(decoding: buffer.dropFirst(), as: UTF8.self)) == value)
+        }
+        var buffer: [UInt8] = []
+        for value in [Double.nan, .infinity, -.infinity, nil] { buffer.appendJSONNumber(value) }
+        #expect(String(decoding: buffer, as: UTF8.self) == "nullnullnullnull")
+    }
+
     @Test func encodesAnEmptySnapshotWithNulls() {
         let empty = MotionSnapshot(
             timestamp: nil, value: .nan, best: .infinity, repCount: 0, rejectedCount: 0, lastRep: nil,

@@ -21,6 +21,7 @@ actor LiveSession {
     private var lastSnapshotTime: Double?
     private var events: [MotionEvent] = []
     private var output: [UInt8] = []
+    private var snapshotCache = SnapshotCache()
     private var messageNumber = 0
     private var consecutiveErrors = 0
     private var bucket: TokenBucket
@@ -158,7 +159,7 @@ actor LiveSession {
         }
         lastSnapshotTime = snapshot.timestamp
         output.removeAll(keepingCapacity: true)
-        WireEncoder.encodeSnapshot(snapshot, into: &output)
+        WireEncoder.encodeSnapshot(snapshot, cache: &snapshotCache, into: &output)
         send(output, replacing: "snapshot")
     }
 
