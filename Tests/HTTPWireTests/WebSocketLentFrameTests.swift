@@ -5,7 +5,9 @@ import Testing
 /// assembler, headers built without allocating, and the word-at-a-time UTF-8 check.
 struct WebSocketLentFrameTests {
     /// Pushes a lent copy of `frame`.
-    private func pushLent(_ frame: WebSocketFrame, into assembler: inout WebSocketMessageAssembler)
+    private func pushLent(
+        _ frame: WebSocketFrame, into assembler: inout WebSocketMessageAssembler
+    )
         -> WebSocketMessageAssembler.Output
     {
         frame.payload.withUnsafeBytes { payload in
@@ -15,15 +17,19 @@ struct WebSocketLentFrameTests {
 
     @Test func aWholeMessageIsAnsweredInPlace() {
         var assembler = WebSocketMessageAssembler()
-        #expect(pushLent(WebSocketFrame(opcode: .text, payload: Array("héllo".utf8)), into: &assembler)
-            == .unfragmented(isText: true))
-        #expect(pushLent(WebSocketFrame(opcode: .binary, payload: [0xFF, 0]), into: &assembler)
-            == .unfragmented(isText: false))
+        #expect(
+            pushLent(WebSocketFrame(opcode: .text, payload: Array("héllo".utf8)), into: &assembler)
+                == .unfragmented(isText: true))
+        #expect(
+            pushLent(WebSocketFrame(opcode: .binary, payload: [0xFF, 0]), into: &assembler)
+                == .unfragmented(isText: false))
         #expect(pushLent(WebSocketFrame(opcode: .text, payload: []), into: &assembler) == .unfragmented(isText: true))
     }
 
     @Test func invalidOrTruncatedUTF8InAWholeTextMessageFails() {
-        for payload: [UInt8] in [[0xC0, 0x80], [0x61, 0xE2, 0x82], [0xED, 0xA0, 0x80], Array("abcdefgh".utf8) + [0xFF]] {
+        for payload: [UInt8] in [
+            [0xC0, 0x80], [0x61, 0xE2, 0x82], [0xED, 0xA0, 0x80], Array("abcdefgh".utf8) + [0xFF],
+        ] {
             var assembler = WebSocketMessageAssembler()
             #expect(pushLent(WebSocketFrame(opcode: .text, payload: payload), into: &assembler) == .error(.invalidUTF8))
         }
@@ -31,16 +37,19 @@ struct WebSocketLentFrameTests {
 
     @Test func aWholeMessageOverTheLimitFails() {
         var assembler = WebSocketMessageAssembler(maxMessageSize: 4)
-        #expect(pushLent(WebSocketFrame(opcode: .binary, payload: [1, 2, 3, 4, 5]), into: &assembler)
-            == .error(.messageTooBig))
+        #expect(
+            pushLent(WebSocketFrame(opcode: .binary, payload: [1, 2, 3, 4, 5]), into: &assembler)
+                == .error(.messageTooBig))
     }
 
     @Test func fragmentsAreCopiedAndReassembled() {
         var assembler = WebSocketMessageAssembler()
-        #expect(pushLent(WebSocketFrame(fin: false, opcode: .text, payload: Array("ab".utf8)), into: &assembler) == .none)
+        #expect(
+            pushLent(WebSocketFrame(fin: false, opcode: .text, payload: Array("ab".utf8)), into: &assembler) == .none)
         #expect(pushLent(WebSocketFrame(opcode: .ping, payload: [7]), into: &assembler) == .ping([7]))
-        #expect(pushLent(WebSocketFrame(opcode: .continuation, payload: Array("c".utf8)), into: &assembler)
-            == .message(.text("abc")))
+        #expect(
+            pushLent(WebSocketFrame(opcode: .continuation, payload: Array("c".utf8)), into: &assembler)
+                == .message(.text("abc")))
     }
 
     @Test func theOwnedFormNeverAnswersInPlace() {
@@ -93,13 +102,16 @@ struct WebSocketLentFrameTests {
     func headersMatchTheEncoder(payloadCount: Int) {
         let payload = [UInt8](repeating: 0x5A, count: payloadCount)
         for mask: (UInt8, UInt8, UInt8, UInt8)? in [nil, (1, 2, 3, 4)] {
-            for (fin, rsv1, opcode) in [(true, false, WebSocketOpcode.text), (false, true, .binary), (true, false, .close)]
+            for (fin, rsv1, opcode) in [
+                (true, false, WebSocketOpcode.text), (false, true, .binary), (true, false, .close),
+            ]
             where payloadCount <= 125 || !opcode.isControl {
                 let frame = WebSocketFrame(fin: fin, rsv1: rsv1, opcode: opcode, payload: payload)
                 let encoded = WebSocketFrameEncoder.encode(frame, mask: mask)
                 let header = WebSocketFrameHeader(
                     fin: fin, rsv1: rsv1, opcode: opcode, payloadCount: payloadCount, mask: mask)
-                #expect(header.count == WebSocketFrameEncoder.headerSize(payloadCount: payloadCount, masked: mask != nil))
+                #expect(
+                    header.count == WebSocketFrameEncoder.headerSize(payloadCount: payloadCount, masked: mask != nil))
                 #expect(header.withUnsafeBytes { Array($0) } == Array(encoded.prefix(header.count)))
             }
         }

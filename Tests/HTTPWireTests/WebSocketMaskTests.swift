@@ -25,7 +25,9 @@ import Testing
         return Array(storage[misalignment..<(misalignment + bytes.count)])
     }
 
-    static let keys: [[UInt8]] = [[0, 0, 0, 0], [1, 2, 3, 4], [0xDE, 0xAD, 0xBE, 0xEF], [0xFF, 0xFF, 0xFF, 0xFF], [0x80, 0, 0, 1]]
+    static let keys: [[UInt8]] = [
+        [0, 0, 0, 0], [1, 2, 3, 4], [0xDE, 0xAD, 0xBE, 0xEF], [0xFF, 0xFF, 0xFF, 0xFF], [0x80, 0, 0, 1],
+    ]
 
     static func key(_ bytes: [UInt8]) -> Key { (bytes[0], bytes[1], bytes[2], bytes[3]) }
 
@@ -64,7 +66,8 @@ import Testing
 
     /// An empty buffer without storage is accepted and left alone.
     @Test func emptyBufferWithoutStorageIsANoOp() {
-        WebSocketFrameEncoder.applyMask((0xDE, 0xAD, 0xBE, 0xEF), to: UnsafeMutableRawBufferPointer(start: nil, count: 0))
+        WebSocketFrameEncoder.applyMask(
+            (0xDE, 0xAD, 0xBE, 0xEF), to: UnsafeMutableRawBufferPointer(start: nil, count: 0))
         #expect(Self.masked([], key: (0xDE, 0xAD, 0xBE, 0xEF)).isEmpty)
     }
 }

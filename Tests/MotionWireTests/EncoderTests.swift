@@ -126,7 +126,9 @@ import Testing
             var snapshot = Self.snapshot
             snapshot.lastRep = rep
             snapshot.timestamp = 14.2 + Double(step) / 30
-            let fresh = Self.encode { WireEncoder.encodeSnapshot(snapshot, includeType: step.isMultiple(of: 2), into: &$0) }
+            let fresh = Self.encode {
+                WireEncoder.encodeSnapshot(snapshot, includeType: step.isMultiple(of: 2), into: &$0)
+            }
             let cached = Self.encode {
                 WireEncoder.encodeSnapshot(snapshot, includeType: step.isMultiple(of: 2), cache: &cache, into: &$0)
             }

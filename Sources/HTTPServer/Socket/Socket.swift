@@ -110,7 +110,8 @@ public enum Socket {
     ///   - first: The first bytes.
     ///   - second: The bytes that follow.
     /// - Returns: What happened; `.transferred` counts bytes of both.
-    public static func send(_ fd: Int32, _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> IOResult {
+    public static func send(_ fd: Int32, _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> IOResult
+    {
         var vectors = (
             iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count),
             iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count)

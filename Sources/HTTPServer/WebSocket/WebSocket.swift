@@ -295,7 +295,9 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         guard !closed else { return }
         while queueHead < queue.count {
             let offset = headOffset
-            let result = queue[queueHead].bytes.withUnsafeBytes { Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+            let result = queue[queueHead].bytes.withUnsafeBytes {
+                Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...]))
+            }
             switch result {
             case .transferred(let count):
                 headOffset += count

@@ -111,7 +111,9 @@ public struct WebSocketFrameDecoder: Sendable {
                     return error
                 case .frame(let frame):
                     let proceed = frame.payload.withUnsafeBytes { payload in
-                        body(WebSocketFrameView(fin: frame.fin, rsv1: frame.rsv1, opcode: frame.opcode, payload: payload))
+                        body(
+                            WebSocketFrameView(fin: frame.fin, rsv1: frame.rsv1, opcode: frame.opcode, payload: payload)
+                        )
                     }
                     if !proceed { return nil }
                 }
@@ -120,7 +122,9 @@ public struct WebSocketFrameDecoder: Sendable {
         var offset = 0
         while offset < input.count {
             let rest = UnsafeMutableRawBufferPointer(rebasing: input[offset...])
-            switch Self.scanHeader(UnsafeRawBufferPointer(rest), role: role, maxFrameSize: maxFrameSize, allowsRSV1: allowsRSV1) {
+            switch Self.scanHeader(
+                UnsafeRawBufferPointer(rest), role: role, maxFrameSize: maxFrameSize, allowsRSV1: allowsRSV1)
+            {
             case .incomplete:
                 buffer.append(UnsafeRawBufferPointer(rest))
                 return nil
