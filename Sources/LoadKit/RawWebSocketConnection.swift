@@ -247,7 +247,7 @@ public final class RawWebSocketConnection: EventLoopHandler {
     /// - Parameter payload: UTF-8 text.
     public func sendText(_ payload: UnsafeRawBufferPointer) {
         guard state == .open else { return }
-        appendFrame(opcode: 0x1, payload)
+        appendFrame(.text, payload)
         if !reading { flush() }
     }
 
@@ -255,7 +255,7 @@ public final class RawWebSocketConnection: EventLoopHandler {
     /// or after 3 seconds.
     public func close() {
         guard state == .open else { return }
-        [UInt8]([0x03, 0xE8]).withUnsafeBytes { appendFrame(opcode: 0x8, $0) }
+        [UInt8]([0x03, 0xE8]).withUnsafeBytes { appendFrame(.close, $0) }
         if !reading { flush() }
         state = .closing
         timer = context.loop.schedule(after: .seconds(3)) { [self] in finish() }
@@ -264,25 +264,14 @@ public final class RawWebSocketConnection: EventLoopHandler {
     /// Releases the socket at once, without a closing handshake (loop thread).
     public func abort() { finish() }
 
-    private func appendFrame(opcode: UInt8, _ payload: UnsafeRawBufferPointer) {
-        let count = payload.count
-        output.append(0x80 | opcode)
-        if count < 126 {
-            output.append(0x80 | UInt8(count))
-        } else if count <= 0xFFFF {
-            output.append(0x80 | 126)
-            output.append(UInt8(count >> 8))
-            output.append(UInt8(count & 0xFF))
-        } else {
-            output.append(0x80 | 127)
-            for shift in stride(from: 56, through: 0, by: -8) { output.append(UInt8((count >> shift) & 0xFF)) }
-        }
+    private func appendFrame(_ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer) {
         maskState ^= maskState << 13
         maskState ^= maskState >> 7
         maskState ^= maskState << 17
         let bits = UInt32(truncatingIfNeeded: maskState >> 16)
         let key = (UInt8(bits >> 24), UInt8((bits >> 16) & 0xFF), UInt8((bits >> 8) & 0xFF), UInt8(bits & 0xFF))
-        output.append(contentsOf: [key.0, key.1, key.2, key.3])
+        let header = WebSocketFrameHeader(opcode: opcode, payloadCount: payload.count, mask: key)
+        header.withUnsafeBytes { output.append(contentsOf: $0) }
         let start = output.count
         output.append(contentsOf: payload)
         output.withUnsafeMutableBytes { bytes in
@@ -402,13 +391,13 @@ public final class RawWebSocketConnection: EventLoopHandler {
                 // The server closed first: answer, then wait for it to close the TCP connection.
                 state = .closing
                 delegate?.webSocketDidClose(self, code: code ?? 1005, reason: "server sent close")
-                Array(control.prefix(2)).withUnsafeBytes { appendFrame(opcode: 0x8, $0) }
+                Array(control.prefix(2)).withUnsafeBytes { appendFrame(.close, $0) }
                 if !reading { flush() }
                 timer = context.loop.schedule(after: .seconds(3)) { [self] in finish() }
             }
         case 0x9:
             if state == .open {
-                control.withUnsafeBytes { appendFrame(opcode: 0xA, $0) }
+                control.withUnsafeBytes { appendFrame(.pong, $0) }
                 if !reading { flush() }
             }
         case 0xA:
