@@ -78,6 +78,7 @@ final class StoreThreadExecutor: SerialExecutor {
         let executor = UnownedSerialExecutor(ordinary: self)
         let body = Unmanaged.passRetained(
             ThreadBody {
+                nameThread("session-store")
                 queue.register(pthread_self())
                 while let batch = queue.takeAll() {
                     for job in batch { job.runSynchronously(on: executor) }
@@ -113,6 +114,15 @@ final class StoreThreadExecutor: SerialExecutor {
     func checkIsolated() {
         precondition(isCurrentThread, "not on the session store's thread")
     }
+}
+
+/// Names the calling thread (`/proc/thread-self/comm`, proc(5)): unnamed, it would carry the name of whichever
+/// thread created it, and profiles would mix it up with those.
+private func nameThread(_ name: StaticString) {
+    let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    _ = write(fd, name.utf8Start, name.utf8CodeUnitCount)
+    close(fd)
 }
 
 /// The work of the store's thread, handed through `pthread_create`'s context pointer.

@@ -39,7 +39,7 @@ struct MotionLoad {
         guard let target = options.target else { LoadOptions.fail("--url is required") }
         let group: EventLoopGroup
         do {
-            group = try EventLoopGroup(loops: options.loops)
+            group = try EventLoopGroup(loops: options.loops, name: "load-loop")
         } catch {
             LoadOptions.fail("cannot start event loops: \(error)")
         }

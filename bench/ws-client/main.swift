@@ -686,7 +686,7 @@ func main() async {
     ProcessStats.raiseFileLimit(needed: options.connections)
     let group: EventLoopGroup
     do {
-        group = try EventLoopGroup(loops: options.loops)
+        group = try EventLoopGroup(loops: options.loops, name: "bench-loop")
     } catch {
         Report.error("ws-bench-client: \(error)")
         exit(1)

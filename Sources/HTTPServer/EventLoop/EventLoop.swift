@@ -51,6 +51,8 @@ public final class EventLoop: @unchecked Sendable {
 
     /// The loop's position in its group.
     public let index: Int
+    /// Its thread's name.
+    let name: String
     private let epollFD: Int32
     private let wakeFD: Int32
     private let inbox = Locked(Inbox())
@@ -71,8 +73,9 @@ public final class EventLoop: @unchecked Sendable {
     /// no buffer of its own.
     let readBuffer = ReadBuffer(capacity: 64 * 1024)
 
-    init(index: Int) throws(SystemError) {
+    init(index: Int, name: String) throws(SystemError) {
         self.index = index
+        self.name = name
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epollFD >= 0 else { throw SystemError.last("epoll_create1") }
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
@@ -209,7 +212,7 @@ public final class EventLoop: @unchecked Sendable {
     public func waitUntilStopped() { finished.wait() }
 
     private func run() {
-        cnet_name_thread("event-loop-\(index)")
+        cnet_name_thread(String(name.utf8.prefix(15)) ?? "event-loop")
         threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .releasing)
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         while running.load(ordering: .acquiring) {

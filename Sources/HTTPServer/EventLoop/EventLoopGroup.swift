@@ -8,11 +8,14 @@ public final class EventLoopGroup: Sendable {
     private let cursor = Atomic<Int>(0)
 
     /// Creates and starts the loops.
-    /// - Parameter count: How many loops; at least 1.
+    /// - Parameters:
+    ///   - count: How many loops; at least 1.
+    ///   - name: The threads' name, numbered (`event-loop-0`, …; at most 15 bytes in all are kept), so profilers
+    ///     tell one program's loops from another's.
     /// - Throws: ``SystemError`` when epoll or eventfd cannot be created.
-    public init(loops count: Int = System.coreCount) throws(SystemError) {
+    public init(loops count: Int = System.coreCount, name: String = "event-loop") throws(SystemError) {
         var loops: [EventLoop] = []
-        for index in 0..<max(1, count) { loops.append(try EventLoop(index: index)) }
+        for index in 0..<max(1, count) { loops.append(try EventLoop(index: index, name: "\(name)-\(index)")) }
         self.loops = loops
         for loop in loops { loop.start() }
     }
