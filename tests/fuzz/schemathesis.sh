@@ -46,43 +46,18 @@ fi
 [[ -x $BIN ]] || die "$BIN is missing or not executable"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/schemathesis.XXXXXX")
-SERVER_PID=""
-stop_server() { # SIGTERM drains; returns the server's exit status (137 when it had to be killed)
-    local pid=$SERVER_PID i status=0
-    SERVER_PID=""
-    [[ -n $pid ]] || return 0
-    kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < 150; i++)); do # 15 s: the server drains with a 5 s grace period
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-        log "server $pid ignored SIGTERM for 15 s; killing it"
-        kill -KILL "$pid" 2>/dev/null || true
-    fi
-    wait "$pid" 2>/dev/null || status=$?
-    return "$status"
-}
+source tests/support/server.sh
 cleanup() {
-    stop_server || true
+    stop_server
     rm -rf "$TMP"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # ---- server ----------------------------------------------------------------------------------------------------
-"$BIN" --host 127.0.0.1 --port 0 --database "$TMP/db.sqlite" --public "$PWD/Public" --log-level warning \
-    >"$TMP/server.out" 2>"$TMP/server.err" &
-SERVER_PID=$!
-URL=""
-for ((i = 0; i < 300; i++)); do # 30 s
-    URL=$(grep -m1 -o 'http://[^ ]*' "$TMP/server.out" 2>/dev/null || true)
-    [[ -n $URL ]] && break
-    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$TMP/server.err" >&2; die "the server exited before it was ready"; }
-    sleep 0.1
-done
-[[ -n $URL ]] || die "the server did not print its listening line within 30 s"
-log "server (pid $SERVER_PID) listening on $URL"
+start_server motion-server "$BIN" --host 127.0.0.1 --port 0 --database "$TMP/db.sqlite" --public "$PWD/Public" \
+    --log-level warning
+URL=$SERVER_URL
 
 "$PYTHON" tests/fuzz/seed.py "$URL" "$TMP" || die "seeding failed"
 
@@ -100,19 +75,18 @@ status=0
 # ---- server health after the run -------------------------------------------------------------------------------
 if ! kill -0 "$SERVER_PID" 2>/dev/null; then
     log "the server died during the run; its stderr:"
-    cat "$TMP/server.err" >&2
+    cat "$SERVER_ERR" >&2
     status=1
 fi
-server_status=0
-stop_server || server_status=$?
-if ((server_status != 0)); then
-    log "the server exited $server_status after SIGTERM (expected 0); its stderr:"
-    cat "$TMP/server.err" >&2
+stop_server
+if [[ $SERVER_STATUS != 0 ]]; then
+    log "the server exited $SERVER_STATUS after SIGTERM (expected 0); its stderr:"
+    cat "$SERVER_ERR" >&2
     status=1
 fi
-if grep -qiE 'fatal error|panic|assertion' "$TMP/server.err"; then
+if grep -qiE 'fatal error|panic|assertion' "$SERVER_ERR"; then
     log "the server's stderr reports a crash:"
-    cat "$TMP/server.err" >&2
+    cat "$SERVER_ERR" >&2
     status=1
 fi
 
