@@ -130,24 +130,14 @@ extension JSONReader {
         let integerStart = index
         var mantissa: UInt64 = 0
         // Wrapping arithmetic: a mantissa of more than 19 digits may wrap, but is then discarded below.
-        while index < count {
-            let digit = bytes[index] &- UInt8(ascii: "0")
-            guard digit < 10 else { break }
-            mantissa = mantissa &* 10 &+ UInt64(digit)
-            index += 1
-        }
+        Self.scanDigits(bytes, at: &index, into: &mantissa)
         var digitCount = index &- integerStart
         guard digitCount == 1 || (digitCount > 1 && bytes[integerStart] != UInt8(ascii: "0")) else { return nil }
         var exponent = 0
         if index < count, bytes[index] == UInt8(ascii: ".") {
             index += 1
             let fractionStart = index
-            while index < count {
-                let digit = bytes[index] &- UInt8(ascii: "0")
-                guard digit < 10 else { break }
-                mantissa = mantissa &* 10 &+ UInt64(digit)
-                index += 1
-            }
+            Self.scanDigits(bytes, at: &index, into: &mantissa)
             let fractionDigits = index &- fractionStart
             guard fractionDigits > 0 else { return nil }
             digitCount &+= fractionDigits
@@ -160,12 +150,7 @@ extension JSONReader {
             if index < count, exponentIsNegative || bytes[index] == UInt8(ascii: "+") { index += 1 }
             let exponentStart = index
             var written = 0
-            while index < count {
-                let digit = bytes[index] &- UInt8(ascii: "0")
-                guard digit < 10 else { break }
-                written = written &* 10 &+ Int(digit)
-                index += 1
-            }
+            Self.scanDigits(bytes, at: &index, into: &written)
             guard index > exponentStart, index &- exponentStart <= 6 else { return nil }
             exponent += exponentIsNegative ? -written : written
         }
@@ -174,6 +159,20 @@ extension JSONReader {
             isTruncated: false)
         offset = index
         return token
+    }
+
+    /// Moves `index` past a run of ASCII digits in `bytes`, folding them into `value` with wrapping arithmetic (the
+    /// caller bounds the number of digits).
+    @inline(__always)
+    private static func scanDigits<Value: FixedWidthInteger>(
+        _ bytes: UnsafeRawBufferPointer, at index: inout Int, into value: inout Value
+    ) {
+        while index < bytes.count {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return }
+            value = value &* 10 &+ Value(digit)
+            index += 1
+        }
     }
 
     /// Scans a number at the current offset and moves past it.
