@@ -46,15 +46,7 @@ extension AppContext {
         }
         return writes.run(after: previous) { [self] in
             do {
-                try await timed(write.operation) {
-                    switch write {
-                    case .create(let record): try await store.create(record)
-                    case .checkpoint: break  // batched above
-                    case .finish(let summary, let status, let endedAt):
-                        try await store.finish(
-                            id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt)
-                    }
-                }
+                try await timed(write.operation) { try await apply(write, id: id, tenant: tenant) }
             } catch {
                 metrics.storeFailed(write.operation)
                 logger.log(
@@ -66,9 +58,19 @@ extension AppContext {
 }
 
 extension AppContext {
+    /// Makes one write now.
+    private func apply(_ write: SessionWrite, id: SessionID, tenant: String) async throws {
+        switch write {
+        case .create(let record): try await store.create(record)
+        case .checkpoint(let summary): try await store.checkpoint(id: id, tenant: tenant, summary: summary)
+        case .finish(let summary, let status, let endedAt):
+            try await store.finish(id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt)
+        }
+    }
+
     /// Writes a batch of checkpoints in one store call, timed as one `checkpoint` operation; a checkpoint the store
     /// refuses (its session ended or vanished meanwhile) or a failed batch is counted and logged, never thrown.
-    fileprivate func storeCheckpoints(_ batch: [SessionCheckpoint]) async {
+    private func storeCheckpoints(_ batch: [SessionCheckpoint]) async {
         do {
             let refused = try await timed("checkpoint") { try await store.checkpoint(batch) }
             for (id, error) in refused {
