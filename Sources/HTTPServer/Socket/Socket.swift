@@ -108,7 +108,7 @@ public enum Socket {
     /// - Parameters:
     ///   - fd: The socket.
     ///   - first: The first bytes.
-    ///   - second: The bytes that follow.
+    ///   - second: The bytes that follow; the two together must not be empty.
     /// - Returns: What happened; `.transferred` counts bytes of both.
     public static func send(_ fd: Int32, _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> IOResult
     {

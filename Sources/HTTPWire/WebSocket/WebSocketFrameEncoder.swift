@@ -121,12 +121,13 @@ public struct WebSocketFrameHeader: Sendable {
     ///   - fin: Whether this is the final fragment.
     ///   - rsv1: The RSV1 bit.
     ///   - opcode: The opcode.
-    ///   - payloadCount: The payload length.
+    ///   - payloadCount: The payload length; not negative.
     ///   - mask: The masking key, or `nil` for an unmasked (server) frame.
     public init(
         fin: Bool = true, rsv1: Bool = false, opcode: WebSocketOpcode, payloadCount: Int,
         mask: (UInt8, UInt8, UInt8, UInt8)? = nil
     ) {
+        precondition(payloadCount >= 0, "a payload length is not negative")
         count = WebSocketFrameEncoder.headerSize(payloadCount: payloadCount, masked: mask != nil)
         withUnsafeMutableBytes(of: &storage) { bytes in
             var first = opcode.rawValue & 0x0F
