@@ -10,6 +10,11 @@
 # Usage: bench/capacity.sh
 # Environment (defaults): RUNS=3 RATE=30 LIMIT=20 START=500 STEP=250 STEP_SECONDS=10 MAX_SESSIONS=5000
 #   RAMP_RATE=500 CLIENT_LOOPS=1 SERVER_THREADS=(server default) CLIENT_NICE=0 MAX_LOAD=1.5 LOAD_WAIT=600
+#   TICK_US=100 POLL=0
+#   TICK_US=US     motion-load sends what is due at most every US microseconds (counted in latency)
+#   POLL=1         motion-load's loops poll every tick instead of sleeping in epoll (--poll): answers are read up
+#                  to a tick late (overstating latency), and the server's sends never wake the tool, which then
+#                  leaves the server far more of the machine it shares
 #   CLIENT_NICE=N  runs motion-load at that niceness (the server keeps priority over the tool measuring it;
 #                  the tool's own delays still count in the latency, measured from each pose's intended send time)
 #   RAW_DIR=<dir>  keeps every raw motion-load report there
@@ -32,6 +37,8 @@ SERVER_THREADS=${SERVER_THREADS:-}
 CLIENT_NICE=${CLIENT_NICE:-0}
 MAX_LOAD=${MAX_LOAD-1.5}
 LOAD_WAIT=${LOAD_WAIT:-600}
+TICK_US=${TICK_US:-100}
+POLL=${POLL:-0}
 RAW=${RAW_DIR:-$TMP/raw}
 mkdir -p "$RAW"
 
@@ -49,7 +56,9 @@ MACHINE=$(machine_line)
 SERVER_ARGS=(--host 127.0.0.1 --port 0 --log-level warning)
 [[ -n $SERVER_THREADS ]] && SERVER_ARGS+=(--threads "$SERVER_THREADS")
 LOAD_ARGS=(--find-capacity --rate "$RATE" --p99-limit-ms "$LIMIT" --start-sessions "$START" --step "$STEP"
-    --step-seconds "$STEP_SECONDS" --max-sessions "$MAX_SESSIONS" --ramp-rate "$RAMP_RATE" --loops "$CLIENT_LOOPS")
+    --step-seconds "$STEP_SECONDS" --max-sessions "$MAX_SESSIONS" --ramp-rate "$RAMP_RATE" --loops "$CLIENT_LOOPS"
+    --tick-us "$TICK_US")
+[[ $POLL == 1 ]] && LOAD_ARGS+=(--poll)
 
 capacities=()
 for ((run = 1; run <= RUNS; run++)); do

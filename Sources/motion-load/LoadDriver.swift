@@ -50,6 +50,8 @@ struct LoadDriver: Sendable {
             ("rate_per_session", Report.fixed(options.rate, 1)),
             ("snapshots", Report.string(options.snapshots)),
             ("client_loops", "\(options.loops)"),
+            ("client_tick_us", Report.fixed(options.tickMicroseconds, 0)),
+            ("client_polls", options.poll ? "true" : "false"),
             ("server_rss_mib_before", baselineRSS.map { Report.fixed(Double($0) / 1_048_576, 1) } ?? "null"),
         ]
         var succeeded: Bool

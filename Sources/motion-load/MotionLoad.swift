@@ -39,7 +39,9 @@ struct MotionLoad {
         guard let target = options.target else { LoadOptions.fail("--url is required") }
         let group: EventLoopGroup
         do {
-            group = try EventLoopGroup(loops: options.loops, name: "load-loop")
+            let tick = Duration.nanoseconds(Int64(max(1, options.tickMicroseconds * 1000)))
+            group = try EventLoopGroup(
+                loops: options.loops, name: "load-loop", idleWait: options.poll ? .poll(interval: tick) : .block)
         } catch {
             LoadOptions.fail("cannot start event loops: \(error)")
         }

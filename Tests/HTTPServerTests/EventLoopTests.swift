@@ -1,3 +1,4 @@
+import Glibc
 import HTTPServer
 import Synchronization
 import Testing
@@ -16,10 +17,35 @@ actor LoopBound {
     }
 }
 
+/// Reads a pipe when the loop reports it readable, on the loop thread, and reports the first byte.
+private final class PipeReader: EventLoopHandler, @unchecked Sendable {
+    // Safety: used only on the loop thread.
+    let fd: Int32
+    var onByte: ((UInt8, Bool) -> Void)?
+    let loop: EventLoop
+
+    init(fd: Int32, loop: EventLoop, onByte: @escaping (UInt8, Bool) -> Void) {
+        self.fd = fd
+        self.loop = loop
+        self.onByte = onByte
+    }
+
+    func handle(_ events: IOEvents) {
+        var byte: UInt8 = 0
+        guard read(fd, &byte, 1) == 1, let onByte else { return }
+        self.onByte = nil
+        onByte(byte, loop.inEventLoop)
+    }
+}
+
+/// Both ways a loop can wait when idle; everything a loop does must work the same under each.
+private let idleWaits: [IdleWait] = [.block, .poll(interval: .milliseconds(2))]
+
 @Suite("Event loops")
 struct EventLoopTests {
-    @Test func executeRunsWorkOnTheLoopThreadInOrder() async throws {
-        let group = try EventLoopGroup(loops: 1)
+    @Test(arguments: idleWaits)
+    func executeRunsWorkOnTheLoopThreadInOrder(idleWait: IdleWait) async throws {
+        let group = try EventLoopGroup(loops: 1, idleWait: idleWait)
         defer { group.shutdown() }
         let loop = group.next()
         let log = Mutex<[Int]>([])
@@ -36,8 +62,9 @@ struct EventLoopTests {
         #expect(!loop.inEventLoop)
     }
 
-    @Test func timersFireInDeadlineOrderAndCancelledOnesNever() async throws {
-        let group = try EventLoopGroup(loops: 1)
+    @Test(arguments: idleWaits)
+    func timersFireInDeadlineOrderAndCancelledOnesNever(idleWait: IdleWait) async throws {
+        let group = try EventLoopGroup(loops: 1, idleWait: idleWait)
         defer { group.shutdown() }
         let loop = group.next()
         let fired = Mutex<[String]>([])
@@ -51,6 +78,32 @@ struct EventLoopTests {
             }
         }
         #expect(fired.withLock { $0 } == ["a", "b"])
+    }
+
+    @Test(arguments: idleWaits)
+    func aReadableDescriptorIsHandledOnTheLoopThread(idleWait: IdleWait) async throws {
+        let group = try EventLoopGroup(loops: 1, idleWait: idleWait)
+        defer { group.shutdown() }
+        let loop = group.next()
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        let (readEnd, writeEnd) = (ends[0], ends[1])
+        defer { for fd in [readEnd, writeEnd] { close(fd) } }
+        let (byte, onLoop) = await withCheckedContinuation { (done: CheckedContinuation<(UInt8, Bool), Never>) in
+            loop.execute {
+                let reader = PipeReader(fd: readEnd, loop: loop) { byte, onLoop in
+                    loop.deregister(readEnd)
+                    done.resume(returning: (byte, onLoop))
+                }
+                try? loop.register(readEnd, for: [.readable], handler: reader)
+            }
+            // Written from this thread while the loop waits (blocked in epoll, or polling and sleeping).
+            Thread.sleep(forMilliseconds: 20)
+            var byte: UInt8 = 42
+            _ = write(writeEnd, &byte, 1)
+        }
+        #expect(byte == 42)
+        #expect(onLoop)
     }
 
     @Test func actorsRunOnTheLoopExecutorAndCanAssumeIsolation() async throws {
@@ -81,4 +134,8 @@ struct EventLoopTests {
         let onLoop = await Task(executorPreference: loop) { loop.inEventLoop }.value
         #expect(onLoop)
     }
+}
+
+private enum Thread {
+    static func sleep(forMilliseconds milliseconds: Int) { usleep(UInt32(milliseconds * 1000)) }
 }

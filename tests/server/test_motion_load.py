@@ -67,6 +67,24 @@ class MotionLoadTests(unittest.TestCase):
         self.assertEqual({s["status"] for s in listing}, {"finished"})
         self.assertEqual(sum(s["frames"] for s in listing), run["frames_sent"])
 
+    def test_polling_loops_answer_and_count_every_pose(self):
+        # --poll: the loops never sleep in epoll; answers are read at the next tick, and still all of them.
+        status, report, stderr = run_load(
+            "--url", self.url, "--sessions", "6", "--seconds", "2", "--ramp-rate", "0", "--loops", "2",
+            "--poll", "--tick-us", "2000", "--subject", "load-polled")
+        self.assertEqual(status, 0, stderr)
+        self.assertIs(report["client_polls"], True)
+        self.assertEqual(report["client_tick_us"], 2000)
+        run = report["run"]
+        self.assertEqual(run["sessions_started"], 6)
+        self.assertGreater(run["frames_sent"], 6 * 30)
+        self.assertEqual(run["snapshots"], run["frames_sent"])
+        self.assertEqual(run["latency_ms"]["count"], run["frames_sent"])
+        self.assertEqual(run["unanswered"], 0)
+        self.assertEqual(run["closes"], {"1000": 6})
+        listing = self.server.get("/v1/sessions?subject=load-polled&limit=100").json()["sessions"]
+        self.assertEqual(sum(s["frames"] for s in listing), run["frames_sent"])
+
     def test_snapshots_off_measures_no_latency_but_still_streams(self):
         status, report, stderr = run_load(
             "--url", self.url, "--sessions", "3", "--seconds", "1", "--snapshots", "off")

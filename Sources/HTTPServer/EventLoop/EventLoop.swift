@@ -25,6 +25,18 @@ public struct IOEvents: OptionSet, Sendable {
     public static let edgeTriggered = IOEvents(rawValue: EPOLLET.rawValue)
 }
 
+/// How an ``EventLoop`` waits when nothing is ready.
+public enum IdleWait: Sendable, Equatable {
+    /// Blocks in epoll until a descriptor is ready, a timer is due or work arrives: the lowest latency.
+    case block
+    /// Polls epoll without blocking and, when nothing was ready, sleeps `interval` (less when a timer is due
+    /// sooner). Readiness and work handed over from other threads wait up to the interval, but whoever makes a
+    /// descriptor ready never has to wake this thread: on a virtual machine a cross-CPU wake-up can cost more than
+    /// the message that caused it. For a load generator that shares the machine with the server it measures; a
+    /// server should block.
+    case poll(interval: Duration)
+}
+
 /// An object that owns a file descriptor registered with an ``EventLoop``. Called only on the loop's thread.
 public protocol EventLoopHandler: AnyObject {
     /// The descriptor is ready.
@@ -53,6 +65,8 @@ public final class EventLoop: @unchecked Sendable {
     public let index: Int
     /// Its thread's name.
     let name: String
+    /// How it waits when nothing is ready.
+    let idleWait: IdleWait
     private let epollFD: Int32
     private let wakeFD: Int32
     private let inbox = Locked(Inbox())
@@ -73,9 +87,10 @@ public final class EventLoop: @unchecked Sendable {
     /// no buffer of its own.
     let readBuffer = ReadBuffer(capacity: 64 * 1024)
 
-    init(index: Int, name: String) throws(SystemError) {
+    init(index: Int, name: String, idleWait: IdleWait = .block) throws(SystemError) {
         self.index = index
         self.name = name
+        self.idleWait = idleWait
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epollFD >= 0 else { throw SystemError.last("epoll_create1") }
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
@@ -186,10 +201,13 @@ public final class EventLoop: @unchecked Sendable {
     /// - Returns: A handle to cancel the timer.
     @discardableResult
     public func schedule(after delay: Duration, _ work: @escaping () -> Void) -> LoopTimer {
-        let nanoseconds =
-            UInt64(max(0, delay.components.seconds)) * 1_000_000_000
-            + UInt64(max(0, delay.components.attoseconds / 1_000_000_000))
-        return timers.add(at: Self.now() + nanoseconds, work)
+        timers.add(at: Self.now() + Self.nanoseconds(delay), work)
+    }
+
+    /// A duration in whole nanoseconds (0 for a negative one).
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
+        UInt64(max(0, duration.components.seconds)) * 1_000_000_000
+            + UInt64(max(0, duration.components.attoseconds / 1_000_000_000))
     }
 
     /// Monotonic time in nanoseconds.
@@ -215,8 +233,13 @@ public final class EventLoop: @unchecked Sendable {
         cnet_name_thread(String(name.utf8.prefix(15)) ?? "event-loop")
         threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .releasing)
         var events = [epoll_event](repeating: epoll_event(), count: 256)
+        let pollInterval: UInt64? =
+            switch idleWait {
+            case .block: nil
+            case .poll(let interval): max(1, Self.nanoseconds(interval))
+            }
         while running.load(ordering: .acquiring) {
-            let timeout = timers.millisecondsUntilNext(now: Self.now())
+            let timeout = pollInterval == nil ? timers.millisecondsUntilNext(now: Self.now()) : 0
             let count = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, 256, timeout) }
             wokeAt = Self.now()
             if count > 0 {
@@ -235,6 +258,7 @@ public final class EventLoop: @unchecked Sendable {
             }
             runInbox()
             while let timer = timers.popExpired(now: wokeAt) { timer.fire() }
+            if count <= 0, let pollInterval { pause(upTo: pollInterval) }
         }
         runInbox()
         for (fd, registration) in registrations.enumerated() where registration.handler != nil {
@@ -244,6 +268,15 @@ public final class EventLoop: @unchecked Sendable {
         // Timers may hold their owners (and so this loop) strongly; a stopped loop runs none of them.
         timers.removeAll()
         finished.signal()
+    }
+
+    /// Sleeps (outside epoll) for `interval`, or until the next timer is due when that is sooner.
+    private func pause(upTo interval: UInt64) {
+        let wait = min(interval, timers.nanosecondsUntilNext(now: Self.now()) ?? interval)
+        guard wait > 0 else { return }
+        var remaining = timespec(tv_sec: Int(wait / 1_000_000_000), tv_nsec: Int(wait % 1_000_000_000))
+        var request = remaining
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }
 
     private func runInbox() {

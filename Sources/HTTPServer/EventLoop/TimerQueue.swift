@@ -40,12 +40,17 @@ struct TimerQueue {
         return timer
     }
 
+    /// Nanoseconds until the next live timer (0 when one is due); nil when there is none.
+    mutating func nanosecondsUntilNext(now: UInt64) -> UInt64? {
+        while let first = heap.first, first.isDone { removeFirst() }
+        guard let first = heap.first else { return nil }
+        return first.deadline > now ? first.deadline - now : 0
+    }
+
     /// Milliseconds until the next live timer, rounded up; -1 when there is none.
     mutating func millisecondsUntilNext(now: UInt64) -> Int32 {
-        while let first = heap.first, first.isDone { removeFirst() }
-        guard let first = heap.first else { return -1 }
-        guard first.deadline > now else { return 0 }
-        return Int32(min(UInt64(Int32.max), (first.deadline - now + 999_999) / 1_000_000))
+        guard let wait = nanosecondsUntilNext(now: now) else { return -1 }
+        return Int32(min(UInt64(Int32.max), (wait + 999_999) / 1_000_000))
     }
 
     /// Removes and returns the earliest timer due by `now` (cancelled ones are dropped on the way), or nil.
