@@ -187,16 +187,33 @@ extension SQLiteSessionStore {
             faults: SessionRecordCoding.decodeFaults(row.string(first + 5)))
     }
 
+    /// A session's series: its interval and capacity, and its chunks of samples in order, which must follow one
+    /// another without a gap.
     private func storedSeries(of id: SessionID, in db: SQLiteConnection) throws(SessionStoreError) -> ValueSeries? {
-        try db.withStatement("SELECT interval, capacity, samples FROM series WHERE session_id = ?1") {
-            select throws(SessionStoreError) -> ValueSeries? in
-            try select.bind(id.description, at: 1)
+        let key = id.description
+        let shape = try db.withStatement("SELECT interval, capacity FROM series WHERE session_id = ?1") {
+            select throws(SessionStoreError) -> (interval: Double, capacity: Int)? in
+            try select.bind(key, at: 1)
             guard try select.step() else { return nil }
-            guard
-                let series = SessionRecordCoding.decodeSeries(
-                    select.blob(2), interval: select.double(0), capacity: select.int(1))
-            else { throw .corruptRecord(id: id.description) }
-            return series
+            return (select.double(0), select.int(1))
         }
+        guard let shape else { return nil }
+        let samples = try db.withStatement(
+            "SELECT first, samples FROM series_chunks WHERE session_id = ?1 ORDER BY first"
+        ) { select throws(SessionStoreError) -> [UInt8] in
+            try select.bind(key, at: 1)
+            var samples: [UInt8] = []
+            while try select.step() {
+                guard samples.count % 16 == 0, select.int(0) == samples.count / 16 else {
+                    throw .corruptRecord(id: key)
+                }
+                samples += select.blob(1)
+            }
+            return samples
+        }
+        guard
+            let series = SessionRecordCoding.decodeSeries(samples, interval: shape.interval, capacity: shape.capacity)
+        else { throw .corruptRecord(id: key) }
+        return series
     }
 }

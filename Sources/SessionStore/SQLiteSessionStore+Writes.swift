@@ -8,7 +8,8 @@ extension SQLiteSessionStore {
     public func create(_ session: StoredSession) throws(SessionStoreError) {
         let db = try database()
         let now = clock()
-        try db.transaction { () throws(SessionStoreError) in
+        written[session.id] = nil
+        let details = try db.transaction { () throws(SessionStoreError) -> WrittenDetails in
             do throws(SessionStoreError) {
                 try db.withStatement(
                     """
@@ -31,8 +32,9 @@ extension SQLiteSessionStore {
             } catch .database(let code, _) where code == csqlite_constraint_primarykey() {
                 throw .alreadyExists
             }
-            try replaceDetails(of: session.id, with: session.summary, in: db)
+            return try writeDetails(of: session.id, with: session.summary, after: nil, in: db)
         }
+        if session.status == .live { written[session.id] = details }
     }
 
     /// Replaces a live session's summary, reps and series, in one transaction.
@@ -54,21 +56,33 @@ extension SQLiteSessionStore {
         guard !batch.isEmpty else { return [:] }
         let db = try database()
         let now = clock()
-        return try db.transaction { () throws(SessionStoreError) -> [SessionID: SessionStoreError] in
-            var refused: [SessionID: SessionStoreError] = [:]
-            for item in batch {
-                do throws(SessionStoreError) {
-                    try updateRow(
-                        id: item.id, tenant: item.tenant, summary: item.summary, status: .live, endedAt: nil, now: now,
-                        in: db)
-                } catch .notFound {
-                    refused[item.id] = .notFound
-                } catch .notLive(let status) {
-                    refused[item.id] = .notLive(status)
+        // What this batch wrote, by session (nil: nothing, it was refused), read before `written` by a later
+        // checkpoint of the same session in the batch.
+        var batchWritten: [SessionID: WrittenDetails?] = [:]
+        let refused: [SessionID: SessionStoreError]
+        do {
+            refused = try db.transaction { () throws(SessionStoreError) -> [SessionID: SessionStoreError] in
+                var refused: [SessionID: SessionStoreError] = [:]
+                for item in batch {
+                    do throws(SessionStoreError) {
+                        batchWritten[item.id] = try updateRow(
+                            id: item.id, tenant: item.tenant, summary: item.summary, status: .live, endedAt: nil,
+                            now: now, after: batchWritten[item.id] ?? written[item.id], in: db)
+                        refused[item.id] = nil
+                    } catch .notFound {
+                        (batchWritten[item.id], refused[item.id]) = (.some(nil), .notFound)
+                    } catch .notLive(let status) {
+                        (batchWritten[item.id], refused[item.id]) = (.some(nil), .notLive(status))
+                    }
                 }
+                return refused
             }
-            return refused
+        } catch {
+            for item in batch { written[item.id] = nil }
+            throw error
         }
+        for (id, details) in batchWritten { written[id] = details }
+        return refused
     }
 
     /// Ends a live session with its final summary, in one transaction.
@@ -95,6 +109,7 @@ extension SQLiteSessionStore {
     /// - Throws: Database errors.
     public func delete(id: SessionID, tenant: String) throws(SessionStoreError) -> Bool {
         let db = try database()
+        written[id] = nil
         return try db.withStatement("DELETE FROM sessions WHERE id = ?1 AND tenant = ?2") {
             delete throws(SessionStoreError) in
             try delete.bind(id.description, at: 1)
@@ -124,23 +139,33 @@ extension SQLiteSessionStore {
         }
     }
 
+    /// Updates a live session in one transaction. A checkpoint writes only the reps and samples that came since the
+    /// last write; the final write (`finished`, `abandoned`) is whole, so an ended session's details are exactly
+    /// its final summary's.
     private func update(
         id: SessionID, tenant: String, summary: SessionSummary, status: SessionStatus, endedAt: Int64?
     ) throws(SessionStoreError) {
         let db = try database()
         let now = clock()
-        try db.transaction { () throws(SessionStoreError) in
-            try updateRow(id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt, now: now, in: db)
+        let after = status == .live ? written[id] : nil
+        written[id] = nil
+        let details = try db.transaction { () throws(SessionStoreError) -> WrittenDetails in
+            try updateRow(
+                id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt, now: now, after: after,
+                in: db)
         }
+        if status == .live { written[id] = details }
     }
 
     /// Updates a live session's row, reps and series inside the caller's transaction.
+    /// - Parameter after: What earlier writes left of the session's reps and series (nil: unknown, write them all).
+    /// - Returns: What is written of them now.
     /// - Throws: ``SessionStoreError/notFound`` or ``SessionStoreError/notLive(_:)`` having changed nothing; database
     ///   errors.
     private func updateRow(
         id: SessionID, tenant: String, summary: SessionSummary, status: SessionStatus, endedAt: Int64?, now: Int64,
-        in db: SQLiteConnection
-    ) throws(SessionStoreError) {
+        after: WrittenDetails?, in db: SQLiteConnection
+    ) throws(SessionStoreError) -> WrittenDetails {
         // Only a live session changes, so a late checkpoint never overwrites a final summary.
         let changed = try db.withStatement(
             """
@@ -163,7 +188,7 @@ extension SQLiteSessionStore {
             guard let current = try self.status(of: id, tenant: tenant, in: db) else { throw .notFound }
             throw .notLive(current)
         }
-        try replaceDetails(of: id, with: summary, in: db)
+        return try writeDetails(of: id, with: summary, after: after, in: db)
     }
 
     private func status(
@@ -199,42 +224,111 @@ extension SQLiteSessionStore {
         try statement.bind(SessionRecordCoding.encode(summary.faultCounts), at: first + 10)
     }
 
-    /// Replaces the session's reps and series (inside the caller's transaction).
-    private func replaceDetails(
-        of id: SessionID, with summary: SessionSummary, in db: SQLiteConnection
-    ) throws(SessionStoreError) {
+    /// Writes the session's reps and series inside the caller's transaction: only what follows `after` when the
+    /// summary continues it, all of them otherwise (the first write, a reset, a series that halved its resolution).
+    /// - Returns: What is written of them now.
+    private func writeDetails(
+        of id: SessionID, with summary: SessionSummary, after: WrittenDetails?, in db: SQLiteConnection
+    ) throws(SessionStoreError) -> WrittenDetails {
         let key = id.description
-        try db.withStatement("DELETE FROM reps WHERE session_id = ?1") { delete throws(SessionStoreError) in
-            try delete.bind(key, at: 1)
-            try delete.step()
+        var firstRep = 0
+        if let after, after.repsContinue(in: summary) {
+            firstRep = after.repCount
+        } else {
+            try db.withStatement("DELETE FROM reps WHERE session_id = ?1") { delete throws(SessionStoreError) in
+                try delete.bind(key, at: 1)
+                try delete.step()
+            }
         }
-        try db.withStatement(
-            """
-            INSERT INTO reps (session_id, position, number, peak, trough, start_t, end_t, faults)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-            """
-        ) { insert throws(SessionStoreError) in
-            for (position, rep) in summary.reps.enumerated() {
-                insert.reset()
+        if firstRep < summary.reps.count {
+            try db.withStatement(
+                """
+                INSERT INTO reps (session_id, position, number, peak, trough, start_t, end_t, faults)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                """
+            ) { insert throws(SessionStoreError) in
+                for position in firstRep..<summary.reps.count {
+                    let rep = summary.reps[position]
+                    insert.reset()
+                    try insert.bind(key, at: 1)
+                    try insert.bind(position, at: 2)
+                    try insert.bind(rep.index, at: 3)
+                    try insert.bind(rep.peak, at: 4)
+                    try insert.bind(rep.trough, at: 5)
+                    try insert.bind(rep.start, at: 6)
+                    try insert.bind(rep.end, at: 7)
+                    try insert.bind(SessionRecordCoding.encode(rep.faults), at: 8)
+                    try insert.step()
+                }
+            }
+        }
+        let series = summary.series
+        var firstSample = 0
+        if let after, after.seriesContinues(in: series) {
+            firstSample = after.sampleCount
+        } else {
+            try db.withStatement("DELETE FROM series_chunks WHERE session_id = ?1") { delete throws(SessionStoreError) in
+                try delete.bind(key, at: 1)
+                try delete.step()
+            }
+            try db.withStatement("INSERT OR REPLACE INTO series (session_id, interval, capacity) VALUES (?1, ?2, ?3)") {
+                upsert throws(SessionStoreError) in
+                try upsert.bind(key, at: 1)
+                try upsert.bind(series.interval, at: 2)
+                try upsert.bind(series.capacity, at: 3)
+                try upsert.step()
+            }
+        }
+        if firstSample < series.count {
+            try db.withStatement("INSERT INTO series_chunks (session_id, first, samples) VALUES (?1, ?2, ?3)") {
+                insert throws(SessionStoreError) in
                 try insert.bind(key, at: 1)
-                try insert.bind(position, at: 2)
-                try insert.bind(rep.index, at: 3)
-                try insert.bind(rep.peak, at: 4)
-                try insert.bind(rep.trough, at: 5)
-                try insert.bind(rep.start, at: 6)
-                try insert.bind(rep.end, at: 7)
-                try insert.bind(SessionRecordCoding.encode(rep.faults), at: 8)
+                try insert.bind(firstSample, at: 2)
+                try insert.bind(blob: SessionRecordCoding.encodeSamples(series, from: firstSample), at: 3)
                 try insert.step()
             }
         }
-        try db.withStatement(
-            "INSERT OR REPLACE INTO series (session_id, interval, capacity, samples) VALUES (?1, ?2, ?3, ?4)"
-        ) { upsert throws(SessionStoreError) in
-            try upsert.bind(key, at: 1)
-            try upsert.bind(summary.series.interval, at: 2)
-            try upsert.bind(summary.series.capacity, at: 3)
-            try upsert.bind(blob: SessionRecordCoding.encodeSamples(summary.series), at: 4)
-            try upsert.step()
-        }
+        return WrittenDetails(summary)
+    }
+}
+
+/// How far a live session's reps and series are in the database. The next checkpoint appends past this point as
+/// long as its summary still begins with what was written: the same last rep at the same position, the same last
+/// sample at the same position, the same sampling interval and capacity. Reps and samples carry their pose times, which only
+/// grow, so after a reset (reps cleared) or a series that halved its resolution (samples thinned, interval doubled)
+/// the check fails and everything is rewritten.
+struct WrittenDetails: Sendable, Equatable {
+    /// Reps written.
+    var repCount: Int
+    /// The last of them.
+    var lastRep: Rep?
+    /// Samples written.
+    var sampleCount: Int
+    /// The series' interval when they were.
+    var interval: Double
+    /// The series' capacity.
+    var capacity: Int
+    /// The last sample's time.
+    var lastSampleTime: Double?
+
+    /// What writing `summary` whole (or up to its end) leaves.
+    init(_ summary: SessionSummary) {
+        repCount = summary.reps.count
+        lastRep = summary.reps.last
+        sampleCount = summary.series.count
+        interval = summary.series.interval
+        capacity = summary.series.capacity
+        lastSampleTime = summary.series.times.last
+    }
+
+    /// Whether `summary`'s reps begin with the written ones.
+    func repsContinue(in summary: SessionSummary) -> Bool {
+        summary.reps.count >= repCount && (repCount == 0 || summary.reps[repCount - 1] == lastRep)
+    }
+
+    /// Whether `series` begins with the written samples.
+    func seriesContinues(in series: ValueSeries) -> Bool {
+        series.interval == interval && series.capacity == capacity && series.count >= sampleCount
+            && (sampleCount == 0 || series.times[sampleCount - 1] == lastSampleTime)
     }
 }

@@ -61,6 +61,9 @@ public actor SQLiteSessionStore: SessionStore {
     private let executor: StoreThreadExecutor
     let clock: @Sendable () -> Int64
     private var connection: SQLiteConnection?
+    /// How much of each live session's reps and series this store has written (see ``WrittenDetails``), so that a
+    /// checkpoint writes only what came since. Changed only once the transaction that wrote them has committed.
+    var written: [SessionID: WrittenDetails] = [:]
     /// Whether opening and migrating ran on the store's thread (for tests of the threading model).
     private(set) var openedOnStoreThread = false
 

@@ -39,12 +39,18 @@ enum SessionRecordCoding {
     ///     | t0 (8B) | v0 (8B) | t1 (8B) | v1 (8B) | …
     ///     +---------+---------+---------+---------+----
     ///
-    /// One blob per session rather than one row per sample: a checkpoint rewrites the whole series in a single
-    /// bind, and reading it is one step. (A measured NaN, which the engine never produces, reads back as nil.)
-    static func encodeSamples(_ series: ValueSeries) -> [UInt8] {
+    /// Blobs of many samples rather than a row per sample: a checkpoint appends the samples recorded since the last
+    /// one as one chunk, and the chunks of a series, in order, concatenate to its whole encoding. (A measured NaN,
+    /// which the engine never produces, reads back as nil.)
+    /// - Parameters:
+    ///   - series: The series.
+    ///   - first: The first sample to encode (default: all of them).
+    static func encodeSamples(_ series: ValueSeries, from first: Int = 0) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(series.times.count * 16)
-        for (t, value) in zip(series.times, series.values) {
+        guard first < series.count else { return bytes }
+        bytes.reserveCapacity((series.count - first) * 16)
+        for index in first..<series.count {
+            let (t, value) = series[index]
             append(t, to: &bytes)
             append(value ?? .nan, to: &bytes)
         }

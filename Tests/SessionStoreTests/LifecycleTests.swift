@@ -30,6 +30,79 @@ import Testing
         }
     }
 
+    /// A live session's checkpoints append the reps and samples that came since the last one; a summary that no
+    /// longer begins with what was written (reset, a series that halved) is rewritten; the final write is whole.
+    @Test func checkpointsAppendWhatIsNewAndRewriteWhatChanged() async throws {
+        try await withStore { store, path in
+            let raw = try RawDatabase(path: path)
+            defer { raw.connection.close() }
+            let chunks = "SELECT group_concat(first) FROM (SELECT first FROM series_chunks ORDER BY first)"
+            let repPositions = "SELECT count(*) FROM reps"
+            var series = ValueSeries(interval: 0.1, capacity: 100)
+            var summary = SessionSummary.make(reps: 0, series: series)
+            let session = StoredSession.make(summary: summary)
+            try await store.create(session)
+            var t = 3.0
+            func record(_ count: Int) {
+                for _ in 0..<count {
+                    series.record(t, at: t)
+                    t += series.interval
+                }
+            }
+            func checkpoint(reps: Int) async throws {
+                summary = .make(frames: series.count, reps: reps, series: series)
+                try await store.checkpoint(id: session.id, tenant: session.tenant, summary: summary)
+                let read = try #require(try await store.session(id: session.id, tenant: session.tenant))
+                #expect(read.summary == summary)
+            }
+            record(30)
+            try await checkpoint(reps: 2)
+            record(25)
+            try await checkpoint(reps: 3)
+            try await checkpoint(reps: 3)  // nothing new: nothing written
+            record(5)
+            try await checkpoint(reps: 5)
+            #expect(try raw.strings(chunks) == ["0,30,55"], "each checkpoint appended one chunk of its new samples")
+            #expect(try raw.integer(repPositions) == 5)
+
+            // Reset: fewer reps than written, and the same count again with other reps, are rewritten.
+            try await checkpoint(reps: 1)
+            #expect(try raw.integer(repPositions) == 1)
+            summary.reps = [Rep(index: 1, peak: 99, trough: 1, start: 50, end: 51)]
+            try await store.checkpoint(id: session.id, tenant: session.tenant, summary: summary)
+            #expect(try await store.session(id: session.id, tenant: session.tenant)?.summary.reps == summary.reps)
+
+            // The series fills up and halves its resolution: rewritten as one chunk.
+            record(50)
+            #expect(series.interval == 0.2)
+            try await checkpoint(reps: 1)
+            #expect(try raw.strings(chunks) == ["0"])
+            record(3)
+            try await checkpoint(reps: 1)
+            #expect(try raw.strings(chunks).first?.hasPrefix("0,") == true)
+
+            // The same session twice in one batch: the second checkpoint follows the first.
+            record(4)
+            let first = SessionSummary.make(frames: 1, reps: 2, series: series)
+            record(4)
+            summary = .make(frames: 2, reps: 3, series: series)
+            let refused = try await store.checkpoint([
+                SessionCheckpoint(id: session.id, tenant: session.tenant, summary: first),
+                SessionCheckpoint(id: session.id, tenant: session.tenant, summary: summary),
+            ])
+            #expect(refused.isEmpty)
+            #expect(try await store.session(id: session.id, tenant: session.tenant)?.summary == summary)
+
+            // The final write is whole: one chunk, exactly the final summary.
+            record(2)
+            summary = .make(frames: 3, reps: 4, series: series)
+            try await store.finish(
+                id: session.id, tenant: session.tenant, summary: summary, status: .finished, endedAt: 9)
+            #expect(try raw.strings(chunks) == ["0"])
+            #expect(try await store.session(id: session.id, tenant: session.tenant)?.summary == summary)
+        }
+    }
+
     @Test func checkpointsABatchAndReportsWhatItRefused() async throws {
         try await withStore { store, _ in
             let live = (1...3).map { StoredSession.make(random: UInt128($0)) }

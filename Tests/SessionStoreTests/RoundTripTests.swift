@@ -68,14 +68,21 @@ import Testing
     }
 
     @Test(arguments: [
-        "x'00'", "zeroblob(15)", "x'000000000000F87F0000000000000000'",
-        "x'0000000000000040000000000000000000000000000000000000000000000000'",
+        "UPDATE series_chunks SET samples = x'00'", "UPDATE series_chunks SET samples = zeroblob(15)",
+        "UPDATE series_chunks SET samples = x'000000000000F87F0000000000000000'",
+        "UPDATE series_chunks SET samples = x'0000000000000040000000000000000000000000000000000000000000000000'",
+        // Chunks that do not follow one another: a gap, an overlap, a first chunk that does not start at 0.
+        "INSERT INTO series_chunks SELECT session_id, 41, samples FROM series_chunks",
+        "INSERT INTO series_chunks SELECT session_id, 39, samples FROM series_chunks",
+        "UPDATE series_chunks SET first = 1",
+        // More samples than the series' capacity.
+        "UPDATE series SET capacity = 39",
     ])
-    func reportsADamagedSeries(samples: String) async throws {
+    func reportsADamagedSeries(damage: String) async throws {
         try await withStore { store, path in
             let session = StoredSession.make()
             try await store.create(session)
-            try RawDatabase(path: path).execute("UPDATE series SET samples = \(samples)")
+            try RawDatabase(path: path).execute(damage)
             await #expect(throws: SessionStoreError.corruptRecord(id: session.id.description)) {
                 try await store.series(id: session.id, tenant: session.tenant)
             }

@@ -9,10 +9,10 @@ import Testing
         try await withStore { store, path in
             let raw = try RawDatabase(path: path)
             #expect(try raw.integer("PRAGMA user_version") == SQLiteSchema.newestVersion)
-            #expect(SQLiteSchema.newestVersion == 2)
+            #expect(SQLiteSchema.newestVersion == 3)
             #expect(try raw.strings("PRAGMA journal_mode") == ["wal"])
             let tables = try raw.strings("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-            #expect(tables == ["reps", "series", "sessions"])
+            #expect(tables == ["reps", "series", "series_chunks", "sessions"])
             let indexes = try raw.strings(
                 "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             #expect(
@@ -43,7 +43,7 @@ import Testing
             let second = try await SQLiteSessionStore(path: path.path)
             #expect(try await second.session(id: session.id, tenant: session.tenant) == session)
             await second.close()
-            #expect(try RawDatabase(path: path).integer("PRAGMA user_version") == 2)
+            #expect(try RawDatabase(path: path).integer("PRAGMA user_version") == SQLiteSchema.newestVersion)
         }
     }
 
@@ -76,7 +76,7 @@ import Testing
 
             let clock = ManualClock(1_764_425_000_000)
             let store = try await SQLiteSessionStore(path: path.path, configuration: .init(clock: clock.read))
-            #expect(try RawDatabase(path: path).integer("PRAGMA user_version") == 2)
+            #expect(try RawDatabase(path: path).integer("PRAGMA user_version") == SQLiteSchema.newestVersion)
 
             let old = try #require(try await store.session(id: finished, tenant: "clinic-1"))
             #expect(old.subject == "patient-17")
@@ -108,6 +108,41 @@ import Testing
         }
     }
 
+    @Test func migratesAVersionTwoSeriesIntoChunks() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("v2.sqlite")
+            let stored = SessionID(time: 1_764_424_800_000, random: 1)
+            let empty = SessionID(time: 1_764_424_900_000, random: 2)
+            let series = ValueSeries.make(count: 40)
+            do {
+                // A database as the version-2 code left it: one blob per series (here one of 40 samples, one empty).
+                let raw = try RawDatabase(path: path)
+                try SQLiteSchema.migrate(raw.connection, upTo: 2)
+                let blob = SessionRecordCoding.encodeSamples(series).map { String(format: "%02x", $0) }.joined()
+                try raw.execute(
+                    """
+                    INSERT INTO sessions (id, tenant, exercise, status, started_at, ended_at, frames, visible_frames,
+                        rep_count, rejected_count)
+                    VALUES ('\(stored)', 't', 'squat', 'finished', 1, 2, 120, 120, 0, 0),
+                        ('\(empty)', 't', 'squat', 'live', 1, NULL, 0, 0, 0, 0);
+                    INSERT INTO series (session_id, interval, capacity, samples)
+                    VALUES ('\(stored)', 0.1, 36000, x'\(blob)'), ('\(empty)', 0.1, 36000, x'');
+                    """)
+                raw.connection.close()
+            }
+            let store = try await SQLiteSessionStore(path: path.path)
+            #expect(try await store.series(id: stored, tenant: "t") == series)
+            #expect(try await store.series(id: empty, tenant: "t") == ValueSeries())
+            await store.close()
+            let raw = try RawDatabase(path: path)
+            #expect(try raw.integer("SELECT count(*) FROM series_chunks") == 1)
+            #expect(try raw.strings("SELECT name FROM pragma_table_info('series') ORDER BY cid") == [
+                "session_id", "interval", "capacity",
+            ])
+            raw.connection.close()
+        }
+    }
+
     @Test func setsLastWriteOfMigratedRowsToTheirLastKnownTime() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("v1.sqlite")
@@ -131,7 +166,7 @@ import Testing
             let raw = try RawDatabase(path: path)
             try raw.execute("PRAGMA user_version = 99")
             raw.connection.close()
-            await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 2)) {
+            await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: SQLiteSchema.newestVersion)) {
                 _ = try await SQLiteSessionStore(path: path.path)
             }
         }

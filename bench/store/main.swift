@@ -43,12 +43,37 @@ func run() async throws {
         latencies.append(clock.now - start)
     }
     latencies.sort()
+
+    // Long live sessions: an hour at 10 Hz (the series' full 36,000 samples) with 720 reps each, then one round of
+    // checkpoints that each bring five more seconds (50 samples, one rep), as the live path writes them.
+    let longSessions = max(1, sessions / 10)
+    var hour = summary
+    hour.series = ValueSeries(interval: 0.1, capacity: 36_000)
+    for step in 0..<35_950 { hour.series.record(Double(step % 90), at: Double(step) * 0.1) }
+    hour.reps = (1...720).map { Rep(index: $0, peak: 130, trough: 20, start: Double($0 * 5), end: Double($0 * 5 + 3)) }
+    var longIDs: [SessionID] = []
+    for i in 0..<longSessions {
+        let id = SessionID.generate(at: 1_800_000_000_000 + Int64(i))
+        longIDs.append(id)
+        try await store.create(
+            StoredSession(id: id, tenant: "long", startedAt: 1_800_000_000_000 + Int64(i), summary: hour))
+    }
+    var later = hour
+    for step in 35_950..<36_000 { later.series.record(Double(step % 90), at: Double(step) * 0.1) }
+    later.reps.append(Rep(index: 721, peak: 130, trough: 20, start: 3_605, end: 3_608))
+    let longTime = try await clock.measure {
+        for id in longIDs { try await store.checkpoint(id: id, tenant: "long", summary: later) }
+    }
     func perSecond(_ duration: Duration) -> Int {
         Int(Double(sessions) / (Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18))
     }
     print("sessions: \(sessions) (10 reps, 600-sample series each)")
     print("create: \(perSecond(createTime))/s, checkpoint: \(perSecond(checkpointTime))/s")
     print("list (limit 50): p50 \(latencies[latencies.count / 2]), p99 \(latencies[latencies.count * 99 / 100])")
+    let longSeconds = Double(longTime.components.seconds) + Double(longTime.components.attoseconds) * 1e-18
+    print(
+        "hour-long sessions: \(longSessions) (36,000 samples, 720 reps); checkpoint adding 5 s: "
+            + "\(Int(Double(longSessions) / longSeconds))/s")
     await store.close()
 }
 
