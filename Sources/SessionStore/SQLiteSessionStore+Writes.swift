@@ -267,7 +267,8 @@ extension SQLiteSessionStore {
         if let after, after.seriesContinues(in: series) {
             firstSample = after.sampleCount
         } else {
-            try db.withStatement("DELETE FROM series_chunks WHERE session_id = ?1") { delete throws(SessionStoreError) in
+            try db.withStatement("DELETE FROM series_chunks WHERE session_id = ?1") {
+                delete throws(SessionStoreError) in
                 try delete.bind(key, at: 1)
                 try delete.step()
             }

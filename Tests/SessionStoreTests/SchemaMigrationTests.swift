@@ -136,9 +136,10 @@ import Testing
             await store.close()
             let raw = try RawDatabase(path: path)
             #expect(try raw.integer("SELECT count(*) FROM series_chunks") == 1)
-            #expect(try raw.strings("SELECT name FROM pragma_table_info('series') ORDER BY cid") == [
-                "session_id", "interval", "capacity",
-            ])
+            #expect(
+                try raw.strings("SELECT name FROM pragma_table_info('series') ORDER BY cid") == [
+                    "session_id", "interval", "capacity",
+                ])
             raw.connection.close()
         }
     }
@@ -166,7 +167,9 @@ import Testing
             let raw = try RawDatabase(path: path)
             try raw.execute("PRAGMA user_version = 99")
             raw.connection.close()
-            await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: SQLiteSchema.newestVersion)) {
+            await #expect(
+                throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: SQLiteSchema.newestVersion)
+            ) {
                 _ = try await SQLiteSessionStore(path: path.path)
             }
         }
