@@ -10,11 +10,11 @@
 # Usage: bench/capacity.sh
 # Environment (defaults): RUNS=3 RATE=30 LIMIT=20 START=500 STEP=250 STEP_SECONDS=10 MAX_SESSIONS=5000
 #   RAMP_RATE=500 CLIENT_LOOPS=1 SERVER_THREADS=(server default) CLIENT_NICE=0 MAX_LOAD=1.5 LOAD_WAIT=600
-#   TICK_US=100 POLL=0
+#   TICK_US=1000 POLL=1
 #   TICK_US=US     motion-load sends what is due at most every US microseconds (counted in latency)
 #   POLL=1         motion-load's loops poll every tick instead of sleeping in epoll (--poll): answers are read up
 #                  to a tick late (overstating latency), and the server's sends never wake the tool, which then
-#                  leaves the server far more of the machine it shares
+#                  leaves the server more of the machine it shares (POLL=0 TICK_US=100: the tool blocks in epoll)
 #   CLIENT_NICE=N  runs motion-load at that niceness (the server keeps priority over the tool measuring it;
 #                  the tool's own delays still count in the latency, measured from each pose's intended send time)
 #   RAW_DIR=<dir>  keeps every raw motion-load report there
@@ -37,8 +37,8 @@ SERVER_THREADS=${SERVER_THREADS:-}
 CLIENT_NICE=${CLIENT_NICE:-0}
 MAX_LOAD=${MAX_LOAD-1.5}
 LOAD_WAIT=${LOAD_WAIT:-600}
-TICK_US=${TICK_US:-100}
-POLL=${POLL:-0}
+TICK_US=${TICK_US:-1000}
+POLL=${POLL:-1}
 RAW=${RAW_DIR:-$TMP/raw}
 mkdir -p "$RAW"
 
