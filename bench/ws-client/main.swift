@@ -9,7 +9,7 @@ import Synchronization
 //   ws-bench-client echo --url ws://HOST:PORT/v1/echo [--connections 64] [--seconds 10] [--size 1024]
 //                        [--pipeline 1] [--warmup-seconds 1]
 //   ws-bench-client rate --url ws://HOST:PORT/v1/echo [--connections 1000] [--rate 30] [--seconds 30]
-//                        [--size 1024] [--ramp-seconds 5] [--drain-seconds 10] [--tick-us 100]
+//                        [--size 1024] [--ramp-seconds 5] [--drain-seconds 10] [--tick-us 100] [--poll]
 //   ws-bench-client idle --url ws://HOST:PORT/v1/echo [--connections 10000] [--hold-seconds 10]
 // Common: [--loops 1] [--handshakes 256] [--server-pid PID] [--engine raw|library] [--compression]
 //
@@ -23,6 +23,8 @@ import Synchronization
 //   moment, a lower bound, and reported as `unanswered`. Sends are driven by a CLOCK_MONOTONIC timerfd; to save
 //   wake-ups the client sends whatever is due at most every `--tick-us` microseconds (100; 0 = each message on
 //   its own wake-up), and that wait is part of the measured latency. `send_lag` reports how late sends left.
+//   `--poll`: the loops poll every tick instead of sleeping in epoll (as `motion-load --poll`), so echoes are read
+//   up to a tick late and never have to wake the client.
 // idle: opens the connections, prints `ready <open>` on stdout, holds them `--hold-seconds`, then closes them.
 //
 // Connections are opened ramped (echo and idle: as fast as `--handshakes` in-flight handshakes allow; rate: spread
@@ -57,6 +59,7 @@ struct Options {
     var holdSeconds = 10.0
     var drainSeconds = 10.0
     var tickMicroseconds = 100.0
+    var poll = false
     var handshakes = 256
     var compression = false
     var library = false
@@ -78,6 +81,10 @@ struct Options {
             if flag == "--compression" {
                 options.compression = true
                 options.library = true
+                continue
+            }
+            if flag == "--poll" {
+                options.poll = true
                 continue
             }
             guard let value = iterator.next() else { usage("\(flag) needs a value") }
@@ -564,6 +571,7 @@ struct Bench {
             ("engine", Report.string(options.library ? "library" : "raw")),
             ("compression", options.compression ? "true" : "false"),
             ("client_loops", "\(options.loops)"),
+            ("client_polls", options.poll ? "true" : "false"),
             ("connections", "\(options.connections)"),
             ("opened", "\(shared.opened.load(ordering: .relaxed))"),
             ("connect_failures", "\(shared.failed.load(ordering: .relaxed))"),
@@ -686,7 +694,9 @@ func main() async {
     ProcessStats.raiseFileLimit(needed: options.connections)
     let group: EventLoopGroup
     do {
-        group = try EventLoopGroup(loops: options.loops, name: "bench-loop")
+        let tick = Duration.nanoseconds(Int64(max(1, options.tickMicroseconds * 1000)))
+        group = try EventLoopGroup(
+            loops: options.loops, name: "bench-loop", idleWait: options.poll ? .poll(interval: tick) : .block)
     } catch {
         Report.error("ws-bench-client: \(error)")
         exit(1)
