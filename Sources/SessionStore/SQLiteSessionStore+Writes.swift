@@ -131,10 +131,13 @@ extension SQLiteSessionStore {
             UPDATE sessions SET status = 'abandoned', ended_at = updated_at, updated_at = ?2
             WHERE status = 'live' AND updated_at < ?1
             """
-        ) { abandon throws(SessionStoreError) in
+        ) { abandon throws(SessionStoreError) -> Int in
             try abandon.bind(cutoff, at: 1)
             try abandon.bind(now, at: 2)
             try abandon.step()
+            // What was written of the abandoned sessions is forgotten with the rest: a live session still checkpointing
+            // here then rewrites its details once.
+            if db.changes > 0 { written.removeAll() }
             return db.changes
         }
     }

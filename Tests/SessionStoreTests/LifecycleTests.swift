@@ -100,6 +100,14 @@ import Testing
                 id: session.id, tenant: session.tenant, summary: summary, status: .finished, endedAt: 9)
             #expect(try raw.strings(chunks) == ["0"])
             #expect(try await store.session(id: session.id, tenant: session.tenant)?.summary == summary)
+            #expect(await store.written.isEmpty, "an ended session's writes are forgotten")
+
+            // Abandoning live sessions forgets what was written of them too.
+            let other = StoredSession.make(random: 2, summary: summary)
+            try await store.create(other)
+            #expect(await store.written[other.id] == WrittenDetails(summary))
+            #expect(try await store.abandonLiveSessions() == 1)
+            #expect(await store.written.isEmpty)
         }
     }
 
