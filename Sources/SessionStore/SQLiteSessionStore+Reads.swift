@@ -204,9 +204,8 @@ extension SQLiteSessionStore {
             try select.bind(key, at: 1)
             var samples: [UInt8] = []
             while try select.step() {
-                guard samples.count % 16 == 0, select.int(0) == samples.count / 16 else {
-                    throw .corruptRecord(id: key)
-                }
+                guard samples.count % 16 == 0, select.int(0) == samples.count / 16, samples.count / 16 < shape.capacity
+                else { throw .corruptRecord(id: key) }
                 samples += select.blob(1)
             }
             return samples

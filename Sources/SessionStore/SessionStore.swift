@@ -35,7 +35,7 @@ public protocol SessionStore: Sendable {
     /// Checkpoints several live sessions at once, all or nothing (one transaction where the store has them), as
     /// ``checkpoint(id:tenant:summary:)`` would one by one: a checkpoint of a session that is unknown or already
     /// ended changes nothing and is reported, the others are applied.
-    /// - Parameter batch: The checkpoints; at most one per session.
+    /// - Parameter batch: The checkpoints, applied in order (a session may appear more than once).
     /// - Returns: The checkpoints not applied, by session, with why (``SessionStoreError/notFound`` or
     ///   ``SessionStoreError/notLive(_:)``).
     /// - Throws: Database errors (then none was applied).

@@ -75,8 +75,12 @@ import Testing
         "INSERT INTO series_chunks SELECT session_id, 41, samples FROM series_chunks",
         "INSERT INTO series_chunks SELECT session_id, 39, samples FROM series_chunks",
         "UPDATE series_chunks SET first = 1",
-        // More samples than the series' capacity.
+        // More samples than the series' capacity: in its one chunk, or in a chunk past a full one.
         "UPDATE series SET capacity = 39",
+        """
+        UPDATE series SET capacity = 40;
+        INSERT INTO series_chunks SELECT session_id, 40, samples FROM series_chunks
+        """,
     ])
     func reportsADamagedSeries(damage: String) async throws {
         try await withStore { store, path in

@@ -77,14 +77,7 @@ public enum Socket {
     ///   - buffer: Where the bytes go; must not be empty.
     /// - Returns: What happened.
     public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
-        while true {
-            let count = recv(fd, buffer.baseAddress, buffer.count, 0)
-            if count > 0 { return .transferred(count) }
-            if count == 0 { return .endOfStream }
-            let error = cnet_errno()
-            if error == EINTR { continue }
-            return error == EAGAIN || error == EWOULDBLOCK ? .wouldBlock : .failed(error)
-        }
+        outcome(ofZero: .endOfStream) { recv(fd, buffer.baseAddress, buffer.count, 0) }
     }
 
     /// Sends from `bytes` on a non-blocking stream socket (`send` without SIGPIPE), retrying on EINTR; the socket may
@@ -94,13 +87,7 @@ public enum Socket {
     ///   - bytes: What to send; must not be empty.
     /// - Returns: What happened.
     public static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> IOResult {
-        while true {
-            let count = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
-            if count > 0 { return .transferred(count) }
-            let error = count == 0 ? EPIPE : cnet_errno()
-            if error == EINTR { continue }
-            return error == EAGAIN || error == EWOULDBLOCK ? .wouldBlock : .failed(error)
-        }
+        outcome(ofZero: .failed(EPIPE)) { Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
     }
 
     /// Sends `first` then `second` with one call (`sendmsg`, without SIGPIPE), retrying on EINTR: a frame header and
@@ -120,13 +107,23 @@ public enum Socket {
             var message = msghdr()
             message.msg_iov = raw.baseAddress?.assumingMemoryBound(to: iovec.self)
             message.msg_iovlen = 2
-            while true {
-                let count = sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
-                if count > 0 { return .transferred(count) }
-                let error = count == 0 ? EPIPE : cnet_errno()
-                if error == EINTR { continue }
-                return error == EAGAIN || error == EWOULDBLOCK ? .wouldBlock : .failed(error)
-            }
+            return outcome(ofZero: .failed(EPIPE)) { sendmsg(fd, &message, Int32(MSG_NOSIGNAL)) }
+        }
+    }
+
+    /// Runs a `recv`/`send`-style call until it is not interrupted, and says what it did.
+    /// - Parameters:
+    ///   - zero: What a return value of 0 means (end of stream for a receive; nothing sent, so a broken pipe).
+    ///   - call: The call: bytes moved, or -1 with `errno` set.
+    /// - Returns: What happened.
+    private static func outcome(ofZero zero: IOResult, _ call: () -> Int) -> IOResult {
+        while true {
+            let count = call()
+            if count > 0 { return .transferred(count) }
+            if count == 0 { return zero }
+            let error = cnet_errno()
+            if error == EINTR { continue }
+            return error == EAGAIN || error == EWOULDBLOCK ? .wouldBlock : .failed(error)
         }
     }
 

@@ -135,7 +135,8 @@ actor LiveSession {
     }
 
     private func process(_ pose: Pose) throws(WireError) {
-        events.removeAll(keepingCapacity: true)
+        // Most poses bring no event: skip the uniqueness check that clearing an array costs.
+        if !events.isEmpty { events.removeAll(keepingCapacity: true) }
         try running?.core.process(pose, into: &events)
         context.metrics.countFrames(1)
         for event in events {

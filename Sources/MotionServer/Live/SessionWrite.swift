@@ -58,11 +58,12 @@ extension AppContext {
 }
 
 extension AppContext {
-    /// Makes one write now.
+    /// Makes one write now: a creation or a final summary (``store(_:id:tenant:after:then:)`` hands checkpoints to
+    /// the batcher).
     private func apply(_ write: SessionWrite, id: SessionID, tenant: String) async throws {
         switch write {
         case .create(let record): try await store.create(record)
-        case .checkpoint(let summary): try await store.checkpoint(id: id, tenant: tenant, summary: summary)
+        case .checkpoint: preconditionFailure("checkpoints are written in batches (CheckpointBatcher)")
         case .finish(let summary, let status, let endedAt):
             try await store.finish(id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt)
         }
