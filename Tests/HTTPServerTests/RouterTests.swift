@@ -16,7 +16,7 @@ struct RouterTests {
     }
 
     func parameters(_ match: Router.Match) -> RouteParameters? {
-        if case .found(_, let parameters) = match { return parameters }
+        if case .found(_, let parameters, _) = match { return parameters }
         return nil
     }
 
@@ -30,6 +30,21 @@ struct RouterTests {
         #expect(parameters(router.match(.get, path: "/assets"))?["path"] == "")
     }
 
+    @Test(arguments: ["/v1/sessions", "//v1/sessions", "/v1//sessions", "/v1/sessions/", "///v1/sessions//"])
+    func everySpellingOfAPathMatchesTheSameRoute(path: String) {
+        let match = Self.router().match(.get, path: path)
+        #expect(match.route == MatchedRoute(pattern: "/v1/sessions", isWebSocket: false), "\(path)")
+        #expect(Self.router().match(.put, path: path).route?.pattern == "/v1/sessions", "405 names the route too")
+    }
+
+    @Test func webSocketRoutesAreMarked() {
+        var router = Self.router()
+        router.webSocket("/v1/stream") { _ in }
+        #expect(
+            router.match(.get, path: "//v1/stream/").route == MatchedRoute(pattern: "/v1/stream", isWebSocket: true))
+        #expect(router.match(.get, path: "/v1/nothing").route == nil)
+    }
+
     @Test func headUsesGetRoutes() {
         #expect(parameters(Self.router().match(.head, path: "/v1/sessions/x"))?["id"] == "x")
     }
@@ -40,7 +55,7 @@ struct RouterTests {
             Issue.record("expected notFound")
             return
         }
-        guard case .methodNotAllowed(let allowed) = router.match(.put, path: "/v1/sessions/x") else {
+        guard case .methodNotAllowed(let allowed, _) = router.match(.put, path: "/v1/sessions/x") else {
             Issue.record("expected methodNotAllowed")
             return
         }

@@ -125,6 +125,24 @@ public final class FileServer: Sendable {
         return segments.joined(separator: "/")
     }
 
+    /// `/relative/`, percent-encoded (RFC 3986 §2.1) but for unreserved characters and `/`: a `Location` that is
+    /// always a path on this host.
+    static func location(ofDirectory relative: String) -> String {
+        var out = "/"
+        for byte in relative.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += byte < 16 ? "%0" + hex : "%" + hex
+            }
+        }
+        return relative.isEmpty ? out : out + "/"
+    }
+
     private static func matches(_ etag: String, _ header: String?) -> Bool {
         guard let header else { return false }
         return header.split(separator: ",").contains { item in
@@ -140,7 +158,8 @@ public final class FileServer: Sendable {
         guard var info = Self.status(path) else { return .notFound }
         if info.isDirectory {
             guard let real = Self.realPath(path), real == root || real.hasPrefix(root + "/") else { return .notFound }
-            guard requestPath.hasSuffix("/") else { return .redirect(requestPath + "/") }
+            // The canonical path, never the raw one: `//css` must not become the scheme-relative `//css/`.
+            guard requestPath.hasSuffix("/") else { return .redirect(Self.location(ofDirectory: relative)) }
             path += "/index.html"
             guard let index = Self.status(path) else { return .notFound }
             info = index

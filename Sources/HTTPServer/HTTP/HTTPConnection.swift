@@ -35,6 +35,14 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
     private var written = 0
     private var interest: IOEvents = [.readable, .readHangup]
     private var timer: LoopTimer?
+    /// Armed while unsent output waits for the socket; closes the connection if the client takes no byte for a
+    /// whole ``HTTPServerConfiguration/writeTimeout``.
+    private var writeTimer: LoopTimer?
+    private var stall = WriteStall()
+    /// Whether the response being written is complete (the next request waits only for it to leave).
+    private var responseComplete = false
+    /// Whether reading is paused because enough input is buffered while a response is pending.
+    private var readingPaused = false
     private var peerClosed = false
     private var writeWaiters: [CheckedContinuation<Bool, Never>] = []
     private var upgrade: (@Sendable (UpgradedConnection) -> Void, HTTPRequest)?
@@ -77,6 +85,10 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
                 server.metrics.received(count)
                 if phase == .closing { continue }
                 parser.append(UnsafeRawBufferPointer(start: buffer.pointer, count: count))
+                if phase == .handling && parser.bufferedByteCount >= server.configuration.maxBufferedInput {
+                    pauseReading()
+                    break reading
+                }
                 if count < buffer.capacity { break reading }
             case .endOfStream:
                 // End of input stays readable under level-triggered epoll: stop asking, or the loop spins.
@@ -150,7 +162,12 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
             request.head.keepAlive && !server.isDraining && !peerClosed && response.upgrade == nil
             && !(response.status.code == HTTPStatus.switchingProtocols.code && response.upgrade == nil)
         var headers = response.headers
-        if !keepAlive && response.upgrade == nil { headers.replaceOrAdd(name: "Connection", value: "close") }
+        if !keepAlive && response.upgrade == nil {
+            headers.replaceOrAdd(name: "Connection", value: "close")
+        } else if keepAlive && request.head.version == .http10 {
+            // RFC 9112 §9.3: an HTTP/1.0 connection persists only when the response says so.
+            headers.replaceOrAdd(name: "Connection", value: "keep-alive")
+        }
         // HEAD is compressed too, so its Content-Length is the one GET would send (RFC 9110 §9.3.2).
         if case .bytes(let bytes) = response.body {
             Compression.apply(
@@ -201,7 +218,7 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
             phase = keepAlive ? .handling : .closing
         }
         flush()
-        if phase == .handling && output.isEmpty { nextRequest() }
+        responseQueued()
     }
 
     private func stream(_ stream: AsyncStream<[UInt8]>, chunked: Bool, keepAlive: Bool) {
@@ -216,7 +233,7 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
                 if chunked { try? HTTPChunkedWriter.writeLastChunk(into: &self.output) }
                 if !keepAlive { self.phase = .closing }
                 self.flush()
-                if self.phase == .handling && self.output.isEmpty { self.nextRequest() }
+                self.responseQueued()
             }
         }
     }
@@ -253,9 +270,21 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
         flush()
     }
 
+    /// The whole response is in `output`: the next request starts once it has left (now, or when ``flush()``
+    /// drains it).
+    private func responseQueued() {
+        guard phase == .handling else { return }
+        if output.isEmpty { nextRequest() } else { responseComplete = true }
+    }
+
     private func nextRequest() {
+        responseComplete = false
         phase = .idle
         armTimer(server.configuration.idleTimeout, phase: .idle)
+        if readingPaused {
+            readingPaused = false
+            if !peerClosed { setInterest(interest.union([.readable, .readHangup])) }
+        }
         if server.isDraining && parser.bufferedByteCount == 0 { return closeNow() }
         processInput()
         if peerClosed && phase == .idle { closeNow() }
@@ -275,6 +304,13 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
             ])
     }
 
+    /// Stops reading until the pending response has left (level-triggered epoll would report the unread input, or
+    /// a half-close, again and again): TCP then slows the client down.
+    private func pauseReading() {
+        readingPaused = true
+        setInterest(interest.subtracting([.readable, .readHangup]))
+    }
+
     // MARK: Writing
 
     private func flush() {
@@ -283,9 +319,14 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
             switch output.withUnsafeBytes({ Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }) {
             case .transferred(let count):
                 written += count
+                stall.progressed(at: loop.time)
                 server.metrics.sent(count)
             case .wouldBlock:
-                setInterest(interest.union(.writable))
+                if !interest.contains(.writable) {
+                    setInterest(interest.union(.writable))
+                    stall.begin(fd: fd, at: loop.time)
+                    if writeTimer == nil { armWriteTimer(after: server.configuration.writeTimeout) }
+                }
                 return
             case .endOfStream, .failed:
                 closeNow()
@@ -294,6 +335,8 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
         }
         output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
         written = 0
+        writeTimer?.cancel()
+        writeTimer = nil
         if interest.contains(.writable) { setInterest(interest.subtracting(.writable)) }
         let waiters = writeWaiters
         writeWaiters.removeAll()
@@ -301,8 +344,8 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
         if phase == .closing {
             if let (handover, request) = upgrade { return handOver(to: handover, request: request) }
             closeNow()
-        } else if phase == .handling && head == nil && !waiters.isEmpty {
-            return
+        } else if phase == .handling && responseComplete {
+            nextRequest()
         }
     }
 
@@ -325,6 +368,26 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
                 self.closeNow()
             }
         }
+    }
+
+    private func armWriteTimer(after delay: Duration) {
+        writeTimer = loop.schedule(after: delay) { [self] in
+            self.writeTimer = nil
+            self.checkWriteProgress()
+        }
+    }
+
+    /// Closes the connection if output is pending and the client has taken none of it for the write timeout;
+    /// otherwise waits for the rest of that time (nothing when the output has left).
+    private func checkWriteProgress() {
+        guard phase != .closed, written < output.count else { return }
+        let timeout = server.configuration.writeTimeout
+        let stalled = stall.duration(fd: fd, at: EventLoop.now())
+        guard stalled >= timeout else { return armWriteTimer(after: timeout - stalled) }
+        server.logger.log(
+            .notice, "client stopped reading; closing",
+            ["unsent": "\(output.count - written)", "remote": remote?.description ?? "-"])
+        closeNow()
     }
 
     private func respondToTimeout() {
@@ -350,6 +413,8 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
         phase = .closed
         timer?.cancel()
         timer = nil
+        writeTimer?.cancel()
+        writeTimer = nil
         loop.deregister(fd)
         close(fd)
         for waiter in writeWaiters { waiter.resume(returning: false) }
@@ -361,6 +426,7 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
     private func handOver(to handler: @Sendable (UpgradedConnection) -> Void, request: HTTPRequest) {
         phase = .closed
         timer?.cancel()
+        writeTimer?.cancel()
         loop.deregister(fd)
         server.registry(for: loop).remove(self)
         let metrics = server.metrics

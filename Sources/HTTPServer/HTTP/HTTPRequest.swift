@@ -8,6 +8,11 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// Values captured by the route pattern.
     public var parameters = RouteParameters()
+    /// The route the path matched (whatever the method), set before any middleware runs; nil when no route
+    /// matched and the fallback (e.g. static files) answers.
+    public internal(set) var route: MatchedRoute?
+    /// The router's answer, carried from routing (before the middleware) to the handler (after it).
+    var match = Router.Match.notFound
     /// The peer's address, when known.
     public var remoteAddress: SocketAddress?
     /// Values middleware attaches for the handlers after it (e.g. the authenticated tenant).

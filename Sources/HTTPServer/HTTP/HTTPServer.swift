@@ -38,13 +38,12 @@ public final class HTTPServer: Sendable {
         self.configuration = configuration
         self.metrics = metrics
         group = try EventLoopGroup(loops: configuration.loops)
-        let routing: Router.Handler = { request in
-            switch router.match(request.method, path: request.path) {
-            case .found(let handler, let parameters):
-                var request = request
-                request.parameters = parameters
+        // The router decides first, so middleware sees the matched route (never a raw spelling of the path).
+        let dispatch: Router.Handler = { request in
+            switch request.match {
+            case .found(let handler, _, _):
                 return await handler(request)
-            case .methodNotAllowed(let allowed):
+            case .methodNotAllowed(let allowed, _):
                 var response = HTTPResponse.error(
                     .methodNotAllowed, code: "methodNotAllowed",
                     message: "\(request.method.rawValue) is not allowed here")
@@ -55,11 +54,18 @@ public final class HTTPServer: Sendable {
                 return .error(.notFound, code: "notFound", message: "no such resource")
             }
         }
-        let chain = middleware.reversed().reduce(routing) { next, middleware in
+        let chain = middleware.reversed().reduce(dispatch) { next, middleware in
             { request in await middleware.respond(to: request, next: next) }
         }
+        let responder: Router.Handler = { request in
+            var request = request
+            request.match = router.match(request.method, path: request.path)
+            request.route = request.match.route
+            if case .found(_, let parameters, _) = request.match { request.parameters = parameters }
+            return await chain(request)
+        }
         context = ServerContext(
-            configuration: configuration, responder: chain, metrics: metrics, loops: group.loops.count)
+            configuration: configuration, responder: responder, metrics: metrics, loops: group.loops.count)
         cnet_ignore_sigpipe()
     }
 

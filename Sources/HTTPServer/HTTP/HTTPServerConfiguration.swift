@@ -20,6 +20,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var bodyTimeout: Duration = .seconds(30)
     /// How long a keep-alive connection may sit idle between requests.
     public var idleTimeout: Duration = .seconds(60)
+    /// How long a response may wait with unsent bytes and none of them taken by the client; then the connection
+    /// is closed (a client that stops reading cannot hold a connection and its queued bytes forever).
+    public var writeTimeout: Duration = .seconds(30)
+    /// Input read ahead while a request is being answered (pipelined requests); past it the connection is not read
+    /// until the response has left, so a client that sends without reading cannot grow the buffer.
+    public var maxBufferedInput = 64 * 1024
     /// Responses at least this large are gzip-compressed when the client accepts it and the type compresses.
     public var compressionThreshold = 1024
     /// Responses whose body grows past this many unsent bytes make a streaming handler wait.

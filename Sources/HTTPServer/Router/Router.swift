@@ -15,6 +15,7 @@ public struct Router: Sendable {
         let method: HTTPMethod
         let segments: [Segment]
         let handler: Handler
+        let matched: MatchedRoute
     }
 
     private enum Segment: Sendable, Equatable {
@@ -26,11 +27,19 @@ public struct Router: Sendable {
     /// The outcome of routing one request.
     public enum Match: Sendable {
         /// A route matched; its parameters are filled in.
-        case found(Handler, RouteParameters)
-        /// The path exists but not for this method; the methods it allows.
-        case methodNotAllowed([HTTPMethod])
+        case found(Handler, RouteParameters, MatchedRoute)
+        /// The path exists but not for this method; the methods it allows, and the first route with the path.
+        case methodNotAllowed([HTTPMethod], MatchedRoute)
         /// No route has this path.
         case notFound
+
+        /// The route the path matched, whatever the method; nil when none did.
+        public var route: MatchedRoute? {
+            switch self {
+            case .found(_, _, let route), .methodNotAllowed(_, let route): route
+            case .notFound: nil
+            }
+        }
     }
 
     private var routes: [Route] = []
@@ -44,12 +53,18 @@ public struct Router: Sendable {
     ///   - pattern: The path pattern, e.g. `/v1/sessions/{id}/series`.
     ///   - handler: What answers.
     public mutating func on(_ method: HTTPMethod, _ pattern: String, handler: @escaping Handler) {
+        add(method, pattern, isWebSocket: false, handler: handler)
+    }
+
+    /// Adds a route, marked as a WebSocket endpoint or not.
+    mutating func add(_ method: HTTPMethod, _ pattern: String, isWebSocket: Bool, handler: @escaping Handler) {
         let segments: [Segment] = Self.split(pattern).map { part in
             guard part.hasPrefix("{"), part.hasSuffix("}") else { return .literal(part) }
             let name = String(part.dropFirst().dropLast())
             return name.hasSuffix("...") ? .rest(String(name.dropLast(3))) : .parameter(name)
         }
-        routes.append(Route(method: method, segments: segments, handler: handler))
+        let matched = MatchedRoute(pattern: pattern, isWebSocket: isWebSocket)
+        routes.append(Route(method: method, segments: segments, handler: handler, matched: matched))
     }
 
     /// Adds a `GET` route (which also answers `HEAD`).
@@ -72,7 +87,8 @@ public struct Router: Sendable {
         on(.delete, pattern, handler: handler)
     }
 
-    /// Finds the route for a method and a decoded path. `HEAD` uses `GET` routes.
+    /// Finds the route for a method and a decoded path. `HEAD` uses `GET` routes. Empty segments are ignored, so
+    /// `//metrics`, `/metrics/` and `/metrics` find the same route: decide on the match, never on the raw path.
     /// - Parameters:
     ///   - method: The request method.
     ///   - path: The percent-decoded path.
@@ -81,15 +97,18 @@ public struct Router: Sendable {
     public func match(_ method: HTTPMethod, path: String) -> Match {
         let parts = Self.split(path)
         var allowed: [HTTPMethod] = []
+        var first: MatchedRoute?
         for route in routes {
             guard let parameters = Self.bind(route.segments, to: parts) else { continue }
             if route.method == method || (method == .head && route.method == .get) {
-                return .found(route.handler, parameters)
+                return .found(route.handler, parameters, route.matched)
             }
+            first = first ?? route.matched
             if !allowed.contains(route.method) { allowed.append(route.method) }
         }
+        guard let first else { return .notFound }
         if allowed.contains(.get), !allowed.contains(.head) { allowed.append(.head) }
-        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
+        return .methodNotAllowed(allowed, first)
     }
 
     private static func split(_ path: String) -> [String] {
@@ -111,6 +130,24 @@ public struct Router: Sendable {
             }
         }
         return segments.count == parts.count ? parameters : nil
+    }
+}
+
+/// The route a request matched, as middleware sees it: authorization, metrics labels and logs decide on this, not
+/// on the raw path, so two spellings of one path never take two ways through the server.
+public struct MatchedRoute: Sendable, Hashable {
+    /// The pattern as registered, e.g. `/v1/sessions/{id}`: a bounded set, safe as a metrics label.
+    public var pattern: String
+    /// Whether the route is a WebSocket endpoint (``Router/webSocket(_:configuration:hub:logger:shouldUpgrade:onUpgrade:)``).
+    public var isWebSocket: Bool
+
+    /// Creates a description of a route.
+    /// - Parameters:
+    ///   - pattern: The pattern as registered.
+    ///   - isWebSocket: Whether it is a WebSocket endpoint.
+    public init(pattern: String, isWebSocket: Bool) {
+        self.pattern = pattern
+        self.isWebSocket = isWebSocket
     }
 }
 

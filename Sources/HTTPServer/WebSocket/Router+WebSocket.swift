@@ -1,4 +1,4 @@
-import HTTPWire
+public import HTTPWire
 
 /// Whether to accept a WebSocket upgrade, decided by the application after the handshake is found valid.
 public enum WebSocketUpgradeDecision: Sendable {
@@ -12,7 +12,8 @@ extension Router {
     /// Adds a WebSocket endpoint (RFC 6455 §4.2): validates the opening handshake (`400`, or `426` with the
     /// supported version), checks the origin, asks `shouldUpgrade`, negotiates permessage-deflate, answers `101`
     /// and hands the connection to `onUpgrade` on its event loop, where it sets ``WebSocket/onMessage`` and
-    /// ``WebSocket/onClose`` before any message is delivered.
+    /// ``WebSocket/onClose`` before any message is delivered. Middleware sees the route as a WebSocket one
+    /// (``MatchedRoute/isWebSocket``).
     ///
     /// ```swift
     /// router.webSocket("/v1/echo") { socket in
@@ -34,47 +35,102 @@ extension Router {
         },
         onUpgrade: @escaping @Sendable (WebSocket) -> Void
     ) {
-        get(pattern) { request in
+        add(.get, pattern, isWebSocket: true) { request in
             let client: WebSocketHandshake.ClientRequest
-            switch WebSocketHandshake.validateClientRequest(request.head) {
+            switch WebSocketUpgrade.validate(request) {
             case .success(let valid): client = valid
-            case .failure(let error):
-                var response = HTTPResponse.error(error.status, code: "badHandshake", message: "\(error)")
-                if error.status.code == 426 {
-                    response.headers.add(name: "Sec-WebSocket-Version", value: "13")
-                    response.headers.add(name: "Upgrade", value: "websocket")
-                }
-                return response
+            case .failure(let refusal): return refusal.response
             }
             if let allowed = configuration.allowedOrigins, let origin = client.origin, !allowed.contains(origin) {
                 return .error(.forbidden, code: "originNotAllowed", message: "origin not allowed")
             }
-            let subprotocol: String?
             switch await shouldUpgrade(request) {
-            case .reject(let response): return response
-            case .accept(let chosen): subprotocol = chosen
+            case .reject(let response):
+                return response
+            case .accept(let subprotocol):
+                return WebSocketUpgrade.accept(
+                    request, client: client, subprotocol: subprotocol, configuration: configuration, hub: hub,
+                    logger: logger, onUpgrade: onUpgrade)
             }
-            let negotiated = configuration.compression.flatMap {
-                PerMessageDeflate.negotiate(
-                    offers: request.headers.values(for: "Sec-WebSocket-Extensions"), configuration: $0)
-            }
-            var response = HTTPResponse(
-                status: .switchingProtocols,
-                headers: WebSocketHandshake.responseHeaders(
-                    accepting: client, protocol: subprotocol, extensions: negotiated?.response))
-            response.upgrade = { connection in
-                let socket = WebSocket(
-                    fd: connection.fd, loop: connection.loop, role: .server, request: request,
-                    subprotocol: subprotocol, compression: negotiated?.parameters, configuration: configuration,
-                    lifetime: connection.lifetime, logger: logger)
-                if let hub {
-                    hub.add(socket)
-                    socket.addCloseObserver { hub.remove(socket) }
-                }
-                onUpgrade(socket)
-                socket.start(leftover: connection.leftover)
-            }
-            return response
         }
+    }
+}
+
+extension HTTPResponse {
+    /// Answers a WebSocket handshake by opening the connection and closing it at once with `code` and `reason`:
+    /// how a browser, which cannot read the HTTP status of a failed handshake, learns why it was refused.
+    /// - Parameters:
+    ///   - request: The handshake request.
+    ///   - code: The close code, e.g. ``WebSocketCloseCode/policyViolation``.
+    ///   - reason: The close reason (at most 123 bytes of UTF-8).
+    ///   - subprotocol: The subprotocol to agree on (one the client offered, or nil); browsers fail a handshake
+    ///     whose response names none when they offered some.
+    ///   - logger: Where protocol problems are logged.
+    /// - Returns: The `101` response that closes the connection once upgraded; nil when `request` is not a valid
+    ///   WebSocket handshake (answer it with an HTTP status instead).
+    public static func webSocketRefusal(
+        to request: HTTPRequest, code: WebSocketCloseCode, reason: String, subprotocol: String?,
+        logger: Logger = Logger(level: .notice)
+    ) -> HTTPResponse? {
+        switch WebSocketUpgrade.validate(request) {
+        case .failure:
+            return nil
+        case .success(let client):
+            var configuration = WebSocketConfiguration()
+            configuration.compression = nil
+            return WebSocketUpgrade.accept(
+                request, client: client, subprotocol: subprotocol, configuration: configuration, hub: nil,
+                logger: logger
+            ) { socket in socket.close(code: code, reason: reason) }
+        }
+    }
+}
+
+/// The two halves of a server-side upgrade, shared by WebSocket routes and refusals.
+enum WebSocketUpgrade {
+    /// Why a handshake was refused, as the response that says so.
+    struct Refusal: Error {
+        var response: HTTPResponse
+    }
+
+    /// Checks the opening handshake (RFC 6455 §4.2.1): `400`, or `426` naming the supported version.
+    static func validate(_ request: HTTPRequest) -> Result<WebSocketHandshake.ClientRequest, Refusal> {
+        WebSocketHandshake.validateClientRequest(request.head).mapError { error in
+            var response = HTTPResponse.error(error.status, code: "badHandshake", message: "\(error)")
+            if error.status.code == 426 {
+                response.headers.add(name: "Sec-WebSocket-Version", value: "13")
+                response.headers.add(name: "Upgrade", value: "websocket")
+            }
+            return Refusal(response: response)
+        }
+    }
+
+    /// The `101` response (RFC 6455 §4.2.2) whose upgrade opens the connection and hands it to `onUpgrade`.
+    static func accept(
+        _ request: HTTPRequest, client: WebSocketHandshake.ClientRequest, subprotocol: String?,
+        configuration: WebSocketConfiguration, hub: WebSocketHub?, logger: Logger,
+        onUpgrade: @escaping @Sendable (WebSocket) -> Void
+    ) -> HTTPResponse {
+        let negotiated = configuration.compression.flatMap {
+            PerMessageDeflate.negotiate(
+                offers: request.headers.values(for: "Sec-WebSocket-Extensions"), configuration: $0)
+        }
+        var response = HTTPResponse(
+            status: .switchingProtocols,
+            headers: WebSocketHandshake.responseHeaders(
+                accepting: client, protocol: subprotocol, extensions: negotiated?.response))
+        response.upgrade = { connection in
+            let socket = WebSocket(
+                fd: connection.fd, loop: connection.loop, role: .server, request: request,
+                subprotocol: subprotocol, compression: negotiated?.parameters, configuration: configuration,
+                lifetime: connection.lifetime, logger: logger)
+            if let hub {
+                hub.add(socket)
+                socket.addCloseObserver { hub.remove(socket) }
+            }
+            onUpgrade(socket)
+            socket.start(leftover: connection.leftover)
+        }
+        return response
     }
 }
