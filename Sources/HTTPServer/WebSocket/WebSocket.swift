@@ -9,9 +9,10 @@ public import HTTPWire
 /// thread; off the loop they hop to it.
 ///
 /// Outgoing messages queue per connection. A message sent with a `replacing` key replaces an older queued one
-/// with the same key that has not started to leave (e.g. snapshots coalesce to the newest); other messages are
-/// never dropped: a peer that stops reading until ``WebSocketConfiguration/maxQueuedBytes`` is exceeded is
-/// disconnected with 1008 instead.
+/// with the same key that has not started to leave (e.g. snapshots coalesce to the newest); pongs coalesce the same
+/// way, to the answer to the newest ping. Other messages are never dropped: a peer that reads too slowly for
+/// ``WebSocketConfiguration/maxQueuedBytes`` is disconnected with 1008 instead, and one that takes no byte for
+/// ``WebSocketConfiguration/writeTimeout`` is dropped.
 public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     // Safety: mutable state is touched only on `loop`'s thread; public entry points hop there first.
 
@@ -32,8 +33,9 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
             for message in waiting { message.withView { onMessage?($0) } }
         }
     }
-    /// Called once when the connection has closed, with the peer's close code (nil when none was received).
-    /// Set it on the loop thread; if the connection has already closed it is called at once.
+    /// Called once when the connection has closed, with the peer's close code: nil when none was received, which
+    /// RFC 6455 §7.1.5 calls 1006 (abnormal closure): the connection was lost, failed, or dropped because the peer
+    /// stopped reading. Set it on the loop thread; if the connection has already closed it is called at once.
     public var onClose: ((WebSocketCloseCode?, String) -> Void)? {
         didSet {
             guard closed, let onClose else { return }
@@ -57,11 +59,6 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         return stream
     }
 
-    private struct Pending {
-        var bytes: [UInt8]
-        var key: String?
-    }
-
     private let fd: Int32
     private let role: WebSocketRole
     private let configuration: WebSocketConfiguration
@@ -71,10 +68,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     private var assembler: WebSocketMessageAssembler
     private let deflater: PerMessageDeflate.Deflater?
     private let compressionThreshold: Int
-    private var queue: [Pending] = []
-    private var queueHead = 0
-    private var headOffset = 0
-    private var queuedBytes = 0
+    private var outgoing = OutgoingQueue()
     /// Edge-triggered: every read continues to a short read (the socket is then empty) or EAGAIN, and writes are
     /// only watched while the socket is full.
     private var interest: IOEvents = [.readable, .readHangup, .edgeTriggered]
@@ -83,6 +77,10 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     private var peerClose: (WebSocketCloseCode?, String)?
     private var lastReceived: UInt64
     private var timer: LoopTimer?
+    /// Armed when a write first finds the socket full; it checks that the peer takes bytes (``checkWriteProgress()``).
+    private var writeTimer: LoopTimer?
+    /// How long queued bytes have waited with the peer taking none.
+    private var stall = WriteStall()
 
     init(
         fd: Int32, loop: EventLoop, role: WebSocketRole, request: HTTPRequest?, subprotocol: String?,
@@ -195,6 +193,13 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         return closed
     }
 
+    /// Queued outgoing bytes not yet handed to the kernel (what ``WebSocketConfiguration/maxQueuedBytes`` bounds).
+    /// Loop thread only.
+    package var queuedByteCount: Int {
+        precondition(loop.inEventLoop, "queuedByteCount must be read on the socket's loop")
+        return outgoing.byteCount
+    }
+
     private func enqueue(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, key: String?) {
         if let deflater, payload.count >= compressionThreshold {
             let compressed = deflater.compress(Array(payload))
@@ -208,7 +213,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         let mask = role == .client ? Self.randomMask() : nil
         let header = WebSocketFrameHeader(rsv1: rsv1, opcode: opcode, payloadCount: payload.count, mask: mask)
         var sent = 0
-        if queueHead == queue.count && mask == nil {
+        if outgoing.isEmpty && mask == nil {
             // Nothing waits: the frame leaves at once, header and payload in one call, the payload from where it is.
             switch header.withUnsafeBytes({ Socket.send(fd, $0, payload) }) {
             case .transferred(let count):
@@ -231,26 +236,8 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
                 WebSocketFrameEncoder.applyMask(mask, to: UnsafeMutableRawBufferPointer(rebasing: $0[start...]))
             }
         }
-        if sent > 0 {
-            // Partly sent: it heads the queue, started (so it is never replaced).
-            queue.append(Pending(bytes: bytes, key: key))
-            headOffset = sent
-            queuedBytes += bytes.count - sent
-        } else if let key, let index = queue[queueHead...].lastIndex(where: { $0.key == key }),
-            index != queueHead || headOffset == 0
-        {
-            queuedBytes += bytes.count - queue[index].bytes.count
-            queue[index].bytes = bytes
-        } else {
-            queue.append(Pending(bytes: bytes, key: key))
-            queuedBytes += bytes.count
-        }
-        guard queuedBytes <= configuration.maxQueuedBytes else {
-            logger.log(.warning, "websocket peer too slow; disconnecting", ["queued": "\(queuedBytes)"])
-            failConnection(.policyViolation, reason: "too slow")
-            return
-        }
-        flush()
+        // A frame partly sent heads the queue, started (so it is never replaced).
+        queueFrame(bytes, key: key.map { .message($0) }, sent: sent)
     }
 
     private func sendControl(_ opcode: WebSocketOpcode, payload: [UInt8]) {
@@ -258,8 +245,22 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         WebSocketFrameEncoder.encode(
             WebSocketFrame(fin: true, rsv1: false, opcode: opcode, payload: payload),
             mask: role == .client ? Self.randomMask() : nil, into: &bytes)
-        queue.append(Pending(bytes: bytes, key: nil))
-        queuedBytes += bytes.count
+        // RFC 6455 §5.5.3: when pings arrive faster than pongs can leave, only the most recent needs an answer. The
+        // queued pong that has not started is replaced by the newest, so a peer that pings without reading holds
+        // one pong here, not one per ping.
+        queueFrame(bytes, key: opcode == .pong ? .pong : nil, isClose: opcode == .close)
+    }
+
+    /// Queues a frame and writes what the socket takes. Every frame counts against
+    /// ``WebSocketConfiguration/maxQueuedBytes``, control frames included, except a close frame: it must always be
+    /// sendable, and nothing is queued after it.
+    private func queueFrame(_ frame: [UInt8], key: OutgoingQueue.Key?, sent: Int = 0, isClose: Bool = false) {
+        outgoing.append(frame, key: key, sent: sent)
+        guard isClose || outgoing.byteCount <= configuration.maxQueuedBytes else {
+            logger.log(.warning, "websocket peer too slow; disconnecting", ["queued": "\(outgoing.byteCount)"])
+            failConnection(.policyViolation, reason: "too slow")
+            return
+        }
         flush()
     }
 
@@ -293,31 +294,23 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
 
     private func flush() {
         guard !closed else { return }
-        while queueHead < queue.count {
-            let offset = headOffset
-            let result = queue[queueHead].bytes.withUnsafeBytes {
-                Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...]))
-            }
-            switch result {
+        while !outgoing.isEmpty {
+            switch outgoing.withUnsentHead({ Socket.send(fd, $0) }) {
             case .transferred(let count):
-                headOffset += count
-                queuedBytes -= count
-                if headOffset == queue[queueHead].bytes.count {
-                    queueHead += 1
-                    headOffset = 0
-                }
+                outgoing.removeSent(count)
+                stall.progressed(at: loop.time)
             case .wouldBlock:
-                setInterest(interest.union(.writable))
+                // Edge-triggered: once watched, the socket reports when it has room again.
+                if !interest.contains(.writable) {
+                    setInterest(interest.union(.writable))
+                    startWriteTimer()
+                }
                 return
             case .endOfStream, .failed:
                 finish()
                 return
             }
         }
-        queue.removeAll(keepingCapacity: queue.capacity <= 16)
-        queueHead = 0
-        headOffset = 0
-        queuedBytes = 0
         if interest.contains(.writable) { setInterest(interest.subtracting(.writable)) }
         guard finishAfterFlush else { return }
         if peerClose != nil || role == .client {
@@ -427,6 +420,46 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         }
     }
 
+    /// Starts timing a stall: the socket has just filled with bytes still queued. Only then is a timer armed (sends
+    /// that find room cost no timer), and only if none is: one left from an earlier stall re-arms itself for the rest
+    /// of this one.
+    private func startWriteTimer() {
+        stall.begin(fd: fd, at: loop.time)
+        if writeTimer == nil { armWriteTimer(after: configuration.writeTimeout) }
+    }
+
+    private func armWriteTimer(after delay: Duration) {
+        // Held strongly, like the ping timer; `finish` cancels it.
+        writeTimer = loop.schedule(after: delay) { [self] in
+            writeTimer = nil
+            checkWriteProgress()
+        }
+    }
+
+    /// Drops the connection if bytes are queued and the peer has taken none for
+    /// ``WebSocketConfiguration/writeTimeout``; otherwise waits for the rest of that time (nothing when none is queued).
+    private func checkWriteProgress() {
+        guard !closed, !outgoing.isEmpty else { return }
+        let stalled = stall.duration(fd: fd, at: EventLoop.now())
+        guard stalled >= configuration.writeTimeout else {
+            armWriteTimer(after: configuration.writeTimeout - stalled)
+            return
+        }
+        logger.log(
+            .warning, "websocket peer stopped reading; dropping the connection",
+            ["queued": "\(outgoing.byteCount)", "stalled": "\(stalled)"])
+        abort()
+    }
+
+    /// Drops the connection without a close frame, resetting it. RFC 6455 §7.1.7 asks for a close frame before
+    /// closing, but one cannot reach a peer that does not read; a reset also frees the kernel's buffers for the
+    /// socket at once instead of after its retries. ``onClose`` gets no code (1006, RFC 6455 §7.1.5).
+    private func abort() {
+        var reset = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+        finish()
+    }
+
     private func setInterest(_ events: IOEvents) {
         interest = events
         loop.modify(fd, for: events)
@@ -437,9 +470,11 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         closed = true
         timer?.cancel()
         timer = nil
+        writeTimer?.cancel()
+        writeTimer = nil
         loop.deregister(fd)
         Glibc.close(fd)
-        queue.removeAll()
+        outgoing.removeAll()
         lifetime?.close()
         for observer in closeObservers { observer() }
         closeObservers.removeAll()
@@ -454,5 +489,91 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     private static func randomMask() -> (UInt8, UInt8, UInt8, UInt8) {
         let value = UInt32.random(in: .min ... .max)
         return (UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF))
+    }
+}
+
+extension WebSocket {
+    /// The frames waiting for the socket, oldest first, and the count of their unsent bytes. Bookkeeping only: the
+    /// connection does the writing.
+    ///
+    /// A frame queued with a key replaces, in its place, the newest queued frame with the same key that has not
+    /// started to leave; other frames go last. A frame's bytes are released as soon as it has left, and the room of
+    /// frames that have left is reclaimed as the queue advances, so a queue that never quite empties (a reader that
+    /// only just keeps up) does not grow with what it has already sent.
+    package struct OutgoingQueue {
+        /// What a queued frame may be replaced by.
+        package enum Key: Hashable {
+            /// An application's coalescing key (``WebSocket/send(_:replacing:)``).
+            case message(String)
+            /// The pong to the newest ping (RFC 6455 §5.5.3).
+            case pong
+        }
+
+        private var frames: [[UInt8]] = []
+        /// The index of the first frame not wholly sent.
+        private var head = 0
+        /// How many bytes of the head frame have been sent.
+        private var headOffset = 0
+        /// Where the newest frame of each key is: replacing costs no search of the queue.
+        private var newest: [Key: Int] = [:]
+        /// The bytes not yet sent.
+        package private(set) var byteCount = 0
+
+        /// An empty queue.
+        package init() {}
+
+        /// Whether every frame has been sent.
+        package var isEmpty: Bool { head == frames.count }
+
+        /// How many frames the storage holds, sent ones not yet reclaimed included.
+        package var storedFrameCount: Int { frames.count }
+
+        /// Queues a frame: in place of the newest frame with the same key if that one has not started, else last.
+        /// - Parameters:
+        ///   - frame: The frame's bytes.
+        ///   - key: What it replaces and may be replaced by.
+        ///   - sent: How many of its bytes have already left; only for a frame that heads an empty queue.
+        package mutating func append(_ frame: [UInt8], key: Key?, sent: Int = 0) {
+            precondition(sent == 0 || isEmpty, "only the head frame can have started")
+            if let key, sent == 0, let index = newest[key], index > head || (index == head && headOffset == 0) {
+                byteCount += frame.count - frames[index].count
+                frames[index] = frame
+                return
+            }
+            if let key { newest[key] = frames.count }
+            frames.append(frame)
+            if sent > 0 { headOffset = sent }
+            byteCount += frame.count - sent
+        }
+
+        /// Lends the head frame's unsent bytes to `body`. The queue must not be empty.
+        package func withUnsentHead<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+            let offset = headOffset
+            return frames[head].withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+        }
+
+        /// Records that `count` bytes of the head frame have left.
+        package mutating func removeSent(_ count: Int) {
+            headOffset += count
+            byteCount -= count
+            guard headOffset == frames[head].count else { return }
+            frames[head] = []
+            head += 1
+            headOffset = 0
+            if head == frames.count {
+                // The room of a short queue is kept for the next burst; a backlog's is given back.
+                frames.removeAll(keepingCapacity: frames.capacity <= 16)
+                newest.removeAll(keepingCapacity: newest.capacity <= 4)
+                head = 0
+            } else if head >= 64, head * 2 >= frames.count {
+                let removed = head
+                frames.removeSubrange(..<removed)
+                newest = newest.compactMapValues { $0 >= removed ? $0 - removed : nil }
+                head = 0
+            }
+        }
+
+        /// Drops every frame and gives back the room.
+        package mutating func removeAll() { self = OutgoingQueue() }
     }
 }
