@@ -26,8 +26,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let unknownExercise = ErrorCode(rawValue: "unknownExercise")
     /// `start` named a one-sided exercise without `side`. Decided by the server.
     public static let missingSide = ErrorCode(rawValue: "missingSide")
-    /// A pose (or a frame of a batch) lacks `t`, has a field of the wrong type, a value out of range, or lacks
-    /// what its input format needs. Decided by the decoder.
+    /// A pose (or a frame of a batch) lacks `t`, has a field of the wrong type, a value out of range, a member
+    /// or joint given twice, or lacks what its input format needs. Decided by the decoder.
     public static let invalidPose = ErrorCode(rawValue: "invalidPose")
     /// A pose's `t` is not greater than the previous one's (PROTOCOL.md §2). Decided by the server.
     public static let nonIncreasingTime = ErrorCode(rawValue: "nonIncreasingTime")
@@ -37,7 +37,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// An extension of PROTOCOL.md §3; over WebSocket the connection may instead be closed with 1009.
     public static let messageTooBig = ErrorCode(rawValue: "messageTooBig")
     /// A known message other than a pose has a field of the wrong type or an invalid value, e.g. `start` without
-    /// `exercise`, `"format":"openpose"` or a `subject` over 128 characters. Decided by the decoder.
+    /// `exercise`, `"format":"openpose"`, a `subject` over 128 characters or holding a control character, or
+    /// a member given twice; also any message whose `type` is given twice. Decided by the decoder.
     /// An extension of PROTOCOL.md §3.
     public static let invalidMessage = ErrorCode(rawValue: "invalidMessage")
 }

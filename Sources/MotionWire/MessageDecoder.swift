@@ -14,7 +14,12 @@
 ///
 /// Error codes decided here: `invalidJSON` (not well-formed JSON, not an object), `messageTooBig`,
 /// `unknownType` (`type` missing, not a string or unknown), `invalidPose` (`pose`, `poses`) and `invalidMessage`
-/// (`start`). A syntax error outranks every other error, wherever it is in the message.
+/// (`start`, and `type` given twice in any message). A syntax error outranks every other error, wherever it is
+/// in the message.
+///
+/// A member name given twice is refused wherever it could change what is read (``KnownMembers``): `type`, the
+/// known members of each message and of its `options`, `points` and `confidence`, and every top-level name of
+/// `reset`, `baseline` and `stop`, which have no member but `type`. Unknown members are skipped, repeated or not.
 public struct MessageDecoder: Sendable, Hashable {
     /// Reads the frames of `pose` and `poses` messages.
     public var poseDecoder: PoseDecoder
@@ -58,7 +63,7 @@ public struct MessageDecoder: Sendable, Hashable {
             case .pose: return .pose(try poseDecoder.readPose(&reader))
             case .poses: return .poses(try poseDecoder.readBatch(&reader))
             case .reset, .baseline, .stop:
-                try reader.skipValue()
+                try Self.readBareMessage(&reader)
                 return type == .reset ? .reset : type == .baseline ? .baseline : .stop
             }
         }
@@ -66,6 +71,21 @@ public struct MessageDecoder: Sendable, Hashable {
 
     private enum MessageType {
         case start, pose, poses, reset, baseline, stop
+    }
+
+    /// Reads a message that carries nothing but its `type`, refusing any top-level name given twice: these are
+    /// rare, so a set of names costs nothing that matters, and unknown members get the strict rule too.
+    private static func readBareMessage(_ reader: inout JSONReader) throws {
+        var names: Set<String> = []
+        try reader.beginObject()
+        var first = true
+        while let key = try reader.nextKey(&first) {
+            let name = reader.string(key)
+            guard names.insert(name).inserted else {
+                throw WireError.duplicateMember(String(name.prefix(32)), code: .invalidMessage)
+            }
+            try reader.skipValue()
+        }
     }
 
     /// Finds `type` among the top-level members, usually the first, without reading the others.
@@ -80,8 +100,10 @@ public struct MessageDecoder: Sendable, Hashable {
         case .found(let type): return type
         case .notAnObject: throw WireError(code: .invalidJSON, message: "a message must be a JSON object")
         case .missing: throw WireError(code: .unknownType, message: "type is missing")
-        case .notAString: throw unknownType("type must be a string", bytes)
-        case .unknown(let name): throw unknownType("unknown type \"\(name)\"", bytes)
+        case .notAString: throw outranked(WireError(code: .unknownType, message: "type must be a string"), bytes)
+        case .unknown(let name):
+            throw outranked(WireError(code: .unknownType, message: "unknown type \"\(name)\""), bytes)
+        case .repeated: throw outranked(WireError.duplicateMember("type", code: .invalidMessage), bytes)
         }
     }
 
@@ -89,6 +111,8 @@ public struct MessageDecoder: Sendable, Hashable {
         case found(MessageType)
         case notAnObject, missing, notAString
         case unknown(String)
+        /// A `type` that is not a known name, followed by another `type`.
+        case repeated
     }
 
     private func scanType(_ bytes: UnsafeRawBufferPointer) throws(JSONError) -> TypeScan {
@@ -105,7 +129,10 @@ public struct MessageDecoder: Sendable, Hashable {
                 try reader.skipValue()
                 continue
             }
-            guard try reader.peekKind() == .string else { return .notAString }
+            guard try reader.peekKind() == .string else {
+                try reader.skipValue()
+                return try Self.hasAnotherType(&reader) ? .repeated : .notAString
+            }
             let name = try reader.readStringToken()
             if reader.key(name, is: "pose") { return .found(.pose) }
             if reader.key(name, is: "poses") { return .found(.poses) }
@@ -113,15 +140,26 @@ public struct MessageDecoder: Sendable, Hashable {
             if reader.key(name, is: "reset") { return .found(.reset) }
             if reader.key(name, is: "baseline") { return .found(.baseline) }
             if reader.key(name, is: "stop") { return .found(.stop) }
-            return .unknown(String(reader.string(name).prefix(32)))
+            return try Self.hasAnotherType(&reader) ? .repeated : .unknown(String(reader.string(name).prefix(32)))
         }
         try reader.finish()
         return .missing
     }
 
-    /// `unknownType`, unless the message is malformed further on: a syntax error outranks it.
-    private func unknownType(_ message: String, _ bytes: UnsafeRawBufferPointer) -> WireError {
+    /// Whether a later member of the open object is named `type` too. Only on the way to an error: a second
+    /// `type` is refused the same way whichever of the two is the unknown one.
+    private static func hasAnotherType(_ reader: inout JSONReader) throws(JSONError) -> Bool {
+        var first = false
+        while let key = try reader.nextKey(&first) {
+            if reader.key(key, is: "type") { return true }
+            try reader.skipValue()
+        }
+        return false
+    }
+
+    /// `error`, unless the message is malformed further on: a syntax error outranks it.
+    private func outranked(_ error: WireError, _ bytes: UnsafeRawBufferPointer) -> WireError {
         if let syntaxError = JSONReader.validate(bytes, limits: limits) { return WireError(syntaxError) }
-        return WireError(code: .unknownType, message: message)
+        return error
     }
 }

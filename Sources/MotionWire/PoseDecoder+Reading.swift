@@ -11,6 +11,40 @@ extension PoseDecoder {
         case none, points, keypoints
     }
 
+    /// The members of a pose object this version reads; each may appear once (``KnownMembers``).
+    private enum PoseMember: Int {
+        case t, points, keypoints, confidence, width, height, type
+
+        /// The member named `key`, or nil for a member this version skips.
+        @inline(__always)
+        init?(_ key: JSONReader.StringToken, in reader: JSONReader) {
+            if reader.key(key, is: "t") {
+                self = .t
+            } else if reader.key(key, is: "points") {
+                self = .points
+            } else if reader.key(key, is: "keypoints") {
+                self = .keypoints
+            } else if reader.key(key, is: "confidence") {
+                self = .confidence
+            } else if reader.key(key, is: "width") {
+                self = .width
+            } else if reader.key(key, is: "height") {
+                self = .height
+            } else if reader.key(key, is: "type") {
+                self = .type
+            } else {
+                return nil
+            }
+        }
+
+        /// The error for this member given twice: `invalidPose`, or `invalidMessage` for `type` as for every
+        /// message kind.
+        @inline(never)
+        func duplicate() -> WireError {
+            WireError.duplicateMember("\(self)", code: self == .type ? .invalidMessage : .invalidPose)
+        }
+    }
+
     /// Reads one pose object at the reader's position.
     func readPose(_ reader: inout JSONReader) throws -> Pose {
         guard try reader.peekKind() == .object else { throw WireError.invalidPose("a pose must be a JSON object") }
@@ -20,25 +54,32 @@ extension PoseDecoder {
         var raw = RawJoints()
         var form = JointForm.none
         var confidences = RawJoints()
+        var seen = KnownMembers()
         try reader.beginObject()
         var first = true
         while let key = try reader.nextKey(&first) {
-            if reader.key(key, is: "t") {
+            guard let member = PoseMember(key, in: reader) else {
+                try reader.skipValue()
+                continue
+            }
+            guard seen.insert(member.rawValue) else { throw member.duplicate() }
+            switch member {
+            case .t:
                 timestamp = try reader.readNumber(or: .invalidPose("t must be a number"))
-            } else if reader.key(key, is: "points") {
+            case .points:
                 raw = RawJoints()
                 form = try readPoints(&reader, into: &raw) ? .points : .none
-            } else if reader.key(key, is: "keypoints") {
+            case .keypoints:
                 raw = RawJoints()
                 form = try readKeypoints(&reader, into: &raw) ? .keypoints : .none
-            } else if reader.key(key, is: "confidence") {
-                confidences = RawJoints()
+            case .confidence:
                 try readConfidences(&reader, into: &confidences)
-            } else if reader.key(key, is: "width") {
+            case .width:
                 width = try reader.readOptionalNumber(or: .invalidPose("width must be a number"))
-            } else if reader.key(key, is: "height") {
+            case .height:
                 height = try reader.readOptionalNumber(or: .invalidPose("height must be a number"))
-            } else {
+            case .type:
+                // Checked by MessageDecoder for a message; a REST body or NDJSON line may carry anything here.
                 try reader.skipValue()
             }
         }
@@ -49,18 +90,26 @@ extension PoseDecoder {
         return try assemble(raw, timestamp: timestamp, width: width, height: height)
     }
 
-    /// Reads a `frames` batch: an object whose `frames` member is an array of pose objects.
+    /// Reads a `frames` batch: an object whose `frames` member is an array of pose objects. `type` and `frames`
+    /// may each appear once; other members are skipped.
     func readBatch(_ reader: inout JSONReader) throws -> [Pose] {
         var poses: [Pose] = []
         var hasFrames = false
+        var hasType = false
         try reader.beginObject()
         var first = true
         while let key = try reader.nextKey(&first) {
+            if reader.key(key, is: "type") {
+                guard !hasType else { throw WireError.duplicateMember("type", code: .invalidMessage) }
+                hasType = true
+                try reader.skipValue()
+                continue
+            }
             guard reader.key(key, is: "frames") else {
                 try reader.skipValue()
                 continue
             }
-            poses.removeAll(keepingCapacity: true)
+            guard !hasFrames else { throw WireError.duplicateMember("frames", code: .invalidPose) }
             hasFrames = true
             guard try reader.peekKind() == .array else { throw WireError.invalidPose("frames must be an array") }
             try reader.beginArray()
@@ -85,12 +134,16 @@ extension PoseDecoder {
             throw WireError.invalidPose("\(format.rawValue) poses carry their points in keypoints")
         }
         guard try reader.peekKind() == .object else { throw WireError.invalidPose("points must be an object") }
+        var named = KnownMembers()
         try reader.beginObject()
         var first = true
         while let key = try reader.nextKey(&first) {
             guard let joint = RawJoints.joint(named: key, in: reader) else {
                 try reader.skipValue()
                 continue
+            }
+            guard named.insert(joint.index) else {
+                throw WireError.duplicateMember(joint.rawValue, in: "points", code: .invalidPose)
             }
             if let (x, y) = reader.readPlainNumberPair() {
                 raw.set(joint, x: x, y: y, confidence: nil)
@@ -118,12 +171,16 @@ extension PoseDecoder {
     private func readConfidences(_ reader: inout JSONReader, into confidences: inout RawJoints) throws {
         if try reader.readNullIfPresent() { return }
         guard try reader.peekKind() == .object else { throw WireError.invalidPose("confidence must be an object") }
+        var named = KnownMembers()
         try reader.beginObject()
         var first = true
         while let key = try reader.nextKey(&first) {
             guard let joint = RawJoints.joint(named: key, in: reader) else {
                 try reader.skipValue()
                 continue
+            }
+            guard named.insert(joint.index) else {
+                throw WireError.duplicateMember(joint.rawValue, in: "confidence", code: .invalidPose)
             }
             guard
                 let value = try reader.readPlainNumber()

@@ -17,9 +17,12 @@ public import MotionCore
 /// - coordinates: finite, and within `±1e6` pixels after conversion (normalised input may stray outside 0…1).
 /// - confidences, visibilities and scores: `0…1` or `null` (no confidence).
 ///
-/// Member names are case-sensitive; unknown members and unknown joint names are skipped, so clients may send
-/// more than this version reads. A member given twice keeps its last value (`points` and `keypoints` are one
-/// member for this rule: the later one wins).
+/// Member names are case-sensitive; unknown members and unknown joint names are skipped, repeated or not, so
+/// clients may send more than this version reads. A known member (`type`, `t`, `width`, `height`, `points`,
+/// `keypoints`, `confidence`, and `type` and `frames` of a batch) or a joint named twice in `points` or
+/// `confidence` is refused: `invalidPose` (`invalidMessage` for `type`) with `duplicate member "t"` or
+/// `duplicate member "nose" in points` (see ``KnownMembers``). `points` and `keypoints` are two members: when
+/// both are given, the later one wins.
 public struct PoseDecoder: Sendable, Hashable {
     /// How frames are laid out.
     public var format: InputFormat
@@ -64,10 +67,11 @@ public struct PoseDecoder: Sendable, Hashable {
     public var effectiveMinConfidence: Double? { minConfidence ?? format.defaultMinConfidence }
 
     /// Decodes one pose object (a `pose` message, a REST body or one NDJSON line); `type`, if present, is not
-    /// checked.
+    /// checked, but may appear only once.
     /// - Parameter bytes: The UTF-8 JSON object.
     /// - Returns: The pose in pixels, y down, with anatomical sides.
-    /// - Throws: `WireError` with `invalidJSON`, `messageTooBig` or `invalidPose`.
+    /// - Throws: `WireError` with `invalidJSON`, `messageTooBig` or `invalidPose`, or `invalidMessage` for a
+    ///   repeated `type`.
     /// - Complexity: O(n) in the size of the input; allocates nothing but the error on failure.
     public func decodePose(_ bytes: [UInt8]) throws(WireError) -> Pose {
         try JSONReader.decode(bytes, limits: limits) { reader in try readPose(&reader) }
@@ -76,7 +80,7 @@ public struct PoseDecoder: Sendable, Hashable {
     /// Decodes one pose object from raw bytes, as ``decodePose(_:)-([UInt8])``.
     /// - Parameter bytes: The UTF-8 JSON object.
     /// - Returns: The pose.
-    /// - Throws: `WireError` with `invalidJSON`, `messageTooBig` or `invalidPose`.
+    /// - Throws: `WireError`, as ``decodePose(_:)-([UInt8])``.
     public func decodePose(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> Pose {
         try JSONReader.decode(bytes, limits: limits) { reader in try readPose(&reader) }
     }
@@ -86,7 +90,7 @@ public struct PoseDecoder: Sendable, Hashable {
     /// - Parameter bytes: The UTF-8 JSON object.
     /// - Returns: The frames in order.
     /// - Throws: `WireError` with `invalidJSON`, `messageTooBig` (too many frames) or `invalidPose` (the message
-    ///   names the frame, e.g. `frames[3]: t is required`).
+    ///   names the frame, e.g. `frames[3]: t is required`), or `invalidMessage` for a repeated `type`.
     public func decodeFrames(_ bytes: [UInt8]) throws(WireError) -> [Pose] {
         let hasFrames = bytes.withUnsafeBytes { raw in Self.topLevelMember(named: "frames", in: raw, limits: limits) }
         return try JSONReader.decode(bytes, limits: limits) { reader in

@@ -10,7 +10,7 @@ extension StartRequest {
     ///   - bytes: The UTF-8 JSON object.
     ///   - limits: Size and depth limits.
     /// - Throws: `WireError`: `invalidJSON` or `messageTooBig` for malformed input, `invalidMessage` for a missing
-    ///   `exercise`, a wrong type or a value out of range.
+    ///   `exercise`, a wrong type, a value out of range, a refused `subject` or a known member given twice.
     public init(decoding bytes: [UInt8], limits: WireLimits = WireLimits()) throws(WireError) {
         self = try JSONReader.decode(bytes, limits: limits) { reader in try Self.read(&reader) }
     }
@@ -24,21 +24,78 @@ extension StartRequest {
         self = try JSONReader.decode(bytes, limits: limits) { reader in try Self.read(&reader) }
     }
 
-    /// Reads the object at the reader's position; unknown members (including `type` and `frames`) are skipped.
+    /// The members of a `start` object this version reads; each may appear once (``KnownMembers``).
+    private enum Member: Int, CaseIterable {
+        case type, exercise, side, subject, format, mirrored, normalized, minConfidence, options
+
+        /// The member named `key`, or nil for a member this version skips.
+        init?(_ key: JSONReader.StringToken, in reader: JSONReader) {
+            guard let member = Self.allCases.first(where: { reader.key(key, is: $0.name) }) else { return nil }
+            self = member
+        }
+
+        var name: StaticString {
+            switch self {
+            case .type: "type"
+            case .exercise: "exercise"
+            case .side: "side"
+            case .subject: "subject"
+            case .format: "format"
+            case .mirrored: "mirrored"
+            case .normalized: "normalized"
+            case .minConfidence: "minConfidence"
+            case .options: "options"
+            }
+        }
+    }
+
+    /// The members of `options` this version reads; each may appear once.
+    private enum OptionsMember: Int, CaseIterable {
+        case target, holdSeconds, baselineReps, snapshots
+
+        /// The member named `key`, or nil for a member this version skips.
+        init?(_ key: JSONReader.StringToken, in reader: JSONReader) {
+            guard let member = Self.allCases.first(where: { reader.key(key, is: $0.name) }) else { return nil }
+            self = member
+        }
+
+        var name: StaticString {
+            switch self {
+            case .target: "target"
+            case .holdSeconds: "holdSeconds"
+            case .baselineReps: "baselineReps"
+            case .snapshots: "snapshots"
+            }
+        }
+    }
+
+    /// Reads the object at the reader's position. Unknown members (`frames` of an analyze body, say) are skipped;
+    /// a known one, `type` included, given twice is refused (``KnownMembers``). `type` is not checked otherwise.
     static func read(_ reader: inout JSONReader) throws -> StartRequest {
         guard try reader.peekKind() == .object else { throw WireError.invalidMessage("start must be a JSON object") }
         var request = StartRequest(exercise: "")
         var hasExercise = false
+        var seen = KnownMembers()
         try reader.beginObject()
         var first = true
         while let key = try reader.nextKey(&first) {
-            if reader.key(key, is: "exercise") {
+            guard let member = Member(key, in: reader) else {
+                try reader.skipValue()
+                continue
+            }
+            guard seen.insert(member.rawValue) else {
+                throw WireError.duplicateMember("\(member.name)", code: .invalidMessage)
+            }
+            switch member {
+            case .type:
+                try reader.skipValue()
+            case .exercise:
                 guard try reader.peekKind() == .string else {
                     throw WireError.invalidMessage("exercise must be a string")
                 }
                 request.exercise = try reader.readString()
                 hasExercise = true
-            } else if reader.key(key, is: "side") {
+            case .side:
                 guard let side = try readOptionalString(&reader, "side") else {
                     request.side = nil
                     continue
@@ -47,56 +104,86 @@ extension StartRequest {
                     throw WireError.invalidMessage("side must be \"left\" or \"right\"")
                 }
                 request.side = value
-            } else if reader.key(key, is: "subject") {
-                request.subject = try readOptionalString(&reader, "subject")
-                if let subject = request.subject, subject.count > maxSubjectLength {
-                    throw WireError.invalidMessage("subject must be at most \(maxSubjectLength) characters")
-                }
-            } else if reader.key(key, is: "format") {
+            case .subject:
+                request.subject = try readSubject(&reader)
+            case .format:
                 let name = try readOptionalString(&reader, "format") ?? InputFormat.joints.rawValue
                 guard let format = InputFormat(rawValue: name) else {
                     throw WireError.invalidMessage("format must be joints, vision, mediapipe or coco")
                 }
                 request.format = format
-            } else if reader.key(key, is: "mirrored") {
+            case .mirrored:
                 request.mirrored = try readOptionalBool(&reader, "mirrored") ?? false
-            } else if reader.key(key, is: "normalized") {
+            case .normalized:
                 request.normalized = try readOptionalBool(&reader, "normalized") ?? false
-            } else if reader.key(key, is: "minConfidence") {
+            case .minConfidence:
                 let value = try reader.readOptionalNumber(or: .invalidMessage("minConfidence must be a number"))
                 if let value, !(0...1).contains(value) {
                     throw WireError.invalidMessage("minConfidence must be within 0…1")
                 }
                 request.minConfidence = value
-            } else if reader.key(key, is: "options") {
+            case .options:
                 request.options = try readOptions(&reader)
-            } else {
-                try reader.skipValue()
             }
         }
         guard hasExercise, !request.exercise.isEmpty else { throw WireError.invalidMessage("exercise is required") }
         return request
     }
 
+    /// Reads `subject`: `null`, or a string of at most ``maxSubjectScalars`` Unicode scalars with no character
+    /// ``isAllowedInSubject(_:)`` refuses.
+    private static func readSubject(_ reader: inout JSONReader) throws -> String? {
+        switch try reader.peekKind() {
+        case .string: break
+        case .null:
+            try reader.readNull()
+            return nil
+        default: throw WireError.invalidMessage("subject must be a string")
+        }
+        let token = try reader.readStringToken()
+        let tooLong = WireError.invalidMessage("subject must be at most \(maxSubjectScalars) characters")
+        // A scalar is at most four raw bytes, or twelve as an escaped surrogate pair (`\ud83d\ude00`): the raw
+        // length refuses a long subject before any of it is copied.
+        let rawCount = token.end - token.start
+        guard rawCount <= 4 * maxSubjectScalars || (token.hasEscapes && rawCount <= 12 * maxSubjectScalars) else {
+            throw tooLong
+        }
+        let subject = reader.string(token)
+        guard subject.unicodeScalars.count <= maxSubjectScalars else { throw tooLong }
+        guard subject.unicodeScalars.allSatisfy(isAllowedInSubject) else {
+            throw WireError.invalidMessage("subject must not contain control or bidirectional formatting characters")
+        }
+        return subject
+    }
+
     private static func readOptions(_ reader: inout JSONReader) throws -> Options {
         var options = Options()
         if try reader.readNullIfPresent() { return options }
         guard try reader.peekKind() == .object else { throw WireError.invalidMessage("options must be an object") }
+        var seen = KnownMembers()
         try reader.beginObject()
         var first = true
         while let key = try reader.nextKey(&first) {
-            if reader.key(key, is: "target") {
+            guard let member = OptionsMember(key, in: reader) else {
+                try reader.skipValue()
+                continue
+            }
+            guard seen.insert(member.rawValue) else {
+                throw WireError.duplicateMember("\(member.name)", in: "options", code: .invalidMessage)
+            }
+            switch member {
+            case .target:
                 options.target = try reader.readOptionalNumber(or: .invalidMessage("options.target must be a number"))
                 if let target = options.target, !(0...360).contains(target) {
                     throw WireError.invalidMessage("options.target must be within 0…360 degrees")
                 }
-            } else if reader.key(key, is: "holdSeconds") {
+            case .holdSeconds:
                 options.holdSeconds = try reader.readOptionalNumber(
                     or: .invalidMessage("options.holdSeconds must be a number"))
                 if let seconds = options.holdSeconds, !(seconds > 0 && seconds <= 3600) {
                     throw WireError.invalidMessage("options.holdSeconds must be > 0 and ≤ 3600")
                 }
-            } else if reader.key(key, is: "baselineReps") {
+            case .baselineReps:
                 let reps = try reader.readOptionalNumber(or: .invalidMessage("options.baselineReps must be a number"))
                 if let reps {
                     guard reps >= 1, reps <= 100, reps == reps.rounded() else {
@@ -106,10 +193,8 @@ extension StartRequest {
                 } else {
                     options.baselineReps = nil
                 }
-            } else if reader.key(key, is: "snapshots") {
+            case .snapshots:
                 options.snapshots = try readSnapshotPolicy(&reader)
-            } else {
-                try reader.skipValue()
             }
         }
         return options

@@ -29,4 +29,15 @@ public struct WireError: Error, Equatable, Sendable, CustomStringConvertible {
 
     static func invalidPose(_ message: String) -> WireError { WireError(code: .invalidPose, message: message) }
     static func invalidMessage(_ message: String) -> WireError { WireError(code: .invalidMessage, message: message) }
+
+    /// A known member given twice (see ``KnownMembers``): `duplicate member "t"`, or with `object`,
+    /// `duplicate member "nose" in points`.
+    /// - Parameters:
+    ///   - name: The member's name.
+    ///   - object: The member holding the object, when it is not the top-level one.
+    ///   - code: The code of the message kind's semantic errors (`invalidMessage` for a repeated `type`).
+    static func duplicateMember(_ name: String, in object: String? = nil, code: ErrorCode) -> WireError {
+        let place = object.map { " in \($0)" } ?? ""
+        return WireError(code: code, message: "duplicate member \"\(name)\"\(place)")
+    }
 }
