@@ -3,8 +3,8 @@ import MotionCore
 import SessionStore
 import Synchronization
 
-/// Limits of live sessions. Every field has a safe default.
-public struct LiveLimits: Sendable {
+/// Limits of live and HTTP-driven sessions. Every field has a safe default.
+public struct LiveLimits: Sendable, Equatable {
     /// Pose frames per second a connection may send (a batch counts each frame); more are refused with
     /// `rateLimited`, with a burst of twice this.
     public var framesPerSecond = 120.0
@@ -18,6 +18,10 @@ public struct LiveLimits: Sendable {
     public var maxConsecutiveErrors = 200
     /// HTTP sessions (`POST /v1/sessions`) without a request for this long are stored as abandoned.
     public var httpSessionIdleTimeout: Duration = .seconds(600)
+    /// Open HTTP sessions on this node; more are refused with `503 serverBusy`.
+    public var maxHTTPSessions = 10_000
+    /// Open HTTP sessions of one tenant; more are refused with `429 tooManySessions`.
+    public var maxHTTPSessionsPerTenant = 1_000
 
     /// Creates the defaults.
     public init() {}
@@ -47,14 +51,15 @@ final class AppContext: Sendable {
         self.limits = limits
         self.metrics = metrics
         self.clock = clock
-        httpSessions = HTTPSessionRegistry()
+        httpSessions = HTTPSessionRegistry(limits: limits)
         checkpoints = CheckpointBatcher(window: limits.checkpointBatchWindow)
     }
 
-    /// The tenant of a bearer token, `default` when the server runs without tokens, nil when refused.
-    func tenant(forToken token: String?) -> String? {
-        guard let tokens else { return "default" }
-        return token.flatMap { tokens.tenant(for: $0) }
+    /// What a bearer token grants: tenant `default` with every right when the server runs without tokens, nil
+    /// when refused.
+    func grant(forToken token: String?) -> TokenTable.Grant? {
+        guard let tokens else { return TokenTable.Grant(tenant: "default", isOperator: true) }
+        return token.flatMap { tokens.grant(for: $0) }
     }
 
     /// Times a store call into the `motion_store_seconds` histogram.

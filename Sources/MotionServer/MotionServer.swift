@@ -28,11 +28,9 @@ public final class MotionServer: Sendable {
     }
 
     /// Opens the store (abandoning sessions a previous process left live) and builds the routes.
-    /// - Parameters:
-    ///   - options: Address, database, public directory, tokens, threads, log level.
-    ///   - limits: Live-session limits.
+    /// - Parameter options: Address, database, public directory, tokens, threads, log level, limits.
     /// - Throws: ``StartError`` when the tokens file, the database or the event loops cannot be set up.
-    public init(options: ServerOptions, limits: LiveLimits = LiveLimits()) async throws(StartError) {
+    public init(options: ServerOptions) async throws(StartError) {
         self.options = options
         let logger = Logger(level: options.logLevel)
         var tokens: TokenTable?
@@ -61,7 +59,7 @@ public final class MotionServer: Sendable {
         }
         let metrics = ServerMetrics()
         let context = AppContext(
-            store: store, tokens: tokens, logger: logger, limits: limits, metrics: metrics,
+            store: store, tokens: tokens, logger: logger, limits: options.limits, metrics: metrics,
             clock: SQLiteSessionStore.systemMilliseconds)
         self.context = context
 
@@ -69,6 +67,7 @@ public final class MotionServer: Sendable {
         SessionRoutes(context: context).add(to: &router)
         var webSockets = WebSocketConfiguration()
         webSockets.maxMessageSize = 1 << 20
+        webSockets.writeTimeout = options.writeTimeout
         LiveRoutes(context: context, hub: hub, configuration: webSockets).add(to: &router, echo: options.webSocketEcho)
         var fallback: Router.Handler?
         if let files = try? FileServer(root: options.publicDirectory) {
@@ -82,6 +81,7 @@ public final class MotionServer: Sendable {
         configuration.loops = options.threads
         configuration.logLevel = options.logLevel
         configuration.limits.maxBodySize = 8 << 20
+        configuration.writeTimeout = options.writeTimeout
         let httpMetrics = HTTPMetrics()
         let (hub, ready) = (self.hub, self.ready)
         OperationsRoutes(

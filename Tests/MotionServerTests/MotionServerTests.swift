@@ -27,7 +27,8 @@ func withMotionServer(
         options.tokensFile = directory + "/tokens"
         try tokens.write(toFile: directory + "/tokens", atomically: true, encoding: .utf8)
     }
-    let server = try await MotionServer(options: options, limits: limits)
+    options.limits = limits
+    let server = try await MotionServer(options: options)
     let address = try server.start()
     do {
         try await body(address, server, options.database)
@@ -295,7 +296,8 @@ struct MotionServerTests {
         options.database = directory + "/motion.sqlite"
         options.publicDirectory = directory
         options.logLevel = .error
-        let server = try await MotionServer(options: options, limits: fastLimits())
+        options.limits = fastLimits()
+        let server = try await MotionServer(options: options)
         let address = try server.start()
         let (socket, inbox) = try await Self.connect(address, group: group)
         socket.send(.text(#"{"type":"start","exercise":"squat"}"#))

@@ -1,26 +1,40 @@
 import HTTPServer
 import HTTPWire
 
-/// Resolves the tenant of every request (PROTOCOL.md §6) and refuses unauthenticated ones with 401.
+/// Resolves the tenant of every request (PROTOCOL.md §6) and refuses unauthenticated ones.
 ///
-/// `/healthz`, `/readyz` and static files need no token. WebSocket upgrades pass through: their routes accept the
-/// token as a `bearer.<token>` subprotocol too, and refuse with close code 1008 rather than an HTTP status.
+/// It decides on the route the router matched, never on the raw path, so no spelling of a path (`//metrics`,
+/// `/metrics/`) and no header (`Connection: Upgrade`) takes another way past it. Every matched route needs a token
+/// except the public ones (`/healthz`, `/readyz`); requests no route matches go to the static files, which are
+/// public. WebSocket routes also take the token as a `bearer.<token>` subprotocol and refuse a valid handshake by
+/// opening and closing it with 1008, which a browser can see; any other refusal is `401`. Operator routes
+/// (`/metrics`, every tenant's figures) need an operator token (`403` otherwise). A handler behind it always finds
+/// `request.attributes["tenant"]` set.
 struct Authentication: HTTPMiddleware {
     let context: AppContext
 
+    /// Routes anyone may call.
+    static let publicRoutes: Set<String> = ["/healthz", "/readyz"]
+    /// Routes that show figures across tenants.
+    static let operatorRoutes: Set<String> = ["/metrics"]
+
     func respond(to request: HTTPRequest, next: Router.Handler) async -> HTTPResponse {
-        var request = request
-        guard Self.isProtected(request.path) else { return await next(request) }
-        if let tenant = context.tenant(forToken: Self.bearerToken(request.headers)) {
-            request.attributes["tenant"] = tenant
-        } else if !request.head.isUpgrade {
+        guard let route = request.route, !Self.publicRoutes.contains(route.pattern) else { return await next(request) }
+        let offered = route.isWebSocket ? Self.subprotocolToken(request.headers) : nil
+        guard let grant = context.grant(forToken: Self.bearerToken(request.headers) ?? offered?.token) else {
+            if route.isWebSocket,
+                let refusal = HTTPResponse.webSocketRefusal(
+                    to: request, code: .policyViolation, reason: "unauthorized", subprotocol: offered?.subprotocol,
+                    logger: context.logger)
+            {
+                return refusal
+            }
             return REST.unauthorized
         }
+        if Self.operatorRoutes.contains(route.pattern) && !grant.isOperator { return REST.forbidden }
+        var request = request
+        request.attributes["tenant"] = grant.tenant
         return await next(request)
-    }
-
-    static func isProtected(_ path: String) -> Bool {
-        path.hasPrefix("/v1/") || path == "/metrics" || path == "/openapi.json"
     }
 
     /// The token of an `Authorization: Bearer …` header.
@@ -43,28 +57,17 @@ struct Authentication: HTTPMiddleware {
     }
 }
 
-/// Counts every request by route pattern and status for `/metrics`.
+/// Counts every request by route pattern and status for `/metrics`: the label set is bounded by the routes, whatever
+/// paths clients send (`static` for files the fallback served, `other` for everything else no route matched).
 struct RequestMetrics: HTTPMiddleware {
     let metrics: ServerMetrics
 
     func respond(to request: HTTPRequest, next: Router.Handler) async -> HTTPResponse {
         let response = await next(request)
-        metrics.countRequest(route: Self.route(of: request.path), status: response.status.code)
+        let status = response.status.code
+        let route = request.route?.pattern ?? (status < 400 ? "static" : "other")
+        metrics.countRequest(route: route, status: status)
         return response
-    }
-
-    /// The route pattern of a path, so ids do not explode the label set.
-    static func route(of path: String) -> String {
-        let parts = path.split(separator: "/")
-        guard parts.first == "v1" else {
-            return ["/healthz", "/readyz", "/metrics", "/openapi.json"].contains(path) ? path : "static"
-        }
-        var route = ""
-        for (index, part) in parts.enumerated() {
-            let previous = index > 0 ? parts[index - 1] : ""
-            route += (previous == "sessions" || previous == "exercises") ? "/{id}" : "/" + part
-        }
-        return route
     }
 }
 

@@ -1,8 +1,26 @@
 /// Bearer tokens and the tenant each belongs to (PROTOCOL.md §6).
 ///
-/// The file has one `token tenant` pair per line; blank lines and lines starting with `#` are ignored.
+/// The file has one `token tenant [operator]` line per token; blank lines and lines starting with `#` are ignored.
+/// A token marked `operator` may also read the operations endpoints that show every tenant's figures (`/metrics`).
 public struct TokenTable: Sendable, Equatable {
-    private var tenants: [String: String]
+    private var grants: [String: Grant]
+
+    /// What a token lets its holder do.
+    public struct Grant: Sendable, Equatable {
+        /// The tenant whose sessions the holder sees (never empty).
+        public var tenant: String
+        /// Whether the holder may read the server-wide operations endpoints.
+        public var isOperator: Bool
+
+        /// Creates a grant.
+        /// - Parameters:
+        ///   - tenant: The tenant.
+        ///   - isOperator: Whether the holder may read server-wide figures.
+        public init(tenant: String, isOperator: Bool = false) {
+            self.tenant = tenant
+            self.isOperator = isOperator
+        }
+    }
 
     /// Why a token file was refused.
     public struct InvalidFile: Error, Equatable, Sendable, CustomStringConvertible {
@@ -16,29 +34,36 @@ public struct TokenTable: Sendable, Equatable {
 
     /// Parses a token file's text.
     /// - Parameter text: The file's contents.
-    /// - Throws: ``InvalidFile`` for a malformed line, a duplicate token, or a token shorter than 16 characters.
+    /// - Throws: ``InvalidFile`` for a malformed line, a duplicate token, a token shorter than 16 characters, or a
+    ///   third field other than `operator`.
     public init(parsing text: String) throws(InvalidFile) {
-        tenants = [:]
+        grants = [:]
         for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.trimmingCharacters()
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard fields.count == 2 else { throw InvalidFile(line: number + 1, reason: #"expected "token tenant""#) }
+            guard fields.count == 2 || (fields.count == 3 && fields[2] == "operator") else {
+                throw InvalidFile(line: number + 1, reason: #"expected "token tenant" or "token tenant operator""#)
+            }
             let token = String(fields[0])
             guard token.count >= 16, token.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
                 throw InvalidFile(line: number + 1, reason: "tokens must be at least 16 printable ASCII characters")
             }
-            guard tenants[token] == nil else { throw InvalidFile(line: number + 1, reason: "duplicate token") }
-            tenants[token] = String(fields[1])
+            guard grants[token] == nil else { throw InvalidFile(line: number + 1, reason: "duplicate token") }
+            grants[token] = Grant(tenant: String(fields[1]), isOperator: fields.count == 3)
         }
     }
 
     /// The tenant of `token`, or nil when it is unknown.
     /// - Parameter token: The presented token.
-    public func tenant(for token: String) -> String? { tenants[token] }
+    public func tenant(for token: String) -> String? { grants[token]?.tenant }
+
+    /// What `token` grants, or nil when it is unknown.
+    /// - Parameter token: The presented token.
+    public func grant(for token: String) -> Grant? { grants[token] }
 
     /// The number of tokens.
-    public var count: Int { tenants.count }
+    public var count: Int { grants.count }
 }
 
 extension Substring {

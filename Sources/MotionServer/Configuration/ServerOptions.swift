@@ -19,6 +19,10 @@ public struct ServerOptions: Sendable, Equatable {
     public var logLevel = LogLevel.info
     /// Whether `GET /v1/echo` (a WebSocket echo with the limits of `/v1/stream`) is mounted.
     public var webSocketEcho = false
+    /// How long a connection may keep unsent bytes with none of them taken by its client before it is closed.
+    public var writeTimeout: Duration = .seconds(30)
+    /// Limits of live and HTTP-driven sessions.
+    public var limits = LiveLimits()
 
     /// Creates the defaults.
     public init() {}
@@ -35,8 +39,10 @@ public struct ServerOptions: Sendable, Equatable {
     public static let usage = """
         usage: motion-server [--host 127.0.0.1] [--port 8080] [--database PATH | postgres://…]
                              [--public DIR] [--threads N] [--tokens FILE] [--log-level info] [--ws-echo]
+                             [--write-timeout 30] [--max-http-sessions 10000] [--max-http-sessions-per-tenant 1000]
         Every flag also reads from the environment: MOTION_HOST, MOTION_PORT, MOTION_DATABASE, MOTION_PUBLIC,
-        MOTION_THREADS, MOTION_TOKENS, MOTION_LOG_LEVEL, MOTION_WS_ECHO=1.
+        MOTION_THREADS, MOTION_TOKENS, MOTION_LOG_LEVEL, MOTION_WS_ECHO=1, MOTION_WRITE_TIMEOUT,
+        MOTION_MAX_HTTP_SESSIONS, MOTION_MAX_HTTP_SESSIONS_PER_TENANT.
         """
 
     /// Reads the options from the environment, then the arguments.
@@ -50,6 +56,8 @@ public struct ServerOptions: Sendable, Equatable {
         let names = [
             "host": "MOTION_HOST", "port": "MOTION_PORT", "database": "MOTION_DATABASE", "public": "MOTION_PUBLIC",
             "threads": "MOTION_THREADS", "tokens": "MOTION_TOKENS", "log-level": "MOTION_LOG_LEVEL",
+            "write-timeout": "MOTION_WRITE_TIMEOUT", "max-http-sessions": "MOTION_MAX_HTTP_SESSIONS",
+            "max-http-sessions-per-tenant": "MOTION_MAX_HTTP_SESSIONS_PER_TENANT",
         ]
         for (flag, variable) in names.sorted(by: { $0.key < $1.key }) {
             if let value = environment[variable], !value.isEmpty { try options.set(flag, value) }
@@ -101,7 +109,23 @@ public struct ServerOptions: Sendable, Equatable {
                 throw UsageError(message: "--log-level must be debug, info, notice, warning or error, got '\(value)'")
             }
             logLevel = level
+        case "write-timeout":
+            guard let seconds = Double(value), seconds > 0, seconds <= 3600 else {
+                throw UsageError(message: "--write-timeout must be seconds within (0, 3600], got '\(value)'")
+            }
+            writeTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
+        case "max-http-sessions":
+            limits.maxHTTPSessions = try Self.count(flag, value)
+        case "max-http-sessions-per-tenant":
+            limits.maxHTTPSessionsPerTenant = try Self.count(flag, value)
         default: throw UsageError(message: "unknown flag --\(flag)")
         }
+    }
+
+    private static func count(_ flag: String, _ value: String) throws(UsageError) -> Int {
+        guard let count = Int(value), (1...1_000_000).contains(count) else {
+            throw UsageError(message: "--\(flag) must be 1…1000000, got '\(value)'")
+        }
+        return count
     }
 }

@@ -13,14 +13,9 @@ struct SessionCore: Sendable {
     private(set) var engine: MotionEngine
     private(set) var framesAtLastCheckpoint = 0
 
-    /// Creates the session for a `start` request.
+    /// Creates the session for a decoded `start` request (the decoder has checked its `subject`).
     /// - Throws: `unknownExercise`, `missingSide` or `invalidMessage` (an option the engine refuses).
     init(start: StartRequest, tenant: String, now: Int64) throws(WireError) {
-        if let subject = start.subject, subject.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
-        {
-            // A subject must be usable later as a query value, where control characters cannot travel.
-            throw WireError(code: .invalidMessage, message: "subject must not contain control characters")
-        }
         guard let exercise = Exercise.named(start.exercise) else {
             throw WireError(code: .unknownExercise, message: "no exercise '\(start.exercise)'")
         }

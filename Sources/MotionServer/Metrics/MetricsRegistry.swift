@@ -3,9 +3,13 @@ import Synchronization
 
 /// Counters, gauges and histograms rendered in the Prometheus text format (version 0.0.4).
 ///
-/// Families are declared once; labelled series are created on first use. Unlabelled counters are plain atomics,
-/// cheap enough for the per-frame path.
+/// Families are declared once; labelled series are created on first use, at most ``maxSeriesPerFamily`` per family
+/// (label values should come from a bounded set, such as route patterns; past the bound new series are not created,
+/// so no input can grow the registry). Unlabelled counters are plain atomics, cheap enough for the per-frame path.
 public final class MetricsRegistry: Sendable {
+    /// The most label sets one family holds.
+    public let maxSeriesPerFamily: Int
+
     private struct Family: Sendable {
         var name: String
         var help: String
@@ -26,7 +30,8 @@ public final class MetricsRegistry: Sendable {
     private let order = Locked<[String]>([])
 
     /// Creates an empty registry.
-    public init() {}
+    /// - Parameter maxSeriesPerFamily: The most label sets one family holds.
+    public init(maxSeriesPerFamily: Int = 1_000) { self.maxSeriesPerFamily = maxSeriesPerFamily }
 
     /// Declares a metric family (idempotent).
     /// - Parameters:
@@ -49,7 +54,11 @@ public final class MetricsRegistry: Sendable {
     ///   - labels: Label values, in the declared order.
     ///   - amount: The increment (negative for gauges going down).
     public func add(_ name: String, labels: [String] = [], _ amount: Double = 1) {
-        families.withLock { $0[name]?.series[labels, default: 0] += amount }
+        families.withLock { families in
+            guard let family = families[name], family.series[labels] != nil || family.series.count < maxSeriesPerFamily
+            else { return }
+            families[name]?.series[labels, default: 0] += amount
+        }
     }
 
     /// Sets a gauge series.
@@ -58,7 +67,11 @@ public final class MetricsRegistry: Sendable {
     ///   - labels: Label values.
     ///   - value: The value.
     public func set(_ name: String, labels: [String] = [], _ value: Double) {
-        families.withLock { $0[name]?.series[labels] = value }
+        families.withLock { families in
+            guard let family = families[name], family.series[labels] != nil || family.series.count < maxSeriesPerFamily
+            else { return }
+            families[name]?.series[labels] = value
+        }
     }
 
     /// Records one observation in a histogram.
@@ -68,7 +81,9 @@ public final class MetricsRegistry: Sendable {
     ///   - value: The observation.
     public func observe(_ name: String, labels: [String] = [], _ value: Double) {
         families.withLock { families in
-            guard var family = families[name] else { return }
+            guard var family = families[name],
+                family.histograms[labels] != nil || family.histograms.count < maxSeriesPerFamily
+            else { return }
             var values =
                 family.histograms[labels] ?? HistogramValues(counts: Array(repeating: 0, count: family.buckets.count))
             for (index, bound) in family.buckets.enumerated() where value <= bound { values.counts[index] += 1 }
@@ -112,24 +127,33 @@ public final class MetricsRegistry: Sendable {
 
     private static func labels(_ names: [String], _ values: [String]) -> String {
         guard !names.isEmpty else { return "" }
-        let pairs = zip(names, values).map { name, value in
-            let escaped = value.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"").replacingAll(
-                "\n", with: "\\n")
-            return "\(name)=\"\(escaped)\""
-        }
+        let pairs = zip(names, values).map { name, value in "\(name)=\"\(escapedLabelValue(value))\"" }
         return "{" + pairs.joined(separator: ",") + "}"
+    }
+
+    /// A label value as the text format wants it (`\\`, `\"`, `\n`), escaped scalar by scalar — never by
+    /// Character, where `\r\n` is one — and with every other control character replaced by U+FFFD, so no value
+    /// can end a line and forge a sample.
+    static func escapedLabelValue(_ value: String) -> String {
+        var out = ""
+        out.unicodeScalars.reserveCapacity(value.utf8.count)
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            case _
+            where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}"
+                || scalar == "\u{2029}":
+                out.unicodeScalars.append("\u{FFFD}")
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     private static func format(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return "\(value)"
-    }
-}
-
-extension String {
-    fileprivate func replacingAll(_ target: Character, with replacement: String) -> String {
-        var out = ""
-        for character in self { if character == target { out += replacement } else { out.append(character) } }
-        return out
     }
 }

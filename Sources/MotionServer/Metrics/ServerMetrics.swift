@@ -35,10 +35,12 @@ final class ServerMetrics: Sendable {
     }
 
     /// The Prometheus text of everything, including the HTTP server's counters.
-    func render(http: HTTPMetrics.Snapshot, webSockets: Int) -> String {
+    func render(http: HTTPMetrics.Snapshot, webSockets: Int, httpSessions: Int) -> String {
         var lines = [
             "# HELP motion_live_sessions Live WebSocket sessions on this node.", "# TYPE motion_live_sessions gauge",
             "motion_live_sessions \(liveSessions.load(ordering: .relaxed))",
+            "# HELP motion_http_sessions Open HTTP-driven sessions on this node.", "# TYPE motion_http_sessions gauge",
+            "motion_http_sessions \(httpSessions)",
             "# HELP motion_frames_total Pose frames processed.", "# TYPE motion_frames_total counter",
             "motion_frames_total \(frames.load(ordering: .relaxed))",
             "# HELP motion_events_total Engine events by kind.", "# TYPE motion_events_total counter",

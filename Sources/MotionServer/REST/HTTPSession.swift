@@ -91,17 +91,57 @@ actor HTTPSession {
     }
 }
 
-/// The HTTP-driven sessions of this node.
+/// The HTTP-driven sessions of this node, bounded in total and per tenant.
 final class HTTPSessionRegistry: Sendable {
-    private let sessions = Locked<[SessionID: HTTPSession]>([:])
-
-    func insert(_ session: HTTPSession) { sessions.withLock { $0[session.id] = session } }
-
-    func remove(_ id: SessionID) { _ = sessions.withLock { $0.removeValue(forKey: id) } }
-
-    func session(_ id: SessionID, tenant: String) -> HTTPSession? {
-        sessions.withLock { $0[id] }.flatMap { $0.tenant == tenant ? $0 : nil }
+    private struct State {
+        var sessions: [SessionID: HTTPSession] = [:]
+        var perTenant: [String: Int] = [:]
     }
 
-    var all: [HTTPSession] { sessions.withLock { Array($0.values) } }
+    /// Whether a session was taken in.
+    enum Admission: Equatable {
+        case admitted
+        /// The tenant has ``LiveLimits/maxHTTPSessionsPerTenant`` open.
+        case tenantFull
+        /// The node has ``LiveLimits/maxHTTPSessions`` open.
+        case serverFull
+    }
+
+    private let state = Locked(State())
+    private let maxTotal: Int
+    private let maxPerTenant: Int
+
+    init(limits: LiveLimits) {
+        maxTotal = limits.maxHTTPSessions
+        maxPerTenant = limits.maxHTTPSessionsPerTenant
+    }
+
+    /// Takes `session` in unless its tenant or the node is at its limit.
+    func insert(_ session: HTTPSession) -> Admission {
+        state.withLock { state in
+            let tenantCount = state.perTenant[session.tenant, default: 0]
+            if tenantCount >= maxPerTenant { return .tenantFull }
+            if state.sessions.count >= maxTotal { return .serverFull }
+            state.sessions[session.id] = session
+            state.perTenant[session.tenant] = tenantCount + 1
+            return .admitted
+        }
+    }
+
+    func remove(_ id: SessionID) {
+        state.withLock { state in
+            guard let session = state.sessions.removeValue(forKey: id) else { return }
+            let remaining = state.perTenant[session.tenant, default: 1] - 1
+            state.perTenant[session.tenant] = remaining > 0 ? remaining : nil
+        }
+    }
+
+    func session(_ id: SessionID, tenant: String) -> HTTPSession? {
+        state.withLock { $0.sessions[id] }.flatMap { $0.tenant == tenant ? $0 : nil }
+    }
+
+    var all: [HTTPSession] { state.withLock { Array($0.sessions.values) } }
+
+    /// How many are open.
+    var count: Int { state.withLock { $0.sessions.count } }
 }

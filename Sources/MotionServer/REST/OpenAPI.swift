@@ -515,6 +515,9 @@ enum OpenAPI {
              "401":{
               "$ref":"#/components/responses/Error"
              },
+             "403":{
+              "$ref":"#/components/responses/Error"
+             },
              "400":{
               "$ref":"#/components/responses/Error"
              }
@@ -643,6 +646,12 @@ enum OpenAPI {
               "$ref":"#/components/responses/Error"
              },
              "415":{
+              "$ref":"#/components/responses/Error"
+             },
+             "429":{
+              "$ref":"#/components/responses/Error"
+             },
+             "503":{
               "$ref":"#/components/responses/Error"
              }
             }

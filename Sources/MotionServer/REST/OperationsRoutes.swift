@@ -16,7 +16,10 @@ struct OperationsRoutes {
         router.get("/metrics") { [context, httpMetrics, webSockets] _ in
             HTTPResponse(
                 contentType: "text/plain; version=0.0.4; charset=utf-8",
-                bytes: Array(context.metrics.render(http: httpMetrics(), webSockets: webSockets()).utf8))
+                bytes: Array(
+                    context.metrics.render(
+                        http: httpMetrics(), webSockets: webSockets(), httpSessions: context.httpSessions.count
+                    ).utf8))
         }
         router.get("/openapi.json") { _ in HTTPResponse(contentType: "application/json", bytes: OpenAPI.document) }
     }

@@ -25,6 +25,7 @@ enum REST {
         response.headers.add(name: "WWW-Authenticate", value: #"Bearer realm="motion-server""#)
         return response
     }()
+    static let forbidden = error(.forbidden, "forbidden", "this token may not read server-wide figures")
 
     /// Whether the request's body is NDJSON (when allowed) rather than JSON, or the `415` refusing anything else.
     static func bodyFormat(of request: HTTPRequest, allowingNDJSON: Bool) -> (ndjson: Bool, refusal: HTTPResponse?) {

@@ -11,14 +11,25 @@ struct SessionRoutes {
     func add(to router: inout Router) {
         router.get("/v1/exercises") { _ in exercises() }
         router.get("/v1/exercises/{id}") { request in exercise(request.parameters["id"] ?? "") }
-        router.post("/v1/sessions") { request in await create(request) }
-        router.get("/v1/sessions") { request in await list(request) }
-        router.get("/v1/sessions/{id}") { request in await get(request) }
-        router.delete("/v1/sessions/{id}") { request in await delete(request) }
-        router.get("/v1/sessions/{id}/series") { request in await series(request) }
-        router.post("/v1/sessions/{id}/poses") { request in await poses(request) }
-        router.post("/v1/sessions/{id}/stop") { request in await stop(request) }
-        router.post("/v1/analyze") { request in await analyze(request) }
+        router.post("/v1/sessions", handler: tenanted(create))
+        router.get("/v1/sessions", handler: tenanted(list))
+        router.get("/v1/sessions/{id}", handler: tenanted(get))
+        router.delete("/v1/sessions/{id}", handler: tenanted(delete))
+        router.get("/v1/sessions/{id}/series", handler: tenanted(series))
+        router.post("/v1/sessions/{id}/poses", handler: tenanted(poses))
+        router.post("/v1/sessions/{id}/stop", handler: tenanted(stop))
+        router.post("/v1/analyze", handler: tenanted(analyze))
+    }
+
+    /// A handler that runs only with the tenant authentication attached; without one it answers `401` (it cannot
+    /// happen behind ``Authentication``, and a request never runs as an empty or a default tenant by mistake).
+    private func tenanted(
+        _ handler: @escaping @Sendable (HTTPRequest, String) async -> HTTPResponse
+    ) -> Router.Handler {
+        { request in
+            guard let tenant = request.tenant else { return REST.unauthorized }
+            return await handler(request, tenant)
+        }
     }
 
     // MARK: Exercises
@@ -45,15 +56,27 @@ struct SessionRoutes {
 
     // MARK: HTTP-driven sessions
 
-    private func create(_ request: HTTPRequest) async -> HTTPResponse {
+    private func create(_ request: HTTPRequest, tenant: String) async -> HTTPResponse {
         if let refusal = REST.bodyFormat(of: request, allowingNDJSON: false).refusal { return refusal }
-        let tenant = request.tenant
         do {
             let start = try StartRequest(decoding: request.body)
             let now = context.clock()
             let core = try SessionCore(start: start, tenant: tenant, now: now)
-            try await context.timed("create") { try await context.store.create(core.newRecord) }
-            context.httpSessions.insert(HTTPSession(core: core, now: now))
+            switch context.httpSessions.insert(HTTPSession(core: core, now: now)) {
+            case .admitted: break
+            case .tenantFull:
+                return REST.error(
+                    .tooManyRequests, "tooManySessions",
+                    "at most \(context.limits.maxHTTPSessionsPerTenant) open HTTP sessions per tenant; stop one first")
+            case .serverFull:
+                return REST.error(.serviceUnavailable, "serverBusy", "too many open HTTP sessions; try again later")
+            }
+            do {
+                try await context.timed("create") { try await context.store.create(core.newRecord) }
+            } catch {
+                context.httpSessions.remove(core.id)
+                throw error
+            }
             var body: [UInt8] = []
             body.appendLiteral(#"{"id":"#)
             body.appendJSONString(core.id.description)
@@ -68,9 +91,9 @@ struct SessionRoutes {
         }
     }
 
-    private func poses(_ request: HTTPRequest) async -> HTTPResponse {
-        guard let id = request.sessionID, let session = context.httpSessions.session(id, tenant: request.tenant)
-        else { return await notLive(request) }
+    private func poses(_ request: HTTPRequest, tenant: String) async -> HTTPResponse {
+        guard let id = request.sessionID, let session = context.httpSessions.session(id, tenant: tenant)
+        else { return await notLive(request, tenant: tenant) }
         let (ndjson, refusal) = REST.bodyFormat(of: request, allowingNDJSON: true)
         if let refusal { return refusal }
         do {
@@ -80,9 +103,9 @@ struct SessionRoutes {
         }
     }
 
-    private func stop(_ request: HTTPRequest) async -> HTTPResponse {
-        guard let id = request.sessionID, let session = context.httpSessions.session(id, tenant: request.tenant)
-        else { return await notLive(request) }
+    private func stop(_ request: HTTPRequest, tenant: String) async -> HTTPResponse {
+        guard let id = request.sessionID, let session = context.httpSessions.session(id, tenant: tenant)
+        else { return await notLive(request, tenant: tenant) }
         let body = await session.stop(status: .finished, context: context)
         context.httpSessions.remove(id)
         return REST.json(body)
@@ -90,19 +113,19 @@ struct SessionRoutes {
 
     /// 409 when the session exists but is not driven over HTTP on this node (finished, or a WebSocket session);
     /// 404 otherwise.
-    private func notLive(_ request: HTTPRequest) async -> HTTPResponse {
+    private func notLive(_ request: HTTPRequest, tenant: String) async -> HTTPResponse {
         guard let id = request.sessionID,
-            (try? await context.store.session(id: id, tenant: request.tenant)) != nil
+            (try? await context.store.session(id: id, tenant: tenant)) != nil
         else { return REST.notFound }
         return REST.error(.conflict, "notLive", "the session is not an open HTTP session")
     }
 
-    private func analyze(_ request: HTTPRequest) async -> HTTPResponse {
+    private func analyze(_ request: HTTPRequest, tenant: String) async -> HTTPResponse {
         if let refusal = REST.bodyFormat(of: request, allowingNDJSON: false).refusal { return refusal }
         do {
             let start = try StartRequest(decoding: request.body)
             let now = context.clock()
-            var core = try SessionCore(start: start, tenant: request.tenant, now: now)
+            var core = try SessionCore(start: start, tenant: tenant, now: now)
             let poses = try PoseDecoder(start).decodeFrames(request.body)
             var events: [(Double, MotionEvent)] = []
             var buffer: [MotionEvent] = []
@@ -138,8 +161,8 @@ struct SessionRoutes {
 
     // MARK: History
 
-    private func list(_ request: HTTPRequest) async -> HTTPResponse {
-        var query = SessionQuery(tenant: request.tenant)
+    private func list(_ request: HTTPRequest, tenant: String) async -> HTTPResponse {
+        var query = SessionQuery(tenant: tenant)
         query.subject = request.query("subject")
         query.exercise = request.query("exercise")
         query.cursor = request.query("cursor").flatMap { $0.isEmpty ? nil : $0 }
@@ -186,8 +209,8 @@ struct SessionRoutes {
         return REST.json(body)
     }
 
-    private func get(_ request: HTTPRequest) async -> HTTPResponse {
-        guard let session = await stored(request) else { return REST.notFound }
+    private func get(_ request: HTTPRequest, tenant: String) async -> HTTPResponse {
+        guard let session = await stored(request, tenant: tenant) else { return REST.notFound }
         let wantsCSV =
             request.query("format") == "csv"
             || (request.headers["Accept"]?.lowercased().contains("text/csv") ?? false)
@@ -210,12 +233,12 @@ struct SessionRoutes {
             ], body: .bytes(Array(csv.utf8)))
     }
 
-    private func series(_ request: HTTPRequest) async -> HTTPResponse {
+    private func series(_ request: HTTPRequest, tenant: String) async -> HTTPResponse {
         guard let id = request.sessionID else { return REST.notFound }
         let series: ValueSeries?
         do {
             series = try await context.timed("series") {
-                try await context.store.series(id: id, tenant: request.tenant)
+                try await context.store.series(id: id, tenant: tenant)
             }
         } catch {
             return storeFailure("series", error)
@@ -238,16 +261,16 @@ struct SessionRoutes {
         return REST.json(body)
     }
 
-    private func delete(_ request: HTTPRequest) async -> HTTPResponse {
+    private func delete(_ request: HTTPRequest, tenant: String) async -> HTTPResponse {
         guard let id = request.sessionID else { return REST.notFound }
-        if context.live.session(id, tenant: request.tenant) != nil
-            || context.httpSessions.session(id, tenant: request.tenant) != nil
+        if context.live.session(id, tenant: tenant) != nil
+            || context.httpSessions.session(id, tenant: tenant) != nil
         {
             return REST.error(.conflict, "sessionLive", "stop the session before deleting it")
         }
         do {
             let deleted = try await context.timed("delete") {
-                try await context.store.delete(id: id, tenant: request.tenant)
+                try await context.store.delete(id: id, tenant: tenant)
             }
             return deleted ? HTTPResponse(status: .noContent) : REST.notFound
         } catch {
@@ -255,9 +278,9 @@ struct SessionRoutes {
         }
     }
 
-    private func stored(_ request: HTTPRequest) async -> StoredSession? {
+    private func stored(_ request: HTTPRequest, tenant: String) async -> StoredSession? {
         guard let id = request.sessionID else { return nil }
-        return try? await context.timed("get") { try await context.store.session(id: id, tenant: request.tenant) }
+        return try? await context.timed("get") { try await context.store.session(id: id, tenant: tenant) }
     }
 
     private func storeFailure(_ operation: String, _ error: any Error) -> HTTPResponse {
@@ -276,9 +299,9 @@ struct SessionRoutes {
 }
 
 extension HTTPRequest {
-    /// The tenant the authentication middleware attached (`default` without tokens; empty, matching nothing, if
-    /// none was attached).
-    var tenant: String { attributes["tenant"] ?? "" }
+    /// The tenant the authentication middleware attached (`default` without tokens); nil only on the public
+    /// routes, which never ask.
+    var tenant: String? { attributes["tenant"] }
 
     /// The `{id}` path parameter as a session id; nil when it is not one (which answers 404, like an unknown id).
     var sessionID: SessionID? { parameters["id"].flatMap { SessionID($0) } }
