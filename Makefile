@@ -46,6 +46,7 @@ integration: build-tests
 	AUTOBAHN_CASES="1.* 2.* 3.* 4.* 5.* 6.* 7.* 9.* 10.* 12.1.* 13.1.*" tests/websocket/autobahn.sh
 	$(SWIFT) build --product motion-load
 	python3 -m unittest tests/server/test_server.py
+	python3 -m unittest tests/security/test_security.py
 	cd tests/server && python3 -m unittest test_motion_load
 
 ## Property-based fuzzing of the REST API from its own /openapi.json (schemathesis): no 5xx, responses match it.
