@@ -5,9 +5,12 @@ import Synchronization
 
 /// Limits of live and HTTP-driven sessions. Every field has a safe default.
 public struct LiveLimits: Sendable, Equatable {
-    /// Pose frames per second a connection may send (a batch counts each frame); more are refused with
-    /// `rateLimited`, with a burst of twice this.
-    public var framesPerSecond = 120.0
+    /// Pose frames per second a connection may send, sustained (a batch counts each frame), with a burst of twice
+    /// this. A faster client is not refused: its socket is not read until the budget refills, so TCP slows it
+    /// (PROTOCOL.md §3, flow control).
+    public var framesPerSecond = 240.0
+    /// The largest WebSocket message and JSON document accepted, in bytes.
+    public var maxMessageBytes = 1 << 20
     /// A session with no message from its client for this long is closed with 1001.
     public var idleTimeout: Duration = .seconds(120)
     /// How often a live session's summary is written to the store.

@@ -66,7 +66,8 @@ public final class MotionServer: Sendable {
         var router = Router()
         SessionRoutes(context: context).add(to: &router)
         var webSockets = WebSocketConfiguration()
-        webSockets.maxMessageSize = 1 << 20
+        webSockets.maxMessageSize = options.limits.maxMessageBytes
+        webSockets.maxFrameSize = options.limits.maxMessageBytes
         webSockets.writeTimeout = options.writeTimeout
         LiveRoutes(context: context, hub: hub, configuration: webSockets).add(to: &router, echo: options.webSocketEcho)
         var fallback: Router.Handler?

@@ -66,11 +66,11 @@ struct HTTPAbuseTests {
     }
 
     @Test func keepsAClientThatReadsSlowlyButSteadily() async throws {
-        let configuration = testConfiguration { $0.writeTimeout = .seconds(1) }
+        let configuration = testConfiguration { $0.writeTimeout = .seconds(3) }
         try await withServer(configuration, router: Self.router()) { address, _ in
             let client = try TestClient(address)
             client.send("GET /large HTTP/1.1\r\nHost: x\r\n\r\n")
-            // 4 MiB at 64 KiB per 50 ms: about 3 s, three write timeouts, with bytes leaving all along. On a thread
+            // 4 MiB at 64 KiB per 75 ms: over 4.5 s, more than a write timeout, with bytes leaving all along. On a thread
             // of its own, so the pace does not depend on the shared threads of the concurrency pool.
             let fd = client.fd
             let received = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
@@ -81,7 +81,7 @@ struct HTTPAbuseTests {
                         let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
                         guard count > 0 else { break }
                         received += count
-                        usleep(50_000)
+                        usleep(75_000)
                     }
                     continuation.resume(returning: received)
                 }.start()

@@ -216,14 +216,15 @@ struct WebSocketAbuseTests {
 
     @Test func keepsAPeerThatReadsSlowlyButSteadily() async throws {
         var configuration = WebSocketConfiguration()
-        configuration.writeTimeout = .seconds(1)
+        configuration.writeTimeout = .seconds(4)
         configuration.maxQueuedBytes = 1 << 30
         let probe = ServerSideProbe()
         let messages = 192
         try await withServer(router: Self.router(configuration, probe, flood: messages)) { address, _ in
-            // At most 16 KiB every 5 ms (3.3 MB/s): the 4 MiB or more the server queues take longer than the write
-            // timeout to leave, so the timer fires while bytes wait and must find that the peer took some.
-            let read = try await Self.readPaced(address, probe: probe, chunk: 16 * 1024, pause: 5000)
+            // At most 16 KiB every 20 ms (800 KB/s): the 4 MiB or more the server queues take longer than the write
+            // timeout to leave, so the timer fires while bytes wait and must find that the peer took some. The
+            // timeout is generous: on a loaded machine the reader may start seconds after the flood filled the socket.
+            let read = try await Self.readPaced(address, probe: probe, chunk: 16 * 1024, pause: 20_000)
             let queued = try #require(read.queuedAfterFlood)
             #expect(queued >= 4 << 20, "the flood backed up into the server's queue: \(queued) bytes")
             #expect(read.ended, "the whole flood arrived")
@@ -234,14 +235,15 @@ struct WebSocketAbuseTests {
 
     @Test func countsBytesThePeerTakesFromTheKernelBufferAsProgress() async throws {
         var configuration = WebSocketConfiguration()
-        configuration.writeTimeout = .seconds(1)
+        configuration.writeTimeout = .seconds(4)
         configuration.maxQueuedBytes = 1 << 30
         let probe = ServerSideProbe()
         try await withServer(router: Self.router(configuration, probe, flood: 128)) { address, _ in
-            // 8 KiB every 20 ms for 2.5 s: so little that the server is not woken to write for longer than the
-            // write timeout (the kernel wakes it when much of its buffer is free), yet the peer takes bytes all along.
+            // 8 KiB every 80 ms for 9 s: so little that the server is not woken to write for longer than the write
+            // timeout (the kernel wakes it when much of its buffer is free), yet the peer takes bytes all along. The
+            // timeout is generous: on a loaded machine the reader may start seconds after the flood filled the socket.
             let read = try await Self.readPaced(
-                address, probe: probe, chunk: 8 * 1024, pause: 20_000, limit: .milliseconds(2500))
+                address, probe: probe, chunk: 8 * 1024, pause: 80_000, limit: .seconds(9))
             #expect(read.queuedAfterFlood != nil)
             #expect(read.bytes > 0)
             #expect(!read.serverClosed, "a reader that keeps taking bytes is not dropped")

@@ -258,3 +258,59 @@ struct WebSocketTests {
         }
     }
 }
+
+/// Pausing a connection's reading (flow control): no message after the pausing one is delivered until it resumes,
+/// however many arrived in the same read, and none is lost.
+@Suite("WebSocket flow control")
+struct WebSocketFlowControlTests {
+    final class Record: Sendable {
+        struct State {
+            var delivered: [String] = []
+            var resumedAfter: Int?
+        }
+        let state = Mutex(State())
+    }
+
+    /// Pauses after the third message and resumes 200 ms later; echoes nothing, records the order.
+    static func router(_ record: Record) -> Router {
+        var router = Router()
+        router.webSocket("/paced") { socket in
+            socket.onMessage = { message in
+                guard case .text(let text) = message.message else { return }
+                let count = record.state.withLock { state in
+                    state.delivered.append(text)
+                    return state.delivered.count
+                }
+                guard count == 3 else { return }
+                socket.pauseReading()
+                _ = socket.loop.schedule(after: .milliseconds(200)) {
+                    record.state.withLock { $0.resumedAfter = $0.delivered.count }
+                    socket.resumeReading()
+                }
+            }
+        }
+        return router
+    }
+
+    @Test(arguments: [true, false])
+    func noMessageIsDeliveredWhilePausedAndNoneIsLost(compression: Bool) async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        let record = Record()
+        try await withServer(router: Self.router(record)) { address, _ in
+            var options = WebSocketClient.Options()
+            options.compression = compression
+            let (socket, _) = try await WebSocketTests.connect(address, "/paced", options: options, group: group)
+            let sent = (0..<200).map { "message \($0)" }
+            for text in sent { socket.send(.text(text)) }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while record.state.withLock({ $0.delivered.count }) < sent.count && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let state = record.state.withLock { $0 }
+            #expect(state.delivered == sent, "every message, in order")
+            #expect(state.resumedAfter == 3, "nothing was delivered between the pause and the resume")
+            socket.close()
+        }
+    }
+}

@@ -83,19 +83,40 @@ struct WebSocketLentFrameTests {
         #expect(decoder.bufferedByteCount == 0)
     }
 
-    @Test func stoppingDropsTheRest() {
-        var input = [WebSocketFrame(opcode: .text, payload: [0x61]), WebSocketFrame(opcode: .text, payload: [0x62])]
-            .flatMap { webSocketMasked($0) }
+    @Test func stoppingKeepsTheRestForTheNextCall() {
+        let frames = [
+            WebSocketFrame(opcode: .text, payload: [0x61]), WebSocketFrame(opcode: .text, payload: [0x62]),
+            WebSocketFrame(opcode: .binary, payload: Array(repeating: 7, count: 200)),
+        ]
+        var input = frames.flatMap { webSocketMasked($0) }
         var decoder = WebSocketFrameDecoder(role: .server)
-        var seen = 0
+        var seen: [WebSocketFrame] = []
         let error = input.withUnsafeMutableBytes { bytes in
-            decoder.decode(bytes) { _ in
-                seen += 1
+            decoder.decode(bytes) { frame in
+                seen.append(frame.frame)
                 return false
             }
         }
         #expect(error == nil)
-        #expect(seen == 1)
+        #expect(seen == [frames[0]])
+        #expect(decoder.bufferedByteCount == input.count - webSocketMasked(frames[0]).count)
+        // Stopping again in the buffered bytes, then going on with no new input.
+        var empty: [UInt8] = []
+        _ = empty.withUnsafeMutableBytes { bytes in
+            decoder.decode(bytes) { frame in
+                seen.append(frame.frame)
+                return false
+            }
+        }
+        #expect(seen == Array(frames[0...1]))
+        _ = empty.withUnsafeMutableBytes { bytes in
+            decoder.decode(bytes) { frame in
+                seen.append(frame.frame)
+                return true
+            }
+        }
+        #expect(seen == frames)
+        #expect(decoder.bufferedByteCount == 0)
     }
 
     @Test(arguments: [0, 1, 125, 126, 65535, 65536, 70000])

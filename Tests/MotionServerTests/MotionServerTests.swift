@@ -245,19 +245,26 @@ struct MotionServerTests {
         }
     }
 
-    @Test func framesBeyondTheRateAreRefused() async throws {
+    @Test func framesBeyondTheBudgetAreSlowedDownNotRefused() async throws {
         let group = try EventLoopGroup(loops: 1)
         defer { group.shutdown() }
         var limits = LiveLimits()
-        limits.framesPerSecond = 10
+        limits.framesPerSecond = 500
         try await withMotionServer(limits: limits) { address, _, _ in
             let (socket, inbox) = try await Self.connect(address, group: group)
+            let started = ContinuousClock.now
             socket.send(.text(#"{"type":"start","exercise":"squat","options":{"snapshots":"off"}}"#))
-            for i in 0..<40 { socket.send(.text(#"{"type":"pose","t":\#(i),"points":{}}"#)) }
+            // 2,000 frames of about 1 KiB: a burst of 1,000, the rest at 500 frames/s; the server reads at most one
+            // 64 KiB buffer past its budget before it stops reading.
+            let padding = String(repeating: "x", count: 1000)
+            for i in 0..<1998 { socket.send(.text(#"{"type":"pose","t":\#(i),"points":{},"pad":"\#(padding)"}"#)) }
+            socket.send(.text(#"{"type":"poses","frames":[{"t":1998,"points":{}},{"t":1999,"points":{}}]}"#))
             socket.send(.text(#"{"type":"stop"}"#))
             await inbox.wait { $0.close != nil }
-            let limited = inbox.objects().filter { $0["code"] as? String == "rateLimited" }.count
-            #expect(limited >= 15 && limited <= 20, "burst of 20, then refused: \(limited)")
+            let objects = inbox.objects()
+            #expect(objects.filter { $0["type"] as? String == "error" }.isEmpty, "no frame is refused for speed")
+            #expect((objects.last { $0["type"] as? String == "summary" }?["frames"] as? Int) == 2000)
+            #expect(ContinuousClock.now - started >= .milliseconds(1500), "the client was slowed down")
         }
     }
 

@@ -193,6 +193,24 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         return closed
     }
 
+    /// Stops reading the socket, so TCP slows the peer down (flow control): no message is delivered after the one
+    /// being delivered until ``resumeReading()`` (bytes already read wait in the frame decoder). Loop thread only.
+    public func pauseReading() {
+        precondition(loop.inEventLoop, "pauseReading() must be called on the socket's loop")
+        readingPaused = true
+    }
+
+    /// Reads again after ``pauseReading()``, starting with what the socket holds already. Loop thread only.
+    public func resumeReading() {
+        precondition(loop.inEventLoop, "resumeReading() must be called on the socket's loop")
+        guard readingPaused, !closed else { return }
+        readingPaused = false
+        // First the frames read before the pause, then the socket: edge-triggered, bytes that arrived while paused
+        // raise no new event.
+        process(UnsafeMutableRawBufferPointer(start: nil, count: 0))
+        readAvailable()
+    }
+
     /// Queued outgoing bytes not yet handed to the kernel (what ``WebSocketConfiguration/maxQueuedBytes`` bounds).
     /// Loop thread only.
     package var queuedByteCount: Int {
@@ -276,10 +294,14 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         timer = loop.schedule(after: configuration.closeTimeout) { [self] in finish() }
         // RFC 6455 §7.1.1: after both close frames the server closes the TCP connection first.
         if peerClose != nil, role == .server { finishAfterFlush = true }
+        // The peer's close frame must be read, even from a connection paused for flow control.
+        if readingPaused { loop.execute { self.resumeReading() } }
     }
 
     private var finishAfterFlush = false
     private var discarding = false
+    /// Set by ``pauseReading()``: the socket is not read (a half-close or reset is seen once reading resumes).
+    private var readingPaused = false
     private var closeObservers: [() -> Void] = []
 
     /// Runs `observer` once the connection has closed (before ``onClose``). Loop thread only.
@@ -335,7 +357,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
 
     private func readAvailable() {
         let buffer = loop.readBuffer
-        while !closed {
+        while !closed && !readingPaused {
             switch Socket.receive(fd, into: buffer.bytes) {
             case .transferred(let count):
                 lastReceived = loop.time
@@ -385,7 +407,8 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
                 failConnection(error.closeCode, reason: "\(error)")
                 return false
             }
-            return !closed
+            // Paused for flow control: the frames after this one wait in the decoder.
+            return !closed && !readingPaused
         }
         if let failure { failConnection(failure.closeCode, reason: "\(failure)") }
     }

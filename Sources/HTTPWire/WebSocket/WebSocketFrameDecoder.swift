@@ -94,7 +94,8 @@ public struct WebSocketFrameDecoder: Sendable {
     ///
     /// - Parameters:
     ///   - input: Bytes just received; the decoder unmasks payloads in them, in place.
-    ///   - body: Handles one frame; returns `false` to stop (the connection is ending: the rest is dropped).
+    ///   - body: Handles one frame; returns `false` to stop: the bytes after that frame are kept, and the next call
+    ///     (with more input, or none) goes on from them — how a connection pauses reading for flow control.
     /// - Returns: The violation that fails the connection, if any (the decoder then stays failed).
     public mutating func decode(
         _ input: UnsafeMutableRawBufferPointer, _ body: (borrowing WebSocketFrameView) -> Bool
@@ -142,7 +143,10 @@ public struct WebSocketFrameDecoder: Sendable {
                 offset += byteCount + header.payloadLength
                 let view = WebSocketFrameView(
                     fin: header.fin, rsv1: header.rsv1, opcode: header.opcode, payload: UnsafeRawBufferPointer(payload))
-                if !body(view) { return nil }
+                if !body(view) {
+                    if offset < input.count { buffer.append(UnsafeRawBufferPointer(rebasing: input[offset...])) }
+                    return nil
+                }
             }
         }
         return nil

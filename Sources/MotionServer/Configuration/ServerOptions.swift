@@ -39,10 +39,11 @@ public struct ServerOptions: Sendable, Equatable {
     public static let usage = """
         usage: motion-server [--host 127.0.0.1] [--port 8080] [--database PATH | postgres://…]
                              [--public DIR] [--threads N] [--tokens FILE] [--log-level info] [--ws-echo]
-                             [--write-timeout 30] [--max-http-sessions 10000] [--max-http-sessions-per-tenant 1000]
+                             [--frames-per-second 240] [--max-message-bytes 1048576] [--write-timeout 30]
+                             [--max-http-sessions 10000] [--max-http-sessions-per-tenant 1000]
         Every flag also reads from the environment: MOTION_HOST, MOTION_PORT, MOTION_DATABASE, MOTION_PUBLIC,
-        MOTION_THREADS, MOTION_TOKENS, MOTION_LOG_LEVEL, MOTION_WS_ECHO=1, MOTION_WRITE_TIMEOUT,
-        MOTION_MAX_HTTP_SESSIONS, MOTION_MAX_HTTP_SESSIONS_PER_TENANT.
+        MOTION_THREADS, MOTION_TOKENS, MOTION_LOG_LEVEL, MOTION_WS_ECHO=1, MOTION_FRAMES_PER_SECOND,
+        MOTION_MAX_MESSAGE_BYTES, MOTION_WRITE_TIMEOUT, MOTION_MAX_HTTP_SESSIONS, MOTION_MAX_HTTP_SESSIONS_PER_TENANT.
         """
 
     /// Reads the options from the environment, then the arguments.
@@ -56,6 +57,7 @@ public struct ServerOptions: Sendable, Equatable {
         let names = [
             "host": "MOTION_HOST", "port": "MOTION_PORT", "database": "MOTION_DATABASE", "public": "MOTION_PUBLIC",
             "threads": "MOTION_THREADS", "tokens": "MOTION_TOKENS", "log-level": "MOTION_LOG_LEVEL",
+            "frames-per-second": "MOTION_FRAMES_PER_SECOND", "max-message-bytes": "MOTION_MAX_MESSAGE_BYTES",
             "write-timeout": "MOTION_WRITE_TIMEOUT", "max-http-sessions": "MOTION_MAX_HTTP_SESSIONS",
             "max-http-sessions-per-tenant": "MOTION_MAX_HTTP_SESSIONS_PER_TENANT",
         ]
@@ -114,6 +116,16 @@ public struct ServerOptions: Sendable, Equatable {
                 throw UsageError(message: "--write-timeout must be seconds within (0, 3600], got '\(value)'")
             }
             writeTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
+        case "frames-per-second":
+            guard let rate = Double(value), rate >= 1, rate <= 100_000 else {
+                throw UsageError(message: "--frames-per-second must be 1…100000, got '\(value)'")
+            }
+            limits.framesPerSecond = rate
+        case "max-message-bytes":
+            guard let bytes = Int(value), (1024...(256 << 20)).contains(bytes) else {
+                throw UsageError(message: "--max-message-bytes must be 1024…268435456, got '\(value)'")
+            }
+            limits.maxMessageBytes = bytes
         case "max-http-sessions":
             limits.maxHTTPSessions = try Self.count(flag, value)
         case "max-http-sessions-per-tenant":

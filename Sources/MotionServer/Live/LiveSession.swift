@@ -13,7 +13,7 @@ actor LiveSession {
     nonisolated let socket: WebSocket
     nonisolated let tenant: String
     private let context: AppContext
-    private var decoder = MessageDecoder()
+    private var decoder: MessageDecoder
     /// The running session, boxed: a large optional struct costs a copy or an outlined tag check on every access,
     /// a reference a null check.
     private var running: RunningSession?
@@ -25,6 +25,8 @@ actor LiveSession {
     private var messageNumber = 0
     private var consecutiveErrors = 0
     private var bucket: TokenBucket
+    /// Armed while the socket is not read because the client spent more than its frame budget (flow control).
+    private var resumeTimer: LoopTimer?
     private var lastMessage: UInt64
     private var lastWrite: Task<Void, Never>?
     private var timer: LoopTimer?
@@ -37,6 +39,8 @@ actor LiveSession {
         self.socket = socket
         self.tenant = tenant
         self.context = context
+        decoder = MessageDecoder(
+            poseDecoder: PoseDecoder(limits: WireLimits(maxMessageBytes: context.limits.maxMessageBytes)))
         bucket = TokenBucket(rate: context.limits.framesPerSecond, burst: context.limits.framesPerSecond * 2)
         lastMessage = EventLoop.now()
         events.reserveCapacity(8)
@@ -80,11 +84,11 @@ actor LiveSession {
             try begin(start)
         case .pose(let pose):
             try requireStarted()
-            try admit(frames: 1)
+            spend(frames: 1)
             try process(pose)
         case .poses(let poses):
             try requireStarted()
-            try admit(frames: poses.count)
+            spend(frames: poses.count)
             for pose in poses { try process(pose) }
         case .reset:
             try requireStarted()
@@ -115,9 +119,18 @@ actor LiveSession {
         }
     }
 
-    private func admit(frames: Int) throws(WireError) {
-        guard bucket.take(Double(frames), now: socket.loop.time) else {
-            throw WireError(code: .rateLimited, message: "more than \(Int(context.limits.framesPerSecond)) frames/s")
+    /// Charges frames to the connection's budget. Frames are never refused for speed (PROTOCOL.md §3, flow
+    /// control): past the budget the socket is not read until it has refilled to a quarter of the burst, so TCP
+    /// slows the client, and the frames already read (at most one read buffer) are still processed.
+    private func spend(frames: Int) {
+        let now = socket.loop.time
+        guard !bucket.spend(Double(frames), now: now), resumeTimer == nil else { return }
+        socket.pauseReading()
+        context.metrics.flowPaused()
+        let socket = socket
+        resumeTimer = socket.loop.schedule(after: bucket.time(toReach: bucket.burst / 4)) { [self] in
+            assumeIsolated { $0.resumeTimer = nil }
+            socket.resumeReading()
         }
     }
 
@@ -238,6 +251,8 @@ actor LiveSession {
 
     private func connectionClosed(code: WebSocketCloseCode?) {
         timer?.cancel()
+        resumeTimer?.cancel()
+        resumeTimer = nil
         if let running, !finished { finish(running.core, status: .abandoned, closeCode: nil) }
         for watcher in watchers { watcher.close(code: .normal, reason: "session ended") }
         watchers.removeAll()
@@ -281,11 +296,11 @@ private final class RunningSession {
     init(_ core: SessionCore) { self.core = core }
 }
 
-/// A token bucket on a monotonic clock: `rate` tokens per second, holding at most `burst`.
+/// A token bucket on a monotonic clock: `rate` tokens per second, holding at most `burst`, that may go into debt.
 struct TokenBucket: Sendable {
     let rate: Double
     let burst: Double
-    private var tokens: Double
+    private(set) var tokens: Double
     private var last: UInt64?
 
     init(rate: Double, burst: Double) {
@@ -294,12 +309,18 @@ struct TokenBucket: Sendable {
         tokens = burst
     }
 
-    /// Takes `count` tokens at `now` (nanoseconds) if there are enough.
-    mutating func take(_ count: Double, now: UInt64) -> Bool {
+    /// Takes `count` tokens at `now` (nanoseconds), into debt if there are not enough.
+    /// - Returns: Whether the bucket is still within budget (not in debt).
+    mutating func spend(_ count: Double, now: UInt64) -> Bool {
         if let last, now > last { tokens = min(burst, tokens + Double(now - last) / 1e9 * rate) }
         last = now
-        guard tokens >= count else { return false }
         tokens -= count
-        return true
+        return tokens >= 0
+    }
+
+    /// How long until the bucket holds `level` tokens again (zero if it does).
+    func time(toReach level: Double) -> Duration {
+        guard tokens < level else { return .zero }
+        return .nanoseconds(Int64(((level - tokens) / rate * 1e9).rounded(.up)))
     }
 }

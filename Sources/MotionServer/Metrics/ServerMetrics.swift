@@ -8,6 +8,7 @@ final class ServerMetrics: Sendable {
     let registry = MetricsRegistry()
     private let frames = Atomic<Int>(0)
     private let liveSessions = Atomic<Int>(0)
+    private let flowPauses = Atomic<Int>(0)
     private let events = EventCounters()
 
     init() {
@@ -26,6 +27,7 @@ final class ServerMetrics: Sendable {
     func countEvent(_ event: MotionEvent) { events.count(event) }
     func sessionOpened() { liveSessions.add(1, ordering: .relaxed) }
     func sessionClosed() { liveSessions.subtract(1, ordering: .relaxed) }
+    func flowPaused() { flowPauses.add(1, ordering: .relaxed) }
     func observeStore(_ operation: String, seconds: Double) {
         registry.observe("motion_store_seconds", labels: [operation], seconds)
     }
@@ -43,6 +45,9 @@ final class ServerMetrics: Sendable {
             "motion_http_sessions \(httpSessions)",
             "# HELP motion_frames_total Pose frames processed.", "# TYPE motion_frames_total counter",
             "motion_frames_total \(frames.load(ordering: .relaxed))",
+            "# HELP motion_flow_pauses_total Times a live connection over its frame budget stopped being read.",
+            "# TYPE motion_flow_pauses_total counter",
+            "motion_flow_pauses_total \(flowPauses.load(ordering: .relaxed))",
             "# HELP motion_events_total Engine events by kind.", "# TYPE motion_events_total counter",
         ]
         for (name, count) in events.snapshot { lines.append("motion_events_total{event=\"\(name)\"} \(count)") }
