@@ -670,6 +670,57 @@ class MalformedRequestTests(ServerTestCase):
 # MARK: - Limits and timeouts (special flags)
 
 
+class LingeringCloseTests(ServerTestCase):
+    """An error answered while the client is still sending reaches it: the server shuts its write side down and
+    drops what follows for a bounded time and size (a lingering close) instead of closing with unread input, which
+    makes the kernel reset the connection and destroy the response before the client reads it."""
+
+    def send_in_two_parts_then_read(self, first, second, status):
+        """Sends `first`, waits until the server has surely answered and (before) closed, sends `second` (which a
+        closed socket answers with a reset), then expects the response and the end of the connection."""
+        with RawConn(self.srv.port) as conn:
+            # A small send buffer, so the second part is still being sent when a reset would come.
+            conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+            conn.send(first)
+            time.sleep(0.3)
+            conn.send(second)  # raises ConnectionResetError or BrokenPipeError without a lingering close
+            response = conn.read_response()
+            self.assertEqual(response.status, status, response)
+            self.assertTrue(conn.closed_within(5), "connection not closed after %d" % status)
+
+    def test_oversized_headers_still_sending_read_431(self):
+        headers = b"".join(b"X-Filler-%d: %s\r\n" % (i, b"v" * 1000) for i in range(70))  # ~70 KB
+        self.send_in_two_parts_then_read(b"GET / HTTP/1.1\r\nHost: x\r\n" + headers[:30_000],
+                                         headers[30_000:] + b"\r\n", 431)
+
+    def test_oversized_uri_still_sending_read_414(self):
+        self.send_in_two_parts_then_read(b"GET /" + b"a" * 60_000, b"a" * 60_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+                                         414)
+
+    def test_an_endless_sender_is_cut_off(self):
+        # Far past the bound: the server stops lingering and closes; the client's send fails or its read sees the
+        # end, within a bounded time, and the server is unharmed.
+        started = time.monotonic()
+        with RawConn(self.srv.port) as conn:
+            try:
+                conn.send(request_bytes("GET", "/" + "a" * 20_000_000))
+            except (ConnectionResetError, BrokenPipeError):
+                pass
+            conn.sock.settimeout(10)
+            ended = False
+            try:
+                while conn.sock.recv(65536):  # perhaps the 414, then the end
+                    pass
+                ended = True
+            except (ConnectionResetError, BrokenPipeError):
+                ended = True
+            except socket.timeout:
+                pass
+            self.assertTrue(ended, "the connection was not closed")
+        self.assertLess(time.monotonic() - started, 15)
+        self.assertAlive()
+
+
 class SmallLimitsTests(ServerTestCase):
     @classmethod
     def setUpClass(cls):

@@ -20,6 +20,10 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
         case handling
         /// Writing the last response, then closing.
         case closing
+        /// The last response has left and the write side is shut down; what the client still sends is read and
+        /// dropped for a bounded time and size before closing, so the kernel does not answer it with a reset that
+        /// destroys the response before the client reads it (nginx's lingering close).
+        case lingering
         case closed
     }
 
@@ -44,6 +48,8 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
     /// Whether reading is paused because enough input is buffered while a response is pending.
     private var readingPaused = false
     private var peerClosed = false
+    /// Input dropped since the last response began to close the connection.
+    private var discarded = 0
     private var writeWaiters: [CheckedContinuation<Bool, Never>] = []
     private var upgrade: (@Sendable (UpgradedConnection) -> Void, HTTPRequest)?
 
@@ -83,7 +89,10 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
             switch Socket.receive(fd, into: buffer.bytes) {
             case .transferred(let count):
                 server.metrics.received(count)
-                if phase == .closing { continue }
+                if phase == .closing || phase == .lingering {
+                    guard discard(count) else { break reading }
+                    continue
+                }
                 parser.append(UnsafeRawBufferPointer(start: buffer.pointer, count: count))
                 if phase == .handling && parser.bufferedByteCount >= server.configuration.maxBufferedInput {
                     pauseReading()
@@ -91,6 +100,7 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
                 }
                 if count < buffer.capacity { break reading }
             case .endOfStream:
+                if phase == .lingering { return closeNow() }
                 // End of input stays readable under level-triggered epoll: stop asking, or the loop spins.
                 peerClosed = true
                 setInterest(interest.subtracting([.readable, .readHangup]))
@@ -102,7 +112,7 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
                 break reading
             }
         }
-        guard phase != .closed else { return }
+        guard phase != .closed && phase != .lingering else { return }
         processInput()
         // A request still incomplete when the peer stops sending can never complete.
         if peerClosed && (phase == .idle || phase == .reading) { closeNow() }
@@ -343,10 +353,35 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
         for waiter in waiters { waiter.resume(returning: true) }
         if phase == .closing {
             if let (handover, request) = upgrade { return handOver(to: handover, request: request) }
-            closeNow()
+            linger()
         } else if phase == .handling && responseComplete {
             nextRequest()
         }
+    }
+
+    /// Counts dropped input; past ``HTTPServerConfiguration/maxLingeringBytes`` the connection stops reading (while
+    /// its response leaves) or closes (once lingering). Returns whether to go on reading.
+    private func discard(_ count: Int) -> Bool {
+        discarded += count
+        guard discarded > server.configuration.maxLingeringBytes else { return true }
+        if phase == .lingering {
+            closeNow()
+        } else {
+            setInterest(interest.subtracting([.readable, .readHangup]))
+        }
+        return false
+    }
+
+    /// Shuts the write side down after the last response and drops what the client still sends, for at most
+    /// ``HTTPServerConfiguration/lingeringTimeout`` and ``HTTPServerConfiguration/maxLingeringBytes``, then closes.
+    private func linger() {
+        guard !peerClosed, discarded <= server.configuration.maxLingeringBytes else { return closeNow() }
+        phase = .lingering
+        Glibc.shutdown(fd, Int32(SHUT_WR))
+        timer?.cancel()
+        timer = loop.schedule(after: server.configuration.lingeringTimeout) { [self] in self.closeNow() }
+        setInterest([.readable, .readHangup])
+        readAvailable()
     }
 
     private func setInterest(_ events: IOEvents) {

@@ -23,6 +23,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// How long a response may wait with unsent bytes and none of them taken by the client; then the connection
     /// is closed (a client that stops reading cannot hold a connection and its queued bytes forever).
     public var writeTimeout: Duration = .seconds(30)
+    /// After a response that closes the connection, how long what the client still sends is read and dropped
+    /// before closing (a lingering close: closing with unread input would reset the connection and could destroy
+    /// the response before the client reads it, e.g. a 431 to a client still sending its oversized headers).
+    public var lingeringTimeout: Duration = .seconds(2)
+    /// The most input dropped around a closing response before the connection closes anyway.
+    public var maxLingeringBytes = 64 * 1024
     /// Input read ahead while a request is being answered (pipelined requests); past it the connection is not read
     /// until the response has left, so a client that sends without reading cannot grow the buffer.
     public var maxBufferedInput = 64 * 1024
