@@ -349,6 +349,34 @@ struct MotionServerTests {
         }
     }
 
+    @Test func sessionsDrivenOverHTTPCanBeWatched() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        try await withMotionServer { address, _, _ in
+            func post(_ path: String, _ body: String) throws -> TestResponse? {
+                let client = try TestClient(address)
+                client.send(
+                    "POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                return client.readResponse()
+            }
+            let created = try #require(try post("/v1/sessions", #"{"exercise":"elbowFlexion","side":"right"}"#))
+            let id = try #require(Self.json(created)?["id"] as? String)
+            let (_, watcher) = try await Self.connect(address, path: "/v1/sessions/\(id)/watch", group: group)
+            await watcher.wait { $0.objects().contains { $0["type"] as? String == "started" } }
+            let frames = (0..<3).map { #"{"t":\#($0),"points":{"rightShoulder":[600,250],"rightElbow":[600,400]}}"# }
+            #expect(
+                try post("/v1/sessions/\(id)/poses", #"{"frames":[\#(frames.joined(separator: ","))]}"#)?.status == 200)
+            await watcher.wait {
+                $0.objects().contains { $0["type"] as? String == "snapshot" && $0["t"] as? Double == 2 }
+            }
+            #expect(try post("/v1/sessions/\(id)/stop", "")?.status == 200)
+            await watcher.wait { $0.close != nil }
+            #expect(watcher.objects().last?["type"] as? String == "summary")
+            #expect(watcher.close?.0 == .normal)
+        }
+    }
+
     @Test func tokensSeparateTenantsAndRefuseStrangers() async throws {
         let group = try EventLoopGroup(loops: 1)
         defer { group.shutdown() }

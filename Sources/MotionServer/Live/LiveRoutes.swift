@@ -21,23 +21,22 @@ struct LiveRoutes {
             }
             LiveSession(socket: socket, tenant: tenant, context: context).attach()
         }
-        // A tenant learns only of its own sessions: another tenant's id answers 404 like an unknown one.
+        // Any session in progress, live or driven over HTTP; a tenant learns only of its own sessions: another
+        // tenant's id answers 404 like an unknown one.
         let watchable: @Sendable (HTTPRequest) async -> WebSocketUpgradeDecision = { request in
-            guard let tenant = request.tenant,
-                request.sessionID.flatMap({ context.live.session($0, tenant: tenant) }) != nil
-            else { return .reject(REST.notFound) }
+            guard Self.watchedSession(of: request, context: context) != nil else { return .reject(REST.notFound) }
             return Self.echoBearerSubprotocol(request)
         }
         router.webSocket(
             "/v1/sessions/{id}/watch", configuration: configuration, hub: hub, logger: context.logger,
             shouldUpgrade: watchable
         ) { socket in
-            guard let tenant = socket.request?.tenant, let id = socket.request?.sessionID,
-                let live = context.live.session(id, tenant: tenant)
-            else { return socket.close(code: .policyViolation, reason: "unauthorized") }
+            guard let request = socket.request, let session = Self.watchedSession(of: request, context: context) else {
+                return socket.close(code: .normal, reason: "session ended")
+            }
             socket.onMessage = { _ in }
-            socket.onClose = { _, _ in Task { await live.removeWatcher(socket) } }
-            Task { await live.addWatcher(socket) }
+            socket.onClose = { _, _ in Task { await session.removeWatcher(socket) } }
+            Task { await session.addWatcher(socket) }
         }
         if echo {
             router.webSocket(
@@ -47,6 +46,12 @@ struct LiveRoutes {
                 socket.onMessage = { message in socket.send(message) }
             }
         }
+    }
+
+    /// The session `/v1/sessions/{id}/watch` names, if it is in progress on this node and the tenant's.
+    static func watchedSession(of request: HTTPRequest, context: AppContext) -> (any WatchableSession)? {
+        guard let tenant = request.tenant, let id = request.sessionID else { return nil }
+        return context.live.session(id, tenant: tenant) ?? context.httpSessions.session(id, tenant: tenant)
     }
 
     /// Accepts the upgrade, agreeing on the client's `bearer.<token>` subprotocol if it offered one (browsers

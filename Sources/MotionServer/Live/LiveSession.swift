@@ -9,7 +9,7 @@ import SessionStore
 /// The actor runs on its connection's event loop (the loop is its executor), so a frame is decoded, analysed,
 /// encoded and queued for sending on the thread that read it, with no hop. Store writes go to the store's own
 /// thread and never block the loop.
-actor LiveSession {
+actor LiveSession: WatchableSession {
     nonisolated let socket: WebSocket
     nonisolated let tenant: String
     private let context: AppContext
@@ -30,7 +30,7 @@ actor LiveSession {
     private var lastMessage: UInt64
     private var lastWrite: Task<Void, Never>?
     private var timer: LoopTimer?
-    private var watchers: [WebSocket] = []
+    private var watchers = SessionWatchers()
     private var finished = false
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { socket.loop.asUnownedSerialExecutor() }
@@ -180,9 +180,7 @@ actor LiveSession {
     /// Sends to the client and every watcher; snapshots coalesce under backpressure, events never drop.
     private func send(_ bytes: [UInt8], replacing key: String?) {
         socket.sendText(utf8: bytes, replacing: key)
-        guard !watchers.isEmpty else { return }
-        let text = String(decoding: bytes, as: UTF8.self)
-        for watcher in watchers { watcher.send(.text(text), replacing: key) }
+        watchers.send(bytes, replacing: key)
     }
 
     private func refuse(_ error: WireError) {
@@ -200,22 +198,11 @@ actor LiveSession {
 
     /// Adds a read-only observer that receives this session's events and snapshots from now on.
     func addWatcher(_ watcher: WebSocket) {
-        guard !finished else { return watcher.close(code: .normal, reason: "session ended") }
-        watchers.append(watcher)
-        if let running { sendSnapshot(to: watcher, of: running.core) }
+        guard !finished, let running else { return watcher.close(code: .normal, reason: "session ended") }
+        watchers.add(watcher, session: running.core)
     }
 
-    func removeWatcher(_ watcher: WebSocket) { watchers.removeAll { $0 === watcher } }
-
-    /// Tells a new watcher which session and exercise it follows (`started`), then the current snapshot.
-    private func sendSnapshot(to watcher: WebSocket, of session: SessionCore) {
-        var bytes: [UInt8] = []
-        WireEncoder.encodeStarted(session: session.id.description, exercise: session.engine.exercise, into: &bytes)
-        watcher.send(.text(String(decoding: bytes, as: UTF8.self)))
-        bytes.removeAll(keepingCapacity: true)
-        WireEncoder.encodeSnapshot(session.engine.snapshot(), into: &bytes)
-        watcher.send(.text(String(decoding: bytes, as: UTF8.self)), replacing: "snapshot")
-    }
+    func removeWatcher(_ watcher: WebSocket) { watchers.remove(watcher) }
 
     // MARK: Checkpoints, idle, ending
 
@@ -254,8 +241,7 @@ actor LiveSession {
         resumeTimer?.cancel()
         resumeTimer = nil
         if let running, !finished { finish(running.core, status: .abandoned, closeCode: nil) }
-        for watcher in watchers { watcher.close(code: .normal, reason: "session ended") }
-        watchers.removeAll()
+        watchers.closeAll()
     }
 
     /// Stores the final summary; after `stop` also sends it and closes with 1000 (PROTOCOL.md §3).
@@ -279,8 +265,7 @@ actor LiveSession {
         // a client that saw the close finds the session finished over REST.
         let closeAfterStoring = status == .finished ? closeCode : nil
         if let closeCode, closeAfterStoring == nil { socket.close(code: closeCode, reason: reason) }
-        for watcher in watchers { watcher.close(code: .normal, reason: "session ended") }
-        watchers.removeAll()
+        watchers.closeAll()
         let socket = socket
         lastWrite = context.store(
             .finish(summary, status: status, endedAt: endedAt), id: session.id, tenant: session.tenant, after: lastWrite

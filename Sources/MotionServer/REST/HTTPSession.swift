@@ -4,8 +4,8 @@ import MotionWire
 import SessionStore
 
 /// A session driven over HTTP (`POST /v1/sessions`, `…/poses`, `…/stop`): the same analysis as a live one,
-/// checkpointed as poses arrive and stored as abandoned when its client goes quiet.
-actor HTTPSession {
+/// checkpointed as poses arrive, watchable like one, and stored as abandoned when its client goes quiet.
+actor HTTPSession: WatchableSession {
     nonisolated let id: SessionID
     nonisolated let tenant: String
     private var core: SessionCore
@@ -14,6 +14,7 @@ actor HTTPSession {
     private var lastCheckpoint: Int64
     private var lastWrite: Task<Void, Never>?
     private(set) var isFinished = false
+    private var watchers = SessionWatchers()
 
     init(core: SessionCore, now: Int64) {
         self.core = core
@@ -51,6 +52,7 @@ actor HTTPSession {
                 context.metrics.countEvent(event)
                 events.append((pose.timestamp, event))
             }
+            if !watchers.isEmpty { tellWatchers(buffer, at: pose.timestamp) }
         }
         if now - lastCheckpoint >= Int64(context.limits.checkpointInterval.components.seconds * 1000) {
             checkpoint(context: context)
@@ -78,7 +80,37 @@ actor HTTPSession {
         var out: [UInt8] = []
         WireEncoder.encodeSummary(
             core.engine.summary, metadata: core.metadata(status: status, endedAt: endedAt), into: &out)
+        if !watchers.isEmpty {
+            var message: [UInt8] = []
+            WireEncoder.encodeSummary(
+                core.engine.summary, metadata: core.metadata(status: status, endedAt: endedAt), includeType: true,
+                into: &message)
+            watchers.send(message, replacing: nil)
+            watchers.closeAll()
+        }
         return out
+    }
+
+    // MARK: Watchers
+
+    func addWatcher(_ watcher: WebSocket) {
+        guard !isFinished else { return watcher.close(code: .normal, reason: "session ended") }
+        watchers.add(watcher, session: core)
+    }
+
+    func removeWatcher(_ watcher: WebSocket) { watchers.remove(watcher) }
+
+    /// Sends one pose's events and the snapshot after it to the watchers, as a live session sends them.
+    private func tellWatchers(_ events: [MotionEvent], at timestamp: Double) {
+        var bytes: [UInt8] = []
+        for event in events {
+            bytes.removeAll(keepingCapacity: true)
+            WireEncoder.encodeEvent(event, at: timestamp, into: &bytes)
+            watchers.send(bytes, replacing: nil)
+        }
+        bytes.removeAll(keepingCapacity: true)
+        WireEncoder.encodeSnapshot(core.engine.snapshot(), into: &bytes)
+        watchers.send(bytes, replacing: "snapshot")
     }
 
     /// Whether the client has been quiet for longer than `timeout` milliseconds.
