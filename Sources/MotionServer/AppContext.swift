@@ -43,6 +43,9 @@ final class AppContext: Sendable {
     let httpSessions: HTTPSessionRegistry
     /// Unix milliseconds now (an input, so tests can pin it).
     let clock: @Sendable () -> Int64
+    /// Whether the last store call failed.
+    let storeFailing = Atomic<Bool>(false)
+    private let lastProbe = Locked<UInt64>(0)
 
     init(
         store: any SessionStore, tokens: TokenTable?, logger: Logger, limits: LiveLimits, metrics: ServerMetrics,
@@ -65,10 +68,33 @@ final class AppContext: Sendable {
         return token.flatMap { tokens.grant(for: $0) }
     }
 
-    /// Times a store call into the `motion_store_seconds` histogram.
+    /// Times a store call into the `motion_store_seconds` histogram and records whether the store works.
     func timed<T: Sendable>(_ operation: String, _ body: () async throws -> T) async rethrows -> T {
         let started = EventLoop.now()
         defer { metrics.observeStore(operation, seconds: Double(EventLoop.now() - started) / 1e9) }
-        return try await body()
+        do {
+            let result = try await body()
+            storeFailing.store(false, ordering: .relaxed)
+            return result
+        } catch {
+            storeFailing.store(true, ordering: .relaxed)
+            throw error
+        }
+    }
+
+    /// Whether the store works, for `/readyz`: after a failed store call, until a call succeeds, it is not; then
+    /// a probe (at most one a second) checks whether it can take a write again, so a node that no traffic reaches
+    /// still comes back.
+    func storeIsWorking() async -> Bool {
+        guard storeFailing.load(ordering: .relaxed) else { return true }
+        let now = EventLoop.now()
+        let due = lastProbe.withLock { last in
+            guard now - last >= 1_000_000_000 else { return false }
+            last = now
+            return true
+        }
+        guard due else { return false }
+        _ = try? await timed("probe") { try await store.probe() }
+        return !storeFailing.load(ordering: .relaxed)
     }
 }

@@ -31,8 +31,12 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let invalidPose = ErrorCode(rawValue: "invalidPose")
     /// A pose's `t` is not greater than the previous one's (PROTOCOL.md §2). Decided by the server.
     public static let nonIncreasingTime = ErrorCode(rawValue: "nonIncreasingTime")
-    /// The client sends faster than the server allows. Decided by the server.
+    /// The client sends faster than the server allows. Decided by the server. PROTOCOL.md v1 only: the server now
+    /// slows a fast client down instead (flow control) and never sends it.
     public static let rateLimited = ErrorCode(rawValue: "rateLimited")
+    /// The session store failed: the session's summary could not be stored (a live session then closes with
+    /// 1011), or a REST call could not be answered (503). Decided by the server.
+    public static let storeUnavailable = ErrorCode(rawValue: "storeUnavailable")
     /// The message (or a batch's frame count) exceeds ``WireLimits``. Decided by the decoder.
     /// An extension of PROTOCOL.md §3; over WebSocket the connection may instead be closed with 1009.
     public static let messageTooBig = ErrorCode(rawValue: "messageTooBig")

@@ -2,6 +2,15 @@ import CSQLite
 public import MotionCore
 
 extension SQLiteSessionStore {
+    /// Takes the database's write lock and lets it go (`BEGIN IMMEDIATE; ROLLBACK`): fails as a write would when
+    /// another connection holds the lock past the busy timeout or the database cannot be written.
+    /// - Throws: Database errors.
+    public func probe() throws(SessionStoreError) {
+        let db = try database()
+        try db.execute("BEGIN IMMEDIATE")
+        try db.execute("ROLLBACK")
+    }
+
     /// Stores a new session: its row, reps and series, in one transaction.
     /// - Parameter session: The session.
     /// - Throws: ``SessionStoreError/alreadyExists`` if the id is taken; database errors.

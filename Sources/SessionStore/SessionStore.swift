@@ -94,6 +94,10 @@ public protocol SessionStore: Sendable {
     /// - Throws: Database errors.
     func abandonLiveSessions(updatedBefore cutoff: Int64) async throws -> Int
 
+    /// Checks that the store can take a write now (a readiness probe), without changing anything.
+    /// - Throws: Database errors: the store is locked, read-only, or gone.
+    func probe() async throws
+
     /// Releases the database; later calls throw ``SessionStoreError/closed``. Calling it again does nothing.
     func close() async
 }

@@ -1218,6 +1218,85 @@ class OperationsTests(unittest.TestCase):
             server.cleanup()
 
 
+class StoreFailureTests(unittest.TestCase):
+    """PROTOCOL §3 and §5: a failing store is never hidden. Failures are real: another connection holds the
+    database's write lock (SQLite waits 5 s, then fails with SQLITE_BUSY), or a stored row is damaged."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server().start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.cleanup()
+
+    def lock_database(self):
+        """Holds the write lock from another connection until the returned connection rolls back."""
+        import sqlite3
+        conn = sqlite3.connect(self.server.database, timeout=10, isolation_level=None)
+        conn.execute("BEGIN EXCLUSIVE")
+        return conn
+
+    def ready_status(self):
+        return self.server.get("/readyz", timeout=20).status
+
+    def test_a_damaged_row_answers_503_not_404(self):
+        s = self.server
+        created = s.post("/v1/analyze", analyze_body("store-damaged"))
+        self.assertEqual(created.status, 200, created)
+        sid = s.get("/v1/sessions?subject=store-damaged").json()["sessions"][0]["id"]
+        import sqlite3
+        with sqlite3.connect(s.database, isolation_level=None) as conn:
+            conn.execute("UPDATE sessions SET side = 'middle' WHERE id = ?", (sid,))
+        resp = s.get(f"/v1/sessions/{sid}")
+        self.assertEqual(resp.status, 503, resp)
+        self.assertEqual(resp.json()["error"]["code"], "storeUnavailable")
+        self.assertEqual(s.get(f"/v1/sessions/{UNKNOWN_ID}").status, 404, "an unknown id is still 404")
+        metrics = s.get("/metrics").body.decode()
+        self.assertRegex(metrics, r'motion_store_errors_total\{operation="get"\} [1-9]')
+
+    def test_a_live_session_whose_summary_cannot_be_stored_closes_1011(self):
+        s = self.server
+        ws = s.ws()
+        try:
+            ws.start(exercise="elbowFlexion", side="right", options={"snapshots": "off"})
+            for frame in rep_frames(1):
+                ws.send(pose_msg(frame))
+            lock = self.lock_database()
+            try:
+                ws.send({"type": "stop"})
+                code, reason, messages = ws.close_code(timeout=20)
+                self.assertEqual(code, 1011, (reason, messages))
+                errors = of_type(messages, "error")
+                self.assertEqual([e["code"] for e in errors], ["storeUnavailable"], messages)
+                self.assertEqual(self.ready_status(), 503, "/readyz while the store fails")
+            finally:
+                lock.rollback()
+                lock.close()
+            deadline = time.monotonic() + 20
+            while self.ready_status() != 200 and time.monotonic() < deadline:
+                time.sleep(0.2)
+            self.assertEqual(self.ready_status(), 200, "/readyz once the store works again")
+        finally:
+            ws.close()
+
+    def test_an_http_session_stop_that_cannot_be_stored_answers_503_and_can_be_retried(self):
+        s = self.server
+        sid = s.post("/v1/sessions", {"exercise": "elbowFlexion", "side": "right"}).json()["id"]
+        self.assertEqual(s.post(f"/v1/sessions/{sid}/poses", {"frames": rep_frames(1)}).status, 200)
+        lock = self.lock_database()
+        try:
+            resp = s.post(f"/v1/sessions/{sid}/stop", timeout=20)
+            self.assertEqual(resp.status, 503, resp)
+            self.assertEqual(resp.json()["error"]["code"], "storeUnavailable")
+        finally:
+            lock.rollback()
+            lock.close()
+        again = s.post(f"/v1/sessions/{sid}/stop", timeout=20)
+        self.assertEqual(again.status, 200, again)
+        self.assertEqual(s.get(f"/v1/sessions/{sid}").json()["status"], "finished")
+
+
 class StaticFileTests(unittest.TestCase):
     """PROTOCOL §5: everything else under / is served from the public directory."""
 

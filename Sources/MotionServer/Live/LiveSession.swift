@@ -269,8 +269,18 @@ actor LiveSession: WatchableSession {
         let socket = socket
         lastWrite = context.store(
             .finish(summary, status: status, endedAt: endedAt), id: session.id, tenant: session.tenant, after: lastWrite
-        ) {
-            if let closeAfterStoring { socket.close(code: closeAfterStoring, reason: reason) }
+        ) { stored in
+            guard let closeAfterStoring else { return }
+            guard stored else {
+                // PROTOCOL.md §3: the client is told, never left believing its session was stored.
+                var bytes: [UInt8] = []
+                WireEncoder.encodeError(
+                    WireError(code: .storeUnavailable, message: "the summary could not be stored"), frame: nil,
+                    into: &bytes)
+                socket.send(.text(String(decoding: bytes, as: UTF8.self)))
+                return socket.close(code: .internalError, reason: "summary not stored")
+            }
+            socket.close(code: closeAfterStoring, reason: reason)
         }
     }
 }

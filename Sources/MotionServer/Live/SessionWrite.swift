@@ -29,11 +29,11 @@ extension AppContext {
     ///   - id: The session.
     ///   - tenant: Its tenant.
     ///   - previous: The session's previous write, if any.
-    ///   - then: Runs after the write, whether it succeeded or not.
+    ///   - then: Runs after the write with whether it was stored.
     /// - Returns: The write, to chain the session's next one after it.
     func store(
         _ write: SessionWrite, id: SessionID, tenant: String, after previous: Task<Void, Never>?,
-        then: (@Sendable () -> Void)? = nil
+        then: (@Sendable (_ stored: Bool) -> Void)? = nil
     ) -> Task<Void, Never> {
         if case .checkpoint(let summary) = write {
             // Checkpoints are gathered and written in batches.
@@ -42,17 +42,18 @@ extension AppContext {
                 await storeCheckpoints(batch)
             }
             guard let then else { return batch }
-            return writes.run(after: batch) { then() }
+            return writes.run(after: batch) { then(true) }
         }
         return writes.run(after: previous) { [self] in
             do {
                 try await timed(write.operation) { try await apply(write, id: id, tenant: tenant) }
+                then?(true)
             } catch {
                 metrics.storeFailed(write.operation)
                 logger.log(
                     .error, "cannot store the session (\(write.operation))", ["id": "\(id)", "error": "\(error)"])
+                then?(false)
             }
-            then?()
         }
     }
 }

@@ -37,12 +37,14 @@ final class ServerMetrics: Sendable {
     }
 
     /// The Prometheus text of everything, including the HTTP server's counters.
-    func render(http: HTTPMetrics.Snapshot, webSockets: Int, httpSessions: Int) -> String {
+    func render(http: HTTPMetrics.Snapshot, webSockets: Int, httpSessions: Int, storeFailing: Bool) -> String {
         var lines = [
             "# HELP motion_live_sessions Live WebSocket sessions on this node.", "# TYPE motion_live_sessions gauge",
             "motion_live_sessions \(liveSessions.load(ordering: .relaxed))",
             "# HELP motion_http_sessions Open HTTP-driven sessions on this node.", "# TYPE motion_http_sessions gauge",
             "motion_http_sessions \(httpSessions)",
+            "# HELP motion_store_failing 1 while the session store fails (since its last failed call), else 0.",
+            "# TYPE motion_store_failing gauge", "motion_store_failing \(storeFailing ? 1 : 0)",
             "# HELP motion_frames_total Pose frames processed.", "# TYPE motion_frames_total counter",
             "motion_frames_total \(frames.load(ordering: .relaxed))",
             "# HELP motion_flow_pauses_total Times a live connection over its frame budget stopped being read.",

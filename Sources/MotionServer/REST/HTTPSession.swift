@@ -67,15 +67,19 @@ actor HTTPSession: WatchableSession {
         return out
     }
 
-    /// Ends the session, stores it, and returns the summary body.
-    func stop(status: SessionStatus, context: AppContext) async -> [UInt8] {
+    /// Ends the session, stores it, and returns the summary body; nil when the summary could not be stored (the
+    /// session then stays open, so that `stop` can be tried again).
+    func stop(status: SessionStatus, context: AppContext) async -> [UInt8]? {
         let endedAt = context.clock()
         if !isFinished {
+            let summary = core.engine.summary
+            let stored = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                lastWrite = context.store(
+                    .finish(summary, status: status, endedAt: endedAt), id: id, tenant: tenant, after: lastWrite
+                ) { stored in continuation.resume(returning: stored) }
+            }
+            guard stored || status == .abandoned else { return nil }
             isFinished = true
-            lastWrite = context.store(
-                .finish(core.engine.summary, status: status, endedAt: endedAt), id: id, tenant: tenant,
-                after: lastWrite)
-            await lastWrite?.value
         }
         var out: [UInt8] = []
         WireEncoder.encodeSummary(

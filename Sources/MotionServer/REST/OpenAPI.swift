@@ -749,6 +749,9 @@ enum OpenAPI {
              },
              "401":{
               "$ref":"#/components/responses/Error"
+             },
+             "503":{
+              "$ref":"#/components/responses/Error"
              }
             }
            }
@@ -791,6 +794,9 @@ enum OpenAPI {
              },
              "400":{
               "$ref":"#/components/responses/Error"
+             },
+             "503":{
+              "$ref":"#/components/responses/Error"
              }
             }
            },
@@ -815,6 +821,9 @@ enum OpenAPI {
               "$ref":"#/components/responses/Error"
              },
              "400":{
+              "$ref":"#/components/responses/Error"
+             },
+             "503":{
               "$ref":"#/components/responses/Error"
              }
             }
@@ -866,6 +875,9 @@ enum OpenAPI {
               "$ref":"#/components/responses/Error"
              },
              "400":{
+              "$ref":"#/components/responses/Error"
+             },
+             "503":{
               "$ref":"#/components/responses/Error"
              }
             }
@@ -944,6 +956,9 @@ enum OpenAPI {
              },
              "415":{
               "$ref":"#/components/responses/Error"
+             },
+             "503":{
+              "$ref":"#/components/responses/Error"
              }
             }
            }
@@ -977,6 +992,9 @@ enum OpenAPI {
               "$ref":"#/components/responses/Error"
              },
              "400":{
+              "$ref":"#/components/responses/Error"
+             },
+             "503":{
               "$ref":"#/components/responses/Error"
              }
             }
@@ -1046,13 +1064,16 @@ enum OpenAPI {
              },
              "415":{
               "$ref":"#/components/responses/Error"
+             },
+             "503":{
+              "$ref":"#/components/responses/Error"
              }
             }
            }
           },
           "/v1/stream":{
            "get":{
-            "summary":"Live session over WebSocket (PROTOCOL.md \u00a73)",
+            "summary":"Live session over WebSocket (PROTOCOL.md §3)",
             "responses":{
              "101":{
               "description":"Switching Protocols"
@@ -1079,6 +1100,9 @@ enum OpenAPI {
               "description":"Switching Protocols"
              },
              "404":{
+              "$ref":"#/components/responses/Error"
+             },
+             "503":{
               "$ref":"#/components/responses/Error"
              }
             }

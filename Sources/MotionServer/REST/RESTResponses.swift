@@ -26,6 +26,11 @@ enum REST {
         return response
     }()
     static let forbidden = error(.forbidden, "forbidden", "this token may not read server-wide figures")
+    static let storeUnavailable: HTTPResponse = {
+        var response = error(.serviceUnavailable, "storeUnavailable", "the session store failed; try again")
+        response.headers.add(name: "Retry-After", value: "1")
+        return response
+    }()
 
     /// Whether the request's body is NDJSON (when allowed) rather than JSON, or the `415` refusing anything else.
     static func bodyFormat(of request: HTTPRequest, allowingNDJSON: Bool) -> (ndjson: Bool, refusal: HTTPResponse?) {

@@ -106,7 +106,8 @@ struct SessionRoutes {
     private func stop(_ request: HTTPRequest, tenant: String) async -> HTTPResponse {
         guard let id = request.sessionID, let session = context.httpSessions.session(id, tenant: tenant)
         else { return await notLive(request, tenant: tenant) }
-        let body = await session.stop(status: .finished, context: context)
+        // A summary that could not be stored leaves the session open: the client may try `stop` again.
+        guard let body = await session.stop(status: .finished, context: context) else { return REST.storeUnavailable }
         context.httpSessions.remove(id)
         return REST.json(body)
     }
@@ -114,9 +115,11 @@ struct SessionRoutes {
     /// 409 when the session exists but is not driven over HTTP on this node (finished, or a WebSocket session);
     /// 404 otherwise.
     private func notLive(_ request: HTTPRequest, tenant: String) async -> HTTPResponse {
-        guard let id = request.sessionID,
-            (try? await context.store.session(id: id, tenant: tenant)) != nil
-        else { return REST.notFound }
+        do {
+            guard try await stored(request, tenant: tenant) != nil else { return REST.notFound }
+        } catch {
+            return storeFailure("get", error)
+        }
         return REST.error(.conflict, "notLive", "the session is not an open HTTP session")
     }
 
@@ -210,7 +213,13 @@ struct SessionRoutes {
     }
 
     private func get(_ request: HTTPRequest, tenant: String) async -> HTTPResponse {
-        guard let session = await stored(request, tenant: tenant) else { return REST.notFound }
+        let session: StoredSession
+        do {
+            guard let found = try await stored(request, tenant: tenant) else { return REST.notFound }
+            session = found
+        } catch {
+            return storeFailure("get", error)
+        }
         let wantsCSV =
             request.query("format") == "csv"
             || (request.headers["Accept"]?.lowercased().contains("text/csv") ?? false)
@@ -278,15 +287,17 @@ struct SessionRoutes {
         }
     }
 
-    private func stored(_ request: HTTPRequest, tenant: String) async -> StoredSession? {
+    /// The stored session the path names; nil when there is none (or the id is not one).
+    /// - Throws: When the store fails.
+    private func stored(_ request: HTTPRequest, tenant: String) async throws -> StoredSession? {
         guard let id = request.sessionID else { return nil }
-        return try? await context.timed("get") { try await context.store.session(id: id, tenant: tenant) }
+        return try await context.timed("get") { try await context.store.session(id: id, tenant: tenant) }
     }
 
     private func storeFailure(_ operation: String, _ error: any Error) -> HTTPResponse {
         context.metrics.storeFailed(operation)
         context.logger.log(.error, "store call failed", ["operation": operation, "error": "\(error)"])
-        return REST.error(.internalServerError, "storeUnavailable", "the session store failed; try again")
+        return REST.storeUnavailable
     }
 
     /// A stored session as PROTOCOL.md §5's summary object.
