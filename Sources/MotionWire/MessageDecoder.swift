@@ -12,10 +12,15 @@
 /// }
 /// ```
 ///
-/// Error codes decided here: `invalidJSON` (not well-formed JSON, not an object), `messageTooBig`,
-/// `unknownType` (`type` missing, not a string or unknown), `invalidPose` (`pose`, `poses`) and `invalidMessage`
-/// (`start`, and `type` given twice in any message). A syntax error outranks every other error, wherever it is
-/// in the message.
+/// Error codes decided here: `invalidJSON` (not well-formed JSON, not an object), `messageTooBig` (too many bytes,
+/// or a batch of more than ``WireLimits/maxFramesPerBatch`` frames), `unknownType` (`type` missing, not a string or
+/// unknown), `invalidPose` (`pose`; `poses` whose `frames` is missing, repeated or not an array) and
+/// `invalidMessage` (`start`, and `type` given twice in any message). A syntax error outranks every other error,
+/// wherever it is in the message, inside a frame of a batch too.
+///
+/// A `poses` batch is judged frame by frame (PROTOCOL.md §3): a frame that is well-formed JSON but not a valid
+/// pose does not throw; it is refused alone, as its element of ``ClientMessage/poses(_:)``, and the frames after
+/// it are read as usual.
 ///
 /// A member name given twice is refused wherever it could change what is read (``KnownMembers``): `type`, the
 /// known members of each message and of its `options`, `points` and `confidence`, and every top-level name of

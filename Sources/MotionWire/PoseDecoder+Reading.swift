@@ -92,8 +92,13 @@ extension PoseDecoder {
 
     /// Reads a `frames` batch: an object whose `frames` member is an array of pose objects. `type` and `frames`
     /// may each appear once; other members are skipped.
-    func readBatch(_ reader: inout JSONReader) throws -> [Pose] {
-        var poses: [Pose] = []
+    ///
+    /// Each frame is judged alone (PROTOCOL.md §3, flow control): a frame that is well-formed JSON but not a valid
+    /// pose yields its error, named `frames[i]: …`, and reading goes on with the next frame. What is wrong with the
+    /// batch itself throws: a syntax error anywhere (in any frame too), more than
+    /// ``WireLimits/maxFramesPerBatch`` frames, `frames` missing, repeated or not an array, `type` repeated.
+    func readBatch(_ reader: inout JSONReader) throws -> [Result<Pose, WireError>] {
+        var frames: [Result<Pose, WireError>] = []
         var hasFrames = false
         var hasType = false
         try reader.beginObject()
@@ -115,16 +120,25 @@ extension PoseDecoder {
             try reader.beginArray()
             var firstFrame = true
             while try reader.nextElement(&firstFrame) {
-                guard poses.count < limits.maxFramesPerBatch else { throw Self.tooManyFrames(limits) }
-                do {
-                    poses.append(try readPose(&reader))
-                } catch let error as WireError {
-                    throw WireError(code: error.code, message: "frames[\(poses.count)]: \(error.message)")
-                }
+                guard frames.count < limits.maxFramesPerBatch else { throw Self.tooManyFrames(limits) }
+                frames.append(try readFrame(&reader, index: frames.count))
             }
         }
         guard hasFrames else { throw WireError.invalidPose("frames is required") }
-        return poses
+        return frames
+    }
+
+    /// Reads frame `index` of a batch: its pose, or the error that refuses it alone. A refused frame is then
+    /// skipped from its start, still validated, so a syntax error later in it throws as anywhere else.
+    private func readFrame(_ reader: inout JSONReader, index: Int) throws -> Result<Pose, WireError> {
+        let start = reader.mark
+        do {
+            return .success(try readPose(&reader))
+        } catch let error as WireError {
+            reader.rewind(to: start)
+            try reader.skipValue()
+            return .failure(WireError(code: error.code, message: "frames[\(index)]: \(error.message)"))
+        }
     }
 
     /// Reads a `points` object (or `null`); returns whether it was an object.

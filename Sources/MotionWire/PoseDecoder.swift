@@ -87,32 +87,55 @@ public struct PoseDecoder: Sendable, Hashable {
 
     /// Decodes a `POST /v1/sessions/{id}/poses` or `/v1/analyze` body (PROTOCOL.md §5): an object with a
     /// `frames` array, or a single pose object.
+    ///
+    /// The frames of a batch are judged one by one: a frame that is well-formed JSON but not a valid pose (no `t`,
+    /// a bad point, a member given twice…) is refused alone, as its element of the result, and the frames after it
+    /// are still read. A single pose object is the whole body: its errors throw.
+    ///
+    /// ```swift
+    /// for (index, frame) in try decoder.decodeFrames(body).enumerated() {
+    ///     switch frame {
+    ///     case .success(let pose): process(pose)
+    ///     case .failure(let error): errors.append((batchIndex: index, error: error))
+    ///     }
+    /// }
+    /// ```
     /// - Parameter bytes: The UTF-8 JSON object.
-    /// - Returns: The frames in order.
-    /// - Throws: `WireError` with `invalidJSON`, `messageTooBig` (too many frames) or `invalidPose` (the message
-    ///   names the frame, e.g. `frames[3]: t is required`), or `invalidMessage` for a repeated `type`.
-    public func decodeFrames(_ bytes: [UInt8]) throws(WireError) -> [Pose] {
+    /// - Returns: Each frame in order, its pose or the error that refused it (`invalidPose`, or `invalidMessage` for
+    ///   a repeated `type`; the message names the frame, e.g. `frames[3]: t is required`); the element's index is
+    ///   the frame's `batchIndex`.
+    /// - Throws: `WireError` for the whole body: `invalidJSON` (a syntax error anywhere, in any frame too),
+    ///   `messageTooBig` (too many bytes or frames), `invalidPose` (`frames` not an array or given twice; or the
+    ///   single pose is invalid), `invalidMessage` (a repeated `type`).
+    /// - Complexity: O(n) in the size of the input.
+    public func decodeFrames(_ bytes: [UInt8]) throws(WireError) -> [Result<Pose, WireError>] {
         let hasFrames = bytes.withUnsafeBytes { raw in Self.topLevelMember(named: "frames", in: raw, limits: limits) }
         return try JSONReader.decode(bytes, limits: limits) { reader in
-            hasFrames ? try readBatch(&reader) : [try readPose(&reader)]
+            hasFrames ? try readBatch(&reader) : [.success(try readPose(&reader))]
         }
     }
 
-    /// Decodes an NDJSON body (`application/x-ndjson`): one pose object per line; empty lines are skipped.
+    /// Decodes an NDJSON body (`application/x-ndjson`): one pose object per line; blank lines are skipped.
+    ///
+    /// Lines are independent, so each is judged alone, a line that is not well-formed JSON included: a bad line
+    /// is refused as its element of the result and the lines after it are still read.
     /// - Parameter bytes: The UTF-8 lines.
-    /// - Returns: The frames in order.
-    /// - Throws: `WireError` for the first bad line (the message names it, e.g. `line 4: …`), or
-    ///   `messageTooBig` when the body or the number of frames exceeds ``limits``.
-    public func decodeNDJSON(_ bytes: [UInt8]) throws(WireError) -> [Pose] {
+    /// - Returns: Each non-blank line in order, its pose or the error that refused it (`invalidJSON`,
+    ///   `invalidPose`, or `invalidMessage` for a repeated `type`; the message names the line, e.g.
+    ///   `line 4: t is required`); the element's index is the frame's `batchIndex`.
+    /// - Throws: `WireError` with `messageTooBig` when the body or the number of non-blank lines exceeds
+    ///   ``limits``.
+    /// - Complexity: O(n) in the size of the input.
+    public func decodeNDJSON(_ bytes: [UInt8]) throws(WireError) -> [Result<Pose, WireError>] {
         guard bytes.count <= limits.maxMessageBytes else { throw WireError(JSONError(offset: 0, reason: .tooLarge)) }
         let outcome = bytes.withUnsafeBytes { raw in
-            Result { () throws(WireError) -> [Pose] in try decodeLines(raw) }
+            Result { () throws(WireError) -> [Result<Pose, WireError>] in try decodeLines(raw) }
         }
         return try outcome.get()
     }
 
-    private func decodeLines(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> [Pose] {
-        var poses: [Pose] = []
+    private func decodeLines(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> [Result<Pose, WireError>] {
+        var frames: [Result<Pose, WireError>] = []
         var lineStart = 0
         var lineNumber = 0
         while lineStart < bytes.count {
@@ -121,14 +144,14 @@ public struct PoseDecoder: Sendable, Hashable {
             let line = UnsafeRawBufferPointer(rebasing: bytes[lineStart..<lineEnd])
             lineStart = lineEnd + 1
             guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { continue }
-            guard poses.count < limits.maxFramesPerBatch else { throw Self.tooManyFrames(limits) }
+            guard frames.count < limits.maxFramesPerBatch else { throw Self.tooManyFrames(limits) }
             do throws(WireError) {
-                poses.append(try decodePose(line))
+                frames.append(.success(try decodePose(line)))
             } catch {
-                throw WireError(code: error.code, message: "line \(lineNumber): \(error.message)")
+                frames.append(.failure(WireError(code: error.code, message: "line \(lineNumber): \(error.message)")))
             }
         }
-        return poses
+        return frames
     }
 
     static func tooManyFrames(_ limits: WireLimits) -> WireError {
