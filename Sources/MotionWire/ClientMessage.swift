@@ -6,8 +6,11 @@ public enum ClientMessage: Sendable, Equatable {
     case start(StartRequest)
     /// `pose`: one frame, converted to pixels with y down and anatomical sides.
     case pose(Pose)
-    /// `poses`: a batch of frames, in order.
-    case poses([Pose])
+    /// `poses`: a batch of frames, in order, each judged alone (PROTOCOL.md §3): its pose, or the error that
+    /// refused it, ``ErrorCode/invalidPose`` (``ErrorCode/invalidMessage`` for a repeated `type`), its message naming
+    /// the frame, e.g. `frames[3]: t is required`.
+    /// The element's index is the frame's `batchIndex` (``WireEncoder/encodeError(_:frame:batchIndex:into:)``).
+    case poses([Result<Pose, WireError>])
     /// `reset`: best, counts and the current rep start over.
     case reset
     /// `baseline`: start or restart the baseline measurement.

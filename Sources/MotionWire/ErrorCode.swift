@@ -40,6 +40,12 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// The message (or a batch's frame count) exceeds ``WireLimits``. Decided by the decoder.
     /// An extension of PROTOCOL.md §3; over WebSocket the connection may instead be closed with 1009.
     public static let messageTooBig = ErrorCode(rawValue: "messageTooBig")
+    /// A pose named a joint that is not one of PROTOCOL.md §1 in `points` or `confidence`, e.g. Apple Vision's raw
+    /// `left_shoulder_1_joint`, `LeftElbow` or `leftHeel`. Not a refusal: the name is ignored (the joint reads as
+    /// not seen) and the pose is accepted; the server answers the first such name of a session, once, with this
+    /// code, and goes on (PROTOCOL.md §3). Noticed by the decoder (``DecodingReport/unknownJoint``), sent by the
+    /// server; ``WireError/unknownJoint(_:)`` builds the error.
+    public static let unknownJoint = ErrorCode(rawValue: "unknownJoint")
     /// A known message other than a pose has a field of the wrong type or an invalid value, e.g. `start` without
     /// `exercise`, `"format":"openpose"`, a `subject` over 128 characters or holding a control character, or
     /// a member given twice; also any message whose `type` is given twice. Decided by the decoder.

@@ -39,6 +39,23 @@ extension JSONReader {
         return try outcome.get()
     }
 
+    /// Runs `body` over one JSON text, as ``decode(_:limits:_:)-(UnsafeRawBufferPointer,_,_)``, for decoders that
+    /// note what they see in `report`: when the input is refused after all, whatever `body` noted is taken back,
+    /// so a report only ever describes accepted input.
+    static func decode<Result>(
+        _ bytes: UnsafeRawBufferPointer, limits: WireLimits, report: inout DecodingReport,
+        _ body: (inout JSONReader, inout DecodingReport) throws -> Result
+    ) throws(WireError) -> Result {
+        // Decoders fill a field only while it is nil, so putting back nil undoes them.
+        let hadUnknownJoint = report.unknownJoint != nil
+        do throws(WireError) {
+            return try decode(bytes, limits: limits) { reader in try body(&reader, &report) }
+        } catch {
+            if !hadUnknownJoint { report.unknownJoint = nil }
+            throw error
+        }
+    }
+
     /// The first syntax error of `bytes`, or nil when it is one well-formed JSON value.
     static func validate(_ bytes: UnsafeRawBufferPointer, limits: WireLimits) -> JSONError? {
         do throws(JSONError) {

@@ -23,6 +23,22 @@ extension JSONReader {
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[token.start..<token.end]), as: UTF8.self)
     }
 
+    /// The unescaped text of a token, cut to at most `maxBytes` UTF-8 bytes between two Unicode scalars.
+    func string(_ token: StringToken, maxBytes: Int) -> String {
+        guard token.hasEscapes else {
+            return Self.string(
+                utf8: UnsafeRawBufferPointer(rebasing: bytes[token.start..<token.end]), maxBytes: maxBytes)
+        }
+        return unescapedBytes(token).withUnsafeBytes { Self.string(utf8: $0, maxBytes: maxBytes) }
+    }
+
+    private static func string(utf8: UnsafeRawBufferPointer, maxBytes: Int) -> String {
+        var end = min(utf8.count, maxBytes)
+        // A continuation byte (10xxxxxx) at the cut: back off to the start of the scalar it belongs to.
+        while end > 0, end < utf8.count, utf8[end] & 0xC0 == 0x80 { end -= 1 }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: utf8[..<end]), as: UTF8.self)
+    }
+
     /// The unescaped UTF-8 bytes of a token that was validated by ``scanString()``.
     func unescapedBytes(_ token: StringToken) -> [UInt8] {
         var result: [UInt8] = []

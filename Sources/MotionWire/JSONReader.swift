@@ -134,6 +134,22 @@ struct JSONReader {
         return true
     }
 
+    /// A position of the reader, to come back to with ``rewind(to:)``.
+    struct Mark {
+        fileprivate let offset: Int
+        fileprivate let depth: Int
+    }
+
+    /// The current position, e.g. the start of a value that may have to be read again.
+    var mark: Mark { Mark(offset: offset, depth: depth) }
+
+    /// Moves back to `mark`, as if nothing had been read since: a decoder that gives up on a value halfway (a
+    /// frame of a batch refused alone) rewinds to its start and skips it whole with ``skipValue()``.
+    mutating func rewind(to mark: Mark) {
+        offset = mark.offset
+        depth = mark.depth
+    }
+
     /// Checks that only whitespace follows the top-level value (RFC 8259 §2).
     mutating func finish() throws(JSONError) {
         skipWhitespace()

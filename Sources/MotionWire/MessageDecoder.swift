@@ -5,17 +5,31 @@
 ///
 /// ```swift
 /// var decoder = MessageDecoder()
-/// switch try decoder.decode(frame) {
+/// var report = DecodingReport()  // kept for the session
+/// switch try decoder.decode(frame, report: &report) {
 /// case .start(let start): decoder.configure(for: start)
 /// case .pose(let pose): …
+/// case .poses(let frames):
+///     for (batchIndex, frame) in frames.enumerated() {
+///         switch frame {
+///         case .success(let pose): …
+///         case .failure(let error): …  // answered with its batchIndex; the batch goes on
+///         }
+///     }
 /// default: …
 /// }
+/// if let name = report.unknownJoint { … }  // answered once per session with `unknownJoint`
 /// ```
 ///
-/// Error codes decided here: `invalidJSON` (not well-formed JSON, not an object), `messageTooBig`,
-/// `unknownType` (`type` missing, not a string or unknown), `invalidPose` (`pose`, `poses`) and `invalidMessage`
-/// (`start`, and `type` given twice in any message). A syntax error outranks every other error, wherever it is
-/// in the message.
+/// Error codes decided here: `invalidJSON` (not well-formed JSON, not an object), `messageTooBig` (too many bytes,
+/// or a batch of more than ``WireLimits/maxFramesPerBatch`` frames), `unknownType` (`type` missing, not a string or
+/// unknown), `invalidPose` (`pose`; `poses` whose `frames` is missing, repeated or not an array) and
+/// `invalidMessage` (`start`, and `type` given twice in any message). A syntax error outranks every other error,
+/// wherever it is in the message, inside a frame of a batch too.
+///
+/// A `poses` batch is judged frame by frame (PROTOCOL.md §3): a frame that is well-formed JSON but not a valid
+/// pose does not throw; it is refused alone, as its element of ``ClientMessage/poses(_:)``, and the frames after
+/// it are read as usual.
 ///
 /// A member name given twice is refused wherever it could change what is read (``KnownMembers``): `type`, the
 /// known members of each message and of its `options`, `points` and `confidence`, and every top-level name of
@@ -45,8 +59,22 @@ public struct MessageDecoder: Sendable, Hashable {
     /// - Throws: `WireError`; see the type's documentation for the codes.
     /// - Complexity: O(n) in the size of the message.
     public func decode(_ bytes: [UInt8]) throws(WireError) -> ClientMessage {
+        var report = DecodingReport()
+        return try decode(bytes, report: &report)
+    }
+
+    /// Decodes one message, and notes the first unknown joint name of its accepted poses.
+    /// - Parameters:
+    ///   - bytes: One WebSocket text frame (UTF-8 JSON).
+    ///   - report: Gets the first unknown joint name of the `pose`, or of an accepted frame of the `poses`, if the
+    ///     report has none yet; left as it was when the message is refused. Keep one per session to learn the
+    ///     session's first unknown joint at the cost of one allocation.
+    /// - Returns: The message.
+    /// - Throws: `WireError`; see the type's documentation for the codes.
+    /// - Complexity: O(n) in the size of the message.
+    public func decode(_ bytes: [UInt8], report: inout DecodingReport) throws(WireError) -> ClientMessage {
         let outcome = bytes.withUnsafeBytes { raw in
-            Result { () throws(WireError) -> ClientMessage in try decode(raw) }
+            Result { () throws(WireError) -> ClientMessage in try decode(raw, report: &report) }
         }
         return try outcome.get()
     }
@@ -56,12 +84,24 @@ public struct MessageDecoder: Sendable, Hashable {
     /// - Returns: The message.
     /// - Throws: `WireError`; see the type's documentation for the codes.
     public func decode(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> ClientMessage {
+        var report = DecodingReport()
+        return try decode(bytes, report: &report)
+    }
+
+    /// Decodes one message from raw bytes, and notes the first unknown joint name of its accepted poses.
+    /// - Parameters:
+    ///   - bytes: One WebSocket text frame (UTF-8 JSON).
+    ///   - report: Gets the first unknown joint name, as ``decode(_:report:)-([UInt8],_)``.
+    /// - Returns: The message.
+    /// - Throws: `WireError`; see the type's documentation for the codes.
+    public func decode(_ bytes: UnsafeRawBufferPointer, report: inout DecodingReport) throws(WireError) -> ClientMessage
+    {
         let type = try messageType(of: bytes)
-        return try JSONReader.decode(bytes, limits: limits) { reader in
+        return try JSONReader.decode(bytes, limits: limits, report: &report) { reader, report in
             switch type {
             case .start: return .start(try StartRequest.read(&reader))
-            case .pose: return .pose(try poseDecoder.readPose(&reader))
-            case .poses: return .poses(try poseDecoder.readBatch(&reader))
+            case .pose: return .pose(try poseDecoder.readPose(&reader, report: &report))
+            case .poses: return .poses(try poseDecoder.readBatch(&reader, report: &report))
             case .reset, .baseline, .stop:
                 try Self.readBareMessage(&reader)
                 return type == .reset ? .reset : type == .baseline ? .baseline : .stop

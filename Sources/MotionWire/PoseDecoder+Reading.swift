@@ -45,8 +45,9 @@ extension PoseDecoder {
         }
     }
 
-    /// Reads one pose object at the reader's position.
-    func readPose(_ reader: inout JSONReader) throws -> Pose {
+    /// Reads one pose object at the reader's position; once it is accepted, notes its first unknown joint name in
+    /// `report` unless the report already holds one.
+    func readPose(_ reader: inout JSONReader, report: inout DecodingReport) throws -> Pose {
         guard try reader.peekKind() == .object else { throw WireError.invalidPose("a pose must be a JSON object") }
         var timestamp: Double?
         var width: Double?
@@ -55,6 +56,7 @@ extension PoseDecoder {
         var form = JointForm.none
         var confidences = RawJoints()
         var seen = KnownMembers()
+        var unknownJoint: JSONReader.StringToken?
         try reader.beginObject()
         var first = true
         while let key = try reader.nextKey(&first) {
@@ -68,12 +70,12 @@ extension PoseDecoder {
                 timestamp = try reader.readNumber(or: .invalidPose("t must be a number"))
             case .points:
                 raw = RawJoints()
-                form = try readPoints(&reader, into: &raw) ? .points : .none
+                form = try readPoints(&reader, into: &raw, unknownJoint: &unknownJoint) ? .points : .none
             case .keypoints:
                 raw = RawJoints()
                 form = try readKeypoints(&reader, into: &raw) ? .keypoints : .none
             case .confidence:
-                try readConfidences(&reader, into: &confidences)
+                try readConfidences(&reader, into: &confidences, unknownJoint: &unknownJoint)
             case .width:
                 width = try reader.readOptionalNumber(or: .invalidPose("width must be a number"))
             case .height:
@@ -87,13 +89,22 @@ extension PoseDecoder {
             raw.hasConfidence = confidences.hasConfidence
             raw.confidence = confidences.confidence
         }
-        return try assemble(raw, timestamp: timestamp, width: width, height: height)
+        let pose = try assemble(raw, timestamp: timestamp, width: width, height: height)
+        if let unknownJoint, report.unknownJoint == nil {
+            report.unknownJoint = reader.string(unknownJoint, maxBytes: DecodingReport.maxNameBytes)
+        }
+        return pose
     }
 
     /// Reads a `frames` batch: an object whose `frames` member is an array of pose objects. `type` and `frames`
     /// may each appear once; other members are skipped.
-    func readBatch(_ reader: inout JSONReader) throws -> [Pose] {
-        var poses: [Pose] = []
+    ///
+    /// Each frame is judged alone (PROTOCOL.md §3, flow control): a frame that is well-formed JSON but not a valid
+    /// pose yields its error, named `frames[i]: …`, and reading goes on with the next frame. What is wrong with the
+    /// batch itself throws: a syntax error anywhere (in any frame too), more than
+    /// ``WireLimits/maxFramesPerBatch`` frames, `frames` missing, repeated or not an array, `type` repeated.
+    func readBatch(_ reader: inout JSONReader, report: inout DecodingReport) throws -> [Result<Pose, WireError>] {
+        var frames: [Result<Pose, WireError>] = []
         var hasFrames = false
         var hasType = false
         try reader.beginObject()
@@ -115,20 +126,34 @@ extension PoseDecoder {
             try reader.beginArray()
             var firstFrame = true
             while try reader.nextElement(&firstFrame) {
-                guard poses.count < limits.maxFramesPerBatch else { throw Self.tooManyFrames(limits) }
-                do {
-                    poses.append(try readPose(&reader))
-                } catch let error as WireError {
-                    throw WireError(code: error.code, message: "frames[\(poses.count)]: \(error.message)")
-                }
+                guard frames.count < limits.maxFramesPerBatch else { throw Self.tooManyFrames(limits) }
+                frames.append(try readFrame(&reader, index: frames.count, report: &report))
             }
         }
         guard hasFrames else { throw WireError.invalidPose("frames is required") }
-        return poses
+        return frames
     }
 
-    /// Reads a `points` object (or `null`); returns whether it was an object.
-    private func readPoints(_ reader: inout JSONReader, into raw: inout RawJoints) throws -> Bool {
+    /// Reads frame `index` of a batch: its pose, or the error that refuses it alone. A refused frame is then
+    /// skipped from its start, still validated, so a syntax error later in it throws as anywhere else.
+    private func readFrame(
+        _ reader: inout JSONReader, index: Int, report: inout DecodingReport
+    ) throws -> Result<Pose, WireError> {
+        let start = reader.mark
+        do {
+            return .success(try readPose(&reader, report: &report))
+        } catch let error as WireError {
+            reader.rewind(to: start)
+            try reader.skipValue()
+            return .failure(WireError(code: error.code, message: "frames[\(index)]: \(error.message)"))
+        }
+    }
+
+    /// Reads a `points` object (or `null`); returns whether it was an object. Keeps the first name that is not a
+    /// joint in `unknownJoint` unless it holds one.
+    private func readPoints(
+        _ reader: inout JSONReader, into raw: inout RawJoints, unknownJoint: inout JSONReader.StringToken?
+    ) throws -> Bool {
         if try reader.readNullIfPresent() { return false }
         guard format == .joints || format == .vision else {
             throw WireError.invalidPose("\(format.rawValue) poses carry their points in keypoints")
@@ -139,6 +164,7 @@ extension PoseDecoder {
         var first = true
         while let key = try reader.nextKey(&first) {
             guard let joint = RawJoints.joint(named: key, in: reader) else {
+                if unknownJoint == nil { unknownJoint = key }
                 try reader.skipValue()
                 continue
             }
@@ -167,8 +193,11 @@ extension PoseDecoder {
         return true
     }
 
-    /// Reads a `confidence` object (or `null`): joint name to a number in 0…1 or `null`.
-    private func readConfidences(_ reader: inout JSONReader, into confidences: inout RawJoints) throws {
+    /// Reads a `confidence` object (or `null`): joint name to a number in 0…1 or `null`. Keeps the first name that
+    /// is not a joint in `unknownJoint` unless it holds one.
+    private func readConfidences(
+        _ reader: inout JSONReader, into confidences: inout RawJoints, unknownJoint: inout JSONReader.StringToken?
+    ) throws {
         if try reader.readNullIfPresent() { return }
         guard try reader.peekKind() == .object else { throw WireError.invalidPose("confidence must be an object") }
         var named = KnownMembers()
@@ -176,6 +205,7 @@ extension PoseDecoder {
         var first = true
         while let key = try reader.nextKey(&first) {
             guard let joint = RawJoints.joint(named: key, in: reader) else {
+                if unknownJoint == nil { unknownJoint = key }
                 try reader.skipValue()
                 continue
             }

@@ -18,7 +18,10 @@ public import MotionCore
 /// - confidences, visibilities and scores: `0…1` or `null` (no confidence).
 ///
 /// Member names are case-sensitive; unknown members and unknown joint names are skipped, repeated or not, so
-/// clients may send more than this version reads. A known member (`type`, `t`, `width`, `height`, `points`,
+/// clients may send more than this version reads. An unknown joint name is noted all the same: a misspelt or
+/// foreign name (Apple Vision's raw `left_shoulder_1_joint`) would otherwise read silently as "not seen", so the
+/// first one of an accepted pose is reported in a ``DecodingReport`` given to the decoding calls that take one, for
+/// the session to answer with ``ErrorCode/unknownJoint`` (PROTOCOL.md §3). A known member (`type`, `t`, `width`, `height`, `points`,
 /// `keypoints`, `confidence`, and `type` and `frames` of a batch) or a joint named twice in `points` or
 /// `confidence` is refused: `invalidPose` (`invalidMessage` for `type`) with `duplicate member "t"` or
 /// `duplicate member "nose" in points` (see ``KnownMembers``). `points` and `keypoints` are two members: when
@@ -74,7 +77,24 @@ public struct PoseDecoder: Sendable, Hashable {
     ///   repeated `type`.
     /// - Complexity: O(n) in the size of the input; allocates nothing but the error on failure.
     public func decodePose(_ bytes: [UInt8]) throws(WireError) -> Pose {
-        try JSONReader.decode(bytes, limits: limits) { reader in try readPose(&reader) }
+        var report = DecodingReport()
+        return try decodePose(bytes, report: &report)
+    }
+
+    /// Decodes one pose object, as ``decodePose(_:)-([UInt8])``, and notes its first unknown joint name.
+    /// - Parameters:
+    ///   - bytes: The UTF-8 JSON object.
+    ///   - report: Gets the pose's first unknown joint name, if it has one and the report has none yet; left as
+    ///     it was when the pose is refused.
+    /// - Returns: The pose.
+    /// - Throws: `WireError`, as ``decodePose(_:)-([UInt8])``.
+    /// - Complexity: O(n) in the size of the input; allocates nothing but the error on failure, and the name the
+    ///   first time the report gets one.
+    public func decodePose(_ bytes: [UInt8], report: inout DecodingReport) throws(WireError) -> Pose {
+        let outcome = bytes.withUnsafeBytes { raw in
+            Result { () throws(WireError) -> Pose in try decodePose(raw, report: &report) }
+        }
+        return try outcome.get()
     }
 
     /// Decodes one pose object from raw bytes, as ``decodePose(_:)-([UInt8])``.
@@ -82,37 +102,114 @@ public struct PoseDecoder: Sendable, Hashable {
     /// - Returns: The pose.
     /// - Throws: `WireError`, as ``decodePose(_:)-([UInt8])``.
     public func decodePose(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> Pose {
-        try JSONReader.decode(bytes, limits: limits) { reader in try readPose(&reader) }
+        var report = DecodingReport()
+        return try decodePose(bytes, report: &report)
+    }
+
+    /// Decodes one pose object from raw bytes, as ``decodePose(_:report:)-([UInt8],_)``.
+    /// - Parameters:
+    ///   - bytes: The UTF-8 JSON object.
+    ///   - report: Gets the pose's first unknown joint name, if it has one and the report has none yet.
+    /// - Returns: The pose.
+    /// - Throws: `WireError`, as ``decodePose(_:)-([UInt8])``.
+    public func decodePose(_ bytes: UnsafeRawBufferPointer, report: inout DecodingReport) throws(WireError) -> Pose {
+        try JSONReader.decode(bytes, limits: limits, report: &report) { reader, report in
+            try readPose(&reader, report: &report)
+        }
     }
 
     /// Decodes a `POST /v1/sessions/{id}/poses` or `/v1/analyze` body (PROTOCOL.md §5): an object with a
     /// `frames` array, or a single pose object.
+    ///
+    /// The frames of a batch are judged one by one: a frame that is well-formed JSON but not a valid pose (no `t`,
+    /// a bad point, a member given twice…) is refused alone, as its element of the result, and the frames after it
+    /// are still read. A single pose object is the whole body: its errors throw.
+    ///
+    /// ```swift
+    /// for (index, frame) in try decoder.decodeFrames(body).enumerated() {
+    ///     switch frame {
+    ///     case .success(let pose): process(pose)
+    ///     case .failure(let error): errors.append((batchIndex: index, error: error))
+    ///     }
+    /// }
+    /// ```
     /// - Parameter bytes: The UTF-8 JSON object.
-    /// - Returns: The frames in order.
-    /// - Throws: `WireError` with `invalidJSON`, `messageTooBig` (too many frames) or `invalidPose` (the message
-    ///   names the frame, e.g. `frames[3]: t is required`), or `invalidMessage` for a repeated `type`.
-    public func decodeFrames(_ bytes: [UInt8]) throws(WireError) -> [Pose] {
-        let hasFrames = bytes.withUnsafeBytes { raw in Self.topLevelMember(named: "frames", in: raw, limits: limits) }
-        return try JSONReader.decode(bytes, limits: limits) { reader in
-            hasFrames ? try readBatch(&reader) : [try readPose(&reader)]
-        }
+    /// - Returns: Each frame in order, its pose or the error that refused it (`invalidPose`, or `invalidMessage` for
+    ///   a repeated `type`; the message names the frame, e.g. `frames[3]: t is required`); the element's index is
+    ///   the frame's `batchIndex`.
+    /// - Throws: `WireError` for the whole body: `invalidJSON` (a syntax error anywhere, in any frame too),
+    ///   `messageTooBig` (too many bytes or frames), `invalidPose` (`frames` not an array or given twice; or the
+    ///   single pose is invalid), `invalidMessage` (a repeated `type`).
+    /// - Complexity: O(n) in the size of the input.
+    public func decodeFrames(_ bytes: [UInt8]) throws(WireError) -> [Result<Pose, WireError>] {
+        var report = DecodingReport()
+        return try decodeFrames(bytes, report: &report)
     }
 
-    /// Decodes an NDJSON body (`application/x-ndjson`): one pose object per line; empty lines are skipped.
-    /// - Parameter bytes: The UTF-8 lines.
-    /// - Returns: The frames in order.
-    /// - Throws: `WireError` for the first bad line (the message names it, e.g. `line 4: …`), or
-    ///   `messageTooBig` when the body or the number of frames exceeds ``limits``.
-    public func decodeNDJSON(_ bytes: [UInt8]) throws(WireError) -> [Pose] {
-        guard bytes.count <= limits.maxMessageBytes else { throw WireError(JSONError(offset: 0, reason: .tooLarge)) }
+    /// Decodes a `POST /v1/sessions/{id}/poses` or `/v1/analyze` body, as ``decodeFrames(_:)``, and notes the
+    /// first unknown joint name of its accepted frames.
+    /// - Parameters:
+    ///   - bytes: The UTF-8 JSON object.
+    ///   - report: Gets the first unknown joint name of an accepted frame, if the report has none yet; left as it
+    ///     was when the body is refused.
+    /// - Returns: Each frame in order, its pose or the error that refused it, as ``decodeFrames(_:)``.
+    /// - Throws: `WireError` for the whole body, as ``decodeFrames(_:)``.
+    public func decodeFrames(
+        _ bytes: [UInt8], report: inout DecodingReport
+    ) throws(WireError) -> [Result<Pose, WireError>] {
         let outcome = bytes.withUnsafeBytes { raw in
-            Result { () throws(WireError) -> [Pose] in try decodeLines(raw) }
+            Result { () throws(WireError) -> [Result<Pose, WireError>] in
+                let hasFrames = Self.topLevelMember(named: "frames", in: raw, limits: limits)
+                return try JSONReader.decode(raw, limits: limits, report: &report) { reader, report in
+                    guard hasFrames else { return [.success(try readPose(&reader, report: &report))] }
+                    return try readBatch(&reader, report: &report)
+                }
+            }
         }
         return try outcome.get()
     }
 
-    private func decodeLines(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> [Pose] {
-        var poses: [Pose] = []
+    /// Decodes an NDJSON body (`application/x-ndjson`): one pose object per line; blank lines are skipped.
+    ///
+    /// Lines are independent, so each is judged alone, a line that is not well-formed JSON included: a bad line
+    /// is refused as its element of the result and the lines after it are still read.
+    /// - Parameter bytes: The UTF-8 lines.
+    /// - Returns: Each non-blank line in order, its pose or the error that refused it (`invalidJSON`,
+    ///   `invalidPose`, or `invalidMessage` for a repeated `type`; the message names the line, e.g.
+    ///   `line 4: t is required`); the element's index is the frame's `batchIndex`.
+    /// - Throws: `WireError` with `messageTooBig` when the body or the number of non-blank lines exceeds
+    ///   ``limits``.
+    /// - Complexity: O(n) in the size of the input.
+    public func decodeNDJSON(_ bytes: [UInt8]) throws(WireError) -> [Result<Pose, WireError>] {
+        var report = DecodingReport()
+        return try decodeNDJSON(bytes, report: &report)
+    }
+
+    /// Decodes an NDJSON body, as ``decodeNDJSON(_:)``, and notes the first unknown joint name of its accepted
+    /// lines.
+    /// - Parameters:
+    ///   - bytes: The UTF-8 lines.
+    ///   - report: Gets the first unknown joint name of an accepted line, if the report has none yet; left as it
+    ///     was when the body is refused.
+    /// - Returns: Each non-blank line in order, its pose or the error that refused it, as ``decodeNDJSON(_:)``.
+    /// - Throws: `WireError` with `messageTooBig`, as ``decodeNDJSON(_:)``.
+    public func decodeNDJSON(
+        _ bytes: [UInt8], report: inout DecodingReport
+    ) throws(WireError) -> [Result<Pose, WireError>] {
+        guard bytes.count <= limits.maxMessageBytes else { throw WireError(JSONError(offset: 0, reason: .tooLarge)) }
+        var found = report
+        let outcome = bytes.withUnsafeBytes { raw in
+            Result { () throws(WireError) -> [Result<Pose, WireError>] in try decodeLines(raw, report: &found) }
+        }
+        let frames = try outcome.get()
+        report = found
+        return frames
+    }
+
+    private func decodeLines(
+        _ bytes: UnsafeRawBufferPointer, report: inout DecodingReport
+    ) throws(WireError) -> [Result<Pose, WireError>] {
+        var frames: [Result<Pose, WireError>] = []
         var lineStart = 0
         var lineNumber = 0
         while lineStart < bytes.count {
@@ -121,14 +218,14 @@ public struct PoseDecoder: Sendable, Hashable {
             let line = UnsafeRawBufferPointer(rebasing: bytes[lineStart..<lineEnd])
             lineStart = lineEnd + 1
             guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { continue }
-            guard poses.count < limits.maxFramesPerBatch else { throw Self.tooManyFrames(limits) }
+            guard frames.count < limits.maxFramesPerBatch else { throw Self.tooManyFrames(limits) }
             do throws(WireError) {
-                poses.append(try decodePose(line))
+                frames.append(.success(try decodePose(line, report: &report)))
             } catch {
-                throw WireError(code: error.code, message: "line \(lineNumber): \(error.message)")
+                frames.append(.failure(WireError(code: error.code, message: "line \(lineNumber): \(error.message)")))
             }
         }
-        return poses
+        return frames
     }
 
     static func tooManyFrames(_ limits: WireLimits) -> WireError {

@@ -179,12 +179,19 @@ public enum WireEncoder {
         buffer.append(UInt8(ascii: "}"))
     }
 
-    /// Writes `error`: `{"type":"error","code":"invalidPose","message":"…","frame":812}`.
+    /// Writes `error`: `{"type":"error","code":"invalidPose","message":"…","frame":812}`, and for a frame of a
+    /// `poses` batch refused alone (PROTOCOL.md §3), `{"type":"error","code":"invalidPose","message":"…",
+    /// "frame":812,"batchIndex":3}`.
     /// - Parameters:
     ///   - error: The error.
-    ///   - frame: The number of the offending frame, if the server counts them; the member is left out when nil.
+    ///   - frame: The number of the offending message in the connection, if the server counts them; the member is
+    ///     left out when nil.
+    ///   - batchIndex: The index in its batch of the refused frame, counted from 0; the member is left out when nil
+    ///     (an error about the whole message).
     ///   - buffer: The buffer to append to.
-    public static func encodeError(_ error: WireError, frame: Int? = nil, into buffer: inout [UInt8]) {
+    public static func encodeError(
+        _ error: WireError, frame: Int? = nil, batchIndex: Int? = nil, into buffer: inout [UInt8]
+    ) {
         buffer.appendLiteral(#"{"type":"error","code":"#)
         buffer.appendJSONString(error.code.rawValue)
         buffer.appendLiteral(#","message":"#)
@@ -193,7 +200,34 @@ public enum WireEncoder {
             buffer.appendLiteral(#","frame":"#)
             buffer.appendJSONInteger(frame)
         }
+        if let batchIndex {
+            buffer.appendLiteral(#","batchIndex":"#)
+            buffer.appendJSONInteger(batchIndex)
+        }
         buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes a JSON array of the errors of the frames a REST batch refused alone:
+    /// `[{"code":"invalidPose","message":"frames[3]: t is required","batchIndex":3}]`, the `errors` member of the
+    /// answer to `POST /v1/sessions/{id}/poses` (PROTOCOL.md §5), beside `events`. Written as
+    /// ``encodeErrorBody(_:into:)`` writes its error object, with the frame's index in its batch added.
+    /// - Parameters:
+    ///   - errors: Each refused frame's index in its batch (from 0; for NDJSON, among the non-blank lines) with
+    ///     its error, in order.
+    ///   - buffer: The buffer to append to.
+    public static func encodeFrameErrors(_ errors: [(batchIndex: Int, error: WireError)], into buffer: inout [UInt8]) {
+        buffer.append(UInt8(ascii: "["))
+        for (position, (batchIndex, error)) in errors.enumerated() {
+            if position > 0 { buffer.append(UInt8(ascii: ",")) }
+            buffer.appendLiteral(#"{"code":"#)
+            buffer.appendJSONString(error.code.rawValue)
+            buffer.appendLiteral(#","message":"#)
+            buffer.appendJSONString(error.message)
+            buffer.appendLiteral(#","batchIndex":"#)
+            buffer.appendJSONInteger(batchIndex)
+            buffer.append(UInt8(ascii: "}"))
+        }
+        buffer.append(UInt8(ascii: "]"))
     }
 
     /// Writes a REST error body (PROTOCOL.md §5): `{"error":{"code":"…","message":"…"}}`.

@@ -27,6 +27,13 @@ public struct WireError: Error, Equatable, Sendable, CustomStringConvertible {
         self.init(code: error.reason == .tooLarge ? .messageTooBig : .invalidJSON, message: error.description)
     }
 
+    /// The `unknownJoint` error naming `name`: `unknown joint "left_shoulder_1_joint" (ignored)`.
+    /// - Parameter name: The name, as ``DecodingReport/unknownJoint`` holds it.
+    /// - Returns: The error a session sends, once, for its first unknown joint name.
+    public static func unknownJoint(_ name: String) -> WireError {
+        WireError(code: .unknownJoint, message: "unknown joint \"\(name)\" (ignored)")
+    }
+
     static func invalidPose(_ message: String) -> WireError { WireError(code: .invalidPose, message: message) }
     static func invalidMessage(_ message: String) -> WireError { WireError(code: .invalidMessage, message: message) }
 

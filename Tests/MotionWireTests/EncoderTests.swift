@@ -211,6 +211,29 @@ import Testing
                 == #"{"error":{"code":"invalidPose","message":"t is required"}}"#)
     }
 
+    @Test func encodesTheBatchIndexOfAFrameRefusedAlone() {
+        let error = WireError(code: .invalidPose, message: "frames[3]: t is required")
+        #expect(
+            Self.encode { WireEncoder.encodeError(error, frame: 812, batchIndex: 3, into: &$0) }
+                == #"{"type":"error","code":"invalidPose","message":"frames[3]: t is required","frame":812,"#
+                + #""batchIndex":3}"#)
+        #expect(
+            Self.encode { WireEncoder.encodeError(error, batchIndex: 0, into: &$0) }
+                == #"{"type":"error","code":"invalidPose","message":"frames[3]: t is required","batchIndex":0}"#)
+    }
+
+    @Test func encodesTheFrameErrorsOfARESTBatch() {
+        #expect(Self.encode { WireEncoder.encodeFrameErrors([], into: &$0) } == "[]")
+        let errors: [(batchIndex: Int, error: WireError)] = [
+            (1, WireError(code: .invalidPose, message: "frames[1]: t is required")),
+            (4, WireError(code: .nonIncreasingTime, message: "t \"2\"")),
+        ]
+        #expect(
+            Self.encode { WireEncoder.encodeFrameErrors(errors, into: &$0) }
+                == #"[{"code":"invalidPose","message":"frames[1]: t is required","batchIndex":1},"#
+                + #"{"code":"nonIncreasingTime","message":"t \"2\"","batchIndex":4}]"#)
+    }
+
     @Test func escapesStringsPerRFC8259() {
         let error = WireError(code: .invalidJSON, message: "a\"b\\c/\n\r\t\u{8}\u{C}\u{0}\u{1F}é😀\u{7F}")
         #expect(
@@ -300,6 +323,12 @@ import Testing
         add { WireEncoder.encodeSummary(Self.summary, metadata: Self.metadata, includeType: true, into: &$0) }
         add { WireEncoder.encodeError(WireError(code: .rateLimited, message: "\u{1}\u{2028}"), frame: -3, into: &$0) }
         add { WireEncoder.encodeErrorBody(WireError(code: .notStarted, message: ""), into: &$0) }
+        add { WireEncoder.encodeError(WireError(code: .invalidPose, message: "\u{0}"), batchIndex: 9, into: &$0) }
+        add { buffer in
+            buffer.appendLiteral(#"{"errors":"#)
+            WireEncoder.encodeFrameErrors([(0, WireError(code: .invalidJSON, message: "\"\u{7}"))], into: &buffer)
+            buffer.append(UInt8(ascii: "}"))
+        }
         for output in outputs {
             let object = try JSONSerialization.jsonObject(with: Data(output))
             #expect(object is [String: Any], "\(text(output))")

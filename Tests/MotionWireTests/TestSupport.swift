@@ -58,6 +58,11 @@ func decodeMessage(
     }
 }
 
+/// Each pose as a frame of a batch that was accepted.
+func accepted(_ poses: [Pose]) -> [Result<Pose, WireError>] {
+    poses.map { .success($0) }
+}
+
 extension Pose {
     /// A pose with the given points, no confidences.
     static func make(t: Double = 1, size: ImageSize? = nil, _ points: [Joint: Point] = [:]) -> Pose {
