@@ -48,12 +48,15 @@ struct PoseScript: Sendable {
         }
         let decoder = PoseDecoder(
             limits: WireLimits(maxMessageBytes: max(bytes.count, 1 << 20), maxFramesPerBatch: .max))
-        let poses: [Pose]
-        do {
+        var poses: [Pose] = []
+        do throws(WireError) {
             let isBatch =
                 bytes.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 } == UInt8(ascii: "{")
                 && bytes.firstRange(of: Array(#""frames""#.utf8)) != nil
-            poses = isBatch ? try decoder.decodeFrames(bytes) : try decoder.decodeNDJSON(bytes)
+            // A recording is replayed whole or not at all: a frame the decoder refuses refuses it.
+            for frame in isBatch ? try decoder.decodeFrames(bytes) : try decoder.decodeNDJSON(bytes) {
+                poses.append(try frame.get())
+            }
         } catch {
             throw Failure(description: "\(path): \(error.message)")
         }

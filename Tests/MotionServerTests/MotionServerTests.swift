@@ -268,6 +268,28 @@ struct MotionServerTests {
         }
     }
 
+    @Test func aBatchIsJudgedFrameByFrameAndAnUnknownJointIsToldOnce() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        try await withMotionServer { address, _, _ in
+            let (socket, inbox) = try await Self.connect(address, group: group)
+            socket.send(.text(#"{"type":"start","exercise":"squat","options":{"snapshots":"off"}}"#))
+            socket.send(
+                .text(
+                    #"{"type":"poses","frames":[{"t":1,"points":{}},{"t":"x"},{"t":2,"points":{"left_knee_1_joint":[1,2]}},"#
+                        + #"{"t":2,"points":{}},{"t":3,"points":{"leftHeel":[1,2]}}]}"#))
+            socket.send(.text(#"{"type":"stop"}"#))
+            await inbox.wait { $0.close != nil }
+            let errors = inbox.objects().filter { $0["type"] as? String == "error" }
+            #expect(errors.compactMap { $0["batchIndex"] as? Int } == [1, 3], "the bad frame and the repeated t")
+            #expect(
+                errors.compactMap { $0["code"] as? String } == ["invalidPose", "nonIncreasingTime", "unknownJoint"])
+            #expect((errors.last?["message"] as? String)?.contains("left_knee_1_joint") == true, "the first one only")
+            let summary = inbox.objects().last { $0["type"] as? String == "summary" }
+            #expect(summary?["frames"] as? Int == 3, "the other frames were processed")
+        }
+    }
+
     @Test func aVanishedClientsSessionIsStoredAsAbandoned() async throws {
         try await withMotionServer { address, _, _ in
             let client = try TestClient(address)
@@ -353,24 +375,27 @@ struct MotionServerTests {
         let group = try EventLoopGroup(loops: 1)
         defer { group.shutdown() }
         try await withMotionServer { address, _, _ in
-            func post(_ path: String, _ body: String) throws -> TestResponse? {
-                let client = try TestClient(address)
-                client.send(
-                    "POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                        + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
-                return client.readResponse()
+            func post(_ path: String, _ body: String) async throws -> TestResponse? {
+                try await offPool {
+                    let client = try TestClient(address)
+                    client.send(
+                        "POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                            + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                    return client.readResponse()
+                }
             }
-            let created = try #require(try post("/v1/sessions", #"{"exercise":"elbowFlexion","side":"right"}"#))
+            let created = try #require(try await post("/v1/sessions", #"{"exercise":"elbowFlexion","side":"right"}"#))
             let id = try #require(Self.json(created)?["id"] as? String)
             let (_, watcher) = try await Self.connect(address, path: "/v1/sessions/\(id)/watch", group: group)
             await watcher.wait { $0.objects().contains { $0["type"] as? String == "started" } }
             let frames = (0..<3).map { #"{"t":\#($0),"points":{"rightShoulder":[600,250],"rightElbow":[600,400]}}"# }
             #expect(
-                try post("/v1/sessions/\(id)/poses", #"{"frames":[\#(frames.joined(separator: ","))]}"#)?.status == 200)
+                try await post("/v1/sessions/\(id)/poses", #"{"frames":[\#(frames.joined(separator: ","))]}"#)?.status
+                    == 200)
             await watcher.wait {
                 $0.objects().contains { $0["type"] as? String == "snapshot" && $0["t"] as? Double == 2 }
             }
-            #expect(try post("/v1/sessions/\(id)/stop", "")?.status == 200)
+            #expect(try await post("/v1/sessions/\(id)/stop", "")?.status == 200)
             await watcher.wait { $0.close != nil }
             #expect(watcher.objects().last?["type"] as? String == "summary")
             #expect(watcher.close?.0 == .normal)

@@ -78,7 +78,7 @@ public final class TestClient {
 }
 
 /// A response read by ``TestClient``.
-public struct TestResponse {
+public struct TestResponse: Sendable {
     /// The status code.
     public var status: Int
     /// The header fields, in order.
@@ -140,5 +140,17 @@ extension TestClient {
         var buffer = [UInt8](repeating: 0, count: 65536)
         let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         return count > 0 ? Array(buffer[0..<count]) : []
+    }
+}
+
+/// Runs blocking work (a ``TestClient``'s reads) on a thread of its own and waits for it without holding a thread of
+/// the concurrency pool: on two cores the pool has two threads, and a test blocked in `recv` on one of them can
+/// starve the server tasks it is waiting for.
+/// - Parameter work: The blocking work.
+/// - Returns: What it returned.
+/// - Throws: What it threw.
+public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }

@@ -14,6 +14,9 @@ actor LiveSession: WatchableSession {
     nonisolated let tenant: String
     private let context: AppContext
     private var decoder: MessageDecoder
+    /// What the decoder noticed in accepted input over the session (its first unknown joint name).
+    private var report = DecodingReport()
+    private var toldUnknownJoint = false
     /// The running session, boxed: a large optional struct costs a copy or an outlined tag check on every access,
     /// a reference a null check.
     private var running: RunningSession?
@@ -68,12 +71,17 @@ actor LiveSession: WatchableSession {
         }
         do {
             // The message is decoded where it lies, in the connection's read buffer.
-            try handle(try decoder.decode(message.bytes))
+            try handle(try decoder.decode(message.bytes, report: &report))
             consecutiveErrors = 0
         } catch let error as WireError {
             refuse(error)
         } catch {
             refuse(WireError(code: .invalidMessage, message: "\(error)"))
+        }
+        if let name = report.unknownJoint, !toldUnknownJoint {
+            // Once per session (PROTOCOL.md §3): the pose was accepted without that joint.
+            toldUnknownJoint = true
+            tell(WireError.unknownJoint(name))
         }
     }
 
@@ -86,10 +94,20 @@ actor LiveSession: WatchableSession {
             try requireStarted()
             spend(frames: 1)
             try process(pose)
-        case .poses(let poses):
+        case .poses(let frames):
             try requireStarted()
-            spend(frames: poses.count)
-            for pose in poses { try process(pose) }
+            spend(frames: frames.count)
+            // Judged frame by frame (PROTOCOL.md §3): a refused frame is answered with its index, the others go on.
+            var accepted = false
+            for (index, frame) in frames.enumerated() {
+                do throws(WireError) {
+                    try process(try frame.get())
+                    accepted = true
+                } catch {
+                    tell(error, batchIndex: index)
+                }
+            }
+            if !accepted && !frames.isEmpty { consecutiveErrors += 1 }
         case .reset:
             try requireStarted()
             running?.core.reset()
@@ -183,15 +201,21 @@ actor LiveSession: WatchableSession {
         watchers.send(bytes, replacing: key)
     }
 
+    /// Answers a refused message and counts it toward ``LiveLimits/maxConsecutiveErrors``.
     private func refuse(_ error: WireError) {
         consecutiveErrors += 1
-        output.removeAll(keepingCapacity: true)
-        WireEncoder.encodeError(error, frame: messageNumber, into: &output)
-        socket.sendText(utf8: output)
+        tell(error)
         if consecutiveErrors >= context.limits.maxConsecutiveErrors {
             context.logger.log(.notice, "closing abusive connection", ["errors": "\(consecutiveErrors)"])
             closeSession(code: .policyViolation, reason: "too many invalid messages")
         }
+    }
+
+    /// Sends an `error` message about the current message (or one frame of its batch) to the client alone.
+    private func tell(_ error: WireError, batchIndex: Int? = nil) {
+        output.removeAll(keepingCapacity: true)
+        WireEncoder.encodeError(error, frame: messageNumber, batchIndex: batchIndex, into: &output)
+        socket.sendText(utf8: output)
     }
 
     // MARK: Watchers

@@ -102,3 +102,43 @@ extension SummaryMetadata.Status {
         }
     }
 }
+
+/// What a batch of frames gave (PROTOCOL.md §3: judged frame by frame): the events of every accepted frame, and each
+/// refused frame's index with its error.
+struct BatchOutcome {
+    var events: [(Double, MotionEvent)] = []
+    var errors: [(batchIndex: Int, error: WireError)] = []
+}
+
+extension SessionCore {
+    /// Processes a batch frame by frame: a frame the decoder or the engine refuses is set aside with its index and
+    /// the others go on.
+    /// - Parameters:
+    ///   - frames: The decoded frames, each a pose or why it was refused.
+    ///   - metrics: Where frames and events are counted.
+    ///   - processed: If given, called after each accepted frame with its events and the snapshot after it (e.g. to
+    ///     tell watchers).
+    mutating func process(
+        _ frames: [Result<Pose, WireError>], metrics: ServerMetrics,
+        processed: ((Pose, [MotionEvent], MotionSnapshot) -> Void)? = nil
+    ) -> BatchOutcome {
+        var outcome = BatchOutcome()
+        var buffer: [MotionEvent] = []
+        for (index, frame) in frames.enumerated() {
+            buffer.removeAll(keepingCapacity: true)
+            do throws(WireError) {
+                let pose = try frame.get()
+                try process(pose, into: &buffer)
+                metrics.countFrames(1)
+                for event in buffer {
+                    metrics.countEvent(event)
+                    outcome.events.append((pose.timestamp, event))
+                }
+                processed?(pose, buffer, engine.snapshot())
+            } catch {
+                outcome.errors.append((index, error))
+            }
+        }
+        return outcome
+    }
+}

@@ -25,44 +25,35 @@ actor HTTPSession: WatchableSession {
         lastCheckpoint = now
     }
 
-    /// The body of `POST …/poses`: the events of the posted frames and the snapshot after them.
+    /// The body of `POST …/poses`: the events of the posted frames, the snapshot after them, and the frames refused
+    /// alone (PROTOCOL.md §3: a batch is judged frame by frame).
     /// - Parameters:
     ///   - body: A pose, `{"frames":[…]}`, or NDJSON.
     ///   - ndjson: Whether the body is NDJSON.
     ///   - context: The application.
-    /// - Throws: `WireError` for a malformed body or a refused frame; frames before a refused one are kept.
+    /// - Throws: `WireError` for a body that is not a pose or a batch at all (malformed JSON, too large).
     func post(_ body: [UInt8], ndjson: Bool, context: AppContext) throws(WireError) -> [UInt8] {
         guard !isFinished else { throw WireError(code: .invalidMessage, message: "the session has stopped") }
         let now = context.clock()
         lastActivity = now
-        let poses = ndjson ? try decoder.decodeNDJSON(body) : try decoder.decodeFrames(body)
-        var events: [(Double, MotionEvent)] = []
-        var buffer: [MotionEvent] = []
-        var failure: WireError?
-        for pose in poses {
-            buffer.removeAll(keepingCapacity: true)
-            do {
-                try core.process(pose, into: &buffer)
-            } catch {
-                failure = error
-                break
-            }
-            context.metrics.countFrames(1)
-            for event in buffer {
-                context.metrics.countEvent(event)
-                events.append((pose.timestamp, event))
-            }
-            if !watchers.isEmpty { tellWatchers(buffer, at: pose.timestamp) }
-        }
+        let frames = ndjson ? try decoder.decodeNDJSON(body) : try decoder.decodeFrames(body)
+        let watchers = self.watchers
+        let outcome = core.process(
+            frames, metrics: context.metrics,
+            processed: watchers.isEmpty
+                ? nil : { pose, events, snapshot in Self.tell(watchers, events, snapshot, at: pose.timestamp) })
         if now - lastCheckpoint >= Int64(context.limits.checkpointInterval.components.seconds * 1000) {
             checkpoint(context: context)
         }
-        if let failure { throw failure }
         var out: [UInt8] = []
         out.appendLiteral(#"{"events":"#)
-        WireEncoder.encodeEvents(events, into: &out)
+        WireEncoder.encodeEvents(outcome.events, into: &out)
         out.appendLiteral(#","snapshot":"#)
         WireEncoder.encodeSnapshot(core.engine.snapshot(), into: &out)
+        if !outcome.errors.isEmpty {
+            out.appendLiteral(#","errors":"#)
+            WireEncoder.encodeFrameErrors(outcome.errors, into: &out)
+        }
         out.append(UInt8(ascii: "}"))
         return out
     }
@@ -105,7 +96,9 @@ actor HTTPSession: WatchableSession {
     func removeWatcher(_ watcher: WebSocket) { watchers.remove(watcher) }
 
     /// Sends one pose's events and the snapshot after it to the watchers, as a live session sends them.
-    private func tellWatchers(_ events: [MotionEvent], at timestamp: Double) {
+    private static func tell(
+        _ watchers: SessionWatchers, _ events: [MotionEvent], _ snapshot: MotionSnapshot, at timestamp: Double
+    ) {
         var bytes: [UInt8] = []
         for event in events {
             bytes.removeAll(keepingCapacity: true)
@@ -113,7 +106,7 @@ actor HTTPSession: WatchableSession {
             watchers.send(bytes, replacing: nil)
         }
         bytes.removeAll(keepingCapacity: true)
-        WireEncoder.encodeSnapshot(core.engine.snapshot(), into: &bytes)
+        WireEncoder.encodeSnapshot(snapshot, into: &bytes)
         watchers.send(bytes, replacing: "snapshot")
     }
 

@@ -129,18 +129,8 @@ struct SessionRoutes {
             let start = try StartRequest(decoding: request.body)
             let now = context.clock()
             var core = try SessionCore(start: start, tenant: tenant, now: now)
-            let poses = try PoseDecoder(start).decodeFrames(request.body)
-            var events: [(Double, MotionEvent)] = []
-            var buffer: [MotionEvent] = []
-            for pose in poses {
-                buffer.removeAll(keepingCapacity: true)
-                try core.process(pose, into: &buffer)
-                for event in buffer {
-                    context.metrics.countEvent(event)
-                    events.append((pose.timestamp, event))
-                }
-            }
-            context.metrics.countFrames(poses.count)
+            let frames = try PoseDecoder(start).decodeFrames(request.body)
+            let outcome = core.process(frames, metrics: context.metrics)
             var record = core.newRecord
             record.status = .finished
             record.endedAt = context.clock()
@@ -149,10 +139,14 @@ struct SessionRoutes {
             try await context.timed("create") { try await context.store.create(stored) }
             var body: [UInt8] = []
             body.appendLiteral(#"{"events":"#)
-            WireEncoder.encodeEvents(events, into: &body)
+            WireEncoder.encodeEvents(outcome.events, into: &body)
             body.appendLiteral(#","summary":"#)
             WireEncoder.encodeSummary(
                 stored.summary, metadata: core.metadata(status: .finished, endedAt: stored.endedAt), into: &body)
+            if !outcome.errors.isEmpty {
+                body.appendLiteral(#","errors":"#)
+                WireEncoder.encodeFrameErrors(outcome.errors, into: &body)
+            }
             body.append(UInt8(ascii: "}"))
             return REST.json(body)
         } catch let error as WireError {
