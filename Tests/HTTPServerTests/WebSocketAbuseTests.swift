@@ -79,12 +79,11 @@ struct WebSocketAbuseTests {
 
     /// A raw client whose receive buffer is fixed at a modest size (no autotuning), so that what the server sends
     /// backs up into its queue rather than into the kernel's buffers. Not smaller: a window under the loopback's
-    /// 64 KiB segment would slow reading to a crawl once the client reads.
+    /// 64 KiB segment would slow reading to a crawl once the client reads. Set before connecting: shrunk afterwards,
+    /// the buffer would hold more than its size (the window already offered cannot shrink), and the client would
+    /// have to read all of that before the window opened again and the server saw any progress.
     static func slowReader(_ address: SocketAddress, path: String) throws -> TestClient {
-        let client = try WebSocketTests.rawSocket(address, path: path)
-        var size: Int32 = 128 * 1024
-        setsockopt(client.fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        return client
+        try WebSocketTests.rawSocket(address, path: path, receiveBufferSize: 128 * 1024)
     }
 
     /// A 125-byte ping payload (the most RFC 6455 §5.5 allows) that tells which ping it is.

@@ -148,8 +148,10 @@ struct WebSocketTests {
     }
 
     /// Opens a raw connection through the handshake and returns it for byte-level tests.
-    static func rawSocket(_ address: SocketAddress, path: String = "/echo") throws -> TestClient {
-        let client = try TestClient(address)
+    static func rawSocket(
+        _ address: SocketAddress, path: String = "/echo", receiveBufferSize: Int32? = nil
+    ) throws -> TestClient {
+        let client = try TestClient(address, receiveBufferSize: receiveBufferSize)
         client.send(
             "GET \(path) HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")

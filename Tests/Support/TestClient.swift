@@ -8,9 +8,9 @@ public final class TestClient {
     /// The socket; -1 once closed.
     public private(set) var fd: Int32
 
-    /// Connects to `address`; reads time out after `timeoutSeconds`.
-    public init(_ address: SocketAddress, timeoutSeconds: Int = 15) throws {
-        fd = try Socket.connect(to: address)
+    /// Connects to `address`; reads time out after `timeoutSeconds`; `receiveBufferSize` fixes the receive buffer.
+    public init(_ address: SocketAddress, timeoutSeconds: Int = 15, receiveBufferSize: Int32? = nil) throws {
+        fd = try Socket.connect(to: address, receiveBufferSize: receiveBufferSize)
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }

@@ -139,12 +139,17 @@ public enum Socket {
     static func setNoDelay(_ fd: Int32) { try? setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1) }
 
     /// Connects to `address` and waits for the connection (for clients and tests); the socket stays blocking.
-    /// - Parameter address: The server.
+    /// - Parameters:
+    ///   - address: The server.
+    ///   - receiveBufferSize: A fixed receive buffer in bytes (`SO_RCVBUF`, no autotuning), set before connecting so
+    ///     that the window the peer is first offered respects it; nil leaves the kernel's default.
     /// - Returns: The connected descriptor.
     /// - Throws: ``SystemError`` when the connection fails.
-    public static func connect(to address: SocketAddress) throws(SystemError) -> Int32 {
+    public static func connect(to address: SocketAddress, receiveBufferSize: Int32? = nil) throws(SystemError) -> Int32
+    {
         let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SystemError.last("socket") }
+        if let receiveBufferSize { try? setOption(fd, SOL_SOCKET, SO_RCVBUF, receiveBufferSize) }
         let result = address.withSockAddr { Glibc.connect(fd, $0, $1) }
         guard result == 0 else {
             let error = SystemError.last("connect \(address)")
