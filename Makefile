@@ -2,23 +2,54 @@
 SWIFT ?= swift
 LINT_PATHS = Package.swift Sources Tests bench
 
-APT_PACKAGES = zlib1g-dev libsqlite3-dev curl python3
+# Debian packages, installed by `make deps-run` / `make deps` when missing. The server builds against the first
+# list; the tests use the second too (the Python suites, curl in tests/http, the browser suite's chromium).
+RUN_PACKAGES = zlib1g-dev libsqlite3-dev
+TEST_PACKAGES = python3 python3-venv curl chromium chromium-driver
 
-.PHONY: run demo test browser autobahn deps lint build-tests unit-tests integration fuzz tsan bench clean
+# The Python test tools live in a project virtual environment (Debian's python3-venv; Debian's Python refuses
+# system-wide pip installs, PEP 668), pinned in one file. Every suite and script runs $(PYTHON).
+VENV = .venv
+REQUIREMENTS = tests/requirements.txt
+SYSTEM_PYTHON = /usr/bin/python3
+PYTHON = $(CURDIR)/$(VENV)/bin/python
+export PYTHON
 
-## Installs the Debian packages the build and the tests need, when missing (CI runs as root).
-deps:
-	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+.PHONY: run demo test browser autobahn deps deps-run deps-packages lint build-tests unit-tests integration fuzz tsan bench \
+	clean
+
+# $(call apt_install,PACKAGES): installs those of PACKAGES that are not installed (with sudo unless root).
+define apt_install
+@missing=$$(for p in $(1); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
-		$$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get install -y -qq $$missing; \
+		sudo=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$sudo apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
 	fi
-	@python3 -c 'import websockets' 2>/dev/null || python3 -m pip install -q websockets
-	@python3 -c 'import kosoku' 2>/dev/null || python3 -m pip install -q kosoku==0.1.0
+endef
+
+## What `make run` needs: the Debian packages the server builds against.
+deps-run:
+	$(call apt_install,$(RUN_PACKAGES))
+
+## Everything the build and the tests need: the Debian packages above, and .venv with tests/requirements.txt
+## (made again only when that file changed).
+deps: deps-packages $(VENV)/requirements.stamp
+
+deps-packages:
+	$(call apt_install,$(RUN_PACKAGES) $(TEST_PACKAGES))
+
+$(VENV)/requirements.stamp: $(REQUIREMENTS) | deps-packages
+	@echo "making $(VENV) from $(REQUIREMENTS)"
+	rm -rf $(VENV)
+	$(SYSTEM_PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -r $(REQUIREMENTS)
+	cp $(REQUIREMENTS) $@
 
 ## Runs the server: embedded SQLite in ./data, Public/ on http://127.0.0.1:8080 (flags: ARGS="--port 9000 …").
-run: deps
+run: deps-run
 	$(SWIFT) run -c release motion-server $(ARGS)
 
 ## The engine alone on simulated sessions of every exercise (EXERCISE=squat for one).
@@ -41,13 +72,13 @@ unit-tests: build-tests
 integration: build-tests
 	$(SWIFT) build --product http-bench-server
 	$(SWIFT) build --product motion-server
-	python3 -m unittest tests/http/test_http.py
-	python3 tests/websocket/test_websocket.py
+	$(PYTHON) -m unittest tests/http/test_http.py
+	$(PYTHON) tests/websocket/test_websocket.py
 	AUTOBAHN_CASES="1.* 2.* 3.* 4.* 5.* 6.* 7.* 9.* 10.* 12.1.* 13.1.*" tests/websocket/autobahn.sh
 	$(SWIFT) build --product motion-load
-	python3 -m unittest tests/server/test_server.py
-	python3 -m unittest tests/security/test_security.py
-	cd tests/server && python3 -m unittest test_motion_load
+	$(PYTHON) -m unittest tests/server/test_server.py
+	$(PYTHON) -m unittest tests/security/test_security.py
+	cd tests/server && $(PYTHON) -m unittest test_motion_load
 
 ## Property-based fuzzing of the REST API from its own /openapi.json (schemathesis): no 5xx, responses match it.
 fuzz: build-tests
@@ -56,8 +87,7 @@ fuzz: build-tests
 ## Real-browser tests of Public/ (headless Debian chromium + Selenium) against the real server.
 browser: deps
 	$(SWIFT) build --product motion-server
-	tests/browser/setup.sh
-	python3 -m unittest tests/browser/test_browser.py
+	$(PYTHON) -m unittest tests/browser/test_browser.py
 
 ## Every Autobahn|Testsuite case (about 9 minutes with a debug build; make test runs a subset of each category).
 autobahn: deps

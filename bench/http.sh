@@ -26,10 +26,7 @@ if ! command -v wrk >/dev/null; then
     log "installing wrk (apt)"
     { apt-get update -qq && apt-get install -y -qq wrk; } >&2 || die "apt-get install wrk failed"
 fi
-if ! "$PYTHON" -c 'import aiohttp' 2>/dev/null; then
-    log "installing aiohttp (pip)"
-    "$PYTHON" -m pip install -q aiohttp >&2 || die "pip install aiohttp failed"
-fi
+"$PYTHON" -c 'import aiohttp' 2>/dev/null || die "$PYTHON cannot import aiohttp; \`make deps\` installs it into .venv"
 AIOHTTP_VERSION=$("$PYTHON" -c 'import aiohttp; print(aiohttp.__version__)')
 
 # ---- build -----------------------------------------------------------------------------------------------------

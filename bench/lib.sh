@@ -1,8 +1,9 @@
 # Shared plumbing of the bench/*.sh scripts (sourced, not run): logging, waiting for a quiet machine, starting and
 # stopping a server that prints `listening on http://HOST:PORT`, medians and number formatting.
 # The sourcing script sets BENCH_NAME first (and may define bench_before_cleanup, run at exit before the server
-# stops); it gets TMP (a scratch dir removed at exit), PYTHON (the real
-# interpreter, not a pyenv shim, so sampled PIDs are the processes' own) and the functions below.
+# stops); it gets TMP (a scratch dir removed at exit), PYTHON (from the environment, else the project's
+# .venv/bin/python, made by `make deps` with aiohttp for the peers; a real interpreter, not a pyenv shim, so sampled
+# PIDs are the processes' own) and the functions below.
 
 log() { echo "[$BENCH_NAME $(date +%T)] $*" >&2; }
 die() {
@@ -10,7 +11,8 @@ die() {
     exit 1
 }
 
-PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+PYTHON=${PYTHON:-$PWD/.venv/bin/python}
+[[ -x $PYTHON ]] || die "$PYTHON is missing: \`make deps\` makes .venv from tests/requirements.txt"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/$BENCH_NAME.XXXXXX")
 
 # wait_quiet MAX_LOAD WAIT_SECONDS : waits until the 1-minute load average is below MAX_LOAD (empty: no wait).

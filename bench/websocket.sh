@@ -53,8 +53,7 @@ NOFILE=$(ulimit -n)
 
 # ---- tools (idempotent) ----------------------------------------------------------------------------------------
 if [[ -n $PEERS ]] && ! "$PYTHON" -c 'import aiohttp' 2>/dev/null; then
-    log "installing aiohttp (pip)"
-    "$PYTHON" -m pip install -q aiohttp >&2 || die "pip install aiohttp failed"
+    die "$PYTHON cannot import aiohttp; \`make deps\` installs it into .venv"
 fi
 AIOHTTP_VERSION=$("$PYTHON" -c 'import aiohttp; print(aiohttp.__version__)' 2>/dev/null || echo none)
 

@@ -14,8 +14,9 @@ private struct InteropError: Error, CustomStringConvertible {
 /// The Python `websockets` echo server (tests/websocket/echo_server.py) as a child process, so our client is tested
 /// against an independent implementation of RFC 6455 and RFC 7692.
 ///
-/// Needs `python3` and the PyPI package `websockets` (`make deps` installs it); without them starting fails with a
-/// message saying what to install, so the test fails rather than skips.
+/// Runs on the interpreter in `PYTHON` (the Makefile sets it to the project's `.venv`), else `.venv/bin/python` when
+/// it exists, else `python3` from `PATH`; it needs the PyPI package `websockets` (`make deps` installs it into
+/// `.venv`). Without it starting fails with a message saying what to run, so the test fails rather than skips.
 private final class PythonEchoServer {
     let port: UInt16
     private let process = Process()
@@ -33,15 +34,16 @@ private final class PythonEchoServer {
             throw InteropError("cannot create \(errorLog.path)")
         }
         let output = Pipe()
+        let python = Self.python(root: root)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, "--port", "0"]
+        process.arguments = [python, script.path, "--port", "0"]
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errorLog)
         process.standardInput = FileHandle.nullDevice
         do {
             try process.run()
         } catch {
-            throw InteropError("cannot run /usr/bin/env python3: \(error)")
+            throw InteropError("cannot run \(python): \(error)")
         }
         let line = Self.readLine(from: output.fileHandleForReading.fileDescriptor, timeout: .seconds(20))
         let prefix = "listening on ws://"
@@ -54,11 +56,18 @@ private final class PythonEchoServer {
             throw InteropError(
                 """
                 the Python echo server did not start (exit status \(process.terminationStatus), first line \
-                \(line.map { "\"\($0)\"" } ?? "none")). It needs python3 and the websockets package: \
-                `python3 -m pip install websockets` (run by `make deps`). Its stderr: \(log.suffix(1500))
+                \(line.map { "\"\($0)\"" } ?? "none")) on \(python). It needs the websockets package: \
+                `make deps` installs it into .venv. Its stderr: \(log.suffix(1500))
                 """)
         }
         self.port = port
+    }
+
+    /// The interpreter to run: `PYTHON`, else the project's `.venv`, else `python3` from `PATH`.
+    private static func python(root: URL) -> String {
+        if let python = ProcessInfo.processInfo.environment["PYTHON"], !python.isEmpty { return python }
+        let venv = root.appendingPathComponent(".venv/bin/python").path
+        return FileManager.default.isExecutableFile(atPath: venv) ? venv : "python3"
     }
 
     /// Stops the server (SIGTERM, SIGKILL after 5 s) and removes its log.

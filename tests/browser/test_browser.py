@@ -1,9 +1,10 @@
 """Real-browser tests of the web front end (Public/): headless Debian Chromium driven by Selenium against the
 real motion-server started with `--public Public` on a free port and a temporary SQLite database.
 
-Run from the repository root after `swift build --product motion-server` and `tests/browser/setup.sh`:
+Run from the repository root after `make deps` (chromium, chromium-driver, .venv) and
+`swift build --product motion-server`:
 
-    python3 -m unittest tests/browser/test_browser.py
+    .venv/bin/python -m unittest tests/browser/test_browser.py
 
 MOTION_SERVER_BIN overrides the server binary (default .build/debug/motion-server); CHROMIUM_BIN and
 CHROMEDRIVER_BIN override the browser (default /usr/bin/chromium, /usr/bin/chromedriver). Screenshots of the three

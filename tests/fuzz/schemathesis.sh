@@ -9,12 +9,14 @@
 #
 # Usage: tests/fuzz/schemathesis.sh
 # Environment (defaults): EXAMPLES=250 SEED=20261129 WORKERS=1
+#   PYTHON=<interpreter>    the Python with schemathesis (default: the project's .venv/bin/python, from `make deps`)
 #   MOTION_SERVER=<binary>  test that binary instead of building .build/debug/motion-server
 #   REPORT_DIR=<dir>        also write JUnit and NDJSON reports there
 set -euo pipefail
+if [[ -n ${PYTHON:-} && $PYTHON != /* ]]; then PYTHON=$PWD/$PYTHON; fi
 cd "$(dirname "$0")/../.."
 
-SCHEMATHESIS_VERSION=4.32.5 # pinned: the CLI flags and config keys below are schemathesis 4's
+SCHEMATHESIS_MAJOR=4 # the version is pinned in tests/requirements.txt; the CLI flags and config keys below are 4's
 EXAMPLES=${EXAMPLES:-250}
 SEED=${SEED:-20261129}
 WORKERS=${WORKERS:-1} # one worker: the server's state (deleted or stopped sessions) then evolves the same each run
@@ -27,12 +29,11 @@ die() {
     exit 1
 }
 
-# The real interpreter, not a pyenv shim.
-PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+PYTHON=${PYTHON:-$PWD/.venv/bin/python}
+[[ -x $PYTHON ]] || die "$PYTHON is missing: \`make deps\` makes .venv from tests/requirements.txt"
 installed=$("$PYTHON" -c 'import importlib.metadata as m; print(m.version("schemathesis"))' 2>/dev/null || true)
-if [[ $installed != "$SCHEMATHESIS_VERSION" ]]; then
-    log "installing schemathesis==$SCHEMATHESIS_VERSION (pip; found: ${installed:-none})"
-    "$PYTHON" -m pip install -q "schemathesis==$SCHEMATHESIS_VERSION" >&2 || die "pip install schemathesis failed"
+if [[ $installed != "$SCHEMATHESIS_MAJOR".* ]]; then
+    die "$PYTHON has no schemathesis $SCHEMATHESIS_MAJOR.x (found: ${installed:-none}); run \`make deps\`"
 fi
 st() { "$PYTHON" -c 'import sys; from schemathesis.cli import schemathesis; sys.argv[0] = "schemathesis"; schemathesis()' "$@"; }
 

@@ -1,6 +1,6 @@
 """Seeds a running motion-server for the schemathesis run and writes the schemathesis config that points at it.
 
-    python3 tests/fuzz/seed.py BASE_URL OUT_DIR [--sessions N]
+    .venv/bin/python tests/fuzz/seed.py BASE_URL OUT_DIR [--sessions N]
 
 Stores N recorded elbowFlexion sessions through `POST /v1/analyze` (poses from tests/server/motion_client.py, a few
 subjects and rep counts), opens two HTTP-driven sessions with `POST /v1/sessions` (so `/poses` and `/stop` have a live

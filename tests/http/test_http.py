@@ -3,7 +3,7 @@
 Run from the package root, after building the server:
 
     swift build --product http-bench-server
-    python3 -m unittest -v tests/http/test_http.py
+    .venv/bin/python -m unittest -v tests/http/test_http.py
 
 Standard library only. Every test starts from a server launched as a subprocess on a free port (`--port 0`);
 servers are always stopped (SIGTERM, then SIGKILL after 5 s) and every socket has a timeout, so the suite

@@ -2,7 +2,7 @@
 memory for clients that never read, bounded and well-formed /metrics, subject limits in bytes, HTTP session caps,
 and a few protocol edges (HTTP/1.0 keep-alive, scheme-relative redirects, duplicated JSON keys).
 
-Run:  cd /work/main && swift build --product motion-server && python3 -m unittest -v tests/security/test_security.py
+Run:  cd /work/main && swift build --product motion-server && .venv/bin/python -m unittest -v tests/security/test_security.py
 Set MOTION_SERVER_BIN=/path/to/motion-server to test another build (MOTION_SERVER is honoured too, as in
 tests/server). See README.md beside this file.
 

@@ -4,7 +4,7 @@ The server is an independent check on the load generator: every session it strea
 history is read back), every pose must be answered by exactly one snapshot, and the problems the server signals
 (rate limiting, refused handshakes, bad tokens) must show up in motion-load's report and exit status.
 
-Run: python3 -m unittest tests/server/test_motion_load.py (after `swift build --product motion-server
+Run: .venv/bin/python -m unittest tests/server/test_motion_load.py (after `swift build --product motion-server
 --product motion-load`; $MOTION_LOAD and $MOTION_SERVER override the binaries).
 """
 

@@ -1,6 +1,6 @@
 """Black-box tests of the motion-server executable against /work/shared/PROTOCOL.md.
 
-Run:  cd /work/main && swift build --product motion-server && python3 -m unittest -v tests/server/test_server.py
+Run:  swift build --product motion-server && .venv/bin/python -m unittest -v tests/server/test_server.py
 Set MOTION_SERVER=/path/to/motion-server to test another build. See README.md beside this file.
 """
 
@@ -21,9 +21,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 try:
     import websockets  # noqa: F401
-except ImportError:  # install quietly, as the suite's README says
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "websockets"], check=False,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+except ImportError:
+    raise ImportError("the Python package 'websockets' is missing; `make deps` installs it into .venv "
+                      "(run the suite with .venv/bin/python)") from None
 
 import motion_client as mc  # noqa: E402
 from motion_client import ConnectionClosed, InvalidStatus, Server, elbow_pose, pose_msg, rep_frames  # noqa: E402

@@ -4,7 +4,7 @@
 #   swift build --product http-bench-server
 #   tests/websocket/autobahn.sh [OUTDIR]
 #
-# Installs kosoku 0.1.0 when missing, starts the server on a free port, runs the fuzzing client through
+# Needs kosoku 0.1.0 (in the project's .venv: `make deps`). Starts the server on a free port, runs the fuzzing client through
 # kosoku_run.py (kosoku plus two fixes to its 12.x/13.x case code, explained there), prints a summary table from
 # OUTDIR/index.json, stops the server, and exits 1 if any case is FAILED (or ERROR: the case could not run).
 # OUTDIR defaults to a new temporary directory; its index.html is the full Autobahn-style report.
@@ -22,6 +22,7 @@
 #   KOSOKU_UNPATCHED=1      run kosoku exactly as shipped (12.x.1/13.x.1 then end in ERROR, and 12.x cases that
 #                           take over 30 s end in FAILED at the server's keep-alive ping; see kosoku_run.py)
 #   HTTP_BENCH_SERVER=path  the server binary (default .build/debug/http-bench-server)
+#   PYTHON=path             the Python with kosoku (default: the project's .venv/bin/python)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -29,10 +30,11 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 BINARY="${HTTP_BENCH_SERVER:-$ROOT/.build/debug/http-bench-server}"
 PARALLELISM="${AUTOBAHN_PARALLELISM:-2}"
 OUTDIR="${1:-$(mktemp -d "${TMPDIR:-/tmp}/autobahn-reports.XXXXXX")}"
+PYTHON="${PYTHON:-$ROOT/.venv/bin/python}"
 
-if ! python3 -c 'import kosoku' 2>/dev/null; then
-    echo "installing kosoku 0.1.0 (pip)"
-    PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 python3 -m pip install -q "kosoku==0.1.0" >/dev/null
+if ! "$PYTHON" -c 'import kosoku' 2>/dev/null; then
+    echo "autobahn.sh: $PYTHON cannot import kosoku; \`make deps\` installs it into .venv" >&2
+    exit 2
 fi
 if [ ! -x "$BINARY" ]; then
     echo "autobahn.sh: $BINARY not found; build it first: swift build --product http-bench-server" >&2
@@ -82,13 +84,13 @@ echo "server pid $SERVER_PID at $URL; reports in $OUTDIR"
 START=$(date +%s)
 # kosoku exits 1 whenever any case is not OK (NON-STRICT and INFORMATIONAL included), so the verdict comes from
 # index.json below, not from its exit status.
-python3 "$HERE/kosoku_run.py" "${ARGS[@]}" "$URL" >"$OUTDIR/kosoku.log" 2>&1 || true
+"$PYTHON" "$HERE/kosoku_run.py" "${ARGS[@]}" "$URL" >"$OUTDIR/kosoku.log" 2>&1 || true
 echo "kosoku finished in $(( $(date +%s) - START )) s (log: $OUTDIR/kosoku.log)"
 
 stop_server
 trap - EXIT
 
-python3 - "$OUTDIR" "${AUTOBAHN_ALL:-0}" <<'PY'
+"$PYTHON" - "$OUTDIR" "${AUTOBAHN_ALL:-0}" <<'PY'
 import collections, json, os, sys
 
 outdir, run_all = sys.argv[1], sys.argv[2] == "1"

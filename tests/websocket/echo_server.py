@@ -1,6 +1,6 @@
 """A reference WebSocket echo server on the PyPI `websockets` library, for interoperability tests.
 
-    python3 tests/websocket/echo_server.py [--port N] [--host 127.0.0.1] [--max-size BYTES] [--no-compression]
+    .venv/bin/python tests/websocket/echo_server.py [--port N] [--host 127.0.0.1] [--max-size BYTES] [--no-compression]
 
 Listens on HOST:PORT (`--port 0`, the default, picks a free port) and prints exactly one line,
 `listening on ws://HOST:PORT/`, once it accepts connections. Every path echoes every message back as it came
@@ -8,7 +8,7 @@ Listens on HOST:PORT (`--port 0`, the default, picks a free port) and prints exa
 `--no-compression`. SIGTERM or SIGINT closes open connections with 1001 and exits 0.
 
 Used by Tests/HTTPServerTests/WebSocketInteropTests.swift (our Swift client against an independent server).
-Needs `websockets` (`python3 -m pip install websockets`, done by `make deps`); without it the script exits 2
+Needs `websockets` (in the project's .venv: `make deps`); without it the script exits 2
 with a message saying so.
 """
 
@@ -22,7 +22,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the machine
     print(
         "echo_server.py: the Python package 'websockets' (>= 13) is missing; "
-        "install it with: python3 -m pip install websockets",
+        "`make deps` installs it into .venv (run .venv/bin/python tests/websocket/echo_server.py)",
         file=sys.stderr,
     )
     sys.exit(2)

@@ -1,6 +1,6 @@
 """Runs kosoku's Autobahn fuzzing client against a WebSocket server and writes its reports (used by autobahn.sh).
 
-    python3 tests/websocket/kosoku_run.py [-p N] [-o OUTDIR] [-i CASE]... [-x CASE]... [--unpatched] ws://HOST:PORT/PATH
+    .venv/bin/python tests/websocket/kosoku_run.py [-p N] [-o OUTDIR] [-i CASE]... [-x CASE]... [--unpatched] ws://HOST:PORT/PATH
 
 The same as `kosoku -p N -o OUTDIR ... URL` (kosoku 0.1.0, PyPI), with two corrections to the 12.x/13.x
 (permessage-deflate) case code unless `--unpatched` is given:
@@ -32,16 +32,11 @@ import asyncio
 import sys
 
 
-def _ensure_kosoku():
+def _require_kosoku():
     try:
         import kosoku  # noqa: F401
     except ImportError:
-        import os
-        import subprocess
-
-        env = dict(os.environ, PIP_ROOT_USER_ACTION="ignore", PIP_DISABLE_PIP_VERSION_CHECK="1")
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "kosoku==0.1.0"], check=True,
-                       stdout=subprocess.DEVNULL, env=env)
+        sys.exit("kosoku_run.py: the Python package 'kosoku' (0.1.0) is missing; `make deps` installs it into .venv")
 
 
 def patch_compression_cases(cases):
@@ -98,7 +93,7 @@ def main():
     parser.add_argument("-x", "--exclude", action="append", metavar="CASE")
     parser.add_argument("--unpatched", action="store_true", help="run kosoku exactly as shipped")
     arguments = parser.parse_args()
-    _ensure_kosoku()
+    _require_kosoku()
     sys.exit(asyncio.run(run(arguments)))
 
 

@@ -3,14 +3,14 @@
 Run from the package root, after building the server:
 
     swift build --product http-bench-server
-    python3 tests/websocket/test_websocket.py            # prints "N passed, N failed" last; exit 1 on failures
-    python3 tests/websocket/test_websocket.py -k Close   # unittest's usual selection flags work too
+    .venv/bin/python tests/websocket/test_websocket.py            # prints "N passed, N failed" last; exit 1 on failures
+    .venv/bin/python tests/websocket/test_websocket.py -k Close   # unittest's usual selection flags work too
 
 The cases follow the Autobahn|Testsuite categories (1.x framing, 2.x ping/pong, 3.x reserved bits, 4.x opcodes,
 5.x fragmentation, 6.x UTF-8, 7.x closing, 9.x sizes, 12.x/13.x permessage-deflate) plus the opening handshake,
 each as several concrete cases. Two kinds of client:
 
-- the PyPI `websockets` library (installed quietly by this script when missing), for well-formed traffic and
+- the PyPI `websockets` library (in the project's .venv: `make deps`), for well-formed traffic and
   permessage-deflate negotiation (RFC 7692) with every offer parameter;
 - a raw-socket client (`RawWebSocket`) that does the handshake, sends masked frames of any shape, including
   invalid ones, and parses the server's frames (checking they are never masked), for everything a library is
@@ -41,23 +41,13 @@ import unittest
 import zlib
 
 
-def _ensure_websockets():
-    """Imports `websockets`, installing it quietly first when it is missing."""
-    try:
-        import websockets  # noqa: F401
-    except ImportError:
-        env = dict(os.environ, PIP_ROOT_USER_ACTION="ignore", PIP_DISABLE_PIP_VERSION_CHECK="1")
-        subprocess.run(
-            [sys.executable, "-m", "pip", "install", "-q", "websockets>=13"],
-            check=True, stdout=subprocess.DEVNULL, env=env,
-        )
-
-
-_ensure_websockets()
-
-from websockets.exceptions import ConnectionClosed  # noqa: E402
-from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory  # noqa: E402
-from websockets.sync.client import connect as ws_connect  # noqa: E402
+try:
+    from websockets.exceptions import ConnectionClosed
+    from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
+    from websockets.sync.client import connect as ws_connect
+except ImportError:
+    sys.exit("test_websocket.py: the Python package 'websockets' is missing; `make deps` installs it into .venv "
+             "(run .venv/bin/python tests/websocket/test_websocket.py)")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.environ.get("HTTP_BENCH_SERVER", os.path.join(ROOT, ".build", "debug", "http-bench-server"))
