@@ -16,7 +16,7 @@ PYTHON = $(CURDIR)/$(VENV)/bin/python
 export PYTHON
 
 .PHONY: run demo test browser autobahn deps deps-run deps-packages lint build-tests unit-tests integration fuzz tsan bench \
-	clean
+	fresh-check clean
 
 # $(call apt_install,PACKAGES): installs those of PACKAGES that are not installed (with sudo unless root).
 define apt_install
@@ -96,6 +96,11 @@ autobahn: deps
 
 tsan:
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --scratch-path .build-tsan --sanitize=thread --disable-xctest --filter "MotionSessionTests|EventLoopTests|HTTPServerTests|WebSocketTests|SessionStoreTests"
+
+## The newcomer's proof: `make test` in a new Debian 12 minbase root (debootstrap) with only the Swift toolchain and
+## its documented prerequisites (about 25 minutes on 2 cores; as root).
+fresh-check:
+	tests/fresh/check.sh
 
 ## Benchmarks are separate from tests; results go to bench/RESULTS.md by hand.
 bench:
