@@ -1,4 +1,4 @@
-"""Black-box tests of the motion-server executable against /work/shared/PROTOCOL.md.
+"""Black-box tests of the motion-server executable against ../shared/PROTOCOL.md (the contract beside the repository).
 
 Run:  swift build --product motion-server && .venv/bin/python -m unittest -v tests/server/test_server.py
 Set MOTION_SERVER=/path/to/motion-server to test another build. See README.md beside this file.
@@ -29,7 +29,7 @@ import motion_client as mc  # noqa: E402
 from motion_client import ConnectionClosed, InvalidStatus, Server, elbow_pose, pose_msg, rep_frames  # noqa: E402
 
 UNKNOWN_ID = "01ARZ3NDEKTSV4RRFFQ69G5FAV"  # a well-formed ULID no server issued
-VECTORS = os.path.join(mc.PROTOCOL_DIR, "vectors", "formats.json")
+VECTORS = mc.FORMAT_VECTORS
 SERVER = None  # the shared server (no tokens, no public dir)
 
 
@@ -39,7 +39,7 @@ def setUpModule():
     if not os.access(binary, os.X_OK):
         raise RuntimeError(
             f"motion-server binary missing at {binary}. Build it first: "
-            "cd /work/main && swift build --product motion-server (or set MOTION_SERVER=/path/to/binary)")
+            "swift build --product motion-server (or set MOTION_SERVER=/path/to/binary)")
     SERVER = Server().start()
 
 
