@@ -16,7 +16,7 @@ PYTHON = $(CURDIR)/$(VENV)/bin/python
 export PYTHON
 
 .PHONY: run demo test browser autobahn deps deps-run deps-packages lint build-tests unit-tests integration fuzz tsan bench \
-	fresh-check clean
+	docker-check fresh-check clean
 
 # $(call apt_install,PACKAGES): installs those of PACKAGES that are not installed (with sudo unless root).
 define apt_install
@@ -101,6 +101,11 @@ tsan:
 ## its documented prerequisites (about 25 minutes on 2 cores; as root).
 fresh-check:
 	tests/fresh/check.sh
+
+## The Docker runtime stage without a Docker daemon: a debootstrap root with Docker/runtime-packages.txt, the static
+## binary and Public/, the server as the container runs it: health check, a live session, SIGTERM (as root).
+docker-check: deps-run
+	Docker/check.sh
 
 ## Benchmarks are separate from tests; results go to bench/RESULTS.md by hand.
 bench:
