@@ -66,9 +66,11 @@ git -C "$ROOT/root/motion-server" checkout -q --detach "$COMMIT"
 log "make ${TARGETS[*]} in the fresh root (log: $FRESH_DIR/make.log)"
 MAKE_STARTED=$(date +%s)
 status=0
+# In the background with `wait`, so that SIGINT or SIGTERM ends the run at once (the EXIT trap then stops what runs
+# in the root and unmounts).
 chroot "$ROOT" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb PATH="$SWIFT_TOOLCHAIN/usr/bin:$DEBIAN_ROOT_PATH" \
-    /bin/bash -c 'cd /root/motion-server && make "$@"' make "${TARGETS[@]}" 2>&1 | tee "$FRESH_DIR/make.log" ||
-    status=$? # make's (pipefail)
+    /bin/bash -c 'cd /root/motion-server && make "$@"' make "${TARGETS[@]}" > >(tee "$FRESH_DIR/make.log") 2>&1 &
+wait $! || status=$?
 FINISHED=$(date +%s)
 
 minutes() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
