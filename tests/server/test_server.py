@@ -643,6 +643,45 @@ class RESTTests(unittest.TestCase):
         self.assertEqual(stored.json()["repCount"], 3)
         self.assertEqual(stored.json()["status"], "finished")
 
+    def test_rest_batches_are_judged_frame_by_frame(self):
+        """PROTOCOL.md §3: a refused frame is answered with its index; the events of every other frame come back;
+        the first unknown joint name of the session is told once, without an index."""
+        frames = rep_frames(2)
+        reference = SERVER.post("/v1/analyze", analyze_body("rest-batch-reference", frames=frames)).json()
+        expected = [(e["t"], e["event"]) for e in reference["events"]]
+        self.assertTrue(any(kind == "repCompleted" for _, kind in expected), reference)
+
+        created = SERVER.post("/v1/sessions", {"exercise": "elbowFlexion", "side": "right", "subject": "rest-batch"})
+        self.assertEqual(created.status, 201, created)
+        sid = created.json()["id"]
+        half = len(frames) // 2
+        first = [dict(f) for f in frames[:half]]
+        first[3] = dict(first[3], points=dict(first[3]["points"], left_shoulder_1_joint=[1, 2]))
+        batch = first[:5] + [{"t": "late"}] + first[5:] + [dict(first[-1])]  # bad frame, then a repeated t
+        one = SERVER.post(f"/v1/sessions/{sid}/poses", {"frames": batch})
+        self.assertEqual(one.status, 200, one)
+        errors = one.json()["errors"]
+        self.assertEqual([(e["code"], e.get("batchIndex")) for e in errors],
+                         [("unknownJoint", None), ("invalidPose", 5), ("nonIncreasingTime", len(batch) - 1)], errors)
+        self.assertIn("left_shoulder_1_joint", errors[0]["message"])
+
+        rest = [dict(f) for f in frames[half:]]
+        rest[0] = dict(rest[0], points=dict(rest[0]["points"], LeftElbow=[1, 2]))
+        ndjson = "\n".join(json.dumps(f) for f in rest) + "\n"
+        two = SERVER.post(f"/v1/sessions/{sid}/poses", ndjson, headers={"Content-Type": "application/x-ndjson"})
+        self.assertEqual(two.status, 200, two)
+        self.assertNotIn("errors", two.json(), "the unknown joint was told once per session")
+        got = [(e["t"], e["event"]) for e in one.json()["events"] + two.json()["events"]]
+        self.assertEqual(got, expected, "every accepted frame's events, as a clean run gives")
+        stop = SERVER.post(f"/v1/sessions/{sid}/stop")
+        self.assertEqual(stop.json()["frames"], len(frames))
+
+        analyzed = SERVER.post("/v1/analyze", analyze_body("rest-batch-analyze", frames=batch))
+        self.assertEqual(analyzed.status, 200, analyzed)
+        self.assertEqual([(e["code"], e.get("batchIndex")) for e in analyzed.json()["errors"]],
+                         [("unknownJoint", None), ("invalidPose", 5), ("nonIncreasingTime", len(batch) - 1)])
+        self.assertEqual(analyzed.json()["summary"]["frames"], half)
+
     def test_csv_series_and_delete(self):
         sid = SERVER.post("/v1/analyze", analyze_body("rest-csv", frames=rep_frames(3))).json()["summary"]["id"]
         got = SERVER.get(f"/v1/sessions/{sid}")
