@@ -44,6 +44,7 @@ integration: build-tests
 	python3 -m unittest tests/http/test_http.py
 	python3 tests/websocket/test_websocket.py
 	AUTOBAHN_CASES="1.* 2.* 3.* 4.* 5.* 6.* 7.* 9.* 10.* 12.1.* 13.1.*" tests/websocket/autobahn.sh
+	AUTOBAHN_MOTION_SERVER=1 AUTOBAHN_CASES="9.*" tests/websocket/autobahn.sh
 	$(SWIFT) build --product motion-load
 	python3 -m unittest tests/server/test_server.py
 	python3 -m unittest tests/security/test_security.py
