@@ -34,7 +34,10 @@ let package = Package(
         .target(
             name: "MotionServer",
             dependencies: ["MotionCore", "MotionWire", "HTTPWire", "HTTPServer", "SessionStore"],
-            swiftSettings: strict),
+            swiftSettings: strict, plugins: ["EmbedFiles"]),
+        // Build tool: a target's .json files (MotionServer's openapi.json) as Swift constants, no Foundation at run time.
+        .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"]),
+        .executableTarget(name: "embed-files", swiftSettings: strict),
         .executableTarget(name: "motion-server", dependencies: ["MotionServer", "HTTPServer"], swiftSettings: strict),
         .executableTarget(
             name: "motion-load",
@@ -66,6 +69,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "MotionCore"], swiftSettings: strict),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
+        .testTarget(name: "EmbedFilesTests", swiftSettings: strict, plugins: ["EmbedFiles"]),
         .testTarget(name: "MotionLoadTests", dependencies: ["motion-load"], swiftSettings: strict),
         .testTarget(
             name: "LoadKitTests", dependencies: ["LoadKit", "HTTPServer", "HTTPWire", "NetworkTestSupport"],
