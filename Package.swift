@@ -24,8 +24,6 @@ let package = Package(
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SessionStore", dependencies: ["MotionCore", "CSQLite"], swiftSettings: strict),
         .executableTarget(
-            name: "store-crash-probe", dependencies: ["SessionStore", "MotionCore"], swiftSettings: strict),
-        .executableTarget(
             name: "store-bench", dependencies: ["SessionStore", "MotionCore"], path: "bench/store",
             swiftSettings: strict),
         .target(name: "HTTPWire", dependencies: ["CZlib"], swiftSettings: strict),
@@ -73,6 +71,10 @@ let package = Package(
         .testTarget(name: "MotionLoadTests", dependencies: ["motion-load"], swiftSettings: strict),
         .testTarget(
             name: "LoadKitTests", dependencies: ["LoadKit", "HTTPServer", "HTTPWire", "NetworkTestSupport"],
+            swiftSettings: strict),
+        // Test helper: a process that writes checkpoints and waits to be killed (SessionStoreTests/CrashRecoveryTests).
+        .executableTarget(
+            name: "store-crash-probe", dependencies: ["SessionStore", "MotionCore"], path: "Tests/store-crash-probe",
             swiftSettings: strict),
         .target(
             name: "NetworkTestSupport", dependencies: ["HTTPServer", "HTTPWire"], path: "Tests/Support",
