@@ -1,6 +1,6 @@
 # motion-server — the two commands: `make run` and `make test`. Both work on a fresh Debian machine with Swift.
 SWIFT ?= swift
-LINT_PATHS = Package.swift Sources Tests bench
+LINT_PATHS = Package.swift Sources Tests bench Plugins
 
 APT_PACKAGES = zlib1g-dev libsqlite3-dev curl python3
 

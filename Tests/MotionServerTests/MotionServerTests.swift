@@ -11,7 +11,7 @@ import Testing
 
 /// A motion-server on a free port with a fresh SQLite file, stopped after `body`.
 func withMotionServer(
-    tokens: String? = nil, limits: LiveLimits = fastLimits(),
+    tokens: String? = nil, limits: LiveLimits = fastLimits(), webSocketEcho: Bool = false,
     _ body: (SocketAddress, MotionServer, String) async throws -> Void
 ) async throws {
     let directory = NSTemporaryDirectory() + "motion-\(UUID().uuidString)"
@@ -28,6 +28,7 @@ func withMotionServer(
         try tokens.write(toFile: directory + "/tokens", atomically: true, encoding: .utf8)
     }
     options.limits = limits
+    options.webSocketEcho = webSocketEcho
     let server = try await MotionServer(options: options)
     let address = try server.start()
     do {

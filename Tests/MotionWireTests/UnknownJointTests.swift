@@ -70,7 +70,7 @@ import Testing
 
     @Test func reportsNothingForAPoseWithEveryJoint() throws {
         var report = DecodingReport()
-        let message = try MessageDecoder().decode(DecodeTimingTests.fullPose(), report: &report)
+        let message = try MessageDecoder().decode(fullJointsPoseMessage(), report: &report)
         guard case .pose(let pose) = message else {
             Issue.record("not a pose")
             return

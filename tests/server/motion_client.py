@@ -22,7 +22,6 @@ except ImportError:  # pragma: no cover - reported by the test module
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DEFAULT_BINARY = os.path.join(ROOT, ".build", "debug", "motion-server")
-SOURCES = os.path.join(ROOT, "Sources", "MotionServer")
 PROTOCOL_DIR = "/work/shared"
 TIMEOUT = 5.0
 
