@@ -58,6 +58,24 @@ struct CheckpointBatcherTests {
         #expect(log.all == ["created 2", "batch 1,2"])
     }
 
+    @Test func aSessionCheckpointingTwiceInOneBatchIsWrittenOnceAndDoesNotWaitForItself() async {
+        // The session's second checkpoint arrives before the batch is taken, chained after its first one, which is
+        // the batch itself: waiting for it would wait forever, and every later write of the session with it.
+        let (batcher, writes, log) = (CheckpointBatcher(window: .milliseconds(100)), StoreWrites(), Log())
+        let first = batcher.add(Self.checkpoint(1), after: nil, writes: writes, write: Self.writer(log))
+        _ = batcher.add(Self.checkpoint(2), after: nil, writes: writes, write: Self.writer(log))
+        var newer = Self.checkpoint(1)
+        newer.summary.frames = 10
+        let second = batcher.add(newer, after: first, writes: writes, write: Self.writer(log))
+        #expect(first == second)
+        // Not `await second.value`: a batch that waits for itself would hang the run instead of failing.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while log.all.isEmpty && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        let finished = !log.all.isEmpty
+        #expect(finished, "the batch was written")
+        #expect(log.all == ["batch 10,2"], "the session's newest checkpoint, once, in its first place")
+    }
+
     @Test func shutdownWaitsForAGatheringBatch() async {
         let (batcher, writes, log) = (CheckpointBatcher(window: .milliseconds(50)), StoreWrites(), Log())
         _ = batcher.add(Self.checkpoint(7), after: nil, writes: writes, write: Self.writer(log))
