@@ -24,8 +24,6 @@ let package = Package(
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SessionStore", dependencies: ["MotionCore", "CSQLite"], swiftSettings: strict),
         .executableTarget(
-            name: "store-crash-probe", dependencies: ["SessionStore", "MotionCore"], swiftSettings: strict),
-        .executableTarget(
             name: "store-bench", dependencies: ["SessionStore", "MotionCore"], path: "bench/store",
             swiftSettings: strict),
         .target(name: "HTTPWire", dependencies: ["CZlib"], swiftSettings: strict),
@@ -34,7 +32,10 @@ let package = Package(
         .target(
             name: "MotionServer",
             dependencies: ["MotionCore", "MotionWire", "HTTPWire", "HTTPServer", "SessionStore"],
-            swiftSettings: strict),
+            swiftSettings: strict, plugins: ["EmbedFiles"]),
+        // Build tool: a target's .json files (MotionServer's openapi.json) as Swift constants, no Foundation at run time.
+        .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"]),
+        .executableTarget(name: "embed-files", swiftSettings: strict),
         .executableTarget(name: "motion-server", dependencies: ["MotionServer", "HTTPServer"], swiftSettings: strict),
         .executableTarget(
             name: "motion-load",
@@ -66,9 +67,14 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "MotionCore"], swiftSettings: strict),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
+        .testTarget(name: "EmbedFilesTests", swiftSettings: strict, plugins: ["EmbedFiles"]),
         .testTarget(name: "MotionLoadTests", dependencies: ["motion-load"], swiftSettings: strict),
         .testTarget(
             name: "LoadKitTests", dependencies: ["LoadKit", "HTTPServer", "HTTPWire", "NetworkTestSupport"],
+            swiftSettings: strict),
+        // Test helper: a process that writes checkpoints and waits to be killed (SessionStoreTests/CrashRecoveryTests).
+        .executableTarget(
+            name: "store-crash-probe", dependencies: ["SessionStore", "MotionCore"], path: "Tests/store-crash-probe",
             swiftSettings: strict),
         .target(
             name: "NetworkTestSupport", dependencies: ["HTTPServer", "HTTPWire"], path: "Tests/Support",

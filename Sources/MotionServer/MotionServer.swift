@@ -15,6 +15,8 @@ import SessionStore
 public final class MotionServer: Sendable {
     /// The options it runs with.
     public let options: ServerOptions
+    /// The routes it serves, in the order it tries them (the static files answer what none matches).
+    public let routes: [RegisteredRoute]
     private let http: HTTPServer
     private let context: AppContext
     private let hub = WebSocketHub()
@@ -89,6 +91,7 @@ public final class MotionServer: Sendable {
             context: context, isReady: { ready.withLock { $0 } }, httpMetrics: { httpMetrics.snapshot },
             webSockets: { hub.count }
         ).add(to: &router)
+        routes = router.routes
         do {
             http = try HTTPServer(
                 configuration: configuration, router: router,

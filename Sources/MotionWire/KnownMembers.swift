@@ -7,7 +7,8 @@
 /// refuse a repeated name among the members they know and skip unknown members, repeated or not: refusing
 /// those too would need a set of names per object, and what is skipped is never read either way.
 ///
-/// Member numbers are the decoder's own (a joint's wire index, a member enum's raw value), below 64.
+/// Member numbers are the decoder's own (a joint's wire index, a member enum's raw value), below 63; the last bit
+/// says whether a member the decoder does not know was read.
 struct KnownMembers {
     private var bits: UInt64 = 0
 
@@ -19,4 +20,13 @@ struct KnownMembers {
         bits |= bit
         return true
     }
+
+    /// Records that a member the decoder does not know was read.
+    @inline(__always)
+    mutating func insertUnknown() {
+        bits |= 1 &<< 63
+    }
+
+    /// Whether a member the decoder does not know was read.
+    var hasUnknown: Bool { bits & (1 &<< 63) != 0 }
 }

@@ -48,6 +48,20 @@ extension PoseDecoder {
     /// Reads one pose object at the reader's position; once it is accepted, notes its first unknown joint name in
     /// `report` unless the report already holds one.
     func readPose(_ reader: inout JSONReader, report: inout DecodingReport) throws -> Pose {
+        let start = reader.mark
+        let read = try readPose(&reader)
+        if read.hasUnknownJoint, report.unknownJoint == nil {
+            report.unknownJoint = Self.firstUnknownJoint(of: reader, from: start)
+        }
+        return read.pose
+    }
+
+    /// Reads one pose object at the reader's position, and says whether a name in its `points` or `confidence` is
+    /// not a joint.
+    ///
+    /// The flag is returned rather than the report taken `inout`: a pointer kept through the member loop costs a
+    /// register there, and measurably slows every pose.
+    private func readPose(_ reader: inout JSONReader) throws -> (pose: Pose, hasUnknownJoint: Bool) {
         guard try reader.peekKind() == .object else { throw WireError.invalidPose("a pose must be a JSON object") }
         var timestamp: Double?
         var width: Double?
@@ -56,7 +70,6 @@ extension PoseDecoder {
         var form = JointForm.none
         var confidences = RawJoints()
         var seen = KnownMembers()
-        var unknownJoint: JSONReader.StringToken?
         try reader.beginObject()
         var first = true
         while let key = try reader.nextKey(&first) {
@@ -70,12 +83,13 @@ extension PoseDecoder {
                 timestamp = try reader.readNumber(or: .invalidPose("t must be a number"))
             case .points:
                 raw = RawJoints()
-                form = try readPoints(&reader, into: &raw, unknownJoint: &unknownJoint) ? .points : .none
+                form = try readPoints(&reader, into: &raw) ? .points : .none
             case .keypoints:
-                raw = RawJoints()
+                // Replaces a points member read before, whose unknown joint names are still to be reported.
+                raw = RawJoints(hasUnknownJoint: raw.hasUnknownJoint)
                 form = try readKeypoints(&reader, into: &raw) ? .keypoints : .none
             case .confidence:
-                try readConfidences(&reader, into: &confidences, unknownJoint: &unknownJoint)
+                try readConfidences(&reader, into: &confidences)
             case .width:
                 width = try reader.readOptionalNumber(or: .invalidPose("width must be a number"))
             case .height:
@@ -90,10 +104,7 @@ extension PoseDecoder {
             raw.confidence = confidences.confidence
         }
         let pose = try assemble(raw, timestamp: timestamp, width: width, height: height)
-        if let unknownJoint, report.unknownJoint == nil {
-            report.unknownJoint = reader.string(unknownJoint, maxBytes: DecodingReport.maxNameBytes)
-        }
-        return pose
+        return (pose, raw.hasUnknownJoint || confidences.hasUnknownJoint)
     }
 
     /// Reads a `frames` batch: an object whose `frames` member is an array of pose objects. `type` and `frames`
@@ -149,11 +160,9 @@ extension PoseDecoder {
         }
     }
 
-    /// Reads a `points` object (or `null`); returns whether it was an object. Keeps the first name that is not a
-    /// joint in `unknownJoint` unless it holds one.
-    private func readPoints(
-        _ reader: inout JSONReader, into raw: inout RawJoints, unknownJoint: inout JSONReader.StringToken?
-    ) throws -> Bool {
+    /// Reads a `points` object (or `null`); returns whether it was an object. Notes in `raw` whether a name was not
+    /// a joint.
+    private func readPoints(_ reader: inout JSONReader, into raw: inout RawJoints) throws -> Bool {
         if try reader.readNullIfPresent() { return false }
         guard format == .joints || format == .vision else {
             throw WireError.invalidPose("\(format.rawValue) poses carry their points in keypoints")
@@ -164,7 +173,8 @@ extension PoseDecoder {
         var first = true
         while let key = try reader.nextKey(&first) {
             guard let joint = RawJoints.joint(named: key, in: reader) else {
-                if unknownJoint == nil { unknownJoint = key }
+                // In the bits already at hand: a variable of its own would cost every joint a few instructions.
+                named.insertUnknown()
                 try reader.skipValue()
                 continue
             }
@@ -190,14 +200,13 @@ extension PoseDecoder {
             guard try !reader.nextElement(&firstElement) else { throw invalid() }
             raw.set(joint, x: x, y: y, confidence: nil)
         }
+        raw.hasUnknownJoint = named.hasUnknown
         return true
     }
 
-    /// Reads a `confidence` object (or `null`): joint name to a number in 0…1 or `null`. Keeps the first name that
-    /// is not a joint in `unknownJoint` unless it holds one.
-    private func readConfidences(
-        _ reader: inout JSONReader, into confidences: inout RawJoints, unknownJoint: inout JSONReader.StringToken?
-    ) throws {
+    /// Reads a `confidence` object (or `null`): joint name to a number in 0…1 or `null`. Notes in `confidences`
+    /// whether a name was not a joint.
+    private func readConfidences(_ reader: inout JSONReader, into confidences: inout RawJoints) throws {
         if try reader.readNullIfPresent() { return }
         guard try reader.peekKind() == .object else { throw WireError.invalidPose("confidence must be an object") }
         var named = KnownMembers()
@@ -205,7 +214,8 @@ extension PoseDecoder {
         var first = true
         while let key = try reader.nextKey(&first) {
             guard let joint = RawJoints.joint(named: key, in: reader) else {
-                if unknownJoint == nil { unknownJoint = key }
+                // In the bits already at hand: a variable of its own would cost every joint a few instructions.
+                named.insertUnknown()
                 try reader.skipValue()
                 continue
             }
@@ -223,6 +233,39 @@ extension PoseDecoder {
             try Self.checkConfidence(value, "confidence.\(joint.rawValue)")
             confidences.set(joint, x: 0, y: 0, confidence: value)
         }
+        confidences.hasUnknownJoint = named.hasUnknown
+    }
+
+    /// The first name in `points` or `confidence` of the pose object at `start` that is not a joint, unescaped and
+    /// cut to ``DecodingReport/maxNameBytes``: read again from the start, only for a pose known to have one, so
+    /// the reading loops keep nothing but a bit.
+    @inline(never)
+    private static func firstUnknownJoint(of reader: JSONReader, from start: JSONReader.Mark) -> String? {
+        var reader = reader
+        reader.rewind(to: start)
+        do throws(JSONError) {
+            try reader.beginObject()
+            var first = true
+            while let member = try reader.nextKey(&first) {
+                guard reader.key(member, is: "points") || reader.key(member, is: "confidence"),
+                    try reader.peekKind() == .object
+                else {
+                    try reader.skipValue()
+                    continue
+                }
+                try reader.beginObject()
+                var firstName = true
+                while let name = try reader.nextKey(&firstName) {
+                    if RawJoints.joint(named: name, in: reader) == nil {
+                        return reader.string(name, maxBytes: DecodingReport.maxNameBytes)
+                    }
+                    try reader.skipValue()
+                }
+            }
+        } catch {
+            // Not reached: the pose was read whole before.
+        }
+        return nil
     }
 
     /// Reads a flat `keypoints` array of `[x, y, c]` triples in the format's layout (or `null`); returns whether

@@ -91,10 +91,9 @@ public struct PoseDecoder: Sendable, Hashable {
     /// - Complexity: O(n) in the size of the input; allocates nothing but the error on failure, and the name the
     ///   first time the report gets one.
     public func decodePose(_ bytes: [UInt8], report: inout DecodingReport) throws(WireError) -> Pose {
-        let outcome = bytes.withUnsafeBytes { raw in
-            Result { () throws(WireError) -> Pose in try decodePose(raw, report: &report) }
+        try JSONReader.decode(bytes, limits: limits, report: &report) { reader, report in
+            try readPose(&reader, report: &report)
         }
-        return try outcome.get()
     }
 
     /// Decodes one pose object from raw bytes, as ``decodePose(_:)-([UInt8])``.

@@ -11,6 +11,8 @@ struct RawJoints {
     var seen: UInt32 = 0
     /// Bit `i` set: the joint at wire index `i` has a confidence.
     var hasConfidence: UInt32 = 0
+    /// Whether a name was read that is not a joint (``DecodingReport/unknownJoint``).
+    var hasUnknownJoint = false
 
     mutating func set(_ joint: Joint, x: Double, y: Double, confidence: Double?) {
         let index = joint.index

@@ -213,9 +213,12 @@ public enum WireEncoder {
     /// ``encodeErrorBody(_:into:)`` writes its error object, with the frame's index in its batch added.
     /// - Parameters:
     ///   - errors: Each refused frame's index in its batch (from 0; for NDJSON, among the non-blank lines) with
-    ///     its error, in order.
+    ///     its error, in order; an error of the whole session rather than of one frame (`unknownJoint`) has no
+    ///     index, and is written without `batchIndex`.
     ///   - buffer: The buffer to append to.
-    public static func encodeFrameErrors(_ errors: [(batchIndex: Int, error: WireError)], into buffer: inout [UInt8]) {
+    public static func encodeFrameErrors(
+        _ errors: [(batchIndex: Int?, error: WireError)], into buffer: inout [UInt8]
+    ) {
         buffer.append(UInt8(ascii: "["))
         for (position, (batchIndex, error)) in errors.enumerated() {
             if position > 0 { buffer.append(UInt8(ascii: ",")) }
@@ -223,8 +226,10 @@ public enum WireEncoder {
             buffer.appendJSONString(error.code.rawValue)
             buffer.appendLiteral(#","message":"#)
             buffer.appendJSONString(error.message)
-            buffer.appendLiteral(#","batchIndex":"#)
-            buffer.appendJSONInteger(batchIndex)
+            if let batchIndex {
+                buffer.appendLiteral(#","batchIndex":"#)
+                buffer.appendJSONInteger(batchIndex)
+            }
             buffer.append(UInt8(ascii: "}"))
         }
         buffer.append(UInt8(ascii: "]"))

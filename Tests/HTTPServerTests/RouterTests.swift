@@ -65,4 +65,16 @@ struct RouterTests {
             return
         }
     }
+
+    @Test func listsItsRoutesInRegistrationOrder() {
+        var router = Self.router()
+        router.webSocket("/v1/stream") { _ in }
+        let routes = router.routes.map { "\($0.method) \($0.route.pattern)\($0.route.isWebSocket ? " ws" : "")" }
+        #expect(
+            routes == [
+                "GET /v1/sessions", "POST /v1/sessions", "GET /v1/sessions/{id}", "DELETE /v1/sessions/{id}",
+                "GET /v1/sessions/{id}/series", "GET /assets/{path...}", "GET /v1/stream ws",
+            ])
+        #expect(Router().routes.isEmpty)
+    }
 }

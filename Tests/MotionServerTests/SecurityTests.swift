@@ -14,21 +14,6 @@ struct SecurityTests {
         ops-token-0123456789abc ops operator
         """
 
-    /// One request on a fresh connection, read off the concurrency pool (``offPool(_:)``).
-    static func request(
-        _ address: SocketAddress, _ method: String, _ path: String, token: String? = nil, headers: String = "",
-        body: String = ""
-    ) async throws -> TestResponse? {
-        try await offPool {
-            let client = try TestClient(address)
-            let auth = token.map { "Authorization: Bearer \($0)\r\n" } ?? ""
-            client.send(
-                "\(method) \(path) HTTP/1.1\r\nHost: x\r\n\(auth)\(headers)Content-Type: application/json\r\n"
-                    + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
-            return client.readResponse(method: method)
-        }
-    }
-
     static let spellings = [
         ("GET", "/metrics"), ("GET", "//metrics"), ("GET", "/metrics/"), ("GET", "//openapi.json"),
         ("GET", "/v1/sessions"), ("GET", "//v1/sessions"), ("GET", "/v1//sessions"), ("GET", "/v1/sessions/"),
@@ -43,32 +28,32 @@ struct SecurityTests {
             ]
             for (method, path) in Self.spellings {
                 for upgrade in upgrades {
-                    let response = try await Self.request(
+                    let response = try await request(
                         address, method, path, headers: upgrade, body: method == "POST" ? #"{"exercise":"squat"}"# : "")
                     #expect(response?.status == 401, "\(method) \(path) \(upgrade.debugDescription)")
                 }
             }
             for token in ["alice-token-0123456789", "bob-token-0123456789ab"] {
-                let list = try await Self.request(address, "GET", "/v1/sessions", token: token)
+                let list = try await request(address, "GET", "/v1/sessions", token: token)
                 #expect(list?.text == #"{"sessions":[],"next":null}"#, "nothing was stored anonymously")
             }
-            #expect(try await Self.request(address, "GET", "//healthz/")?.status == 200)
-            #expect(try await Self.request(address, "GET", "/readyz")?.status == 200)
+            #expect(try await request(address, "GET", "//healthz/")?.status == 200)
+            #expect(try await request(address, "GET", "/readyz")?.status == 200)
         }
     }
 
     @Test func metricsNeedAnOperatorToken() async throws {
         try await withMotionServer(tokens: Self.tokens) { address, _, _ in
             let alice = try #require(
-                try await Self.request(address, "GET", "//metrics", token: "alice-token-0123456789"))
+                try await request(address, "GET", "//metrics", token: "alice-token-0123456789"))
             #expect(alice.status == 403)
             #expect(alice.text.contains(#""code":"forbidden""#))
-            let ops = try #require(try await Self.request(address, "GET", "/metrics", token: "ops-token-0123456789abc"))
+            let ops = try #require(try await request(address, "GET", "/metrics", token: "ops-token-0123456789abc"))
             #expect(ops.status == 200)
             #expect(ops.text.contains("motion_http_sessions 0"))
         }
         try await withMotionServer { address, _, _ in
-            let open = try await Self.request(address, "GET", "/metrics")
+            let open = try await request(address, "GET", "/metrics")
             #expect(open?.status == 200, "no tokens: open, as everything")
         }
     }
@@ -76,12 +61,12 @@ struct SecurityTests {
     @Test func metricsLabelRoutesNeverRawPaths() async throws {
         try await withMotionServer(tokens: Self.tokens) { address, _, _ in
             for index in 0..<50 {
-                _ = try await Self.request(address, "GET", "/v1/\(index)-\(String(repeating: "x", count: 2000))")
+                _ = try await request(address, "GET", "/v1/\(index)-\(String(repeating: "x", count: 2000))")
             }
-            _ = try await Self.request(address, "GET", "/v1/x%0D%0Amotion_live_sessions%20999%0D%0A%23")
-            _ = try await Self.request(address, "GET", "/v1/sessions/abc", token: "alice-token-0123456789")
+            _ = try await request(address, "GET", "/v1/x%0D%0Amotion_live_sessions%20999%0D%0A%23")
+            _ = try await request(address, "GET", "/v1/sessions/abc", token: "alice-token-0123456789")
             let metrics = try #require(
-                try await Self.request(address, "GET", "/metrics", token: "ops-token-0123456789abc"))
+                try await request(address, "GET", "/metrics", token: "ops-token-0123456789abc"))
             #expect(metrics.body.count < 16 << 10, "\(metrics.body.count) bytes")
             #expect(!metrics.text.contains("xxxx"))
             #expect(!metrics.text.contains("motion_live_sessions 999"))
@@ -108,7 +93,7 @@ struct SecurityTests {
         limits.maxHTTPSessionsPerTenant = 4
         try await withMotionServer(tokens: Self.tokens, limits: limits) { address, _, _ in
             func create(_ token: String) async throws -> TestResponse? {
-                try await Self.request(address, "POST", "/v1/sessions", token: token, body: #"{"exercise":"squat"}"#)
+                try await request(address, "POST", "/v1/sessions", token: token, body: #"{"exercise":"squat"}"#)
             }
             var ids: [String] = []
             for _ in 0..<4 {
@@ -124,9 +109,9 @@ struct SecurityTests {
             let busy = try #require(try await create("bob-token-0123456789ab"))
             #expect(busy.status == 503)
             #expect(busy.text.contains("serverBusy"))
-            let metrics = try await Self.request(address, "GET", "/metrics", token: "ops-token-0123456789abc")
+            let metrics = try await request(address, "GET", "/metrics", token: "ops-token-0123456789abc")
             #expect(metrics?.text.contains("motion_http_sessions 6") == true)
-            let stop = try await Self.request(address, "POST", ids[0] + "/stop", token: "alice-token-0123456789")
+            let stop = try await request(address, "POST", ids[0] + "/stop", token: "alice-token-0123456789")
             #expect(stop?.status == 200)
             #expect(try await create("alice-token-0123456789")?.status == 201, "a stopped session frees its place")
         }

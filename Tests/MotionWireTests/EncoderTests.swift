@@ -224,14 +224,16 @@ import Testing
 
     @Test func encodesTheFrameErrorsOfARESTBatch() {
         #expect(Self.encode { WireEncoder.encodeFrameErrors([], into: &$0) } == "[]")
-        let errors: [(batchIndex: Int, error: WireError)] = [
+        let errors: [(batchIndex: Int?, error: WireError)] = [
+            (nil, WireError.unknownJoint("leftHeel")),
             (1, WireError(code: .invalidPose, message: "frames[1]: t is required")),
             (4, WireError(code: .nonIncreasingTime, message: "t \"2\"")),
         ]
-        #expect(
-            Self.encode { WireEncoder.encodeFrameErrors(errors, into: &$0) }
-                == #"[{"code":"invalidPose","message":"frames[1]: t is required","batchIndex":1},"#
-                + #"{"code":"nonIncreasingTime","message":"t \"2\"","batchIndex":4}]"#)
+        let expected =
+            #"[{"code":"unknownJoint","message":"unknown joint \"leftHeel\" (ignored)"},"#
+            + #"{"code":"invalidPose","message":"frames[1]: t is required","batchIndex":1},"#
+            + #"{"code":"nonIncreasingTime","message":"t \"2\"","batchIndex":4}]"#
+        #expect(Self.encode { WireEncoder.encodeFrameErrors(errors, into: &$0) } == expected)
     }
 
     @Test func escapesStringsPerRFC8259() {

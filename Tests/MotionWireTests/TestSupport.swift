@@ -41,6 +41,22 @@ func wireError<Value>(_ body: () throws(WireError) -> Value) -> WireError? {
     }
 }
 
+/// A `pose` message with all 19 joints and their confidences, about 1 KB.
+func fullJointsPoseMessage(t: Double = 12.345) -> [UInt8] {
+    var points: [String] = []
+    var confidences: [String] = []
+    for joint in Joint.allCases {
+        let x = 400.0 + Double(joint.index) * 17.37
+        let y = 120.0 + Double(joint.index) * 23.91
+        points.append(#""\#(joint.rawValue)":[\#(x),\#(y)]"#)
+        confidences.append(#""\#(joint.rawValue)":0.9\#(joint.index % 10)"#)
+    }
+    let json =
+        #"{"type":"pose","t":\#(t),"width":1280,"height":720,"points":{"#
+        + points.joined(separator: ",") + #"},"confidence":{"# + confidences.joined(separator: ",") + "}}"
+    return bytes(json)
+}
+
 /// The code of the error decoding `json` as a client message throws, or nil when it decodes.
 func decodingErrorCode(_ json: String, decoder: MessageDecoder = MessageDecoder()) -> ErrorCode? {
     wireError { () throws(WireError) in try decoder.decode(bytes(json)) }?.code

@@ -44,7 +44,7 @@ import Testing
         }
     }
 
-    /// What the probe checkpoints for its session `i` (keep in step with Sources/store-crash-probe/main.swift).
+    /// What the probe checkpoints for its session `i` (keep in step with Tests/store-crash-probe/main.swift).
     private static func probeSummary(_ i: Int) -> SessionSummary {
         var series = ValueSeries(interval: 0.1, capacity: 100)
         for step in 0..<20 { series.record(step % 5 == 0 ? nil : Double(step), at: Double(step) * 0.1) }

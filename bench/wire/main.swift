@@ -3,7 +3,8 @@ import MotionCore
 import MotionSimulation
 import MotionWire
 
-/// MotionWire against Foundation on the same pose frames: µs per frame to decode a ~1 KB `pose` message, and to
+/// MotionWire against Foundation on the same pose frames: µs per frame to decode a ~1 KB `pose` message (with the
+/// pose decoder alone, and through `MessageDecoder` as a live session does: `type` first, then the pose), and to
 /// encode a snapshot. Usage: `wire-bench [--runs N] [--frames N]`.
 struct PoseMessage: Decodable {
     var type: String
@@ -64,6 +65,10 @@ func main() throws {
     let ours = measure(frames, runs: runs) { frame in
         if let pose = try? decoder.decodePose(frame) { sink += pose.timestamp }
     }
+    let messages = MessageDecoder()
+    let message = measure(frames, runs: runs) { frame in
+        if case .pose(let pose)? = try? messages.decode(frame) { sink += pose.timestamp }
+    }
     let foundation = measure(frames, runs: runs) { frame in
         if let pose = try? json.decode(PoseMessage.self, from: Data(frame)) { sink += pose.t }
     }
@@ -84,7 +89,8 @@ func main() throws {
     print("| what | µs per frame, median of \(runs) (min–max) |")
     print("| --- | --- |")
     for (name, values) in [
-        ("MotionWire PoseDecoder", ours), ("Foundation JSONDecoder (Codable struct)", foundation),
+        ("MotionWire PoseDecoder", ours), ("MotionWire MessageDecoder (live path)", message),
+        ("Foundation JSONDecoder (Codable struct)", foundation),
         ("Foundation JSONSerialization", serialization), ("MotionWire encode snapshot", encode),
     ] {
         print("| \(name) | \(fixed(median(values))) (\(fixed(values.min() ?? 0))–\(fixed(values.max() ?? 0))) |")

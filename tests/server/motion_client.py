@@ -22,7 +22,6 @@ except ImportError:  # pragma: no cover - reported by the test module
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DEFAULT_BINARY = os.path.join(ROOT, ".build", "debug", "motion-server")
-SOURCES = os.path.join(ROOT, "Sources", "MotionServer")
 # The contract's folder, shared/ beside the repository (as the README's ../shared/PROTOCOL.md); a clone without it
 # tests against the copy of its vectors that the Swift tests keep (Tests/MotionWireTests/Fixtures).
 PROTOCOL_DIR = os.path.join(os.path.dirname(ROOT), "shared")

@@ -42,10 +42,16 @@ public struct Router: Sendable {
         }
     }
 
-    private var routes: [Route] = []
+    private var table: [Route] = []
 
     /// Creates an empty router.
     public init() {}
+
+    /// The route table, in the order ``match(_:path:)`` tries it: each route's method, pattern and kind. `HEAD` is
+    /// not listed; it takes the `GET` routes.
+    public var routes: [RegisteredRoute] {
+        table.map { RegisteredRoute(method: $0.method, route: $0.matched) }
+    }
 
     /// Adds a route.
     /// - Parameters:
@@ -64,7 +70,7 @@ public struct Router: Sendable {
             return name.hasSuffix("...") ? .rest(String(name.dropLast(3))) : .parameter(name)
         }
         let matched = MatchedRoute(pattern: pattern, isWebSocket: isWebSocket)
-        routes.append(Route(method: method, segments: segments, handler: handler, matched: matched))
+        table.append(Route(method: method, segments: segments, handler: handler, matched: matched))
     }
 
     /// Adds a `GET` route (which also answers `HEAD`).
@@ -98,7 +104,7 @@ public struct Router: Sendable {
         let parts = Self.split(path)
         var allowed: [HTTPMethod] = []
         var first: MatchedRoute?
-        for route in routes {
+        for route in table {
             guard let parameters = Self.bind(route.segments, to: parts) else { continue }
             if route.method == method || (method == .head && route.method == .get) {
                 return .found(route.handler, parameters, route.matched)
@@ -148,6 +154,23 @@ public struct MatchedRoute: Sendable, Hashable {
     public init(pattern: String, isWebSocket: Bool) {
         self.pattern = pattern
         self.isWebSocket = isWebSocket
+    }
+}
+
+/// One entry of a router's table (``Router/routes``): what was registered, without its handler.
+public struct RegisteredRoute: Sendable, Hashable {
+    /// The method it answers (`GET` routes also answer `HEAD`).
+    public var method: HTTPMethod
+    /// Its pattern as registered, and whether it is a WebSocket endpoint.
+    public var route: MatchedRoute
+
+    /// Creates a table entry.
+    /// - Parameters:
+    ///   - method: The method.
+    ///   - route: The pattern and kind.
+    public init(method: HTTPMethod, route: MatchedRoute) {
+        self.method = method
+        self.route = route
     }
 }
 

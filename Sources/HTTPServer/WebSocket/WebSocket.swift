@@ -38,10 +38,9 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     /// stopped reading. Set it on the loop thread; if the connection has already closed it is called at once.
     public var onClose: ((WebSocketCloseCode?, String) -> Void)? {
         didSet {
-            guard closed, let onClose else { return }
+            guard lifecycle.isClosed, let onClose else { return }
             self.onClose = nil
-            let (code, reason) = peerClose ?? (nil, "")
-            onClose(code, reason)
+            onClose(lifecycle.peerClose?.code, lifecycle.peerClose?.reason ?? "")
         }
     }
     private var early: [WebSocketMessage] = []
@@ -72,9 +71,11 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     /// Edge-triggered: every read continues to a short read (the socket is then empty) or EAGAIN, and writes are
     /// only watched while the socket is full.
     private var interest: IOEvents = [.readable, .readHangup, .edgeTriggered]
-    private var closeSent = false
-    private var closed = false
-    private var peerClose: (WebSocketCloseCode?, String)?
+    /// Open, closing from either side, failing, or closed: the state the connection acts on.
+    private var lifecycle: WebSocketLifecycle
+    /// Set by ``pauseReading()``: the socket is not read (a half-close or reset is seen once reading resumes).
+    private var readingPaused = false
+    private var closeObservers: [() -> Void] = []
     private var lastReceived: UInt64
     private var timer: LoopTimer?
     /// Armed when a write first finds the socket full; it checks that the peer takes bytes (``checkWriteProgress()``).
@@ -95,6 +96,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         self.configuration = configuration
         self.lifetime = lifetime
         self.logger = logger
+        lifecycle = WebSocketLifecycle(role: role)
         // A compressed frame may be a little larger than the message it inflates to (incompressible data grows);
         // the message size limit applies after inflation, so the frame limit must leave that room.
         let frameLimit =
@@ -163,7 +165,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     ///   - key: A coalescing key, as in ``send(_:replacing:)``.
     public func send(_ message: WebSocketMessageView, replacing key: String? = nil) {
         precondition(loop.inEventLoop, "send(_: WebSocketMessageView) must be called on the socket's loop")
-        guard !closeSent, !closed else { return }
+        guard lifecycle.isOpen else { return }
         enqueue(opcode: message.isText ? .text : .binary, payload: message.bytes, key: key)
     }
 
@@ -184,13 +186,13 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
             loop.execute { self.close(code: code, reason: reason) }
             return
         }
-        sendClose(code: code, reason: reason)
+        perform(lifecycle.close(code: code, reason: reason))
     }
 
     /// Whether the connection has fully closed.
     public var isClosed: Bool {
         precondition(loop.inEventLoop, "isClosed must be read on the socket's loop")
-        return closed
+        return lifecycle.isClosed
     }
 
     /// Stops reading the socket, so TCP slows the peer down (flow control): no message is delivered after the one
@@ -203,7 +205,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     /// Reads again after ``pauseReading()``, starting with what the socket holds already. Loop thread only.
     public func resumeReading() {
         precondition(loop.inEventLoop, "resumeReading() must be called on the socket's loop")
-        guard readingPaused, !closed else { return }
+        guard readingPaused, !lifecycle.isClosed else { return }
         readingPaused = false
         // First the frames read before the pause, then the socket: edge-triggered, bytes that arrived while paused
         // raise no new event.
@@ -282,40 +284,42 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         flush()
     }
 
-    private func sendClose(code: WebSocketCloseCode, reason: String) {
-        guard !closeSent, !closed else { return }
-        closeSent = true
-        var payload = [UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)]
-        var reasonBytes = Array(reason.utf8.prefix(123))
-        while !reasonBytes.isEmpty, String(validating: reasonBytes, as: UTF8.self) == nil { reasonBytes.removeLast() }
-        payload += reasonBytes
-        sendControl(.close, payload: payload)
-        timer?.cancel()
-        timer = loop.schedule(after: configuration.closeTimeout) { [self] in finish() }
-        // RFC 6455 §7.1.1: after both close frames the server closes the TCP connection first.
-        if peerClose != nil, role == .server { finishAfterFlush = true }
-        // The peer's close frame must be read, even from a connection paused for flow control.
-        if readingPaused { loop.execute { self.resumeReading() } }
+    /// Does what the lifecycle answered.
+    private func perform(_ action: WebSocketLifecycle.Action?) {
+        switch action {
+        case nil:
+            break
+        case .sendClose(let code, let reason):
+            var payload = [UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)]
+            var reasonBytes = Array(reason.utf8.prefix(123))
+            while !reasonBytes.isEmpty, String(validating: reasonBytes, as: UTF8.self) == nil {
+                reasonBytes.removeLast()
+            }
+            payload += reasonBytes
+            // Armed first: the frame may leave at once and end the connection, which cancels the timer.
+            timer?.cancel()
+            timer = loop.schedule(after: configuration.closeTimeout) { [self] in finish() }
+            sendControl(.close, payload: payload)
+            // The peer's close frame must be read, even from a connection paused for flow control.
+            if readingPaused { loop.execute { self.resumeReading() } }
+        case .shutdownWrite:
+            shutdown(fd, Int32(SHUT_WR))
+        case .finish:
+            finish()
+        }
     }
-
-    private var finishAfterFlush = false
-    private var discarding = false
-    /// Set by ``pauseReading()``: the socket is not read (a half-close or reset is seen once reading resumes).
-    private var readingPaused = false
-    private var closeObservers: [() -> Void] = []
 
     /// Runs `observer` once the connection has closed (before ``onClose``). Loop thread only.
     func addCloseObserver(_ observer: @escaping () -> Void) { closeObservers.append(observer) }
 
     private func failConnection(_ code: WebSocketCloseCode, reason: String) {
         // RFC 6455 §7.1.7: fail the connection: send a close frame if possible, then drop the socket.
-        sendClose(code: code, reason: reason)
-        finishAfterFlush = true
+        perform(lifecycle.fail(code: code, reason: reason))
         flush()
     }
 
     private func flush() {
-        guard !closed else { return }
+        guard !lifecycle.isClosed else { return }
         while !outgoing.isEmpty {
             switch outgoing.withUnsentHead({ Socket.send(fd, $0) }) {
             case .transferred(let count):
@@ -334,16 +338,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
             }
         }
         if interest.contains(.writable) { setInterest(interest.subtracting(.writable)) }
-        guard finishAfterFlush else { return }
-        if peerClose != nil || role == .client {
-            finish()
-        } else {
-            // Failing a peer that is still sending: closing now would reset the connection and could destroy our
-            // close frame in flight. Stop writing, discard what arrives, and close at its end or the close timeout.
-            finishAfterFlush = false
-            discarding = true
-            shutdown(fd, Int32(SHUT_WR))
-        }
+        perform(lifecycle.outputDrained())
     }
 
     // MARK: Receiving
@@ -357,11 +352,11 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
 
     private func readAvailable() {
         let buffer = loop.readBuffer
-        while !closed && !readingPaused {
+        while !lifecycle.isClosed && !readingPaused {
             switch Socket.receive(fd, into: buffer.bytes) {
             case .transferred(let count):
                 lastReceived = loop.time
-                if discarding { continue }
+                if lifecycle.discardsInput { continue }
                 process(UnsafeMutableRawBufferPointer(start: buffer.pointer, count: count))
                 if count < buffer.capacity { return }
             case .endOfStream:
@@ -380,8 +375,8 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     /// Decodes received bytes (payloads are unmasked in place) and acts on each frame.
     private func process(_ input: UnsafeMutableRawBufferPointer) {
         let failure = decoder.decode(input) { frame in
-            guard !closed else { return false }
-            guard peerClose == nil else { return true }
+            guard !lifecycle.isClosed else { return false }
+            guard lifecycle.readsFrames else { return true }
             switch assembler.push(frame) {
             case .none:
                 break
@@ -390,32 +385,25 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
             case .message(let message):
                 message.withView { deliver($0) }
             case .ping(let payload):
-                if !closeSent { sendControl(.pong, payload: payload) }
+                if lifecycle.isOpen { sendControl(.pong, payload: payload) }
             case .pong:
                 break
             case .close(let code, let reason):
-                peerClose = (code, reason)
-                if closeSent {
-                    if role == .server { finish() } else { finishAfterFlush = true }
-                } else {
-                    // RFC 6455 §5.5.1: echo the status code.
-                    sendClose(code: code ?? .normal, reason: "")
-                    if role == .server { finishAfterFlush = true }
-                    flush()
-                }
+                // Our echo, if one is due, leaves at once, and the server then closes first (RFC 6455 §7.1.1).
+                perform(lifecycle.receivedClose(code: code, reason: reason))
             case .error(let error):
                 failConnection(error.closeCode, reason: "\(error)")
                 return false
             }
             // Paused for flow control: the frames after this one wait in the decoder.
-            return !closed && !readingPaused
+            return !lifecycle.isClosed && !readingPaused
         }
         if let failure { failConnection(failure.closeCode, reason: "\(failure)") }
     }
 
     /// Hands a message to ``onMessage``, or keeps a copy until it is set.
     private func deliver(_ message: WebSocketMessageView) {
-        guard !closeSent else { return }
+        guard lifecycle.isOpen else { return }
         if let onMessage {
             onMessage(message)
         } else if early.count < 1024 {
@@ -431,15 +419,17 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         // The timer holds the socket strongly (a weak reference would move its reference count to a slower side
         // table for good); `finish` cancels the timer, which releases it.
         timer = loop.schedule(after: configuration.pingInterval) { [self] in
-            guard !self.closed, !self.closeSent else { return }
-            let silent = Duration.nanoseconds(Int64(EventLoop.now() - self.lastReceived))
-            if silent >= self.configuration.idleTimeout {
-                self.close(code: .goingAway, reason: "idle")
-                return
-            }
+            let silence = Duration.nanoseconds(Int64(EventLoop.now() - lastReceived))
+            switch lifecycle.keepAlive(
+                silentFor: silence, pingInterval: configuration.pingInterval, idleTimeout: configuration.idleTimeout)
+            {
+            case .stop: return
+            case .closeIdle: return close(code: .goingAway, reason: "idle")
             // Only a quiet connection needs a ping to show it is alive.
-            if silent >= self.configuration.pingInterval { self.sendControl(.ping, payload: []) }
-            self.schedulePing()
+            case .ping: sendControl(.ping, payload: [])
+            case .wait: break
+            }
+            schedulePing()
         }
     }
 
@@ -462,7 +452,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     /// Drops the connection if bytes are queued and the peer has taken none for
     /// ``WebSocketConfiguration/writeTimeout``; otherwise waits for the rest of that time (nothing when none is queued).
     private func checkWriteProgress() {
-        guard !closed, !outgoing.isEmpty else { return }
+        guard !lifecycle.isClosed, !outgoing.isEmpty else { return }
         let stalled = stall.duration(fd: fd, at: EventLoop.now())
         guard stalled >= configuration.writeTimeout else {
             armWriteTimer(after: configuration.writeTimeout - stalled)
@@ -489,8 +479,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     }
 
     private func finish() {
-        guard !closed else { return }
-        closed = true
+        guard lifecycle.finished() else { return }
         timer?.cancel()
         timer = nil
         writeTimer?.cancel()
@@ -501,12 +490,11 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         lifetime?.close()
         for observer in closeObservers { observer() }
         closeObservers.removeAll()
-        let (code, reason) = peerClose ?? (nil, "")
         let callback = onClose
         onClose = nil
         onMessage = nil
         early.removeAll()
-        callback?(code, reason)
+        callback?(lifecycle.peerClose?.code, lifecycle.peerClose?.reason ?? "")
     }
 
     private static func randomMask() -> (UInt8, UInt8, UInt8, UInt8) {

@@ -1,6 +1,7 @@
 /// Bearer tokens and the tenant each belongs to (PROTOCOL.md §6).
 ///
-/// The file has one `token tenant [operator]` line per token; blank lines and lines starting with `#` are ignored.
+/// The file has one `token tenant [operator]` line per token (lines end with LF or CRLF); blank lines and lines
+/// starting with `#` are ignored.
 /// A token marked `operator` may also read the operations endpoints that show every tenant's figures (`/metrics`).
 public struct TokenTable: Sendable, Equatable {
     private var grants: [String: Grant]
@@ -38,7 +39,8 @@ public struct TokenTable: Sendable, Equatable {
     ///   third field other than `operator`.
     public init(parsing text: String) throws(InvalidFile) {
         grants = [:]
-        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // By Character, "\r\n" is one newline, not "\n": splitting on "\n" alone would run CRLF lines together.
+        for (number, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = raw.trimmingCharacters()
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
@@ -46,7 +48,7 @@ public struct TokenTable: Sendable, Equatable {
                 throw InvalidFile(line: number + 1, reason: #"expected "token tenant" or "token tenant operator""#)
             }
             let token = String(fields[0])
-            guard token.count >= 16, token.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+            guard token.utf8.count >= 16, token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
                 throw InvalidFile(line: number + 1, reason: "tokens must be at least 16 printable ASCII characters")
             }
             guard grants[token] == nil else { throw InvalidFile(line: number + 1, reason: "duplicate token") }

@@ -77,7 +77,10 @@ public struct ServerOptions: Sendable, Equatable {
                 flag = String(flag[..<equals])
             }
             switch flag {
-            case "ws-echo": options.webSocketEcho = true
+            case "ws-echo":
+                // `--ws-echo=false` must not turn it on.
+                guard inline == nil else { throw UsageError(message: "--ws-echo takes no value") }
+                options.webSocketEcho = true
             case "help": throw UsageError(message: "motion-server: real-time motion analysis")
             case "tls-cert", "tls-key":
                 throw UsageError(message: "TLS is not built into this version; terminate TLS in front")
@@ -112,8 +115,9 @@ public struct ServerOptions: Sendable, Equatable {
             }
             logLevel = level
         case "write-timeout":
-            guard let seconds = Double(value), seconds > 0, seconds <= 3600 else {
-                throw UsageError(message: "--write-timeout must be seconds within (0, 3600], got '\(value)'")
+            // Whole milliseconds, at least one: a value that rounds to 0 would close every connection that waits.
+            guard let seconds = Double(value), seconds >= 0.001, seconds <= 3600 else {
+                throw UsageError(message: "--write-timeout must be seconds within [0.001, 3600], got '\(value)'")
             }
             writeTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
         case "frames-per-second":

@@ -6,11 +6,13 @@ import SessionStore
 /// sessions checkpointing every few seconds cost the store thread little.
 ///
 /// The first checkpoint after a batch was taken starts the next one; it is written ``window`` later with whatever
-/// arrived meanwhile. Every checkpoint's returned task is its batch's, so a session's next write (its final summary)
+/// arrived meanwhile, one checkpoint per session (a session's newer checkpoint replaces its older one in the batch). Every checkpoint's returned task is its batch's, so a session's next write (its final summary)
 /// is chained after it, and a batch waits for each member's previous write (its creation) before it is written.
 final class CheckpointBatcher: Sendable {
     private struct Batch {
         var items: [(checkpoint: SessionCheckpoint, previous: Task<Void, Never>?)] = []
+        /// Where each session's checkpoint is in `items`.
+        var positions: [SessionID: Int] = [:]
         var write: Task<Void, Never>?
     }
 
@@ -35,7 +37,15 @@ final class CheckpointBatcher: Sendable {
         write: @escaping @Sendable ([SessionCheckpoint]) async -> Void
     ) -> Task<Void, Never> {
         pending.withLock { batch in
-            batch.items.append((checkpoint, previous))
+            if let position = batch.positions[checkpoint.id] {
+                // The session's checkpoint is already in this batch (its timer fired again before the batch was
+                // taken, e.g. on an overloaded machine): the newer summary replaces it. Its previous write is then
+                // this very batch, which must not wait for itself; the first checkpoint's previous write stands.
+                batch.items[position].checkpoint = checkpoint
+            } else {
+                batch.positions[checkpoint.id] = batch.items.count
+                batch.items.append((checkpoint, previous))
+            }
             if let task = batch.write { return task }
             let task = writes.run(after: nil) { [self] in
                 try? await Task.sleep(for: window)

@@ -14,9 +14,7 @@ actor LiveSession: WatchableSession {
     nonisolated let tenant: String
     private let context: AppContext
     private var decoder: MessageDecoder
-    /// What the decoder noticed in accepted input over the session (its first unknown joint name).
-    private var report = DecodingReport()
-    private var toldUnknownJoint = false
+    private var unknownJoint = UnknownJointNotice()
     /// The running session, boxed: a large optional struct costs a copy or an outlined tag check on every access,
     /// a reference a null check.
     private var running: RunningSession?
@@ -71,18 +69,15 @@ actor LiveSession: WatchableSession {
         }
         do {
             // The message is decoded where it lies, in the connection's read buffer.
-            try handle(try decoder.decode(message.bytes, report: &report))
+            try handle(try decoder.decode(message.bytes, report: &unknownJoint.report))
             consecutiveErrors = 0
         } catch let error as WireError {
             refuse(error)
         } catch {
             refuse(WireError(code: .invalidMessage, message: "\(error)"))
         }
-        if let name = report.unknownJoint, !toldUnknownJoint {
-            // Once per session (PROTOCOL.md §3): the pose was accepted without that joint.
-            toldUnknownJoint = true
-            tell(WireError.unknownJoint(name))
-        }
+        // Once per session (PROTOCOL.md §3): the pose was accepted without that joint.
+        if let notice = unknownJoint.take() { tell(notice) }
     }
 
     private func handle(_ message: consuming ClientMessage) throws {

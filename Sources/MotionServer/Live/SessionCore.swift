@@ -107,7 +107,8 @@ extension SummaryMetadata.Status {
 /// refused frame's index with its error.
 struct BatchOutcome {
     var events: [(Double, MotionEvent)] = []
-    var errors: [(batchIndex: Int, error: WireError)] = []
+    /// The refused frames with their index, and session-wide notices (`unknownJoint`) without one.
+    var errors: [(batchIndex: Int?, error: WireError)] = []
 }
 
 extension SessionCore {

@@ -10,6 +10,7 @@ actor HTTPSession: WatchableSession {
     nonisolated let tenant: String
     private var core: SessionCore
     private let decoder: PoseDecoder
+    private var unknownJoint = UnknownJointNotice()
     private var lastActivity: Int64
     private var lastCheckpoint: Int64
     private var lastWrite: Task<Void, Never>?
@@ -36,12 +37,16 @@ actor HTTPSession: WatchableSession {
         guard !isFinished else { throw WireError(code: .invalidMessage, message: "the session has stopped") }
         let now = context.clock()
         lastActivity = now
-        let frames = ndjson ? try decoder.decodeNDJSON(body) : try decoder.decodeFrames(body)
+        let frames =
+            ndjson
+            ? try decoder.decodeNDJSON(body, report: &unknownJoint.report)
+            : try decoder.decodeFrames(body, report: &unknownJoint.report)
         let watchers = self.watchers
-        let outcome = core.process(
+        var outcome = core.process(
             frames, metrics: context.metrics,
             processed: watchers.isEmpty
                 ? nil : { pose, events, snapshot in Self.tell(watchers, events, snapshot, at: pose.timestamp) })
+        if let notice = unknownJoint.take() { outcome.errors.insert((nil, notice), at: 0) }
         if now - lastCheckpoint >= Int64(context.limits.checkpointInterval.components.seconds * 1000) {
             checkpoint(context: context)
         }

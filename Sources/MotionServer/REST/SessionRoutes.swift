@@ -129,8 +129,10 @@ struct SessionRoutes {
             let start = try StartRequest(decoding: request.body)
             let now = context.clock()
             var core = try SessionCore(start: start, tenant: tenant, now: now)
-            let frames = try PoseDecoder(start).decodeFrames(request.body)
-            let outcome = core.process(frames, metrics: context.metrics)
+            var unknownJoint = UnknownJointNotice()
+            let frames = try PoseDecoder(start).decodeFrames(request.body, report: &unknownJoint.report)
+            var outcome = core.process(frames, metrics: context.metrics)
+            if let notice = unknownJoint.take() { outcome.errors.insert((nil, notice), at: 0) }
             var record = core.newRecord
             record.status = .finished
             record.endedAt = context.clock()
