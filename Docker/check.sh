@@ -33,7 +33,7 @@ source tests/support/debian-root.sh
 WORK=$(realpath -m "${DOCKER_CHECK_DIR:-$REPO/.build-docker}")
 ROOT=$WORK/root
 NETNS=motion-docker-check-$$
-SERVER_WRAPPER_PID="" # `unshare` (it waits for the server, PID 1 of its namespace, and exits with its status)
+SERVER_WRAPPER_PID="" # `ip netns exec … unshare …`: waits for the server (PID 1 of its namespace), exits with its status
 SERVER_PID=""         # the server itself, as the host sees it
 SERVER_RUNS=0
 LOAD_PID="" # motion-load streaming while the server drains
