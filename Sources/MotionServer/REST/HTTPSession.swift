@@ -86,7 +86,7 @@ actor HTTPSession: WatchableSession {
                 core.engine.summary, metadata: core.metadata(status: status, endedAt: endedAt), includeType: true,
                 into: &message)
             watchers.send(message, replacing: nil)
-            watchers.closeAll()
+            watchers.closeAll(status: status)
         }
         return out
     }
