@@ -54,7 +54,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
-            name: "http-bench-server", dependencies: ["HTTPServer"], path: "bench/http-server", swiftSettings: strict),
+            name: "http-bench-server", dependencies: ["HTTPServer", "MotionWire"], path: "bench/http-server",
+            swiftSettings: strict),
         .executableTarget(
             name: "wire-bench", dependencies: ["MotionWire", "MotionCore", "MotionSimulation"], path: "bench/wire",
             swiftSettings: strict),
