@@ -16,22 +16,23 @@ let package = Package(
         .executable(name: "motion-load", targets: ["motion-load"]),
     ],
     targets: [
+        .target(name: "Basics", swiftSettings: strict),
         .target(name: "MotionCore", swiftSettings: strict),
-        .target(name: "MotionSimulation", dependencies: ["MotionCore"], swiftSettings: strict),
+        .target(name: "MotionSimulation", dependencies: ["MotionCore", "Basics"], swiftSettings: strict),
         .target(name: "CNetShim"),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "MotionWire", dependencies: ["MotionCore"], swiftSettings: strict),
+        .target(name: "MotionWire", dependencies: ["MotionCore", "Basics"], swiftSettings: strict),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SessionStore", dependencies: ["MotionCore", "CSQLite"], swiftSettings: strict),
         .executableTarget(
             name: "store-bench", dependencies: ["SessionStore", "MotionCore"], path: "bench/store",
             swiftSettings: strict),
-        .target(name: "HTTPWire", dependencies: ["CZlib"], swiftSettings: strict),
+        .target(name: "HTTPWire", dependencies: ["CZlib", "Basics"], swiftSettings: strict),
         .target(name: "HTTPServer", dependencies: ["HTTPWire", "CNetShim", "CZlib"], swiftSettings: strict),
         .target(name: "LoadKit", dependencies: ["HTTPServer", "HTTPWire"], swiftSettings: strict),
         .target(
             name: "MotionServer",
-            dependencies: ["MotionCore", "MotionWire", "HTTPWire", "HTTPServer", "SessionStore"],
+            dependencies: ["Basics", "MotionCore", "MotionWire", "HTTPWire", "HTTPServer", "SessionStore"],
             swiftSettings: strict, plugins: ["EmbedFiles"]),
         // Build tool: a target's .json files (MotionServer's openapi.json) as Swift constants, no Foundation at run time.
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"]),
@@ -53,7 +54,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
-            name: "http-bench-server", dependencies: ["HTTPServer"], path: "bench/http-server", swiftSettings: strict),
+            name: "http-bench-server", dependencies: ["HTTPServer", "MotionWire"], path: "bench/http-server",
+            swiftSettings: strict),
         .executableTarget(
             name: "wire-bench", dependencies: ["MotionWire", "MotionCore", "MotionSimulation"], path: "bench/wire",
             swiftSettings: strict),
@@ -63,10 +65,12 @@ let package = Package(
         .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionSimulation"], swiftSettings: strict),
         .testTarget(name: "MotionSimulationTests", dependencies: ["MotionSimulation"], swiftSettings: strict),
         .testTarget(
-            name: "MotionWireTests", dependencies: ["MotionWire", "MotionCore"], exclude: ["Fixtures"],
+            name: "MotionWireTests", dependencies: ["MotionWire", "MotionCore", "Basics"], exclude: ["Fixtures"],
             swiftSettings: strict),
-        .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "MotionCore"], swiftSettings: strict),
-        .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
+        .testTarget(
+            name: "SessionStoreTests", dependencies: ["SessionStore", "MotionCore", "Basics"], swiftSettings: strict),
+        .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "Basics"], swiftSettings: strict),
+        .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: strict),
         .testTarget(name: "EmbedFilesTests", swiftSettings: strict, plugins: ["EmbedFiles"]),
         .testTarget(name: "MotionLoadTests", dependencies: ["motion-load"], swiftSettings: strict),
         .testTarget(

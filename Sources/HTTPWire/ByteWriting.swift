@@ -3,28 +3,9 @@ enum ByteWriting {
     static let crlf: [UInt8] = [ASCII.carriageReturn, ASCII.lineFeed]
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    /// Appends the decimal form of a non-negative integer.
-    static func appendDecimal(_ value: Int, to buffer: inout [UInt8]) {
-        appendDigits(of: value, radix: 10, to: &buffer)
-    }
-
     /// Appends the lowercase hexadecimal form of a non-negative integer.
     static func appendHex(_ value: Int, to buffer: inout [UInt8]) {
         appendDigits(of: value, radix: 16, to: &buffer)
-    }
-
-    /// Appends a number left-padded with zeros to `width` digits.
-    static func appendDecimal(_ value: Int, width: Int, to buffer: inout [UInt8]) {
-        var digits = 1
-        var rest = value / 10
-        while rest > 0 {
-            digits += 1
-            rest /= 10
-        }
-        for _ in digits..<max(width, digits) {
-            buffer.append(0x30)
-        }
-        appendDecimal(value, to: &buffer)
     }
 
     private static func appendDigits(of value: Int, radix: Int, to buffer: inout [UInt8]) {

@@ -1,3 +1,4 @@
+import Basics
 extension HTTPDate {
     /// Parses an HTTP-date in any of the three forms recipients must accept (RFC 9110 §5.6.7):
     /// IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`, RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` and asctime
@@ -31,20 +32,9 @@ extension HTTPDate {
                 return nil
             }
         }
-        guard let day, let month, let year, let clock, (1...31).contains(day), clock[0] < 24, clock[1] < 60,
-            clock[2] < 61
+        guard let day, let month, let year, let clock, let date = CivilDate(year: year, month: month, day: day),
+            clock[0] < 24, clock[1] < 60, clock[2] < 61
         else { return nil }
-        let days = daysSinceEpoch(year: year, month: month, day: day)
-        return days * 86_400 + clock[0] * 3600 + clock[1] * 60 + clock[2]
-    }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        return date.daysSinceEpoch * 86_400 + clock[0] * 3600 + clock[1] * 60 + clock[2]
     }
 }

@@ -1,3 +1,4 @@
+import Basics
 /// Formats HTTP dates (RFC 9110 §5.6.7) from a Unix time supplied by the caller; no clock is read here.
 public enum HTTPDate {
     private static let dayNames: [String] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
@@ -33,36 +34,22 @@ public enum HTTPDate {
             seconds += 86_400
             days -= 1
         }
-        let civil = civilDate(daysSinceEpoch: days)
+        let civil = CivilDate(daysSinceEpoch: days)
         // 1970-01-01 was a Thursday (index 4 with Sunday = 0).
         let weekday = ((days % 7) + 11) % 7
         buffer.append(contentsOf: dayNames[weekday].utf8)
         buffer.append(contentsOf: ", ".utf8)
-        ByteWriting.appendDecimal(civil.day, width: 2, to: &buffer)
+        buffer.appendDecimal(civil.day, width: 2)
         buffer.append(ASCII.space)
         buffer.append(contentsOf: monthNames[civil.month - 1].utf8)
         buffer.append(ASCII.space)
-        ByteWriting.appendDecimal(civil.year, width: 4, to: &buffer)
+        buffer.appendDecimal(civil.year, width: 4)
         buffer.append(ASCII.space)
-        ByteWriting.appendDecimal(seconds / 3600, width: 2, to: &buffer)
+        buffer.appendDecimal(seconds / 3600, width: 2)
         buffer.append(ASCII.colon)
-        ByteWriting.appendDecimal(seconds / 60 % 60, width: 2, to: &buffer)
+        buffer.appendDecimal(seconds / 60 % 60, width: 2)
         buffer.append(ASCII.colon)
-        ByteWriting.appendDecimal(seconds % 60, width: 2, to: &buffer)
+        buffer.appendDecimal(seconds % 60, width: 2)
         buffer.append(contentsOf: " GMT".utf8)
-    }
-
-    /// Converts days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's `civil_from_days`).
-    private static func civilDate(daysSinceEpoch: Int) -> (year: Int, month: Int, day: Int) {
-        let shifted = daysSinceEpoch + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day)
     }
 }

@@ -1,3 +1,4 @@
+import Basics
 /// Serialises responses into a caller-provided buffer, so a whole response can be sent with one write.
 ///
 /// Rules applied by `write(_:body:date:requestMethod:into:)`:
@@ -50,7 +51,7 @@ public enum HTTPResponseWriter {
         appendHead(head, date: date, to: &buffer)
         if let automaticLength {
             buffer.append(contentsOf: "Content-Length: ".utf8)
-            ByteWriting.appendDecimal(automaticLength, to: &buffer)
+            buffer.appendDecimal(automaticLength)
             buffer.append(contentsOf: ByteWriting.crlf)
         }
         buffer.append(contentsOf: ByteWriting.crlf)
@@ -112,11 +113,11 @@ public enum HTTPResponseWriter {
     /// Appends the status line, the fields and `Date` (without the terminating blank line).
     private static func appendHead(_ head: HTTPResponseHead, date: String?, to buffer: inout [UInt8]) {
         buffer.append(contentsOf: "HTTP/".utf8)
-        ByteWriting.appendDecimal(head.version.major, to: &buffer)
+        buffer.appendDecimal(head.version.major)
         buffer.append(0x2E)
-        ByteWriting.appendDecimal(head.version.minor, to: &buffer)
+        buffer.appendDecimal(head.version.minor)
         buffer.append(ASCII.space)
-        ByteWriting.appendDecimal(head.status.code, to: &buffer)
+        buffer.appendDecimal(head.status.code)
         buffer.append(ASCII.space)
         buffer.append(contentsOf: head.status.reasonPhrase.utf8)
         buffer.append(contentsOf: ByteWriting.crlf)

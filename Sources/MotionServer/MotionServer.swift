@@ -74,7 +74,7 @@ public final class MotionServer: Sendable {
         LiveRoutes(context: context, hub: hub, configuration: webSockets).add(to: &router, echo: options.webSocketEcho)
         var fallback: Router.Handler?
         if let files = try? FileServer(root: options.publicDirectory) {
-            fallback = { request in await files.respond(to: request) }
+            fallback = { request in try await files.respond(to: request) }
         } else {
             logger.log(.warning, "no public directory; static files are not served", ["path": options.publicDirectory])
         }
@@ -85,6 +85,7 @@ public final class MotionServer: Sendable {
         configuration.logLevel = options.logLevel
         configuration.limits.maxBodySize = 8 << 20
         configuration.writeTimeout = options.writeTimeout
+        configuration.errorRenderer = REST.errorRenderer
         let httpMetrics = HTTPMetrics()
         let (hub, ready) = (self.hub, self.ready)
         OperationsRoutes(

@@ -51,4 +51,43 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// a member given twice; also any message whose `type` is given twice. Decided by the decoder.
     /// An extension of PROTOCOL.md §3.
     public static let invalidMessage = ErrorCode(rawValue: "invalidMessage")
+
+    // MARK: REST (PROTOCOL.md §5) and the HTTP layer
+
+    /// No such session (or another tenant's, which reads the same), route or file: `404`.
+    public static let notFound = ErrorCode(rawValue: "notFound")
+    /// The path exists but not for the request's method: `405` with `Allow`. Decided by the HTTP layer.
+    public static let methodNotAllowed = ErrorCode(rawValue: "methodNotAllowed")
+    /// The request is not valid HTTP/1.1 (a malformed head, a limit exceeded): `400`, `413`, `414` or `431`, and
+    /// the connection closes. Decided by the HTTP layer.
+    public static let badRequest = ErrorCode(rawValue: "badRequest")
+    /// A missing or unknown bearer token (PROTOCOL.md §6): `401` with `WWW-Authenticate`.
+    public static let unauthorized = ErrorCode(rawValue: "unauthorized")
+    /// A valid token without the right, e.g. a tenant token on `/metrics`: `403`.
+    public static let forbidden = ErrorCode(rawValue: "forbidden")
+    /// A request body that is neither JSON nor, where allowed, NDJSON: `415`.
+    public static let unsupportedMediaType = ErrorCode(rawValue: "unsupportedMediaType")
+    /// A query parameter of `GET /v1/sessions` is out of range or unreadable (`status`, `from`, `to`, `limit`):
+    /// `400`.
+    public static let invalidQuery = ErrorCode(rawValue: "invalidQuery")
+    /// A `cursor` this server did not issue: `400`.
+    public static let invalidCursor = ErrorCode(rawValue: "invalidCursor")
+    /// `…/poses` or `…/stop` on a session that exists but is not an open HTTP session on this node (finished, or
+    /// driven over WebSocket): `409`.
+    public static let notLive = ErrorCode(rawValue: "notLive")
+    /// `DELETE` of a session still in progress: `409`; stop it first.
+    public static let sessionLive = ErrorCode(rawValue: "sessionLive")
+    /// The tenant has as many open HTTP sessions as it may: `429`.
+    public static let tooManySessions = ErrorCode(rawValue: "tooManySessions")
+    /// The node has as many open HTTP sessions as it may: `503`.
+    public static let serverBusy = ErrorCode(rawValue: "serverBusy")
+    /// An unexpected server error; details are logged, not sent: `500`. Decided by the HTTP layer.
+    public static let internalError = ErrorCode(rawValue: "internalError")
+    /// A WebSocket handshake from an origin not in the allowed list: `403`. Decided by the HTTP layer.
+    public static let originNotAllowed = ErrorCode(rawValue: "originNotAllowed")
+    /// An invalid WebSocket opening handshake (RFC 6455 §4.2.1): `400`, or `426` naming the supported version.
+    /// Decided by the HTTP layer.
+    public static let badHandshake = ErrorCode(rawValue: "badHandshake")
+    /// A static file over the file server's size limit: `413`. Decided by the HTTP layer.
+    public static let fileTooLarge = ErrorCode(rawValue: "fileTooLarge")
 }

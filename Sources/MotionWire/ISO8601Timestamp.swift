@@ -1,3 +1,5 @@
+import Basics
+
 /// Formats Unix seconds as an ISO-8601 UTC timestamp (RFC 3339 §5.6), `2026-11-29T14:00:00Z`, without Foundation.
 ///
 /// Whole seconds, rounded down: REST bodies carry server times to the second (PROTOCOL.md §5). Years outside
@@ -10,17 +12,17 @@ enum ISO8601Timestamp {
             return
         }
         buffer.append(UInt8(ascii: "\""))
-        appendDigits(fields.year, width: 4, to: &buffer)
+        buffer.appendDecimal(fields.year, width: 4)
         buffer.append(UInt8(ascii: "-"))
-        appendDigits(fields.month, width: 2, to: &buffer)
+        buffer.appendDecimal(fields.month, width: 2)
         buffer.append(UInt8(ascii: "-"))
-        appendDigits(fields.day, width: 2, to: &buffer)
+        buffer.appendDecimal(fields.day, width: 2)
         buffer.append(UInt8(ascii: "T"))
-        appendDigits(fields.secondOfDay / 3600, width: 2, to: &buffer)
+        buffer.appendDecimal(fields.secondOfDay / 3600, width: 2)
         buffer.append(UInt8(ascii: ":"))
-        appendDigits(fields.secondOfDay / 60 % 60, width: 2, to: &buffer)
+        buffer.appendDecimal(fields.secondOfDay / 60 % 60, width: 2)
         buffer.append(UInt8(ascii: ":"))
-        appendDigits(fields.secondOfDay % 60, width: 2, to: &buffer)
+        buffer.appendDecimal(fields.secondOfDay % 60, width: 2)
         buffer.appendLiteral("Z\"")
     }
 
@@ -39,27 +41,7 @@ enum ISO8601Timestamp {
         let whole = Int(seconds.rounded(.down))
         let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
         let secondOfDay = whole - days * 86_400
-        // Howard Hinnant's days_from_civil inverse ("civil_from_days"), with eras of 400 years.
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day, secondOfDay)
-    }
-
-    private static func appendDigits(_ value: Int, width: Int, to buffer: inout [UInt8]) {
-        var divisor = 1
-        for _ in 1..<width { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            buffer.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
-            rest %= divisor
-            divisor /= 10
-        }
+        let date = CivilDate(daysSinceEpoch: days)
+        return (date.year, date.month, date.day, secondOfDay)
     }
 }

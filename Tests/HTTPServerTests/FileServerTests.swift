@@ -32,7 +32,7 @@ func withFileServer(_ body: (SocketAddress) async throws -> Void) async throws {
     let directory = try PublicDirectory()
     defer { directory.remove() }
     let files = try FileServer(root: directory.root)
-    let handler: Router.Handler = { await files.respond(to: $0) }
+    let handler: Router.Handler = { try await files.respond(to: $0) }
     try await withServer(router: Router(), fallback: handler) { address, _ in try await body(address) }
 }
 

@@ -15,7 +15,7 @@ func echoRouter(configuration: WebSocketConfiguration = WebSocketConfiguration()
     let authenticate: @Sendable (HTTPRequest) async -> WebSocketUpgradeDecision = { request in
         request.headers["Sec-WebSocket-Protocol"]?.contains("bearer.good") == true
             ? .accept(subprotocol: "bearer.good")
-            : .reject(.error(.unauthorized, code: "unauthorized", message: "no token"))
+            : .reject(.text("no token", status: .unauthorized))
     }
     router.webSocket("/auth", shouldUpgrade: authenticate) { socket in
         socket.onMessage = { _ in socket.send(.text(socket.subprotocol ?? "none")) }

@@ -82,7 +82,7 @@ struct WebSocketFrameCodecTests {
     }
 
     @Test func randomChunkingOfManyFramesDecodesTheSameFrames() {
-        var rng = WebSocketTestRNG(seed: 7)
+        var rng = SeededGenerator(seed: 7)
         var stream: [UInt8] = []
         var expected: [WebSocketFrame] = []
         for index in 0..<200 {

@@ -154,7 +154,7 @@ struct WebSocketHandshakeTests {
     // MARK: Client side
 
     @Test func generatedKeysDecodeToSixteenBytesAndDiffer() throws {
-        var rng = WebSocketTestRNG(seed: 1)
+        var rng = SeededGenerator(seed: 1)
         let first = WebSocketHandshake.makeKey(using: &rng)
         let second = WebSocketHandshake.makeKey(using: &rng)
         #expect(first != second)

@@ -139,7 +139,7 @@ struct WebSocketLentFrameTests {
     }
 
     @Test func rawUTF8ValidationAgreesWithTheCollectionForm() {
-        var generator = WebSocketTestRNG(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         let pieces: [[UInt8]] = [
             Array("abcdefghijklmnop".utf8), Array("é".utf8), Array("€".utf8), Array("𝄞".utf8), [0xC0], [0xED, 0xA0],
             [0x80], [0xF4, 0x90], Array("12345678".utf8), [0xE2],

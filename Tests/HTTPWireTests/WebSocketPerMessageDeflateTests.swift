@@ -52,7 +52,7 @@ struct WebSocketPerMessageDeflateTests {
     func messagesRoundTrip(windowBits: Int, noContextTakeover: Bool) throws {
         let deflater = PerMessageDeflate.Deflater(windowBits: windowBits, noContextTakeover: noContextTakeover)
         let inflater = PerMessageDeflate.Inflater(windowBits: windowBits, noContextTakeover: noContextTakeover)
-        var rng = WebSocketTestRNG(seed: UInt64(windowBits))
+        var rng = SeededGenerator(seed: UInt64(windowBits))
         let words = ["alpha", "beta", "gamma", "delta", "κόσμε", "😀", " ", "\n"]
         for round in 0..<20 {
             let length = [0, 1, 100, 5000, 70_000][round % 5]

@@ -1,25 +1,12 @@
+import Basics
 import Foundation
 import MotionCore
 import Testing
 
 @testable import MotionWire
 
-/// A deterministic RNG (SplitMix64) so generated and mutated inputs are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
-}
+/// The seeded generator of the base module (SplitMix64).
+typealias SeededGenerator = SeededRandom
 
 /// The UTF-8 bytes of `text`.
 func bytes(_ text: String) -> [UInt8] {

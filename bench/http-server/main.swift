@@ -1,5 +1,6 @@
 import Glibc
 import HTTPServer
+import MotionWire
 
 /// A small server on HTTPServer for benchmarks and the black-box integration tests (tests/http):
 /// `GET /` answers "hello"; `POST /echo` returns the body; `GET /big` 64 KiB of text; `GET /stream?n=N` N chunks;
@@ -27,6 +28,12 @@ func serve() async throws {
         default: print("unknown flag \(flag)")
         }
     }
+    configuration.errorRenderer = HTTPErrorRenderer { error in
+        var body: [UInt8] = []
+        WireEncoder.encodeErrorBody(
+            WireError(code: ErrorCode(rawValue: error.code), message: error.message), into: &body)
+        return HTTPResponse(status: error.status, contentType: "application/json", bytes: body)
+    }
     var router = Router()
     router.get("/") { _ in .text("hello") }
     router.post("/echo") { request in
@@ -37,7 +44,13 @@ func serve() async throws {
     router.webSocket("/v1/echo", hub: sockets) { socket in
         socket.onMessage = { message in socket.send(message) }
     }
-    router.get("/items/{id}") { request in .json("{\"id\":\"\(JSONText.escape(request.parameters["id"] ?? ""))\"}") }
+    router.get("/items/{id}") { request in
+        var body: [UInt8] = []
+        body.appendLiteral(#"{"id":"#)
+        body.appendJSONString(request.parameters["id"] ?? "")
+        body.append(UInt8(ascii: "}"))
+        return HTTPResponse(contentType: "application/json", bytes: body)
+    }
     router.get("/stream") { request in
         let count = Int(request.query("n") ?? "") ?? 3
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
@@ -48,7 +61,7 @@ func serve() async throws {
     var fallback: Router.Handler?
     if let publicDirectory {
         let files = try FileServer(root: publicDirectory)
-        fallback = { request in await files.respond(to: request) }
+        fallback = { request in try await files.respond(to: request) }
     }
     let server = try HTTPServer(configuration: configuration, router: router, fallback: fallback)
     let termination = SignalWaiter()

@@ -69,20 +69,20 @@ public final class FileServer: Sendable {
 
     /// Answers a `GET` or `HEAD` for a file.
     /// - Parameter request: The request; its decoded path is looked up under the root.
-    /// - Returns: The file, `304`, `301` (directory without a trailing slash), `404` or `405`.
-    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+    /// - Returns: The file, `304` or `301` (directory without a trailing slash).
+    /// - Throws: ``HTTPError``: `404`, `405` (with `Allow`), or `413` for a file over the size limit.
+    public func respond(to request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
         guard request.method == .get || request.method == .head else {
-            var response = HTTPResponse.error(
-                .methodNotAllowed, code: "methodNotAllowed", message: "files are read-only")
-            response.headers.add(name: "Allow", value: "GET, HEAD")
-            return response
+            throw HTTPError(
+                .methodNotAllowed, code: "methodNotAllowed", message: "files are read-only",
+                headers: ["Allow": "GET, HEAD"])
         }
-        guard let relative = Self.safeRelativePath(request.path) else { return Self.notFound }
+        guard let relative = Self.safeRelativePath(request.path) else { throw Self.notFound }
         let wantsGzip = Compression.acceptsGzip(request.headers)
         let lookup = await BlockingIO.run { [self] in find(relative, requestPath: request.path, gzip: wantsGzip) }
         switch lookup {
-        case .notFound: return Self.notFound
-        case .tooLarge: return .error(.contentTooLarge, code: "fileTooLarge", message: "file too large to serve")
+        case .notFound: throw Self.notFound
+        case .tooLarge: throw HTTPError(.contentTooLarge, code: "fileTooLarge", message: "file too large to serve")
         case .redirect(let location):
             let query = request.head.target.rawQuery.map { "?" + $0 } ?? ""
             return HTTPResponse(status: .movedPermanently, headers: ["Location": location + query])
@@ -112,7 +112,7 @@ public final class FileServer: Sendable {
         }
     }
 
-    private static let notFound = HTTPResponse.error(.notFound, code: "notFound", message: "no such file")
+    private static let notFound = HTTPError(.notFound, code: "notFound", message: "no such file")
 
     /// The request path as a relative path with no way out: nil for `..`, `.`-prefixed segments, NUL or backslash.
     static func safeRelativePath(_ path: String) -> String? {

@@ -272,10 +272,14 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
         let status = error.status
         server.metrics.responded(status.code)
         server.logger.log(.info, "bad request", ["status": "\(status.code)", "reason": error.reason])
-        let body = Array(#"{"error":{"code":"badRequest","message":"\#(error.reason)"}}"#.utf8)
+        var response = server.configuration.errorRenderer.response(
+            for: HTTPError(status, code: "badRequest", message: error.reason))
+        response.headers.replaceOrAdd(name: "Connection", value: "close")
+        let body: [UInt8]
+        if case .bytes(let bytes) = response.body { body = bytes } else { body = [] }
         try? HTTPResponseWriter.write(
-            HTTPResponseHead(status: status, headers: ["Content-Type": "application/json", "Connection": "close"]),
-            body: body, date: server.date(for: loop), into: &output)
+            HTTPResponseHead(status: status, headers: response.headers), body: body,
+            date: server.date(for: loop), into: &output)
         phase = .closing
         flush()
     }

@@ -57,16 +57,6 @@ public struct HTTPResponse: Sendable {
         HTTPResponse(status: status, contentType: "text/plain; charset=utf-8", bytes: Array(text.utf8))
     }
 
-    /// A short error: `{"error":{"code":…,"message":…}}` (PROTOCOL.md §5).
-    /// - Parameters:
-    ///   - status: The status.
-    ///   - code: A stable machine-readable code, e.g. `notFound`.
-    ///   - message: A human-readable explanation.
-    public static func error(_ status: HTTPStatus, code: String, message: String) -> HTTPResponse {
-        .json(
-            #"{"error":{"code":"\#(JSONText.escape(code))","message":"\#(JSONText.escape(message))"}}"#, status: status)
-    }
-
     /// The body's length when known in full.
     var knownLength: Int? {
         switch body {
@@ -74,29 +64,5 @@ public struct HTTPResponse: Sendable {
         case .bytes(let bytes): bytes.count
         case .stream: nil
         }
-    }
-}
-
-/// JSON string escaping for hand-written JSON (RFC 8259 §7).
-public enum JSONText {
-    /// `text` with quotes, backslashes and control characters escaped, without the surrounding quotes.
-    /// - Parameter text: Any string.
-    public static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
     }
 }

@@ -38,26 +38,38 @@ public final class HTTPServer: Sendable {
         self.configuration = configuration
         self.metrics = metrics
         group = try EventLoopGroup(loops: configuration.loops)
+        let logger = Logger(level: configuration.logLevel)
+        let renderer = configuration.errorRenderer
         // The router decides first, so middleware sees the matched route (never a raw spelling of the path).
         let dispatch: Router.Handler = { request in
             switch request.match {
             case .found(let handler, _, _):
-                return await handler(request)
+                return try await handler(request)
             case .methodNotAllowed(let allowed, _):
-                var response = HTTPResponse.error(
+                throw HTTPError(
                     .methodNotAllowed, code: "methodNotAllowed",
-                    message: "\(request.method.rawValue) is not allowed here")
-                response.headers.add(name: "Allow", value: allowed.map(\.rawValue).joined(separator: ", "))
-                return response
+                    message: "\(request.method.rawValue) is not allowed here",
+                    headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")])
             case .notFound:
-                if let fallback { return await fallback(request) }
-                return .error(.notFound, code: "notFound", message: "no such resource")
+                if let fallback { return try await fallback(request) }
+                throw HTTPError.notFound
             }
         }
-        let chain = middleware.reversed().reduce(dispatch) { next, middleware in
-            { request in await middleware.respond(to: request, next: next) }
+        // Every layer renders what the layer inside it threw, so each middleware sees a response, and a successful
+        // request pays nothing for it (Swift errors are returned, not unwound).
+        let rendered: (@escaping Router.Handler) -> @Sendable (HTTPRequest) async -> HTTPResponse = { handler in
+            { request in
+                do {
+                    return try await handler(request)
+                } catch {
+                    return renderer.response(for: error, to: request, logger: logger)
+                }
+            }
         }
-        let responder: Router.Handler = { request in
+        let chain = middleware.reversed().reduce(rendered(dispatch)) { next, middleware in
+            rendered { request in try await middleware.respond(to: request, next: next) }
+        }
+        let responder: @Sendable (HTTPRequest) async -> HTTPResponse = { request in
             var request = request
             request.match = router.match(request.method, path: request.path)
             request.route = request.match.route
@@ -65,7 +77,8 @@ public final class HTTPServer: Sendable {
             return await chain(request)
         }
         context = ServerContext(
-            configuration: configuration, responder: responder, metrics: metrics, loops: group.loops.count)
+            configuration: configuration, responder: responder, metrics: metrics, logger: logger,
+            loops: group.loops.count)
         cnet_ignore_sigpipe()
     }
 

@@ -38,6 +38,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var writeHighWater = 1 << 20
     /// The least severe log level written.
     public var logLevel = LogLevel.info
+    /// Writes the body of every error the server answers by itself or a handler throws as an ``HTTPError`` (`404`,
+    /// `405`, a malformed request, `500` for an unexpected error): the application's error shape. Plain text by
+    /// default.
+    public var errorRenderer = HTTPErrorRenderer.plainText
 
     /// Creates the default configuration.
     public init() {}

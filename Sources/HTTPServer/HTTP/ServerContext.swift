@@ -6,7 +6,8 @@ import Synchronization
 final class ServerContext: @unchecked Sendable {
     // Safety: `perLoop[i]` is touched only on loop i's thread; everything else is immutable or atomic.
     let configuration: HTTPServerConfiguration
-    let responder: Router.Handler
+    /// Answers every request; never throws (errors are rendered inside it).
+    let responder: @Sendable (HTTPRequest) async -> HTTPResponse
     let metrics: HTTPMetrics
     let logger: Logger
     private let draining = Atomic<Bool>(false)
@@ -18,12 +19,14 @@ final class ServerContext: @unchecked Sendable {
         var date = ""
     }
 
-    init(configuration: HTTPServerConfiguration, responder: @escaping Router.Handler, metrics: HTTPMetrics, loops: Int)
-    {
+    init(
+        configuration: HTTPServerConfiguration, responder: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
+        metrics: HTTPMetrics, logger: Logger, loops: Int
+    ) {
         self.configuration = configuration
         self.responder = responder
         self.metrics = metrics
-        self.logger = Logger(level: configuration.logLevel)
+        self.logger = logger
         self.perLoop = (0..<loops).map { _ in LoopState() }
     }
 

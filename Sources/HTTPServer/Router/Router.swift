@@ -5,11 +5,16 @@ public import HTTPWire
 ///
 /// ```swift
 /// var router = Router()
-/// router.get("/v1/sessions/{id}") { request in .json("{\"id\":\"\(request.parameters["id"] ?? "")\"}") }
+/// router.get("/v1/sessions/{id}") { request in
+///     guard let id = request.parameters["id"], let item = items[id] else { throw HTTPError(.notFound, …) }
+///     return .json(item)
+/// }
 /// ```
 public struct Router: Sendable {
-    /// What answers a request.
-    public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
+    /// What answers a request. A thrown error is rendered by the server: an ``HTTPResponseError`` gives its own
+    /// response, an ``HTTPError`` goes through ``HTTPServerConfiguration/errorRenderer``, anything else is logged
+    /// and answered `500`.
+    public typealias Handler = @Sendable (HTTPRequest) async throws -> HTTPResponse
 
     private struct Route: Sendable {
         let method: HTTPMethod

@@ -25,12 +25,13 @@ extension Router {
     ///   - configuration: Limits, timers and compression.
     ///   - hub: Where open connections are tracked, to close them on shutdown.
     ///   - logger: Where protocol problems are logged.
-    ///   - shouldUpgrade: The application's decision (authentication, subprotocol choice).
+    ///   - shouldUpgrade: The application's decision (authentication, subprotocol choice); what it throws is
+    ///     rendered as a handler's error is.
     ///   - onUpgrade: Receives each new connection, on its loop thread.
     public mutating func webSocket(
         _ pattern: String, configuration: WebSocketConfiguration = WebSocketConfiguration(), hub: WebSocketHub? = nil,
         logger: Logger = Logger(level: .notice),
-        shouldUpgrade: @escaping @Sendable (HTTPRequest) async -> WebSocketUpgradeDecision = { _ in
+        shouldUpgrade: @escaping @Sendable (HTTPRequest) async throws -> WebSocketUpgradeDecision = { _ in
             .accept(subprotocol: nil)
         },
         onUpgrade: @escaping @Sendable (WebSocket) -> Void
@@ -39,12 +40,12 @@ extension Router {
             let client: WebSocketHandshake.ClientRequest
             switch WebSocketUpgrade.validate(request) {
             case .success(let valid): client = valid
-            case .failure(let refusal): return refusal.response
+            case .failure(let refusal): throw refusal
             }
             if let allowed = configuration.allowedOrigins, let origin = client.origin, !allowed.contains(origin) {
-                return .error(.forbidden, code: "originNotAllowed", message: "origin not allowed")
+                throw HTTPError(.forbidden, code: "originNotAllowed", message: "origin not allowed")
             }
-            switch await shouldUpgrade(request) {
+            switch try await shouldUpgrade(request) {
             case .reject(let response):
                 return response
             case .accept(let subprotocol):
@@ -88,20 +89,15 @@ extension HTTPResponse {
 
 /// The two halves of a server-side upgrade, shared by WebSocket routes and refusals.
 enum WebSocketUpgrade {
-    /// Why a handshake was refused, as the response that says so.
-    struct Refusal: Error {
-        var response: HTTPResponse
-    }
-
     /// Checks the opening handshake (RFC 6455 §4.2.1): `400`, or `426` naming the supported version.
-    static func validate(_ request: HTTPRequest) -> Result<WebSocketHandshake.ClientRequest, Refusal> {
+    static func validate(_ request: HTTPRequest) -> Result<WebSocketHandshake.ClientRequest, HTTPError> {
         WebSocketHandshake.validateClientRequest(request.head).mapError { error in
-            var response = HTTPResponse.error(error.status, code: "badHandshake", message: "\(error)")
+            var refusal = HTTPError(error.status, code: "badHandshake", message: "\(error)")
             if error.status.code == 426 {
-                response.headers.add(name: "Sec-WebSocket-Version", value: "13")
-                response.headers.add(name: "Upgrade", value: "websocket")
+                refusal.headers.add(name: "Sec-WebSocket-Version", value: "13")
+                refusal.headers.add(name: "Upgrade", value: "websocket")
             }
-            return Refusal(response: response)
+            return refusal
         }
     }
 

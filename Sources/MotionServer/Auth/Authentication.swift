@@ -18,8 +18,10 @@ struct Authentication: HTTPMiddleware {
     /// Routes that show figures across tenants.
     static let operatorRoutes: Set<String> = ["/metrics"]
 
-    func respond(to request: HTTPRequest, next: Router.Handler) async -> HTTPResponse {
-        guard let route = request.route, !Self.publicRoutes.contains(route.pattern) else { return await next(request) }
+    func respond(to request: HTTPRequest, next: Router.Handler) async throws -> HTTPResponse {
+        guard let route = request.route, !Self.publicRoutes.contains(route.pattern) else {
+            return try await next(request)
+        }
         let offered = route.isWebSocket ? Self.subprotocolToken(request.headers) : nil
         guard let grant = context.grant(forToken: Self.bearerToken(request.headers) ?? offered?.token) else {
             if route.isWebSocket,
@@ -29,12 +31,12 @@ struct Authentication: HTTPMiddleware {
             {
                 return refusal
             }
-            return REST.unauthorized
+            throw RESTError.unauthorized
         }
-        if Self.operatorRoutes.contains(route.pattern) && !grant.isOperator { return REST.forbidden }
+        if Self.operatorRoutes.contains(route.pattern) && !grant.isOperator { throw RESTError.forbidden }
         var request = request
         request.attributes["tenant"] = grant.tenant
-        return await next(request)
+        return try await next(request)
     }
 
     /// The token of an `Authorization: Bearer …` header.
@@ -62,8 +64,9 @@ struct Authentication: HTTPMiddleware {
 struct RequestMetrics: HTTPMiddleware {
     let metrics: ServerMetrics
 
-    func respond(to request: HTTPRequest, next: Router.Handler) async -> HTTPResponse {
-        let response = await next(request)
+    func respond(to request: HTTPRequest, next: Router.Handler) async throws -> HTTPResponse {
+        // What the handlers and the middleware inside this one throw reaches it already rendered as a response.
+        let response = try await next(request)
         let status = response.status.code
         let route = request.route?.pattern ?? (status < 400 ? "static" : "other")
         metrics.countRequest(route: route, status: status)

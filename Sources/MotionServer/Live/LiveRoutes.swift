@@ -23,8 +23,8 @@ struct LiveRoutes {
         }
         // Any session in progress, live or driven over HTTP; a tenant learns only of its own sessions: another
         // tenant's id answers 404 like an unknown one.
-        let watchable: @Sendable (HTTPRequest) async -> WebSocketUpgradeDecision = { request in
-            guard Self.watchedSession(of: request, context: context) != nil else { return .reject(REST.notFound) }
+        let watchable: @Sendable (HTTPRequest) async throws -> WebSocketUpgradeDecision = { request in
+            guard Self.watchedSession(of: request, context: context) != nil else { throw RESTError.notFound }
             return Self.echoBearerSubprotocol(request)
         }
         router.webSocket(

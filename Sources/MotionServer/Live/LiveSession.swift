@@ -260,7 +260,7 @@ actor LiveSession: WatchableSession {
         resumeTimer?.cancel()
         resumeTimer = nil
         if let running, !finished { finish(running.core, status: .abandoned, closeCode: nil) }
-        watchers.closeAll()
+        watchers.closeAll(status: .abandoned)
     }
 
     /// Stores the final summary; after `stop` also sends it and closes with 1000 (PROTOCOL.md §3).
@@ -284,7 +284,7 @@ actor LiveSession: WatchableSession {
         // a client that saw the close finds the session finished over REST.
         let closeAfterStoring = status == .finished ? closeCode : nil
         if let closeCode, closeAfterStoring == nil { socket.close(code: closeCode, reason: reason) }
-        watchers.closeAll()
+        watchers.closeAll(status: status)
         let socket = socket
         lastWrite = context.store(
             .finish(summary, status: status, endedAt: endedAt), id: session.id, tenant: session.tenant, after: lastWrite

@@ -1,5 +1,7 @@
 import HTTPServer
+import HTTPWire
 import MotionWire
+import SessionStore
 
 /// The read-only observers of one session (`GET /v1/sessions/{id}/watch`), live or driven over HTTP: each gets the
 /// session's `started` message and current snapshot when it joins, then every event and snapshot the session
@@ -31,8 +33,11 @@ struct SessionWatchers {
     }
 
     /// Closes every watcher: the session has ended.
-    mutating func closeAll() {
-        for watcher in sockets { watcher.close(code: .normal, reason: "session ended") }
+    /// - Parameter status: How the session ended: watchers of a finished session are closed with 1000, those of an
+    ///   abandoned one (its client vanished or went idle, or the server is shutting down) with 1001.
+    mutating func closeAll(status: SessionStatus) {
+        let code: WebSocketCloseCode = status == .finished ? .normal : .goingAway
+        for watcher in sockets { watcher.close(code: code, reason: "session ended") }
         sockets.removeAll()
     }
 }

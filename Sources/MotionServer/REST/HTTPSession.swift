@@ -51,15 +51,8 @@ actor HTTPSession: WatchableSession {
             checkpoint(context: context)
         }
         var out: [UInt8] = []
-        out.appendLiteral(#"{"events":"#)
-        WireEncoder.encodeEvents(outcome.events, into: &out)
-        out.appendLiteral(#","snapshot":"#)
-        WireEncoder.encodeSnapshot(core.engine.snapshot(), into: &out)
-        if !outcome.errors.isEmpty {
-            out.appendLiteral(#","errors":"#)
-            WireEncoder.encodeFrameErrors(outcome.errors, into: &out)
-        }
-        out.append(UInt8(ascii: "}"))
+        WireEncoder.encodeBatchAnswer(
+            events: outcome.events, snapshot: core.engine.snapshot(), errors: outcome.errors, into: &out)
         return out
     }
 
@@ -86,7 +79,7 @@ actor HTTPSession: WatchableSession {
                 core.engine.summary, metadata: core.metadata(status: status, endedAt: endedAt), includeType: true,
                 into: &message)
             watchers.send(message, replacing: nil)
-            watchers.closeAll()
+            watchers.closeAll(status: status)
         }
         return out
     }

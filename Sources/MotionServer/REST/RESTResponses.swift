@@ -8,38 +8,27 @@ enum REST {
         HTTPResponse(status: status, contentType: "application/json", bytes: bytes)
     }
 
-    /// A wire error as a REST error: 413 for oversized input, 400 otherwise.
-    static func error(_ error: WireError) -> HTTPResponse {
+    /// An error body, ``WireEncoder/encodeErrorBody(_:into:)``, with `status`.
+    static func error(_ status: HTTPStatus, _ error: WireError) -> HTTPResponse {
         var body: [UInt8] = []
         WireEncoder.encodeErrorBody(error, into: &body)
-        return json(body, status: error.code == .messageTooBig ? .contentTooLarge : .badRequest)
+        return json(body, status: status)
     }
 
-    static func error(_ status: HTTPStatus, _ code: String, _ message: String) -> HTTPResponse {
-        .error(status, code: code, message: message)
+    /// The errors the HTTP layer answers by itself (`404`, `405`, malformed requests, `500`) in the REST shape.
+    static let errorRenderer = HTTPErrorRenderer { error in
+        REST.error(error.status, WireError(code: ErrorCode(rawValue: error.code), message: error.message))
     }
 
-    static let notFound = error(.notFound, "notFound", "no such session")
-    static let unauthorized: HTTPResponse = {
-        var response = error(.unauthorized, "unauthorized", "missing or unknown bearer token")
-        response.headers.add(name: "WWW-Authenticate", value: #"Bearer realm="motion-server""#)
-        return response
-    }()
-    static let forbidden = error(.forbidden, "forbidden", "this token may not read server-wide figures")
-    static let storeUnavailable: HTTPResponse = {
-        var response = error(.serviceUnavailable, "storeUnavailable", "the session store failed; try again")
-        response.headers.add(name: "Retry-After", value: "1")
-        return response
-    }()
-
-    /// Whether the request's body is NDJSON (when allowed) rather than JSON, or the `415` refusing anything else.
-    static func bodyFormat(of request: HTTPRequest, allowingNDJSON: Bool) -> (ndjson: Bool, refusal: HTTPResponse?) {
+    /// Whether the request's body is NDJSON (when allowed) rather than JSON.
+    /// - Throws: ``RESTError/unsupportedMediaType(accepted:received:)`` for anything else.
+    static func bodyIsNDJSON(_ request: HTTPRequest, allowingNDJSON: Bool) throws(RESTError) -> Bool {
         let type = (request.headers["Content-Type"] ?? "application/json").lowercased()
         let base = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        if base == "application/json" || base.hasSuffix("+json") { return (false, nil) }
-        if allowingNDJSON && (base == "application/x-ndjson" || base == "application/jsonl") { return (true, nil) }
+        if base == "application/json" || base.hasSuffix("+json") { return false }
+        if allowingNDJSON && (base == "application/x-ndjson" || base == "application/jsonl") { return true }
         let accepted = allowingNDJSON ? "application/json or application/x-ndjson" : "application/json"
-        return (false, error(.unsupportedMediaType, "unsupportedMediaType", "send \(accepted), not \(base)"))
+        throw .unsupportedMediaType(accepted: accepted, received: base)
     }
 }
 

@@ -1,3 +1,5 @@
+import Basics
+
 /// Reading `from`/`to` query values: ISO-8601 UTC (`2026-11-29`, `2026-11-29T14:00:00Z`, with optional fraction
 /// and `±hh:mm` offset) or Unix seconds.
 enum TimeParsing {
@@ -15,9 +17,10 @@ enum TimeParsing {
             return value
         }
         guard bytes.count >= 10, bytes[4] == 0x2D, bytes[7] == 0x2D, let year = number(0..<4),
-            let month = number(5..<7), let day = number(8..<10), (1...12).contains(month), (1...31).contains(day)
+            let month = number(5..<7), let day = number(8..<10),
+            let date = CivilDate(year: year, month: month, day: day)
         else { return nil }
-        var milliseconds = Int64(daysSinceEpoch(year: year, month: month, day: day)) * 86_400_000
+        var milliseconds = Int64(date.daysSinceEpoch) * 86_400_000
         guard bytes.count > 10 else { return milliseconds }
         guard bytes.count >= 20, bytes[10] == 0x54 || bytes[10] == 0x74, bytes[13] == 0x3A, bytes[16] == 0x3A,
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19), hour < 24,
@@ -41,14 +44,5 @@ enum TimeParsing {
         else { return nil }
         let offset = Int64(offsetHours * 3_600_000 + offsetMinutes * 60_000)
         return bytes[index] == 0x2B ? milliseconds - offset : milliseconds + offset
-    }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date.
-    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        return era * 146_097 + yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear - 719_468
     }
 }

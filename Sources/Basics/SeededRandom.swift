@@ -4,7 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A small seeded generator (SplitMix64): the same seed gives the same stream on every machine.
+/// A small seeded generator (SplitMix64, Steele, Lea and Flood 2014): the same seed gives the same stream on every
+/// machine. For simulations and reproducible tests, never for secrets.
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
@@ -33,7 +34,3 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2) * standardDeviation
     }
 }
-
-func sine(degrees: Double) -> Double { sin(degrees * Double.pi / 180) }
-func cosine(degrees: Double) -> Double { cos(degrees * Double.pi / 180) }
-func cosine(radians: Double) -> Double { cos(radians) }

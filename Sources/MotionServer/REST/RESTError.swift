@@ -1,0 +1,82 @@
+import HTTPServer
+import HTTPWire
+import MotionWire
+
+/// Every error a REST route answers with (PROTOCOL.md §5): its status, its ``ErrorCode``, and the body
+/// `{"error":{"code":"…","message":"…"}}`. Handlers and middleware throw it; the server sends ``response()``.
+enum RESTError: HTTPResponseError, Equatable {
+    /// `404 notFound`: no such session, or another tenant's.
+    case notFound
+    /// `404 unknownExercise`: no catalog entry with this id.
+    case unknownExercise(String)
+    /// `401 unauthorized` with `WWW-Authenticate`: a missing or unknown bearer token.
+    case unauthorized
+    /// `403 forbidden`: the token may not read server-wide figures.
+    case forbidden
+    /// `415 unsupportedMediaType`: the body is not of a type the route takes; `accepted` names those it does.
+    case unsupportedMediaType(accepted: String, received: String)
+    /// `400 invalidQuery`: a query parameter of the session list is unreadable; the message says which.
+    case invalidQuery(String)
+    /// `400 invalidCursor`: a cursor this server did not issue.
+    case invalidCursor
+    /// `409 notLive`: the session exists but is not an open HTTP session on this node.
+    case notLive
+    /// `409 sessionLive`: a session in progress cannot be deleted.
+    case sessionLive
+    /// `429 tooManySessions`: the tenant has `limit` open HTTP sessions.
+    case tooManySessions(limit: Int)
+    /// `503 serverBusy`: the node has as many open HTTP sessions as it takes.
+    case serverBusy
+    /// `503 storeUnavailable` with `Retry-After: 1`: the session store failed (already counted and logged).
+    case storeUnavailable
+    /// A body the wire decoder refused: `413` for ``ErrorCode/messageTooBig``, `400` otherwise, with its code.
+    case invalidInput(WireError)
+
+    /// The status it is answered with.
+    var status: HTTPStatus {
+        switch self {
+        case .notFound, .unknownExercise: .notFound
+        case .unauthorized: .unauthorized
+        case .forbidden: .forbidden
+        case .unsupportedMediaType: .unsupportedMediaType
+        case .invalidQuery, .invalidCursor: .badRequest
+        case .notLive, .sessionLive: .conflict
+        case .tooManySessions: .tooManyRequests
+        case .serverBusy, .storeUnavailable: .serviceUnavailable
+        case .invalidInput(let error): error.code == .messageTooBig ? .contentTooLarge : .badRequest
+        }
+    }
+
+    /// The code and message of the body.
+    var wireError: WireError {
+        switch self {
+        case .notFound: WireError(code: .notFound, message: "no such session")
+        case .unknownExercise(let id): WireError(code: .unknownExercise, message: "no exercise '\(id)'")
+        case .unauthorized: WireError(code: .unauthorized, message: "missing or unknown bearer token")
+        case .forbidden: WireError(code: .forbidden, message: "this token may not read server-wide figures")
+        case .unsupportedMediaType(let accepted, let received):
+            WireError(code: .unsupportedMediaType, message: "send \(accepted), not \(received)")
+        case .invalidQuery(let message): WireError(code: .invalidQuery, message: message)
+        case .invalidCursor: WireError(code: .invalidCursor, message: "the cursor is not one this server issued")
+        case .notLive: WireError(code: .notLive, message: "the session is not an open HTTP session")
+        case .sessionLive: WireError(code: .sessionLive, message: "stop the session before deleting it")
+        case .tooManySessions(let limit):
+            WireError(
+                code: .tooManySessions, message: "at most \(limit) open HTTP sessions per tenant; stop one first")
+        case .serverBusy: WireError(code: .serverBusy, message: "too many open HTTP sessions; try again later")
+        case .storeUnavailable:
+            WireError(code: .storeUnavailable, message: "the session store failed; try again")
+        case .invalidInput(let error): error
+        }
+    }
+
+    func response() -> HTTPResponse {
+        var response = REST.error(status, wireError)
+        switch self {
+        case .unauthorized: response.headers.add(name: "WWW-Authenticate", value: #"Bearer realm="motion-server""#)
+        case .storeUnavailable: response.headers.add(name: "Retry-After", value: "1")
+        default: break
+        }
+        return response
+    }
+}

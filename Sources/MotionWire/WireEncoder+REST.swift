@@ -1,0 +1,137 @@
+public import MotionCore
+
+/// The bodies of the REST endpoints (PROTOCOL.md §5) that are more than one encoded object.
+extension WireEncoder {
+    /// Writes the catalog, `GET /v1/exercises`: `{"exercises":[…]}`, each entry as ``encodeExercise(_:into:)``.
+    /// - Parameters:
+    ///   - exercises: The entries, in order.
+    ///   - buffer: The buffer to append to.
+    public static func encodeCatalog(_ exercises: [Exercise], into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#"{"exercises":["#)
+        for (index, exercise) in exercises.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            encodeExercise(exercise, into: &buffer)
+        }
+        buffer.appendLiteral("]}")
+    }
+
+    /// Writes the answer to `POST /v1/sessions`: `{"id":"<id>"}`.
+    /// - Parameters:
+    ///   - id: The new session's id.
+    ///   - buffer: The buffer to append to.
+    public static func encodeCreated(id: String, into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#"{"id":"#)
+        buffer.appendJSONString(id)
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes the answer to `POST /v1/sessions/{id}/poses`: `{"events":[…],"snapshot":{…}}`, with
+    /// `"errors":[…]` (``encodeFrameErrors(_:into:)``) after them when frames were refused.
+    /// - Parameters:
+    ///   - events: The events of the posted frames, with their pose times.
+    ///   - snapshot: The snapshot after them.
+    ///   - errors: The frames refused alone.
+    ///   - buffer: The buffer to append to.
+    public static func encodeBatchAnswer(
+        events: [(t: Double, event: MotionEvent)], snapshot: MotionSnapshot,
+        errors: [(batchIndex: Int?, error: WireError)], into buffer: inout [UInt8]
+    ) {
+        buffer.appendLiteral(#"{"events":"#)
+        encodeEvents(events, into: &buffer)
+        buffer.appendLiteral(#","snapshot":"#)
+        encodeSnapshot(snapshot, into: &buffer)
+        appendErrorsMember(errors, into: &buffer)
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes the answer to `POST /v1/analyze`: `{"events":[…],"summary":{…}}`, with `"errors":[…]` after them
+    /// when frames were refused.
+    /// - Parameters:
+    ///   - events: The events of the recorded frames, with their pose times.
+    ///   - summary: The stored summary.
+    ///   - metadata: What the server adds to it.
+    ///   - errors: The frames refused alone.
+    ///   - buffer: The buffer to append to.
+    public static func encodeAnalysis(
+        events: [(t: Double, event: MotionEvent)], summary: SessionSummary, metadata: SummaryMetadata,
+        errors: [(batchIndex: Int?, error: WireError)], into buffer: inout [UInt8]
+    ) {
+        buffer.appendLiteral(#"{"events":"#)
+        encodeEvents(events, into: &buffer)
+        buffer.appendLiteral(#","summary":"#)
+        encodeSummary(summary, metadata: metadata, into: &buffer)
+        appendErrorsMember(errors, into: &buffer)
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    private static func appendErrorsMember(
+        _ errors: [(batchIndex: Int?, error: WireError)], into buffer: inout [UInt8]
+    ) {
+        guard !errors.isEmpty else { return }
+        buffer.appendLiteral(#","errors":"#)
+        encodeFrameErrors(errors, into: &buffer)
+    }
+
+    /// Writes one page of `GET /v1/sessions`: `{"sessions":[…],"next":"<cursor>"}`, `next` `null` on the last page.
+    ///
+    /// The caller writes each summary in place (usually with ``encodeSummary(_:metadata:includeType:into:)``), so
+    /// a page of stored sessions is never copied into another form first.
+    /// - Parameters:
+    ///   - count: How many summaries the page has.
+    ///   - next: The cursor of the following page, or nil.
+    ///   - buffer: The buffer to append to.
+    ///   - summary: Writes the summary at an index in `0..<count`.
+    public static func encodeSessionPage(
+        count: Int, next: String?, into buffer: inout [UInt8], summary: (Int, inout [UInt8]) -> Void
+    ) {
+        buffer.appendLiteral(#"{"sessions":["#)
+        for index in 0..<count {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            summary(index, &buffer)
+        }
+        buffer.appendLiteral(#"],"next":"#)
+        if let next { buffer.appendJSONString(next) } else { buffer.appendLiteral("null") }
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes `GET /v1/sessions/{id}/series`: `{"interval":0.1,"t":[…],"value":[…]}`, `null` where the value
+    /// could not be measured.
+    /// - Parameters:
+    ///   - series: The stored series.
+    ///   - buffer: The buffer to append to.
+    public static func encodeSeries(_ series: ValueSeries, into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#"{"interval":"#)
+        buffer.appendJSONNumber(series.interval)
+        buffer.appendLiteral(#","t":["#)
+        for (index, t) in series.times.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            buffer.appendJSONNumber(t)
+        }
+        buffer.appendLiteral(#"],"value":["#)
+        for (index, value) in series.values.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            buffer.appendJSONNumber(value)
+        }
+        buffer.appendLiteral("]}")
+    }
+
+    /// Writes a session's reps as CSV (RFC 4180, CRLF line ends), `GET /v1/sessions/{id}?format=csv`:
+    ///
+    ///     index,peak,trough,start,end,duration,clean,faults
+    ///     1,130.2,31.5,3.1,5.0,1.9,true,
+    ///     2,128.9,30.8,6.2,8.4,2.2,false,keepUpperArmStill;keepTrunkUpright
+    ///
+    /// Numbers as Swift prints a `Double`; faults by wire name, `;`-separated (no field needs quoting).
+    /// - Parameters:
+    ///   - reps: The reps, in order.
+    ///   - buffer: The buffer to append to.
+    public static func encodeRepsCSV(_ reps: [Rep], into buffer: inout [UInt8]) {
+        buffer.appendLiteral("index,peak,trough,start,end,duration,clean,faults\r\n")
+        for rep in reps {
+            let faults = rep.faults.map(\.rawValue).joined(separator: ";")
+            let line =
+                "\(rep.index),\(rep.peak),\(rep.trough),\(rep.start),\(rep.end),\(rep.duration),\(rep.isClean),\(faults)\r\n"
+            buffer.append(contentsOf: line.utf8)
+        }
+    }
+}

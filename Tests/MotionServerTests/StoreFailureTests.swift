@@ -1,0 +1,79 @@
+import HTTPServer
+import HTTPWire
+import MotionCore
+import NetworkTestSupport
+import SessionStore
+import Testing
+
+@testable import MotionServer
+
+/// A store whose every call fails, as a database that cannot be reached does.
+struct FailingStore: SessionStore {
+    struct Down: Error {}
+
+    func create(_ session: StoredSession) async throws { throw Down() }
+    func checkpoint(id: SessionID, tenant: String, summary: SessionSummary) async throws { throw Down() }
+    func checkpoint(_ batch: [SessionCheckpoint]) async throws -> [SessionID: SessionStoreError] { throw Down() }
+    func finish(
+        id: SessionID, tenant: String, summary: SessionSummary, status: SessionStatus, endedAt: Int64
+    )
+        async throws
+    { throw Down() }
+    func session(id: SessionID, tenant: String) async throws -> StoredSession? { throw Down() }
+    func series(id: SessionID, tenant: String) async throws -> ValueSeries? { throw Down() }
+    func list(_ query: SessionQuery) async throws -> SessionPage { throw Down() }
+    func delete(id: SessionID, tenant: String) async throws -> Bool { throw Down() }
+    func abandonLiveSessions(updatedBefore cutoff: Int64) async throws -> Int { throw Down() }
+    func probe() async throws { throw Down() }
+    func close() async {}
+}
+
+@Suite("A failing store on the REST routes")
+struct StoreFailureTests {
+    static let start = #"{"exercise":"elbowFlexion","side":"right"}"#
+
+    /// Every REST route that reaches the store, with the `motion_store_errors_total` operation it counts.
+    static let routes: [(method: String, path: String, body: String, operation: String)] = {
+        let id = SessionID.generate(at: 1_700_000_000_000).description
+        return [
+            ("POST", "/v1/sessions", start, "create"),
+            ("POST", "/v1/analyze", #"{"exercise":"elbowFlexion","side":"right","frames":[]}"#, "create"),
+            ("GET", "/v1/sessions", "", "list"),
+            ("GET", "/v1/sessions/\(id)", "", "get"),
+            ("GET", "/v1/sessions/\(id)?format=csv", "", "get"),
+            ("GET", "/v1/sessions/\(id)/series", "", "series"),
+            ("DELETE", "/v1/sessions/\(id)", "", "delete"),
+            ("POST", "/v1/sessions/\(id)/poses", #"{"frames":[]}"#, "get"),
+            ("POST", "/v1/sessions/\(id)/stop", "", "get"),
+        ]
+    }()
+
+    @Test(arguments: routes)
+    func answers503StoreUnavailableAndCountsTheFailure(
+        route: (method: String, path: String, body: String, operation: String)
+    ) async throws {
+        let metrics = ServerMetrics()
+        let context = AppContext(
+            store: FailingStore(), tokens: nil, logger: Logger(level: .error), limits: LiveLimits(),
+            metrics: metrics, clock: { 1_700_000_000_000 })
+        var router = Router()
+        SessionRoutes(context: context).add(to: &router)
+        let configuration = testConfiguration { $0.errorRenderer = REST.errorRenderer }
+        try await withTestServer(
+            configuration, router: router,
+            middleware: [RequestMetrics(metrics: metrics), Authentication(context: context)]
+        ) { address, _ in
+            let response = try #require(
+                try await request(address, route.method, route.path, body: route.body), "\(route.path)")
+            #expect(response.status == 503, "\(route.method) \(route.path)")
+            #expect(response.header("Retry-After") == "1")
+            #expect(response.header("Content-Type") == "application/json")
+            #expect(
+                response.text
+                    == #"{"error":{"code":"storeUnavailable","message":"the session store failed; try again"}}"#)
+        }
+        let text = metrics.render(http: HTTPMetrics().snapshot, webSockets: 0, httpSessions: 0, storeFailing: true)
+        #expect(text.contains(#"motion_store_errors_total{operation="\#(route.operation)"} 1"#), "\(text)")
+        #expect(context.httpSessions.count == 0, "a session whose row could not be stored is not kept open")
+    }
+}

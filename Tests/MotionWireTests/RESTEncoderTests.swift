@@ -1,0 +1,100 @@
+import Testing
+
+@testable import MotionCore
+@testable import MotionWire
+
+@Suite struct RESTEncoderTests {
+    private static func encode(_ body: (inout [UInt8]) -> Void) -> String {
+        var buffer: [UInt8] = []
+        body(&buffer)
+        return text(buffer)
+    }
+
+    private static let refused: [(batchIndex: Int?, error: WireError)] = [
+        (2, WireError(code: .invalidPose, message: "frames[2]: t is required"))
+    ]
+
+    @Test func encodesTheCatalogAsAnArrayOfEntries() {
+        let one = Self.encode { WireEncoder.encodeExercise(Exercise.catalog[0], into: &$0) }
+        let two = Self.encode { WireEncoder.encodeExercise(Exercise.catalog[1], into: &$0) }
+        #expect(
+            Self.encode { WireEncoder.encodeCatalog(Array(Exercise.catalog.prefix(2)), into: &$0) }
+                == #"{"exercises":["# + one + "," + two + "]}")
+        #expect(Self.encode { WireEncoder.encodeCatalog([], into: &$0) } == #"{"exercises":[]}"#)
+    }
+
+    @Test func encodesTheCreatedSessionsId() {
+        #expect(Self.encode { WireEncoder.encodeCreated(id: "a\"b", into: &$0) } == #"{"id":"a\"b"}"#)
+    }
+
+    @Test func encodesABatchAnswerWithErrorsOnlyWhenFramesWereRefused() {
+        let snapshot = Self.encode { WireEncoder.encodeSnapshot(EncoderTests.snapshot, into: &$0) }
+        #expect(
+            Self.encode {
+                WireEncoder.encodeBatchAnswer(events: [], snapshot: EncoderTests.snapshot, errors: [], into: &$0)
+            } == #"{"events":[],"snapshot":"# + snapshot + "}")
+        #expect(
+            Self.encode {
+                WireEncoder.encodeBatchAnswer(
+                    events: [], snapshot: EncoderTests.snapshot, errors: Self.refused, into: &$0)
+            }
+                == #"{"events":[],"snapshot":"# + snapshot
+                + #","errors":[{"code":"invalidPose","message":"frames[2]: t is required","batchIndex":2}]}"#)
+    }
+
+    @Test func encodesAnAnalysisWithEventsSummaryAndErrors() {
+        let summary = Self.encode {
+            WireEncoder.encodeSummary(EncoderTests.summary, metadata: EncoderTests.metadata, into: &$0)
+        }
+        let events = Self.encode { WireEncoder.encodeEvents([(t: 5.0, event: .holdStarted)], into: &$0) }
+        #expect(
+            Self.encode {
+                WireEncoder.encodeAnalysis(
+                    events: [(t: 5.0, event: .holdStarted)], summary: EncoderTests.summary,
+                    metadata: EncoderTests.metadata, errors: Self.refused, into: &$0)
+            }
+                == #"{"events":"# + events + #","summary":"# + summary
+                + #","errors":[{"code":"invalidPose","message":"frames[2]: t is required","batchIndex":2}]}"#)
+    }
+
+    @Test func encodesASessionPageWithItsCursorOrNull() {
+        let page = Self.encode { buffer in
+            WireEncoder.encodeSessionPage(count: 2, next: "c1", into: &buffer) { index, buffer in
+                buffer.appendLiteral("{}")
+                buffer.appendJSONInteger(index)
+            }
+        }
+        #expect(page == #"{"sessions":[{}0,{}1],"next":"c1"}"#)
+        #expect(
+            Self.encode { WireEncoder.encodeSessionPage(count: 0, next: nil, into: &$0) { _, _ in } }
+                == #"{"sessions":[],"next":null}"#)
+    }
+
+    @Test func encodesASeriesWithNullWhereNothingWasMeasured() {
+        var series = ValueSeries(interval: 0.5)
+        series.record(10, at: 0)
+        series.record(nil, at: 0.5)
+        series.record(12.25, at: 1)
+        #expect(
+            Self.encode { WireEncoder.encodeSeries(series, into: &$0) }
+                == #"{"interval":0.5,"t":[0.0,0.5,1.0],"value":[10.0,null,12.25]}"#)
+        #expect(
+            Self.encode { WireEncoder.encodeSeries(ValueSeries(interval: 0.1), into: &$0) }
+                == #"{"interval":0.1,"t":[],"value":[]}"#)
+    }
+
+    @Test func encodesRepsAsCSVWithCRLFAndFaultsByName() {
+        let reps = [
+            Rep(index: 1, peak: 130.2, trough: 31.5, start: 3.1, end: 5.0),
+            Rep(index: 2, peak: 128, trough: 30, start: 6, end: 8.5, faults: [.keepUpperArmStill, .keepTrunkUpright]),
+        ]
+        #expect(
+            Self.encode { WireEncoder.encodeRepsCSV(reps, into: &$0) }
+                == "index,peak,trough,start,end,duration,clean,faults\r\n"
+                + "1,130.2,31.5,3.1,5.0,1.9,true,\r\n"
+                + "2,128.0,30.0,6.0,8.5,2.5,false,keepUpperArmStill;keepTrunkUpright\r\n")
+        #expect(
+            Self.encode { WireEncoder.encodeRepsCSV([], into: &$0) }
+                == "index,peak,trough,start,end,duration,clean,faults\r\n")
+    }
+}
