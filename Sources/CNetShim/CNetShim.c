@@ -56,3 +56,25 @@ int cnet_termination_fd(void) {
     sigaction(SIGINT, &action, NULL);
     return termination_pipe[0];
 }
+
+static int hangup_pipe[2] = {-1, -1};
+
+static void on_hangup(int signal_number) {
+    int saved = errno;
+    char byte = (char)signal_number;
+    ssize_t ignored = write(hangup_pipe[1], &byte, 1);
+    (void)ignored;
+    errno = saved;
+}
+
+int cnet_hangup_fd(void) {
+    if (hangup_pipe[0] >= 0) return hangup_pipe[0];
+    if (pipe2(hangup_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_hangup;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGHUP, &action, NULL);
+    return hangup_pipe[0];
+}

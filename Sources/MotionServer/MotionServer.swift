@@ -22,6 +22,11 @@ public final class MotionServer: Sendable {
     private let hub = WebSocketHub()
     private let reaper = Locked<Task<Void, Never>?>(nil)
     private let ready = Locked(false)
+    private let tls: TLSContext?
+    private let logger: Logger
+
+    /// `https` when the server speaks TLS, else `http` (for the ready line).
+    public var scheme: String { tls == nil ? "http" : "https" }
 
     /// Why the server could not start.
     public struct StartError: Error, Sendable, CustomStringConvertible {
@@ -31,10 +36,21 @@ public final class MotionServer: Sendable {
 
     /// Opens the store (abandoning sessions a previous process left live) and builds the routes.
     /// - Parameter options: Address, database, public directory, tokens, threads, log level, limits.
-    /// - Throws: ``StartError`` when the tokens file, the database or the event loops cannot be set up.
+    /// - Throws: ``StartError`` when the certificate, the tokens file, the database or the event loops cannot be set
+    ///   up.
     public init(options: ServerOptions) async throws(StartError) {
         self.options = options
         let logger = Logger(level: options.logLevel)
+        self.logger = logger
+        if let certificate = options.tlsCertificate, let key = options.tlsKey {
+            do {
+                tls = try TLSContext.server(certificateFile: certificate, keyFile: key)
+            } catch {
+                throw StartError(description: "TLS: \(error)")
+            }
+        } else {
+            tls = nil
+        }
         var tokens: TokenTable?
         if let path = options.tokensFile {
             guard let text = Self.readFile(path) else {
@@ -86,6 +102,7 @@ public final class MotionServer: Sendable {
         configuration.limits.maxBodySize = 8 << 20
         configuration.writeTimeout = options.writeTimeout
         configuration.errorRenderer = REST.errorRenderer
+        configuration.tls = tls
         let httpMetrics = HTTPMetrics()
         let (hub, ready) = (self.hub, self.ready)
         OperationsRoutes(
@@ -124,6 +141,22 @@ public final class MotionServer: Sendable {
         }
         reaper.withLock { $0 = task }
         return address
+    }
+
+    /// Reads the TLS certificate and key again (SIGHUP) for connections accepted from now on; open connections are
+    /// untouched. A certificate that fails to load leaves the old one in force, and says why in the log.
+    /// - Returns: Whether the new certificate is in force (false without TLS or on failure).
+    @discardableResult
+    public func reloadTLS() -> Bool {
+        guard let tls else { return false }
+        do {
+            try tls.reload()
+            logger.log(.notice, "TLS certificate reloaded", ["not_after": tls.certificateNotAfter ?? "-"])
+            return true
+        } catch {
+            logger.log(.error, "TLS reload failed; the previous certificate stays in force", ["error": "\(error)"])
+            return false
+        }
     }
 
     /// Drains (PROTOCOL.md §7): stops accepting, closes WebSockets with 1001, stores every live session as

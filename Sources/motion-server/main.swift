@@ -22,9 +22,11 @@ func runServer() async -> Int32 {
         printError("motion-server: \(error)")
         return 1
     }
-    let line = "listening on http://\(address)\n"
+    let hangup = HangupSignal { [server] in server.reloadTLS() }
+    let line = "listening on \(server.scheme)://\(address)\n"
     _ = line.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count - 1) }
     await termination.wait()
+    withExtendedLifetime(hangup) {}
     await server.shutdown()
     return 0
 }

@@ -24,6 +24,8 @@ void cnet_name_thread(const char *name);
 /// Routes SIGTERM and SIGINT to a pipe (once per process) and returns its read end: each signal writes one byte.
 /// Works whichever thread the kernel delivers the signal to, unlike blocking-and-waiting schemes.
 int cnet_termination_fd(void);
+/// Routes SIGHUP to a pipe (once per process) and returns its read end: each signal writes one byte.
+int cnet_hangup_fd(void);
 /// The number of online processors.
 int cnet_core_count(void);
 

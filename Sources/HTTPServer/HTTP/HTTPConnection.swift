@@ -7,7 +7,7 @@ import HTTPWire
 ///
 /// Lives on its loop's thread; the only other code that touches it is the handler task, which runs on the
 /// same loop (its executor preference) and hands the response back with `loop.execute`.
-final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
+final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Sendable {
     // Safety: every method runs on `loop`'s thread (handlers are invoked by the loop, tasks prefer the loop
     // as their executor and re-enter through `loop.execute`), so no state is shared between threads.
 
@@ -27,7 +27,8 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
         case closed
     }
 
-    let fd: Int32
+    let transport: Transport
+    var fd: Int32 { transport.fd }
     let loop: EventLoop
     private let server: ServerContext
     private let remote: SocketAddress?
@@ -53,8 +54,8 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
     private var writeWaiters: [CheckedContinuation<Bool, Never>] = []
     private var upgrade: (@Sendable (UpgradedConnection) -> Void, HTTPRequest)?
 
-    init(fd: Int32, loop: EventLoop, server: ServerContext, remote: SocketAddress?) {
-        self.fd = fd
+    init(transport: Transport, loop: EventLoop, server: ServerContext, remote: SocketAddress?) {
+        self.transport = transport
         self.loop = loop
         self.server = server
         self.remote = remote
@@ -72,10 +73,15 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
         }
         server.registry(for: loop).insert(self)
         armTimer(server.configuration.idleTimeout, phase: .idle)
+        // Bytes TLS read with the end of the handshake raise no readiness event of their own.
+        if transport.hasBufferedInput { readAvailable() }
     }
 
     func handle(_ events: IOEvents) {
-        if events.contains(.writable) { flush() }
+        if events.contains(.writable) {
+            flush()
+            if transport.readWaitsForWritable { readAvailable() }
+        }
         if events.contains(.readable) || events.contains(.readHangup) { readAvailable() }
         if events.contains(.error) || events.contains(.hangup) { closeNow() }
     }
@@ -86,7 +92,7 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
         guard phase != .closed else { return }
         let buffer = loop.readBuffer
         reading: while true {
-            switch Socket.receive(fd, into: buffer.bytes) {
+            switch transport.receive(into: buffer.bytes) {
             case .transferred(let count):
                 server.metrics.received(count)
                 if phase == .closing || phase == .lingering {
@@ -98,7 +104,7 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
                     pauseReading()
                     break reading
                 }
-                if count < buffer.capacity { break reading }
+                if !transport.mayHaveMore(afterReading: count, capacity: buffer.capacity) { break reading }
             case .endOfStream:
                 if phase == .lingering { return closeNow() }
                 // End of input stays readable under level-triggered epoll: stop asking, or the loop spins.
@@ -106,6 +112,9 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
                 setInterest(interest.subtracting([.readable, .readHangup]))
                 break reading
             case .wouldBlock:
+                if transport.readWaitsForWritable && !interest.contains(.writable) {
+                    setInterest(interest.union(.writable))
+                }
                 break reading
             case .failed:
                 closeNow()
@@ -328,9 +337,14 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
     // MARK: Writing
 
     private func flush() {
-        while written < output.count {
+        // Until the output has left, and then any TLS record still waiting for the socket.
+        while written < output.count || transport.hasPendingOutput {
             let offset = written
-            switch output.withUnsafeBytes({ Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }) {
+            let result =
+                offset < output.count
+                ? output.withUnsafeBytes { transport.send(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+                : transport.flushPending()
+            switch result {
             case .transferred(let count):
                 written += count
                 stall.progressed(at: loop.time)
@@ -351,7 +365,9 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
         written = 0
         writeTimer?.cancel()
         writeTimer = nil
-        if interest.contains(.writable) { setInterest(interest.subtracting(.writable)) }
+        if interest.contains(.writable) && !transport.readWaitsForWritable {
+            setInterest(interest.subtracting(.writable))
+        }
         let waiters = writeWaiters
         writeWaiters.removeAll()
         for waiter in waiters { waiter.resume(returning: true) }
@@ -381,7 +397,7 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
     private func linger() {
         guard !peerClosed, discarded <= server.configuration.maxLingeringBytes else { return closeNow() }
         phase = .lingering
-        Glibc.shutdown(fd, Int32(SHUT_WR))
+        transport.shutdownWrite()
         timer?.cancel()
         timer = loop.schedule(after: server.configuration.lingeringTimeout) { [self] in self.closeNow() }
         setInterest([.readable, .readHangup])
@@ -455,7 +471,7 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
         writeTimer?.cancel()
         writeTimer = nil
         loop.deregister(fd)
-        close(fd)
+        transport.close()
         for waiter in writeWaiters { waiter.resume(returning: false) }
         writeWaiters.removeAll()
         server.registry(for: loop).remove(self)
@@ -470,7 +486,7 @@ final class HTTPConnection: EventLoopHandler, @unchecked Sendable {
         server.registry(for: loop).remove(self)
         let metrics = server.metrics
         let connection = UpgradedConnection(
-            fd: fd, loop: loop, leftover: parser.takeBufferedBytes(), request: request,
+            transport: transport, loop: loop, leftover: parser.takeBufferedBytes(), request: request,
             lifetime: ConnectionLifetime { metrics.closedConnection() })
         handler(connection)
     }

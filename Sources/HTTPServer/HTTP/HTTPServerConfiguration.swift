@@ -42,6 +42,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// `405`, a malformed request, `500` for an unexpected error): the application's error shape. Plain text by
     /// default.
     public var errorRenderer = HTTPErrorRenderer.plainText
+    /// TLS for every accepted connection (HTTPS and WSS); nil serves plain HTTP. The handshake counts against
+    /// ``headTimeout``. ``TLSContext/reload()`` changes the certificate for connections accepted afterwards.
+    public var tls: TLSContext?
 
     /// Creates the default configuration.
     public init() {}

@@ -42,7 +42,11 @@ final class Listener: EventLoopHandler, @unchecked Sendable {
                 continue
             }
             Socket.setNoDelay(client)
-            HTTPConnection(fd: client, loop: loop, server: server, remote: peer).start()
+            if let tls = server.configuration.tls {
+                TLSAcceptor(fd: client, loop: loop, server: server, context: tls, remote: peer).start()
+            } else {
+                HTTPConnection(transport: .plain(client), loop: loop, server: server, remote: peer).start()
+            }
         }
     }
 

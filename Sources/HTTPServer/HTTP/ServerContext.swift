@@ -14,7 +14,7 @@ final class ServerContext: @unchecked Sendable {
     private let perLoop: [LoopState]
 
     final class LoopState {
-        var connections: [ObjectIdentifier: HTTPConnection] = [:]
+        var connections: [ObjectIdentifier: any ServerConnection] = [:]
         var dateSecond = -1
         var date = ""
     }
@@ -51,8 +51,16 @@ final class ServerContext: @unchecked Sendable {
     struct Registry: @unchecked Sendable {
         // Safety: used only on the thread of the loop it belongs to.
         let state: LoopState
-        func insert(_ connection: HTTPConnection) { state.connections[ObjectIdentifier(connection)] = connection }
-        func remove(_ connection: HTTPConnection) { state.connections[ObjectIdentifier(connection)] = nil }
-        var all: [HTTPConnection] { Array(state.connections.values) }
+        func insert(_ connection: any ServerConnection) { state.connections[ObjectIdentifier(connection)] = connection }
+        func remove(_ connection: any ServerConnection) { state.connections[ObjectIdentifier(connection)] = nil }
+        var all: [any ServerConnection] { Array(state.connections.values) }
     }
+}
+
+/// A connection the server closes when it shuts down (HTTP, or a TLS handshake before it). Loop thread only.
+protocol ServerConnection: AnyObject {
+    /// Closes at once if nothing is in flight; otherwise after the response in flight.
+    func drain()
+    /// Closes at once.
+    func closeNow()
 }

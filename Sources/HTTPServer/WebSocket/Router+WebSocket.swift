@@ -117,7 +117,7 @@ enum WebSocketUpgrade {
                 accepting: client, protocol: subprotocol, extensions: negotiated?.response))
         response.upgrade = { connection in
             let socket = WebSocket(
-                fd: connection.fd, loop: connection.loop, role: .server, request: request,
+                transport: connection.transport, loop: connection.loop, role: .server, request: request,
                 subprotocol: subprotocol, compression: negotiated?.parameters, configuration: configuration,
                 lifetime: connection.lifetime, logger: logger)
             if let hub {

@@ -58,7 +58,8 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         return stream
     }
 
-    private let fd: Int32
+    private let transport: Transport
+    private var fd: Int32 { transport.fd }
     private let role: WebSocketRole
     private let configuration: WebSocketConfiguration
     private let lifetime: ConnectionLifetime?
@@ -84,11 +85,11 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     private var stall = WriteStall()
 
     init(
-        fd: Int32, loop: EventLoop, role: WebSocketRole, request: HTTPRequest?, subprotocol: String?,
+        transport: Transport, loop: EventLoop, role: WebSocketRole, request: HTTPRequest?, subprotocol: String?,
         compression: PerMessageDeflate.Parameters?, configuration: WebSocketConfiguration,
         lifetime: ConnectionLifetime?, logger: Logger
     ) {
-        self.fd = fd
+        self.transport = transport
         self.loop = loop
         self.role = role
         self.request = request
@@ -142,6 +143,8 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
             var bytes = leftover
             bytes.withUnsafeMutableBytes { process($0) }
         }
+        // Edge-triggered: bytes TLS already holds raise no event.
+        if transport.hasBufferedInput { readAvailable() }
     }
 
     // MARK: Sending
@@ -235,9 +238,13 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         var sent = 0
         if outgoing.isEmpty && mask == nil {
             // Nothing waits: the frame leaves at once, header and payload in one call, the payload from where it is.
-            switch header.withUnsafeBytes({ Socket.send(fd, $0, payload) }) {
+            switch header.withUnsafeBytes({ transport.send($0, payload) }) {
             case .transferred(let count):
-                if count == header.count + payload.count { return }
+                if count == header.count + payload.count {
+                    // A TLS record the socket could not take whole waits for writability.
+                    if transport.hasPendingOutput { flush() }
+                    return
+                }
                 sent = count
             case .wouldBlock:
                 break
@@ -303,7 +310,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
             // The peer's close frame must be read, even from a connection paused for flow control.
             if readingPaused { loop.execute { self.resumeReading() } }
         case .shutdownWrite:
-            shutdown(fd, Int32(SHUT_WR))
+            transport.shutdownWrite()
         case .finish:
             finish()
         }
@@ -320,10 +327,12 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
 
     private func flush() {
         guard !lifecycle.isClosed else { return }
-        while !outgoing.isEmpty {
-            switch outgoing.withUnsentHead({ Socket.send(fd, $0) }) {
+        // Until the queue is empty, and then any TLS record still waiting for the socket.
+        while !outgoing.isEmpty || transport.hasPendingOutput {
+            let queued = !outgoing.isEmpty
+            switch queued ? outgoing.withUnsentHead({ transport.send($0) }) : transport.flushPending() {
             case .transferred(let count):
-                outgoing.removeSent(count)
+                if queued { outgoing.removeSent(count) }
                 stall.progressed(at: loop.time)
             case .wouldBlock:
                 // Edge-triggered: once watched, the socket reports when it has room again.
@@ -337,7 +346,9 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
                 return
             }
         }
-        if interest.contains(.writable) { setInterest(interest.subtracting(.writable)) }
+        if interest.contains(.writable) && !transport.readWaitsForWritable {
+            setInterest(interest.subtracting(.writable))
+        }
         perform(lifecycle.outputDrained())
     }
 
@@ -346,24 +357,31 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     /// Handles readiness. Loop thread only.
     public func handle(_ events: IOEvents) {
         if events.contains(.writable) { flush() }
-        if events.contains(.readable) || events.contains(.readHangup) { readAvailable() }
+        if events.contains(.readable) || events.contains(.readHangup)
+            || (events.contains(.writable) && transport.readWaitsForWritable)
+        {
+            readAvailable()
+        }
         if events.contains(.error) || events.contains(.hangup) { finish() }
     }
 
     private func readAvailable() {
         let buffer = loop.readBuffer
         while !lifecycle.isClosed && !readingPaused {
-            switch Socket.receive(fd, into: buffer.bytes) {
+            switch transport.receive(into: buffer.bytes) {
             case .transferred(let count):
                 lastReceived = loop.time
                 if lifecycle.discardsInput { continue }
                 process(UnsafeMutableRawBufferPointer(start: buffer.pointer, count: count))
-                if count < buffer.capacity { return }
+                if !transport.mayHaveMore(afterReading: count, capacity: buffer.capacity) { return }
             case .endOfStream:
                 // RFC 6455 §7.1.5: the TCP connection closed without a close frame: code 1006 (abnormal).
                 finish()
                 return
             case .wouldBlock:
+                if transport.readWaitsForWritable && !interest.contains(.writable) {
+                    setInterest(interest.union(.writable))
+                }
                 return
             case .failed:
                 finish()
@@ -485,7 +503,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         writeTimer?.cancel()
         writeTimer = nil
         loop.deregister(fd)
-        Glibc.close(fd)
+        transport.close()
         outgoing.removeAll()
         lifetime?.close()
         for observer in closeObservers { observer() }

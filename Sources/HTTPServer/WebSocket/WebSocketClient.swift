@@ -2,7 +2,8 @@ import CNetShim
 import Glibc
 public import HTTPWire
 
-/// Opens WebSocket connections (ws://) from this process: for the load tool and for tests.
+/// Opens WebSocket connections (ws://, and wss:// with ``Options/tls``) from this process: for the load tool and
+/// for tests.
 ///
 /// ```swift
 /// let socket = try await WebSocketClient.connect(host: "127.0.0.1", port: 8080, path: "/v1/echo", on: group.next())
@@ -20,8 +21,11 @@ public enum WebSocketClient {
         public var headers = HTTPHeaders()
         /// Limits and timers of the connection once open.
         public var configuration = WebSocketConfiguration()
-        /// The longest the TCP connection and the handshake may take.
+        /// The longest the TCP connection and the handshakes (TLS and WebSocket) may take.
         public var timeout: Duration = .seconds(10)
+        /// TLS for `wss://`: a client context (``TLSContext/client(certificateAuthorityFile:verifiesPeer:)``); the
+        /// host is the name the certificate must carry. Nil connects in the clear (`ws://`).
+        public var tls: TLSContext?
         /// Creates the defaults.
         public init() {}
     }
@@ -38,6 +42,8 @@ public enum WebSocketClient {
         case timedOut
         /// The server closed the connection during the handshake.
         case closed
+        /// The TLS handshake failed (OpenSSL's reason: an untrusted certificate, a name mismatch, …).
+        case tlsFailed(String)
     }
 
     /// Connects and performs the opening handshake (RFC 6455 §4.1).
@@ -81,7 +87,7 @@ public enum WebSocketClient {
         request += [13, 10]
         let result2: Result<WebSocket, ConnectError> = await withCheckedContinuation { continuation in
             let handshake = ClientHandshake(
-                fd: fd, loop: loop, request: request, key: key, options: options, offer: offer,
+                fd: fd, loop: loop, host: host, request: request, key: key, options: options, offer: offer,
                 continuation: continuation)
             loop.execute { handshake.start() }
         }
@@ -94,6 +100,12 @@ private final class ClientHandshake: EventLoopHandler, @unchecked Sendable {
     // Safety: after init, used only on `loop`'s thread.
     let fd: Int32
     let loop: EventLoop
+    /// The server's name or address, which its certificate must carry (wss).
+    let host: String
+    /// The socket, with TLS over it once the TCP connection is up (wss).
+    var transport: Transport
+    /// Whether the TLS handshake is still under way.
+    var handshaking = false
     let request: [UInt8]
     let key: String
     let options: WebSocketClient.Options
@@ -104,11 +116,14 @@ private final class ClientHandshake: EventLoopHandler, @unchecked Sendable {
     var timer: LoopTimer?
 
     init(
-        fd: Int32, loop: EventLoop, request: [UInt8], key: String, options: WebSocketClient.Options, offer: String?,
+        fd: Int32, loop: EventLoop, host: String, request: [UInt8], key: String, options: WebSocketClient.Options,
+        offer: String?,
         continuation: CheckedContinuation<Result<WebSocket, WebSocketClient.ConnectError>, Never>
     ) {
         self.fd = fd
         self.loop = loop
+        self.host = host
+        transport = .plain(fd)
         self.request = request
         self.key = key
         self.options = options
@@ -132,16 +147,36 @@ private final class ClientHandshake: EventLoopHandler, @unchecked Sendable {
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
             return fail(error != 0 ? .system(SystemError(call: "connect", code: error)) : .closed)
         }
-        if events.contains(.writable) { writeRequest() }
-        if events.contains(.readable) { readResponse() }
+        if let tls = options.tls, transport.tls == nil {
+            // The TCP connection is up (writable): TLS first.
+            guard let stream = tls.makeStream(fd: fd, serverName: host) else {
+                return fail(.tlsFailed("cannot create a TLS connection"))
+            }
+            transport = Transport(fd: fd, tls: stream)
+            handshaking = true
+        }
+        if handshaking, let stream = transport.tls {
+            switch stream.handshake() {
+            case .done: handshaking = false
+            case .wantsRead: return loop.modify(fd, for: [.readable])
+            case .wantsWrite: return loop.modify(fd, for: [.writable])
+            case .failed(let reason): return fail(.tlsFailed(reason))
+            }
+        }
+        if sent < request.count || transport.hasPendingOutput { writeRequest() }
+        if sent == request.count && !transport.hasPendingOutput { readResponse() }
     }
 
     private func writeRequest() {
-        while sent < request.count {
+        while sent < request.count || transport.hasPendingOutput {
             let offset = sent
-            switch request.withUnsafeBytes({ Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }) {
+            let result =
+                offset < request.count
+                ? request.withUnsafeBytes { transport.send(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+                : transport.flushPending()
+            switch result {
             case .transferred(let count): sent += count
-            case .wouldBlock: return
+            case .wouldBlock: return loop.modify(fd, for: [.writable])
             case .endOfStream: return fail(.closed)
             case .failed(let error): return fail(.system(SystemError(call: "send", code: error)))
             }
@@ -152,7 +187,7 @@ private final class ClientHandshake: EventLoopHandler, @unchecked Sendable {
     private func readResponse() {
         let buffer = loop.readBuffer
         while continuation != nil {
-            switch Socket.receive(fd, into: buffer.bytes) {
+            switch transport.receive(into: buffer.bytes) {
             case .transferred(let count):
                 received += UnsafeRawBufferPointer(start: buffer.pointer, count: count)
                 guard received.count <= 64 * 1024 else {
@@ -193,7 +228,7 @@ private final class ClientHandshake: EventLoopHandler, @unchecked Sendable {
         timer?.cancel()
         loop.deregister(fd)
         let socket = WebSocket(
-            fd: fd, loop: loop, role: .client, request: nil, subprotocol: response.protocol,
+            transport: transport, loop: loop, role: .client, request: nil, subprotocol: response.protocol,
             compression: parameters, configuration: options.configuration, lifetime: nil,
             logger: Logger(level: .warning))
         let leftover = Array(received[used...])

@@ -23,6 +23,10 @@ public struct ServerOptions: Sendable, Equatable {
     public var writeTimeout: Duration = .seconds(30)
     /// Limits of live and HTTP-driven sessions.
     public var limits = LiveLimits()
+    /// The PEM certificate (chain) for HTTPS and WSS; with ``tlsKey``. Nil serves plain HTTP.
+    public var tlsCertificate: String?
+    /// The PEM private key of ``tlsCertificate``.
+    public var tlsKey: String?
 
     /// Creates the defaults.
     public init() {}
@@ -41,9 +45,11 @@ public struct ServerOptions: Sendable, Equatable {
                              [--public DIR] [--threads N] [--tokens FILE] [--log-level info] [--ws-echo]
                              [--frames-per-second 240] [--max-message-bytes 1048576] [--write-timeout 30]
                              [--max-http-sessions 10000] [--max-http-sessions-per-tenant 1000]
+                             [--tls-cert FILE --tls-key FILE]
         Every flag also reads from the environment: MOTION_HOST, MOTION_PORT, MOTION_DATABASE, MOTION_PUBLIC,
         MOTION_THREADS, MOTION_TOKENS, MOTION_LOG_LEVEL, MOTION_WS_ECHO=1, MOTION_FRAMES_PER_SECOND,
-        MOTION_MAX_MESSAGE_BYTES, MOTION_WRITE_TIMEOUT, MOTION_MAX_HTTP_SESSIONS, MOTION_MAX_HTTP_SESSIONS_PER_TENANT.
+        MOTION_MAX_MESSAGE_BYTES, MOTION_WRITE_TIMEOUT, MOTION_MAX_HTTP_SESSIONS, MOTION_MAX_HTTP_SESSIONS_PER_TENANT,
+        MOTION_TLS_CERT, MOTION_TLS_KEY. SIGHUP reads the certificate and key again.
         """
 
     /// Reads the options from the environment, then the arguments.
@@ -59,7 +65,8 @@ public struct ServerOptions: Sendable, Equatable {
             "threads": "MOTION_THREADS", "tokens": "MOTION_TOKENS", "log-level": "MOTION_LOG_LEVEL",
             "frames-per-second": "MOTION_FRAMES_PER_SECOND", "max-message-bytes": "MOTION_MAX_MESSAGE_BYTES",
             "write-timeout": "MOTION_WRITE_TIMEOUT", "max-http-sessions": "MOTION_MAX_HTTP_SESSIONS",
-            "max-http-sessions-per-tenant": "MOTION_MAX_HTTP_SESSIONS_PER_TENANT",
+            "max-http-sessions-per-tenant": "MOTION_MAX_HTTP_SESSIONS_PER_TENANT", "tls-cert": "MOTION_TLS_CERT",
+            "tls-key": "MOTION_TLS_KEY",
         ]
         for (flag, variable) in names.sorted(by: { $0.key < $1.key }) {
             if let value = environment[variable], !value.isEmpty { try options.set(flag, value) }
@@ -82,8 +89,6 @@ public struct ServerOptions: Sendable, Equatable {
                 guard inline == nil else { throw UsageError(message: "--ws-echo takes no value") }
                 options.webSocketEcho = true
             case "help": throw UsageError(message: "motion-server: real-time motion analysis")
-            case "tls-cert", "tls-key":
-                throw UsageError(message: "TLS is not built into this version; terminate TLS in front")
             default:
                 guard names[flag] != nil else { throw UsageError(message: "unknown flag --\(flag)") }
                 guard let value = inline ?? iterator.next() else {
@@ -91,6 +96,9 @@ public struct ServerOptions: Sendable, Equatable {
                 }
                 try options.set(flag, value)
             }
+        }
+        guard (options.tlsCertificate == nil) == (options.tlsKey == nil) else {
+            throw UsageError(message: "--tls-cert and --tls-key go together")
         }
         return options
     }
@@ -134,6 +142,8 @@ public struct ServerOptions: Sendable, Equatable {
             limits.maxHTTPSessions = try Self.count(flag, value)
         case "max-http-sessions-per-tenant":
             limits.maxHTTPSessionsPerTenant = try Self.count(flag, value)
+        case "tls-cert": tlsCertificate = value
+        case "tls-key": tlsKey = value
         default: throw UsageError(message: "unknown flag --\(flag)")
         }
     }
