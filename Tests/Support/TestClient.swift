@@ -3,16 +3,55 @@ import Glibc
 public import HTTPServer
 import HTTPWire
 
-/// A blocking socket client for tests: sends raw bytes, reads raw responses with a timeout.
+/// A blocking socket client for tests: sends raw bytes, reads raw responses with a timeout; over TLS when given a
+/// client context.
 public final class TestClient {
     /// The socket; -1 once closed.
     public private(set) var fd: Int32
+    /// TLS over the socket, once its handshake is done.
+    package private(set) var tls: TLSStream?
 
-    /// Connects to `address`; reads time out after `timeoutSeconds`; `receiveBufferSize` fixes the receive buffer.
-    public init(_ address: SocketAddress, timeoutSeconds: Int = 15, receiveBufferSize: Int32? = nil) throws {
+    /// Why a TLS handshake failed.
+    public struct HandshakeFailed: Error, CustomStringConvertible {
+        /// OpenSSL's reason.
+        public var description: String
+    }
+
+    /// Connects to `address`; reads time out after `timeoutSeconds`; `receiveBufferSize` fixes the receive buffer;
+    /// with `tls`, the TLS handshake follows (verifying `serverName` when the context verifies).
+    public init(
+        _ address: SocketAddress, timeoutSeconds: Int = 15, receiveBufferSize: Int32? = nil, tls: TLSContext? = nil,
+        serverName: String = "localhost"
+    ) throws {
         fd = try Socket.connect(to: address, receiveBufferSize: receiveBufferSize)
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if let tls {
+            guard let stream = tls.makeStream(fd: fd, serverName: serverName) else {
+                throw HandshakeFailed(description: "cannot create a TLS connection")
+            }
+            if case .failed(let reason) = stream.handshake() { throw HandshakeFailed(description: reason) }
+            self.tls = stream
+        }
+    }
+
+    /// Reads into `buffer` (blocking): the count, 0 at the end of the stream, -1 on error or timeout.
+    private func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let tls else { return recv(fd, buffer.baseAddress, buffer.count, 0) }
+        switch tls.receive(into: buffer) {
+        case .transferred(let count): return count
+        case .endOfStream: return 0
+        case .wouldBlock, .failed: return -1
+        }
+    }
+
+    /// Writes from `bytes` (blocking): the count taken, or 0 or less on error.
+    private func transmit(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard let tls else { return Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
+        switch tls.send(bytes) {
+        case .transferred(let count): return count
+        default: return -1
+        }
     }
 
     deinit { close() }
@@ -32,9 +71,7 @@ public final class TestClient {
     public func send(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes {
-                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
+            let count = bytes[offset...].withUnsafeBytes { transmit($0) }
             guard count > 0 else { return }
             offset += count
         }
@@ -46,7 +83,7 @@ public final class TestClient {
         pending = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = buffer.withUnsafeMutableBytes { receive(into: $0) }
             guard count > 0 else { return all }
             all += buffer[0..<count]
         }
@@ -62,7 +99,7 @@ public final class TestClient {
                 return response
             }
             var buffer = [UInt8](repeating: 0, count: 65536)
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = buffer.withUnsafeMutableBytes { receive(into: $0) }
             guard count > 0 else {
                 return pending.isEmpty ? nil : TestResponse.parse(pending, method: method, atEOF: true)?.0
             }
@@ -73,7 +110,7 @@ public final class TestClient {
     /// Whether the server closed the connection (a read returns 0) within the timeout.
     public func isClosedByPeer() -> Bool {
         var byte: UInt8 = 0
-        return recv(fd, &byte, 1, 0) == 0
+        return withUnsafeMutableBytes(of: &byte) { receive(into: $0) } == 0
     }
 }
 
@@ -135,10 +172,21 @@ public struct TestResponse: Sendable {
 }
 
 extension TestClient {
+    /// Reads and drops what arrives until the server ends the connection, by a close or a reset: true then, false
+    /// when the read timeout passes first.
+    public func waitForClose() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 { continue }
+            return count == 0 || errno == ECONNRESET
+        }
+    }
+
     /// Reads whatever is available (blocking up to the timeout); empty at close or timeout.
     public func readSome() -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 65536)
-        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        let count = buffer.withUnsafeMutableBytes { receive(into: $0) }
         return count > 0 ? Array(buffer[0..<count]) : []
     }
 }

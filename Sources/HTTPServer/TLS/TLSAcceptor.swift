@@ -164,8 +164,9 @@ final class TLSAcceptor: EventLoopHandler, ServerConnection, @unchecked Sendable
             loop.deregister(fd)
             server.registry(for: loop).remove(self)
         }
-        Glibc.close(fd)
+        // Counted first: whoever sees the socket close sees the count without it.
         server.metrics.closedConnection()
+        Glibc.close(fd)
     }
 
     // MARK: ServerConnection

@@ -108,7 +108,7 @@ public final class TLSContext: Sendable {
     ///   - serverName: For a client, the name (SNI, and what the certificate must name) or numeric address of the
     ///     server.
     /// - Returns: The stream, handshake not yet done; nil when OpenSSL cannot make one.
-    func makeStream(fd: Int32, serverName: String? = nil) -> TLSStream? {
+    package func makeStream(fd: Int32, serverName: String? = nil) -> TLSStream? {
         let handle = self.handle
         guard let ssl = SSL_new(handle.context) else {
             OpenSSLErrors.clear()

@@ -64,6 +64,18 @@ package final class TLSStream {
         return String(decoding: UnsafeBufferPointer(start: name, count: Int(length)), as: UTF8.self)
     }
 
+    /// The SHA-256 digest of the certificate the peer presented, nil when it presented none.
+    package var peerCertificateDigest: [UInt8]? {
+        guard let certificate = SSL_get0_peer_certificate(ssl) else { return nil }
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        guard X509_digest(certificate, EVP_sha256(), &digest, &length) == 1 else {
+            OpenSSLErrors.clear()
+            return nil
+        }
+        return Array(digest.prefix(Int(length)))
+    }
+
     /// Whether the handshake resumed an earlier session.
     package var resumedSession: Bool { SSL_session_reused(ssl) == 1 }
 
