@@ -28,7 +28,7 @@ let package = Package(
         .executableTarget(
             name: "store-bench", dependencies: ["SessionStore", "MotionCore"], path: "bench/store",
             swiftSettings: strict),
-        .target(name: "HTTPWire", dependencies: ["CZlib", "Basics"], swiftSettings: strict),
+        .target(name: "HTTPWire", dependencies: ["CZlib", "COpenSSL", "Basics"], swiftSettings: strict),
         .target(
             name: "HTTPServer", dependencies: ["HTTPWire", "CNetShim", "CZlib", "COpenSSL"], swiftSettings: strict),
         .target(name: "LoadKit", dependencies: ["HTTPServer", "HTTPWire"], swiftSettings: strict),
