@@ -16,7 +16,7 @@ PYTHON = $(CURDIR)/$(VENV)/bin/python
 export PYTHON
 
 .PHONY: run demo test browser autobahn deps deps-run deps-packages lint build-tests unit-tests integration fuzz tsan bench \
-	docker-check fresh-check clean
+	docker-check fresh-check dev-cert clean
 
 # $(call apt_install,PACKAGES): installs those of PACKAGES that are not installed (with sudo unless root).
 define apt_install
@@ -51,6 +51,11 @@ $(VENV)/requirements.stamp: $(REQUIREMENTS) | deps-packages
 ## Runs the server: embedded SQLite in ./data, Public/ on http://127.0.0.1:8080 (flags: ARGS="--port 9000 …").
 run: deps-run
 	$(SWIFT) run -c release motion-server $(ARGS)
+
+## A self-signed certificate for this machine's names and addresses in ./data/tls (HTTPS/WSS in development; a phone
+## on the same network trusts it once). Then: make run ARGS="--host 0.0.0.0 --tls-cert data/tls/cert.pem --tls-key …".
+dev-cert:
+	Docker/dev-cert.sh data/tls
 
 ## The engine alone on simulated sessions of every exercise (EXERCISE=squat for one).
 demo:
