@@ -25,10 +25,12 @@ public protocol RawWebSocketDelegate: AnyObject {
 /// speaks RFC 6455 framing itself, with far less work per message than the server under test — outgoing text is
 /// masked eight bytes at a time (or sent pre-masked), incoming frames are parsed in place and their payloads
 /// handed over without a copy when a frame arrives whole (or skipped when the context does not keep payloads).
-/// Pings are answered; fragmented messages are reassembled. No compression, no UTF-8 validation. Used only on its
-/// context's loop thread.
+/// Pings are answered; fragmented messages are reassembled. No compression, no UTF-8 validation. Over `wss://` the
+/// bytes go through a ``Transport`` with TLS (the TLS handshake follows the TCP connect); in the clear they go
+/// straight to the socket as before, with no copy or allocation added per message. Used only on its context's loop
+/// thread.
 public final class RawWebSocketConnection: EventLoopHandler {
-    /// What connections on one loop share: the loop, the target and a read buffer.
+    /// What connections on one loop share: the loop, the target, its TLS context and a read buffer.
     public final class Context: @unchecked Sendable {
         // Safety: `buffer` is used only on `loop`'s thread; everything else is immutable.
         static let bufferSize = 64 * 1024
@@ -37,17 +39,26 @@ public final class RawWebSocketConnection: EventLoopHandler {
         let address: sockaddr_in
         let request: [UInt8]
         let keepsPayloads: Bool
+        /// Whether the target is `wss://`.
+        let usesTLS: Bool
+        /// The TLS client context (`wss://` only; nil there makes every connection fail).
+        let tls: TLSContext?
+        /// The name the server's certificate must carry (and SNI).
+        let serverName: String
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: Context.bufferSize, alignment: 16)
 
         /// A context for connections to `target` on `loop`.
         /// - Parameters:
         ///   - loop: The loop the connections run on.
-        ///   - target: Where they connect, with extra headers.
+        ///   - target: Where they connect, with extra headers, and TLS for `wss://`.
         ///   - keepsPayloads: Whether received messages' bytes are handed to the delegate (otherwise only lengths).
         public init(loop: EventLoop, target: WebSocketTarget, keepsPayloads: Bool) {
             self.loop = loop
             address = target.address
             self.keepsPayloads = keepsPayloads
+            usesTLS = target.usesTLS
+            tls = target.usesTLS ? target.tls : nil
+            serverName = target.serverName
             var head = "GET \(target.path) HTTP/1.1\r\n"
             let headers = WebSocketHandshake.clientRequestHeaders(
                 host: target.hostHeader, key: "KEY", protocols: [], extensions: nil)
@@ -59,7 +70,8 @@ public final class RawWebSocketConnection: EventLoopHandler {
     }
 
     private enum State {
-        case idle, connecting, handshaking, open, closing, closed
+        /// `securing`: the TLS handshake; `handshaking`: the WebSocket (HTTP upgrade) handshake.
+        case idle, connecting, securing, handshaking, open, closing, closed
     }
 
     /// The owner's index for this connection.
@@ -68,7 +80,11 @@ public final class RawWebSocketConnection: EventLoopHandler {
     public private(set) var delegate: (any RawWebSocketDelegate)?
     private let context: Context
     private var state = State.idle
-    private var fd: Int32 = -1
+    /// The socket (fd -1 before start and once finished), with TLS over it for `wss://`.
+    private var transport = Transport.plain(-1)
+    private var fd: Int32 { transport.fd }
+    /// What the socket is watched for while connecting and during the handshakes (level-triggered).
+    private var handshakeInterest: IOEvents = [.writable]
     private var request: [UInt8] = []
     private var requestSent = 0
     private var response: [UInt8] = []
@@ -104,11 +120,14 @@ public final class RawWebSocketConnection: EventLoopHandler {
         maskState = UInt64.random(in: 1 ... .max)
     }
 
-    /// Connects and sends the handshake (loop thread). The handshake must finish within 10 seconds.
+    /// Connects and sends the handshake (loop thread). The handshakes (TLS and WebSocket) must finish within
+    /// 10 seconds.
     public func start() {
-        fd = socket(
+        guard !context.usesTLS || context.tls != nil else { return fail("TLS: no client context for wss://") }
+        let fd = socket(
             AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return fail("socket: \(String(cString: strerror(errno)))") }
+        transport = .plain(fd)
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         var address = context.address
@@ -144,19 +163,39 @@ public final class RawWebSocketConnection: EventLoopHandler {
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
             if error != 0 { return fail("connect: \(String(cString: strerror(error)))") }
             if events.contains(.error) || events.contains(.hangup) { return fail("connect: hangup") }
-            if events.contains(.writable) {
-                state = .handshaking
-                writeRequest()
+            guard events.contains(.writable) else { return }
+            if let tls = context.tls {
+                guard let stream = tls.makeStream(fd: fd, serverName: context.serverName) else {
+                    return fail("TLS: cannot create a connection")
+                }
+                transport = Transport(fd: fd, tls: stream)
+                state = .securing
+                return secure()
+            }
+            state = .handshaking
+            writeRequest()
+        case .securing:
+            secure()
+            if state == .securing && (events.contains(.error) || events.contains(.hangup)) {
+                fail("TLS handshake: hangup")
             }
         case .handshaking:
-            if events.contains(.writable) { writeRequest() }
-            if events.contains(.readable) { readResponse() }
+            if events.contains(.writable) && (requestSent < request.count || transport.hasPendingOutput) {
+                writeRequest()
+            }
+            if events.contains(.readable) || (events.contains(.writable) && transport.readWaitsForWritable) {
+                readResponse()
+            }
             if state == .handshaking && (events.contains(.error) || events.contains(.hangup)) {
                 fail("handshake: hangup")
             }
         case .open, .closing:
             if events.contains(.writable) { flush() }
-            if events.contains(.readable) { readFrames() }
+            if state != .closed
+                && (events.contains(.readable) || (events.contains(.writable) && transport.readWaitsForWritable))
+            {
+                readFrames()
+            }
             if state != .closed && (events.contains(.error) || events.contains(.hangup)) { lost("hangup") }
         case .idle, .closed:
             break
@@ -165,10 +204,30 @@ public final class RawWebSocketConnection: EventLoopHandler {
 
     // MARK: Handshake
 
+    /// Watches the socket for `events` while handshaking, if that changes anything.
+    private func watchDuringHandshake(_ events: IOEvents) {
+        guard events != handshakeInterest else { return }
+        handshakeInterest = events
+        context.loop.modify(fd, for: events)
+    }
+
+    /// Takes the TLS handshake as far as the socket allows, then sends the WebSocket handshake.
+    private func secure() {
+        guard let stream = transport.tls else { return fail("TLS: no stream") }
+        switch stream.handshake() {
+        case .done:
+            state = .handshaking
+            writeRequest()
+        case .wantsRead: watchDuringHandshake([.readable])
+        case .wantsWrite: watchDuringHandshake([.writable])
+        case .failed(let reason): fail("TLS handshake: \(reason)")
+        }
+    }
+
     private func writeRequest() {
         switch write(request, from: &requestSent) {
-        case .done: context.loop.modify(fd, for: [.readable])
-        case .wouldBlock: break
+        case .done: watchDuringHandshake([.readable])
+        case .wouldBlock: watchDuringHandshake([.writable])
         case .failed(let error): fail("handshake write: \(String(cString: strerror(error)))")
         }
     }
@@ -178,11 +237,16 @@ public final class RawWebSocketConnection: EventLoopHandler {
         case failed(Int32)
     }
 
-    /// Writes `bytes` from `offset` on, moving `offset` past what the socket took.
+    /// Writes `bytes` from `offset` on, moving `offset` past what the transport took, then any TLS record still
+    /// waiting for the socket: `.done` only once every byte is on the socket.
     private func write(_ bytes: [UInt8], from offset: inout Int) -> WriteOutcome {
-        while offset < bytes.count {
+        while offset < bytes.count || transport.hasPendingOutput {
             let start = offset
-            switch bytes.withUnsafeBytes({ Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[start...])) }) {
+            let result =
+                start < bytes.count
+                ? bytes.withUnsafeBytes { transport.send(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+                : transport.flushPending()
+            switch result {
             case .transferred(let count): offset += count
             case .wouldBlock: return .wouldBlock
             case .endOfStream: return .failed(EPIPE)
@@ -199,7 +263,7 @@ public final class RawWebSocketConnection: EventLoopHandler {
 
     private func readResponse() {
         while state == .handshaking {
-            switch Socket.receive(fd, into: readBuffer) {
+            switch transport.receive(into: readBuffer) {
             case .transferred(let count):
                 response += UnsafeRawBufferPointer(start: context.buffer, count: count)
                 guard response.count <= 16 * 1024 else { return fail("handshake: response head too large") }
@@ -225,9 +289,17 @@ public final class RawWebSocketConnection: EventLoopHandler {
                 response = []
                 delegate?.webSocketDidOpen(self)
                 if !leftover.isEmpty { leftover.withUnsafeBytes { consume($0) } }
+                // Edge-triggered from now on: bytes TLS already holds raise no event.
+                if state == .open && transport.hasBufferedInput { readFrames() }
                 return
             case .endOfStream: return fail("handshake: connection closed")
-            case .wouldBlock: return
+            case .wouldBlock:
+                if transport.readWaitsForWritable {
+                    watchDuringHandshake([.readable, .writable])
+                } else if requestSent == request.count && !transport.hasPendingOutput {
+                    watchDuringHandshake([.readable])
+                }
+                return
             case .failed(let error): return fail("handshake read: \(String(cString: strerror(error)))")
             }
         }
@@ -284,7 +356,7 @@ public final class RawWebSocketConnection: EventLoopHandler {
         case .done:
             output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
             outputOffset = 0
-            if wantsWritable {
+            if wantsWritable && !transport.readWaitsForWritable {
                 wantsWritable = false
                 context.loop.modify(fd, for: Self.openInterest)
             }
@@ -310,13 +382,18 @@ public final class RawWebSocketConnection: EventLoopHandler {
             if state != .closed && outputOffset < output.count { flush() }
         }
         while state == .open || state == .closing {
-            switch Socket.receive(fd, into: readBuffer) {
+            switch transport.receive(into: readBuffer) {
             case .transferred(let count):
                 consume(UnsafeRawBufferPointer(start: context.buffer, count: count))
-                if count < Context.bufferSize { return }
+                if !transport.mayHaveMore(afterReading: count, capacity: Context.bufferSize) { return }
             case .endOfStream:
                 return state == .closing ? finish() : lost("connection closed without a close frame")
             case .wouldBlock:
+                if transport.readWaitsForWritable && !wantsWritable {
+                    // TLS must write before it can read on: watch for writability, and read again then.
+                    wantsWritable = true
+                    context.loop.modify(fd, for: Self.openInterest.union(.writable))
+                }
                 return
             case .failed(let error):
                 return lost("recv: \(String(cString: strerror(error)))")
@@ -424,7 +501,7 @@ public final class RawWebSocketConnection: EventLoopHandler {
     }
 
     private func fail(_ reason: String) {
-        guard state == .idle || state == .connecting || state == .handshaking else { return }
+        guard state == .idle || state == .connecting || state == .securing || state == .handshaking else { return }
         delegate?.webSocketDidFail(self, reason: reason)
         finish()
     }
@@ -437,8 +514,9 @@ public final class RawWebSocketConnection: EventLoopHandler {
         timer = nil
         if fd >= 0 {
             if registered { context.loop.deregister(fd) }
-            Glibc.close(fd)
-            fd = -1
+            transport.close()
+            // Frees the TLS state now rather than with this connection.
+            transport = .plain(-1)
         }
         output = []
         message = []

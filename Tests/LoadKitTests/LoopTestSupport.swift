@@ -18,14 +18,58 @@ func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () -> B
 }
 
 /// Starts a server with a WebSocket echo route on a free loopback port for one test, then shuts it down.
-/// - Parameter body: Receives the bound port.
-func withEchoServer(_ body: (UInt16) async throws -> Void) async throws {
+/// - Parameters:
+///   - tls: The server's TLS context (``TLSFixtures/server(_:)``); nil serves in the clear.
+///   - maxMessageSize: The largest message (and frame) the echo route accepts.
+///   - readingPause: How long the server leaves a new connection unread before echoing, so that a client's
+///     writes fill the socket; nil reads at once.
+///   - body: Receives the bound port.
+func withEchoServer(
+    tls: TLSContext? = nil, maxMessageSize: Int = 1 << 20, readingPause: Duration? = nil,
+    _ body: (UInt16) async throws -> Void
+) async throws {
     var router = Router()
-    router.webSocket("/echo") { socket in
+    var configuration = WebSocketConfiguration()
+    configuration.maxMessageSize = maxMessageSize
+    configuration.maxFrameSize = maxMessageSize
+    configuration.maxQueuedBytes = max(configuration.maxQueuedBytes, 4 * maxMessageSize)
+    router.webSocket("/echo", configuration: configuration) { socket in
         socket.onMessage = { message in socket.send(message) }
+        if let readingPause {
+            socket.pauseReading()
+            _ = socket.loop.schedule(after: readingPause) { socket.resumeReading() }
+        }
     }
-    try await withTestServer(testConfiguration { $0.loops = 1 }, router: router) { address, _ in
+    let server = testConfiguration {
+        $0.loops = 1
+        $0.tls = tls
+    }
+    try await withTestServer(server, router: router) { address, _ in
         try await body(address.port)
+    }
+}
+
+/// The test certificates of HTTPServerTests (tests/tls/make-certs.sh): `ecdsa` is self-signed for localhost,
+/// 127.0.0.1 and ::1; `ecdsa2` is another self-signed certificate, untrusted by a client that trusts `ecdsa`.
+enum TLSFixtures {
+    /// Tests/HTTPServerTests/Fixtures/tls, found from this file's path.
+    static let directory: String = {
+        var components = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        components.removeLast(2)
+        return components.joined(separator: "/") + "/HTTPServerTests/Fixtures/tls"
+    }()
+
+    /// The path of fixture `name` (`ecdsa.pem`).
+    static func path(_ name: String) -> String { directory + "/" + name }
+
+    /// A server context with the certificate and key `name`.
+    static func server(_ name: String = "ecdsa") throws -> TLSContext {
+        try TLSContext.server(certificateFile: path(name + ".pem"), keyFile: path(name + ".key"))
+    }
+
+    /// A client context that trusts exactly the certificate `name`.
+    static func client(trusting name: String = "ecdsa") throws -> TLSContext {
+        try TLSContext.client(certificateAuthorityFile: path(name + ".pem"))
     }
 }
 
@@ -148,9 +192,11 @@ actor ConnectionDriver {
     /// Whether the connection is open.
     var isOpen: Bool { connection?.isOpen ?? false }
 
-    /// Sends one text message.
-    func sendText(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { connection?.sendText($0) }
+    /// Sends one text message, or `count` copies of it in one turn of the loop (no event handled in between).
+    func sendText(_ bytes: [UInt8], count: Int = 1) {
+        bytes.withUnsafeBytes { bytes in
+            for _ in 0..<count { connection?.sendText(bytes) }
+        }
     }
 
     /// Starts the closing handshake.
