@@ -74,7 +74,10 @@ let package = Package(
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "Basics"], swiftSettings: strict),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: strict),
         .testTarget(name: "EmbedFilesTests", swiftSettings: strict, plugins: ["EmbedFiles"]),
-        .testTarget(name: "MotionLoadTests", dependencies: ["motion-load"], swiftSettings: strict),
+        .testTarget(
+            name: "MotionLoadTests",
+            dependencies: ["motion-load", "LoadKit", "HTTPServer", "MotionServer", "MotionCore"],
+            swiftSettings: strict),
         .testTarget(
             name: "LoadKitTests", dependencies: ["LoadKit", "HTTPServer", "HTTPWire", "NetworkTestSupport"],
             swiftSettings: strict),

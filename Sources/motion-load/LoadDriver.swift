@@ -30,20 +30,20 @@ struct LoadDriver: Sendable {
         var waiting: Int
     }
 
-    /// Runs the whole test; returns whether it counts as a success (for the exit status).
-    func run() async -> Bool {
+    /// Runs the whole test; returns whether it counts as a success (for the exit status), and the whole run's
+    /// statistics.
+    func run() async -> (succeeded: Bool, run: LoadStats) {
         let mode = options.findCapacity ? "find capacity" : "\(options.sessions) sessions"
         progress(
             "motion-load: \(mode) × \(Report.fixed(options.rate, 1)) poses/s, \(script.source), "
-                + "~\(script.meanMessageBytes) B/pose, snapshots \(options.snapshots), against ws://\(target.host):"
-                + "\(target.port)\(target.path)")
+                + "~\(script.meanMessageBytes) B/pose, snapshots \(options.snapshots), against \(target.url)")
         let baselineRSS = options.serverPID.flatMap { ProcessStats.residentBytes($0) }
         let pacingStart = EventLoop.now() + 20_000_000
         for worker in workers { worker.loop.execute { worker.startPacing(at: pacingStart) } }
         let ticker = Task { await tickEverySecond() }
 
         var fields: [(String, String)] = [
-            ("url", Report.string("ws://\(target.host):\(target.port)\(target.path)")),
+            ("url", Report.string(target.url)),
             ("mode", Report.string(options.findCapacity ? "find-capacity" : "steady")),
             ("script", Report.string(script.source)),
             ("message_bytes", "\(script.meanMessageBytes)"),
@@ -82,7 +82,7 @@ struct LoadDriver: Sendable {
         fields.append(("run", Report.json(statsFields(whole, seconds: nil))))
         fields.append(("seconds", "[" + seconds.joined(separator: ",") + "]"))
         if options.json { Report.line(Report.json(fields)) }
-        return succeeded
+        return (succeeded, whole)
     }
 
     // MARK: Opening sessions

@@ -6,10 +6,17 @@ import MotionWire
 /// The command line of motion-load.
 struct LoadOptions: Sendable {
     static let usage = """
-        usage: motion-load --url ws://HOST:PORT/v1/stream [options]
+        usage: motion-load --url ws[s]://HOST:PORT/v1/stream [options]
 
         Opens WebSocket sessions against a motion-server, each streaming poses at a fixed rate, and measures the
         latency from each pose's intended send time to the snapshot that answers it (no coordinated omission).
+        HOST is a numeric IPv4 address or localhost.
+
+        TLS (wss:// URLs):
+          --ca FILE              verify the server against the CA certificate(s) in this PEM file (a self-signed
+                                 server certificate itself will do); without it, the system's CA certificates
+          --insecure             do not verify the server's certificate or name at all
+          --server-name NAME     the name the certificate must carry, also sent as SNI (default: the URL's host)
 
         Load:
           --sessions N           sessions (default 100)
@@ -43,6 +50,12 @@ struct LoadOptions: Sendable {
         """
 
     var target: WebSocketTarget?
+    /// The PEM CA file to verify a wss:// server with (`--ca`).
+    var certificateAuthorityFile: String?
+    /// Whether a wss:// server is not verified (`--insecure`).
+    var insecure = false
+    /// The name a wss:// server's certificate must carry (`--server-name`), when not the URL's host.
+    var serverName: String?
     var token: String?
     var sessions = 100
     var rate = 30.0
@@ -116,6 +129,9 @@ struct LoadOptions: Sendable {
             case "--poll":
                 options.poll = true
                 continue
+            case "--insecure":
+                options.insecure = true
+                continue
             default: break
             }
             guard let value = iterator.next() else { fail("\(flag) needs a value") }
@@ -144,6 +160,8 @@ struct LoadOptions: Sendable {
                 } catch {
                     fail(error.description)
                 }
+            case "--ca": options.certificateAuthorityFile = value
+            case "--server-name": options.serverName = value
             case "--sessions": options.sessions = count()
             case "--rate":
                 options.rate = positive()
@@ -177,6 +195,13 @@ struct LoadOptions: Sendable {
             }
         }
         guard options.target != nil else { fail("--url is required") }
+        do {
+            try options.target?.configureTLS(
+                certificateAuthorityFile: options.certificateAuthorityFile, insecure: options.insecure,
+                serverName: options.serverName)
+        } catch {
+            fail(error.description)
+        }
         if let token = options.token ?? getenv("MOTION_LOAD_TOKEN").map({ String(cString: $0) }), !token.isEmpty {
             options.target?.headers.append(("Authorization", "Bearer \(token)"))
         }

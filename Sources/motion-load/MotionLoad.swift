@@ -46,7 +46,7 @@ struct MotionLoad {
             LoadOptions.fail("cannot start event loops: \(error)")
         }
         let driver = LoadDriver(options: options, target: target, script: script, group: group)
-        let succeeded = await driver.run()
+        let succeeded = await driver.run().succeeded
         exit(succeeded ? 0 : 1)
     }
 }
