@@ -6,12 +6,15 @@ import Synchronization
 
 // ws-bench-client: a WebSocket load client on HTTPServer's event loops, for bench/websocket.sh.
 //
-//   ws-bench-client echo --url ws://HOST:PORT/v1/echo [--connections 64] [--seconds 10] [--size 1024]
+//   ws-bench-client echo --url ws[s]://HOST:PORT/v1/echo [--connections 64] [--seconds 10] [--size 1024]
 //                        [--pipeline 1] [--warmup-seconds 1]
-//   ws-bench-client rate --url ws://HOST:PORT/v1/echo [--connections 1000] [--rate 30] [--seconds 30]
+//   ws-bench-client rate --url ws[s]://HOST:PORT/v1/echo [--connections 1000] [--rate 30] [--seconds 30]
 //                        [--size 1024] [--ramp-seconds 5] [--drain-seconds 10] [--tick-us 100] [--poll]
-//   ws-bench-client idle --url ws://HOST:PORT/v1/echo [--connections 10000] [--hold-seconds 10]
+//   ws-bench-client idle --url ws[s]://HOST:PORT/v1/echo [--connections 10000] [--hold-seconds 10]
 // Common: [--loops 1] [--handshakes 256] [--server-pid PID] [--engine raw|library] [--compression]
+// TLS (wss://): [--ca FILE] (verify against these PEM CA certificates, or the server's self-signed certificate;
+//   default: the system's) or [--insecure] (no verification); [--server-name NAME] (the name the certificate must
+//   carry, also sent as SNI; default: the URL's host; raw engine only).
 //
 // echo: every connection keeps `--pipeline` messages in flight (it sends the next one when an echo arrives) and
 //   the echoes received after the warm-up are counted for `--seconds`.
@@ -45,7 +48,9 @@ import Synchronization
 struct Options {
     var mode = ""
     var target: WebSocketTarget?
-    var host: String { target?.host ?? "127.0.0.1" }
+    /// The host the library engine connects to: `localhost` as written (a certificate may name only it), else
+    /// the numeric address.
+    var host: String { target.map { $0.serverName == "localhost" ? "localhost" : $0.host } ?? "127.0.0.1" }
     var port: UInt16 { target?.port ?? 0 }
     var path: String { target?.path ?? "/" }
     var connections = 0
@@ -67,7 +72,9 @@ struct Options {
 
     static func usage(_ problem: String) -> Never {
         Report.error("ws-bench-client: \(problem)")
-        Report.error("usage: ws-bench-client echo|rate|idle --url ws://HOST:PORT/PATH [options] (see main.swift)")
+        Report.error(
+            "usage: ws-bench-client echo|rate|idle --url ws[s]://HOST:PORT/PATH [--ca FILE | --insecure] [options] "
+                + "(see main.swift)")
         exit(2)
     }
 
@@ -76,6 +83,9 @@ struct Options {
         guard let mode = arguments.first, ["echo", "rate", "idle"].contains(mode) else { usage("no mode") }
         options.mode = mode
         var url: String?
+        var certificateAuthorityFile: String?
+        var insecure = false
+        var serverName: String?
         var iterator = arguments.dropFirst().makeIterator()
         while let flag = iterator.next() {
             if flag == "--compression" {
@@ -85,6 +95,10 @@ struct Options {
             }
             if flag == "--poll" {
                 options.poll = true
+                continue
+            }
+            if flag == "--insecure" {
+                insecure = true
                 continue
             }
             guard let value = iterator.next() else { usage("\(flag) needs a value") }
@@ -98,6 +112,8 @@ struct Options {
             }
             switch flag {
             case "--url": url = value
+            case "--ca": certificateAuthorityFile = value
+            case "--server-name": serverName = value
             case "--connections": options.connections = int()
             case "--seconds": options.seconds = double()
             case "--warmup-seconds": options.warmupSeconds = double()
@@ -118,11 +134,20 @@ struct Options {
             }
         }
         guard let url else { usage("--url is required") }
+        var target: WebSocketTarget
         do {
-            options.target = try WebSocketTarget(url: url)
+            target = try WebSocketTarget(url: url)
         } catch {
             usage(error.description)
         }
+        do {
+            try target.configureTLS(
+                certificateAuthorityFile: certificateAuthorityFile, insecure: insecure, serverName: serverName)
+        } catch {
+            usage(error.description)
+        }
+        options.target = target
+        if serverName != nil && options.library { usage("--server-name: raw engine only") }
         if options.connections == 0 {
             options.connections = ["echo": 64, "rate": 1000, "idle": 10_000][mode] ?? 64
         }
@@ -264,6 +289,7 @@ final class LibraryConnection: Connection, @unchecked Sendable {
     override func start() {
         let worker = worker
         var options = WebSocketClient.Options()
+        options.tls = worker.options.target?.tls
         options.compression = worker.options.compression
         if !worker.options.compression { options.configuration.compression = nil }
         Task {
