@@ -9,6 +9,10 @@ Standard library only. Every test starts from a server launched as a subprocess 
 servers are always stopped (SIGTERM, then SIGKILL after 5 s) and every socket has a timeout, so the suite
 stops by itself. Expected behaviour follows RFC 9110/9112; where a test checks something stricter than a
 MUST, its docstring says so.
+
+With MOTION_TEST_TLS=1 the same tests run over TLS (the server gets the test certificate; http.client, curl and the
+raw sockets connect with TLS and verify it); the few that need a TCP half-close, which TLS has not, are skipped.
+The server binary must take --tls-cert/--tls-key, or the whole run is skipped.
 """
 
 import email.utils
@@ -20,6 +24,7 @@ import random
 import select
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -36,6 +41,9 @@ CURL = shutil.which("curl")
 sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
 import server_process  # noqa: E402  (after the path it lives on)
 
+TLS = server_process.TLS  # MOTION_TEST_TLS=1: the run over TLS
+NO_HALF_CLOSE = "TLS has no TCP half-close: shutdown(SHUT_WR) on the TLS socket would end the TLS layer"
+
 
 # MARK: - Server process
 
@@ -44,12 +52,16 @@ class ServerProcess(server_process.ServerProcess):
     """One `http-bench-server` subprocess; `stop()` always ends it."""
 
     def __init__(self, *flags, public=None):
-        args = [BINARY, "--port", "0", "--host", HOST]
+        args = [BINARY, "--port", "0", "--host", HOST] + server_process.tls_flags()
         if public:
             args += ["--public", public]
         super().__init__(args + list(flags), host=HOST)
+        server_process.require_tls(self)
 
     def http(self):
+        if TLS:
+            return http.client.HTTPSConnection(HOST, self.port, timeout=TIMEOUT,
+                                               context=server_process.tls_client_context())
         return http.client.HTTPConnection(HOST, self.port, timeout=TIMEOUT)
 
 
@@ -111,7 +123,7 @@ class RawConn:
     """A client socket that reads HTTP/1.1 responses by hand (pipelining, 1xx, odd requests)."""
 
     def __init__(self, port, timeout=TIMEOUT):
-        self.sock = socket.create_connection((HOST, port), timeout=timeout)
+        self.sock = server_process.connect(HOST, port, timeout)
         self.buf = b""
         self.eof = False
 
@@ -504,7 +516,8 @@ class ClientBasicsTests(ServerTestCase):
 @unittest.skipUnless(CURL, "curl not installed")
 class CurlTests(ServerTestCase):
     def curl(self, *args, input=None):
-        result = subprocess.run([CURL, "-sS", "--max-time", "10", *args], input=input, capture_output=True,
+        tls = ["--cacert", server_process.TLS_CERT] if TLS else []
+        result = subprocess.run([CURL, "-sS", "--max-time", "10", *tls, *args], input=input, capture_output=True,
                                 timeout=20)
         self.assertEqual(result.returncode, 0, result.stderr.decode(errors="replace"))
         return result
@@ -576,6 +589,7 @@ class PipeliningTests(ServerTestCase):
             self.assertEqual(conn.read_response("HEAD").status, 200)
             self.assertEqual(conn.read_response().body, b'{"id":"last"}')
 
+    @unittest.skipIf(TLS, NO_HALF_CLOSE)
     def test_pipelined_then_half_close_answers_all(self):
         with RawConn(self.srv.port) as conn:
             conn.send(b"".join(request_bytes("GET", "/items/%d" % i) for i in (1, 2, 3)))
@@ -652,6 +666,7 @@ class MalformedRequestTests(ServerTestCase):
             self.assertEqual(conn.read_response().status, 400)
             self.assertTrue(conn.closed_within(2))
 
+    @unittest.skipIf(TLS, NO_HALF_CLOSE)
     def test_half_closed_partial_request_does_not_spin(self):
         """A client that half-closes after a partial request line must not cost the server CPU while it waits.
 
@@ -704,7 +719,7 @@ class LingeringCloseTests(ServerTestCase):
         with RawConn(self.srv.port) as conn:
             try:
                 conn.send(request_bytes("GET", "/" + "a" * 20_000_000))
-            except (ConnectionResetError, BrokenPipeError):
+            except (ConnectionResetError, BrokenPipeError, ssl.SSLEOFError):
                 pass
             conn.sock.settimeout(10)
             ended = False
@@ -712,7 +727,7 @@ class LingeringCloseTests(ServerTestCase):
                 while conn.sock.recv(65536):  # perhaps the 414, then the end
                     pass
                 ended = True
-            except (ConnectionResetError, BrokenPipeError):
+            except (ConnectionResetError, BrokenPipeError, ssl.SSLEOFError):
                 ended = True
             except socket.timeout:
                 pass
@@ -806,13 +821,18 @@ class MaxConnectionsTests(ServerTestCase):
             for conn in conns:
                 conn.send(request_bytes("GET", "/"))
                 self.assertEqual(conn.read_response().body, b"hello")
-            with RawConn(self.srv.port) as fourth:
-                try:
-                    response = fourth.read_response()
-                    self.assertEqual(response.status, 503, response)
-                except EOFError:
-                    pass  # closed without a response is acceptable too
-                self.assertTrue(fourth.closed_within(2))
+            try:
+                fourth = RawConn(self.srv.port)
+            except (ssl.SSLError, ConnectionError) if TLS else ():
+                fourth = None  # TLS: the refusal (a plain 503, or the close) ends the handshake
+            if fourth is not None:
+                with fourth:
+                    try:
+                        response = fourth.read_response()
+                        self.assertEqual(response.status, 503, response)
+                    except EOFError:
+                        pass  # closed without a response is acceptable too
+                    self.assertTrue(fourth.closed_within(2))
             # the three admitted connections still work
             conns[1].send(request_bytes("GET", "/items/still"))
             self.assertEqual(conns[1].read_response().body, b'{"id":"still"}')
