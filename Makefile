@@ -84,6 +84,9 @@ integration: build-tests
 	$(SWIFT) build --product motion-load
 	$(PYTHON) -m unittest tests/server/test_server.py
 	$(PYTHON) -m unittest tests/security/test_security.py
+	$(PYTHON) -m unittest tests/tls/test_tls.py
+	MOTION_TEST_TLS=1 $(PYTHON) -m unittest tests/http/test_http.py
+	MOTION_TEST_TLS=1 $(PYTHON) tests/websocket/test_websocket.py
 	cd tests/server && $(PYTHON) -m unittest test_motion_load
 
 ## Property-based fuzzing of the REST API from its own /openapi.json (schemathesis): no 5xx, responses match it.
