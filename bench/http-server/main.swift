@@ -5,13 +5,15 @@ import MotionWire
 /// A small server on HTTPServer for benchmarks and the black-box integration tests (tests/http):
 /// `GET /` answers "hello"; `POST /echo` returns the body; `GET /big` 64 KiB of text; `GET /stream?n=N` N chunks;
 /// `GET /items/{id}` the id as JSON; `GET /v1/echo` a WebSocket that echoes every message; files from `--public` for everything else.
-/// Usage: `http-bench-server [--port N] [--loops N] [--public DIR] [--max-body BYTES] [--head-timeout SECONDS]`.
-/// Prints `listening on http://HOST:PORT` once ready; SIGTERM drains and exits 0.
+/// Usage: `http-bench-server [--port N] [--loops N] [--public DIR] [--max-body BYTES] [--head-timeout SECONDS]
+/// [--tls-cert PEM --tls-key PEM]` (HTTPS and WSS with both).
+/// Prints `listening on http://HOST:PORT` (https with TLS) once ready; SIGTERM drains and exits 0.
 func serve() async throws {
     var configuration = HTTPServerConfiguration()
     configuration.port = 0
     configuration.logLevel = .warning
     var publicDirectory: String?
+    var (certificate, key): (String?, String?) = (nil, nil)
     var arguments = CommandLine.arguments.dropFirst().makeIterator()
     while let flag = arguments.next() {
         let value = arguments.next() ?? ""
@@ -25,8 +27,13 @@ func serve() async throws {
         case "--max-connections": configuration.maxConnections = Int(value) ?? configuration.maxConnections
         case "--host": configuration.host = value
         case "--log-level": configuration.logLevel = LogLevel(name: value) ?? .warning
+        case "--tls-cert": certificate = value
+        case "--tls-key": key = value
         default: print("unknown flag \(flag)")
         }
+    }
+    if let certificate, let key {
+        configuration.tls = try TLSContext.server(certificateFile: certificate, keyFile: key)
     }
     configuration.errorRenderer = HTTPErrorRenderer { error in
         var body: [UInt8] = []
@@ -66,7 +73,7 @@ func serve() async throws {
     let server = try HTTPServer(configuration: configuration, router: router, fallback: fallback)
     let termination = SignalWaiter()
     let address = try server.start()
-    let line = "listening on http://\(address)\n"
+    let line = "listening on \(configuration.tls == nil ? "http" : "https")://\(address)\n"
     _ = line.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count - 1) }
     await termination.wait()
     await server.shutdown(gracePeriod: .seconds(5)) { await sockets.closeAll(code: .goingAway) }

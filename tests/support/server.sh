@@ -19,7 +19,7 @@ start_server() {
     "$@" >"$out" 2>"$SERVER_ERR" &
     SERVER_PID=$!
     for ((i = 0; i < 300; i++)); do
-        line=$(grep -m1 -o 'listening on http://[^ ]*' "$out" 2>/dev/null || true)
+        line=$(grep -m1 -o 'listening on https\?://[^ ]*' "$out" 2>/dev/null || true)
         [[ -n $line ]] && break
         kill -0 "$SERVER_PID" 2>/dev/null || { cat "$SERVER_ERR" >&2; die "$name exited before it was ready"; }
         sleep 0.1
