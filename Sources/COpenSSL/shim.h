@@ -13,14 +13,17 @@
 #include <openssl/x509v3.h>
 
 /// TLS 1.2 as the lowest version, no compression (CRIME), no renegotiation, a peer's close without close_notify
-/// read as the end of the stream, partial writes from buffers that may move between retries, and the read and
-/// write buffers released while a connection is idle.
+/// read as the end of the stream, partial writes from buffers that may move between retries, the read and write
+/// buffers released while a connection is idle, and reading ahead.
 static inline void cossl_ctx_harden(SSL_CTX *ctx) {
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
     SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION
                                  | SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_TLSv1 | SSL_OP_NO_TLSv1_1);
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER
                               | SSL_MODE_RELEASE_BUFFERS);
+    // One recv per read, not one for each record's header and another for its body; SSL_has_pending tells what
+    // was read ahead.
+    SSL_CTX_set_read_ahead(ctx, 1);
 }
 
 /// Servers keep sessions for resumption (TLS 1.2 session IDs) in OpenSSL's in-memory cache, besides tickets.

@@ -144,6 +144,18 @@ struct TLSTests {
         }
     }
 
+    @Test(arguments: ["localhost", "127.0.0.1", "::1"])
+    func refusesATrustedCertificateThatDoesNotNameTheServer(name: String) async throws {
+        // `other.pem` is trusted but names only other.example: `localhost` is a name to check too, not an address.
+        try await withServer(Self.tlsConfiguration("other")) { address, _ in
+            #expect(throws: TestClient.HandshakeFailed.self) {
+                _ = try TestClient(address, tls: TLSFixtures.client(trusting: "other"), serverName: name)
+            }
+            let named = try TestClient(address, tls: TLSFixtures.client(trusting: "other"), serverName: "other.example")
+            #expect(named.tls != nil)
+        }
+    }
+
     // MARK: Bad input on the TLS port
 
     @Test func answersPlainHTTPWithA400SayingSo() async throws {

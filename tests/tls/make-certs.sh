@@ -5,6 +5,7 @@
 #   ecdsa.pem/ecdsa.key      ECDSA P-256 (the server's default in tests)
 #   ecdsa2.pem/ecdsa2.key    another ECDSA P-256 pair (a certificate reload must show the new one)
 #   rsa.pem/rsa.key          RSA 2048
+#   other.pem/other.key      ECDSA P-256 for other.example only (a client asking for localhost must refuse it)
 #   expired.pem              valid 2020-01-01 to 2021-01-01, key ecdsa.key
 #   future.pem               valid from 2200-01-01, key ecdsa.key
 #   encrypted.key            ecdsa.key under the passphrase "secret"
@@ -25,6 +26,8 @@ self_signed() { # name key-algorithm-options...
 self_signed ecdsa ec -pkeyopt ec_paramgen_curve:P-256
 self_signed ecdsa2 ec -pkeyopt ec_paramgen_curve:P-256
 self_signed rsa rsa:2048
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$DIR/other.key" -out "$DIR/other.pem" \
+    -days 36500 -subj "/CN=other.example" -addext "subjectAltName=DNS:other.example" 2>/dev/null
 # Dates in the past or the future need `openssl ca` (req refuses them).
 mkdir -p "$WORK/db"
 touch "$WORK/db/index.txt"

@@ -104,7 +104,9 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
                     pauseReading()
                     break reading
                 }
-                if !transport.mayHaveMore(afterReading: count, capacity: buffer.capacity) { break reading }
+                if !transport.mayHaveMore(afterReading: count, capacity: buffer.capacity, levelTriggered: true) {
+                    break reading
+                }
             case .endOfStream:
                 if phase == .lingering { return closeNow() }
                 // End of input stays readable under level-triggered epoll: stop asking, or the loop spins.
@@ -122,6 +124,11 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
             }
         }
         guard phase != .closed && phase != .lingering else { return }
+        // Part of a TLS record is a request begun: the head timeout applies, not the idle one.
+        if phase == .idle && parser.bufferedByteCount == 0 && transport.hasBufferedInput {
+            phase = .reading
+            armTimer(server.configuration.headTimeout, phase: .reading)
+        }
         processInput()
         // A request still incomplete when the peer stops sending can never complete.
         if peerClosed && (phase == .idle || phase == .reading) { closeNow() }

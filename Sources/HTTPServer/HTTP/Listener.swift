@@ -50,8 +50,13 @@ final class Listener: EventLoopHandler, @unchecked Sendable {
         }
     }
 
-    /// Answers `503` without reading the request, then closes: cheap, and the loop keeps serving others.
+    /// Answers `503` without reading the request, then closes: cheap, and the loop keeps serving others. On a TLS port
+    /// plain text would read as a broken handshake, and a TLS answer costs a handshake, so the connection just closes.
     private func refuse(_ client: Int32) {
+        guard server.configuration.tls == nil else {
+            Glibc.close(client)
+            return
+        }
         let response =
             "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\nRetry-After: 1\r\n\r\n"
         _ = response.utf8CString.withUnsafeBufferPointer { write(client, $0.baseAddress, $0.count - 1) }

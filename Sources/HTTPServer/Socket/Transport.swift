@@ -31,10 +31,15 @@ public struct Transport: @unchecked Sendable {
         return Socket.receive(fd, into: buffer)
     }
 
-    /// Whether a read of `count` bytes into a buffer of `capacity` may have left bytes behind. A short read empties
-    /// a socket; TLS returns one record at a time, so only a would-block answer says it is empty.
+    /// Whether to read again after a read of `count` bytes into a buffer of `capacity`. A short read empties a
+    /// socket. TLS returns one record at a time: under edge-triggered readiness only a would-block answer says the
+    /// socket is empty; under level-triggered readiness the socket reports itself again, so only what TLS already
+    /// holds matters.
     @inline(__always)
-    package func mayHaveMore(afterReading count: Int, capacity: Int) -> Bool { tls != nil || count == capacity }
+    package func mayHaveMore(afterReading count: Int, capacity: Int, levelTriggered: Bool = false) -> Bool {
+        guard let tls else { return count == capacity }
+        return !levelTriggered || tls.hasBufferedInput
+    }
 
     /// Writes from `bytes` (not empty); may take fewer than offered.
     @inline(__always)

@@ -1,3 +1,4 @@
+import CNetShim
 import COpenSSL
 import Glibc
 import Synchronization
@@ -8,6 +9,7 @@ import Synchronization
 /// Both sides allow TLS 1.2 and 1.3 only. TLS 1.2 offers forward-secret AEAD suites only (ECDHE with AES-GCM or
 /// ChaCha20-Poly1305: no RSA key exchange, no CBC); TLS 1.3 keeps OpenSSL's suites. No compression, no
 /// renegotiation. ALPN is `http/1.1`. A server resumes sessions by ticket (TLS 1.3 and 1.2) and by session ID (1.2).
+/// Making a context ignores SIGPIPE for the process (OpenSSL writes with `write(2)`).
 ///
 /// ```swift
 /// let tls = try TLSContext.server(certificateFile: "data/cert.pem", keyFile: "data/key.pem")
@@ -107,7 +109,7 @@ public final class TLSContext: Sendable {
     ///   - fd: The connected, non-blocking socket.
     ///   - serverName: For a client, the name (SNI, and what the certificate must name) or numeric address of the
     ///     server.
-    /// - Returns: The stream, handshake not yet done; nil when OpenSSL cannot make one.
+    /// - Returns: The stream, handshake not yet done; nil when OpenSSL cannot make one or cannot check the name.
     package func makeStream(fd: Int32, serverName: String? = nil) -> TLSStream? {
         let handle = self.handle
         guard let ssl = SSL_new(handle.context) else {
@@ -126,22 +128,36 @@ public final class TLSContext: Sendable {
             SSL_set_connect_state(ssl)
             _ = cossl_offer_http11(ssl)
             if let serverName {
-                let numeric = (try? SocketAddress(host: serverName, port: 0)) != nil
+                // An address is checked against the certificate's IP entries; a name (`localhost` included) is sent
+                // as SNI and checked against its DNS entries. A check that cannot be set up fails the connection.
+                let numeric = Self.isNumericAddress(serverName)
                 if !numeric { _ = cossl_set_host_name(ssl, serverName) }
-                if verifies {
-                    if numeric {
-                        _ = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverName)
-                    } else {
-                        _ = SSL_set1_host(ssl, serverName)
-                    }
+                let checked =
+                    !verifies
+                    || (numeric
+                        ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverName)
+                        : SSL_set1_host(ssl, serverName)) == 1
+                guard checked else {
+                    OpenSSLErrors.clear()
+                    SSL_free(ssl)
+                    return nil
                 }
             }
         }
         return TLSStream(ssl: ssl)
     }
 
+    /// Whether `host` is a numeric IPv4 or IPv6 address (not a name such as `localhost`).
+    static func isNumericAddress(_ host: String) -> Bool {
+        var address = in6_addr()
+        return inet_pton(AF_INET, host, &address) == 1 || inet_pton(AF_INET6, host, &address) == 1
+    }
+
     private static func makeHandle(_ role: Role, ticketKeysFrom previous: Handle?) throws(TLSError) -> Handle {
         let isServer = if case .server = role { true } else { false }
+        // OpenSSL writes to the socket with write(2), not send(MSG_NOSIGNAL): a peer's reset must not kill the
+        // process (a server has this already; a client process may not).
+        cnet_ignore_sigpipe()
         OpenSSLErrors.clear()
         guard let context = SSL_CTX_new(isServer ? TLS_server_method() : TLS_client_method()) else {
             throw .library(OpenSSLErrors.take(or: "cannot create a context"))
