@@ -17,6 +17,8 @@
 #                  leaves the server more of the machine it shares (POLL=0 TICK_US=100: the tool blocks in epoll)
 #   CLIENT_NICE=N  runs motion-load at that niceness (the server keeps priority over the tool measuring it;
 #                  the tool's own delays still count in the latency, measured from each pose's intended send time)
+#   TLS=1          the server over TLS (wss://, the test certificate Tests/HTTPServerTests/Fixtures/tls/ecdsa.pem,
+#                  verified by motion-load)
 #   RAW_DIR=<dir>  keeps every raw motion-load report there
 # Smoke run: RUNS=1 START=50 STEP=50 MAX_SESSIONS=100 STEP_SECONDS=2 MAX_LOAD= bench/capacity.sh
 set -euo pipefail
@@ -54,16 +56,24 @@ LOAD=.build/release/motion-load
 wait_quiet "$MAX_LOAD" "$LOAD_WAIT"
 MACHINE=$(machine_line)
 SERVER_ARGS=(--host 127.0.0.1 --port 0 --log-level warning)
+TLS=${TLS:-0}
+SCHEME=ws
+if [[ $TLS == 1 ]]; then
+    SERVER_ARGS+=(--tls-cert "$PWD/Tests/HTTPServerTests/Fixtures/tls/ecdsa.pem"
+        --tls-key "$PWD/Tests/HTTPServerTests/Fixtures/tls/ecdsa.key")
+    SCHEME=wss
+fi
 [[ -n $SERVER_THREADS ]] && SERVER_ARGS+=(--threads "$SERVER_THREADS")
 LOAD_ARGS=(--find-capacity --rate "$RATE" --p99-limit-ms "$LIMIT" --start-sessions "$START" --step "$STEP"
     --step-seconds "$STEP_SECONDS" --max-sessions "$MAX_SESSIONS" --ramp-rate "$RAMP_RATE" --loops "$CLIENT_LOOPS"
     --tick-us "$TICK_US")
 [[ $POLL == 1 ]] && LOAD_ARGS+=(--poll)
+[[ $TLS == 1 ]] && LOAD_ARGS+=(--ca "$PWD/Tests/HTTPServerTests/Fixtures/tls/ecdsa.pem")
 
 capacities=()
 for ((run = 1; run <= RUNS; run++)); do
     start_server motion-server "$SERVER" "${SERVER_ARGS[@]}" --database "$TMP/run$run.sqlite"
-    url="ws://${SERVER_URL#http://}/v1/stream"
+    url="$SCHEME://${SERVER_URL#*://}/v1/stream"
     log "run $run: motion-load ${LOAD_ARGS[*]}"
     nice -n "$CLIENT_NICE" "$LOAD" --url "$url" "${LOAD_ARGS[@]}" --server-pid "$SERVER_PID" --json >"$RAW/run$run.json" \
         2> >(tee "$RAW/run$run.log" >&2) || log "run $run: motion-load exited non-zero (no level passed)"

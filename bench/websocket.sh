@@ -19,6 +19,8 @@
 #   SCRATCH_PATH=<dir>  builds there (swift build --scratch-path) instead of .build, e.g. while another build
 #                       holds the .build lock
 #   RAW_DIR=<dir>  keeps every raw client output there (default: a temp dir, removed at exit)
+#   TLS=1          our server over TLS (wss://, the test certificate Tests/HTTPServerTests/Fixtures/tls/ecdsa.pem,
+#                  which the client verifies); needs PEERS= (the peers speak plain WebSocket only)
 # Smoke run: DURATION=2 RUNS=1 RATE_DURATION=5 RAMP=1 IDLE_CONNECTIONS=1000 bench/websocket.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,9 +43,19 @@ SCRATCH_PATH=${SCRATCH_PATH:-}
 MAX_LOAD=${MAX_LOAD:-}
 OURS_LOOPS=${OURS_LOOPS:-1 2}
 PEERS=${PEERS-aiohttp}
+TLS=${TLS:-0}
 
 BENCH_NAME=websocket.sh
 source bench/lib.sh
+
+TLS_SERVER=()
+TLS_CLIENT=()
+if [[ $TLS == 1 ]]; then
+    [[ -z $PEERS ]] || die "TLS=1 measures our server only: set PEERS="
+    TLS_SERVER=(--tls-cert "$PWD/Tests/HTTPServerTests/Fixtures/tls/ecdsa.pem"
+        --tls-key "$PWD/Tests/HTTPServerTests/Fixtures/tls/ecdsa.key")
+    TLS_CLIENT=(--ca "$PWD/Tests/HTTPServerTests/Fixtures/tls/ecdsa.pem")
+fi
 
 # ---- limits ----------------------------------------------------------------------------------------------------
 # 10,000 connections need 10,000 descriptors in the server and as many in the client (both inherit this limit).
@@ -85,7 +97,7 @@ bench_before_cleanup() { stop_client; }
 # start_ws_server NAME CMD... : start_server, then WS_URL is its echo endpoint.
 start_ws_server() {
     start_server "$@"
-    WS_URL="ws://127.0.0.1:${SERVER_URL##*:}/v1/echo"
+    WS_URL="$([[ $TLS == 1 ]] && echo wss || echo ws)://127.0.0.1:${SERVER_URL##*:}/v1/echo"
 }
 
 # alive NAME WHAT : dies with the server's exit status and stderr if it is gone.
@@ -135,13 +147,13 @@ check_errors() {
 bench_echo() {
     local name=$1 run f
     log "$name echo: warm-up"
-    "$CLIENT" echo --url "$WS_URL" --connections "$CONNECTIONS" --seconds 1 --warmup-seconds 0.5 --size "$SIZE" \
+    "$CLIENT" echo --url "$WS_URL" "${TLS_CLIENT[@]}" --connections "$CONNECTIONS" --seconds 1 --warmup-seconds 0.5 --size "$SIZE" \
         --pipeline "$PIPELINE" --loops "$CLIENT_LOOPS" >"$RAW/$name.echo.warmup.json" 2>"$RAW/$name.echo.warmup.err" ||
         die "client failed: $(cat "$RAW/$name.echo.warmup.err")"
     local rates=() scpu=() ccpu=() errors=0
     for ((run = 1; run <= RUNS; run++)); do
         f=$RAW/$name.echo.run$run.json
-        "$CLIENT" echo --url "$WS_URL" --connections "$CONNECTIONS" --seconds "$DURATION" --size "$SIZE" \
+        "$CLIENT" echo --url "$WS_URL" "${TLS_CLIENT[@]}" --connections "$CONNECTIONS" --seconds "$DURATION" --size "$SIZE" \
             --pipeline "$PIPELINE" --loops "$CLIENT_LOOPS" --server-pid "$SERVER_PID" >"$f" 2>"$f.err" ||
             die "client failed: $(cat "$f.err")"
         alive "$name" "echo run $run"
@@ -166,7 +178,7 @@ bench_echo() {
 bench_rate() {
     local name=$1 f=$RAW/$1.rate.json
     log "$name rate: $RATE_CONNECTIONS x $RATE msg/s for $RATE_DURATION s (ramp $RAMP s)"
-    "$CLIENT" rate --url "$WS_URL" --connections "$RATE_CONNECTIONS" --rate "$RATE" --seconds "$RATE_DURATION" \
+    "$CLIENT" rate --url "$WS_URL" "${TLS_CLIENT[@]}" --connections "$RATE_CONNECTIONS" --rate "$RATE" --seconds "$RATE_DURATION" \
         --size "$SIZE" --ramp-seconds "$RAMP" --drain-seconds "$DRAIN" --loops "$CLIENT_LOOPS" --tick-us "$TICK_US" \
         --server-pid "$SERVER_PID" >"$f" 2>"$f.err" || die "client failed: $(cat "$f.err")"
     alive "$name" "the fixed-rate run"
@@ -195,7 +207,7 @@ bench_idle() {
     sleep 1
     before=$(proc_kb "$SERVER_PID" VmRSS)
     log "$name idle: opening $IDLE_CONNECTIONS connections (server RSS before: $before kB)"
-    "$CLIENT" idle --url "$WS_URL" --connections "$IDLE_CONNECTIONS" --hold-seconds "$HOLD" --loops "$CLIENT_LOOPS" \
+    "$CLIENT" idle --url "$WS_URL" "${TLS_CLIENT[@]}" --connections "$IDLE_CONNECTIONS" --hold-seconds "$HOLD" --loops "$CLIENT_LOOPS" \
         >"$f" 2>"$f.err" &
     CLIENT_PID=$!
     for ((i = 0; i < 1200; i++)); do # 120 s
@@ -225,7 +237,8 @@ LOAD_BEFORE=$(cut -d' ' -f1 /proc/loadavg)
 for loops in $OURS_LOOPS; do
     name="ours-loops$loops"
     SERVERS+=("$name")
-    cmd=("$BIN" --port 0 --loops "$loops" --max-connections $((IDLE_CONNECTIONS + 1000)) --log-level warning)
+    cmd=("$BIN" --port 0 --loops "$loops" --max-connections $((IDLE_CONNECTIONS + 1000)) --log-level warning
+        "${TLS_SERVER[@]}")
     start_ws_server "$name" "${cmd[@]}"
     bench_echo "$name"
     bench_rate "$name"
