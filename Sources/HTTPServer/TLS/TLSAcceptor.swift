@@ -97,12 +97,15 @@ final class TLSAcceptor: EventLoopHandler, ServerConnection, @unchecked Sendable
             phase = .finished
             loop.deregister(fd)
             server.registry(for: loop).remove(self)
-            server.logger.log(
-                .debug, "TLS handshake",
-                [
-                    "version": stream.protocolVersion, "alpn": stream.applicationProtocol ?? "-",
-                    "resumed": "\(stream.resumedSession)", "remote": remote?.description ?? "-",
-                ])
+            // The fields are built only when they are written (a handshake is a hot path too).
+            if server.logger.level <= .debug {
+                server.logger.log(
+                    .debug, "TLS handshake",
+                    [
+                        "version": stream.protocolVersion, "alpn": stream.applicationProtocol ?? "-",
+                        "resumed": "\(stream.resumedSession)", "remote": remote?.description ?? "-",
+                    ])
+            }
             HTTPConnection(transport: Transport(fd: fd, tls: stream), loop: loop, server: server, remote: remote)
                 .start()
         case .wantsRead:
