@@ -12,6 +12,9 @@
 #   - a short live session: motion-load streams 4 sessions, each answered and stored (summaries, close 1000);
 #   - SIGTERM with sessions streaming: exit 0 after draining, the clients closed with 1001;
 #   - a restart on the same /data: the drained sessions are there, stored as abandoned; a second SIGTERM exits 0.
+#   - TLS as compose.yaml sets it up (certificates in /certs, MOTION_TLS_CERT/KEY): the HEALTHCHECK over https, the
+#     front end and 2 live sessions over wss verified against the certificate, SIGHUP serving a new certificate
+#     without a restart, SIGTERM exit 0.
 # Mounts, the namespace and the servers are always undone, whatever fails. The prepared root is cached (keyed by
 # the package list and the scripts, remade after 7 days: tests/support/debian-root.sh); each run unpacks a new copy.
 #
@@ -205,7 +208,7 @@ start_container() {
         sleep 0.1
     done
     [[ -n $line ]] || die "the server printed no ready line within 30 s"
-    [[ $line == "listening on http://0.0.0.0:$PORT" ]] || die "ready line '$line', expected 0.0.0.0:$PORT"
+    [[ $line == "listening on $SCHEME://0.0.0.0:$PORT" ]] || die "ready line '$line', expected $SCHEME://0.0.0.0:$PORT"
     local uid nspid
     uid=$(awk '/^Uid:/ {print $2}' "/proc/$SERVER_PID/status")
     nspid=$(awk '/^NSpid:/ {print $NF}' "/proc/$SERVER_PID/status")
@@ -240,6 +243,8 @@ json_check() {
 }
 
 sessions_with() { http_get "/v1/sessions?subject=$1&limit=500"; }
+
+SCHEME=http
 
 # ---- run 1: health, front end, a live session, SIGTERM while streaming --------------------------------------------
 start_container
@@ -284,6 +289,43 @@ json_check "$(sessions_with docker-check)" 'len(j["sessions"]) == 4' "the first 
 stop_container TERM
 [[ $SERVER_STATUS == 0 ]] || die "SIGTERM after the restart: exit status $SERVER_STATUS"
 log "restart on the same /data: the 3 drained sessions stored as abandoned, the 4 finished ones kept; SIGTERM: exit 0"
+# ---- run 3: TLS from mounted certificates (compose.yaml's MOTION_TLS_CERT/KEY), SIGHUP reload --------------------
+CERTS=$REPO/Tests/HTTPServerTests/Fixtures/tls
+mkdir -p "$ROOT/certs"
+install_certificate() { # NAME : the test pair NAME as /certs/fullchain.pem and /certs/privkey.pem, readable by the user
+    cp "$CERTS/$1.pem" "$ROOT/certs/fullchain.pem.new" && mv "$ROOT/certs/fullchain.pem.new" "$ROOT/certs/fullchain.pem"
+    cp "$CERTS/$1.key" "$ROOT/certs/privkey.pem.new" && mv "$ROOT/certs/privkey.pem.new" "$ROOT/certs/privkey.pem"
+    chown "$USER_IDS" "$ROOT/certs/privkey.pem"
+    chmod 600 "$ROOT/certs/privkey.pem"
+}
+install_certificate ecdsa
+PLAIN_ENV=("${CONTAINER_ENV[@]}")
+CONTAINER_ENV+=(MOTION_TLS_CERT=/certs/fullchain.pem MOTION_TLS_KEY=/certs/privkey.pem)
+SCHEME=https
+start_container
+in_container /bin/sh -c "$DF_HEALTHCHECK" || die "the HEALTHCHECK command failed over TLS: $DF_HEALTHCHECK"
+log "HEALTHCHECK passes over https"
+https_get() { in_netns curl --fail --silent --show-error --max-time 10 --cacert "$CERTS/$1.pem" "https://localhost:$PORT$2"; }
+[[ $(https_get ecdsa /) == *"<html"* ]] || die "GET / over https did not serve the front end"
+report=$(in_netns "$MOTION_LOAD" --url "wss://127.0.0.1:$PORT/v1/stream" --ca "$CERTS/ecdsa.pem" --sessions 2 --rate 30 \
+    --seconds 2 --ramp-rate 0 --subject docker-tls --json --quiet) || die "motion-load over wss failed: $report"
+json_check "$report" 'j["run"]["summaries"] == 2 and j["run"]["closes"] == {"1000": 2} and j["run"]["errors"] == 0' \
+    "the wss sessions were not answered in full"
+log "wss: 2 live sessions answered in full, verified against the mounted certificate"
+install_certificate ecdsa2
+kill -HUP "$SERVER_PID"
+for ((i = 0; i < 50; i++)); do
+    https_get ecdsa2 /healthz >/dev/null 2>&1 && break
+    sleep 0.1
+done
+https_get ecdsa2 /healthz >/dev/null || die "after SIGHUP the server does not present the new certificate"
+kill -0 "$SERVER_PID" || die "SIGHUP ended the server"
+log "SIGHUP: the new certificate is served, the server kept running"
+stop_container TERM
+[[ $SERVER_STATUS == 0 ]] || die "SIGTERM over TLS: exit status $SERVER_STATUS"
+CONTAINER_ENV=("${PLAIN_ENV[@]}")
+log "TLS run: SIGTERM: exit 0"
+
 owner=$(stat -c %u:%g "$ROOT$DATABASE") || die "no database at $DATABASE"
 [[ $owner == "$USER_IDS" ]] || die "$DATABASE belongs to $owner, not $DF_USER ($USER_IDS)"
 echo "docker-check: passed (runtime root of $(grep -cv '^\s*\(#\|$\)' Docker/runtime-packages.txt) packages from" \

@@ -35,46 +35,39 @@ int cnet_core_count(void) { return (int)sysconf(_SC_NPROCESSORS_ONLN); }
 void cnet_name_thread(const char *name) { pthread_setname_np(pthread_self(), name); }
 
 static int termination_pipe[2] = {-1, -1};
+static int hangup_pipe[2] = {-1, -1};
 
-static void on_termination(int signal_number) {
+static void write_signal(int fd, int signal_number) {
     int saved = errno;
     char byte = (char)signal_number;
-    ssize_t ignored = write(termination_pipe[1], &byte, 1);
+    ssize_t ignored = write(fd, &byte, 1);
     (void)ignored;
     errno = saved;
+}
+
+static void on_termination(int signal_number) { write_signal(termination_pipe[1], signal_number); }
+
+static void on_hangup(int signal_number) { write_signal(hangup_pipe[1], signal_number); }
+
+/// Routes `signals` to `fds` through `handler` (once) and returns the pipe's read end, -1 when it cannot be made.
+static int route_signals(int fds[2], void (*handler)(int), const int *signals, int count) {
+    if (fds[0] >= 0) return fds[0];
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    for (int i = 0; i < count; i++) sigaction(signals[i], &action, NULL);
+    return fds[0];
 }
 
 int cnet_termination_fd(void) {
-    if (termination_pipe[0] >= 0) return termination_pipe[0];
-    if (pipe2(termination_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = on_termination;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    sigaction(SIGTERM, &action, NULL);
-    sigaction(SIGINT, &action, NULL);
-    return termination_pipe[0];
-}
-
-static int hangup_pipe[2] = {-1, -1};
-
-static void on_hangup(int signal_number) {
-    int saved = errno;
-    char byte = (char)signal_number;
-    ssize_t ignored = write(hangup_pipe[1], &byte, 1);
-    (void)ignored;
-    errno = saved;
+    static const int signals[] = {SIGTERM, SIGINT};
+    return route_signals(termination_pipe, on_termination, signals, 2);
 }
 
 int cnet_hangup_fd(void) {
-    if (hangup_pipe[0] >= 0) return hangup_pipe[0];
-    if (pipe2(hangup_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = on_hangup;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    sigaction(SIGHUP, &action, NULL);
-    return hangup_pipe[0];
+    static const int signals[] = {SIGHUP};
+    return route_signals(hangup_pipe, on_hangup, signals, 1);
 }

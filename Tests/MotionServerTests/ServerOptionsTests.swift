@@ -33,7 +33,7 @@ struct ServerOptionsTests {
             "--host", "0.0.0.0", "--port", "9000", "--database", "/tmp/m.sqlite", "--public", "web", "--threads", "4",
             "--tokens", "tokens.txt", "--log-level", "DEBUG", "--ws-echo", "--frames-per-second", "60.5",
             "--max-message-bytes", "2048", "--write-timeout", "1.5", "--max-http-sessions", "5",
-            "--max-http-sessions-per-tenant", "2",
+            "--max-http-sessions-per-tenant", "2", "--tls-cert", "c.pem", "--tls-key", "k.pem",
         ])
         var expected = ServerOptions()
         expected.host = "0.0.0.0"
@@ -49,6 +49,8 @@ struct ServerOptionsTests {
         expected.writeTimeout = .milliseconds(1500)
         expected.limits.maxHTTPSessions = 5
         expected.limits.maxHTTPSessionsPerTenant = 2
+        expected.tlsCertificate = "c.pem"
+        expected.tlsKey = "k.pem"
         #expect(options == expected)
     }
 
@@ -72,6 +74,14 @@ struct ServerOptionsTests {
         #expect(options.webSocketEcho)
         #expect(options.limits.framesPerSecond == 30)
         #expect(options.tokensFile == nil, "an empty variable is unset")
+    }
+
+    @Test func readsTheCertificateFromTheEnvironmentAndAFlagWins() throws {
+        let environment = ["MOTION_TLS_CERT": "/certs/a.pem", "MOTION_TLS_KEY": "/certs/a.key"]
+        let options = try Self.parse(["--tls-cert", "/other/b.pem"], environment: environment)
+        #expect(options.tlsCertificate == "/other/b.pem")
+        #expect(options.tlsKey == "/certs/a.key")
+        #expect(try Self.parse([]).tlsCertificate == nil)
     }
 
     @Test(arguments: ["0", "no", "false", "", "2"])
@@ -114,7 +124,9 @@ struct ServerOptionsTests {
         (["serve"], "unexpected argument 'serve'"),
         (["--"], "unknown flag --"),
         (["--ws-echo=false"], "--ws-echo takes no value"),
-        (["--tls-cert", "c.pem"], "TLS is not built into this version; terminate TLS in front"),
+        (["--tls-cert", "c.pem"], "--tls-cert and --tls-key go together"),
+        (["--tls-key", "k.pem"], "--tls-cert and --tls-key go together"),
+        (["--tls-cert"], "--tls-cert needs a value"),
         (["--help"], "motion-server: real-time motion analysis"),
     ])
     func refusesBadFlagsWithAMessageNamingThem(arguments: [String], message: String) {

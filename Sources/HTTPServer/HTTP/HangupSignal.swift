@@ -13,19 +13,7 @@ public final class HangupSignal: @unchecked Sendable {
     /// Starts catching SIGHUP.
     /// - Parameter onHangup: Run once per SIGHUP (or per burst of them), never on an event loop.
     public init(_ onHangup: @escaping @Sendable () -> Void) {
-        let fd = cnet_hangup_fd()
-        guard fd >= 0 else {
-            source = nil
-            return
-        }
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "hangup"))
-        self.source = source
-        source.setEventHandler {
-            var bytes = [UInt8](repeating: 0, count: 16)
-            while read(fd, &bytes, bytes.count) > 0 {}
-            onHangup()
-        }
-        source.resume()
+        source = SignalPipe.watch(cnet_hangup_fd(), label: "hangup", onHangup)
     }
 
     deinit { source?.cancel() }

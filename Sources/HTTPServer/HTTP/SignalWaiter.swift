@@ -11,23 +11,11 @@ import Synchronization
 public final class SignalWaiter: @unchecked Sendable {
     // Safety: `source` is written once in init and only kept alive afterwards; `state` is a Mutex.
     private let state = Mutex<(received: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
-    private let source: (any DispatchSourceRead)?
+    private var source: (any DispatchSourceRead)?
 
     /// Starts catching SIGTERM and SIGINT.
     public init() {
-        let fd = cnet_termination_fd()
-        guard fd >= 0 else {
-            source = nil
-            return
-        }
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "signals"))
-        self.source = source
-        source.setEventHandler { [weak self] in
-            var bytes = [UInt8](repeating: 0, count: 16)
-            while read(fd, &bytes, bytes.count) > 0 {}
-            self?.received()
-        }
-        source.resume()
+        source = SignalPipe.watch(cnet_termination_fd(), label: "signals") { [weak self] in self?.received() }
     }
 
     private func received() {
