@@ -114,6 +114,26 @@ struct TLSTests {
         }
     }
 
+    @Test(arguments: [false, true])
+    func answersEveryPipelinedRequestOfALargeBurst(tls: Bool) async throws {
+        // More than the 64 KiB read ahead while a response is pending, sent at once in small records: reading pauses
+        // with whole records still held by TLS, which no readiness event reports once the socket is empty.
+        let configuration = tls ? try Self.tlsConfiguration() : testConfiguration()
+        try await withServer(configuration, router: tlsRouter()) { address, _ in
+            let client = try TestClient(address, timeoutSeconds: 10, tls: tls ? TLSFixtures.client() : nil)
+            let padding = String(repeating: "p", count: 600)
+            // A slow first request, then a little more than the read-ahead limit, one write (one TLS record) a
+            // request as browsers send them: reading pauses at 64 KiB with the last records read ahead by TLS and
+            // the socket empty.
+            let count = 1 + 110
+            client.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+            for _ in 1..<count { client.send("GET /items/\(padding) HTTP/1.1\r\nHost: x\r\n\r\n") }
+            var answered = 0
+            while answered < count, let response = client.readResponse(), response.status == 200 { answered += 1 }
+            #expect(answered == count)
+        }
+    }
+
     @Test func aSlowReaderGetsALargeResponseWhole() async throws {
         // A small receive window: the server's records keep finding the socket full, so every record goes through
         // the kept-for-retry path.

@@ -315,6 +315,8 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
             readingPaused = false
             if !peerClosed { setInterest(interest.union([.readable, .readHangup])) }
         }
+        // Records TLS read ahead before reading paused raise no readiness event: read them now.
+        if transport.hasBufferedInput { return readAvailable() }
         if server.isDraining && parser.bufferedByteCount == 0 { return closeNow() }
         processInput()
         if peerClosed && phase == .idle { closeNow() }
