@@ -85,9 +85,13 @@ final class LoadWorker: @unchecked Sendable {
         sessions.reduce(0) { $0 + ($1.stop() ? 1 : 0) }
     }
 
-    /// Ends every session still connected, without a closing handshake.
+    /// Ends every session still connected, without a closing handshake, and stops the pacer: the loop then holds
+    /// nothing that calls back into this worker (in a process that goes on after the run, as the tests do, the
+    /// worker may be gone while the loop still runs).
     func abortAll() {
         for session in sessions { session.abort() }
+        pacer?.stop()
+        pacer = nil
     }
 
     /// The ages now of every frame still waiting for its snapshot (lower bounds of their latencies).
