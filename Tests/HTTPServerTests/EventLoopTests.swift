@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import HTTPServer
 import Synchronization
@@ -82,7 +83,8 @@ struct EventLoopTests {
 
     @Test(arguments: idleWaits)
     func aReadableDescriptorIsHandledOnTheLoopThread(idleWait: IdleWait) async throws {
-        let group = try EventLoopGroup(loops: 1, idleWait: idleWait)
+        let name = "pipe-\(idleWait == .block ? "b" : "p")"
+        let group = try EventLoopGroup(loops: 1, name: name, idleWait: idleWait)
         defer { group.shutdown() }
         let loop = group.next()
         var ends: [Int32] = [0, 0]
@@ -97,8 +99,8 @@ struct EventLoopTests {
                 }
                 try? loop.register(readEnd, for: [.readable], handler: reader)
             }
-            // Written from this thread while the loop waits (blocked in epoll, or polling and sleeping).
-            Thread.sleep(forMilliseconds: 20)
+            // Written from this thread once the loop waits (blocked in epoll, or polling and sleeping).
+            Thread.waitUntilSleeping(named: "\(name)-0")
             var byte: UInt8 = 42
             _ = write(writeEnd, &byte, 1)
         }
@@ -137,5 +139,35 @@ struct EventLoopTests {
 }
 
 private enum Thread {
-    static func sleep(forMilliseconds milliseconds: Int) { usleep(UInt32(milliseconds * 1000)) }
+    /// Returns once this process's thread called `name` is asleep (state `S` in `/proc`: blocked in a system call)
+    /// just after a registration it had to make; gives up after 10 s (the test then checks the loop anyway).
+    static func waitUntilSleeping(named name: String) {
+        let deadline = ContinuousClock.now + .seconds(10)
+        var asleepInARow = 0
+        while ContinuousClock.now < deadline {
+            if state(ofThreadNamed: name) == "S" {
+                asleepInARow += 1
+                // Twice in a row: not a thread caught between two steps of its work.
+                if asleepInARow == 2 { return }
+            } else {
+                asleepInARow = 0
+            }
+            sched_yield()
+        }
+    }
+
+    /// The scheduler state letter of this process's thread called `name`, nil when there is none.
+    private static func state(ofThreadNamed name: String) -> Character? {
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return nil }
+        for task in tasks {
+            let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
+            guard comm?.trimmingCharacters(in: .newlines) == name,
+                let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            // "tid (comm) S …": the state follows the name's closing parenthesis.
+            return stat[stat.index(after: close)...].first { $0 != " " }
+        }
+        return nil
+    }
 }

@@ -20,23 +20,22 @@ struct HTTPAbuseTests {
         return router
     }
 
-    /// Sends pipelined requests without reading any response until the socket takes no more for a second, or
+    /// Sends pipelined requests without reading any response until the socket has had no room for a second, or
     /// `cap` bytes have gone; returns how many bytes the server let in.
     static func sendWithoutReading(_ client: TestClient, request: String, cap: Int) -> Int {
         let flags = fcntl(client.fd, F_GETFL)
         _ = fcntl(client.fd, F_SETFL, flags | O_NONBLOCK)
         let batch = Array(String(repeating: request, count: 64).utf8)
         var sent = 0
-        var refusals = 0
-        while sent < cap && refusals < 20 {
+        while sent < cap {
             let count = batch.withUnsafeBytes { Glibc.send(client.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if count > 0 {
                 sent += count
-                refusals = 0
-            } else {
-                refusals += 1
-                usleep(50_000)
+                continue
             }
+            // Full: wait for room, at most a second (the server has stopped reading if none comes).
+            var room = pollfd(fd: client.fd, events: Int16(POLLOUT), revents: 0)
+            if poll(&room, 1, 1000) <= 0 { break }
         }
         return sent
     }
@@ -52,13 +51,19 @@ struct HTTPAbuseTests {
     }
 
     @Test func closesAConnectionWhoseClientStopsReading() async throws {
-        let configuration = testConfiguration { $0.writeTimeout = .milliseconds(200) }
+        let clock = ManualClock()
+        let configuration = testConfiguration {
+            $0.writeTimeout = .seconds(30)
+            $0.clock = .manual(clock)
+        }
         try await withServer(configuration, router: Self.router()) { address, server in
             let client = try TestClient(address)
             client.send("GET /large HTTP/1.1\r\nHost: x\r\n\r\n")
-            let deadline = ContinuousClock.now + .seconds(20)
-            while server.metrics.snapshot.openConnections > 0 && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
+            await clock.advance(by: .seconds(30) - .milliseconds(1))
+            #expect(server.metrics.snapshot.openConnections == 1, "not before the write timeout")
+            // One write timeout from when the socket filled; two if the kernel still moved bytes when it was checked.
+            for _ in 0..<3 where server.metrics.snapshot.openConnections > 0 {
+                await clock.advance(by: .seconds(30))
             }
             #expect(
                 server.metrics.snapshot.openConnections == 0, "a client that never reads still holds its connection")
@@ -66,35 +71,38 @@ struct HTTPAbuseTests {
     }
 
     @Test func keepsAClientThatReadsSlowlyButSteadily() async throws {
-        let configuration = testConfiguration { $0.writeTimeout = .seconds(3) }
+        let clock = ManualClock()
+        let configuration = testConfiguration {
+            $0.writeTimeout = .seconds(3)
+            $0.clock = .manual(clock)
+        }
         try await withServer(configuration, router: Self.router()) { address, _ in
             let client = try TestClient(address)
             client.send("GET /large HTTP/1.1\r\nHost: x\r\n\r\n")
-            // 4 MiB at 64 KiB per 75 ms: over 4.5 s, more than a write timeout, with bytes leaving all along. On a thread
-            // of its own, so the pace does not depend on the shared threads of the concurrency pool.
+            // 4 MiB at 64 KiB per 75 ms: over 4.5 s, more than a write timeout, with bytes leaving all along.
             let fd = client.fd
-            let received = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
-                Thread {
-                    var received = 0
-                    var buffer = [UInt8](repeating: 0, count: 64 << 10)
-                    while received < Self.large.count {
-                        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                        guard count > 0 else { break }
-                        received += count
-                        usleep(75_000)
-                    }
-                    continuation.resume(returning: received)
-                }.start()
+            let received = try await offPool {
+                var received = 0
+                var buffer = [UInt8](repeating: 0, count: 64 << 10)
+                while received < Self.large.count {
+                    let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                    guard count > 0 else { break }
+                    received += count
+                    clock.advanceBlocking(by: .milliseconds(75))
+                }
+                return received
             }
             #expect(received >= Self.large.count, "the whole response (head and body) arrives: \(received) bytes")
         }
     }
 
     @Test func answersTheNextRequestAfterAResponseThatHadToWaitForTheSocket() async throws {
-        try await withServer(router: Self.router()) { address, _ in
+        let clock = ManualClock()
+        try await withServer(testConfiguration { $0.clock = .manual(clock) }, router: Self.router()) { address, _ in
             let client = try TestClient(address)
             client.send("GET /large HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n")
-            try await Task.sleep(for: .milliseconds(200))  // the 4 MiB response fills the socket and waits
+            // The loops finish what is ready: the 4 MiB response fills the socket and waits.
+            await clock.advance(by: .zero)
             #expect(client.readResponse()?.body.count == Self.large.count)
             #expect(client.readResponse()?.text == "hello", "the pipelined request behind it is answered")
             client.send("GET /items/7 HTTP/1.1\r\nHost: x\r\n\r\n")

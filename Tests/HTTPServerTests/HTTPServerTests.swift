@@ -27,7 +27,8 @@ func testRouter() -> Router {
         return HTTPResponse(headers: ["Content-Type": "text/plain"], body: .stream(stream))
     }
     router.get("/slow") { _ in
-        try? await Task.sleep(for: .milliseconds(300))
+        // Long enough for handlers of later pipelined requests to finish first, were they run at once.
+        for _ in 0..<1000 { await Task.yield() }
         return .text("slow")
     }
     return router
@@ -178,19 +179,56 @@ struct HTTPServerTests {
     }
 
     @Test func answers408ToSlowHeadersAndClosesIdleConnections() async throws {
-        try await withServer(
-            testConfiguration {
-                $0.headTimeout = .milliseconds(200)
-                $0.idleTimeout = .milliseconds(200)
-            }
-        ) { address, _ in
-            let slow = try TestClient(address)
-            slow.send("GET / HTTP/1.1\r\nHos")
-            #expect(slow.readResponse()?.status == 408)
+        let clock = ManualClock()
+        try await withServer(testConfiguration { $0.clock = .manual(clock) }) { address, _ in
             let idle = try TestClient(address)
             idle.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(idle.readResponse()?.status == 200)
+            let slow = try TestClient(address)
+            slow.send("GET / HTTP/1.1\r\nHos")
+            await clock.advance(by: .seconds(10) - .milliseconds(1))
+            #expect(slow.isOpenWithNothingToRead(), "the head timeout (10 s) has not passed")
+            await clock.advance(by: .milliseconds(1))
+            #expect(slow.readResponse()?.status == 408)
+            #expect(slow.isClosedByPeer())
+            await clock.advance(by: .seconds(50) - .milliseconds(1))
+            #expect(idle.isOpenWithNothingToRead(), "the idle timeout (60 s) has not passed")
+            await clock.advance(by: .milliseconds(1))
             #expect(idle.isClosedByPeer(), "closed after the idle timeout")
+        }
+    }
+
+    @Test func answers408ToASlowBodyAndTimesEachRequestAfresh() async throws {
+        let clock = ManualClock()
+        try await withServer(testConfiguration { $0.clock = .manual(clock) }) { address, _ in
+            let client = try TestClient(address)
+            // Kept alive for 59 s, then a request: the idle timer does not fire under it.
+            client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(client.readResponse()?.status == 200)
+            await clock.advance(by: .seconds(59))
+            client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
+            await clock.advance(by: .seconds(30) - .milliseconds(1))
+            #expect(client.isOpenWithNothingToRead(), "the body timeout (30 s) runs from the head")
+            await clock.advance(by: .milliseconds(1))
+            let response = try #require(client.readResponse())
+            #expect(response.status == 408)
+            #expect(response.header("Connection") == "close")
+            #expect(client.isClosedByPeer())
+        }
+    }
+
+    @Test func closesAfterTheLingeringTimeoutWhenTheClientNeverCloses() async throws {
+        let clock = ManualClock()
+        try await withServer(testConfiguration { $0.clock = .manual(clock) }) { address, server in
+            let client = try TestClient(address)
+            client.send("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(client.readResponse()?.status == 200)
+            #expect(client.isClosedByPeer(), "the write side is shut after the last response")
+            client.send("more")
+            await clock.advance(by: .seconds(2) - .milliseconds(1))
+            #expect(server.metrics.snapshot.openConnections == 1, "still reading and dropping what arrives")
+            await clock.advance(by: .milliseconds(1))
+            #expect(server.metrics.snapshot.openConnections == 0, "closed at the lingering timeout (2 s)")
         }
     }
 

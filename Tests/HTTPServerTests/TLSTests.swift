@@ -22,11 +22,16 @@ enum TLSFixtures {
     }
 }
 
-/// A router with a large, patterned binary response (a corrupted or reordered TLS record shows in its bytes).
-func tlsRouter() -> Router {
+/// A router with a large, patterned binary response (a corrupted or reordered TLS record shows in its bytes), and
+/// `/held`, answered once `gate` yields.
+func tlsRouter(gate: AsyncStream<Void>? = nil) -> Router {
     var router = testRouter()
     router.get("/blob") { _ in
         HTTPResponse(contentType: "application/octet-stream", bytes: TLSTests.blob)
+    }
+    router.get("/held") { _ in
+        if let gate { for await _ in gate { break } }
+        return .text("held")
     }
     return router
 }
@@ -128,16 +133,22 @@ struct TLSTests {
     func answersEveryPipelinedRequestOfALargeBurst(tls: Bool) async throws {
         // More than the 64 KiB read ahead while a response is pending, sent at once in small records: reading pauses
         // with whole records still held by TLS, which no readiness event reports once the socket is empty.
-        let configuration = tls ? try Self.tlsConfiguration() : testConfiguration()
-        try await withServer(configuration, router: tlsRouter()) { address, _ in
+        let clock = ManualClock()
+        let useClock: (inout HTTPServerConfiguration) -> Void = { $0.clock = .manual(clock) }
+        let configuration = tls ? try Self.tlsConfiguration("ecdsa", useClock) : testConfiguration(useClock)
+        let (gate, opening) = AsyncStream.makeStream(of: Void.self)
+        try await withServer(configuration, router: tlsRouter(gate: gate)) { address, _ in
             let client = try TestClient(address, timeoutSeconds: 10, tls: tls ? TLSFixtures.client() : nil)
             let padding = String(repeating: "p", count: 600)
-            // A slow first request, then a little more than the read-ahead limit, one write (one TLS record) a
-            // request as browsers send them: reading pauses at 64 KiB with the last records read ahead by TLS and
+            // A first request held while a little more than the read-ahead limit arrives, one write (one TLS record)
+            // a request as browsers send them: reading pauses at 64 KiB with the last records read ahead by TLS and
             // the socket empty.
             let count = 1 + 110
-            client.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+            client.send("GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
             for _ in 1..<count { client.send("GET /items/\(padding) HTTP/1.1\r\nHost: x\r\n\r\n") }
+            // The loops read what has arrived, up to the pause; then the first request is answered.
+            await clock.advance(by: .zero)
+            opening.yield()
             var answered = 0
             while answered < count, let response = client.readResponse(), response.status == 200 { answered += 1 }
             #expect(answered == count)
@@ -211,10 +222,12 @@ struct TLSTests {
     @Test(arguments: notClientHellos)
     func closesAConnectionThatSendsNoClientHello(garbage: [UInt8]) async throws {
         // Refused at once (not TLS), or at the head timeout (a record that never completes).
-        let configuration = try Self.tlsConfiguration { $0.headTimeout = .milliseconds(500) }
+        let clock = ManualClock()
+        let configuration = try Self.tlsConfiguration { $0.clock = .manual(clock) }
         try await withServer(configuration) { address, _ in
             let client = try TestClient(address, timeoutSeconds: 10)
             client.send(garbage)
+            await clock.advance(by: configuration.headTimeout + configuration.lingeringTimeout)
             #expect(client.waitForClose())
             // Nothing else suffered.
             let good = try TestClient(address, tls: TLSFixtures.client())
@@ -228,11 +241,15 @@ struct TLSTests {
 
     @Test(arguments: [0, 40])
     func closesAStalledHandshakeAtTheHeadTimeout(sentBytes: Int) async throws {
-        let configuration = try Self.tlsConfiguration { $0.headTimeout = .milliseconds(200) }
+        let clock = ManualClock()
+        let configuration = try Self.tlsConfiguration { $0.clock = .manual(clock) }
         try await withServer(configuration) { address, server in
             // Half a ClientHello (or nothing): the handshake can never finish.
             let stalled = try TestClient(address, timeoutSeconds: 10)
             if sentBytes > 0 { stalled.send([0x16, 0x03, 0x01, 0x02, 0x00] + [UInt8](repeating: 1, count: sentBytes)) }
+            await clock.advance(by: configuration.headTimeout - .milliseconds(1))
+            #expect(stalled.isOpenWithNothingToRead(), "the handshake has the head timeout (10 s)")
+            await clock.advance(by: .milliseconds(1))
             #expect(stalled.waitForClose())
             #expect(server.metrics.snapshot.openConnections == 0)
         }

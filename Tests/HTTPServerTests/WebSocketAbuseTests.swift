@@ -6,50 +6,16 @@ import Synchronization
 import Testing
 
 /// What the server side of a WebSocket connection saw, recorded from its loop.
-final class ServerSideProbe: Sendable {
-    struct State {
-        /// The close code and reason ``WebSocket/onClose`` got, once it was called.
-        var close: (code: WebSocketCloseCode?, reason: String)?
-        /// The server's queued bytes when a "mark" message arrived.
-        var queuedAtMark: Int?
-        /// The server's queued bytes right after it sent its flood.
-        var queuedAfterFlood: Int?
-    }
-
-    private let state = Mutex(State())
-    private let arrivals: AsyncStream<Void>.Continuation
-    private let signals: AsyncStream<Void>
-
-    init() { (signals, arrivals) = AsyncStream.makeStream(of: Void.self) }
-
-    /// What has been recorded so far.
-    var current: State { state.withLock { $0 } }
-
-    /// Records an observation and wakes waiters.
-    func record(_ update: (inout State) -> Void) {
-        state.withLock { update(&$0) }
-        arrivals.yield()
-    }
-
-    /// Waits until `condition` holds, at most `timeout`.
-    /// - Returns: Whether it held in time.
-    func arrival(within timeout: Duration, until condition: @escaping @Sendable (State) -> Bool) async -> Bool {
-        if condition(current) { return true }
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await _ in self.signals where condition(self.current) { return true }
-                return condition(self.current)
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
-    }
+struct ServerSide: Sendable {
+    /// The close code and reason ``WebSocket/onClose`` got, once it was called.
+    var close: (code: WebSocketCloseCode?, reason: String)?
+    /// The server's queued bytes when a "mark" message arrived.
+    var queuedAtMark: Int?
+    /// The server's queued bytes right after it sent its flood.
+    var queuedAfterFlood: Int?
 }
+
+typealias ServerSideProbe = Observed<ServerSide>
 
 @Suite("WebSocket abuse: ping floods and peers that stop reading")
 struct WebSocketAbuseTests {
@@ -99,7 +65,7 @@ struct WebSocketAbuseTests {
         // No keep-alive ping of the server's own among the pongs, however slowly a sanitized build takes the flood.
         configuration.pingInterval = .seconds(3600)
         configuration.idleTimeout = .seconds(3600)
-        let probe = ServerSideProbe()
+        let probe = ServerSideProbe(ServerSide())
         try await withServer(router: Self.router(configuration, probe)) { address, _ in
             let client = try Self.slowReader(address, path: "/quiet")
             let pings = 50_000
@@ -138,25 +104,28 @@ struct WebSocketAbuseTests {
 
     @Test func dropsAPeerThatStopsReadingAfterTheWriteTimeoutEvenWhileItSends() async throws {
         var configuration = WebSocketConfiguration()
-        configuration.writeTimeout = .milliseconds(300)
+        configuration.writeTimeout = .seconds(4)
         configuration.maxQueuedBytes = 1 << 30
-        let probe = ServerSideProbe()
-        try await withServer(router: Self.router(configuration, probe, flood: 256)) { address, _ in
+        let probe = ServerSideProbe(ServerSide())
+        let clock = ManualClock()
+        try await withServer(
+            testConfiguration { $0.clock = .manual(clock) }, router: Self.router(configuration, probe, flood: 256)
+        ) { address, _ in
             let client = try Self.slowReader(address, path: "/flood")
             client.send(WebSocketTests.frame(0x82, [1]))
             #expect(await probe.arrival(within: .seconds(10)) { $0.queuedAfterFlood != nil })
             #expect((probe.current.queuedAfterFlood ?? 0) > 0, "the flood outgrew the socket's buffers")
-            // Pinging all the while, never reading: input does not keep the connection open.
-            var index = 0
-            let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(10)
-            while probe.current.close == nil, clock.now < deadline {
+            // Pinging every 100 ms, never reading: input does not keep the connection open.
+            var waited = Duration.zero
+            for index in 0..<100 where probe.current.close == nil {
                 client.send(WebSocketTests.frame(0x89, Self.pingPayload(index)))
-                index += 1
-                try await Task.sleep(for: .milliseconds(20))
+                await clock.advance(by: .milliseconds(100))
+                waited += .milliseconds(100)
             }
             let close = try #require(probe.current.close, "dropped within 10 s")
             #expect(close.code == nil, "no close frame was exchanged: 1006")
+            #expect(waited >= .seconds(4), "not before the write timeout: after \(waited)")
+            #expect(waited <= .seconds(9), "within about two write timeouts: after \(waited)")
         }
     }
 
@@ -171,48 +140,45 @@ struct WebSocketAbuseTests {
         var serverClosed = false
     }
 
-    /// Asks `/flood` for its flood, waits until the server has queued it, then reads at most `chunk` bytes every
-    /// `pause` microseconds until the text "end" arrives, the connection closes, or `limit` has passed; then closes.
+    /// Asks `/flood` for its flood, waits until the server has queued it, then reads at most `chunk` bytes and
+    /// moves `clock` by `pause` until the text "end" arrives, the connection closes, or `limit` has passed on the
+    /// clock; then closes.
     ///
-    /// It runs on a thread of its own, not in the test's task: a client that must keep pace is then not held up
-    /// by other tests that block the shared threads of the concurrency pool.
+    /// The reads run on a thread of their own, not in the test's task: a blocking read must not hold one of the
+    /// concurrency pool's few threads.
     static func readPaced(
-        _ address: SocketAddress, probe: ServerSideProbe, chunk: Int, pause: UInt32, limit: Duration = .seconds(60)
+        _ address: SocketAddress, probe: ServerSideProbe, clock: ManualClock, chunk: Int, pause: Duration,
+        limit: Duration = .seconds(60)
     ) async throws -> PacedRead {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PacedRead, any Error>) in
-            let thread = Thread {
-                continuation.resume(
-                    with: Result {
-                        let client = try Self.slowReader(address, path: "/flood")
-                        defer { client.close() }
-                        var read = PacedRead()
-                        let clock = ContinuousClock()
-                        let flooded = clock.now + .seconds(10)
-                        client.send(WebSocketTests.frame(0x82, [1]))
-                        while probe.current.queuedAfterFlood == nil, clock.now < flooded { usleep(1000) }
-                        read.queuedAfterFlood = probe.current.queuedAfterFlood
-                        var decoder = WebSocketFrameDecoder(role: .client, maxFrameSize: 1 << 20)
-                        var buffer = [UInt8](repeating: 0, count: chunk)
-                        let end = clock.now + limit
-                        reading: while clock.now < end {
-                            let count = buffer.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) }
-                            if count <= 0 { break }
-                            read.bytes += count
-                            decoder.append(contentsOf: buffer[0..<count])
-                            while case .frame(let frame) = decoder.next() {
-                                if frame.opcode == .binary { read.binaries += 1 }
-                                if frame.opcode == .text {
-                                    read.ended = true
-                                    break reading
-                                }
-                            }
-                            usleep(pause)
-                        }
-                        read.serverClosed = probe.current.close != nil
-                        return read
-                    })
+        let client = try Self.slowReader(address, path: "/flood")
+        defer { client.close() }
+        client.send(WebSocketTests.frame(0x82, [1]))
+        var read = PacedRead()
+        guard await probe.arrival(within: .seconds(30), until: { $0.queuedAfterFlood != nil }) else { return read }
+        read.queuedAfterFlood = probe.current.queuedAfterFlood
+        let fd = client.fd
+        return try await offPool { [read] in
+            var read = read
+            var decoder = WebSocketFrameDecoder(role: .client, maxFrameSize: 1 << 20)
+            var buffer = [UInt8](repeating: 0, count: chunk)
+            var elapsed = Duration.zero
+            reading: while elapsed < limit {
+                let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if count <= 0 { break }
+                read.bytes += count
+                decoder.append(contentsOf: buffer[0..<count])
+                while case .frame(let frame) = decoder.next() {
+                    if frame.opcode == .binary { read.binaries += 1 }
+                    if frame.opcode == .text {
+                        read.ended = true
+                        break reading
+                    }
+                }
+                clock.advanceBlocking(by: pause)
+                elapsed += pause
             }
-            thread.start()
+            read.serverClosed = probe.current.close != nil
+            return read
         }
     }
 
@@ -220,13 +186,16 @@ struct WebSocketAbuseTests {
         var configuration = WebSocketConfiguration()
         configuration.writeTimeout = .seconds(4)
         configuration.maxQueuedBytes = 1 << 30
-        let probe = ServerSideProbe()
+        let probe = ServerSideProbe(ServerSide())
+        let clock = ManualClock()
         let messages = 192
-        try await withServer(router: Self.router(configuration, probe, flood: messages)) { address, _ in
+        try await withServer(
+            testConfiguration { $0.clock = .manual(clock) }, router: Self.router(configuration, probe, flood: messages)
+        ) { address, _ in
             // At most 16 KiB every 20 ms (800 KB/s): the 4 MiB or more the server queues take longer than the write
-            // timeout to leave, so the timer fires while bytes wait and must find that the peer took some. The
-            // timeout is generous: on a loaded machine the reader may start seconds after the flood filled the socket.
-            let read = try await Self.readPaced(address, probe: probe, chunk: 16 * 1024, pause: 20_000)
+            // timeout to leave, so the timer fires while bytes wait and must find that the peer took some.
+            let read = try await Self.readPaced(
+                address, probe: probe, clock: clock, chunk: 16 * 1024, pause: .milliseconds(20))
             let queued = try #require(read.queuedAfterFlood)
             #expect(queued >= 4 << 20, "the flood backed up into the server's queue: \(queued) bytes")
             #expect(read.ended, "the whole flood arrived")
@@ -239,13 +208,15 @@ struct WebSocketAbuseTests {
         var configuration = WebSocketConfiguration()
         configuration.writeTimeout = .seconds(4)
         configuration.maxQueuedBytes = 1 << 30
-        let probe = ServerSideProbe()
-        try await withServer(router: Self.router(configuration, probe, flood: 128)) { address, _ in
+        let probe = ServerSideProbe(ServerSide())
+        let clock = ManualClock()
+        try await withServer(
+            testConfiguration { $0.clock = .manual(clock) }, router: Self.router(configuration, probe, flood: 128)
+        ) { address, _ in
             // 8 KiB every 80 ms for 9 s: so little that the server is not woken to write for longer than the write
-            // timeout (the kernel wakes it when much of its buffer is free), yet the peer takes bytes all along. The
-            // timeout is generous: on a loaded machine the reader may start seconds after the flood filled the socket.
+            // timeout (the kernel wakes it when much of its buffer is free), yet the peer takes bytes all along.
             let read = try await Self.readPaced(
-                address, probe: probe, chunk: 8 * 1024, pause: 80_000, limit: .seconds(9))
+                address, probe: probe, clock: clock, chunk: 8 * 1024, pause: .milliseconds(80), limit: .seconds(9))
             #expect(read.queuedAfterFlood != nil)
             #expect(read.bytes > 0)
             #expect(!read.serverClosed, "a reader that keeps taking bytes is not dropped")
@@ -258,7 +229,7 @@ struct WebSocketAbuseTests {
         configuration.writeTimeout = .seconds(3600)
         // The close timeout runs from when the close frame is queued; the client reads only later.
         configuration.closeTimeout = .seconds(3600)
-        let probe = ServerSideProbe()
+        let probe = ServerSideProbe(ServerSide())
         try await withServer(router: Self.router(configuration, probe, flood: 256)) { address, _ in
             let client = try Self.slowReader(address, path: "/flood")
             client.send(WebSocketTests.frame(0x82, [1]))

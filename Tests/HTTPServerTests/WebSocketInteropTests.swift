@@ -77,11 +77,14 @@ private final class PythonEchoServer {
     }
 
     private static func stop(_ process: Process) {
-        if process.isRunning { process.terminate() }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        guard process.isRunning else { return process.waitUntilExit() }
+        let pid = process.processIdentifier
+        // SIGKILL after 5 s, unless it has exited by then (the kill is cancelled as soon as it has).
+        let killer = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 5, execute: killer)
+        process.terminate()
         process.waitUntilExit()
+        killer.cancel()
     }
 
     /// Reads one line from `fd`, giving up at EOF or after `timeout`.

@@ -4,7 +4,12 @@ import HTTPWire
 import Synchronization
 import Testing
 
-func echoRouter(configuration: WebSocketConfiguration = WebSocketConfiguration(), hub: WebSocketHub? = nil) -> Router {
+/// `/echo` echoes, `/auth` needs a subprotocol, `/flood` answers a message with 500 replaceable 64 KiB snapshots and
+/// an event, then reports its queued bytes to `flooded`.
+func echoRouter(
+    configuration: WebSocketConfiguration = WebSocketConfiguration(), hub: WebSocketHub? = nil,
+    flooded: @escaping @Sendable (Int) -> Void = { _ in }
+) -> Router {
     var router = Router()
     router.webSocket("/echo", configuration: configuration, hub: hub) { socket in
         socket.onMessage = { message in
@@ -25,6 +30,7 @@ func echoRouter(configuration: WebSocketConfiguration = WebSocketConfiguration()
             let padding = String(repeating: ".", count: 64 * 1024)
             for i in 0..<500 { socket.send(.text("snapshot \(i) \(padding)"), replacing: "snapshot") }
             socket.send(.text("event"))
+            flooded(socket.queuedByteCount)
         }
     }
     return router
@@ -96,11 +102,14 @@ struct WebSocketTests {
     }
 
     @Test func replaceableMessagesCoalesceWhileEventsAreKept() async throws {
-        try await withServer(router: echoRouter()) { address, _ in
+        let queued = Observed<Int?>(nil)
+        try await withServer(router: echoRouter(flooded: { count in queued.record { $0 = count } })) { address, _ in
             let client = try Self.rawSocket(address, path: "/flood")
             client.send(Self.frame(0x81, Array("go".utf8)))
-            // Not reading for a while: 500 × 64 KiB exceed the socket buffers, so the server's queue fills.
-            try await Task.sleep(for: .milliseconds(300))
+            // Reading only once the server has sent everything: 500 × 64 KiB exceed the socket buffers, so its queue
+            // fills and replaces.
+            #expect(await queued.arrival { $0 != nil })
+            #expect((queued.current ?? 0) > 0, "the flood backed up into the queue")
             var decoder = WebSocketFrameDecoder(role: .client, maxFrameSize: 1 << 20)
             var texts: [String] = []
             while texts.last != "event" {
@@ -223,23 +232,52 @@ struct WebSocketTests {
     }
 
     @Test func pingsQuietClientsAndClosesSilentOnes() async throws {
+        let clock = ManualClock()
         var configuration = WebSocketConfiguration()
-        configuration.pingInterval = .milliseconds(50)
-        configuration.idleTimeout = .milliseconds(120)
-        configuration.closeTimeout = .milliseconds(100)
-        try await withServer(router: echoRouter(configuration: configuration)) { address, _ in
+        configuration.pingInterval = .seconds(30)
+        configuration.idleTimeout = .seconds(90)
+        configuration.closeTimeout = .seconds(10)
+        try await withServer(
+            testConfiguration { $0.clock = .manual(clock) }, router: echoRouter(configuration: configuration)
+        ) { address, _ in
             let client = try Self.rawSocket(address)
-            let ping = client.readSome()
-            #expect(ping.first == 0x89, "the server pings")
-            // Never answering: after the idle timeout the server closes with 1001.
-            var rest: [UInt8] = []
-            while true {
-                let more = client.readSome()
-                if more.isEmpty { break }
-                rest += more
+            // An echo: the server's socket is open and its ping timer armed.
+            client.send(Self.frame(0x81, Array("hi".utf8)))
+            #expect(client.readSome() == [0x81, 0x02] + Array("hi".utf8))
+            await clock.advance(by: .seconds(30) - .milliseconds(1))
+            #expect(client.isOpenWithNothingToRead(), "no ping before the interval")
+            await clock.advance(by: .milliseconds(1))
+            #expect(client.readSome() == [0x89, 0x00], "the server pings a quiet client")
+            await clock.advance(by: .seconds(30))
+            #expect(client.readSome() == [0x89, 0x00], "and again while it stays quiet")
+            // Never answering: at the idle timeout the server closes with 1001 "idle"…
+            await clock.advance(by: .seconds(30))
+            #expect(client.readSome() == [0x88, 0x06, 0x03, 0xE9] + Array("idle".utf8))
+            await clock.advance(by: .seconds(10) - .milliseconds(1))
+            #expect(client.isOpenWithNothingToRead(), "waiting for the client's close frame")
+            // …and drops the connection when no close frame answers within the close timeout.
+            await clock.advance(by: .milliseconds(1))
+            #expect(client.isClosedByPeer())
+        }
+    }
+
+    @Test func aClientThatAnswersIsNotPingedOrClosed() async throws {
+        let clock = ManualClock()
+        var configuration = WebSocketConfiguration()
+        configuration.pingInterval = .seconds(30)
+        configuration.idleTimeout = .seconds(90)
+        try await withServer(
+            testConfiguration { $0.clock = .manual(clock) }, router: echoRouter(configuration: configuration)
+        ) { address, _ in
+            let client = try Self.rawSocket(address)
+            // A message every 20 s for 10 minutes: never quiet for a ping interval.
+            for index in 0..<30 {
+                let text = Array("m\(index)".utf8)
+                client.send(Self.frame(0x81, text))
+                #expect(client.readSome() == [0x81, UInt8(text.count)] + text)
+                await clock.advance(by: .seconds(20))
             }
-            let close = rest.firstRange(of: [0x88, 0x06, 0x03, 0xE9])
-            #expect(close != nil, "close 1001 \"idle\"")
+            #expect(client.isOpenWithNothingToRead(), "no ping, no close")
         }
     }
 
@@ -265,28 +303,26 @@ struct WebSocketTests {
 /// however many arrived in the same read, and none is lost.
 @Suite("WebSocket flow control")
 struct WebSocketFlowControlTests {
-    final class Record: Sendable {
-        struct State {
-            var delivered: [String] = []
-            var resumedAfter: Int?
-        }
-        let state = Mutex(State())
+    struct Record: Sendable {
+        var delivered: [String] = []
+        var resumedAfter: Int?
     }
 
     /// Pauses after the third message and resumes 200 ms later; echoes nothing, records the order.
-    static func router(_ record: Record) -> Router {
+    static func router(_ record: Observed<Record>) -> Router {
         var router = Router()
         router.webSocket("/paced") { socket in
             socket.onMessage = { message in
                 guard case .text(let text) = message.message else { return }
-                let count = record.state.withLock { state in
+                var count = 0
+                record.record { state in
                     state.delivered.append(text)
-                    return state.delivered.count
+                    count = state.delivered.count
                 }
                 guard count == 3 else { return }
                 socket.pauseReading()
                 _ = socket.loop.schedule(after: .milliseconds(200)) {
-                    record.state.withLock { $0.resumedAfter = $0.delivered.count }
+                    record.record { $0.resumedAfter = $0.delivered.count }
                     socket.resumeReading()
                 }
             }
@@ -298,18 +334,21 @@ struct WebSocketFlowControlTests {
     func noMessageIsDeliveredWhilePausedAndNoneIsLost(compression: Bool) async throws {
         let group = try EventLoopGroup(loops: 1)
         defer { group.shutdown() }
-        let record = Record()
-        try await withServer(router: Self.router(record)) { address, _ in
+        let record = Observed(Record())
+        let clock = ManualClock()
+        try await withServer(testConfiguration { $0.clock = .manual(clock) }, router: Self.router(record)) {
+            address, _ in
             var options = WebSocketClient.Options()
             options.compression = compression
             let (socket, _) = try await WebSocketTests.connect(address, "/paced", options: options, group: group)
             let sent = (0..<200).map { "message \($0)" }
             for text in sent { socket.send(.text(text)) }
-            let deadline = ContinuousClock.now + .seconds(10)
-            while record.state.withLock({ $0.delivered.count }) < sent.count && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            let state = record.state.withLock { $0 }
+            await record.wait { $0.delivered.count >= 3 }
+            await clock.advance(by: .milliseconds(200) - .nanoseconds(1))
+            #expect(record.current.delivered.count == 3, "paused until the timer")
+            await clock.advance(by: .nanoseconds(1))
+            await record.wait { $0.delivered.count == sent.count }
+            let state = record.current
             #expect(state.delivered == sent, "every message, in order")
             #expect(state.resumedAfter == 3, "nothing was delivered between the pause and the resume")
             socket.close()

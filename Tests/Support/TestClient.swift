@@ -183,6 +183,14 @@ extension TestClient {
         }
     }
 
+    /// Whether the connection is open with nothing to read, right now (no waiting): what a test checks before a
+    /// deadline on a ``ManualClock`` has passed.
+    public func isOpenWithNothingToRead() -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+    }
+
     /// Reads whatever is available (blocking up to the timeout); empty at close or timeout.
     public func readSome() -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 65536)

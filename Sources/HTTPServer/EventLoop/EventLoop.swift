@@ -67,6 +67,8 @@ public final class EventLoop: @unchecked Sendable {
     let name: String
     /// How it waits when nothing is ready.
     let idleWait: IdleWait
+    /// The clock its timers run by when it is not the machine's (tests).
+    private let manualClock: ManualClock?
     private let epollFD: Int32
     private let wakeFD: Int32
     private let inbox = Locked(Inbox())
@@ -87,16 +89,19 @@ public final class EventLoop: @unchecked Sendable {
     /// no buffer of its own.
     let readBuffer = ReadBuffer(capacity: 64 * 1024)
 
-    init(index: Int, name: String, idleWait: IdleWait = .block) throws(SystemError) {
+    init(index: Int, name: String, idleWait: IdleWait = .block, clock: LoopClock = .monotonic) throws(SystemError) {
         self.index = index
         self.name = name
         self.idleWait = idleWait
+        if case .manual(let clock) = clock { manualClock = clock } else { manualClock = nil }
+        wokeAt = manualClock?.now ?? Self.now()
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epollFD >= 0 else { throw SystemError.last("epoll_create1") }
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard wakeFD >= 0 else { throw SystemError.last("eventfd") }
         var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(u64: Self.token(wakeFD, 0)))
         guard epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event) == 0 else { throw SystemError.last("epoll_ctl") }
+        manualClock?.attach(self)
     }
 
     deinit {
@@ -201,7 +206,13 @@ public final class EventLoop: @unchecked Sendable {
     /// - Returns: A handle to cancel the timer.
     @discardableResult
     public func schedule(after delay: Duration, _ work: @escaping () -> Void) -> LoopTimer {
-        timers.add(at: Self.now() + Self.nanoseconds(delay), work)
+        timers.add(at: now() + Self.nanoseconds(delay), work)
+    }
+
+    /// Runs the timers due by the loop's clock now. Loop thread only (``ManualClock/advance(by:)``).
+    func runDueTimers() {
+        wokeAt = now()
+        while let timer = timers.popExpired(now: wokeAt) { timer.fire() }
     }
 
     /// A duration in whole nanoseconds (0 for a negative one).
@@ -210,8 +221,12 @@ public final class EventLoop: @unchecked Sendable {
             + UInt64(max(0, duration.components.attoseconds / 1_000_000_000))
     }
 
-    /// Monotonic time in nanoseconds.
+    /// The machine's monotonic time in nanoseconds.
     public static func now() -> UInt64 { cnet_monotonic_ns() }
+
+    /// The loop's clock in nanoseconds (the machine's, or a ``ManualClock``): what timeouts of the loop's connections
+    /// are measured in. Safe from any thread.
+    public func now() -> UInt64 { manualClock?.now ?? cnet_monotonic_ns() }
 
     /// ``now()`` as of the loop's latest wake-up: what the work of one batch of events shares, read without a clock
     /// call each. Loop thread only.
@@ -219,7 +234,7 @@ public final class EventLoop: @unchecked Sendable {
         precondition(inEventLoop, "EventLoop.time must be read on the loop's thread")
         return wokeAt
     }
-    private var wokeAt = EventLoop.now()
+    private var wokeAt: UInt64
 
     /// Asks the loop to stop after the work already scheduled; ``waitUntilStopped()`` waits for it.
     public func stop() {
@@ -239,9 +254,11 @@ public final class EventLoop: @unchecked Sendable {
             case .poll(let interval): max(1, Self.nanoseconds(interval))
             }
         while running.load(ordering: .acquiring) {
-            let timeout = pollInterval == nil ? timers.millisecondsUntilNext(now: Self.now()) : 0
+            var timeout = pollInterval == nil ? timers.millisecondsUntilNext(now: now()) : 0
+            // A manual clock moves only by `advance`, which wakes the loop: no real time is worth waiting for.
+            if manualClock != nil && timeout > 0 { timeout = -1 }
             let count = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, 256, timeout) }
-            wokeAt = Self.now()
+            wokeAt = now()
             if count > 0 {
                 for event in events[0..<Int(count)] {
                     let token = event.data.u64
@@ -272,7 +289,8 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Sleeps (outside epoll) for `interval`, or until the next timer is due when that is sooner.
     private func pause(upTo interval: UInt64) {
-        let wait = min(interval, timers.nanosecondsUntilNext(now: Self.now()) ?? interval)
+        let next = manualClock == nil ? timers.nanosecondsUntilNext(now: now()) : nil
+        let wait = min(interval, next ?? interval)
         guard wait > 0 else { return }
         var remaining = timespec(tv_sec: Int(wait / 1_000_000_000), tv_nsec: Int(wait % 1_000_000_000))
         var request = remaining

@@ -13,13 +13,15 @@ public final class EventLoopGroup: Sendable {
     ///   - name: The threads' name, numbered (`event-loop-0`, …; at most 15 bytes in all are kept), so profilers
     ///     tell one program's loops from another's.
     ///   - idleWait: How the loops wait when nothing is ready (default: they block in epoll).
+    ///   - clock: What their timers run by (default: the machine's monotonic clock; a ``ManualClock`` for tests).
     /// - Throws: ``SystemError`` when epoll or eventfd cannot be created.
     public init(
-        loops count: Int = System.coreCount, name: String = "event-loop", idleWait: IdleWait = .block
+        loops count: Int = System.coreCount, name: String = "event-loop", idleWait: IdleWait = .block,
+        clock: LoopClock = .monotonic
     ) throws(SystemError) {
         var loops: [EventLoop] = []
         for index in 0..<max(1, count) {
-            loops.append(try EventLoop(index: index, name: "\(name)-\(index)", idleWait: idleWait))
+            loops.append(try EventLoop(index: index, name: "\(name)-\(index)", idleWait: idleWait, clock: clock))
         }
         self.loops = loops
         for loop in loops { loop.start() }

@@ -173,7 +173,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         phase = .handling
         timer?.cancel()
         timer = nil
-        let started = EventLoop.now()
+        let started = loop.now()
         let responder = server.responder
         Task(executorPreference: loop) {
             let response = await responder(request)
@@ -326,7 +326,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         server.metrics.responded(status)
         let logger = server.logger
         guard logger.level <= .info else { return }
-        let micros = (EventLoop.now() - started) / 1000
+        let micros = (loop.now() - started) / 1000
         logger.log(
             .info, "request",
             [
@@ -446,7 +446,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
     private func checkWriteProgress() {
         guard phase != .closed, written < output.count else { return }
         let timeout = server.configuration.writeTimeout
-        let stalled = stall.duration(fd: fd, at: EventLoop.now())
+        let stalled = stall.duration(fd: fd, at: loop.now())
         guard stalled >= timeout else { return armWriteTimer(after: timeout - stalled) }
         server.logger.log(
             .notice, "client stopped reading; closing",

@@ -37,7 +37,7 @@ public final class HTTPServer: Sendable {
     ) throws(SystemError) {
         self.configuration = configuration
         self.metrics = metrics
-        group = try EventLoopGroup(loops: configuration.loops)
+        group = try EventLoopGroup(loops: configuration.loops, clock: configuration.clock)
         let logger = Logger(level: configuration.logLevel)
         let renderer = configuration.errorRenderer
         // The router decides first, so middleware sees the matched route (never a raw spelling of the path).

@@ -45,6 +45,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// TLS for every accepted connection (HTTPS and WSS); nil serves plain HTTP. The handshake counts against
     /// ``headTimeout``. ``TLSContext/reload()`` changes the certificate for connections accepted afterwards.
     public var tls: TLSContext?
+    /// What the event loops' timers, and so every timeout above, run by: the machine's clock, or a ``ManualClock``
+    /// that a test moves.
+    public var clock = LoopClock.monotonic
 
     /// Creates the default configuration.
     public init() {}

@@ -125,7 +125,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         }
         compressionThreshold = configuration.compression?.compressionThreshold ?? Int.max
         assembler = WebSocketMessageAssembler(maxMessageSize: configuration.maxMessageSize, inflater: inflater)
-        lastReceived = EventLoop.now()
+        lastReceived = loop.now()
     }
 
     /// Registers with the loop, processes bytes that arrived with the handshake, and starts the ping timer.
@@ -437,7 +437,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         // The timer holds the socket strongly (a weak reference would move its reference count to a slower side
         // table for good); `finish` cancels the timer, which releases it.
         timer = loop.schedule(after: configuration.pingInterval) { [self] in
-            let silence = Duration.nanoseconds(Int64(EventLoop.now() - lastReceived))
+            let silence = Duration.nanoseconds(Int64(loop.now() - lastReceived))
             switch lifecycle.keepAlive(
                 silentFor: silence, pingInterval: configuration.pingInterval, idleTimeout: configuration.idleTimeout)
             {
@@ -471,7 +471,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     /// ``WebSocketConfiguration/writeTimeout``; otherwise waits for the rest of that time (nothing when none is queued).
     private func checkWriteProgress() {
         guard !lifecycle.isClosed, !outgoing.isEmpty else { return }
-        let stalled = stall.duration(fd: fd, at: EventLoop.now())
+        let stalled = stall.duration(fd: fd, at: loop.now())
         guard stalled >= configuration.writeTimeout else {
             armWriteTimer(after: configuration.writeTimeout - stalled)
             return
