@@ -11,46 +11,24 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
     // Safety: every method runs on `loop`'s thread (handlers are invoked by the loop, tasks prefer the loop
     // as their executor and re-enter through `loop.execute`), so no state is shared between threads.
 
-    private enum Phase {
-        /// Between requests, nothing buffered.
-        case idle
-        /// A request is arriving.
-        case reading
-        /// Its handler runs; input is buffered but not parsed.
-        case handling
-        /// Writing the last response, then closing.
-        case closing
-        /// The last response has left and the write side is shut down; what the client still sends is read and
-        /// dropped for a bounded time and size before closing, so the kernel does not answer it with a reset that
-        /// destroys the response before the client reads it (nginx's lingering close).
-        case lingering
-        case closed
-    }
-
     let transport: Transport
     var fd: Int32 { transport.fd }
     let loop: EventLoop
     private let server: ServerContext
     private let remote: SocketAddress?
     private var parser: HTTPRequestParser
-    private var phase = Phase.idle
+    /// Every decision on the connection; this class does the I/O and keeps the timers.
+    private var state: HTTPConnectionState
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
-    private var output: [UInt8] = []
-    private var written = 0
+    private var output = HTTPOutput()
     private var interest: IOEvents = [.readable, .readHangup]
+    /// The phase's timer (``HTTPConnectionState/Timeout``).
     private var timer: LoopTimer?
     /// Armed while unsent output waits for the socket; closes the connection if the client takes no byte for a
     /// whole ``HTTPServerConfiguration/writeTimeout``.
     private var writeTimer: LoopTimer?
     private var stall = WriteStall()
-    /// Whether the response being written is complete (the next request waits only for it to leave).
-    private var responseComplete = false
-    /// Whether reading is paused because enough input is buffered while a response is pending.
-    private var readingPaused = false
-    private var peerClosed = false
-    /// Input dropped since the last response began to close the connection.
-    private var discarded = 0
     private var writeWaiters: [CheckedContinuation<Bool, Never>] = []
     private var upgrade: (@Sendable (UpgradedConnection) -> Void, HTTPRequest)?
 
@@ -59,7 +37,11 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         self.loop = loop
         self.server = server
         self.remote = remote
-        self.parser = HTTPRequestParser(limits: server.configuration.limits)
+        parser = HTTPRequestParser(limits: server.configuration.limits)
+        state = HTTPConnectionState(
+            limits: .init(
+                maxBufferedInput: server.configuration.maxBufferedInput,
+                maxLingeringBytes: server.configuration.maxLingeringBytes))
     }
 
     /// Registers with the loop and starts the idle timer.
@@ -72,7 +54,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
             return
         }
         server.registry(for: loop).insert(self)
-        armTimer(server.configuration.idleTimeout, phase: .idle)
+        arm(.idle)
         // Bytes TLS read with the end of the handshake raise no readiness event of their own.
         if transport.hasBufferedInput { readAvailable() }
     }
@@ -86,32 +68,50 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         if events.contains(.error) || events.contains(.hangup) { closeNow() }
     }
 
+    /// Does what the state answered.
+    private func perform(_ action: HTTPConnectionState.Action?) {
+        switch action {
+        case nil: break
+        case .nextRequest(let resumeReading): startNextRequest(resumeReading: resumeReading)
+        case .handOver: handOver()
+        case .linger: linger()
+        case .respondTimeout: respondToTimeout()
+        case .close: closeNow()
+        }
+    }
+
     // MARK: Reading
 
     private func readAvailable() {
-        guard phase != .closed else { return }
+        guard !state.isClosed else { return }
         let buffer = loop.readBuffer
         reading: while true {
             switch transport.receive(into: buffer.bytes) {
             case .transferred(let count):
                 server.metrics.received(count)
-                if phase == .closing || phase == .lingering {
-                    guard discard(count) else { break reading }
-                    continue
-                }
-                parser.append(UnsafeRawBufferPointer(start: buffer.pointer, count: count))
-                if phase == .handling && parser.bufferedByteCount >= server.configuration.maxBufferedInput {
-                    pauseReading()
+                switch state.received(count) {
+                case .parse:
+                    parser.append(UnsafeRawBufferPointer(start: buffer.pointer, count: count))
+                    if state.buffered(parser.bufferedByteCount) {
+                        // Level-triggered epoll would report the unread input again and again: TCP slows the client.
+                        stopReading()
+                        break reading
+                    }
+                case .drop:
+                    break
+                case .stopReading:
+                    stopReading()
                     break reading
+                case .close:
+                    return closeNow()
                 }
                 if !transport.mayHaveMore(afterReading: count, capacity: buffer.capacity, levelTriggered: true) {
                     break reading
                 }
             case .endOfStream:
-                if phase == .lingering { return closeNow() }
+                if let action = state.receivedEnd() { return perform(action) }
                 // End of input stays readable under level-triggered epoll: stop asking, or the loop spins.
-                peerClosed = true
-                setInterest(interest.subtracting([.readable, .readHangup]))
+                stopReading()
                 break reading
             case .wouldBlock:
                 if transport.readWaitsForWritable && !interest.contains(.writable) {
@@ -119,37 +119,33 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
                 }
                 break reading
             case .failed:
-                closeNow()
-                break reading
+                return closeNow()
             }
         }
-        guard phase != .closed && phase != .lingering else { return }
+        guard state.parsesInput else { return }
         // Part of a TLS record is a request begun: the head timeout applies, not the idle one.
-        if phase == .idle && parser.bufferedByteCount == 0 && transport.hasBufferedInput {
-            phase = .reading
-            armTimer(server.configuration.headTimeout, phase: .reading)
+        if parser.bufferedByteCount == 0 && transport.hasBufferedInput, let timeout = state.requestBegins() {
+            arm(timeout)
         }
         processInput()
-        // A request still incomplete when the peer stops sending can never complete.
-        if peerClosed && (phase == .idle || phase == .reading) { closeNow() }
     }
 
+    /// Parses requests from the buffered input while no request is being answered.
     private func processInput() {
-        while phase == .idle || phase == .reading {
-            if phase == .idle {
-                guard parser.bufferedByteCount > 0 else { return }
-                phase = .reading
-                armTimer(server.configuration.headTimeout, phase: .reading)
+        parsing: while state.parsesInput {
+            if state.phase == .idle {
+                guard parser.bufferedByteCount > 0 else { break }
+                if let timeout = state.requestBegins() { arm(timeout) }
             }
             switch parser.next() {
             case .needMoreData:
-                return
+                break parsing
             case .head(let parsed):
                 head = parsed
                 body.removeAll(keepingCapacity: true)
-                armTimer(server.configuration.bodyTimeout, phase: .reading)
+                arm(state.headReceived())
                 if parsed.expectsContinue, parsed.bodyFraming != .noBody {
-                    output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
+                    output.bytes.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
                     flush()
                 }
             case .body(let bytes):
@@ -161,16 +157,21 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
                 self.head = nil
                 dispatch(HTTPRequest(head: head, body: body, remoteAddress: remote))
             case .error(let error):
-                respondToParseError(error)
-                return
+                return respondToParseError(error)
             }
         }
+        perform(state.inputConsumed())
+    }
+
+    /// Stops reading: the input has ended, enough is buffered, or what arrives is dropped past its bound.
+    private func stopReading() {
+        setInterest(interest.subtracting([.readable, .readHangup]))
     }
 
     // MARK: Responding
 
     private func dispatch(_ request: HTTPRequest) {
-        phase = .handling
+        state.requestReceived()
         timer?.cancel()
         timer = nil
         let started = loop.now()
@@ -181,12 +182,41 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         }
     }
 
-    private func send(_ original: HTTPResponse, to request: HTTPRequest, started: UInt64) {
-        guard phase == .handling else { return }
+    private func send(_ response: HTTPResponse, to request: HTTPRequest, started: UInt64) {
+        guard state.phase == .handling else { return }
+        let switching = response.status.code == HTTPStatus.switchingProtocols.code
+        let keepAlive = state.keepsAlive(
+            requested: request.head.keepAlive, draining: server.isDraining,
+            upgrade: response.upgrade != nil || switching)
+        let before = output.bytes.count
+        let streaming: (chunks: AsyncStream<[UInt8]>, chunked: Bool)?
+        do throws(HTTPWriteError) {
+            streaming = try write(response, to: request, keepAlive: keepAlive)
+        } catch {
+            server.logger.log(.error, "handler produced an invalid response", ["error": "\(error)"])
+            output.truncate(to: before)
+            try? HTTPResponseWriter.write(
+                HTTPResponseHead(status: .internalServerError, headers: ["Connection": "close"]),
+                date: server.date(for: loop), into: &output.bytes)
+            state.respondingAndClosing()
+            return flush()
+        }
+        if let streaming {
+            log(request, status: response.status.code, bytes: -1, started: started)
+            return stream(streaming.chunks, chunked: streaming.chunked, keepAlive: keepAlive && streaming.chunked)
+        }
+        log(request, status: response.status.code, bytes: output.bytes.count - before, started: started)
+        if let handover = response.upgrade, switching { upgrade = (handover, request) }
+        state.responseWritten(keepAlive: keepAlive, upgrade: upgrade != nil)
+        flush()
+    }
+
+    /// Queues the response's head, and its body unless it streams.
+    /// - Returns: The body's chunks and whether they go in chunked coding, for a body that streams.
+    private func write(
+        _ original: HTTPResponse, to request: HTTPRequest, keepAlive: Bool
+    ) throws(HTTPWriteError) -> (chunks: AsyncStream<[UInt8]>, chunked: Bool)? {
         var response = original
-        let keepAlive =
-            request.head.keepAlive && !server.isDraining && !peerClosed && response.upgrade == nil
-            && !(response.status.code == HTTPStatus.switchingProtocols.code && response.upgrade == nil)
         var headers = response.headers
         if !keepAlive && response.upgrade == nil {
             headers.replaceOrAdd(name: "Connection", value: "close")
@@ -202,49 +232,25 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         }
         let head = HTTPResponseHead(status: response.status, headers: headers)
         let date = server.date(for: loop)
-        let before = output.count
-        do throws(HTTPWriteError) {
-            switch response.body {
-            case .empty:
-                try HTTPResponseWriter.write(head, date: date, requestMethod: request.method, into: &output)
-            case .bytes(let bytes):
-                try HTTPResponseWriter.write(
-                    head, body: bytes, date: date, requestMethod: request.method, into: &output)
-            case .stream(let chunks):
-                // RFC 9112 §6.1: no chunked coding for HTTP/1.0; the body then ends when the connection closes.
-                let chunked = request.head.version != .http10
-                var streaming = head
-                if chunked {
-                    streaming.headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
-                } else {
-                    streaming.headers.replaceOrAdd(name: "Connection", value: "close")
-                }
-                try HTTPResponseWriter.writeHead(streaming, date: date, into: &output)
-                if request.method != .head {
-                    log(request, status: response.status.code, bytes: -1, started: started)
-                    stream(chunks, chunked: chunked, keepAlive: keepAlive && chunked)
-                    return
-                }
+        switch response.body {
+        case .empty:
+            try HTTPResponseWriter.write(head, date: date, requestMethod: request.method, into: &output.bytes)
+        case .bytes(let bytes):
+            try HTTPResponseWriter.write(
+                head, body: bytes, date: date, requestMethod: request.method, into: &output.bytes)
+        case .stream(let chunks):
+            // RFC 9112 §6.1: no chunked coding for HTTP/1.0; the body then ends when the connection closes.
+            let chunked = request.head.version != .http10
+            var streaming = head
+            if chunked {
+                streaming.headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+            } else {
+                streaming.headers.replaceOrAdd(name: "Connection", value: "close")
             }
-        } catch {
-            server.logger.log(.error, "handler produced an invalid response", ["error": "\(error)"])
-            output.removeLast(output.count - before)
-            try? HTTPResponseWriter.write(
-                HTTPResponseHead(status: .internalServerError, headers: ["Connection": "close"]), date: date,
-                into: &output)
-            phase = .closing
-            flush()
-            return
+            try HTTPResponseWriter.writeHead(streaming, date: date, into: &output.bytes)
+            if request.method != .head { return (chunks, chunked) }
         }
-        log(request, status: response.status.code, bytes: output.count - before, started: started)
-        if let handover = response.upgrade, response.status.code == 101 {
-            upgrade = (handover, request)
-            phase = .closing
-        } else {
-            phase = keepAlive ? .handling : .closing
-        }
-        flush()
-        responseQueued()
+        return nil
     }
 
     private func stream(_ stream: AsyncStream<[UInt8]>, chunked: Bool, keepAlive: Bool) {
@@ -255,11 +261,10 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
                 if !open { return }
             }
             self.loop.execute {
-                guard self.phase == .handling else { return }
-                if chunked { try? HTTPChunkedWriter.writeLastChunk(into: &self.output) }
-                if !keepAlive { self.phase = .closing }
+                guard self.state.phase == .handling else { return }
+                if chunked { try? HTTPChunkedWriter.writeLastChunk(into: &self.output.bytes) }
+                self.state.streamEnded(keepAlive: keepAlive)
                 self.flush()
-                self.responseQueued()
             }
         }
     }
@@ -268,14 +273,14 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
     private func enqueueChunk(_ chunk: [UInt8], chunked: Bool) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             loop.execute {
-                guard self.phase == .handling else { return continuation.resume(returning: false) }
+                guard self.state.phase == .handling else { return continuation.resume(returning: false) }
                 if chunked {
-                    HTTPChunkedWriter.writeChunk(chunk, into: &self.output)
+                    HTTPChunkedWriter.writeChunk(chunk, into: &self.output.bytes)
                 } else {
-                    self.output.append(contentsOf: chunk)
+                    self.output.bytes.append(contentsOf: chunk)
                 }
                 self.flush()
-                if self.output.count - self.written > self.server.configuration.writeHighWater {
+                if self.output.isAbove(highWater: self.server.configuration.writeHighWater) {
                     self.writeWaiters.append(continuation)
                 } else {
                     continuation.resume(returning: true)
@@ -295,31 +300,27 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         if case .bytes(let bytes) = response.body { body = bytes } else { body = [] }
         try? HTTPResponseWriter.write(
             HTTPResponseHead(status: status, headers: response.headers), body: body,
-            date: server.date(for: loop), into: &output)
-        phase = .closing
+            date: server.date(for: loop), into: &output.bytes)
+        state.respondingAndClosing()
         flush()
     }
 
-    /// The whole response is in `output`: the next request starts once it has left (now, or when ``flush()``
-    /// drains it).
-    private func responseQueued() {
-        guard phase == .handling else { return }
-        if output.isEmpty { nextRequest() } else { responseComplete = true }
+    private func respondToTimeout() {
+        server.metrics.responded(408)
+        try? HTTPResponseWriter.write(
+            HTTPResponseHead(status: .requestTimeout, headers: ["Connection": "close"]), date: server.date(for: loop),
+            into: &output.bytes)
+        flush()
     }
 
-    private func nextRequest() {
-        responseComplete = false
-        phase = .idle
-        armTimer(server.configuration.idleTimeout, phase: .idle)
-        if readingPaused {
-            readingPaused = false
-            if !peerClosed { setInterest(interest.union([.readable, .readHangup])) }
-        }
+    /// The previous response has left: waits for the next request, which may be buffered already.
+    private func startNextRequest(resumeReading: Bool) {
+        arm(.idle)
+        if resumeReading { setInterest(interest.union([.readable, .readHangup])) }
         // Records TLS read ahead before reading paused raise no readiness event: read them now.
         if transport.hasBufferedInput { return readAvailable() }
-        if server.isDraining && parser.bufferedByteCount == 0 { return closeNow() }
+        if state.closesWhenIdle(draining: server.isDraining, buffered: parser.bufferedByteCount) { return closeNow() }
         processInput()
-        if peerClosed && phase == .idle { closeNow() }
     }
 
     private func log(_ request: HTTPRequest, status: Int, bytes: Int, started: UInt64) {
@@ -336,26 +337,16 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
             ])
     }
 
-    /// Stops reading until the pending response has left (level-triggered epoll would report the unread input, or
-    /// a half-close, again and again): TCP then slows the client down.
-    private func pauseReading() {
-        readingPaused = true
-        setInterest(interest.subtracting([.readable, .readHangup]))
-    }
-
     // MARK: Writing
 
     private func flush() {
+        guard !state.isClosed else { return }
         // Until the output has left, and then any TLS record still waiting for the socket.
-        while written < output.count || transport.hasPendingOutput {
-            let offset = written
-            let result =
-                offset < output.count
-                ? output.withUnsafeBytes { transport.send(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
-                : transport.flushPending()
-            switch result {
+        while output.hasUnsent || transport.hasPendingOutput {
+            let queued = output.hasUnsent
+            switch queued ? output.withUnsent({ transport.send($0) }) : transport.flushPending() {
             case .transferred(let count):
-                written += count
+                if queued { output.sent(count) }
                 stall.progressed(at: loop.time)
                 server.metrics.sent(count)
             case .wouldBlock:
@@ -366,12 +357,10 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
                 }
                 return
             case .endOfStream, .failed:
-                closeNow()
-                return
+                return closeNow()
             }
         }
-        output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
-        written = 0
+        output.reset()
         writeTimer?.cancel()
         writeTimer = nil
         if interest.contains(.writable) && !transport.readWaitsForWritable {
@@ -380,35 +369,14 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         let waiters = writeWaiters
         writeWaiters.removeAll()
         for waiter in waiters { waiter.resume(returning: true) }
-        if phase == .closing {
-            if let (handover, request) = upgrade { return handOver(to: handover, request: request) }
-            linger()
-        } else if phase == .handling && responseComplete {
-            nextRequest()
-        }
-    }
-
-    /// Counts dropped input; past ``HTTPServerConfiguration/maxLingeringBytes`` the connection stops reading (while
-    /// its response leaves) or closes (once lingering). Returns whether to go on reading.
-    private func discard(_ count: Int) -> Bool {
-        discarded += count
-        guard discarded > server.configuration.maxLingeringBytes else { return true }
-        if phase == .lingering {
-            closeNow()
-        } else {
-            setInterest(interest.subtracting([.readable, .readHangup]))
-        }
-        return false
+        perform(state.outputDrained())
     }
 
     /// Shuts the write side down after the last response and drops what the client still sends, for at most
     /// ``HTTPServerConfiguration/lingeringTimeout`` and ``HTTPServerConfiguration/maxLingeringBytes``, then closes.
     private func linger() {
-        guard !peerClosed, discarded <= server.configuration.maxLingeringBytes else { return closeNow() }
-        phase = .lingering
         transport.shutdownWrite()
-        timer?.cancel()
-        timer = loop.schedule(after: server.configuration.lingeringTimeout) { [self] in self.closeNow() }
+        arm(.lingering)
         setInterest([.readable, .readHangup])
         readAvailable()
     }
@@ -420,17 +388,20 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
 
     // MARK: Timers and closing
 
-    private func armTimer(_ duration: Duration, phase expected: Phase) {
+    private func arm(_ timeout: HTTPConnectionState.Timeout) {
         timer?.cancel()
+        let configuration = server.configuration
+        let duration =
+            switch timeout {
+            case .idle: configuration.idleTimeout
+            case .head: configuration.headTimeout
+            case .body: configuration.bodyTimeout
+            case .lingering: configuration.lingeringTimeout
+            }
         // Held strongly (a weak reference would move the reference count to a slower side table for good); every
         // way out of the connection cancels the timer, which releases it.
         timer = loop.schedule(after: duration) { [self] in
-            guard self.phase == expected else { return }
-            if expected == .reading, self.output.isEmpty {
-                self.respondToTimeout()
-            } else {
-                self.closeNow()
-            }
+            perform(state.timerFired(timeout, outputEmpty: output.isEmpty))
         }
     }
 
@@ -444,37 +415,23 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
     /// Closes the connection if output is pending and the client has taken none of it for the write timeout;
     /// otherwise waits for the rest of that time (nothing when the output has left).
     private func checkWriteProgress() {
-        guard phase != .closed, written < output.count else { return }
+        guard !state.isClosed, output.hasUnsent else { return }
         let timeout = server.configuration.writeTimeout
         let stalled = stall.duration(fd: fd, at: loop.now())
         guard stalled >= timeout else { return armWriteTimer(after: timeout - stalled) }
         server.logger.log(
             .notice, "client stopped reading; closing",
-            ["unsent": "\(output.count - written)", "remote": remote?.description ?? "-"])
+            ["unsent": "\(output.unsentCount)", "remote": remote?.description ?? "-"])
         closeNow()
-    }
-
-    private func respondToTimeout() {
-        server.metrics.responded(408)
-        try? HTTPResponseWriter.write(
-            HTTPResponseHead(status: .requestTimeout, headers: ["Connection": "close"]), date: server.date(for: loop),
-            into: &output)
-        phase = .closing
-        flush()
     }
 
     /// Closes at once if idle; otherwise lets the current response finish and closes after it.
     func drain() {
-        switch phase {
-        case .idle: closeNow()
-        case .reading: if parser.isIdle && head == nil { closeNow() }
-        default: break
-        }
+        perform(state.drain(requestStarted: !parser.isIdle || head != nil))
     }
 
     func closeNow() {
-        guard phase != .closed else { return }
-        phase = .closed
+        guard state.closed() else { return }
         timer?.cancel()
         timer = nil
         writeTimer?.cancel()
@@ -487,12 +444,12 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         server.metrics.closedConnection()
     }
 
-    private func handOver(to handler: @Sendable (UpgradedConnection) -> Void, request: HTTPRequest) {
-        phase = .closed
+    private func handOver() {
         timer?.cancel()
         writeTimer?.cancel()
         loop.deregister(fd)
         server.registry(for: loop).remove(self)
+        guard let (handler, request) = upgrade else { return }
         let metrics = server.metrics
         let connection = UpgradedConnection(
             transport: transport, loop: loop, leftover: parser.takeBufferedBytes(), request: request,
