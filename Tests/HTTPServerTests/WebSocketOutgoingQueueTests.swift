@@ -73,4 +73,25 @@ struct WebSocketOutgoingQueueTests {
         queue.append([9], key: .message("k"))
         #expect(Self.drain(&queue) == [9])
     }
+
+    @Test func admitsUpToItsLimitAndACloseFrameBeyondIt() {
+        var queue = Queue(limit: 4)
+        let first = queue.append([1, 1], key: .pong)
+        #expect(first)
+        let replaced = queue.append([2, 2, 2, 2], key: .pong)
+        #expect(replaced, "at the limit is within it")
+        let over = queue.append([3], key: nil)
+        #expect(!over, "past the limit: the peer is too slow")
+        #expect(queue.byteCount == 5, "the frame is queued all the same")
+        let close = queue.append([0x88, 0], key: nil, exempt: true)
+        #expect(close, "a close frame is always admitted")
+        let shrunk = queue.append([4], key: .pong)
+        #expect(shrunk, "a smaller replacement brings the queue back within it")
+        #expect(queue.byteCount == 4)
+        _ = Self.drain(&queue)
+        let again = queue.append([5, 5, 5, 5], key: nil)
+        #expect(again, "room comes back as bytes leave")
+        queue.removeAll()
+        #expect(queue.limit == 4 && queue.isEmpty)
+    }
 }

@@ -68,7 +68,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     private var assembler: WebSocketMessageAssembler
     private let deflater: PerMessageDeflate.Deflater?
     private let compressionThreshold: Int
-    private var outgoing = OutgoingQueue()
+    private var outgoing: OutgoingQueue
     /// Edge-triggered: every read continues to a short read (the socket is then empty) or EAGAIN, and writes are
     /// only watched while the socket is full.
     private var interest: IOEvents = [.readable, .readHangup, .edgeTriggered]
@@ -98,6 +98,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         self.lifetime = lifetime
         self.logger = logger
         lifecycle = WebSocketLifecycle(role: role)
+        outgoing = OutgoingQueue(limit: configuration.maxQueuedBytes)
         // A compressed frame may be a little larger than the message it inflates to (incompressible data grows);
         // the message size limit applies after inflation, so the frame limit must leave that room.
         let frameLimit =
@@ -282,8 +283,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     /// ``WebSocketConfiguration/maxQueuedBytes``, control frames included, except a close frame: it must always be
     /// sendable, and nothing is queued after it.
     private func queueFrame(_ frame: [UInt8], key: OutgoingQueue.Key?, sent: Int = 0, isClose: Bool = false) {
-        outgoing.append(frame, key: key, sent: sent)
-        guard isClose || outgoing.byteCount <= configuration.maxQueuedBytes else {
+        guard outgoing.append(frame, key: key, sent: sent, exempt: isClose) else {
             logger.log(.warning, "websocket peer too slow; disconnecting", ["queued": "\(outgoing.byteCount)"])
             failConnection(.policyViolation, reason: "too slow")
             return
@@ -518,91 +518,5 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     private static func randomMask() -> (UInt8, UInt8, UInt8, UInt8) {
         let value = UInt32.random(in: .min ... .max)
         return (UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF))
-    }
-}
-
-extension WebSocket {
-    /// The frames waiting for the socket, oldest first, and the count of their unsent bytes. Bookkeeping only: the
-    /// connection does the writing.
-    ///
-    /// A frame queued with a key replaces, in its place, the newest queued frame with the same key that has not
-    /// started to leave; other frames go last. A frame's bytes are released as soon as it has left, and the room of
-    /// frames that have left is reclaimed as the queue advances, so a queue that never quite empties (a reader that
-    /// only just keeps up) does not grow with what it has already sent.
-    package struct OutgoingQueue {
-        /// What a queued frame may be replaced by.
-        package enum Key: Hashable {
-            /// An application's coalescing key (``WebSocket/send(_:replacing:)``).
-            case message(String)
-            /// The pong to the newest ping (RFC 6455 §5.5.3).
-            case pong
-        }
-
-        private var frames: [[UInt8]] = []
-        /// The index of the first frame not wholly sent.
-        private var head = 0
-        /// How many bytes of the head frame have been sent.
-        private var headOffset = 0
-        /// Where the newest frame of each key is: replacing costs no search of the queue.
-        private var newest: [Key: Int] = [:]
-        /// The bytes not yet sent.
-        package private(set) var byteCount = 0
-
-        /// An empty queue.
-        package init() {}
-
-        /// Whether every frame has been sent.
-        package var isEmpty: Bool { head == frames.count }
-
-        /// How many frames the storage holds, sent ones not yet reclaimed included.
-        package var storedFrameCount: Int { frames.count }
-
-        /// Queues a frame: in place of the newest frame with the same key if that one has not started, else last.
-        /// - Parameters:
-        ///   - frame: The frame's bytes.
-        ///   - key: What it replaces and may be replaced by.
-        ///   - sent: How many of its bytes have already left; only for a frame that heads an empty queue.
-        package mutating func append(_ frame: [UInt8], key: Key?, sent: Int = 0) {
-            precondition(sent == 0 || isEmpty, "only the head frame can have started")
-            if let key, sent == 0, let index = newest[key], index > head || (index == head && headOffset == 0) {
-                byteCount += frame.count - frames[index].count
-                frames[index] = frame
-                return
-            }
-            if let key { newest[key] = frames.count }
-            frames.append(frame)
-            if sent > 0 { headOffset = sent }
-            byteCount += frame.count - sent
-        }
-
-        /// Lends the head frame's unsent bytes to `body`. The queue must not be empty.
-        package func withUnsentHead<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-            let offset = headOffset
-            return frames[head].withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
-        }
-
-        /// Records that `count` bytes of the head frame have left.
-        package mutating func removeSent(_ count: Int) {
-            headOffset += count
-            byteCount -= count
-            guard headOffset == frames[head].count else { return }
-            frames[head] = []
-            head += 1
-            headOffset = 0
-            if head == frames.count {
-                // The room of a short queue is kept for the next burst; a backlog's is given back.
-                frames.removeAll(keepingCapacity: frames.capacity <= 16)
-                newest.removeAll(keepingCapacity: newest.capacity <= 4)
-                head = 0
-            } else if head >= 64, head * 2 >= frames.count {
-                let removed = head
-                frames.removeSubrange(..<removed)
-                newest = newest.compactMapValues { $0 >= removed ? $0 - removed : nil }
-                head = 0
-            }
-        }
-
-        /// Drops every frame and gives back the room.
-        package mutating func removeAll() { self = OutgoingQueue() }
     }
 }
