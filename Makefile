@@ -15,6 +15,9 @@ SYSTEM_PYTHON = /usr/bin/python3
 PYTHON = $(CURDIR)/$(VENV)/bin/python
 export PYTHON
 
+# $(call blackbox,SUITE): the unittest modules of blackbox/SUITE (test_SUITE_*.py, one per subject).
+blackbox = $(PYTHON) -m unittest discover -s blackbox/$(1) -p 'test_$(1)_*.py'
+
 .PHONY: run demo test browser autobahn deps deps-run deps-packages lint build-tests unit-tests integration fuzz tsan bench \
 	docker-check fresh-check dev-cert clean
 
@@ -77,16 +80,16 @@ unit-tests: build-tests
 integration: build-tests
 	$(SWIFT) build --product http-bench-server
 	$(SWIFT) build --product motion-server
-	$(PYTHON) -m unittest blackbox/http/test_http.py
-	$(PYTHON) blackbox/websocket/test_websocket.py
+	$(call blackbox,http)
+	$(PYTHON) blackbox/websocket/run.py
 	AUTOBAHN_CASES="1.* 2.* 3.* 4.* 5.* 6.* 7.* 9.* 10.* 12.1.* 13.1.*" blackbox/websocket/autobahn.sh
 	AUTOBAHN_MOTION_SERVER=1 AUTOBAHN_CASES="9.*" blackbox/websocket/autobahn.sh
 	$(SWIFT) build --product motion-load
-	$(PYTHON) -m unittest blackbox/server/test_server.py
-	$(PYTHON) -m unittest blackbox/security/test_security.py
-	$(PYTHON) -m unittest blackbox/tls/test_tls.py
-	MOTION_TEST_TLS=1 $(PYTHON) -m unittest blackbox/http/test_http.py
-	MOTION_TEST_TLS=1 $(PYTHON) blackbox/websocket/test_websocket.py
+	$(call blackbox,server)
+	$(call blackbox,security)
+	$(call blackbox,tls)
+	MOTION_TEST_TLS=1 $(call blackbox,http)
+	MOTION_TEST_TLS=1 $(PYTHON) blackbox/websocket/run.py
 	cd blackbox/server && $(PYTHON) -m unittest test_motion_load
 
 ## Property-based fuzzing of the REST API from its own /openapi.json (schemathesis): no 5xx, responses match it.

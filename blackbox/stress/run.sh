@@ -6,7 +6,7 @@
 #   blackbox/stress/run.sh [ROUNDS] [LOADERS]
 #
 # ROUNDS (default 50) rounds of: the in-process Swift suites (MotionServerTests, SecurityTests) and the black-box
-# Python suite blackbox/server/test_server.py, while LOADERS (default: the number of cores) busy loops keep every
+# Python suite blackbox/server (test_server_*.py), while LOADERS (default: the number of cores) busy loops keep every
 # core taken. Each failing round's output is kept in .build/stress/round-N.log; the exit status is the number of
 # failed rounds (0 when all passed, capped at 100).
 set -uo pipefail
@@ -32,7 +32,7 @@ for round in $(seq "$rounds"); do
     log="$logs/round-$round.log"
     started=$(date +%s)
     if swift test --skip-build --disable-xctest --filter "MotionServerTests|SecurityTests" >"$log" 2>&1 \
-        && "$PYTHON" -m unittest blackbox/server/test_server.py >>"$log" 2>&1; then
+        && "$PYTHON" -m unittest discover -s blackbox/server -p 'test_server_*.py' >>"$log" 2>&1; then
         rm -f "$log"
         echo "round $round/$rounds passed in $(( $(date +%s) - started )) s"
     else
