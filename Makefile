@@ -3,17 +3,20 @@ SWIFT ?= swift
 LINT_PATHS = Package.swift Sources Tests bench Plugins
 
 # Debian packages, installed by `make deps-run` / `make deps` when missing. The server builds against the first
-# list; the tests use the second too (the Python suites, curl in tests/http, the browser suite's chromium).
+# list; the tests use the second too (the Python suites, curl in blackbox/http, the browser suite's chromium).
 RUN_PACKAGES = zlib1g-dev libsqlite3-dev libssl-dev
 TEST_PACKAGES = python3 python3-venv curl chromium chromium-driver openssl nginx
 
 # The Python test tools live in a project virtual environment (Debian's python3-venv; Debian's Python refuses
 # system-wide pip installs, PEP 668), pinned in one file. Every suite and script runs $(PYTHON).
 VENV = .venv
-REQUIREMENTS = tests/requirements.txt
+REQUIREMENTS = blackbox/requirements.txt
 SYSTEM_PYTHON = /usr/bin/python3
 PYTHON = $(CURDIR)/$(VENV)/bin/python
 export PYTHON
+
+# $(call blackbox,SUITE): the unittest modules of blackbox/SUITE (test_SUITE_*.py, one per subject).
+blackbox = $(PYTHON) -m unittest discover -s blackbox/$(1) -p 'test_$(1)_*.py'
 
 .PHONY: run demo test browser autobahn deps deps-run deps-packages lint build-tests unit-tests integration fuzz tsan bench \
 	docker-check fresh-check dev-cert clean
@@ -34,7 +37,7 @@ endef
 deps-run:
 	$(call apt_install,$(RUN_PACKAGES))
 
-## Everything the build and the tests need: the Debian packages above, and .venv with tests/requirements.txt
+## Everything the build and the tests need: the Debian packages above, and .venv with blackbox/requirements.txt
 ## (made again only when that file changed).
 deps: deps-packages $(VENV)/requirements.stamp
 
@@ -77,31 +80,31 @@ unit-tests: build-tests
 integration: build-tests
 	$(SWIFT) build --product http-bench-server
 	$(SWIFT) build --product motion-server
-	$(PYTHON) -m unittest tests/http/test_http.py
-	$(PYTHON) tests/websocket/test_websocket.py
-	AUTOBAHN_CASES="1.* 2.* 3.* 4.* 5.* 6.* 7.* 9.* 10.* 12.1.* 13.1.*" tests/websocket/autobahn.sh
-	AUTOBAHN_MOTION_SERVER=1 AUTOBAHN_CASES="9.*" tests/websocket/autobahn.sh
+	$(call blackbox,http)
+	$(PYTHON) blackbox/websocket/run.py
+	AUTOBAHN_CASES="1.* 2.* 3.* 4.* 5.* 6.* 7.* 9.* 10.* 12.1.* 13.1.*" blackbox/websocket/autobahn.sh
+	AUTOBAHN_MOTION_SERVER=1 AUTOBAHN_CASES="9.*" blackbox/websocket/autobahn.sh
 	$(SWIFT) build --product motion-load
-	$(PYTHON) -m unittest tests/server/test_server.py
-	$(PYTHON) -m unittest tests/security/test_security.py
-	$(PYTHON) -m unittest tests/tls/test_tls.py
-	MOTION_TEST_TLS=1 $(PYTHON) -m unittest tests/http/test_http.py
-	MOTION_TEST_TLS=1 $(PYTHON) tests/websocket/test_websocket.py
-	cd tests/server && $(PYTHON) -m unittest test_motion_load
+	$(call blackbox,server)
+	$(call blackbox,security)
+	$(call blackbox,tls)
+	MOTION_TEST_TLS=1 $(call blackbox,http)
+	MOTION_TEST_TLS=1 $(PYTHON) blackbox/websocket/run.py
+	cd blackbox/server && $(PYTHON) -m unittest test_motion_load
 
 ## Property-based fuzzing of the REST API from its own /openapi.json (schemathesis): no 5xx, responses match it.
 fuzz: build-tests
-	tests/fuzz/schemathesis.sh
+	blackbox/fuzz/schemathesis.sh
 
 ## Real-browser tests of Public/ (headless Debian chromium + Selenium) against the real server.
 browser: deps
 	$(SWIFT) build --product motion-server
-	$(PYTHON) -m unittest tests/browser/test_browser.py
+	$(PYTHON) -m unittest blackbox/browser/test_browser.py
 
 ## Every Autobahn|Testsuite case (about 9 minutes with a debug build; make test runs a subset of each category).
 autobahn: deps
 	$(SWIFT) build --product http-bench-server
-	tests/websocket/autobahn.sh
+	blackbox/websocket/autobahn.sh
 
 tsan:
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --scratch-path .build-tsan --sanitize=thread --disable-xctest --filter "MotionSessionTests|EventLoopTests|HTTPServerTests|WebSocketTests|SessionStoreTests"
@@ -109,7 +112,7 @@ tsan:
 ## The newcomer's proof: `make test` in a new Debian 12 minbase root (debootstrap) with only the Swift toolchain and
 ## its documented prerequisites (about 25 minutes on 2 cores; as root).
 fresh-check:
-	tests/fresh/check.sh
+	blackbox/fresh/check.sh
 
 ## The Docker runtime stage without a Docker daemon: a debootstrap root with Docker/runtime-packages.txt, the static
 ## binary and Public/, the server as the container runs it: health check, a live session, SIGTERM (as root).

@@ -16,7 +16,7 @@
 #     front end and 2 live sessions over wss verified against the certificate, SIGHUP serving a new certificate
 #     without a restart, SIGTERM exit 0.
 # Mounts, the namespace and the servers are always undone, whatever fails. The prepared root is cached (keyed by
-# the package list and the scripts, remade after 7 days: tests/support/debian-root.sh); each run unpacks a new copy.
+# the package list and the scripts, remade after 7 days: blackbox/support/debian-root.sh); each run unpacks a new copy.
 #
 # Usage: Docker/check.sh
 # Environment: DOCKER_CHECK_DIR (.build-docker: the root, the cache and the static build),
@@ -31,7 +31,7 @@ die() {
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
-source tests/support/debian-root.sh
+source blackbox/support/debian-root.sh
 
 WORK=$(realpath -m "${DOCKER_CHECK_DIR:-$REPO/.build-docker}")
 ROOT=$WORK/root

@@ -12,7 +12,7 @@ die() {
 }
 
 PYTHON=${PYTHON:-$PWD/.venv/bin/python}
-[[ -x $PYTHON ]] || die "$PYTHON is missing: \`make deps\` makes .venv from tests/requirements.txt"
+[[ -x $PYTHON ]] || die "$PYTHON is missing: \`make deps\` makes .venv from blackbox/requirements.txt"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/$BENCH_NAME.XXXXXX")
 
 # wait_quiet MAX_LOAD WAIT_SECONDS : waits until the 1-minute load average is below MAX_LOAD (empty: no wait).
@@ -94,8 +94,8 @@ wrk_runs() {
     done
 }
 
-# start_server / stop_server: tests/support/server.sh (shared with tests/fuzz/schemathesis.sh).
-source "$(dirname "${BASH_SOURCE[0]}")/../tests/support/server.sh"
+# start_server / stop_server: blackbox/support/server.sh (shared with blackbox/fuzz/schemathesis.sh).
+source "$(dirname "${BASH_SOURCE[0]}")/../blackbox/support/server.sh"
 
 bench_cleanup() {
     if declare -F bench_before_cleanup >/dev/null; then bench_before_cleanup; fi

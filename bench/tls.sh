@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # TLS benchmark, side by side in one go with Debian's nginx serving the same tiny response ("hello") with the same
-# ECDSA P-256 certificate (tests/tls/make-certs.sh). Servers are rotated round by round, a fresh process per
+# ECDSA P-256 certificate (blackbox/tls/make-certs.sh). Servers are rotated round by round, a fresh process per
 # measurement; the release http-bench-server runs with LOOPS loops and nginx with as many workers.
 #   keep-alive  wrk -tTHREADS -cCONNECTIONS -dDURATION on `/` over HTTPS: ours, nginx, and ours over plain HTTP
 #               (the TLS/plain ratio); req/s and p99, median of RUNS;

@@ -5,7 +5,7 @@ import HTTPWire
 import NetworkTestSupport
 import Testing
 
-/// The test certificates (tests/tls/make-certs.sh): self-signed for localhost, 127.0.0.1 and ::1.
+/// The test certificates (blackbox/tls/make-certs.sh): self-signed for localhost, 127.0.0.1 and ::1.
 enum TLSFixtures {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/tls").path

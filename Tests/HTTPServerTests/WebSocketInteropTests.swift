@@ -11,7 +11,7 @@ private struct InteropError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The Python `websockets` echo server (tests/websocket/echo_server.py) as a child process, so our client is tested
+/// The Python `websockets` echo server (blackbox/websocket/echo_server.py) as a child process, so our client is tested
 /// against an independent implementation of RFC 6455 and RFC 7692.
 ///
 /// Runs on the interpreter in `PYTHON` (the Makefile sets it to the project's `.venv`), else `.venv/bin/python` when
@@ -25,7 +25,7 @@ private final class PythonEchoServer {
     init() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let script = root.appendingPathComponent("tests/websocket/echo_server.py")
+        let script = root.appendingPathComponent("blackbox/websocket/echo_server.py")
         guard FileManager.default.fileExists(atPath: script.path) else {
             throw InteropError("missing \(script.path)")
         }

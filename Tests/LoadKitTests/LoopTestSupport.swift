@@ -49,7 +49,7 @@ func withEchoServer(
     }
 }
 
-/// The test certificates of HTTPServerTests (tests/tls/make-certs.sh): `ecdsa` is self-signed for localhost,
+/// The test certificates of HTTPServerTests (blackbox/tls/make-certs.sh): `ecdsa` is self-signed for localhost,
 /// 127.0.0.1 and ::1; `ecdsa2` is another self-signed certificate, untrusted by a client that trusts `ecdsa`.
 enum TLSFixtures {
     /// Tests/HTTPServerTests/Fixtures/tls, found from this file's path.

@@ -2,7 +2,7 @@ import Glibc
 import HTTPServer
 import MotionWire
 
-/// A small server on HTTPServer for benchmarks and the black-box integration tests (tests/http):
+/// A small server on HTTPServer for benchmarks and the black-box integration tests (blackbox/http):
 /// `GET /` answers "hello"; `POST /echo` returns the body; `GET /big` 64 KiB of text; `GET /stream?n=N` N chunks;
 /// `GET /items/{id}` the id as JSON; `GET /v1/echo` a WebSocket that echoes every message; files from `--public` for everything else.
 /// Usage: `http-bench-server [--port N] [--loops N] [--public DIR] [--max-body BYTES] [--head-timeout SECONDS]

@@ -3,7 +3,7 @@
     python3 bench/store-http/gen.py OUT_FILE [--templates 48] [--seed 1]
 
 One template a line: the JSON text of a `frames` array (elbow flexion, right side, poses from
-tests/server/motion_client.py's generator) with 30–90 frames at 30 frames/s: a third without a rep (the patient
+blackbox/server/motion_client.py's generator) with 30–90 frames at 30 frames/s: a third without a rep (the patient
 just stands there), the rest with 1 or 2 short reps. store-post.lua wraps each line as
 `{"exercise":"elbowFlexion","side":"right","subject":"<subject>","frames":<line>}`. Prints a JSON line with the
 template stats to stdout. Standard library only.
@@ -15,7 +15,7 @@ import os
 import random
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "server"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "blackbox", "server"))
 from motion_client import angle_profile, elbow_pose  # noqa: E402
 
 

@@ -1,0 +1,720 @@
+"""Real-browser tests of the web front end (Public/): headless Debian Chromium driven by Selenium against the
+real motion-server started with `--public Public` on a free port and a temporary SQLite database.
+
+Run from the repository root after `make deps` (chromium, chromium-driver, .venv) and
+`swift build --product motion-server`:
+
+    .venv/bin/python -m unittest blackbox/browser/test_browser.py
+
+MOTION_SERVER_BIN overrides the server binary (default .build/debug/motion-server); CHROMIUM_BIN and
+CHROMEDRIVER_BIN override the browser (default /usr/bin/chromium, /usr/bin/chromedriver). Screenshots of the three
+pages at phone (390x844) and desktop (1366x900) sizes go to $SCREENSHOT_DIR (default: a fresh temp dir); the folder
+is printed at the end of the run and kept.
+"""
+
+import asyncio
+import atexit
+import base64
+import json
+import math
+import os
+import queue
+import re
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import urllib.error
+import urllib.request
+import uuid
+import zlib
+
+import numpy as np
+import websockets
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SERVER_BIN = os.environ.get("MOTION_SERVER_BIN", os.path.join(ROOT, ".build", "debug", "motion-server"))
+CHROMIUM = os.environ.get("CHROMIUM_BIN", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("CHROMEDRIVER_BIN", "/usr/bin/chromedriver")
+PUBLIC = os.path.join(ROOT, "Public")
+
+# A hash of a canvas's pixels, read in the page.
+CANVAS_HASH = """
+const c = document.getElementById(arguments[0]);
+const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+let h = 0;
+for (let i = 0; i < d.length; i += 4) h = (h * 31 + d[i] + d[i + 1] * 3 + d[i + 2] * 7) | 0;
+return h;
+"""
+
+# How many pixels of a canvas are close to an RGB colour.
+CANVAS_COLOR_COUNT = """
+const [id, r, g, b] = arguments;
+const c = document.getElementById(id);
+const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+let n = 0;
+for (let i = 0; i < d.length; i += 4) {
+  if (Math.abs(d[i] - r) < 12 && Math.abs(d[i + 1] - g) < 12 && Math.abs(d[i + 2] - b) < 12) n++;
+}
+return n;
+"""
+
+CLEAN_RGB = (0x80, 0xED, 0x99)
+REJECTED_RGB = (0xFF, 0x7B, 0x54)
+
+
+def wait_for(condition, timeout=10.0, interval=0.1, message="condition"):
+    """Polls `condition` until it returns a truthy value; fails after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    last_error = None
+    while time.monotonic() < deadline:
+        try:
+            value = condition()
+            if value:
+                return value
+        except Exception as error:  # the element may not exist yet
+            last_error = error
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout} s waiting for {message}" + (f" ({last_error})" if last_error else ""))
+
+
+def elbow_pose(t, angle):
+    """A side-view right elbow flexion pose in image pixels (1280x720), with the trunk and leg for setup checks."""
+    a = math.radians(angle)
+    return {
+        "type": "pose", "t": round(t, 4), "width": 1280, "height": 720,
+        "points": {
+            "nose": [612, 190], "neck": [600, 250], "root": [600, 450],
+            "rightShoulder": [600, 250], "rightElbow": [600, 400],
+            "rightWrist": [round(600 + 150 * math.sin(a), 2), round(400 + 150 * math.cos(a), 2)],
+            "rightHip": [600, 450], "rightKnee": [600, 560], "rightAnkle": [600, 660],
+        },
+    }
+
+
+def elbow_angle(clock):
+    """Rest for 1 s, then reps of 2 s (peak 130°) with 0.5 s rests."""
+    if clock < 1.0:
+        return 10.0
+    phase = (clock - 1.0) % 2.5
+    if phase >= 2.0:
+        return 10.0
+    return 10.0 + 120.0 * (0.5 - 0.5 * math.cos(2 * math.pi * phase / 2.0))
+
+
+def clean_reps_angles(reps, fps=30, lead=1.0, rise=0.7, hold=0.3, fall=0.7, gap=0.6, tail=1.0, rest=10.0,
+                      peak=130.0):
+    """(clock, angle) samples of exactly `reps` clean elbow flexions (like blackbox/server/motion_client.py's
+    angle_profile): `lead` s at rest, then each rep rises to `peak`, holds, falls back and rests `gap` s; `tail` s of
+    rest at the end so the last rep is complete well before the recording ends."""
+    samples = []
+    dt = 1.0 / fps
+
+    def emit(angle):
+        samples.append((len(samples) * dt, angle))
+
+    for _ in range(round(lead * fps)):
+        emit(rest)
+    for _ in range(reps):
+        n = round(rise * fps)
+        for i in range(n):
+            emit(rest + (peak - rest) * (1 - math.cos(math.pi * (i + 1) / n)) / 2)
+        for _ in range(round(hold * fps)):
+            emit(peak)
+        n = round(fall * fps)
+        for i in range(n):
+            emit(peak - (peak - rest) * (1 - math.cos(math.pi * (i + 1) / n)) / 2)
+        for _ in range(round(gap * fps)):
+            emit(rest)
+    for _ in range(round(tail * fps)):
+        emit(rest)
+    return samples
+
+
+PHONE = (390, 844)
+DESKTOP = (1366, 900)
+_screenshot_dir = None
+
+
+def screenshot_dir():
+    """$SCREENSHOT_DIR, else a fresh temp dir; created once, kept, and printed when the run ends."""
+    global _screenshot_dir
+    if _screenshot_dir is None:
+        wanted = os.environ.get("SCREENSHOT_DIR")
+        if wanted:
+            os.makedirs(wanted, exist_ok=True)
+            _screenshot_dir = os.path.abspath(wanted)
+        else:
+            _screenshot_dir = tempfile.mkdtemp(prefix="motion-screenshots-")
+        atexit.register(lambda: print(f"\nscreenshots of the pages saved in: {_screenshot_dir}", file=sys.stderr))
+    return _screenshot_dir
+
+
+def decode_png(path):
+    """Decodes an 8-bit RGB/RGBA, non-interlaced PNG (what Chromium writes) to a (height, width, channels) array."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG signature")
+    pos, idat, header = 8, [], None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        chunk = data[pos + 8:pos + 8 + length]
+        if zlib.crc32(kind + chunk) != struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])[0]:
+            raise ValueError(f"bad CRC in {kind!r}")
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", chunk)
+        elif kind == b"IDAT":
+            idat.append(chunk)
+        elif kind == b"IEND":
+            break
+        pos += 12 + length
+    width, height, depth, colour, _, _, interlace = header
+    if depth != 8 or colour not in (2, 6) or interlace:
+        raise ValueError(f"unsupported PNG layout {header}")
+    bpp = 3 if colour == 2 else 4
+    stride = width * bpp
+    raw = np.frombuffer(zlib.decompress(b"".join(idat)), dtype=np.uint8).reshape(height, stride + 1)
+    out = np.zeros((height, stride), dtype=np.uint8)
+    prior = np.zeros(stride, dtype=np.uint8)
+    for y in range(height):
+        kind, line = raw[y, 0], raw[y, 1:]
+        if kind == 0:
+            row = line.copy()
+        elif kind == 1:  # Sub: a running sum per channel
+            row = (np.cumsum(line.reshape(width, bpp).astype(np.int64), axis=0) & 0xFF).astype(np.uint8).ravel()
+        elif kind == 2:  # Up
+            row = line + prior
+        else:  # Average and Paeth depend on the pixel to the left: one byte at a time
+            row = [0] * stride
+            line_i, up = line.tolist(), prior.tolist()
+            for i in range(stride):
+                left = row[i - bpp] if i >= bpp else 0
+                if kind == 3:
+                    row[i] = (line_i[i] + ((left + up[i]) >> 1)) & 0xFF
+                else:
+                    upleft = up[i - bpp] if i >= bpp else 0
+                    p = left + up[i] - upleft
+                    pa, pb, pc = abs(p - left), abs(p - up[i]), abs(p - upleft)
+                    pred = left if pa <= pb and pa <= pc else (up[i] if pb <= pc else upleft)
+                    row[i] = (line_i[i] + pred) & 0xFF
+            row = np.array(row, dtype=np.uint8)
+        out[y] = row
+        prior = row
+    return out.reshape(height, width, bpp)
+
+
+class BrowserTests(unittest.TestCase):
+    server = None
+    driver = None
+    live_session = None  # {"id", "subject"} of the session the English Live test recorded
+
+    @classmethod
+    def setUpClass(cls):
+        if not os.path.exists(SERVER_BIN):
+            raise unittest.SkipTest(f"{SERVER_BIN} not built (swift build --product motion-server)")
+        cls.tmp = tempfile.mkdtemp(prefix="motion-browser-")
+        cls.server = subprocess.Popen(
+            [SERVER_BIN, "--port", "0", "--database", os.path.join(cls.tmp, "db.sqlite"), "--public", PUBLIC],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+        )
+        lines = queue.Queue()
+
+        def pump():
+            for line in cls.server.stdout:
+                lines.put(line)
+
+        threading.Thread(target=pump, daemon=True).start()
+        deadline = time.monotonic() + 20
+        cls.base = None
+        while time.monotonic() < deadline and cls.base is None:
+            try:
+                line = lines.get(timeout=0.5)
+            except queue.Empty:
+                if cls.server.poll() is not None:
+                    break
+                continue
+            match = re.search(r"listening on (http://\S+)", line)
+            if match:
+                cls.base = match.group(1).rstrip("/")
+        if cls.base is None:
+            cls.stop_server()
+            raise RuntimeError("the server did not print its address")
+        try:
+            cls.driver = cls.new_driver()
+        except Exception:
+            cls.stop_server()
+            raise
+
+    @classmethod
+    def new_driver(cls):
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                         "--window-size=1280,900", "--lang=en-US", "--mute-audio"):
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        driver.set_page_load_timeout(20)
+        driver.set_script_timeout(10)
+        return driver
+
+    @classmethod
+    def stop_server(cls):
+        if cls.server and cls.server.poll() is None:
+            cls.server.send_signal(signal.SIGTERM)
+            try:
+                cls.server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                cls.server.kill()
+                cls.server.wait(timeout=5)
+
+    @classmethod
+    def tearDownClass(cls):
+        try:
+            if cls.driver:
+                cls.driver.quit()
+        finally:
+            cls.stop_server()
+            shutil.rmtree(getattr(cls, "tmp", ""), ignore_errors=True)
+
+    # ---- helpers ----------------------------------------------------------------------------------------
+
+    def setUp(self):
+        self.allowed_console = ()
+        self.driver.set_window_size(1280, 900)
+        self.driver.get_log("browser")  # drop what earlier pages left
+
+    def tearDown(self):
+        self.assert_no_console_errors()
+
+    def assert_no_console_errors(self):
+        entries = self.driver.get_log("browser")
+        severe = [e for e in entries if e["level"] == "SEVERE"
+                  and not any(allowed in e["message"] for allowed in self.allowed_console)]
+        self.assertEqual(severe, [], "console errors")
+
+    def open(self, path):
+        self.driver.get(self.base + path)
+        wait_for(lambda: self.driver.execute_script("return document.readyState") == "complete", 15, message="load")
+
+    def el(self, element_id):
+        return self.driver.find_element(By.ID, element_id)
+
+    def text(self, element_id):
+        return self.el(element_id).text
+
+    def canvas_hash(self, element_id):
+        return self.driver.execute_script(CANVAS_HASH, element_id)
+
+    def api(self, path, method="GET"):
+        request = urllib.request.Request(self.base + path, method=method)
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.headers, response.read().decode()
+
+    def feedback_text(self):
+        return self.text("feedback-line") + "\n" + self.text("feedback-log")
+
+    def assert_no_horizontal_scroll(self):
+        overflow = self.driver.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        self.assertLessEqual(overflow, 0, f"page scrolls horizontally by {overflow}px")
+
+    def start_demo(self, lang, exercise="elbowFlexion"):
+        subject = f"browser-{lang}-{uuid.uuid4().hex[:8]}"
+        self.open(f"/?lang={lang}")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="catalog loaded")
+        self.assert_no_console_errors()  # the Live screen loads cleanly
+        Select(self.el("exercise")).select_by_value(exercise)
+        Select(self.el("source")).select_by_value("demo")
+        self.el("subject").clear()
+        self.el("subject").send_keys(subject)
+        self.el("start").click()
+        return subject
+
+    def live_demo(self, lang, fault_text, started_word, stop_after_fault=False):
+        subject = self.start_demo(lang)
+        status = wait_for(lambda: started_word in self.text("status") and self.text("status"), 10,
+                          message="started")
+        session_id = self.el("status").get_attribute("data-session")
+        self.assertTrue(session_id, status)
+        # The angle updates.
+        first = wait_for(lambda: re.search(r"\d", self.text("hud-angle")) and self.text("hud-angle"), 5,
+                         message="an angle")
+        wait_for(lambda: self.text("hud-angle") != first, 5, message="the angle to change")
+        # The chart draws and keeps drawing.
+        chart_before = self.canvas_hash("chart")
+        wait_for(lambda: self.canvas_hash("chart") != chart_before, 5, message="chart pixels to change")
+        # The second rep of the demo acts out a fault, in the chosen language.
+        wait_for(lambda: fault_text in self.feedback_text(), 15, message=f"fault text {fault_text!r}")
+        if not stop_after_fault:
+            wait_for(lambda: int(self.text("hud-clean")) >= 2, 15, message="two clean reps")
+            self.assertGreaterEqual(int(self.text("hud-rejected")), 1)
+            self.assertGreater(self.driver.execute_script(CANVAS_COLOR_COUNT, "chart", *CLEAN_RGB), 0,
+                               "clean rep marker on the chart")
+        self.el("stop").click()
+        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+        return subject, session_id
+
+    def counts(self, driver=None, prefix="hud"):
+        """(clean, rejected) shown by the HUD (prefix "hud") or the summary (prefix "summary") of a page."""
+        d = driver or self.driver
+        if prefix == "hud":
+            ids = ("hud-clean", "hud-rejected")
+        else:
+            ids = ("summary-reps", "summary-rejected")
+        return tuple(int(d.find_element(By.ID, i).text) for i in ids)
+
+    def open_watcher(self, session_id):
+        """A second browser showing Watch for `session_id`; the caller quits it."""
+        watcher = self.new_driver()
+        try:
+            watcher.get(f"{self.base}/watch.html?session={session_id}&lang=en")
+            wait_for(lambda: "Following" in watcher.find_element(By.ID, "status").text, 10,
+                     message="the watcher following")
+        except Exception:
+            watcher.quit()
+            raise
+        return watcher
+
+    def assert_no_console_errors_in(self, driver, allowed=()):
+        severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"
+                  and not any(a in e["message"] for a in allowed)]
+        self.assertEqual(severe, [], "console errors in the second browser")
+
+    @staticmethod
+    def emulate(driver, size):
+        width, height = size
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+        wait_for(lambda: driver.execute_script("return [innerWidth, innerHeight]") == [width, height], 5,
+                 message=f"a {width}x{height} viewport")
+
+    def screenshot(self, driver, name, size):
+        """Saves the viewport as NAME-WxH.png and the whole page as NAME-WxH-full.png; returns their paths."""
+        folder = screenshot_dir()
+        time.sleep(0.4)  # let canvases redraw at the new size
+        view = os.path.join(folder, f"{name}-{size[0]}x{size[1]}.png")
+        self.assertTrue(driver.save_screenshot(view), view)
+        full_height = driver.execute_script("return Math.max(document.documentElement.scrollHeight, innerHeight)")
+        shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": size[0], "height": full_height, "scale": 1}})
+        full = os.path.join(folder, f"{name}-{size[0]}x{size[1]}-full.png")
+        with open(full, "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
+        self.assert_picture(view, size)
+        self.assert_picture(full, (size[0], None))
+        return view, full
+
+    def assert_picture(self, path, size):
+        """A valid PNG of `size` (height None: at least the viewport's), a few KB, and not one flat colour."""
+        self.assertGreater(os.path.getsize(path), 10_000, f"{path} is suspiciously small")
+        pixels = decode_png(path)
+        height, width = pixels.shape[:2]
+        self.assertEqual(width, size[0], path)
+        if size[1] is not None:
+            self.assertEqual(height, size[1], path)
+        rgb = pixels[:, :, :3].reshape(-1, 3).astype(np.uint32)
+        packed = (rgb[:, 0] << 16) | (rgb[:, 1] << 8) | rgb[:, 2]
+        values, frequency = np.unique(packed, return_counts=True)
+        self.assertGreater(len(values), 50, f"{path}: only {len(values)} colours")
+        self.assertLess(frequency.max() / packed.size, 0.97, f"{path}: almost all one colour")
+
+    # ---- Live ---------------------------------------------------------------------------------------------
+
+    def test_1_live_demo_english(self):
+        subject, session_id = self.live_demo("en", "Keep your upper arm still", "started")
+        reps, rejected = self.counts(prefix="summary")
+        self.assertGreaterEqual(reps, 2)
+        self.assertGreaterEqual(rejected, 1)
+        # The HUD ends on the same counts as the summary.
+        wait_for(lambda: self.counts() == (reps, rejected), 3,
+                 message=f"HUD counts {self.counts()} to equal the summary's {(reps, rejected)}")
+        self.assertIn("Keep your upper arm still", self.text("summary-faults"))
+        self.assertIn(session_id, self.el("summary-link").get_attribute("href"))
+        self.assertEqual(self.text("start"), "Start")
+        self.assertTrue(self.el("start").is_enabled())
+        type(self).live_session = {"id": session_id, "subject": subject, "reps": reps, "rejected": rejected}
+
+    def test_2_live_demo_spanish(self):
+        self.live_demo("es", "Mantenga quieto el brazo", "iniciada", stop_after_fault=True)
+        self.assertEqual(self.text("start"), "Empezar")
+        self.assertIn("Resumen", self.text("summary-heading"))
+        # Switching the language re-translates what is on screen.
+        Select(self.el("lang")).select_by_value("en")
+        wait_for(lambda: "Keep your upper arm still" in self.feedback_text(), 3, message="re-translated feedback")
+        self.assertEqual(self.text("start"), "Start")
+
+    def test_3_camera_unavailable_offers_demo(self):
+        # No internet here: the MediaPipe CDN cannot load (or, with internet, there is no camera).
+        self.allowed_console = ("jsdelivr", "mediapipe", "googleapis")
+        self.open("/?lang=en")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="catalog loaded")
+        Select(self.el("source")).select_by_value("camera")
+        self.el("start").click()
+        wait_for(lambda: self.el("camera-message").is_displayed(), 30, message="camera message")
+        message = self.text("camera-message-text")
+        self.assertRegex(message, r"could not be (loaded|opened)")
+        self.assertIn("Demo", message)
+        self.el("use-demo").click()
+        self.assertEqual(Select(self.el("source")).first_selected_option.get_attribute("value"), "demo")
+        self.assertTrue(self.el("start").is_enabled())
+
+    def test_4_replay_file(self):
+        """A recording of exactly three clean elbow flexions replays to three clean reps and no rejected ones."""
+        reps = 3
+        path = os.path.join(self.tmp, "recording-3-reps.jsonl")
+        samples = clean_reps_angles(reps)
+        with open(path, "w") as f:
+            f.write(json.dumps({"type": "start", "format": "joints"}) + "\n")
+            for clock, angle in samples:
+                f.write(json.dumps(elbow_pose(100 + clock, angle)) + "\n")
+        duration = samples[-1][0]
+        self.open("/?lang=en")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="catalog loaded")
+        Select(self.el("exercise")).select_by_value("elbowFlexion")
+        Select(self.el("side")).select_by_value("right")
+        Select(self.el("source")).select_by_value("replay")
+        self.el("replay-file").send_keys(path)
+        self.el("start").click()
+        wait_for(lambda: int(self.text("hud-clean")) >= 1, 10, message="a rep from the replay")
+        wait_for(lambda: self.el("summary").is_displayed(), duration + 10, message="summary after the recording ends")
+        self.assertEqual(self.counts(prefix="summary"), (reps, 0), "summary counts of the replay")
+        self.assertEqual(self.counts(), (reps, 0), "HUD counts after the replay")
+        self.assertRegex(self.text("hud-last-rep"), rf"^#{reps}: .*clean", "the last rep shown")
+        session_id = self.el("status").get_attribute("data-session")
+        stored = json.loads(self.api(f"/v1/sessions/{session_id}")[2])
+        self.assertEqual((stored["repCount"], stored["rejectedCount"]), (reps, 0), "stored counts")
+
+    # ---- History ------------------------------------------------------------------------------------------
+
+    def recorded(self):
+        if not self.live_session:
+            self.skipTest("the English Live test did not record a session")
+        return self.live_session
+
+    def test_5_history_list_and_session(self):
+        live = self.recorded()
+        self.open("/history.html?lang=en")
+        wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, f'tr[data-session="{live["id"]}"]'), 10,
+                 message="the session in the list")
+        # Filter by subject.
+        self.el("f-subject").send_keys(live["subject"])
+        self.el("f-subject").submit()
+        wait_for(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#sessions tbody tr")) == 1, 10,
+                 message="one filtered row")
+        row = self.driver.find_element(By.CSS_SELECTOR, f'tr[data-session="{live["id"]}"]')
+        self.assertIn(live["subject"], row.text)
+        cells = [td.text for td in row.find_elements(By.TAG_NAME, "td")]
+        self.assertEqual(cells[3], f'{live["reps"]} / {live["rejected"]}', "the list row's reps / rejected")
+        row.find_element(By.TAG_NAME, "a").click()
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="session page")
+        self.assertEqual(self.counts(prefix="summary"), (live["reps"], live["rejected"]),
+                         "the session page's reps and rejected")
+        stored = json.loads(self.api(f'/v1/sessions/{live["id"]}')[2])
+        self.assertEqual((stored["repCount"], stored["rejectedCount"]), (live["reps"], live["rejected"]))
+        fault = self.driver.find_element(By.CSS_SELECTOR, '#fault-counts li[data-fault="keepUpperArmStill"]')
+        self.assertRegex(fault.text, r"Keep your upper arm still: [1-9]")
+        self.assertGreater(self.driver.execute_script(CANVAS_COLOR_COUNT, "rep-chart", *CLEAN_RGB), 50,
+                           "clean bars drawn")
+        self.assertGreater(self.driver.execute_script(CANVAS_COLOR_COUNT, "rep-chart", *REJECTED_RGB), 50,
+                           "rejected bars drawn")
+        self.assertGreater(self.driver.execute_script(CANVAS_COLOR_COUNT, "series-chart", 0x4C, 0xC9, 0xF0), 50,
+                           "series line drawn")
+        # The CSV link downloads the reps.
+        href = self.el("csv").get_attribute("href")
+        with urllib.request.urlopen(href, timeout=10) as response:
+            self.assertEqual(response.status, 200)
+            self.assertIn("text/csv", response.headers["Content-Type"])
+            lines = response.read().decode().strip().splitlines()
+        self.assertTrue(lines[0].startswith("index,peak"))
+        self.assertGreaterEqual(len(lines) - 1, live["reps"] + 1)
+
+    def test_6_history_delete_with_confirmation(self):
+        live = self.recorded()
+        self.open(f"/history.html?session={live['id']}&lang=en")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="session page")
+        # Cancelling keeps it.
+        self.el("delete").click()
+        alert = wait_for(lambda: self.driver.switch_to.alert, 5, message="confirmation")
+        self.assertIn(live["id"], alert.text)
+        alert.dismiss()
+        self.assertEqual(self.api(f"/v1/sessions/{live['id']}")[0], 200)
+        # Confirming deletes it.
+        self.el("delete").click()
+        wait_for(lambda: self.driver.switch_to.alert, 5, message="confirmation").accept()
+        wait_for(lambda: "deleted" in self.text("list-status"), 10, message="deleted message")
+        self.assertFalse(self.driver.find_elements(By.CSS_SELECTOR, f'tr[data-session="{live["id"]}"]'))
+        with self.assertRaises(urllib.error.HTTPError) as caught:
+            self.api(f"/v1/sessions/{live['id']}")
+        self.assertEqual(caught.exception.code, 404)
+
+    # ---- Watch --------------------------------------------------------------------------------------------
+
+    def test_7_watch_follows_a_websocket_session(self):
+        ids = queue.Queue()
+        watcher_ready = threading.Event()
+        outcome = {}
+
+        async def client():
+            url = self.base.replace("http://", "ws://") + "/v1/stream"
+            async with websockets.connect(url) as ws:
+                await ws.send(json.dumps({"type": "start", "exercise": "elbowFlexion", "side": "right",
+                                          "subject": "watched-patient", "options": {"snapshots": "every"}}))
+                started = json.loads(await ws.recv())
+                ids.put(started.get("session"))
+
+                async def drain():
+                    async for message in ws:
+                        m = json.loads(message)
+                        if m["type"] == "summary":
+                            outcome["summary"] = m
+
+                reader = asyncio.create_task(drain())
+                await asyncio.get_running_loop().run_in_executor(None, watcher_ready.wait, 15)
+                t0 = time.monotonic()
+                while time.monotonic() - t0 < 9.0:
+                    clock = time.monotonic() - t0
+                    await ws.send(json.dumps(elbow_pose(clock, elbow_angle(clock))))
+                    await asyncio.sleep(1 / 30)
+                await ws.send(json.dumps({"type": "stop"}))
+                await asyncio.wait_for(reader, 10)
+
+        thread = threading.Thread(target=lambda: asyncio.run(client()), daemon=True)
+        thread.start()
+        session_id = ids.get(timeout=10)
+        self.assertTrue(session_id)
+        try:
+            self.open(f"/watch.html?session={session_id}&lang=en")
+            wait_for(lambda: "Following" in self.text("status"), 10, message="following")
+            self.assertIn("watched-patient", self.text("status"))
+            # Controls are absent on Watch.
+            self.assertFalse(self.driver.find_elements(By.ID, "start"))
+        finally:
+            watcher_ready.set()
+        first = wait_for(lambda: re.search(r"\d", self.text("hud-angle")) and self.text("hud-angle"), 10,
+                         message="an angle")
+        wait_for(lambda: self.text("hud-angle") != first, 5, message="the angle to change")
+        chart_before = self.canvas_hash("chart")
+        wait_for(lambda: self.canvas_hash("chart") != chart_before, 5, message="chart pixels to change")
+        wait_for(lambda: int(self.text("hud-clean")) >= 2, 12, message="two reps on the watcher")
+        wait_for(lambda: "ended" in self.text("status"), 15, message="session end")
+        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary on the watcher")
+        thread.join(15)
+        self.assertIn("summary", outcome)
+        self.assertGreaterEqual(int(self.text("summary-reps")), 2)
+
+    def test_7b_watch_shows_the_same_counts_as_live(self):
+        self.start_demo("en")
+        wait_for(lambda: "started" in self.text("status"), 10, message="started")
+        session_id = self.el("status").get_attribute("data-session")
+        self.assertTrue(session_id)
+        watcher = self.open_watcher(session_id)
+        try:
+            # A few reps: the demo's second rep is a faulty one.
+            wait_for(lambda: self.counts()[0] >= 2 and self.counts()[1] >= 1, 20, message="reps on Live")
+            wait_for(lambda: self.counts(watcher) == self.counts(), 5,
+                     message="the watcher's counts to catch up with Live")
+            self.el("stop").click()
+            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary on Live")
+            wait_for(lambda: watcher.find_element(By.ID, "summary").is_displayed(), 10, message="summary on Watch")
+            live_summary = self.counts(prefix="summary")
+            self.assertGreaterEqual(live_summary[0], 2)
+            self.assertGreaterEqual(live_summary[1], 1)
+            self.assertEqual(self.counts(watcher, prefix="summary"), live_summary, "Watch summary vs Live summary")
+            wait_for(lambda: self.counts() == live_summary, 3, message="Live HUD to equal its summary")
+            wait_for(lambda: self.counts(watcher) == live_summary, 3,
+                     message=f"Watch HUD {self.counts(watcher)} to equal the summary {live_summary}")
+            wait_for(lambda: "ended" in watcher.find_element(By.ID, "status").text, 10, message="watch ended")
+            self.assert_no_console_errors_in(watcher)
+        finally:
+            watcher.quit()
+
+    # ---- Phone ----------------------------------------------------------------------------------------------
+
+    def test_8_phone_viewport_has_no_horizontal_scroll(self):
+        self.driver.set_window_size(390, 844)
+        width = self.driver.execute_script("return window.innerWidth")
+        self.assertLess(width, 500)
+        self.start_demo("es")
+        wait_for(lambda: "iniciada" in self.text("status"), 10, message="started")
+        wait_for(lambda: re.search(r"\d", self.text("hud-angle")), 5, message="an angle")
+        self.assert_no_horizontal_scroll()
+        self.el("stop").click()
+        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+        self.assert_no_horizontal_scroll()
+        session_id = self.el("status").get_attribute("data-session")
+        for path in ("/history.html?lang=es", f"/history.html?session={session_id}&lang=es", "/watch.html?lang=es"):
+            self.open(path)
+            time.sleep(0.5)
+            self.assert_no_horizontal_scroll()
+
+    # ---- Screenshots ----------------------------------------------------------------------------------------
+
+    def test_9_screenshots_at_phone_and_desktop_sizes(self):
+        sizes = (PHONE, DESKTOP)
+        subject = self.start_demo("en")
+        wait_for(lambda: "started" in self.text("status"), 10, message="started")
+        session_id = self.el("status").get_attribute("data-session")
+        watcher = self.open_watcher(session_id)
+        saved = []
+        try:
+            wait_for(lambda: self.counts()[0] >= 1 and self.counts(watcher)[0] >= 1, 15, message="a rep on both")
+            for size in sizes:  # during the session
+                for driver, name in ((self.driver, "live"), (watcher, "watch")):
+                    self.emulate(driver, size)
+                    if size == PHONE:
+                        self.assert_no_horizontal_scroll_in(driver)
+                    saved += self.screenshot(driver, name, size)
+            self.el("stop").click()
+            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+            wait_for(lambda: watcher.find_element(By.ID, "summary").is_displayed(), 10, message="watch summary")
+            for size in sizes:  # after Stop, with the summary
+                self.emulate(self.driver, size)
+                saved += self.screenshot(self.driver, "live-summary", size)
+            self.assert_no_console_errors_in(watcher)
+        finally:
+            watcher.quit()
+        try:
+            for size in sizes:
+                self.emulate(self.driver, size)
+                self.open("/history.html?lang=en")
+                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, f'tr[data-session="{session_id}"]'), 10,
+                         message="the session in the list")
+                saved += self.screenshot(self.driver, "history-list", size)
+                self.open(f"/history.html?session={session_id}&lang=en")
+                wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                         message="session page")
+                self.assertIn(subject, self.text("detail-title"))
+                saved += self.screenshot(self.driver, "history-session", size)
+                if size == PHONE:
+                    self.assert_no_horizontal_scroll()
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        self.assertEqual(len(saved), 2 * 2 * 5)
+        print(f"\n{len(saved)} screenshots saved in {screenshot_dir()}", file=sys.stderr)
+
+    def assert_no_horizontal_scroll_in(self, driver):
+        overflow = driver.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        self.assertLessEqual(overflow, 0, f"page scrolls horizontally by {overflow}px")
+
+
+if __name__ == "__main__":
+    unittest.main()
