@@ -70,21 +70,19 @@ final class SQLiteConnection {
     /// if it returns and rolling back if it throws.
     /// - Throws: What `body` throws; ``SessionStoreError/database(code:message:)``.
     func transaction<T>(_ body: () throws(SessionStoreError) -> T) throws(SessionStoreError) -> T {
-        try execute("BEGIN IMMEDIATE")
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            try? execute("ROLLBACK")
-            throw error
-        }
+        try inTransaction(begin: "BEGIN IMMEDIATE", body)
     }
 
     /// Runs `body` in a read transaction, so the statements in it see one snapshot of the database.
     /// - Throws: What `body` throws; ``SessionStoreError/database(code:message:)``.
     func readTransaction<T>(_ body: () throws(SessionStoreError) -> T) throws(SessionStoreError) -> T {
-        try execute("BEGIN DEFERRED")
+        try inTransaction(begin: "BEGIN DEFERRED", body)
+    }
+
+    private func inTransaction<T>(
+        begin: String, _ body: () throws(SessionStoreError) -> T
+    ) throws(SessionStoreError) -> T {
+        try execute(begin)
         do {
             let result = try body()
             try execute("COMMIT")
