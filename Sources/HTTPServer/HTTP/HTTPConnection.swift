@@ -27,8 +27,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
     private var timer: LoopTimer?
     /// Armed while unsent output waits for the socket; closes the connection if the client takes no byte for a
     /// whole ``HTTPServerConfiguration/writeTimeout``.
-    private var writeTimer: LoopTimer?
-    private var stall = WriteStall()
+    private var writeTimeout: WriteTimeout
     private var writeWaiters: [CheckedContinuation<Bool, Never>] = []
     private var upgrade: (@Sendable (UpgradedConnection) -> Void, HTTPRequest)?
 
@@ -38,6 +37,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         self.server = server
         self.remote = remote
         parser = HTTPRequestParser(limits: server.configuration.limits)
+        writeTimeout = WriteTimeout(server.configuration.writeTimeout)
         state = HTTPConnectionState(
             limits: .init(
                 maxBufferedInput: server.configuration.maxBufferedInput,
@@ -347,13 +347,12 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
             switch queued ? output.withUnsent({ transport.send($0) }) : transport.flushPending() {
             case .transferred(let count):
                 if queued { output.sent(count) }
-                stall.progressed(at: loop.time)
+                writeTimeout.progressed(at: loop.time)
                 server.metrics.sent(count)
             case .wouldBlock:
                 if !interest.contains(.writable) {
                     setInterest(interest.union(.writable))
-                    stall.begin(fd: fd, at: loop.time)
-                    if writeTimer == nil { armWriteTimer(after: server.configuration.writeTimeout) }
+                    writeTimeout.socketFilled(fd: fd, on: loop) { [self] in checkWriteProgress() }
                 }
                 return
             case .endOfStream, .failed:
@@ -361,8 +360,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
             }
         }
         output.reset()
-        writeTimer?.cancel()
-        writeTimer = nil
+        writeTimeout.cancel()
         if interest.contains(.writable) && !transport.readWaitsForWritable {
             setInterest(interest.subtracting(.writable))
         }
@@ -405,20 +403,13 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         }
     }
 
-    private func armWriteTimer(after delay: Duration) {
-        writeTimer = loop.schedule(after: delay) { [self] in
-            self.writeTimer = nil
-            self.checkWriteProgress()
-        }
-    }
-
     /// Closes the connection if output is pending and the client has taken none of it for the write timeout;
     /// otherwise waits for the rest of that time (nothing when the output has left).
     private func checkWriteProgress() {
-        guard !state.isClosed, output.hasUnsent else { return }
-        let timeout = server.configuration.writeTimeout
-        let stalled = stall.duration(fd: fd, at: loop.now())
-        guard stalled >= timeout else { return armWriteTimer(after: timeout - stalled) }
+        guard
+            writeTimeout.check(fd: fd, on: loop, pending: !state.isClosed && output.hasUnsent, then: checkWriteProgress)
+                != nil
+        else { return }
         server.logger.log(
             .notice, "client stopped reading; closing",
             ["unsent": "\(output.unsentCount)", "remote": remote?.description ?? "-"])
@@ -434,8 +425,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         guard state.closed() else { return }
         timer?.cancel()
         timer = nil
-        writeTimer?.cancel()
-        writeTimer = nil
+        writeTimeout.cancel()
         loop.deregister(fd)
         transport.close()
         for waiter in writeWaiters { waiter.resume(returning: false) }
@@ -446,7 +436,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
 
     private func handOver() {
         timer?.cancel()
-        writeTimer?.cancel()
+        writeTimeout.cancel()
         loop.deregister(fd)
         server.registry(for: loop).remove(self)
         guard let (handler, request) = upgrade else { return }

@@ -80,9 +80,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     private var lastReceived: UInt64
     private var timer: LoopTimer?
     /// Armed when a write first finds the socket full; it checks that the peer takes bytes (``checkWriteProgress()``).
-    private var writeTimer: LoopTimer?
-    /// How long queued bytes have waited with the peer taking none.
-    private var stall = WriteStall()
+    private var writeTimeout: WriteTimeout
 
     init(
         transport: Transport, loop: EventLoop, role: WebSocketRole, request: HTTPRequest?, subprotocol: String?,
@@ -98,6 +96,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         self.lifetime = lifetime
         self.logger = logger
         lifecycle = WebSocketLifecycle(role: role)
+        writeTimeout = WriteTimeout(configuration.writeTimeout)
         outgoing = OutgoingQueue(limit: configuration.maxQueuedBytes)
         // A compressed frame may be a little larger than the message it inflates to (incompressible data grows);
         // the message size limit applies after inflation, so the frame limit must leave that room.
@@ -333,12 +332,12 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
             switch queued ? outgoing.withUnsentHead({ transport.send($0) }) : transport.flushPending() {
             case .transferred(let count):
                 if queued { outgoing.removeSent(count) }
-                stall.progressed(at: loop.time)
+                writeTimeout.progressed(at: loop.time)
             case .wouldBlock:
                 // Edge-triggered: once watched, the socket reports when it has room again.
                 if !interest.contains(.writable) {
                     setInterest(interest.union(.writable))
-                    startWriteTimer()
+                    writeTimeout.socketFilled(fd: fd, on: loop) { [self] in checkWriteProgress() }
                 }
                 return
             case .endOfStream, .failed:
@@ -451,29 +450,11 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         }
     }
 
-    /// Starts timing a stall: the socket has just filled with bytes still queued. Only then is a timer armed (sends
-    /// that find room cost no timer), and only if none is: one left from an earlier stall re-arms itself for the rest
-    /// of this one.
-    private func startWriteTimer() {
-        stall.begin(fd: fd, at: loop.time)
-        if writeTimer == nil { armWriteTimer(after: configuration.writeTimeout) }
-    }
-
-    private func armWriteTimer(after delay: Duration) {
-        // Held strongly, like the ping timer; `finish` cancels it.
-        writeTimer = loop.schedule(after: delay) { [self] in
-            writeTimer = nil
-            checkWriteProgress()
-        }
-    }
-
     /// Drops the connection if bytes are queued and the peer has taken none for
     /// ``WebSocketConfiguration/writeTimeout``; otherwise waits for the rest of that time (nothing when none is queued).
     private func checkWriteProgress() {
-        guard !lifecycle.isClosed, !outgoing.isEmpty else { return }
-        let stalled = stall.duration(fd: fd, at: loop.now())
-        guard stalled >= configuration.writeTimeout else {
-            armWriteTimer(after: configuration.writeTimeout - stalled)
+        let pending = !lifecycle.isClosed && !outgoing.isEmpty
+        guard let stalled = writeTimeout.check(fd: fd, on: loop, pending: pending, then: checkWriteProgress) else {
             return
         }
         logger.log(
@@ -500,8 +481,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         guard lifecycle.finished() else { return }
         timer?.cancel()
         timer = nil
-        writeTimer?.cancel()
-        writeTimer = nil
+        writeTimeout.cancel()
         loop.deregister(fd)
         transport.close()
         outgoing.removeAll()
