@@ -27,8 +27,14 @@ public struct HTTPServerConfiguration: Sendable {
     /// before closing (a lingering close: closing with unread input would reset the connection and could destroy
     /// the response before the client reads it, e.g. a 431 to a client still sending its oversized headers).
     public var lingeringTimeout: Duration = .seconds(2)
-    /// The most input dropped around a closing response before the connection closes anyway.
-    public var maxLingeringBytes = 64 * 1024
+    /// The most input dropped around a closing response before the connection closes anyway (it then resets, and
+    /// a client still sending may lose the response). Only what is read after that response began counts, so any
+    /// request up to this size in total gets its error read, whatever the size of the reads that split it (a plain
+    /// socket returns up to 64 KiB per read, TLS one record of at most 16 KiB). The default, 1 MiB, is the default
+    /// body limit: a client sending a request as large as one the server accepts reads the 414, 431 or 400 that
+    /// interrupts it. Dropping holds no memory (the loop's read buffer); this bound and ``lingeringTimeout`` still
+    /// cut an endless sender off.
+    public var maxLingeringBytes = 1024 * 1024
     /// Input read ahead while a request is being answered (pipelined requests); past it the connection is not read
     /// until the response has left, so a client that sends without reading cannot grow the buffer.
     public var maxBufferedInput = 64 * 1024
