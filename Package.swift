@@ -24,13 +24,14 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         .target(name: "MotionWire", dependencies: ["MotionCore", "Basics"], swiftSettings: strict),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "SessionStore", dependencies: ["MotionCore", "CSQLite"], swiftSettings: strict),
+        .target(name: "SessionStore", dependencies: ["Basics", "MotionCore", "CSQLite"], swiftSettings: strict),
         .executableTarget(
             name: "store-bench", dependencies: ["SessionStore", "MotionCore"], path: "bench/store",
             swiftSettings: strict),
         .target(name: "HTTPWire", dependencies: ["CZlib", "COpenSSL", "Basics"], swiftSettings: strict),
         .target(
-            name: "HTTPServer", dependencies: ["HTTPWire", "CNetShim", "CZlib", "COpenSSL"], swiftSettings: strict),
+            name: "HTTPServer", dependencies: ["Basics", "HTTPWire", "CNetShim", "CZlib", "COpenSSL"],
+            swiftSettings: strict),
         .target(name: "LoadKit", dependencies: ["HTTPServer", "HTTPWire"], swiftSettings: strict),
         .target(
             name: "MotionServer",

@@ -1,3 +1,4 @@
+import Basics
 import CNetShim
 import Dispatch
 import Glibc
@@ -106,22 +107,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Starts the loop's thread.
     func start() {
-        // A plain pthread (not Foundation's Thread) keeps Foundation, and its memory, out of the server.
-        let body = Unmanaged.passRetained(ThreadBody { [self] in run() }).toOpaque()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        pthread_attr_setstacksize(&attributes, 1 << 20)
-        var thread = pthread_t()
-        let result = pthread_create(
-            &thread, &attributes,
-            { argument in
-                guard let argument else { return nil }
-                Unmanaged<ThreadBody>.fromOpaque(argument).takeRetainedValue().run()
-                return nil
-            }, body)
-        pthread_attr_destroy(&attributes)
-        precondition(result == 0, "pthread_create failed: \(result)")
-        pthread_detach(thread)
+        startThread(name: name, stackSize: 1 << 20) { [self] in run() }
     }
 
     /// Whether the caller runs on this loop's thread.
