@@ -22,12 +22,6 @@ unsigned long long cnet_monotonic_ns(void) {
     return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
 }
 
-long long cnet_wall_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (long long)ts.tv_sec;
-}
-
 void cnet_ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
 
 int cnet_core_count(void) { return (int)sysconf(_SC_NPROCESSORS_ONLN); }

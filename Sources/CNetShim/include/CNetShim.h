@@ -15,8 +15,6 @@ int cnet_accept(int fd, struct sockaddr *address, unsigned int *length);
 int cnet_errno(void);
 /// Monotonic time in nanoseconds.
 unsigned long long cnet_monotonic_ns(void);
-/// Wall-clock time in seconds since the Unix epoch.
-long long cnet_wall_seconds(void);
 /// Ignores SIGPIPE process-wide (writes to closed sockets then return EPIPE).
 void cnet_ignore_sigpipe(void);
 /// Names the calling thread (up to 15 characters), for tools like top and perf.
