@@ -32,7 +32,7 @@ let package = Package(
         .target(
             name: "HTTPServer", dependencies: ["Basics", "HTTPWire", "CNetShim", "CZlib", "COpenSSL"],
             swiftSettings: strict),
-        .target(name: "LoadKit", dependencies: ["HTTPServer", "HTTPWire"], swiftSettings: strict),
+        .target(name: "LoadKit", dependencies: ["Basics", "HTTPServer", "HTTPWire"], swiftSettings: strict),
         .target(
             name: "MotionServer",
             dependencies: ["Basics", "MotionCore", "MotionWire", "HTTPWire", "HTTPServer", "SessionStore"],
@@ -43,7 +43,7 @@ let package = Package(
         .executableTarget(name: "motion-server", dependencies: ["MotionServer", "HTTPServer"], swiftSettings: strict),
         .executableTarget(
             name: "motion-load",
-            dependencies: ["LoadKit", "HTTPServer", "MotionCore", "MotionSimulation", "MotionWire"],
+            dependencies: ["Basics", "LoadKit", "HTTPServer", "MotionCore", "MotionSimulation", "MotionWire"],
             swiftSettings: strict),
         .executableTarget(
             name: "motion-demo",
@@ -57,8 +57,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
-            name: "http-bench-server", dependencies: ["HTTPServer", "MotionWire"], path: "bench/http-server",
-            swiftSettings: strict),
+            name: "http-bench-server", dependencies: ["Basics", "HTTPServer", "MotionWire"],
+            path: "bench/http-server", swiftSettings: strict),
         .executableTarget(
             name: "wire-bench", dependencies: ["MotionWire", "MotionCore", "MotionSimulation"], path: "bench/wire",
             swiftSettings: strict),

@@ -1,3 +1,4 @@
+import Basics
 import Glibc
 
 /// Output for command-line load tools without Foundation: whole lines to stdout, messages to stderr, and the
@@ -38,16 +39,10 @@ public enum Report {
     /// - Parameter text: Any text.
     /// - Returns: The quoted, escaped text.
     public static func string(_ text: String) -> String {
-        var escaped = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case _ where scalar.value < 0x20: escaped += " "
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped + "\""
+        let spaced = String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 ? " " : $0 }))
+        var bytes: [UInt8] = []
+        bytes.appendJSONString(spaced)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A number with a fixed count of decimals, or `null` when not finite (no Foundation formatting).
