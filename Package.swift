@@ -40,7 +40,8 @@ let package = Package(
         // Build tool: a target's .json files (MotionServer's openapi.json) as Swift constants, no Foundation at run time.
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"]),
         .executableTarget(name: "embed-files", swiftSettings: strict),
-        .executableTarget(name: "motion-server", dependencies: ["MotionServer", "HTTPServer"], swiftSettings: strict),
+        .executableTarget(
+            name: "motion-server", dependencies: ["Basics", "MotionServer", "HTTPServer"], swiftSettings: strict),
         .executableTarget(
             name: "motion-load",
             dependencies: ["Basics", "LoadKit", "HTTPServer", "MotionCore", "MotionSimulation", "MotionWire"],

@@ -1,32 +1,15 @@
 import Basics
-import Glibc
 
 /// Output for command-line load tools without Foundation: whole lines to stdout, messages to stderr, and the
 /// pieces of flat JSON objects.
 public enum Report {
     /// Writes `text` and a newline to stdout.
     /// - Parameter text: One line.
-    public static func line(_ text: String) {
-        writeAll(1, Array((text + "\n").utf8))
-    }
+    public static func line(_ text: String) { Console.line(text) }
 
     /// Writes `text` and a newline to stderr.
     /// - Parameter text: One line.
-    public static func error(_ text: String) {
-        writeAll(2, Array((text + "\n").utf8))
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count, let base = buffer.baseAddress {
-                let count = write(fd, base + offset, buffer.count - offset)
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { return }
-                offset += count
-            }
-        }
-    }
+    public static func error(_ text: String) { Console.error(text) }
 
     /// A JSON object from already-encoded values, in the given order.
     /// - Parameter fields: Names and their JSON-encoded values.
