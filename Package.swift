@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "EmbedFilesTests", swiftSettings: strict, plugins: ["EmbedFiles"]),
         .testTarget(
             name: "MotionLoadTests",
-            dependencies: ["motion-load", "LoadKit", "HTTPServer", "MotionServer", "MotionCore"],
+            dependencies: ["motion-load", "Basics", "LoadKit", "HTTPServer", "MotionServer", "MotionCore"],
             swiftSettings: strict),
         .testTarget(
             name: "LoadKitTests", dependencies: ["LoadKit", "HTTPServer", "HTTPWire", "NetworkTestSupport"],

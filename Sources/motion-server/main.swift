@@ -8,7 +8,7 @@ func runServer() async -> Int32 {
     let options: ServerOptions
     do {
         options = try ServerOptions.parse(
-            arguments: Array(CommandLine.arguments.dropFirst()), environment: environment())
+            arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.variables())
     } catch {
         Console.error("\(error)")
         return 2
@@ -29,19 +29,6 @@ func runServer() async -> Int32 {
     withExtendedLifetime(hangup) {}
     await server.shutdown()
     return 0
-}
-
-func environment() -> [String: String] {
-    var values: [String: String] = [:]
-    var pointer = environ
-    while let entry = pointer.pointee {
-        let text = String(cString: entry)
-        if let equals = text.firstIndex(of: "=") {
-            values[String(text[..<equals])] = String(text[text.index(after: equals)...])
-        }
-        pointer += 1
-    }
-    return values
 }
 
 exit(await runServer())
