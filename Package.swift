@@ -53,7 +53,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "engine-bench",
-            dependencies: ["MotionCore", "MotionSimulation"],
+            dependencies: ["Basics", "MotionCore", "MotionSimulation"],
             path: "bench/engine",
             swiftSettings: strict
         ),
@@ -61,8 +61,8 @@ let package = Package(
             name: "http-bench-server", dependencies: ["Basics", "HTTPServer", "MotionWire"],
             path: "bench/http-server", swiftSettings: strict),
         .executableTarget(
-            name: "wire-bench", dependencies: ["MotionWire", "MotionCore", "MotionSimulation"], path: "bench/wire",
-            swiftSettings: strict),
+            name: "wire-bench", dependencies: ["Basics", "MotionWire", "MotionCore", "MotionSimulation"],
+            path: "bench/wire", swiftSettings: strict),
         .executableTarget(
             name: "ws-bench-client", dependencies: ["HTTPServer", "HTTPWire", "LoadKit"], path: "bench/ws-client",
             swiftSettings: strict),
