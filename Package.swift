@@ -24,14 +24,15 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         .target(name: "MotionWire", dependencies: ["MotionCore", "Basics"], swiftSettings: strict),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "SessionStore", dependencies: ["MotionCore", "CSQLite"], swiftSettings: strict),
+        .target(name: "SessionStore", dependencies: ["Basics", "MotionCore", "CSQLite"], swiftSettings: strict),
         .executableTarget(
             name: "store-bench", dependencies: ["SessionStore", "MotionCore"], path: "bench/store",
             swiftSettings: strict),
         .target(name: "HTTPWire", dependencies: ["CZlib", "COpenSSL", "Basics"], swiftSettings: strict),
         .target(
-            name: "HTTPServer", dependencies: ["HTTPWire", "CNetShim", "CZlib", "COpenSSL"], swiftSettings: strict),
-        .target(name: "LoadKit", dependencies: ["HTTPServer", "HTTPWire"], swiftSettings: strict),
+            name: "HTTPServer", dependencies: ["Basics", "HTTPWire", "CNetShim", "CZlib", "COpenSSL"],
+            swiftSettings: strict),
+        .target(name: "LoadKit", dependencies: ["Basics", "HTTPServer", "HTTPWire"], swiftSettings: strict),
         .target(
             name: "MotionServer",
             dependencies: ["Basics", "MotionCore", "MotionWire", "HTTPWire", "HTTPServer", "SessionStore"],
@@ -39,10 +40,11 @@ let package = Package(
         // Build tool: a target's .json files (MotionServer's openapi.json) as Swift constants, no Foundation at run time.
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"]),
         .executableTarget(name: "embed-files", swiftSettings: strict),
-        .executableTarget(name: "motion-server", dependencies: ["MotionServer", "HTTPServer"], swiftSettings: strict),
+        .executableTarget(
+            name: "motion-server", dependencies: ["Basics", "MotionServer", "HTTPServer"], swiftSettings: strict),
         .executableTarget(
             name: "motion-load",
-            dependencies: ["LoadKit", "HTTPServer", "MotionCore", "MotionSimulation", "MotionWire"],
+            dependencies: ["Basics", "LoadKit", "HTTPServer", "MotionCore", "MotionSimulation", "MotionWire"],
             swiftSettings: strict),
         .executableTarget(
             name: "motion-demo",
@@ -51,16 +53,16 @@ let package = Package(
         ),
         .executableTarget(
             name: "engine-bench",
-            dependencies: ["MotionCore", "MotionSimulation"],
+            dependencies: ["Basics", "MotionCore", "MotionSimulation"],
             path: "bench/engine",
             swiftSettings: strict
         ),
         .executableTarget(
-            name: "http-bench-server", dependencies: ["HTTPServer", "MotionWire"], path: "bench/http-server",
-            swiftSettings: strict),
+            name: "http-bench-server", dependencies: ["Basics", "HTTPServer", "MotionWire"],
+            path: "bench/http-server", swiftSettings: strict),
         .executableTarget(
-            name: "wire-bench", dependencies: ["MotionWire", "MotionCore", "MotionSimulation"], path: "bench/wire",
-            swiftSettings: strict),
+            name: "wire-bench", dependencies: ["Basics", "MotionWire", "MotionCore", "MotionSimulation"],
+            path: "bench/wire", swiftSettings: strict),
         .executableTarget(
             name: "ws-bench-client", dependencies: ["HTTPServer", "HTTPWire", "LoadKit"], path: "bench/ws-client",
             swiftSettings: strict),
@@ -76,7 +78,7 @@ let package = Package(
         .testTarget(name: "EmbedFilesTests", swiftSettings: strict, plugins: ["EmbedFiles"]),
         .testTarget(
             name: "MotionLoadTests",
-            dependencies: ["motion-load", "LoadKit", "HTTPServer", "MotionServer", "MotionCore"],
+            dependencies: ["motion-load", "Basics", "LoadKit", "HTTPServer", "MotionServer", "MotionCore"],
             swiftSettings: strict),
         .testTarget(
             name: "LoadKitTests", dependencies: ["LoadKit", "HTTPServer", "HTTPWire", "NetworkTestSupport"],

@@ -1,31 +1,15 @@
-import Glibc
+import Basics
 
 /// Output for command-line load tools without Foundation: whole lines to stdout, messages to stderr, and the
 /// pieces of flat JSON objects.
 public enum Report {
     /// Writes `text` and a newline to stdout.
     /// - Parameter text: One line.
-    public static func line(_ text: String) {
-        writeAll(1, Array((text + "\n").utf8))
-    }
+    public static func line(_ text: String) { Console.line(text) }
 
     /// Writes `text` and a newline to stderr.
     /// - Parameter text: One line.
-    public static func error(_ text: String) {
-        writeAll(2, Array((text + "\n").utf8))
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count, let base = buffer.baseAddress {
-                let count = write(fd, base + offset, buffer.count - offset)
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { return }
-                offset += count
-            }
-        }
-    }
+    public static func error(_ text: String) { Console.error(text) }
 
     /// A JSON object from already-encoded values, in the given order.
     /// - Parameter fields: Names and their JSON-encoded values.
@@ -38,16 +22,10 @@ public enum Report {
     /// - Parameter text: Any text.
     /// - Returns: The quoted, escaped text.
     public static func string(_ text: String) -> String {
-        var escaped = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case _ where scalar.value < 0x20: escaped += " "
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped + "\""
+        let spaced = String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 ? " " : $0 }))
+        var bytes: [UInt8] = []
+        bytes.appendJSONString(spaced)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A number with a fixed count of decimals, or `null` when not finite (no Foundation formatting).

@@ -1,35 +1,13 @@
-/// Appending JSON text (RFC 8259) to a byte buffer without going through `String` for structure and numbers.
+import Basics
+
+/// Appending JSON text (RFC 8259) to a byte buffer without going through `String` for structure and numbers;
+/// strings are Basics' `appendJSONString(_:)`.
 extension [UInt8] {
     /// Appends ASCII text as is: structure and member names known at compile time, e.g. `{"type":"event","t":`.
     @inline(__always)
     public mutating func appendLiteral(_ text: StaticString) {
         append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
-
-    /// Appends a quoted string, escaping `"`, `\` and the control characters U+0000…U+001F (RFC 8259 §7).
-    /// Other characters, ASCII or not, are written as their UTF-8 bytes.
-    public mutating func appendJSONString(_ text: String) {
-        append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): appendLiteral(#"\""#)
-            case UInt8(ascii: "\\"): appendLiteral(#"\\"#)
-            case 0x0A: appendLiteral(#"\n"#)
-            case 0x0D: appendLiteral(#"\r"#)
-            case 0x09: appendLiteral(#"\t"#)
-            case 0x08: appendLiteral(#"\b"#)
-            case 0x0C: appendLiteral(#"\f"#)
-            case ..<0x20:
-                appendLiteral(#"\u00"#)
-                append(Self.hexDigits[Int(byte >> 4)])
-                append(Self.hexDigits[Int(byte & 0x0F)])
-            default: append(byte)
-            }
-        }
-        append(UInt8(ascii: "\""))
-    }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Appends a number in the shortest form that reads back as the same `Double` (`128.0`, `0.1`, `1e-05`),
     /// or `null` for nil, infinities and NaN, which JSON cannot carry.

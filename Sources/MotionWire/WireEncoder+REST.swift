@@ -1,3 +1,4 @@
+import Basics
 public import MotionCore
 
 /// The bodies of the REST endpoints (PROTOCOL.md §5) that are more than one encoded object.

@@ -1,3 +1,4 @@
+import Basics
 public import MotionCore
 
 /// Snapshots and summaries: the state of a session.

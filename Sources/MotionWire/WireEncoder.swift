@@ -1,3 +1,4 @@
+import Basics
 public import MotionCore
 
 /// Writes the server's messages (PROTOCOL.md §3) and REST bodies (§5) as JSON into a caller's buffer.

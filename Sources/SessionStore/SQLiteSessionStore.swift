@@ -1,3 +1,4 @@
+import Basics
 import CSQLite
 import Glibc
 
@@ -52,11 +53,7 @@ public actor SQLiteSessionStore: SessionStore {
     }
 
     /// The system's wall clock, Unix milliseconds.
-    @Sendable public static func systemMilliseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
-    }
+    @Sendable public static func systemMilliseconds() -> Int64 { WallClock.milliseconds() }
 
     private let executor: StoreThreadExecutor
     let clock: @Sendable () -> Int64

@@ -1,3 +1,4 @@
+import Basics
 import Glibc
 import LoadKit
 import MotionCore
@@ -109,105 +110,110 @@ struct LoadOptions: Sendable {
         exit(2)
     }
 
+    static let flags = CommandLineFlags([
+        .value("url"), .value("ca"), .boolean("insecure"), .value("server-name"),
+        .value("token", environment: "MOTION_LOAD_TOKEN"), .value("sessions"), .value("rate"), .value("ramp-rate"),
+        .value("seconds"), .value("drain-seconds"), .value("exercise"), .value("side"), .value("poses"),
+        .value("snapshots"), .value("subject"), .boolean("find-capacity"), .value("p99-limit-ms"),
+        .value("start-sessions"), .value("step"), .value("step-seconds"), .value("max-sessions"), .value("loops"),
+        .value("handshakes"), .value("tick-us"), .boolean("poll"), .value("server-pid"), .boolean("json"),
+        .boolean("quiet"),
+    ])
+
+    /// Reads the command line, or prints the usage and exits 0 for `--help`; a problem is printed and exits 2.
     static func parse(_ arguments: [String]) -> LoadOptions {
-        var options = LoadOptions()
-        var iterator = arguments.makeIterator()
-        while let flag = iterator.next() {
-            switch flag {
-            case "--help", "-h":
+        do {
+            guard let options = try read(arguments, environment: ProcessEnvironment.variables()) else {
                 Report.line(usage)
                 exit(0)
-            case "--find-capacity":
-                options.findCapacity = true
-                continue
-            case "--json":
-                options.json = true
-                continue
-            case "--quiet":
-                options.quiet = true
-                continue
-            case "--poll":
-                options.poll = true
-                continue
-            case "--insecure":
-                options.insecure = true
-                continue
-            default: break
             }
-            guard let value = iterator.next() else { fail("\(flag) needs a value") }
-            func count(_ minimum: Int = 1) -> Int {
-                guard let number = Int(value), number >= minimum else {
-                    fail("\(flag): not a count ≥ \(minimum): \(value)")
-                }
-                return number
-            }
-            func positive() -> Double {
-                guard let number = Double(value), number.isFinite, number > 0 else {
-                    fail("\(flag): not a positive number: \(value)")
-                }
-                return number
-            }
-            func nonNegative() -> Double {
-                guard let number = Double(value), number.isFinite, number >= 0 else {
-                    fail("\(flag): not a number ≥ 0: \(value)")
-                }
-                return number
-            }
-            switch flag {
-            case "--url":
-                do {
-                    options.target = try WebSocketTarget(url: value)
-                } catch {
-                    fail(error.description)
-                }
-            case "--ca": options.certificateAuthorityFile = value
-            case "--server-name": options.serverName = value
-            case "--sessions": options.sessions = count()
-            case "--rate":
-                options.rate = positive()
-                guard options.rate <= 1000 else { fail("--rate: at most 1000 poses/s per session") }
-            case "--ramp-rate": options.rampRate = nonNegative()
-            case "--seconds": options.seconds = positive()
-            case "--drain-seconds": options.drainSeconds = nonNegative()
-            case "--exercise": options.exercise = value
-            case "--side":
-                guard let side = BodySide(rawValue: value) else { fail("--side: left or right, not \(value)") }
-                options.side = side
-            case "--poses": options.posesFile = value
-            case "--snapshots":
-                guard value == "every" || value == "off" || (Double(value).map { $0.isFinite && $0 > 0 } ?? false)
-                else { fail("--snapshots: every, off or a number of seconds, not \(value)") }
-                options.snapshots = value
-            case "--token": options.token = value
-            case "--subject":
-                guard !value.isEmpty && value.utf8.count <= 128 else { fail("--subject: 1 to 128 bytes") }
-                options.subject = value
-            case "--p99-limit-ms": options.p99LimitMilliseconds = positive()
-            case "--start-sessions": options.startSessions = count()
-            case "--step": options.step = count()
-            case "--step-seconds": options.stepSeconds = positive()
-            case "--max-sessions": options.maxSessions = count()
-            case "--loops": options.loops = count()
-            case "--handshakes": options.handshakes = count()
-            case "--tick-us": options.tickMicroseconds = nonNegative()
-            case "--server-pid": options.serverPID = Int32(count())
-            default: fail("unknown option \(flag)")
-            }
+            return options
+        } catch {
+            fail(error.message)
         }
-        guard options.target != nil else { fail("--url is required") }
+    }
+
+    /// Reads the command line; nil when it asks for help.
+    /// - Throws: ``FlagError`` naming the flag that is wrong.
+    static func read(_ arguments: [String], environment: [String: String]) throws(FlagError) -> LoadOptions? {
+        let parsed = try flags.parse(arguments, environment: environment)
+        guard !parsed.wantsHelp else { return nil }
+        var options = LoadOptions()
+        for flag in parsed.flags { try options.set(flag) }
+        guard options.target != nil else { throw FlagError(message: "--url is required") }
         do {
             try options.target?.configureTLS(
                 certificateAuthorityFile: options.certificateAuthorityFile, insecure: options.insecure,
                 serverName: options.serverName)
         } catch {
-            fail(error.description)
+            throw FlagError(message: error.description)
         }
-        if let token = options.token ?? getenv("MOTION_LOAD_TOKEN").map({ String(cString: $0) }), !token.isEmpty {
+        if let token = options.token, !token.isEmpty {
             options.target?.headers.append(("Authorization", "Bearer \(token)"))
         }
         guard Exercise.catalog.contains(where: { $0.id == options.exercise }) else {
-            fail("unknown exercise \(options.exercise); one of \(Exercise.catalog.map(\.id).joined(separator: ", "))")
+            throw FlagError(
+                message: "unknown exercise \(options.exercise); one of "
+                    + Exercise.catalog.map(\.id).joined(separator: ", "))
         }
         return options
+    }
+
+    private mutating func set(_ flag: Flag) throws(FlagError) {
+        let value = flag.value
+        switch flag.name {
+        case "url":
+            do {
+                target = try WebSocketTarget(url: value)
+            } catch {
+                throw FlagError(message: error.description)
+            }
+        case "ca": certificateAuthorityFile = value
+        case "insecure": insecure = true
+        case "server-name": serverName = value
+        case "token": token = value
+        case "sessions": sessions = try flag.integer(in: 1...Int.max)
+        case "rate":
+            guard let rate = Double(value), rate > 0, rate <= 1000 else {
+                throw flag.invalid("a number of poses per second above 0, at most 1000")
+            }
+            self.rate = rate
+        case "ramp-rate": rampRate = try flag.number(in: 0...Double.infinity)
+        case "seconds": seconds = try Self.positive(flag)
+        case "drain-seconds": drainSeconds = try flag.number(in: 0...Double.infinity)
+        case "exercise": exercise = value
+        case "side":
+            guard let side = BodySide(rawValue: value) else { throw flag.invalid("left or right") }
+            self.side = side
+        case "poses": posesFile = value
+        case "snapshots":
+            guard value == "every" || value == "off" || (Double(value).map { $0.isFinite && $0 > 0 } ?? false) else {
+                throw flag.invalid("every, off or a number of seconds")
+            }
+            snapshots = value
+        case "subject":
+            guard !value.isEmpty && value.utf8.count <= 128 else { throw flag.invalid("1 to 128 bytes") }
+            subject = value
+        case "find-capacity": findCapacity = true
+        case "p99-limit-ms": p99LimitMilliseconds = try Self.positive(flag)
+        case "start-sessions": startSessions = try flag.integer(in: 1...Int.max)
+        case "step": step = try flag.integer(in: 1...Int.max)
+        case "step-seconds": stepSeconds = try Self.positive(flag)
+        case "max-sessions": maxSessions = try flag.integer(in: 1...Int.max)
+        case "loops": loops = try flag.integer(in: 1...Int.max)
+        case "handshakes": handshakes = try flag.integer(in: 1...Int.max)
+        case "tick-us": tickMicroseconds = try flag.number(in: 0...Double.infinity)
+        case "poll": poll = true
+        case "server-pid": serverPID = Int32(try flag.integer(in: 1...Int(Int32.max)))
+        case "json": json = true
+        case "quiet": quiet = true
+        default: preconditionFailure("--\(flag.name) is not in LoadOptions.flags")
+        }
+    }
+
+    /// A finite number above 0.
+    private static func positive(_ flag: Flag) throws(FlagError) -> Double {
+        guard let number = Double(flag.value), number.isFinite, number > 0 else { throw flag.invalid("a number > 0") }
+        return number
     }
 }

@@ -1,3 +1,4 @@
+import Basics
 import Glibc
 import HTTPServer
 import MotionServer
@@ -7,9 +8,9 @@ func runServer() async -> Int32 {
     let options: ServerOptions
     do {
         options = try ServerOptions.parse(
-            arguments: Array(CommandLine.arguments.dropFirst()), environment: environment())
+            arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.variables())
     } catch {
-        printError("\(error)")
+        Console.error("\(error)")
         return 2
     }
     let termination = SignalWaiter()
@@ -19,34 +20,15 @@ func runServer() async -> Int32 {
         server = try await MotionServer(options: options)
         address = try server.start()
     } catch {
-        printError("motion-server: \(error)")
+        Console.error("motion-server: \(error)")
         return 1
     }
     let hangup = HangupSignal { [server] in server.reloadTLS() }
-    let line = "listening on \(server.scheme)://\(address)\n"
-    _ = line.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count - 1) }
+    Console.line("listening on \(server.scheme)://\(address)")
     await termination.wait()
     withExtendedLifetime(hangup) {}
     await server.shutdown()
     return 0
-}
-
-func environment() -> [String: String] {
-    var values: [String: String] = [:]
-    var pointer = environ
-    while let entry = pointer.pointee {
-        let text = String(cString: entry)
-        if let equals = text.firstIndex(of: "=") {
-            values[String(text[..<equals])] = String(text[text.index(after: equals)...])
-        }
-        pointer += 1
-    }
-    return values
-}
-
-func printError(_ message: String) {
-    let line = message + "\n"
-    _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
 }
 
 exit(await runServer())

@@ -1,3 +1,5 @@
+import Basics
+import Glibc
 import MotionCore
 import MotionSimulation
 
@@ -12,19 +14,31 @@ struct Options {
     var passes: Int?
     var exercise: String?
 
+    /// Reads the command line; a malformed one is printed with the usage and exits 2.
     init(_ arguments: [String]) {
-        var iterator = arguments.dropFirst().makeIterator()
-        while let flag = iterator.next() {
-            let value = iterator.next()
-            switch flag {
-            case "--runs": runs = value.flatMap(Int.init) ?? runs
-            case "--seconds": seconds = value.flatMap(Double.init) ?? seconds
-            case "--passes": passes = value.flatMap(Int.init)
-            case "--exercise": exercise = value
-            default: print("unknown flag \(flag)")
+        let flags = CommandLineFlags([.value("runs"), .value("seconds"), .value("passes"), .value("exercise")])
+        do throws(FlagError) {
+            let parsed = try flags.parse(arguments)
+            guard !parsed.wantsHelp else {
+                Console.line(Self.usage)
+                exit(0)
             }
+            for flag in parsed.flags {
+                switch flag.name {
+                case "runs": runs = try flag.integer(in: 1...Int.max)
+                case "seconds": seconds = try flag.number(in: 0.001...Double.infinity)
+                case "passes": passes = try flag.integer(in: 1...Int.max)
+                case "exercise": exercise = flag.value
+                default: preconditionFailure("--\(flag.name) is not declared")
+                }
+            }
+        } catch {
+            Console.error("engine-bench: \(error.message)\n\(Self.usage)")
+            exit(2)
         }
     }
+
+    static let usage = "usage: engine-bench [--runs N] [--seconds S] [--passes P] [--exercise ID]"
 }
 
 func simulatedPoses(for exercise: Exercise, seconds: Double) -> [Pose] {
@@ -79,7 +93,7 @@ func median(_ values: [Double]) -> Double {
 }
 
 func main() {
-    let options = Options(CommandLine.arguments)
+    let options = Options(Array(CommandLine.arguments.dropFirst()))
     let exercises = Exercise.catalog.filter { options.exercise == nil || $0.id == options.exercise }
     if let passes = options.passes {
         var total = (events: 0, frames: 0)

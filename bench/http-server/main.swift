@@ -1,12 +1,19 @@
+import Basics
 import Glibc
 import HTTPServer
 import MotionWire
 
+/// The command line.
+let usage = """
+    usage: http-bench-server [--host 127.0.0.1] [--port 0] [--loops N] [--public DIR] [--max-body BYTES]
+                             [--head-timeout SECONDS] [--idle-timeout SECONDS] [--max-connections N]
+                             [--log-level warning] [--tls-cert PEM --tls-key PEM]
+    """
+
 /// A small server on HTTPServer for benchmarks and the black-box integration tests (blackbox/http):
 /// `GET /` answers "hello"; `POST /echo` returns the body; `GET /big` 64 KiB of text; `GET /stream?n=N` N chunks;
 /// `GET /items/{id}` the id as JSON; `GET /v1/echo` a WebSocket that echoes every message; files from `--public` for everything else.
-/// Usage: `http-bench-server [--port N] [--loops N] [--public DIR] [--max-body BYTES] [--head-timeout SECONDS]
-/// [--tls-cert PEM --tls-key PEM]` (HTTPS and WSS with both).
+/// Flags: ``usage`` (HTTPS and WSS with both `--tls-cert` and `--tls-key`).
 /// Prints `listening on http://HOST:PORT` (https with TLS) once ready; SIGTERM drains and exits 0.
 func serve() async throws {
     var configuration = HTTPServerConfiguration()
@@ -14,23 +21,40 @@ func serve() async throws {
     configuration.logLevel = .warning
     var publicDirectory: String?
     var (certificate, key): (String?, String?) = (nil, nil)
-    var arguments = CommandLine.arguments.dropFirst().makeIterator()
-    while let flag = arguments.next() {
-        let value = arguments.next() ?? ""
-        switch flag {
-        case "--port": configuration.port = UInt16(value) ?? 0
-        case "--loops": configuration.loops = Int(value) ?? configuration.loops
-        case "--public": publicDirectory = value
-        case "--max-body": configuration.limits.maxBodySize = Int(value) ?? configuration.limits.maxBodySize
-        case "--head-timeout": configuration.headTimeout = .seconds(Double(value) ?? 10)
-        case "--idle-timeout": configuration.idleTimeout = .seconds(Double(value) ?? 60)
-        case "--max-connections": configuration.maxConnections = Int(value) ?? configuration.maxConnections
-        case "--host": configuration.host = value
-        case "--log-level": configuration.logLevel = LogLevel(name: value) ?? .warning
-        case "--tls-cert": certificate = value
-        case "--tls-key": key = value
-        default: print("unknown flag \(flag)")
+    let flags = CommandLineFlags([
+        .value("port"), .value("loops"), .value("public"), .value("max-body"), .value("head-timeout"),
+        .value("idle-timeout"), .value("max-connections"), .value("host"), .value("log-level"), .value("tls-cert"),
+        .value("tls-key"),
+    ])
+    do throws(FlagError) {
+        let parsed = try flags.parse(Array(CommandLine.arguments.dropFirst()))
+        if parsed.wantsHelp {
+            Console.line(usage)
+            exit(0)
         }
+        for flag in parsed.flags {
+            switch flag.name {
+            case "port": configuration.port = UInt16(try flag.integer(in: 0...65535))
+            case "loops": configuration.loops = try flag.integer(in: 1...1024)
+            case "public": publicDirectory = flag.value
+            case "max-body": configuration.limits.maxBodySize = try flag.integer(in: 0...Int.max)
+            case "head-timeout": configuration.headTimeout = .seconds(try flag.number(in: 0.001...86_400))
+            case "idle-timeout": configuration.idleTimeout = .seconds(try flag.number(in: 0.001...86_400))
+            case "max-connections": configuration.maxConnections = try flag.integer(in: 1...Int.max)
+            case "host": configuration.host = flag.value
+            case "log-level":
+                guard let level = LogLevel(name: flag.value) else {
+                    throw flag.invalid("debug, info, notice, warning or error")
+                }
+                configuration.logLevel = level
+            case "tls-cert": certificate = flag.value
+            case "tls-key": key = flag.value
+            default: preconditionFailure("--\(flag.name) is not declared")
+            }
+        }
+    } catch {
+        Console.error("http-bench-server: \(error.message)\n\n\(usage)")
+        exit(2)
     }
     if let certificate, let key {
         configuration.tls = try TLSContext.server(certificateFile: certificate, keyFile: key)
@@ -73,8 +97,7 @@ func serve() async throws {
     let server = try HTTPServer(configuration: configuration, router: router, fallback: fallback)
     let termination = SignalWaiter()
     let address = try server.start()
-    let line = "listening on \(configuration.tls == nil ? "http" : "https")://\(address)\n"
-    _ = line.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count - 1) }
+    Console.line("listening on \(configuration.tls == nil ? "http" : "https")://\(address)")
     await termination.wait()
     await server.shutdown(gracePeriod: .seconds(5)) { await sockets.closeAll(code: .goingAway) }
     server.stopLoops()

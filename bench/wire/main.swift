@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import MotionCore
 import MotionSimulation
@@ -48,11 +49,23 @@ func fixed(_ value: Double) -> String { String(format: "%.2f", value) }
 func main() throws {
     var runs = 5
     var count = 3000
-    var iterator = CommandLine.arguments.dropFirst().makeIterator()
-    while let flag = iterator.next() {
-        let value = iterator.next().flatMap(Int.init)
-        if flag == "--runs", let value { runs = value }
-        if flag == "--frames", let value { count = value }
+    do throws(FlagError) {
+        let parsed = try CommandLineFlags([.value("runs"), .value("frames")]).parse(
+            Array(CommandLine.arguments.dropFirst()))
+        guard !parsed.wantsHelp else {
+            Console.line("usage: wire-bench [--runs N] [--frames N]")
+            return
+        }
+        for flag in parsed.flags {
+            if flag.name == "runs" {
+                runs = try flag.integer(in: 1...Int.max)
+            } else {
+                count = try flag.integer(in: 1...Int.max)
+            }
+        }
+    } catch {
+        Console.error("wire-bench: \(error.message)")
+        exit(2)
     }
     var simulation = Simulation(exercise: .squat, side: .right, reps: (0..<40).map { _ in .init(peak: 100) })
     simulation.noise = 1.5

@@ -13,14 +13,8 @@ struct sockaddr;
 int cnet_accept(int fd, struct sockaddr *address, unsigned int *length);
 /// The calling thread's errno.
 int cnet_errno(void);
-/// Monotonic time in nanoseconds.
-unsigned long long cnet_monotonic_ns(void);
-/// Wall-clock time in seconds since the Unix epoch.
-long long cnet_wall_seconds(void);
 /// Ignores SIGPIPE process-wide (writes to closed sockets then return EPIPE).
 void cnet_ignore_sigpipe(void);
-/// Names the calling thread (up to 15 characters), for tools like top and perf.
-void cnet_name_thread(const char *name);
 /// Routes SIGTERM and SIGINT to a pipe (once per process) and returns its read end: each signal writes one byte.
 /// Works whichever thread the kernel delivers the signal to, unlike blocking-and-waiting schemes.
 int cnet_termination_fd(void);

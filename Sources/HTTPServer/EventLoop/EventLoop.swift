@@ -1,3 +1,4 @@
+import Basics
 import CNetShim
 import Dispatch
 import Glibc
@@ -111,22 +112,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Starts the loop's thread.
     func start() {
-        // A plain pthread (not Foundation's Thread) keeps Foundation, and its memory, out of the server.
-        let body = Unmanaged.passRetained(ThreadBody { [self] in run() }).toOpaque()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        pthread_attr_setstacksize(&attributes, 1 << 20)
-        var thread = pthread_t()
-        let result = pthread_create(
-            &thread, &attributes,
-            { argument in
-                guard let argument else { return nil }
-                Unmanaged<ThreadBody>.fromOpaque(argument).takeRetainedValue().run()
-                return nil
-            }, body)
-        pthread_attr_destroy(&attributes)
-        precondition(result == 0, "pthread_create failed: \(result)")
-        pthread_detach(thread)
+        startThread(name: name, stackSize: 1 << 20) { [self] in run() }
     }
 
     /// Whether the caller runs on this loop's thread.
@@ -222,11 +208,11 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// The machine's monotonic time in nanoseconds.
-    public static func now() -> UInt64 { cnet_monotonic_ns() }
+    public static func now() -> UInt64 { MonotonicClock.nanoseconds() }
 
     /// The loop's clock in nanoseconds (the machine's, or a ``ManualClock``): what timeouts of the loop's connections
     /// are measured in. Safe from any thread.
-    public func now() -> UInt64 { manualClock?.now ?? cnet_monotonic_ns() }
+    public func now() -> UInt64 { manualClock?.now ?? MonotonicClock.nanoseconds() }
 
     /// ``now()`` as of the loop's latest wake-up: what the work of one batch of events shares, read without a clock
     /// call each. Loop thread only.
@@ -245,7 +231,6 @@ public final class EventLoop: @unchecked Sendable {
     public func waitUntilStopped() { finished.wait() }
 
     private func run() {
-        cnet_name_thread(String(name.utf8.prefix(15)) ?? "event-loop")
         threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .releasing)
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         let pollInterval: UInt64? =
@@ -314,12 +299,6 @@ public final class EventLoop: @unchecked Sendable {
             }
         }
     }
-}
-
-/// The work of a new thread, handed through `pthread_create`'s context pointer.
-private final class ThreadBody {
-    let run: () -> Void
-    init(_ run: @escaping () -> Void) { self.run = run }
 }
 
 extension EventLoop: SerialExecutor, TaskExecutor {

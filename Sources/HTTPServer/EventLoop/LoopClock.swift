@@ -1,4 +1,3 @@
-import CNetShim
 import Dispatch
 import Synchronization
 

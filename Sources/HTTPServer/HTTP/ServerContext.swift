@@ -1,4 +1,4 @@
-import CNetShim
+import Basics
 import HTTPWire
 import Synchronization
 
@@ -39,7 +39,7 @@ final class ServerContext: @unchecked Sendable {
     /// The `Date` header value, formatted once per second per loop (RFC 9110 §6.6.1).
     func date(for loop: EventLoop) -> String {
         let state = perLoop[loop.index]
-        let now = Int(cnet_wall_seconds())
+        let now = WallClock.seconds()
         if now != state.dateSecond {
             state.dateSecond = now
             state.date = HTTPDate.imfFixdate(unixTime: now)

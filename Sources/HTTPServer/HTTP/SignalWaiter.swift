@@ -1,7 +1,6 @@
 import CNetShim
 import Dispatch
 import Glibc
-import Synchronization
 
 /// Catches SIGTERM and SIGINT for a graceful shutdown.
 ///
@@ -9,8 +8,8 @@ import Synchronization
 /// `await wait()`. A C handler writes each signal to a pipe, whichever thread the kernel picks, and a dispatch
 /// source reads the pipe; creating it replaces the signals' default action (exiting at once) for the process.
 public final class SignalWaiter: @unchecked Sendable {
-    // Safety: `source` is written once in init and only kept alive afterwards; `state` is a Mutex.
-    private let state = Mutex<(received: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    // Safety: `source` is written once in init and only kept alive afterwards; `state` is locked.
+    private let state = Locked<(received: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
     private var source: (any DispatchSourceRead)?
 
     /// Starts catching SIGTERM and SIGINT.

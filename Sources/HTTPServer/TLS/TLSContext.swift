@@ -1,7 +1,6 @@
 import CNetShim
 import COpenSSL
 import Glibc
-import Synchronization
 
 /// What TLS connections of one server, or of one client, share: OpenSSL's `SSL_CTX` with the protocol versions,
 /// ciphers, ALPN, session resumption, and (on a server) the certificate and key.
@@ -30,7 +29,7 @@ public final class TLSContext: Sendable {
 
     /// The role the context was made for.
     public let role: Role
-    private let current: Mutex<Handle>
+    private let current: Locked<Handle>
 
     /// TLS 1.2 suites: ECDHE key exchange and AEAD ciphers only, ECDSA certificates before RSA ones (Mozilla's
     /// "intermediate" list without finite-field Diffie-Hellman).
@@ -59,7 +58,7 @@ public final class TLSContext: Sendable {
 
     private init(role: Role, handle: Handle) {
         self.role = role
-        current = Mutex(handle)
+        current = Locked(handle)
     }
 
     /// A server context from a PEM certificate (chain) and its PEM private key (unencrypted).

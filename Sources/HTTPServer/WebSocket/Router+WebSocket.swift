@@ -1,3 +1,4 @@
+public import Basics
 public import HTTPWire
 
 /// Whether to accept a WebSocket upgrade, decided by the application after the handshake is found valid.

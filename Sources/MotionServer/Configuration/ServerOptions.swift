@@ -1,4 +1,5 @@
-public import HTTPServer
+public import Basics
+import HTTPServer
 
 /// The `motion-server` command line (PROTOCOL.md §7): flags, each also read from a `MOTION_*` environment
 /// variable; a flag wins over the environment.
@@ -52,6 +53,20 @@ public struct ServerOptions: Sendable, Equatable {
         MOTION_TLS_CERT, MOTION_TLS_KEY. SIGHUP reads the certificate and key again.
         """
 
+    /// The flags, each with its variable.
+    static let flags = CommandLineFlags([
+        .value("host", environment: "MOTION_HOST"), .value("port", environment: "MOTION_PORT"),
+        .value("database", environment: "MOTION_DATABASE"), .value("public", environment: "MOTION_PUBLIC"),
+        .value("threads", environment: "MOTION_THREADS"), .value("tokens", environment: "MOTION_TOKENS"),
+        .value("log-level", environment: "MOTION_LOG_LEVEL"), .boolean("ws-echo", environment: "MOTION_WS_ECHO"),
+        .value("frames-per-second", environment: "MOTION_FRAMES_PER_SECOND"),
+        .value("max-message-bytes", environment: "MOTION_MAX_MESSAGE_BYTES"),
+        .value("write-timeout", environment: "MOTION_WRITE_TIMEOUT"),
+        .value("max-http-sessions", environment: "MOTION_MAX_HTTP_SESSIONS"),
+        .value("max-http-sessions-per-tenant", environment: "MOTION_MAX_HTTP_SESSIONS_PER_TENANT"),
+        .value("tls-cert", environment: "MOTION_TLS_CERT"), .value("tls-key", environment: "MOTION_TLS_KEY"),
+    ])
+
     /// Reads the options from the environment, then the arguments.
     /// - Parameters:
     ///   - arguments: The command line without the program name.
@@ -60,98 +75,46 @@ public struct ServerOptions: Sendable, Equatable {
     /// - Throws: ``UsageError`` for an unknown flag, a missing or invalid value, or a feature not built in.
     public static func parse(arguments: [String], environment: [String: String]) throws(UsageError) -> ServerOptions {
         var options = ServerOptions()
-        let names = [
-            "host": "MOTION_HOST", "port": "MOTION_PORT", "database": "MOTION_DATABASE", "public": "MOTION_PUBLIC",
-            "threads": "MOTION_THREADS", "tokens": "MOTION_TOKENS", "log-level": "MOTION_LOG_LEVEL",
-            "frames-per-second": "MOTION_FRAMES_PER_SECOND", "max-message-bytes": "MOTION_MAX_MESSAGE_BYTES",
-            "write-timeout": "MOTION_WRITE_TIMEOUT", "max-http-sessions": "MOTION_MAX_HTTP_SESSIONS",
-            "max-http-sessions-per-tenant": "MOTION_MAX_HTTP_SESSIONS_PER_TENANT", "tls-cert": "MOTION_TLS_CERT",
-            "tls-key": "MOTION_TLS_KEY",
-        ]
-        for (flag, variable) in names.sorted(by: { $0.key < $1.key }) {
-            if let value = environment[variable], !value.isEmpty { try options.set(flag, value) }
+        let parsed: CommandLineFlags.Parsed
+        do {
+            parsed = try flags.parse(arguments, environment: environment)
+            for flag in parsed.flags { try options.set(flag) }
+        } catch {
+            throw UsageError(message: error.message)
         }
-        if let echo = environment["MOTION_WS_ECHO"], ["1", "true", "yes"].contains(echo.lowercased()) {
-            options.webSocketEcho = true
-        }
-        var iterator = arguments.makeIterator()
-        while let argument = iterator.next() {
-            guard argument.hasPrefix("--") else { throw UsageError(message: "unexpected argument '\(argument)'") }
-            var flag = String(argument.dropFirst(2))
-            var inline: String?
-            if let equals = flag.firstIndex(of: "=") {
-                inline = String(flag[flag.index(after: equals)...])
-                flag = String(flag[..<equals])
-            }
-            switch flag {
-            case "ws-echo":
-                // `--ws-echo=false` must not turn it on.
-                guard inline == nil else { throw UsageError(message: "--ws-echo takes no value") }
-                options.webSocketEcho = true
-            case "help": throw UsageError(message: "motion-server: real-time motion analysis")
-            default:
-                guard names[flag] != nil else { throw UsageError(message: "unknown flag --\(flag)") }
-                guard let value = inline ?? iterator.next() else {
-                    throw UsageError(message: "--\(flag) needs a value")
-                }
-                try options.set(flag, value)
-            }
-        }
+        if parsed.wantsHelp { throw UsageError(message: "motion-server: real-time motion analysis") }
         guard (options.tlsCertificate == nil) == (options.tlsKey == nil) else {
             throw UsageError(message: "--tls-cert and --tls-key go together")
         }
         return options
     }
 
-    private mutating func set(_ flag: String, _ value: String) throws(UsageError) {
-        switch flag {
+    private mutating func set(_ flag: Flag) throws(FlagError) {
+        let value = flag.value
+        switch flag.name {
         case "host": host = value
-        case "port":
-            guard let port = UInt16(value) else { throw UsageError(message: "--port must be 0…65535, got '\(value)'") }
-            self.port = port
+        case "port": port = UInt16(try flag.integer(in: 0...65535))
         case "database": database = value
         case "public": publicDirectory = value
-        case "threads":
-            guard let threads = Int(value), (1...256).contains(threads) else {
-                throw UsageError(message: "--threads must be 1…256, got '\(value)'")
-            }
-            self.threads = threads
+        case "threads": threads = try flag.integer(in: 1...256)
         case "tokens": tokensFile = value
         case "log-level":
-            guard let level = LogLevel(name: value) else {
-                throw UsageError(message: "--log-level must be debug, info, notice, warning or error, got '\(value)'")
-            }
+            guard let level = LogLevel(name: value) else { throw flag.invalid("debug, info, notice, warning or error") }
             logLevel = level
+        case "ws-echo": webSocketEcho = true
         case "write-timeout":
             // Whole milliseconds, at least one: a value that rounds to 0 would close every connection that waits.
             guard let seconds = Double(value), seconds >= 0.001, seconds <= 3600 else {
-                throw UsageError(message: "--write-timeout must be seconds within [0.001, 3600], got '\(value)'")
+                throw flag.invalid("seconds within [0.001, 3600]")
             }
             writeTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
-        case "frames-per-second":
-            guard let rate = Double(value), rate >= 1, rate <= 100_000 else {
-                throw UsageError(message: "--frames-per-second must be 1…100000, got '\(value)'")
-            }
-            limits.framesPerSecond = rate
-        case "max-message-bytes":
-            guard let bytes = Int(value), (1024...(256 << 20)).contains(bytes) else {
-                throw UsageError(message: "--max-message-bytes must be 1024…268435456, got '\(value)'")
-            }
-            limits.maxMessageBytes = bytes
-        case "max-http-sessions":
-            limits.maxHTTPSessions = try Self.count(flag, value)
-        case "max-http-sessions-per-tenant":
-            limits.maxHTTPSessionsPerTenant = try Self.count(flag, value)
+        case "frames-per-second": limits.framesPerSecond = try flag.number(in: 1...100_000)
+        case "max-message-bytes": limits.maxMessageBytes = try flag.integer(in: 1024...(256 << 20))
+        case "max-http-sessions": limits.maxHTTPSessions = try flag.integer(in: 1...1_000_000)
+        case "max-http-sessions-per-tenant": limits.maxHTTPSessionsPerTenant = try flag.integer(in: 1...1_000_000)
         case "tls-cert": tlsCertificate = value
         case "tls-key": tlsKey = value
-        default: throw UsageError(message: "unknown flag --\(flag)")
+        default: preconditionFailure("--\(flag.name) is not in ServerOptions.flags")
         }
-    }
-
-    private static func count(_ flag: String, _ value: String) throws(UsageError) -> Int {
-        guard let count = Int(value), (1...1_000_000).contains(count) else {
-            throw UsageError(message: "--\(flag) must be 1…1000000, got '\(value)'")
-        }
-        return count
     }
 }
