@@ -18,8 +18,7 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
 /// Structured log lines on standard error, one `write` per line: `level=info msg=request path=/v1/exercises`.
 ///
 /// A message or value is written as it is when it is printable ASCII without spaces, `"` or `=`; otherwise it is
-/// quoted and escaped as a JSON string (backspace and form feed as `\u0008` and `\u000c`), so a line never breaks
-/// and parses back. Keys are written as they are.
+/// quoted and escaped as a JSON string, so a line never breaks and parses back. Keys are written as they are.
 ///
 /// ```swift
 /// let logger = Logger(level: .notice)
@@ -67,7 +66,7 @@ public struct Logger: Sendable {
             line.append(contentsOf: value.utf8)
         } else {
             line.append(0x22)
-            line.appendJSONEscaped(value, controlEscapes: .lineBreaksAndTabs)
+            line.appendJSONEscaped(value)
             line.append(0x22)
         }
     }

@@ -10,22 +10,22 @@ import Testing
         return String(decoding: bytes.dropFirst(), as: UTF8.self)
     }
 
-    static func escaped(_ text: String, _ controlEscapes: JSONControlEscapes) -> String {
+    static func escaped(_ text: String) -> String {
         var bytes: [UInt8] = []
-        bytes.appendJSONEscaped(text, controlEscapes: controlEscapes)
+        bytes.appendJSONEscaped(text)
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// What RFC 8259 §7 allows, spelled the way each style spells it: the reference the writer is checked against.
-    static func reference(_ scalar: Unicode.Scalar, _ controlEscapes: JSONControlEscapes) -> String {
+    /// What RFC 8259 §7 allows, with its short escapes: the reference the writer is checked against.
+    static func reference(_ scalar: Unicode.Scalar) -> String {
         switch scalar.value {
         case 0x22: return #"\""#
         case 0x5C: return #"\\"#
         case 0x0A: return #"\n"#
         case 0x0D: return #"\r"#
         case 0x09: return #"\t"#
-        case 0x08 where controlEscapes == .short: return #"\b"#
-        case 0x0C where controlEscapes == .short: return #"\f"#
+        case 0x08: return #"\b"#
+        case 0x0C: return #"\f"#
         case ..<0x20:
             let hex = String(scalar.value, radix: 16)
             return #"\u"# + String(repeating: "0", count: 4 - hex.count) + hex
@@ -36,12 +36,9 @@ import Testing
     @Test func writesEveryControlCharacterEscaped() {
         for value in UInt32(0)..<0x20 {
             let scalar = Unicode.Scalar(value)!
-            for style in [JSONControlEscapes.short, .lineBreaksAndTabs] {
-                #expect(Self.escaped("a" + String(scalar) + "b", style) == "a" + Self.reference(scalar, style) + "b")
-            }
+            #expect(Self.escaped("a" + String(scalar) + "b") == "a" + Self.reference(scalar) + "b")
         }
         #expect(Self.quoted("\u{0}\u{1}\u{1F}\u{8}\u{C}") == #""\u0000\u0001\u001f\b\f""#)
-        #expect(Self.escaped("\u{8}\u{C}\n\r\t", .lineBreaksAndTabs) == #"\u0008\u000c\n\r\t"#)
     }
 
     @Test func keepsWhatJSONAllowsAsItIs() {
@@ -64,9 +61,7 @@ import Testing
         for length in [1, 2, 31, 1000, 100_000] {
             let scalars = (0..<length).map { _ in pool[Int(random.next() % UInt64(pool.count))] }
             let text = String(String.UnicodeScalarView(scalars))
-            for style in [JSONControlEscapes.short, .lineBreaksAndTabs] {
-                #expect(Self.escaped(text, style) == scalars.map { Self.reference($0, style) }.joined())
-            }
+            #expect(Self.escaped(text) == scalars.map { Self.reference($0) }.joined())
             // And a JSON parser reads back the very text.
             let decoded = try JSONDecoder().decode(String.self, from: Data(Self.quoted(text).utf8))
             #expect(decoded == text)

@@ -25,7 +25,7 @@ import Testing
     @Test func neverBreaksALine() {
         #expect(
             Self.line("a\nb", ["v": "\r\t\u{0}\u{8}\u{C}\u{1B}[31m"])
-                == #"level=info msg="a\nb" v="\r\t\u0000\u0008\u000c\u001b[31m""# + "\n")
+                == #"level=info msg="a\nb" v="\r\t\u0000\b\f\u001b[31m""# + "\n")
     }
 
     @Test func writesOnlySevereEnoughLevels() {
