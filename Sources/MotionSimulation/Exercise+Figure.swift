@@ -26,11 +26,12 @@ extension Exercise {
             figure.thigh = value + figure.trunkLean
             figure.shank = figure.thigh - fault(.keepKneeStraight, 40)
         case .flexion(_, let joint, _) where joint.part == .knee:
-            // A squat: shins incline forward, thighs back, the trunk leans with depth.
+            // A squat: shins incline forward, thighs back, the trunk leans with depth; the fault folds the chest far
+            // past the shin line (the squat judges the trunk against the shin).
             figure.bothLegs = true
             figure.shank = -0.4 * value
             figure.thigh = 0.6 * value
-            figure.trunkLean = -(0.3 * value + fault(.keepTrunkUpright, 45))
+            figure.trunkLean = -(0.3 * value + fault(.keepTrunkUpright, 70))
         case .inclination(let segment) where segment.from.part == .knee && kind == .rep && id == "kneeExtension":
             figure.anchor = .seated
             figure.restingThigh = 90
