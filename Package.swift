@@ -66,7 +66,9 @@ let package = Package(
         .executableTarget(
             name: "ws-bench-client", dependencies: ["HTTPServer", "HTTPWire", "LoadKit"], path: "bench/ws-client",
             swiftSettings: strict),
-        .testTarget(name: "MotionCoreTests", dependencies: ["MotionCore", "MotionSimulation"], swiftSettings: strict),
+        .testTarget(
+            name: "MotionCoreTests", dependencies: ["MotionCore", "MotionSimulation"], exclude: ["Fixtures"],
+            swiftSettings: strict),
         .testTarget(name: "MotionSimulationTests", dependencies: ["MotionSimulation"], swiftSettings: strict),
         .testTarget(
             name: "MotionWireTests", dependencies: ["MotionWire", "MotionCore", "Basics"], exclude: ["Fixtures"],

@@ -25,6 +25,10 @@ struct Figure {
     var hipTilt = 0.0
     /// Both legs move together (squat) instead of the working leg alone.
     var bothLegs = false
+    /// Whether the working arm follows ``upperArm`` and ``forearm``; arms that do not are held at ``restingArms``.
+    var movesArm = false
+    /// Where the arms the exercise does not move are held.
+    var restingArms = ArmPosition.atSides
     /// Non-working thigh angle (seated: 90, thighs forward).
     var restingThigh = 0.0
     /// Non-working shank angle.
@@ -70,11 +74,16 @@ struct Figure {
             let hipRaise = working ? rise(hipTilt, Self.hipHalf) : -rise(hipTilt, Self.hipHalf)
             let shoulder = add(add(neckPoint, (lateral, 0, 0), Self.shoulderHalf), (0, 1, 0), shoulderRaise)
             let hip = add(add(root, (lateral, 0, 0), Self.hipHalf), (0, 1, 0), hipRaise)
-            let armDown = working ? (upperArm, forearm) : (0, 0)
             let legMoves = working || bothLegs
             let legAngles = legMoves ? (thigh, shank) : (restingThigh, restingShank)
-            let elbow = add(shoulder, direction(armDown.0, lateral), Self.upperArmLength)
-            let wrist = add(elbow, direction(armDown.1, lateral), Self.forearmLength)
+            let elbow: Vector
+            let wrist: Vector
+            if working && movesArm {
+                elbow = add(shoulder, direction(upperArm, lateral), Self.upperArmLength)
+                wrist = add(elbow, direction(forearm, lateral), Self.forearmLength)
+            } else {
+                (elbow, wrist) = Self.arm(restingArms, shoulder: shoulder, hip: hip, lateral: lateral)
+            }
             let knee = add(hip, direction(legAngles.0, lateral), Self.thighLength)
             let ankle = add(knee, direction(legAngles.1, lateral), Self.shankLength)
             p[.shoulder(s)] = shoulder
@@ -88,6 +97,45 @@ struct Figure {
         }
         p[.nose] = add(add(neckPoint, trunk, Self.neckToNose), (0, 0, 1), 0.04)
         return p
+    }
+
+    /// Elbow and wrist of an arm held at `position`, hanging from `shoulder`.
+    private static func arm(
+        _ position: ArmPosition, shoulder: Vector, hip: Vector, lateral: Double
+    ) -> (elbow: Vector, wrist: Vector) {
+        func along(_ from: Vector, _ unit: Vector, _ length: Double) -> Vector {
+            (from.lateral + unit.lateral * length, from.up + unit.up * length, from.forward + unit.forward * length)
+        }
+        switch position {
+        case .atSides:
+            let elbow = along(shoulder, (0, -1, 0), upperArmLength)
+            return (elbow, along(elbow, (0, -1, 0), forearmLength))
+        case .forward:
+            let elbow = along(shoulder, (0, 0, 1), upperArmLength)
+            return (elbow, along(elbow, (0, 0, 1), forearmLength))
+        case .onHips:
+            // The hand on the iliac crest, a little above and outside the hip joint; the elbow bends out sideways.
+            let wrist = along(hip, (lateral * 0.45, 0.89, 0), 0.07)
+            let reach = (wrist.lateral - shoulder.lateral, wrist.up - shoulder.up, wrist.forward - shoulder.forward)
+            let distance = min(
+                (reach.0 * reach.0 + reach.1 * reach.1 + reach.2 * reach.2).squareRoot(),
+                upperArmLength + forearmLength - 1e-6)
+            let toward: Vector = (reach.0 / distance, reach.1 / distance, reach.2 / distance)
+            let a =
+                (upperArmLength * upperArmLength - forearmLength * forearmLength + distance * distance)
+                / (2 * distance)
+            let h = max(0, upperArmLength * upperArmLength - a * a).squareRoot()
+            // Out to the side, square to the shoulder–hand line.
+            let out: Vector = (lateral, 0, 0)
+            let dot = out.lateral * toward.lateral + out.up * toward.up + out.forward * toward.forward
+            var bend: Vector = (
+                out.lateral - dot * toward.lateral, out.up - dot * toward.up, out.forward - dot * toward.forward
+            )
+            let norm = (bend.lateral * bend.lateral + bend.up * bend.up + bend.forward * bend.forward).squareRoot()
+            bend = (bend.lateral / norm, bend.up / norm, bend.forward / norm)
+            let elbow = along(along(shoulder, toward, a), bend, h)
+            return (elbow, wrist)
+        }
     }
 
     private static func direction(_ degrees: Double, view: Exercise.View, outward: Double) -> Vector {

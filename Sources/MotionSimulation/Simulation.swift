@@ -68,6 +68,13 @@ public struct Simulation: Sendable {
     public var hidden: [(range: ClosedRange<Double>, joints: JointSet)] = []
     /// Whether the camera mirrors the image (a selfie view): x flipped and left/right labels swapped.
     public var mirrored = false
+    /// Where the person holds the arms the exercise does not move: both arms in a squat, the other arm in a
+    /// one-arm exercise.
+    public var arms = ArmPosition.atSides
+    /// Squats: the shin's share of knee flexion, the rest being the thigh's; the trunk leans as far as balance
+    /// over the feet needs. The default, 0.19, is a hip-dominant bodyweight squat (hip flexion about 1.45× knee
+    /// flexion at 90° with the arms at the sides); about 0.35 keeps the trunk nearly upright. The shin never inclines past 40°.
+    public var shinShare = Simulation.defaultShinShare
     /// Seed of the noise and dropouts.
     public var seed: UInt64 = 1
 
@@ -121,6 +128,12 @@ public struct Simulation: Sendable {
         return (rest, nil, 0)
     }
 
+    /// The default ``shinShare``.
+    public static let defaultShinShare = 0.2
+    /// How far the shin may incline from vertical with the heel down, degrees (weight-bearing dorsiflexion,
+    /// CLINICAL.md).
+    public static let maxShinInclination = 40.0
+
     private var resolvedRestValue: Double { restValue ?? max(0, exercise.thresholds.rest - 12) }
 
     private static let holdRamp = 1.0
@@ -145,7 +158,8 @@ public struct Simulation: Sendable {
         if outOfFrame.contains(where: { $0.contains(t) }) { return pose }
         let (value, rep, intensity) = value(at: t)
         let faults = rep.map { reps[$0].faults } ?? []
-        let figure = exercise.figure(value: value, faults: faults, intensity: intensity, side: side)
+        let figure = exercise.figure(
+            value: value, faults: faults, intensity: intensity, side: side, arms: arms, shinShare: shinShare)
         let body = figure.joints(view: exercise.view, side: side)
         let scale = stature ?? size.height * 0.62
         let anchorPoint: Figure.Vector

@@ -94,7 +94,8 @@ public enum WireEncoder {
         let named: [JointReference]
         switch measurement {
         case .flexion(let proximal, let joint, let distal): named = [proximal, joint, distal]
-        case .angleBetween(let first, let second): named = [first.from, first.to, second.from, second.to]
+        case .angleBetween(let first, let second), .inclinationBeyond(let first, reference: let second):
+            named = [first.from, first.to, second.from, second.to]
         case .inclination(let segment), .tilt(let segment): named = [segment.from, segment.to]
         }
         var unique: [JointReference] = []

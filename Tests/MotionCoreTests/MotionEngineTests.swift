@@ -402,3 +402,21 @@ struct MotionEngineTests {
         #expect(abs((reps(events).first?.duration ?? 0) - 2) < 0.1)
     }
 }
+
+extension MotionEngineTests {
+    static let exercisesAndArms: [(Exercise, ArmPosition)] = Exercise.catalog.flatMap { exercise in
+        ArmPosition.allCases.map { (exercise, $0) }
+    }
+
+    @Test(arguments: exercisesAndArms)
+    func countsCleanRepsWhateverTheRestingArmsDo(exercise: Exercise, arms: ArmPosition) throws {
+        let peak = exercise.kind == .hold ? exercise.thresholds.enter + 5 : exercise.target * 0.8
+        var simulation = Simulation(exercise: exercise, side: .right, reps: [.init(peak: peak), .init(peak: peak)])
+        simulation.arms = arms
+        simulation.noise = 1
+        let (events, engine) = try run(simulation)
+        #expect(!events.contains { if case .setupChanged = $0.event { true } else { false } }, "\(arms)")
+        #expect(engine.snapshot().repCount == 2, "\(exercise.id) with the arms \(arms)")
+        #expect(engine.snapshot().rejectedCount == 0)
+    }
+}

@@ -256,3 +256,21 @@ struct SimulationTests {
         #expect(worst < 0.5, "\(exercise.id) \(side): off by up to \(worst)°")
     }
 }
+
+extension SimulationTests {
+    static let exercisesAndArms: [(Exercise, ArmPosition)] = Exercise.catalog.flatMap { exercise in
+        ArmPosition.allCases.map { (exercise, $0) }
+    }
+
+    @Test(arguments: exercisesAndArms)
+    func armsTheExerciseDoesNotMoveLeaveTheScriptedValueAlone(_ exercise: Exercise, _ arms: ArmPosition) throws {
+        let peak = exercise.kind == .hold ? exercise.thresholds.enter + 10 : exercise.target * 0.9
+        var simulation = Simulation(exercise: exercise, side: .left, reps: [SimulatedRep(peak: peak)])
+        simulation.arms = arms
+        let measurement = exercise.measurement.resolve(side: .left)
+        for pose in simulation.poses() {
+            let measured = try #require(measurement.value(in: pose))
+            #expect(abs(measured - simulation.value(at: pose.timestamp).value) < 0.5, "\(exercise.id) \(arms)")
+        }
+    }
+}

@@ -10,6 +10,14 @@ public enum Measurement: Sendable, Hashable, Codable {
     case inclination(Segment)
     /// The angle of a line from horizontal, 0…90°, whichever way it points.
     case tilt(Segment)
+    /// How much further a segment inclines from straight down than a reference segment: the inclination of the
+    /// first minus that of the reference, −180…180° (negative when the first is nearer vertical).
+    ///
+    /// The squat family's trunk rule, `.inclinationBeyond(.trunk, reference: .shank)`: in a side view both the
+    /// trunk and the shin lean forward from the feet, so this is the angle by which the trunk leans past the shin
+    /// line (0 when they are parallel). Both inclinations are unsigned, so the value does not depend on which way
+    /// the person faces; it assumes the two segments lean the same way, as they do in a squat.
+    case inclinationBeyond(Segment, reference: Segment)
 
     /// The joints the measurement needs, for an exercise done with `side`.
     /// - Parameter side: The working side.
@@ -35,6 +43,10 @@ public enum Measurement: Sendable, Hashable, Codable {
         case .tilt(let segment):
             let (a, b) = pair(segment)
             return ResolvedMeasurement(kind: .tilt(a, b))
+        case .inclinationBeyond(let segment, let reference):
+            let (a, b) = pair(segment)
+            let (c, d) = pair(reference)
+            return ResolvedMeasurement(kind: .inclinationBeyond(a, b, c, d))
         }
     }
 }
@@ -46,6 +58,7 @@ public struct ResolvedMeasurement: Sendable, Hashable {
         case angleBetween(Joint, Joint, Joint, Joint)
         case inclination(Joint, Joint)
         case tilt(Joint, Joint)
+        case inclinationBeyond(Joint, Joint, Joint, Joint)
     }
 
     let kind: Kind
@@ -56,7 +69,8 @@ public struct ResolvedMeasurement: Sendable, Hashable {
         self.kind = kind
         switch kind {
         case .flexion(let a, let b, let c): joints = [a, b, c]
-        case .angleBetween(let a, let b, let c, let d): joints = [a, b, c, d]
+        case .angleBetween(let a, let b, let c, let d), .inclinationBeyond(let a, let b, let c, let d):
+            joints = [a, b, c, d]
         case .inclination(let a, let b), .tilt(let a, let b): joints = [a, b]
         }
     }
@@ -82,6 +96,11 @@ public struct ResolvedMeasurement: Sendable, Hashable {
                 return nil
             }
             return angle > 90 ? 180 - angle : angle
+        case .inclinationBeyond(let a, let b, let c, let d):
+            guard let pa = pose[a], let pb = pose[b], let pc = pose[c], let pd = pose[d],
+                let first = Self.angle(pa.vector(to: pb), (0, 1)), let reference = Self.angle(pc.vector(to: pd), (0, 1))
+            else { return nil }
+            return first - reference
         }
     }
 
