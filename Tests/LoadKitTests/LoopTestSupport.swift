@@ -263,7 +263,7 @@ actor PacerDriver {
     /// - Parameter duration: Nanoseconds until the end.
     /// - Returns: The start instant.
     func startNow(for duration: UInt64) -> UInt64 {
-        let start = EventLoop.now()
+        let start = loop.now()
         pacer.start(at: start, until: start + duration)
         return start
     }
