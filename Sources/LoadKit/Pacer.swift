@@ -2,10 +2,11 @@ import Glibc
 public import HTTPServer
 
 /// Fires members of a fixed-rate schedule on one event loop: member `m` is due at `start + phase(m) + k·period`
-/// for k = 0, 1, …, until the end. A CLOCK_MONOTONIC timerfd wakes the loop (falling back to the loop's
-/// millisecond timers); to save wake-ups it fires whatever is due at most every `tick` nanoseconds, and that
-/// wait is the caller's to count (the `due` time passed to `fire` is the intended one). Members may be added while
-/// it runs. Used only on its loop's thread.
+/// for k = 0, 1, …, until the end. Times are the loop's clock (``EventLoop/now()``). A CLOCK_MONOTONIC timerfd
+/// wakes the loop (falling back to the loop's millisecond timers, which also run a loop on a ``ManualClock``); to
+/// save wake-ups it fires whatever is due at most every `tick` nanoseconds, and that wait is the caller's to count
+/// (the `due` time passed to `fire` is the intended one). Members may be added while it runs. Used only on its
+/// loop's thread.
 public final class Pacer: EventLoopHandler {
     private let loop: EventLoop
     private let period: UInt64
@@ -64,19 +65,20 @@ public final class Pacer: EventLoopHandler {
         // tick late (its due time lies between the last one fired and the next one due).
         if low < cursor { cursor += 1 }
         schedule.insert((member, phase), at: low)
-        if running { arm(after: EventLoop.now()) }
+        if running { arm(after: loop.now()) }
     }
 
     /// Starts firing.
     /// - Parameters:
-    ///   - start: The start of the first period, `EventLoop.now()` nanoseconds.
+    ///   - start: The start of the first period, in nanoseconds of the loop's clock (``EventLoop/now()``).
     ///   - end: No member fires at or after this instant.
     public func start(at start: UInt64, until end: UInt64) {
         cycleStart = start
         self.end = end
         cursor = 0
         running = true
-        if timerFD < 0, let timer = PreciseTimer.make() {
+        // The timerfd keeps the machine's time; a loop on a manual clock is woken by its own timers.
+        if timerFD < 0, case .monotonic = loop.clock, let timer = PreciseTimer.make() {
             do {
                 try loop.register(timer, for: [.readable], handler: self)
                 timerFD = timer
@@ -84,7 +86,7 @@ public final class Pacer: EventLoopHandler {
                 Glibc.close(timer)
             }
         }
-        arm(after: EventLoop.now())
+        arm(after: loop.now())
     }
 
     /// Stops firing and releases the timer.
@@ -123,7 +125,7 @@ public final class Pacer: EventLoopHandler {
 
     private func wake() {
         guard running, !schedule.isEmpty else { return }
-        let now = EventLoop.now()
+        let now = loop.now()
         while running && nextDue <= now && nextDue < end {
             let due = nextDue
             let member = schedule[cursor].member

@@ -43,13 +43,19 @@ final class AppContext: Sendable {
     let httpSessions: HTTPSessionRegistry
     /// Unix milliseconds now (an input, so tests can pin it).
     let clock: @Sendable () -> Int64
+    /// What the event loops' timers, and so live sessions' checkpoints and idle timeouts, run by; the checkpoint
+    /// batch window too.
+    let loopClock: LoopClock
+    /// Told of every session write's outcome (tests); nil in production.
+    let storeObserver: StoreWriteObserver?
     /// Whether the last store call failed.
     let storeFailing = Atomic<Bool>(false)
     private let lastProbe = Locked<UInt64>(0)
 
     init(
         store: any SessionStore, tokens: TokenTable?, logger: Logger, limits: LiveLimits, metrics: ServerMetrics,
-        clock: @escaping @Sendable () -> Int64
+        clock: @escaping @Sendable () -> Int64, loopClock: LoopClock = .monotonic,
+        storeObserver: StoreWriteObserver? = nil
     ) {
         self.store = store
         self.tokens = tokens
@@ -57,8 +63,10 @@ final class AppContext: Sendable {
         self.limits = limits
         self.metrics = metrics
         self.clock = clock
+        self.loopClock = loopClock
+        self.storeObserver = storeObserver
         httpSessions = HTTPSessionRegistry(limits: limits)
-        checkpoints = CheckpointBatcher(window: limits.checkpointBatchWindow)
+        checkpoints = CheckpointBatcher(window: limits.checkpointBatchWindow, clock: loopClock)
     }
 
     /// What a bearer token grants: tenant `default` with every right when the server runs without tokens, nil

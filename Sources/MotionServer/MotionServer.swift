@@ -38,7 +38,23 @@ public final class MotionServer: Sendable {
     /// - Parameter options: Address, database, public directory, tokens, threads, log level, limits.
     /// - Throws: ``StartError`` when the certificate, the tokens file, the database or the event loops cannot be set
     ///   up.
-    public init(options: ServerOptions) async throws(StartError) {
+    public convenience init(options: ServerOptions) async throws(StartError) {
+        try await self.init(options: options, clock: .monotonic)
+    }
+
+    /// ``init(options:)`` on a clock of the caller's and with an observer of the store writes: what a test drives
+    /// and waits on instead of sleeping and polling. On a ``ManualClock`` a checkpoint batch still gathering is
+    /// written only once the clock passes its window, and ``shutdown(gracePeriod:)`` waits for it.
+    /// - Parameters:
+    ///   - options: Address, database, public directory, tokens, threads, log level, limits.
+    ///   - clock: What the event loops, and so every timeout, live sessions' checkpoints and the checkpoint batch
+    ///     window, run by (a ``ManualClock`` moves only when the test moves it).
+    ///   - storeObserver: Told of every session write once the store took or failed it.
+    /// - Throws: ``StartError`` when the certificate, the tokens file, the database or the event loops cannot be set
+    ///   up.
+    package init(
+        options: ServerOptions, clock: LoopClock, storeObserver: StoreWriteObserver? = nil
+    ) async throws(StartError) {
         self.options = options
         let logger = Logger(level: options.logLevel)
         self.logger = logger
@@ -78,7 +94,7 @@ public final class MotionServer: Sendable {
         let metrics = ServerMetrics()
         let context = AppContext(
             store: store, tokens: tokens, logger: logger, limits: options.limits, metrics: metrics,
-            clock: SQLiteSessionStore.systemMilliseconds)
+            clock: SQLiteSessionStore.systemMilliseconds, loopClock: clock, storeObserver: storeObserver)
         self.context = context
 
         var router = Router()
@@ -103,6 +119,7 @@ public final class MotionServer: Sendable {
         configuration.writeTimeout = options.writeTimeout
         configuration.errorRenderer = REST.errorRenderer
         configuration.tls = tls
+        configuration.clock = clock
         let httpMetrics = HTTPMetrics()
         let (hub, ready) = (self.hub, self.ready)
         OperationsRoutes(

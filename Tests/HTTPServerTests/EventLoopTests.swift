@@ -136,6 +136,29 @@ struct EventLoopTests {
         let onLoop = await Task(executorPreference: loop) { loop.inEventLoop }.value
         #expect(onLoop)
     }
+
+    /// A task sleeping on a manual clock wakes once an advance reaches its deadline, not before; one whose deadline
+    /// has passed does not wait; a cancelled one stops waiting.
+    @Test func tasksSleepOnAManualClockUntilItReachesTheirDeadline() async throws {
+        let manual = ManualClock()
+        let clock = LoopClock.manual(manual)
+        let deadline = clock.deadline(after: .seconds(5))
+        #expect(deadline == manual.now + 5_000_000_000)
+        let woke = Mutex<UInt64?>(nil)
+        let sleeper = Task {
+            try await clock.sleep(until: deadline)
+            woke.withLock { $0 = manual.now }
+        }
+        await manual.advance(by: .seconds(5) - .nanoseconds(1))
+        #expect(woke.withLock { $0 } == nil, "not before the deadline")
+        await manual.advance(by: .nanoseconds(1))
+        try await sleeper.value
+        #expect(woke.withLock { $0 } == deadline)
+        try await clock.sleep(until: deadline)  // passed: returns at once
+        let cancelled = Task { try await clock.sleep(until: clock.deadline(after: .seconds(1))) }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+    }
 }
 
 private enum Thread {

@@ -5,28 +5,18 @@ import LoadKit
 import NetworkTestSupport
 import Synchronization
 
-/// Polls `condition` every couple of milliseconds until it holds or `timeout` passes. The timeout only keeps a
-/// broken test from hanging; nothing asserts how long the wait took.
-/// - Returns: Whether the condition held before the timeout.
-func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return true
-}
-
 /// Starts a server with a WebSocket echo route on a free loopback port for one test, then shuts it down.
 /// - Parameters:
 ///   - tls: The server's TLS context (``TLSFixtures/server(_:)``); nil serves in the clear.
 ///   - maxMessageSize: The largest message (and frame) the echo route accepts.
 ///   - readingPause: How long the server leaves a new connection unread before echoing, so that a client's
 ///     writes fill the socket; nil reads at once.
+///   - clock: What the server's loop runs by, and so the reading pause (a ``ManualClock`` ends it when the test
+///     moves it).
 ///   - body: Receives the bound port.
 func withEchoServer(
     tls: TLSContext? = nil, maxMessageSize: Int = 1 << 20, readingPause: Duration? = nil,
-    _ body: (UInt16) async throws -> Void
+    clock: LoopClock = .monotonic, _ body: (UInt16) async throws -> Void
 ) async throws {
     var router = Router()
     var configuration = WebSocketConfiguration()
@@ -43,6 +33,7 @@ func withEchoServer(
     let server = testConfiguration {
         $0.loops = 1
         $0.tls = tls
+        $0.clock = clock
     }
     try await withTestServer(server, router: router) { address, _ in
         try await body(address.port)
@@ -113,10 +104,22 @@ enum DelegateEvent: Equatable, Sendable {
     case finish
 }
 
-/// A delegate that records every call (from the loop thread) for the test task to inspect.
+/// What a ``DelegateRecorder`` has recorded.
+struct DelegateRecord: Sendable {
+    /// Every call so far, in order.
+    var events: [DelegateEvent] = []
+    /// How many of them are messages.
+    var messageCount = 0
+    /// Calls that did not come on the loop thread (should stay 0).
+    var offLoopCalls = 0
+    /// Calls for a connection with another index (should stay 0).
+    var wrongIndexCalls = 0
+}
+
+/// A delegate that records every call (from the loop thread) for the test task to inspect and wait on.
 final class DelegateRecorder: RawWebSocketDelegate, Sendable {
     private let loop: EventLoop
-    private let state = Mutex<(events: [DelegateEvent], offLoopCalls: Int, wrongIndexCalls: Int)>(([], 0, 0))
+    private let recorded = Observed(DelegateRecord())
     private let index: Int
 
     /// A recorder for the connection numbered `index` on `loop`.
@@ -126,11 +129,11 @@ final class DelegateRecorder: RawWebSocketDelegate, Sendable {
     }
 
     /// Every call so far.
-    var events: [DelegateEvent] { state.withLock { $0.events } }
+    var events: [DelegateEvent] { recorded.current.events }
     /// Calls that did not come on the loop thread (should stay 0).
-    var offLoopCalls: Int { state.withLock { $0.offLoopCalls } }
+    var offLoopCalls: Int { recorded.current.offLoopCalls }
     /// Calls for a connection with another index (should stay 0).
-    var wrongIndexCalls: Int { state.withLock { $0.wrongIndexCalls } }
+    var wrongIndexCalls: Int { recorded.current.wrongIndexCalls }
     /// The messages received so far.
     var messages: [DelegateEvent] {
         events.filter {
@@ -139,11 +142,21 @@ final class DelegateRecorder: RawWebSocketDelegate, Sendable {
         }
     }
 
+    /// Waits until `condition` holds of what was recorded, woken by each call; the timeout only keeps a broken
+    /// connection from hanging the run.
+    /// - Returns: Whether it held in time.
+    func arrival(
+        within timeout: Duration = .seconds(10), until condition: @escaping @Sendable (DelegateRecord) -> Bool
+    ) async -> Bool {
+        await recorded.arrival(within: timeout, until: condition)
+    }
+
     private func record(_ event: DelegateEvent, from connection: RawWebSocketConnection) {
         let onLoop = loop.inEventLoop
         let rightIndex = connection.index == index
-        state.withLock {
+        recorded.record {
             $0.events.append(event)
+            if case .message = event { $0.messageCount += 1 }
             if !onLoop { $0.offLoopCalls += 1 }
             if !rightIndex { $0.wrongIndexCalls += 1 }
         }
@@ -263,7 +276,7 @@ actor PacerDriver {
     /// - Parameter duration: Nanoseconds until the end.
     /// - Returns: The start instant.
     func startNow(for duration: UInt64) -> UInt64 {
-        let start = EventLoop.now()
+        let start = loop.now()
         pacer.start(at: start, until: start + duration)
         return start
     }

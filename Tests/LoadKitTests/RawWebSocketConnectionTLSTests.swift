@@ -25,13 +25,13 @@ import Testing
         let recorder = DelegateRecorder(loop: loop, index: 0)
         let driver = ConnectionDriver(loop: loop)
         await driver.connect(to: target, index: 0, delegate: recorder)
-        #expect(await eventually { !recorder.events.isEmpty })
+        #expect(await recorder.arrival { !$0.events.isEmpty })
         guard recorder.events == [.open] else {
             Issue.record("expected open, got \(recorder.events)")
             return await driver.abort()
         }
         for payload in payloads { await driver.sendText(payload) }
-        let echoed = await eventually(timeout: timeout) { recorder.messages.count >= payloads.count }
+        let echoed = await recorder.arrival(within: timeout) { $0.messageCount >= payloads.count }
         #expect(echoed, "\(recorder.messages.count) of \(payloads.count) echoes; events \(recorder.events.count)")
         let messages = recorder.messages
         #expect(messages.count == payloads.count)
@@ -44,7 +44,7 @@ import Testing
             #expect(bytes == sent, "the echo of \(sent.count) bytes differs")
         }
         await driver.close()
-        #expect(await eventually { recorder.events.last == .finish })
+        #expect(await recorder.arrival { $0.events.last == .finish })
         let events = recorder.events
         #expect(events.filter { $0 == .finish }.count == 1)
         #expect(!events.contains { if case .close = $0 { true } else { false } })
@@ -61,7 +61,7 @@ import Testing
         let recorder = DelegateRecorder(loop: loop, index: 4)
         let driver = ConnectionDriver(loop: loop)
         await driver.connect(to: target, index: 4, delegate: recorder)
-        #expect(await eventually { recorder.events.last == .finish })
+        #expect(await recorder.arrival { $0.events.last == .finish })
         let events = recorder.events
         guard events.count == 2, case .fail(let reason) = events[0], events[1] == .finish else {
             Issue.record("expected fail, finish; got \(events)")
@@ -100,26 +100,32 @@ import Testing
 
     /// Thousands of small messages written in one turn of the loop, to a server that does not read at first, fill
     /// the socket: a TLS record the socket cannot take is held and counted as sent, and must still leave, in
-    /// order, once the socket has room.
+    /// order, once the socket has room. The server's reading pause runs on a manual clock, so it ends only after
+    /// the burst was written.
     @Test func echoesABurstThatOutrunsTheSocket() async throws {
         let count = Self.burstCount
         let payload = RawWebSocketConnectionTests.payload(1000)
         let server = try TLSFixtures.server()
-        try await withEchoServer(tls: server, maxMessageSize: 4 << 20, readingPause: .milliseconds(300)) { port in
+        let clock = ManualClock()
+        try await withEchoServer(
+            tls: server, maxMessageSize: 4 << 20, readingPause: .milliseconds(300), clock: .manual(clock)
+        ) { port in
             let group = try EventLoopGroup(loops: 1)
             defer { group.shutdown() }
             let loop = group.next()
             let recorder = DelegateRecorder(loop: loop, index: 5)
             let driver = ConnectionDriver(loop: loop)
             await driver.connect(to: try Self.target(port: port), index: 5, delegate: recorder)
-            #expect(await eventually { recorder.events.contains(.open) })
+            #expect(await recorder.arrival { $0.events.contains(.open) })
+            // One turn of the client's loop: it writes until the socket is full and holds the rest.
             await driver.sendText(payload, count: count)
-            let echoed = await eventually(timeout: .seconds(60)) { recorder.messages.count >= Self.burstCount }
+            await clock.advance(by: .milliseconds(300))
+            let echoed = await recorder.arrival(within: .seconds(60)) { $0.messageCount >= Self.burstCount }
             #expect(echoed, "\(recorder.messages.count) of \(count) echoes")
             let wrong = recorder.messages.filter { $0 != .message(bytes: payload, length: payload.count, text: true) }
             #expect(wrong.isEmpty)
             await driver.close()
-            #expect(await eventually { recorder.events.last == .finish })
+            #expect(await recorder.arrival { $0.events.last == .finish })
             #expect(!recorder.events.contains { if case .fail = $0 { true } else { false } })
             #expect(!recorder.events.contains { if case .close = $0 { true } else { false } })
         }

@@ -25,14 +25,14 @@ import Testing
             let driver = ConnectionDriver(loop: loop)
             await driver.connect(to: target, index: 7, delegate: recorder)
 
-            let opened = await eventually { !recorder.events.isEmpty }
+            let opened = await recorder.arrival { !$0.events.isEmpty }
             #expect(opened)
             #expect(recorder.events == [.open])
             #expect(await driver.isOpen)
             guard recorder.events == [.open] else { return await driver.abort() }
 
             for size in Self.sizes { await driver.sendText(Self.payload(size)) }
-            let echoed = await eventually { recorder.messages.count >= Self.sizes.count }
+            let echoed = await recorder.arrival { $0.messageCount >= Self.sizes.count }
             #expect(echoed)
             let expected = Self.sizes.map { DelegateEvent.message(bytes: Self.payload($0), length: $0, text: true) }
             let messages = recorder.messages
@@ -51,7 +51,7 @@ import Testing
             // Closing from this side ends with didFinish, without didClose (which is for the server's close).
             await driver.close()
             #expect(await !driver.isOpen)
-            let finished = await eventually { recorder.events.last == .finish }
+            let finished = await recorder.arrival { $0.events.last == .finish }
             #expect(finished)
             let events = recorder.events
             #expect(events.first == .open)
@@ -74,12 +74,12 @@ import Testing
             let driver = ConnectionDriver(loop: loop)
             // Sent while still connecting: this must not reach the server (it would precede the handshake).
             await driver.connect(to: target, index: 1, delegate: recorder, sending: Self.payload(10))
-            #expect(await eventually { recorder.events.contains(.open) })
+            #expect(await recorder.arrival { $0.events.contains(.open) })
             await driver.sendText(Self.payload(3))
-            #expect(await eventually { !recorder.messages.isEmpty })
+            #expect(await recorder.arrival { $0.messageCount > 0 })
             await driver.close()
             await driver.sendText(Self.payload(4))
-            #expect(await eventually { recorder.events.last == .finish })
+            #expect(await recorder.arrival { $0.events.last == .finish })
             #expect(recorder.messages == [.message(bytes: Self.payload(3), length: 3, text: true)])
             #expect(recorder.offLoopCalls == 0)
         }
@@ -97,7 +97,7 @@ import Testing
         let driver = ConnectionDriver(loop: loop)
         await driver.connect(to: target, index: 2, delegate: recorder)
 
-        let finished = await eventually { recorder.events.last == .finish }
+        let finished = await recorder.arrival { $0.events.last == .finish }
         #expect(finished)
         let events = recorder.events
         #expect(events.count == 2)
@@ -125,7 +125,7 @@ import Testing
             let driver = ConnectionDriver(loop: loop)
             await driver.connect(to: target, index: 3, delegate: recorder)
 
-            let finished = await eventually { recorder.events.last == .finish }
+            let finished = await recorder.arrival { $0.events.last == .finish }
             #expect(finished)
             let events = recorder.events
             guard events.count == 2, case .fail(let reason) = events[0] else {

@@ -9,9 +9,32 @@ import NetworkTestSupport
 import SessionStore
 import Testing
 
+/// A session write the server reported once the store had taken it (`stored`) or failed it.
+struct ReportedWrite: Sendable {
+    var write: SessionWrite
+    var id: SessionID
+    var stored: Bool
+
+    /// Whether this is the stored final summary of session `id` with `status`.
+    func isFinish(of id: String, status: SessionStatus) -> Bool {
+        guard stored, self.id.description == id, case .finish(_, let ended, _) = write else { return false }
+        return ended == status
+    }
+
+    /// The checkpointed summary, when this is a stored checkpoint of session `id`.
+    func checkpoint(of id: String) -> SessionSummary? {
+        guard stored, self.id.description == id, case .checkpoint(let summary) = write else { return nil }
+        return summary
+    }
+}
+
 /// A motion-server on a free port with a fresh SQLite file, stopped after `body`.
+/// - Parameters:
+///   - clock: What its event loops and checkpoint batches run by (a ``ManualClock`` the test moves).
+///   - writes: Where the server reports every session write once it is stored, for the test to wait on.
 func withMotionServer(
     tokens: String? = nil, limits: LiveLimits = fastLimits(), webSocketEcho: Bool = false,
+    clock: LoopClock = .monotonic, writes: Observed<[ReportedWrite]>? = nil,
     _ body: (SocketAddress, MotionServer, String) async throws -> Void
 ) async throws {
     let directory = NSTemporaryDirectory() + "motion-\(UUID().uuidString)"
@@ -29,7 +52,13 @@ func withMotionServer(
     }
     options.limits = limits
     options.webSocketEcho = webSocketEcho
-    let server = try await MotionServer(options: options)
+    var observer: StoreWriteObserver?
+    if let writes {
+        observer = { write, id, stored in
+            writes.record { $0.append(ReportedWrite(write: write, id: id, stored: stored)) }
+        }
+    }
+    let server = try await MotionServer(options: options, clock: clock, storeObserver: observer)
     let address = try server.start()
     do {
         try await body(address, server, options.database)
@@ -142,14 +171,18 @@ struct MotionServerTests {
     @Test func liveSessionsAreCheckpointedTogetherWhileTheyRun() async throws {
         let group = try EventLoopGroup(loops: 1)
         defer { group.shutdown() }
+        // The server's checkpoint timers and batch window run on a clock that moves only when the test moves it.
+        let clock = ManualClock()
+        let writes = Observed<[ReportedWrite]>([])
         var limits = fastLimits()
         limits.checkpointInterval = .milliseconds(200)
-        try await withMotionServer(limits: limits) { address, _, _ in
+        limits.checkpointBatchWindow = .milliseconds(50)
+        try await withMotionServer(limits: limits, clock: .manual(clock), writes: writes) { address, _, _ in
             var ids: [String] = []
             var sockets: [(WebSocket, Inbox)] = []
             for _ in 0..<3 {
                 let (socket, inbox) = try await Self.connect(address, group: group)
-                socket.send(.text(#"{"type":"start","exercise":"squat","options":{"snapshots":"off"}}"#))
+                socket.send(.text(#"{"type":"start","exercise":"squat"}"#))
                 await inbox.wait { $0.messages.count >= 1 }
                 ids.append(try #require(inbox.objects().first?["session"] as? String))
                 sockets.append((socket, inbox))
@@ -158,18 +191,42 @@ struct MotionServerTests {
             for pose in poses {
                 for (socket, _) in sockets { socket.send(.text(poseMessage(pose))) }
             }
-            // The sessions stay open; their checkpoints reach the store while they are live.
-            for id in ids {
-                var stored: [String: Any]?
-                for _ in 0..<200 {
-                    stored = Self.json(try await Self.get(address, "/v1/sessions/\(id)"))
-                    if stored?["frames"] as? Int == poses.count { break }
-                    try await Task.sleep(for: .milliseconds(25))
+            // Every pose is processed once the snapshot of the last one is back (snapshots coalesce, the last stays).
+            let last = try #require(poses.last).timestamp
+            for (_, inbox) in sockets {
+                await inbox.wait {
+                    let snapshot = $0.messages.last {
+                        guard case .text(let text) = $0 else { return false }
+                        return text.hasPrefix(#"{"type":"snapshot""#)
+                    }
+                    guard let snapshot, let t = decode(snapshot)?["t"] as? Double else { return false }
+                    return abs(t - last) < 1e-6
                 }
+            }
+            let sessions = ids
+            let checkpointed: @Sendable ([ReportedWrite]) -> Int = { reported in
+                reported.filter { write in sessions.contains { write.checkpoint(of: $0) != nil } }.count
+            }
+            await clock.advance(by: limits.checkpointInterval - .milliseconds(1))
+            await clock.advance(by: .milliseconds(1))
+            // The three sessions' timers fired together; their checkpoints gather for the batch window.
+            await clock.advance(by: limits.checkpointBatchWindow - .milliseconds(1))
+            #expect(checkpointed(writes.current) == 0, "nothing is written before the batch window has passed")
+            await clock.advance(by: .milliseconds(1))
+            // The sessions stay open; their checkpoints reach the store, in one batch, while they are live.
+            await writes.wait { checkpointed($0) == 3 }
+            for id in ids {
+                let summary = writes.current.lazy.compactMap { $0.checkpoint(of: id) }.first
+                #expect(summary?.frames == poses.count, "the checkpoint holds every pose")
+                let stored = Self.json(try await Self.get(address, "/v1/sessions/\(id)"))
                 #expect(stored?["status"] as? String == "live")
                 #expect(stored?["frames"] as? Int == poses.count, "checkpointed: \(String(describing: stored))")
                 #expect(stored?["repCount"] as? Int == 2)
             }
+            let metrics = try await Self.get(address, "/metrics").map { String(decoding: $0.body, as: UTF8.self) }
+            #expect(
+                metrics?.contains(#"motion_store_seconds_count{operation="checkpoint"} 1"#) == true,
+                "one store call for the three checkpoints")
             for (socket, inbox) in sockets {
                 socket.send(.text(#"{"type":"stop"}"#))
                 await inbox.wait { $0.close != nil }
@@ -303,7 +360,8 @@ struct MotionServerTests {
     }
 
     @Test func aVanishedClientsSessionIsStoredAsAbandoned() async throws {
-        try await withMotionServer { address, _, _ in
+        let writes = Observed<[ReportedWrite]>([])
+        try await withMotionServer(writes: writes) { address, _, _ in
             let (upgraded, text) = try await offPool {
                 let client = try TestClient(address)
                 client.send(
@@ -324,13 +382,37 @@ struct MotionServerTests {
             }
             #expect(upgraded)
             let id = try #require(text.range(of: #""session":""#).map { String(text[$0.upperBound...].prefix(26)) })
-            var status: String?
-            for _ in 0..<100 {
-                status = Self.json(try await Self.get(address, "/v1/sessions/\(id)"))?["status"] as? String
-                if status == "abandoned" { break }
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            // The server notices the dropped connection and stores the session's end.
+            await writes.wait { $0.contains { $0.isFinish(of: id, status: .abandoned) } }
+            let status = Self.json(try await Self.get(address, "/v1/sessions/\(id)"))?["status"] as? String
             #expect(status == "abandoned")
+        }
+    }
+
+    @Test func aSilentLiveSessionIsClosedAsIdleAndStoredAsAbandoned() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        // The idle check runs with every checkpoint timer, on the server's manual clock.
+        let clock = ManualClock()
+        let writes = Observed<[ReportedWrite]>([])
+        var limits = fastLimits()
+        limits.checkpointInterval = .seconds(5)
+        limits.idleTimeout = .seconds(20)
+        try await withMotionServer(limits: limits, clock: .manual(clock), writes: writes) { address, _, _ in
+            let (socket, inbox) = try await Self.connect(address, group: group)
+            socket.send(.text(#"{"type":"start","exercise":"squat"}"#))
+            await inbox.wait { $0.messages.count >= 1 }
+            let id = try #require(inbox.objects().first?["session"] as? String)
+            for _ in 0..<3 { await clock.advance(by: limits.checkpointInterval) }
+            let metrics = try await Self.get(address, "/metrics").map { String(decoding: $0.body, as: UTF8.self) }
+            #expect(metrics?.contains("motion_live_sessions 1\n") == true, "silent for 15 s: still live")
+            await clock.advance(by: limits.checkpointInterval)
+            // Silent for the idle timeout (20 s): closed with 1001 and stored as abandoned.
+            await inbox.wait { $0.close != nil }
+            #expect(inbox.close?.0 == .goingAway)
+            #expect(inbox.close?.1 == "idle")
+            await writes.wait { $0.contains { $0.isFinish(of: id, status: .abandoned) } }
+            #expect(Self.json(try await Self.get(address, "/v1/sessions/\(id)"))?["status"] as? String == "abandoned")
         }
     }
 

@@ -214,6 +214,9 @@ public final class EventLoop: @unchecked Sendable {
     /// are measured in. Safe from any thread.
     public func now() -> UInt64 { manualClock?.now ?? MonotonicClock.nanoseconds() }
 
+    /// The clock the loop's timers run by: ``LoopClock/monotonic``, or the ``ManualClock`` it was made with.
+    public var clock: LoopClock { manualClock.map { .manual($0) } ?? .monotonic }
+
     /// ``now()`` as of the loop's latest wake-up: what the work of one batch of events shares, read without a clock
     /// call each. Loop thread only.
     public var time: UInt64 {

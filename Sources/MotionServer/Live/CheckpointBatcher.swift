@@ -6,8 +6,12 @@ import SessionStore
 /// sessions checkpointing every few seconds cost the store thread little.
 ///
 /// The first checkpoint after a batch was taken starts the next one; it is written ``window`` later with whatever
-/// arrived meanwhile, one checkpoint per session (a session's newer checkpoint replaces its older one in the batch). Every checkpoint's returned task is its batch's, so a session's next write (its final summary)
-/// is chained after it, and a batch waits for each member's previous write (its creation) before it is written.
+/// arrived meanwhile, one checkpoint per session (a session's newer checkpoint replaces its older one in the batch).
+/// Every checkpoint's returned task is its batch's, so a session's next write (its final summary) is chained after
+/// it, and a batch waits for each member's previous write (its creation) before it is written.
+///
+/// The window is measured on the server's ``LoopClock``, from the checkpoint that started the batch: on a
+/// ``ManualClock`` a test ends it exactly, with the loops' checkpoint timers, by moving the clock.
 final class CheckpointBatcher: Sendable {
     private struct Batch {
         var items: [(checkpoint: SessionCheckpoint, previous: Task<Void, Never>?)] = []
@@ -17,12 +21,16 @@ final class CheckpointBatcher: Sendable {
     }
 
     private let window: Duration
+    private let clock: LoopClock
     private let pending = Locked(Batch())
 
     /// Creates a batcher.
-    /// - Parameter window: How long a batch gathers checkpoints before it is written.
-    init(window: Duration) {
+    /// - Parameters:
+    ///   - window: How long a batch gathers checkpoints before it is written.
+    ///   - clock: What the window is measured on (the event loops' clock).
+    init(window: Duration, clock: LoopClock = .monotonic) {
         self.window = window
+        self.clock = clock
     }
 
     /// Adds a checkpoint to the gathering batch, starting one (with `writes`) when none is.
@@ -47,8 +55,10 @@ final class CheckpointBatcher: Sendable {
                 batch.items.append((checkpoint, previous))
             }
             if let task = batch.write { return task }
+            // The deadline is taken now, not when the task starts: a clock moved meanwhile counts.
+            let deadline = clock.deadline(after: window)
             let task = writes.run(after: nil) { [self] in
-                try? await Task.sleep(for: window)
+                try? await clock.sleep(until: deadline)
                 let items = pending.withLock { batch in
                     defer { batch = Batch() }
                     return batch.items

@@ -1,9 +1,9 @@
 import HTTPServer
-import MotionCore
-import SessionStore
+package import MotionCore
+package import SessionStore
 
 /// A write a live or HTTP session makes to the store over its life.
-enum SessionWrite: Sendable {
+package enum SessionWrite: Sendable {
     /// The new session, status `live` (or already finished, for a one-shot analysis).
     case create(StoredSession)
     /// The summary so far, every checkpoint interval.
@@ -12,7 +12,7 @@ enum SessionWrite: Sendable {
     case finish(SessionSummary, status: SessionStatus, endedAt: Int64)
 
     /// Its name in the store metrics.
-    var operation: String {
+    package var operation: String {
         switch self {
         case .create: "create"
         case .checkpoint: "checkpoint"
@@ -20,6 +20,11 @@ enum SessionWrite: Sendable {
         }
     }
 }
+
+/// Told of every session write once the store has taken it (`stored`) or failed it, before the session acts on the
+/// outcome: what a test waits on instead of polling the REST API. A server has none unless a test gives it one
+/// (``MotionServer/init(options:clock:storeObserver:)``).
+package typealias StoreWriteObserver = @Sendable (_ write: SessionWrite, _ id: SessionID, _ stored: Bool) -> Void
 
 extension AppContext {
     /// Queues `write` of session `id` after `previous`, so one session's writes reach the store in order, timed into
@@ -47,11 +52,13 @@ extension AppContext {
         return writes.run(after: previous) { [self] in
             do {
                 try await timed(write.operation) { try await apply(write, id: id, tenant: tenant) }
+                storeObserver?(write, id, true)
                 then?(true)
             } catch {
                 metrics.storeFailed(write.operation)
                 logger.log(
                     .error, "cannot store the session (\(write.operation))", ["id": "\(id)", "error": "\(error)"])
+                storeObserver?(write, id, false)
                 then?(false)
             }
         }
@@ -79,10 +86,14 @@ extension AppContext {
                 metrics.storeFailed("checkpoint")
                 logger.log(.warning, "cannot store the session (checkpoint)", ["id": "\(id)", "error": "\(error)"])
             }
+            if let storeObserver {
+                for item in batch { storeObserver(.checkpoint(item.summary), item.id, refused[item.id] == nil) }
+            }
         } catch {
             for _ in batch { metrics.storeFailed("checkpoint") }
             logger.log(
                 .warning, "cannot store the sessions (checkpoint)", ["count": "\(batch.count)", "error": "\(error)"])
+            if let storeObserver { for item in batch { storeObserver(.checkpoint(item.summary), item.id, false) } }
         }
     }
 }
