@@ -64,7 +64,8 @@ let package = Package(
             name: "wire-bench", dependencies: ["Basics", "MotionWire", "MotionCore", "MotionSimulation"],
             path: "bench/wire", swiftSettings: strict),
         .executableTarget(
-            name: "ws-bench-client", dependencies: ["HTTPServer", "HTTPWire", "LoadKit"], path: "bench/ws-client",
+            name: "ws-bench-client", dependencies: ["Basics", "HTTPServer", "HTTPWire", "LoadKit"],
+            path: "bench/ws-client",
             swiftSettings: strict),
         .testTarget(
             name: "MotionCoreTests", dependencies: ["MotionCore", "MotionSimulation"], exclude: ["Fixtures"],

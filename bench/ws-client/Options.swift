@@ -1,3 +1,4 @@
+import Basics
 import Glibc
 import LoadKit
 
@@ -35,7 +36,23 @@ struct Options {
         exit(2)
     }
 
+    /// The flags of every mode.
+    static let flags = CommandLineFlags(
+        [
+            "url", "ca", "server-name", "connections", "seconds", "warmup-seconds", "size", "loops", "pipeline",
+            "rate", "ramp-seconds", "hold-seconds", "drain-seconds", "tick-us", "handshakes", "server-pid", "engine",
+        ].map { CommandLineFlags.Declaration.value($0) }
+            + ["compression", "poll", "insecure"].map { CommandLineFlags.Declaration.boolean($0) })
+
     static func parse(_ arguments: [String]) -> Options {
+        do throws(FlagError) {
+            return try read(arguments)
+        } catch {
+            usage(error.message)
+        }
+    }
+
+    private static func read(_ arguments: [String]) throws(FlagError) -> Options {
         var options = Options()
         guard let mode = arguments.first, ["echo", "rate", "idle"].contains(mode) else { usage("no mode") }
         options.mode = mode
@@ -43,51 +60,34 @@ struct Options {
         var certificateAuthorityFile: String?
         var insecure = false
         var serverName: String?
-        var iterator = arguments.dropFirst().makeIterator()
-        while let flag = iterator.next() {
-            if flag == "--compression" {
+        let parsed = try flags.parse(Array(arguments.dropFirst()))
+        if parsed.wantsHelp { usage("help") }
+        for flag in parsed.flags {
+            switch flag.name {
+            case "compression":
                 options.compression = true
                 options.library = true
-                continue
-            }
-            if flag == "--poll" {
-                options.poll = true
-                continue
-            }
-            if flag == "--insecure" {
-                insecure = true
-                continue
-            }
-            guard let value = iterator.next() else { usage("\(flag) needs a value") }
-            func int() -> Int {
-                guard let number = Int(value), number >= 0 else { usage("\(flag): not a count: \(value)") }
-                return number
-            }
-            func double() -> Double {
-                guard let number = Double(value), number >= 0 else { usage("\(flag): not a number: \(value)") }
-                return number
-            }
-            switch flag {
-            case "--url": url = value
-            case "--ca": certificateAuthorityFile = value
-            case "--server-name": serverName = value
-            case "--connections": options.connections = int()
-            case "--seconds": options.seconds = double()
-            case "--warmup-seconds": options.warmupSeconds = double()
-            case "--size": options.size = int()
-            case "--loops": options.loops = max(1, int())
-            case "--pipeline": options.pipeline = max(1, int())
-            case "--rate": options.rate = double()
-            case "--ramp-seconds": options.rampSeconds = double()
-            case "--hold-seconds": options.holdSeconds = double()
-            case "--drain-seconds": options.drainSeconds = double()
-            case "--tick-us": options.tickMicroseconds = double()
-            case "--handshakes": options.handshakes = max(1, int())
-            case "--server-pid": options.serverPID = Int32(int())
-            case "--engine":
-                guard value == "raw" || value == "library" else { usage("--engine raw|library") }
-                options.library = value == "library" || options.compression
-            default: usage("unknown flag \(flag)")
+            case "poll": options.poll = true
+            case "insecure": insecure = true
+            case "url": url = flag.value
+            case "ca": certificateAuthorityFile = flag.value
+            case "server-name": serverName = flag.value
+            case "connections": options.connections = try flag.integer(in: 0...Int.max)
+            case "seconds": options.seconds = try flag.number(in: 0...Double.infinity)
+            case "warmup-seconds": options.warmupSeconds = try flag.number(in: 0...Double.infinity)
+            case "size": options.size = try flag.integer(in: 0...Int.max)
+            case "loops": options.loops = try flag.integer(in: 1...256)
+            case "pipeline": options.pipeline = try flag.integer(in: 1...Int.max)
+            case "rate": options.rate = try flag.number(in: 0...Double.infinity)
+            case "ramp-seconds": options.rampSeconds = try flag.number(in: 0...Double.infinity)
+            case "hold-seconds": options.holdSeconds = try flag.number(in: 0...Double.infinity)
+            case "drain-seconds": options.drainSeconds = try flag.number(in: 0...Double.infinity)
+            case "tick-us": options.tickMicroseconds = try flag.number(in: 0...Double.infinity)
+            case "handshakes": options.handshakes = try flag.integer(in: 1...Int.max)
+            case "server-pid": options.serverPID = Int32(try flag.integer(in: 1...Int(Int32.max)))
+            default:  // engine
+                guard flag.value == "raw" || flag.value == "library" else { throw flag.invalid("raw or library") }
+                options.library = flag.value == "library" || options.compression
             }
         }
         guard let url else { usage("--url is required") }
