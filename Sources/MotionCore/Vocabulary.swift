@@ -2,6 +2,8 @@
 public enum FormFeedback: String, Sendable, Hashable, CaseIterable, Codable, BitIndexed {
     case keepUpperArmStill, keepThighStill, keepElbowStraight, keepTrunkUpright
     case keepShouldersLevel, keepKneeStraight, keepHipsLevel
+    /// Plank and side plank: shoulders, hips and ankles out of line (the hips sagging or piking).
+    case keepBodyStraight
 
     /// The case's position in declaration order.
     public var bitIndex: Int {
@@ -13,6 +15,7 @@ public enum FormFeedback: String, Sendable, Hashable, CaseIterable, Codable, Bit
         case .keepShouldersLevel: 4
         case .keepKneeStraight: 5
         case .keepHipsLevel: 6
+        case .keepBodyStraight: 7
         }
     }
 
@@ -36,6 +39,8 @@ public enum SetupIssue: String, Sendable, Hashable, CaseIterable, Codable, BitIn
     case notFacing
     /// A sagittal exercise seen from the front.
     case notSideways
+    /// At rest in another posture than the exercise starts in (standing for a seated exercise, say).
+    case wrongPosture
 
     /// The case's position in declaration order.
     public var bitIndex: Int {
@@ -45,6 +50,7 @@ public enum SetupIssue: String, Sendable, Hashable, CaseIterable, Codable, BitIn
         case .notCentered: 2
         case .notFacing: 3
         case .notSideways: 4
+        case .wrongPosture: 5
         }
     }
 

@@ -24,7 +24,8 @@ extension Exercise {
         switch measurement {
         case .flexion(_, let joint, _) where joint.part == .elbow:
             figure.movesArm = true
-            figure.upperArm = fault(.keepUpperArmStill, 55)
+            // The arm hangs along the trunk: a leaning trunk takes it along.
+            figure.upperArm = fault(.keepUpperArmStill, 55) + figure.trunkLean
             figure.forearm = figure.upperArm + value
         // Angles to the trunk: a leaning trunk takes the limb with it, so the measured value stays as scripted.
         case .angleBetween(_, let limb) where limb.to.part == .elbow:
@@ -48,7 +49,8 @@ extension Exercise {
             figure.anchor = .seated
             figure.restingThigh = 90
             figure.restingShank = 0
-            figure.thigh = 90 - fault(.keepThighStill, 35)
+            // The thigh lifting off the chair: the knee rises.
+            figure.thigh = 90 + fault(.keepThighStill, 25)
             figure.shank = value
         case .inclination(let segment) where segment.from.part == .knee:
             // A knee-to-wall lunge: the front shin inclines forward, the thigh follows.

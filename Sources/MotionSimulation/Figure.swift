@@ -72,7 +72,10 @@ struct Figure {
             let working = s == side
             let shoulderRaise = working ? rise(shoulderTilt, Self.shoulderHalf) : -rise(shoulderTilt, Self.shoulderHalf)
             let hipRaise = working ? rise(hipTilt, Self.hipHalf) : -rise(hipTilt, Self.hipHalf)
-            let shoulder = add(add(neckPoint, (lateral, 0, 0), Self.shoulderHalf), (0, 1, 0), shoulderRaise)
+            // The shoulder line stays square to the trunk: a frontal lean tilts it with the trunk.
+            let across: Vector =
+                view == .frontal ? (cosine(degrees: trunkLean), outward * sine(degrees: trunkLean), 0) : (1, 0, 0)
+            let shoulder = add(add(neckPoint, across, lateral * Self.shoulderHalf), (0, 1, 0), shoulderRaise)
             let hip = add(add(root, (lateral, 0, 0), Self.hipHalf), (0, 1, 0), hipRaise)
             let legMoves = working || bothLegs
             let legAngles = legMoves ? (thigh, shank) : (restingThigh, restingShank)

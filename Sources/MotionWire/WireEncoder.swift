@@ -59,7 +59,7 @@ public enum WireEncoder {
         buffer.appendLiteral(#","sidedness":"#)
         buffer.appendJSONString(exercise.sidedness.rawValue)
         buffer.appendLiteral(#","joints":["#)
-        for (position, reference) in measuredJoints(of: exercise.measurement).enumerated() {
+        for (position, reference) in exercise.measurement.namedJoints.enumerated() {
             if position > 0 { buffer.append(UInt8(ascii: ",")) }
             buffer.appendJSONString(reference.description)
         }
@@ -87,20 +87,6 @@ public enum WireEncoder {
         buffer.appendLiteral(#","faults":"#)
         buffer.appendJSONStrings(exercise.possibleFaults)
         buffer.append(UInt8(ascii: "}"))
-    }
-
-    /// The joints a measurement names, relative to the working side, first mention first.
-    static func measuredJoints(of measurement: Measurement) -> [JointReference] {
-        let named: [JointReference]
-        switch measurement {
-        case .flexion(let proximal, let joint, let distal): named = [proximal, joint, distal]
-        case .angleBetween(let first, let second), .inclinationBeyond(let first, reference: let second):
-            named = [first.from, first.to, second.from, second.to]
-        case .inclination(let segment), .tilt(let segment): named = [segment.from, segment.to]
-        }
-        var unique: [JointReference] = []
-        for reference in named where !unique.contains(reference) { unique.append(reference) }
-        return unique
     }
 
     /// Writes a JSON array of events, each as ``encodeEvent(_:at:includeType:into:)`` writes it: the `events`
@@ -154,6 +140,9 @@ public enum WireEncoder {
         case .baselineCompleted(let value):
             buffer.appendLiteral(#","value":"#)
             buffer.appendJSONNumber(value)
+        case .setCompleted(let number):
+            buffer.appendLiteral(#","set":"#)
+            buffer.appendJSONInteger(number)
         }
         buffer.append(UInt8(ascii: "}"))
     }

@@ -42,13 +42,14 @@ func describe(_ event: MotionEvent) -> String {
     switch event {
     case .repCompleted(let rep), .repRejected(let rep):
         let faults = rep.faults.isEmpty ? "" : " faults \(rep.faults)"
-        return "\(event.name) #\(rep.index) peak \(format(rep.peak))° in \(format(rep.duration)) s\(faults)"
+        return "\(event.name) #\(rep.index) peak \(format(rep.peak)) in \(format(rep.duration)) s\(faults)"
     case .holdStarted: return "holdStarted"
     case .formFault(let fault): return "formFault \(fault.rawValue)"
     case .visibilityChanged(let visibility):
         return "visibilityChanged visible=\(visibility.isVisible) missing=\(visibility.missingJoints)"
     case .setupChanged(let issues): return "setupChanged \(issues)"
-    case .baselineCompleted(let value): return "baselineCompleted \(format(value))°"
+    case .baselineCompleted(let value): return "baselineCompleted \(format(value))"
+    case .setCompleted(let number): return "setCompleted \(number)"
     }
 }
 

@@ -59,14 +59,15 @@ struct MocapRecording: Decodable, Sendable {
     /// The reps the engine's own counter finds in the 3D knee flexion, smoothed as the exercise smooths.
     func truthReps(_ exercise: Exercise, maxGap: Double = 0.5) -> [(peak: Double, start: Double, end: Double)] {
         var filter = OneEuroFilter(parameters: exercise.smoothing, maxGap: maxGap)
-        var counter = RepCounter(kind: exercise.kind, thresholds: exercise.thresholds, maxGap: maxGap)
+        var counter = RepCounter(
+            kind: exercise.kind, direction: exercise.direction, thresholds: exercise.thresholds, maxGap: maxGap)
         var reps: [(Double, Double, Double)] = []
         for (index, value) in kneeFlexion.enumerated() {
             let t = time(index)
-            if case .completed(_, _, let start, let end) = counter.update(
+            if case .completed(let done) = counter.update(
                 filter.filter(value, at: t), at: t, mayStart: true)
             {
-                reps.append((rawPeak(from: start, to: end), start, end))
+                reps.append((rawPeak(from: done.start, to: done.end), done.start, done.end))
             }
         }
         return reps

@@ -392,13 +392,15 @@ struct MotionEngineTests {
 
     @Test func targetAndHoldOverridesApply() throws {
         var configuration = SessionConfiguration(exercise: .shoulderAbductionHold, side: .right)
-        configuration.holdSeconds = 2
-        configuration.target = 100
+        configuration.prescription.holdSeconds = 2
+        configuration.prescription.target = 100
         let engine = try MotionEngine(configuration: configuration)
         #expect(engine.exercise.thresholds.holdSeconds == 2)
         #expect(engine.exercise.target == 100)
-        let simulation = Simulation(exercise: engine.exercise, side: .right, reps: [.init(peak: 100)])
-        let (events, _) = try run(simulation) { $0.holdSeconds = 2 }
+        // A hold's entry is its target: the prescribed 100° moves it there.
+        #expect(engine.exercise.thresholds.enter == 100)
+        let simulation = Simulation(exercise: engine.exercise, side: .right, reps: [.init(peak: 106)])
+        let (events, _) = try run(simulation) { $0.prescription.holdSeconds = 2 }
         #expect(abs((reps(events).first?.duration ?? 0) - 2) < 0.1)
     }
 }

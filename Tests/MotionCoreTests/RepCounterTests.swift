@@ -36,7 +36,7 @@ struct RepCounterTests {
     private static let cleanCycle = repeated(20, 10) + ramp(20, 120, by: 5) + ramp(115, 20, by: 5) + repeated(20, 10)
 
     @Test func oneCleanCycleCompletesExactlyOnce() throws {
-        var counter = RepCounter(kind: .rep, thresholds: Self.thresholds, maxGap: 0.5)
+        var counter = RepCounter(kind: .rep, direction: .rising, thresholds: Self.thresholds, maxGap: 0.5)
         let values = Self.cleanCycle
         let driven = Self.drive(&counter, values)
         #expect(Self.steps(driven).count == 2)
@@ -52,7 +52,10 @@ struct RepCounterTests {
         #expect(completed.map(\.index) == [endIndex])
         #expect(
             completed.first?.step
-                == .completed(peak: 120, trough: 20, start: Self.time(startIndex), end: Self.time(endIndex)))
+                == .completed(
+                    .init(
+                        peak: 120, trough: 20, start: Self.time(startIndex), end: Self.time(endIndex),
+                        peakTime: Self.time(peakIndex))))
         #expect(!counter.isInAttempt)
         #expect(counter.hasStarted)
     }
@@ -60,11 +63,16 @@ struct RepCounterTests {
     @Test func reportsTheTroughAndPeakOfTheRep() {
         var thresholds = Self.thresholds
         thresholds.minDuration = 0.2
-        var counter = RepCounter(kind: .rep, thresholds: thresholds, maxGap: 0.5)
+        var counter = RepCounter(kind: .rep, direction: .rising, thresholds: thresholds, maxGap: 0.5)
         let values = [25, 12, 18, 35, 45, 70, 95, 88, 101, 80, 50, 39, 30]
         let steps = Self.steps(Self.drive(&counter, values.map(Double.init)))
         // The trough is the lowest value at or below exit before the rep; the start is the last such sample (35).
-        #expect(steps == [.repStarted, .completed(peak: 101, trough: 12, start: Self.time(3), end: Self.time(11))])
+        #expect(
+            steps == [
+                .repStarted,
+                .completed(
+                    .init(peak: 101, trough: 12, start: Self.time(3), end: Self.time(11), peakTime: Self.time(8))),
+            ])
     }
 
     @Test(arguments: [60.0, 40.0])
@@ -79,27 +87,27 @@ struct RepCounterTests {
         let values =
             Self.repeated(20, 10) + Self.ramp(20, centre, by: 5) + jitter(60) + Self.ramp(centre, 120, by: 5)
             + Self.ramp(120, centre, by: 5) + jitter(60) + Self.ramp(centre, 20, by: 5) + Self.repeated(20, 10)
-        var counter = RepCounter(kind: .rep, thresholds: th, maxGap: 0.5)
+        var counter = RepCounter(kind: .rep, direction: .rising, thresholds: th, maxGap: 0.5)
         let steps = Self.steps(Self.drive(&counter, values))
         #expect(steps.count == 2, "\(steps)")
         #expect(steps.first == .repStarted)
-        guard case .completed(let peak, let trough, _, _) = steps.last else {
+        guard case .completed(let done) = steps.last else {
             Issue.record("no completed rep: \(steps)")
             return
         }
-        #expect(peak == 120)
-        #expect(trough == 20)
+        #expect(done.peak == 120)
+        #expect(done.trough == 20)
     }
 
     @Test func tooSmallAnAmplitudeIsDropped() {
-        var counter = RepCounter(kind: .rep, thresholds: Self.thresholds, maxGap: 0.5)
+        var counter = RepCounter(kind: .rep, direction: .rising, thresholds: Self.thresholds, maxGap: 0.5)
         // Trough 30 (the rest level), peak 65: 35 < minAmplitude 40.
         let values = Self.repeated(30, 10) + Self.ramp(30, 65, by: 1) + Self.ramp(64, 30, by: 1) + Self.repeated(30, 5)
         #expect(Self.steps(Self.drive(&counter, values)) == [.repStarted, .dropped])
     }
 
     @Test func anAmplitudeOfExactlyMinAmplitudeCounts() {
-        var counter = RepCounter(kind: .rep, thresholds: Self.thresholds, maxGap: 0.5)
+        var counter = RepCounter(kind: .rep, direction: .rising, thresholds: Self.thresholds, maxGap: 0.5)
         let values = Self.repeated(30, 10) + Self.ramp(30, 70, by: 1) + Self.ramp(69, 30, by: 1)
         let steps = Self.steps(Self.drive(&counter, values))
         #expect(steps.count == 2)
@@ -107,7 +115,7 @@ struct RepCounterTests {
     }
 
     @Test func tooShortARepIsDropped() {
-        var counter = RepCounter(kind: .rep, thresholds: Self.thresholds, maxGap: 0.5)
+        var counter = RepCounter(kind: .rep, direction: .rising, thresholds: Self.thresholds, maxGap: 0.5)
         // From the last 20 to the next 20 is 4 samples: 0.13 s < minDuration 0.5 s.
         let values = Self.repeated(20, 10) + [70, 100, 70] + Self.repeated(20, 10)
         #expect(Self.steps(Self.drive(&counter, values)) == [.repStarted, .dropped])
@@ -120,7 +128,7 @@ struct RepCounterTests {
     @Test func tooLongARepIsDroppedAndNeedsARelease() throws {
         var thresholds = Self.thresholds
         thresholds.maxDuration = 2
-        var counter = RepCounter(kind: .rep, thresholds: thresholds, maxGap: 0.5)
+        var counter = RepCounter(kind: .rep, direction: .rising, thresholds: thresholds, maxGap: 0.5)
         let up = Self.repeated(20, 10) + Self.ramp(20, 100, by: 10) + Self.repeated(100, 90)  // 3 s up
         let driven = Self.drive(&counter, up)
         #expect(Self.steps(driven) == [.repStarted, .dropped])
@@ -146,7 +154,7 @@ struct RepCounterTests {
     }
 
     @Test func nothingCountsWhileTheStartPositionMayNotBeAccepted() {
-        var counter = RepCounter(kind: .rep, thresholds: Self.thresholds, maxGap: 0.5)
+        var counter = RepCounter(kind: .rep, direction: .rising, thresholds: Self.thresholds, maxGap: 0.5)
         let blocked = Self.drive(&counter, Self.cleanCycle + Self.cleanCycle, mayStart: false)
         #expect(Self.steps(blocked).isEmpty)
         #expect(!counter.hasStarted)
@@ -156,7 +164,7 @@ struct RepCounterTests {
     }
 
     @Test func nothingCountsBeforeTheValueReachesRest() {
-        var counter = RepCounter(kind: .rep, thresholds: Self.thresholds, maxGap: 0.5)
+        var counter = RepCounter(kind: .rep, direction: .rising, thresholds: Self.thresholds, maxGap: 0.5)
         // Cycles between 35 (above rest 30, below exit 40) and 120.
         let cycle = Self.repeated(35, 10) + Self.ramp(35, 120, by: 5) + Self.ramp(115, 35, by: 5)
         #expect(Self.steps(Self.drive(&counter, cycle + cycle + cycle)).isEmpty)
@@ -169,7 +177,7 @@ struct RepCounterTests {
     }
 
     @Test func resetWaitsForTheStartPositionAgain() {
-        var counter = RepCounter(kind: .rep, thresholds: Self.thresholds, maxGap: 0.5)
+        var counter = RepCounter(kind: .rep, direction: .rising, thresholds: Self.thresholds, maxGap: 0.5)
         _ = Self.drive(&counter, Self.repeated(20, 5) + [70, 80])
         #expect(counter.isInAttempt)
         counter.reset()
@@ -183,7 +191,7 @@ struct RepCounterTests {
     private static let holdUp = repeated(20, 10) + ramp(20, 100, by: 10)
 
     @Test func aHoldStartsAtEnterAndCompletesAfterHoldSeconds() throws {
-        var counter = RepCounter(kind: .hold, thresholds: Self.holdThresholds, maxGap: 0.5)
+        var counter = RepCounter(kind: .hold, direction: .rising, thresholds: Self.holdThresholds, maxGap: 0.5)
         let values = Self.holdUp + Self.repeated(100, 200)
         var progress: [Double] = []
         var steps: [(index: Int, step: RepCounter.Step)] = []
@@ -196,16 +204,16 @@ struct RepCounterTests {
         let startIndex = try #require(values.firstIndex { $0 >= 90 })
         #expect(steps[0].step == .holdStarted)
         #expect(steps[0].index == startIndex)
-        guard case .completed(let peak, let trough, let start, let end) = steps[1].step else {
+        guard case .completed(let done) = steps[1].step else {
             Issue.record("expected a completed hold, got \(steps[1].step)")
             return
         }
-        #expect(peak == 100)
-        #expect(trough == 20)
-        #expect(start == Self.time(startIndex))
-        #expect(end - start >= 5 - 1e-9)
-        #expect(end - start < 5 + 1.5 / Self.rate)
-        #expect(end == Self.time(steps[1].index))
+        #expect(done.peak == 100)
+        #expect(done.trough == 20)
+        #expect(done.start == Self.time(startIndex))
+        #expect(done.end - done.start >= 5 - 1e-9)
+        #expect(done.end - done.start < 5 + 1.5 / Self.rate)
+        #expect(done.end == Self.time(steps[1].index))
 
         #expect(progress.first == 0)
         #expect(progress.allSatisfy { (0...1).contains($0) })
@@ -222,7 +230,7 @@ struct RepCounterTests {
     }
 
     @Test func aDipWithinToleranceKeepsTheHold() {
-        var counter = RepCounter(kind: .hold, thresholds: Self.holdThresholds, maxGap: 0.5)
+        var counter = RepCounter(kind: .hold, direction: .rising, thresholds: Self.holdThresholds, maxGap: 0.5)
         // enter − tolerance = 83: not below it.
         let values = Self.holdUp + Self.repeated(100, 30) + Self.repeated(83, 30) + Self.repeated(100, 120)
         let steps = Self.steps(Self.drive(&counter, values))
@@ -232,7 +240,7 @@ struct RepCounterTests {
     }
 
     @Test func breakingTheHoldGivesNoRep() {
-        var counter = RepCounter(kind: .hold, thresholds: Self.holdThresholds, maxGap: 0.5)
+        var counter = RepCounter(kind: .hold, direction: .rising, thresholds: Self.holdThresholds, maxGap: 0.5)
         let values = Self.holdUp + Self.repeated(100, 60) + [82.9] + Self.repeated(70, 30)
         let driven = Self.drive(&counter, values)
         #expect(Self.steps(driven) == [.holdStarted, .holdBroken])
@@ -246,7 +254,7 @@ struct RepCounterTests {
     }
 
     @Test func holdTimeDoesNotAccrueAcrossAGap() throws {
-        var counter = RepCounter(kind: .hold, thresholds: Self.holdThresholds, maxGap: 0.5)
+        var counter = RepCounter(kind: .hold, direction: .rising, thresholds: Self.holdThresholds, maxGap: 0.5)
         let before = Self.holdUp + Self.repeated(100, 60)  // two seconds held
         _ = Self.drive(&counter, before)
         let progressBefore = try #require(counter.holdProgress)

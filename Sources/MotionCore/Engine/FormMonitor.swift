@@ -3,9 +3,10 @@
 struct FormMonitor: Sendable {
     struct Rule: Sendable {
         let fault: FormFeedback
-        let measurement: ResolvedMeasurement
+        var measurement: ResolvedMeasurement
         let limit: Double
         let relativeToStart: Bool
+        /// The value at the start position, for relative rules.
         var reference: Double?
         var brokenSince: Double?
     }
@@ -24,13 +25,6 @@ struct FormMonitor: Sendable {
         self.delay = delay
     }
 
-    /// Records the start-position values that relative rules compare against.
-    mutating func captureReferences(in pose: Pose) {
-        for i in rules.indices where rules[i].relativeToStart {
-            if let value = rules[i].measurement.value(in: pose) { rules[i].reference = value }
-        }
-    }
-
     /// Forgets the previous rep's faults.
     mutating func beginRep() {
         reported = []
@@ -40,15 +34,24 @@ struct FormMonitor: Sendable {
     /// Forgets everything, references included.
     mutating func reset() {
         beginRep()
-        for i in rules.indices { rules[i].reference = nil }
+        for i in rules.indices {
+            rules[i].reference = nil
+            rules[i].measurement.reset()
+        }
     }
 
-    /// The faults that became due with this pose. A rule whose joints are unseen is not broken.
-    mutating func check(_ pose: Pose) -> FormFeedbackSet {
+    /// Measures every rule in `pose`: at the start position's low point (`atLow`) relative rules take their
+    /// reference; during a rep (`inAttempt`) it returns the faults that became due with this pose. A rule whose
+    /// joints are unseen is not broken.
+    /// - Complexity: O(rules), no allocation.
+    mutating func update(_ pose: Pose, inAttempt: Bool, atLow: Bool) -> FormFeedbackSet {
         var due: FormFeedbackSet = []
         let t = pose.timestamp
         for i in rules.indices {
-            guard isBroken(rules[i], in: pose) else {
+            let value = rules[i].measurement.measure(pose)
+            if atLow, rules[i].relativeToStart, let value { rules[i].reference = value }
+            guard inAttempt else { continue }
+            guard let value, isBroken(rules[i], value) else {
                 rules[i].brokenSince = nil
                 continue
             }
@@ -63,8 +66,7 @@ struct FormMonitor: Sendable {
         return due
     }
 
-    private func isBroken(_ rule: Rule, in pose: Pose) -> Bool {
-        guard let value = rule.measurement.value(in: pose) else { return false }
+    private func isBroken(_ rule: Rule, _ value: Double) -> Bool {
         guard rule.relativeToStart else { return value > rule.limit }
         guard let reference = rule.reference else { return false }
         return abs(value - reference) > rule.limit

@@ -3,38 +3,29 @@
 ///
 /// All timing uses pose timestamps, never a clock, so a recorded stream replays identically at any speed.
 public struct MotionEngine: Sendable {
-    private struct SideModel: Sendable {
-        let side: BodySide
-        let measurement: ResolvedMeasurement
-        let rules: [FormRule]
-    }
-
     /// The configuration the engine was created with.
     public let configuration: SessionConfiguration
-    /// The exercise, with the configuration's overrides applied.
+    /// The exercise, with the configuration's prescription applied.
     public let exercise: Exercise
 
-    private var model: SideModel
-    private var alternate: SideModel?
-    private var filter: OneEuroFilter
-    private var counter: RepCounter
-    private var form: FormMonitor
+    /// The side measured: the only one, or for alternating exercises the first of two.
+    private var track: Track
+    /// Bilateral exercises without a named side: the other side, swapped in when only it is seen. Alternating
+    /// exercises: the other side, measured beside ``track``.
+    private var other: Track?
+    private let isAlternating: Bool
     private let setupCheck: SetupCheck
     private var visibility: Debouncer<Visibility>
     private var setup: Debouncer<SetupIssueSet>
-    private var baseline: Baseline?
+    /// Whether the posture at rest was last judged wrong (kept while a rep is under way).
+    private var postureIsWrong = false
+    private var results: Results
 
     private var firstTimestamp: Double?
     private var lastTimestamp: Double?
     private var frames = 0
     private var visibleFrames = 0
-    private var value: Double?
     private var confidence: Double?
-    private var best: Double?
-    private var repCount = 0
-    private var rejectedCount = 0
-    private var reps: [Rep] = []
-    private var faultCounts = [Int](repeating: 0, count: FormFeedback.allCases.count)
     private var series: ValueSeries
 
     /// Creates an engine.
@@ -45,6 +36,8 @@ public struct MotionEngine: Sendable {
         let exercise = configuration.effectiveExercise
         var problems = exercise.validationErrors
         if configuration.baselineReps < 1 { problems.append("baselineReps must be ≥ 1") }
+        if let reps = configuration.prescription.reps, reps < 1 { problems.append("reps must be ≥ 1") }
+        if let sets = configuration.prescription.sets, sets < 1 { problems.append("sets must be ≥ 1") }
         let delays = [
             configuration.visibilityDelay, configuration.setupDelay, configuration.faultDelay, configuration.maxGap,
         ]
@@ -55,27 +48,31 @@ public struct MotionEngine: Sendable {
         guard problems.isEmpty else { throw .invalidConfiguration(problems) }
         if exercise.sidedness == .oneSided, configuration.side == nil { throw .missingSide(exercise: exercise.id) }
 
-        func makeModel(_ side: BodySide) -> SideModel {
-            SideModel(side: side, measurement: exercise.measurement.resolve(side: side), rules: exercise.rules)
+        func makeTrack(_ side: BodySide) -> Track {
+            Track(side: side, exercise: exercise, configuration: configuration)
         }
         self.configuration = configuration
         self.exercise = exercise
-        let model = makeModel(configuration.side ?? .right)
-        self.model = model
-        self.alternate = configuration.side == nil ? makeModel(.left) : nil
-        self.filter = OneEuroFilter(parameters: exercise.smoothing, maxGap: configuration.maxGap)
-        self.counter = RepCounter(kind: exercise.kind, thresholds: exercise.thresholds, maxGap: configuration.maxGap)
-        self.form = FormMonitor(rules: exercise.rules, side: model.side, delay: configuration.faultDelay)
-        self.setupCheck = SetupCheck(limits: configuration.setupLimits, view: exercise.view)
-        self.visibility = Debouncer(
-            initial: Visibility(missingJoints: model.measurement.joints), delay: configuration.visibilityDelay)
-        self.setup = Debouncer(initial: [], delay: configuration.setupDelay)
-        self.series = ValueSeries(interval: configuration.seriesInterval, capacity: configuration.seriesCapacity)
+        isAlternating = exercise.sidedness == .alternating
+        if isAlternating {
+            track = makeTrack(.left)
+            other = makeTrack(.right)
+        } else {
+            track = makeTrack(configuration.side ?? .right)
+            other = configuration.side == nil ? makeTrack(.left) : nil
+        }
+        setupCheck = SetupCheck(limits: configuration.setupLimits, view: exercise.view)
+        let measured = isAlternating ? track.joints.union(other?.joints ?? []) : track.joints
+        visibility = Debouncer(initial: Visibility(missingJoints: measured), delay: configuration.visibilityDelay)
+        setup = Debouncer(initial: [], delay: configuration.setupDelay)
+        series = ValueSeries(interval: configuration.seriesInterval, capacity: configuration.seriesCapacity)
+        results = Results(prescription: configuration.prescription)
         if configuration.startsBaseline { startBaseline() }
     }
 
-    /// The side being measured (for bilateral exercises without a named side, the one seen last).
-    public var side: BodySide { model.side }
+    /// The side being measured (for bilateral exercises without a named side, the one seen last; for alternating
+    /// ones, the side of the snapshot's value).
+    public var side: BodySide { reading.side }
 
     /// Analyses one pose.
     ///
@@ -114,7 +111,7 @@ public struct MotionEngine: Sendable {
         frames += 1
 
         chooseSide(for: pose)
-        let measured = model.measurement.joints
+        let measured = isAlternating ? track.joints.union(other?.joints ?? []) : track.joints
         let missing = measured.subtracting(pose.seenJoints)
         if missing.isEmpty { visibleFrames += 1 }
         if let changed = visibility.update(Visibility(missingJoints: missing), at: t) {
@@ -122,102 +119,247 @@ public struct MotionEngine: Sendable {
         }
         var placementIsFine = false
         if !pose.isEmpty {
-            let issues = setupCheck.issues(in: pose, measured: measured)
+            var issues = setupCheck.issues(in: pose, measured: measured)
+            if let required = exercise.posture {
+                let inAttempt = track.counter.isInAttempt || (isAlternating && other?.counter.isInAttempt == true)
+                if !inAttempt, let seen = setupCheck.posture(in: pose, side: track.side) {
+                    postureIsWrong = seen != required
+                }
+                if postureIsWrong { issues.insert(.wrongPosture) }
+            }
             placementIsFine = issues.isEmpty
             if let changed = setup.update(issues, at: t) { events.append(.setupChanged(changed)) }
         }
 
-        value = model.measurement.value(in: pose).map { filter.filter($0, at: t) }
+        track.advance(
+            with: pose, mayStart: placementIsFine, labelsSide: isAlternating, results: &results, events: &events)
+        if isAlternating {
+            other?.advance(with: pose, mayStart: placementIsFine, labelsSide: true, results: &results, events: &events)
+        }
         confidence = pose.confidence(of: measured)
-        if let value { advance(with: value, pose: pose, mayStart: placementIsFine, events: &events) }
-        series.record(value, at: t)
+        series.record(reading.value, at: t)
     }
 
-    private mutating func advance(with value: Double, pose: Pose, mayStart: Bool, events: inout [MotionEvent]) {
-        if counter.isInAttempt {
-            for fault in form.check(pose) {
-                faultCounts[fault.bitIndex] += 1
-                events.append(.formFault(fault))
-            }
-        } else if value <= exercise.thresholds.exit {
-            form.captureReferences(in: pose)
-        }
-        let step = counter.update(value, at: pose.timestamp, mayStart: mayStart)
-        if counter.hasStarted { best = max(best ?? value, value) }
-        switch step {
-        case .none, .holdBroken, .dropped:
-            break
-        case .repStarted:
-            form.beginRep()
-        case .holdStarted:
-            form.beginRep()
-            events.append(.holdStarted)
-        case .completed(let peak, let trough, let start, let end):
-            let rep = Rep(
-                index: reps.count + 1, peak: peak, trough: trough, start: start, end: end, faults: form.reported)
-            reps.append(rep)
-            if rep.isClean {
-                repCount += 1
-                events.append(.repCompleted(rep))
-                if let done = baseline?.record(peak: peak) { events.append(.baselineCompleted(done)) }
-            } else {
-                rejectedCount += 1
-                events.append(.repRejected(rep))
-            }
-        }
+    /// The value to show and the side it belongs to: for alternating exercises the side furthest from rest.
+    private var reading: (value: Double?, side: BodySide) {
+        guard isAlternating, let other, let second = other.value else { return (track.value, track.side) }
+        guard let first = track.value else { return (second, other.side) }
+        return exercise.direction.sign * second > exercise.direction.sign * first
+            ? (second, other.side) : (first, track.side)
     }
 
     /// For a bilateral exercise without a named side, switches to the other side when only it is fully seen.
     private mutating func chooseSide(for pose: Pose) {
-        guard let other = alternate, !model.measurement.joints.isSubset(of: pose.seenJoints),
-            other.measurement.joints.isSubset(of: pose.seenJoints)
+        guard !isAlternating, var standby = other, !track.joints.isSubset(of: pose.seenJoints),
+            standby.joints.isSubset(of: pose.seenJoints)
         else { return }
-        alternate = model
-        model = other
-        filter.reset()
-        form = FormMonitor(rules: other.rules, side: other.side, delay: configuration.faultDelay)
+        // The side taken over carries on counting where the other left off.
+        standby.counter = track.counter
+        other = track
+        track = standby
+        track.restart()
     }
 
-    /// Clears best, counts and the rep in progress; the exercise, the history of frames and a finished baseline
-    /// stay. Counting resumes once the start position is reached again; a running baseline starts over.
+    /// Clears best, counts, sets and the rep in progress; the exercise, the history of frames and a finished
+    /// baseline stay. Counting resumes once the start position is reached again; a running baseline starts over.
     public mutating func reset() {
-        counter.reset()
-        form.reset()
-        best = nil
-        repCount = 0
-        rejectedCount = 0
-        reps.removeAll(keepingCapacity: true)
-        for i in faultCounts.indices { faultCounts[i] = 0 }
-        if let running = baseline, running.value == nil { baseline = Baseline(needed: running.needed) }
+        track.reset()
+        other?.reset()
+        results.reset()
     }
 
     /// Starts (or restarts) the baseline: the mean peak of the next clean reps (``SessionConfiguration/baselineReps``),
     /// or of the next completed hold.
     public mutating func startBaseline() {
-        baseline = Baseline(needed: exercise.kind == .hold ? 1 : configuration.baselineReps)
+        results.baseline = Baseline(needed: exercise.kind == .hold ? 1 : configuration.baselineReps)
     }
 
     /// The session as of the last processed pose.
     /// - Parameter isRunning: What to report as ``MotionSnapshot/isRunning``.
     /// - Complexity: O(1), no allocation.
     public func snapshot(isRunning: Bool = true) -> MotionSnapshot {
-        MotionSnapshot(
-            timestamp: lastTimestamp, value: value, best: best, repCount: repCount, rejectedCount: rejectedCount,
-            lastRep: reps.last, holdProgress: counter.holdProgress, confidence: confidence,
-            setupIssues: setup.reported, isVisible: visibility.reported.isVisible,
-            missingJoints: visibility.reported.missingJoints, isRunning: isRunning, baseline: baseline?.status)
+        let reading = reading
+        let holdProgress =
+            isAlternating
+            ? track.counter.holdProgress ?? other?.counter.holdProgress : track.counter.holdProgress
+        return MotionSnapshot(
+            timestamp: lastTimestamp, value: reading.value, best: results.best, repCount: results.repCount,
+            rejectedCount: results.rejectedCount, lastRep: results.reps.last, holdProgress: holdProgress,
+            confidence: confidence, setupIssues: setup.reported, isVisible: visibility.reported.isVisible,
+            missingJoints: visibility.reported.missingJoints, isRunning: isRunning, baseline: results.baseline?.status,
+            side: isAlternating ? reading.side : nil, set: results.sets?.progress)
     }
 
     /// What is stored for the session, as of the last processed pose.
     public var summary: SessionSummary {
         var counts: [FormFeedback: Int] = [:]
-        for fault in FormFeedback.allCases where faultCounts[fault.bitIndex] > 0 {
-            counts[fault] = faultCounts[fault.bitIndex]
+        for fault in FormFeedback.allCases where results.faultCounts[fault.bitIndex] > 0 {
+            counts[fault] = results.faultCounts[fault.bitIndex]
+        }
+        var perSide: [BodySide: SideTally] = [:]
+        if isAlternating, let other {
+            perSide[track.side] = track.tally
+            perSide[other.side] = other.tally
         }
         return SessionSummary(
-            exercise: exercise.id, side: configuration.side,
+            exercise: exercise.id, exerciseVersion: exercise.version, side: configuration.side,
+            prescription: configuration.prescription.effective(for: exercise),
             firstTimestamp: firstTimestamp, lastTimestamp: lastTimestamp, frames: frames,
-            visibleFrames: visibleFrames, repCount: repCount, rejectedCount: rejectedCount, best: best,
-            baseline: baseline?.value, reps: reps, faultCounts: counts, series: series)
+            visibleFrames: visibleFrames, repCount: results.repCount, rejectedCount: results.rejectedCount,
+            best: results.best, baseline: results.baseline?.value, reps: results.reps, faultCounts: counts,
+            perSide: perSide, series: series)
+    }
+}
+
+extension MotionEngine {
+    /// What a session has achieved since the last reset, whichever side did it.
+    fileprivate struct Results: Sendable {
+        var best: Double?
+        var repCount = 0
+        var rejectedCount = 0
+        var reps: [Rep] = []
+        var faultCounts = [Int](repeating: 0, count: FormFeedback.allCases.count)
+        var baseline: Baseline?
+        var sets: SetTracker?
+
+        init(prescription: Prescription) {
+            sets = prescription.reps.map { SetTracker(goal: $0, sets: prescription.sets ?? 1) }
+        }
+
+        mutating func reset() {
+            best = nil
+            repCount = 0
+            rejectedCount = 0
+            reps.removeAll(keepingCapacity: true)
+            for i in faultCounts.indices { faultCounts[i] = 0 }
+            if let running = baseline, running.value == nil { baseline = Baseline(needed: running.needed) }
+            sets?.reset()
+        }
+    }
+
+    /// Progress through prescribed sets: a set is done when its clean reps reach the goal, and the next begins.
+    fileprivate struct SetTracker: Sendable {
+        let goal: Int
+        let sets: Int
+        private(set) var number = 1
+        private(set) var reps = 0
+
+        init(goal: Int, sets: Int) {
+            self.goal = goal
+            self.sets = sets
+        }
+
+        var progress: SetProgress { SetProgress(number: number, of: sets, reps: reps, goal: goal) }
+
+        /// Counts a clean rep; returns the number of the set it completes, if it does.
+        mutating func record() -> Int? {
+            reps += 1
+            guard reps == goal else { return nil }
+            let done = number
+            if number < sets {
+                number += 1
+                reps = 0
+            }
+            return done
+        }
+
+        mutating func reset() {
+            number = 1
+            reps = 0
+        }
+    }
+
+    /// One measured side: its measurement, smoothing, rep counter and form rules.
+    fileprivate struct Track: Sendable {
+        let side: BodySide
+        let sign: Double
+        private(set) var measurement: ResolvedMeasurement
+        private var filter: OneEuroFilter
+        var counter: RepCounter
+        private var form: FormMonitor
+        private let rules: [FormRule]
+        private let faultDelay: Double
+        /// The smoothed value in the last pose, nil when it could not be measured.
+        private(set) var value: Double?
+        private(set) var tally = SideTally()
+
+        init(side: BodySide, exercise: Exercise, configuration: SessionConfiguration) {
+            self.side = side
+            sign = exercise.direction.sign
+            measurement = exercise.measurement.resolve(side: side)
+            filter = OneEuroFilter(parameters: exercise.smoothing, maxGap: configuration.maxGap)
+            counter = RepCounter(
+                kind: exercise.kind, direction: exercise.direction, thresholds: exercise.thresholds,
+                maxGap: configuration.maxGap)
+            rules = exercise.rules
+            faultDelay = configuration.faultDelay
+            form = FormMonitor(rules: rules, side: side, delay: faultDelay)
+        }
+
+        var joints: JointSet { measurement.joints }
+
+        /// Starts smoothing and form references afresh (the side was just taken over).
+        mutating func restart() {
+            filter.reset()
+            form = FormMonitor(rules: rules, side: side, delay: faultDelay)
+        }
+
+        mutating func reset() {
+            counter.reset()
+            form.reset()
+            tally = SideTally()
+        }
+
+        /// Measures `pose` and moves the counter and form rules on, recording what completes in `results`.
+        /// - Parameter labelsSide: Whether reps say which side did them (alternating exercises).
+        mutating func advance(
+            with pose: Pose, mayStart: Bool, labelsSide: Bool, results: inout Results, events: inout [MotionEvent]
+        ) {
+            let t = pose.timestamp
+            value = measurement.measure(pose).map { filter.filter($0, at: t) }
+            guard let value else { return }
+            let due = form.update(pose, inAttempt: counter.isInAttempt, atLow: counter.isAtLow(value))
+            for fault in due {
+                results.faultCounts[fault.bitIndex] += 1
+                events.append(.formFault(fault))
+            }
+            let step = counter.update(value, at: t, mayStart: mayStart)
+            if counter.hasStarted {
+                tally.best = furthest(tally.best, value)
+                results.best = furthest(results.best, value)
+            }
+            switch step {
+            case .none, .holdBroken, .dropped:
+                break
+            case .repStarted:
+                form.beginRep()
+            case .holdStarted:
+                form.beginRep()
+                events.append(.holdStarted)
+            case .completed(let done):
+                let rep = Rep(
+                    index: results.reps.count + 1, peak: done.peak, trough: done.trough, start: done.start,
+                    end: done.end, timeToPeak: done.peakTime - done.start, side: labelsSide ? side : nil,
+                    faults: form.reported)
+                results.reps.append(rep)
+                if rep.isClean {
+                    results.repCount += 1
+                    tally.repCount += 1
+                    events.append(.repCompleted(rep))
+                    if let done = results.baseline?.record(peak: rep.peak) { events.append(.baselineCompleted(done)) }
+                    if let set = results.sets?.record() { events.append(.setCompleted(number: set)) }
+                } else {
+                    results.rejectedCount += 1
+                    tally.rejectedCount += 1
+                    events.append(.repRejected(rep))
+                }
+            }
+        }
+
+        /// The further of `best` and `value` from rest.
+        private func furthest(_ best: Double?, _ value: Double) -> Double {
+            guard let best else { return value }
+            return sign * value > sign * best ? value : best
+        }
     }
 }

@@ -12,8 +12,10 @@ public enum MotionEvent: Sendable, Hashable {
     case visibilityChanged(Visibility)
     /// The camera placement problems changed (debounced); the empty set means all good.
     case setupChanged(SetupIssueSet)
-    /// The baseline measurement finished with this value, in degrees.
+    /// The baseline measurement finished with this value, in the exercise's unit.
     case baselineCompleted(Double)
+    /// Set `number` (1-based) reached its prescribed rep goal (``Prescription/reps``).
+    case setCompleted(number: Int)
 
     /// The wire name of the event (PROTOCOL.md §3).
     public var name: String {
@@ -25,6 +27,7 @@ public enum MotionEvent: Sendable, Hashable {
         case .visibilityChanged: "visibilityChanged"
         case .setupChanged: "setupChanged"
         case .baselineCompleted: "baselineCompleted"
+        case .setCompleted: "setCompleted"
         }
     }
 }
@@ -43,41 +46,54 @@ public struct Visibility: Sendable, Hashable {
 }
 
 /// One repetition, or one completed hold.
-public struct Rep: Sendable, Hashable, Codable {
+public struct Rep: Sendable, Hashable {
     /// 1-based position among the session's reps, clean and rejected alike, since the last reset.
     public var index: Int
-    /// The highest smoothed value during the rep, degrees.
+    /// The furthest smoothed value from rest during the rep: the highest for a rising exercise, the lowest for a
+    /// falling one.
     public var peak: Double
-    /// The lowest smoothed value at rest before the rep, degrees.
+    /// The smoothed value at the start position before the rep: its lowest for a rising exercise, its highest for
+    /// a falling one.
     public var trough: Double
     /// When the rep left the start position (pose time, seconds).
     public var start: Double
     /// When the rep returned (or the hold completed).
     public var end: Double
+    /// Seconds from ``start`` to the peak; nil for reps stored before it was recorded.
+    public var timeToPeak: Double?
+    /// The side that did the rep, for `alternating` exercises; nil otherwise.
+    public var side: BodySide?
     /// Form faults during the rep, in vocabulary order.
     public var faults: FormFeedbackSet
 
     /// Creates a rep.
     /// - Parameters:
     ///   - index: 1-based position.
-    ///   - peak: Highest value.
-    ///   - trough: Lowest value before it.
+    ///   - peak: Furthest value from rest.
+    ///   - trough: Start-position value before it.
     ///   - start: Start time.
     ///   - end: End time.
+    ///   - timeToPeak: Seconds from start to the peak.
+    ///   - side: The side, for alternating exercises.
     ///   - faults: Faults during the rep.
-    public init(index: Int, peak: Double, trough: Double, start: Double, end: Double, faults: FormFeedbackSet = []) {
+    public init(
+        index: Int, peak: Double, trough: Double, start: Double, end: Double, timeToPeak: Double? = nil,
+        side: BodySide? = nil, faults: FormFeedbackSet = []
+    ) {
         self.index = index
         self.peak = peak
         self.trough = trough
         self.start = start
         self.end = end
+        self.timeToPeak = timeToPeak
+        self.side = side
         self.faults = faults
     }
 
     /// Seconds from start to end.
     public var duration: Double { end - start }
-    /// Peak minus trough, degrees.
-    public var range: Double { peak - trough }
+    /// How far the rep moved: the distance between peak and trough.
+    public var range: Double { abs(peak - trough) }
     /// Whether no form rule was broken.
     public var isClean: Bool { faults.isEmpty }
 }

@@ -2,9 +2,11 @@
 public struct MotionSnapshot: Sendable, Hashable {
     /// The timestamp of the last processed pose, nil before the first.
     public var timestamp: Double?
-    /// The smoothed current measurement in degrees, nil when it cannot be measured in the last pose.
+    /// The smoothed current measurement in the exercise's unit, nil when it cannot be measured in the last pose.
+    /// For an alternating exercise, the value of the side furthest from rest.
     public var value: Double?
-    /// The highest smoothed value since the last reset (once counting began), nil before any.
+    /// The furthest smoothed value from rest since the last reset (once counting began): the highest for a rising
+    /// exercise, the lowest for a falling one; nil before any.
     public var best: Double?
     /// Clean reps since the last reset.
     public var repCount: Int
@@ -26,10 +28,42 @@ public struct MotionSnapshot: Sendable, Hashable {
     public var isRunning: Bool
     /// The baseline measurement, nil when none is running or done.
     public var baseline: BaselineStatus?
+    /// Alternating exercises: the side ``value`` belongs to; nil otherwise.
+    public var side: BodySide?
+    /// Progress through the prescribed sets, nil when no rep goal was prescribed.
+    public var set: SetProgress?
+}
+
+/// Progress through prescribed sets of reps (``Prescription/reps`` × ``Prescription/sets``).
+public struct SetProgress: Sendable, Hashable {
+    /// The set under way, 1-based; once every set is done, the last one.
+    public var number: Int
+    /// How many sets were prescribed (1 when only a rep goal was).
+    public var of: Int
+    /// Clean reps in this set.
+    public var reps: Int
+    /// Clean reps per set, the goal.
+    public var goal: Int
+
+    /// Creates a progress value.
+    /// - Parameters:
+    ///   - number: The set under way.
+    ///   - of: Sets prescribed.
+    ///   - reps: Clean reps in it.
+    ///   - goal: Reps per set.
+    public init(number: Int, of: Int, reps: Int, goal: Int) {
+        self.number = number
+        self.of = of
+        self.reps = reps
+        self.goal = goal
+    }
+
+    /// Whether every prescribed set has reached its goal.
+    public var isComplete: Bool { number == of && reps >= goal }
 }
 
 /// Progress of a baseline measurement.
-public struct BaselineStatus: Sendable, Hashable, Codable {
+public struct BaselineStatus: Sendable, Hashable {
     /// 0…1.
     public var progress: Double
     /// The baseline in degrees once done.

@@ -4,13 +4,25 @@
 ///                                                      │                         (counted if long and wide enough)
 ///                                                      └──hold kind, value ≥ enter──▶ holding ──held long enough──▶
 ///                                                           waitingForRelease ──value ≤ exit──▶ resting
+///
+/// The counter works on oriented values, which rise during a rep whatever the exercise's direction: a `falling`
+/// exercise's values and thresholds are negated on the way in (``orient(_:)``) and its peaks on the way out.
 struct RepCounter: Sendable {
     enum Phase: Equatable, Sendable {
         case waitingForStart
         case resting(trough: Double, lastLow: Double)
-        case inRep(start: Double, trough: Double, peak: Double)
-        case holding(start: Double, trough: Double, peak: Double, held: Double, lastSample: Double)
+        case inRep(start: Double, trough: Double, peak: Double, peakTime: Double)
+        case holding(start: Double, trough: Double, peak: Double, peakTime: Double, held: Double, lastSample: Double)
         case waitingForRelease
+    }
+
+    /// A finished rep or hold, in the exercise's own values (not oriented).
+    struct Completion: Equatable, Sendable {
+        var peak: Double
+        var trough: Double
+        var start: Double
+        var end: Double
+        var peakTime: Double
     }
 
     enum Step: Equatable, Sendable {
@@ -18,22 +30,43 @@ struct RepCounter: Sendable {
         case repStarted
         case holdStarted
         case holdBroken
-        case completed(peak: Double, trough: Double, start: Double, end: Double)
+        case completed(Completion)
         /// An attempt too short, too small or too long to count.
         case dropped
     }
 
     let kind: Exercise.Kind
-    let thresholds: Thresholds
+    /// +1 for rising exercises, −1 for falling ones.
+    let sign: Double
+    /// The thresholds, oriented: `rest ≤ exit < enter`.
+    let rest: Double
+    let enter: Double
+    let exit: Double
+    let minAmplitude: Double
+    let minDuration: Double
+    let maxDuration: Double
+    let holdSeconds: Double
+    let holdTolerance: Double
     /// Hold time only accrues between samples at most this far apart.
     let maxGap: Double
     private(set) var phase = Phase.waitingForStart
 
-    init(kind: Exercise.Kind, thresholds: Thresholds, maxGap: Double) {
+    init(kind: Exercise.Kind, direction: Exercise.Direction, thresholds: Thresholds, maxGap: Double) {
         self.kind = kind
-        self.thresholds = thresholds
+        sign = direction.sign
+        rest = sign * thresholds.rest
+        enter = sign * thresholds.enter
+        exit = sign * thresholds.exit
+        minAmplitude = thresholds.minAmplitude
+        minDuration = thresholds.minDuration
+        maxDuration = thresholds.maxDuration
+        holdSeconds = thresholds.holdSeconds
+        holdTolerance = thresholds.holdTolerance
         self.maxGap = maxGap
     }
+
+    /// The value as the counter sees it: rising during a rep.
+    @inline(__always) func orient(_ value: Double) -> Double { sign * value }
 
     /// Whether a rep or hold is under way.
     var isInAttempt: Bool {
@@ -46,66 +79,92 @@ struct RepCounter: Sendable {
     /// Whether the start position has been reached since the last reset.
     var hasStarted: Bool { phase != .waitingForStart }
 
+    /// Whether `value` (not oriented) is the lowest point of the start position so far: at or past `rest` before
+    /// counting began, at or past the trough while resting. Form rules relative to the start take their reference
+    /// here, so a rep is judged against where it began, not where it crossed a threshold.
+    func isAtLow(_ value: Double) -> Bool {
+        switch phase {
+        case .waitingForStart: orient(value) <= rest
+        case .resting(let trough, _): orient(value) <= trough
+        default: false
+        }
+    }
+
     /// 0…1 while holding, nil otherwise.
     var holdProgress: Double? {
-        guard case .holding(_, _, _, let held, _) = phase else { return nil }
-        return min(1, held / thresholds.holdSeconds)
+        guard case .holding(_, _, _, _, let held, _) = phase else { return nil }
+        return min(1, held / holdSeconds)
     }
 
     mutating func reset() { phase = .waitingForStart }
 
-    /// Advances with the smoothed value `value` seen at `t`.
+    /// Advances with the smoothed value `input` (not oriented) seen at `t`.
     /// - Parameter mayStart: Whether the start position may be accepted now (placement is fine).
-    mutating func update(_ value: Double, at t: Double, mayStart: Bool) -> Step {
-        let th = thresholds
+    mutating func update(_ input: Double, at t: Double, mayStart: Bool) -> Step {
+        let value = orient(input)
         switch phase {
         case .waitingForStart:
-            if mayStart, value <= th.rest { phase = .resting(trough: value, lastLow: t) }
+            if mayStart, value <= rest { phase = .resting(trough: value, lastLow: t) }
             return .none
         case .waitingForRelease:
-            if value <= th.exit { phase = .resting(trough: value, lastLow: t) }
+            if value <= exit { phase = .resting(trough: value, lastLow: t) }
             return .none
         case .resting(var trough, var lastLow):
-            if value <= th.exit {
+            if value <= exit {
                 lastLow = t
                 trough = min(trough, value)
             }
-            guard value >= th.enter else {
+            guard value >= enter else {
                 phase = .resting(trough: trough, lastLow: lastLow)
                 return .none
             }
             if kind == .hold {
-                phase = .holding(start: t, trough: trough, peak: value, held: 0, lastSample: t)
+                phase = .holding(start: t, trough: trough, peak: value, peakTime: t, held: 0, lastSample: t)
                 return .holdStarted
             }
-            phase = .inRep(start: lastLow, trough: trough, peak: value)
+            phase = .inRep(start: lastLow, trough: trough, peak: value, peakTime: t)
             return .repStarted
-        case .inRep(let start, let trough, var peak):
-            peak = max(peak, value)
-            if t - start > th.maxDuration {
+        case .inRep(let start, let trough, var peak, var peakTime):
+            if value > peak {
+                peak = value
+                peakTime = t
+            }
+            if t - start > maxDuration {
                 phase = .waitingForRelease
                 return .dropped
             }
-            guard value <= th.exit else {
-                phase = .inRep(start: start, trough: trough, peak: peak)
+            guard value <= exit else {
+                phase = .inRep(start: start, trough: trough, peak: peak, peakTime: peakTime)
                 return .none
             }
             phase = .resting(trough: value, lastLow: t)
-            let counts = t - start >= th.minDuration && peak - trough >= th.minAmplitude
-            return counts ? .completed(peak: peak, trough: trough, start: start, end: t) : .dropped
-        case .holding(let start, let trough, var peak, var held, let lastSample):
-            if value < th.enter - th.holdTolerance {
+            let counts = t - start >= minDuration && peak - trough >= minAmplitude
+            return counts ? .completed(completion(peak, trough, start, t, peakTime)) : .dropped
+        case .holding(let start, let trough, var peak, var peakTime, var held, let lastSample):
+            if value < enter - holdTolerance {
                 phase = .resting(trough: value, lastLow: t)
                 return .holdBroken
             }
             if t - lastSample <= maxGap { held += t - lastSample }
-            peak = max(peak, value)
-            if held >= th.holdSeconds {
-                phase = .waitingForRelease
-                return .completed(peak: peak, trough: trough, start: start, end: t)
+            if value > peak {
+                peak = value
+                peakTime = t
             }
-            phase = .holding(start: start, trough: trough, peak: peak, held: held, lastSample: t)
+            if held >= holdSeconds {
+                phase = .waitingForRelease
+                return .completed(completion(peak, trough, start, t, peakTime))
+            }
+            phase = .holding(
+                start: start, trough: trough, peak: peak, peakTime: peakTime, held: held, lastSample: t)
             return .none
         }
+    }
+
+    private func completion(
+        _ peak: Double, _ trough: Double, _ start: Double, _ end: Double, _ peakTime: Double
+    )
+        -> Completion
+    {
+        Completion(peak: orient(peak), trough: orient(trough), start: start, end: end, peakTime: peakTime)
     }
 }

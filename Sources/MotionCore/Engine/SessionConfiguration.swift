@@ -5,10 +5,8 @@ public struct SessionConfiguration: Sendable, Hashable {
     /// The working side: required for one-sided exercises; optional for bilateral ones (the engine then
     /// measures whichever side it sees completely).
     public var side: BodySide?
-    /// Overrides the exercise's target, degrees.
-    public var target: Double?
-    /// Overrides the exercise's hold time, seconds.
-    public var holdSeconds: Double?
+    /// What the clinician prescribed: target, thresholds and goals that override the exercise's defaults.
+    public var prescription = Prescription()
     /// How many clean reps a baseline averages (holds always use the first hold).
     public var baselineReps: Int = 3
     /// Whether the baseline starts with the session.
@@ -37,12 +35,82 @@ public struct SessionConfiguration: Sendable, Hashable {
         self.side = side
     }
 
-    /// The exercise with the overrides applied.
-    public var effectiveExercise: Exercise {
-        var exercise = exercise
-        if let target { exercise.target = target }
-        if let holdSeconds { exercise.thresholds.holdSeconds = holdSeconds }
-        return exercise
+    /// The exercise with the prescription applied (``Prescription/apply(to:)``).
+    public var effectiveExercise: Exercise { prescription.apply(to: exercise) }
+}
+
+/// What a clinician prescribes for a session (PROTOCOL.md §5.1): every field overrides the exercise's default.
+///
+/// **The rule for thresholds.** A prescribed `target` or `rest` moves the rep thresholds with it unless they are
+/// given: `enter` and `exit` keep their place as fractions of the way from `rest` to `target`, and
+/// `minAmplitude` shrinks or grows with that span. Shoulder abduction (rest 30°, enter 70°, exit 45°, target 180°)
+/// prescribed to 50° enters at 30 + 40 × 20/150 ≈ 35.3°, exits at 32°, and needs 6° of movement: a patient who
+/// reaches 55° has every rep counted.
+public struct Prescription: Sendable, Hashable {
+    /// The value to aim for, in the exercise's unit.
+    public var target: Double?
+    /// The start position.
+    public var rest: Double?
+    /// Where a rep begins (for holds: the value to hold).
+    public var enter: Double?
+    /// Where a rep ends.
+    public var exit: Double?
+    /// Hold exercises: seconds to hold.
+    public var holdSeconds: Double?
+    /// Clean reps per set, the goal.
+    public var reps: Int?
+    /// Sets of `reps`.
+    public var sets: Int?
+
+    /// Creates a prescription; every field left nil keeps the exercise's default.
+    /// - Parameters:
+    ///   - target: The aim.
+    ///   - rest: The start position.
+    ///   - enter: Rep begins.
+    ///   - exit: Rep ends.
+    ///   - holdSeconds: Seconds to hold.
+    ///   - reps: Reps per set.
+    ///   - sets: Sets.
+    public init(
+        target: Double? = nil, rest: Double? = nil, enter: Double? = nil, exit: Double? = nil,
+        holdSeconds: Double? = nil, reps: Int? = nil, sets: Int? = nil
+    ) {
+        self.target = target
+        self.rest = rest
+        self.enter = enter
+        self.exit = exit
+        self.holdSeconds = holdSeconds
+        self.reps = reps
+        self.sets = sets
+    }
+
+    /// `exercise` with this prescription's target, thresholds and hold time, by the rule above.
+    /// - Parameter exercise: The exercise as defined.
+    public func apply(to exercise: Exercise) -> Exercise {
+        var result = exercise
+        let defaults = exercise.thresholds
+        let rest = self.rest ?? defaults.rest
+        let target = self.target ?? exercise.target
+        let span = exercise.target - defaults.rest
+        let scale = span != 0 ? (target - rest) / span : 1
+        func moved(_ level: Double) -> Double { rest + (level - defaults.rest) * scale }
+        result.target = target
+        result.thresholds.rest = rest
+        result.thresholds.enter = enter ?? moved(defaults.enter)
+        result.thresholds.exit = exit ?? moved(defaults.exit)
+        if scale.isFinite, scale > 0 { result.thresholds.minAmplitude = defaults.minAmplitude * scale }
+        if let holdSeconds { result.thresholds.holdSeconds = holdSeconds }
+        return result
+    }
+
+    /// The prescription in effect for `exercise` (as ``apply(to:)`` makes it, with the goals): what a summary
+    /// stores.
+    /// - Parameter exercise: The exercise with this prescription applied.
+    public func effective(for exercise: Exercise) -> Prescription {
+        Prescription(
+            target: exercise.target, rest: exercise.thresholds.rest, enter: exercise.thresholds.enter,
+            exit: exercise.thresholds.exit, holdSeconds: exercise.kind == .hold ? exercise.thresholds.holdSeconds : nil,
+            reps: reps, sets: sets)
     }
 }
 

@@ -2,8 +2,12 @@
 public struct SessionSummary: Sendable, Hashable {
     /// The exercise id.
     public var exercise: String
+    /// The version of the exercise's definition the session used.
+    public var exerciseVersion: Int
     /// The working side, if the exercise has one.
     public var side: BodySide?
+    /// What was in effect: the target and thresholds after the prescription, and its goals.
+    public var prescription: Prescription
     /// Timestamp of the first processed pose.
     public var firstTimestamp: Double?
     /// Timestamp of the last processed pose.
@@ -16,7 +20,7 @@ public struct SessionSummary: Sendable, Hashable {
     public var repCount: Int
     /// Rejected reps since the last reset.
     public var rejectedCount: Int
-    /// Highest value since the last reset.
+    /// The furthest value from rest since the last reset (highest rising, lowest falling).
     public var best: Double?
     /// The baseline, once measured.
     public var baseline: Double?
@@ -24,13 +28,17 @@ public struct SessionSummary: Sendable, Hashable {
     public var reps: [Rep]
     /// How many times each fault was reported since the last reset (faults never reported are absent).
     public var faultCounts: [FormFeedback: Int]
+    /// Alternating exercises: counts and bests of each side since the last reset; empty otherwise.
+    public var perSide: [BodySide: SideTally]
     /// The smoothed value over time, downsampled.
     public var series: ValueSeries
 
     /// Creates a summary from its parts (e.g. one read back from storage).
     /// - Parameters:
     ///   - exercise: The exercise id.
+    ///   - exerciseVersion: The version of its definition.
     ///   - side: The working side, if the exercise has one.
+    ///   - prescription: What was in effect.
     ///   - firstTimestamp: Timestamp of the first processed pose.
     ///   - lastTimestamp: Timestamp of the last processed pose.
     ///   - frames: Poses processed.
@@ -41,15 +49,19 @@ public struct SessionSummary: Sendable, Hashable {
     ///   - baseline: The baseline, once measured.
     ///   - reps: Every rep, in order.
     ///   - faultCounts: How many times each fault was reported.
+    ///   - perSide: Alternating exercises: each side's counts and best.
     ///   - series: The value over time.
     public init(
-        exercise: String, side: BodySide? = nil, firstTimestamp: Double? = nil, lastTimestamp: Double? = nil,
+        exercise: String, exerciseVersion: Int = 1, side: BodySide? = nil,
+        prescription: Prescription = Prescription(), firstTimestamp: Double? = nil, lastTimestamp: Double? = nil,
         frames: Int = 0, visibleFrames: Int = 0, repCount: Int = 0, rejectedCount: Int = 0, best: Double? = nil,
         baseline: Double? = nil, reps: [Rep] = [], faultCounts: [FormFeedback: Int] = [:],
-        series: ValueSeries = ValueSeries()
+        perSide: [BodySide: SideTally] = [:], series: ValueSeries = ValueSeries()
     ) {
         self.exercise = exercise
+        self.exerciseVersion = exerciseVersion
         self.side = side
+        self.prescription = prescription
         self.firstTimestamp = firstTimestamp
         self.lastTimestamp = lastTimestamp
         self.frames = frames
@@ -60,6 +72,7 @@ public struct SessionSummary: Sendable, Hashable {
         self.baseline = baseline
         self.reps = reps
         self.faultCounts = faultCounts
+        self.perSide = perSide
         self.series = series
     }
 
@@ -71,6 +84,27 @@ public struct SessionSummary: Sendable, Hashable {
 
     /// The share of poses with every measured joint seen, 0…1 (0 before any pose).
     public var visibleRatio: Double { frames == 0 ? 0 : Double(visibleFrames) / Double(frames) }
+}
+
+/// One side's results in an alternating exercise.
+public struct SideTally: Sendable, Hashable {
+    /// Clean reps.
+    public var repCount: Int
+    /// Rejected reps.
+    public var rejectedCount: Int
+    /// The furthest value from rest (once counting began), nil before any.
+    public var best: Double?
+
+    /// Creates a tally.
+    /// - Parameters:
+    ///   - repCount: Clean reps.
+    ///   - rejectedCount: Rejected reps.
+    ///   - best: The furthest value from rest.
+    public init(repCount: Int = 0, rejectedCount: Int = 0, best: Double? = nil) {
+        self.repCount = repCount
+        self.rejectedCount = rejectedCount
+        self.best = best
+    }
 }
 
 /// A measured value over time, downsampled for charts and bounded in size.

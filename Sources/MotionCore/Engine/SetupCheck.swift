@@ -12,6 +12,15 @@ public struct SetupLimits: Sendable, Hashable, Codable {
     public var minFacingRatio: Double = 0.5
     /// `notSideways` (sagittal exercises) when shoulder width / torso length is above this.
     public var maxSidewaysRatio: Double = 0.3
+    /// Lying when the trunk is further than this from vertical, degrees.
+    public var minLyingTrunkAngle: Double = 60
+    /// Standing or seated only with the trunk nearer vertical than this, degrees.
+    public var maxUprightTrunkAngle: Double = 45
+    /// Standing when the knee is further below the hip than this many shank lengths (a thigh near vertical).
+    public var minStandingThighDrop: Double = 0.6
+    /// Seated when the knee is less far below the hip than this many shank lengths (a thigh near horizontal, or
+    /// pointing at the camera).
+    public var maxSeatedThighDrop: Double = 0.4
 
     /// Creates the default limits.
     public init() {}
@@ -21,6 +30,31 @@ public struct SetupLimits: Sendable, Hashable, Codable {
 struct SetupCheck: Sendable {
     let limits: SetupLimits
     let view: Exercise.View
+
+    /// The posture seen in `pose`, nil when it cannot be told (joints unseen, or in between).
+    ///
+    /// From the trunk's angle to vertical and how far the knee hangs below the hip, in shank lengths: about one
+    /// standing, near zero seated (the thigh horizontal in a side view, pointing at the camera in a front view).
+    /// The leg of `side` is used, or the other one when it is not seen.
+    func posture(in pose: Pose, side: BodySide) -> Exercise.Posture? {
+        guard let neck = pose[.neck], let root = pose[.root],
+            let trunk = ResolvedMeasurement.angle(root.vector(to: neck), (0, -1))
+        else { return nil }
+        if trunk > limits.minLyingTrunkAngle { return .lying }
+        guard trunk < limits.maxUprightTrunkAngle else { return nil }
+        for leg in [side, side.opposite] {
+            guard let hip = pose[.hip(leg)], let knee = pose[.knee(leg)], let ankle = pose[.ankle(leg)] else {
+                continue
+            }
+            let shank = knee.distance(to: ankle)
+            guard shank > 0 else { continue }
+            let drop = (knee.y - hip.y) / shank
+            if drop > limits.minStandingThighDrop { return .standing }
+            if drop < limits.maxSeatedThighDrop { return .seated }
+            return nil
+        }
+        return nil
+    }
 
     /// The issues seen in `pose`; checks that need a missing joint or the image size are skipped.
     func issues(in pose: Pose, measured: JointSet) -> SetupIssueSet {

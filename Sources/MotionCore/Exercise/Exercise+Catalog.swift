@@ -33,7 +33,7 @@ extension Exercise {
         rules: [
             FormRule(fault: .keepUpperArmStill, measurement: upperArm, limit: 25, relativeToStart: true),
             trunkUpright,
-        ])
+        ], isBuiltin: true)
 
     /// Shoulder flexion, side view: angle between trunk and upper arm; normal 180°.
     public static let shoulderFlexion = Exercise(
@@ -41,7 +41,7 @@ extension Exercise {
         measurement: upperArm,
         thresholds: Thresholds(rest: 30, enter: 70, exit: 45, minAmplitude: 45),
         target: 180,
-        rules: [elbowStraight, trunkUpright])
+        rules: [elbowStraight, trunkUpright], isBuiltin: true)
 
     /// Shoulder abduction, front view: angle between trunk and upper arm; normal 180°.
     public static let shoulderAbduction = Exercise(
@@ -51,8 +51,9 @@ extension Exercise {
         target: 180,
         rules: [
             elbowStraight, trunkUpright,
-            FormRule(fault: .keepShouldersLevel, measurement: .tilt(.shoulderLine), limit: 15),
-        ])
+            FormRule(
+                fault: .keepShouldersLevel, measurement: .tiltAgainst(.shoulderLine, reference: .trunk), limit: 15),
+        ], isBuiltin: true)
 
     /// Shoulder abduction held at 90° or more for 5 s, front view.
     public static let shoulderAbductionHold = Exercise(
@@ -60,7 +61,7 @@ extension Exercise {
         sidedness: .oneSided, measurement: upperArm,
         thresholds: Thresholds(rest: 30, enter: 90, exit: 60, minAmplitude: 0, holdSeconds: 5, holdTolerance: 7),
         target: 90,
-        rules: shoulderAbduction.rules)
+        rules: shoulderAbduction.rules, isBuiltin: true)
 
     /// Standing hip abduction, front view: angle between trunk and thigh; normal 45°.
     public static let hipAbduction = Exercise(
@@ -74,7 +75,7 @@ extension Exercise {
                 limit: 20),
             trunkUpright,
             FormRule(fault: .keepHipsLevel, measurement: .tilt(.hipLine), limit: 12),
-        ])
+        ], isBuiltin: true)
 
     /// Seated knee extension, side view: shank angle from hanging straight down (0) to straight out (90).
     public static let kneeExtension = Exercise(
@@ -84,7 +85,7 @@ extension Exercise {
         target: 90,
         rules: [
             FormRule(fault: .keepThighStill, measurement: .inclination(.thigh), limit: 15, relativeToStart: true)
-        ])
+        ], isBuiltin: true)
 
     /// Squat, side view: knee flexion 180 − ∠hip-knee-ankle; target 90° (thighs near parallel). The trunk may lean
     /// up to 55° past the shin line.
@@ -93,12 +94,12 @@ extension Exercise {
         measurement: .flexion(proximal: .hip, joint: .knee, distal: .ankle),
         thresholds: Thresholds(rest: 20, enter: 50, exit: 30, minAmplitude: 40),
         target: 90,
-        rules: [trunkAlongShin])
+        rules: [trunkAlongShin], isBuiltin: true)
 
     /// Ankle dorsiflexion in a knee-to-wall lunge, side view: tibia inclination from vertical; healthy ≈ 40°.
     public static let ankleDorsiflexion = Exercise(
         id: "ankleDorsiflexion", name: "Ankle dorsiflexion (knee to wall)", view: .sagittal, kind: .rep,
         sidedness: .oneSided, measurement: .inclination(.shank),
         thresholds: Thresholds(rest: 8, enter: 20, exit: 12, minAmplitude: 12),
-        target: 40)
+        target: 40, isBuiltin: true)
 }

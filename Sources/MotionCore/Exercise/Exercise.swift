@@ -1,11 +1,12 @@
 /// An exercise the engine can measure: data, not code.
 ///
-/// An entry names what is measured (``Measurement``), how repetitions or holds are recognised (``Thresholds``),
-/// the form rules that apply, and the camera view it needs. Adding an exercise means adding a value to
-/// ``Exercise/catalog`` or decoding one from JSON.
-public struct Exercise: Sendable, Hashable, Codable, Identifiable {
+/// An entry names what is measured (``Measurement``) and which way a repetition goes (``Direction``), how
+/// repetitions or holds are recognised (``Thresholds``), the form rules that apply, the camera view and the start
+/// posture it needs. The built-in entries are ``Exercise/catalog``; a clinician's own are decoded from JSON
+/// (PROTOCOL.md §5.1) and checked with ``problems``.
+public struct Exercise: Sendable, Hashable, Identifiable {
     /// The camera view an exercise needs.
-    public enum View: String, Sendable, Hashable, Codable {
+    public enum View: String, Sendable, Hashable, CaseIterable {
         /// The camera faces the person.
         case frontal
         /// The camera sees the person from the side.
@@ -13,41 +14,77 @@ public struct Exercise: Sendable, Hashable, Codable, Identifiable {
     }
 
     /// What completes a repetition.
-    public enum Kind: String, Sendable, Hashable, Codable {
-        /// Out and back: the value rises past a threshold and returns.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// Out and back: the value moves past `enter` and returns past `exit`.
         case rep
-        /// The value is held at or above a threshold for a time.
+        /// The value is held past `enter` for a time.
         case hold
     }
 
-    /// Whether a session must say which side works.
-    public enum Sidedness: String, Sendable, Hashable, Codable {
+    /// Which sides a session measures.
+    public enum Sidedness: String, Sendable, Hashable, CaseIterable {
         /// One side at a time; a session names it.
         case oneSided
         /// Both sides move together; the engine measures whichever side it sees best unless one is named.
         case bilateral
+        /// Left and right take turns (marching): both are measured and their reps counted apart.
+        case alternating
     }
 
-    /// Stable identifier, e.g. `elbowFlexion`.
+    /// Which way the value moves from the start position.
+    ///
+    /// A `falling` exercise is a `rising` one seen upside down: it starts at or above `rest`, a rep begins when the
+    /// value falls to `enter` and ends when it rises back to `exit`, its peak is the lowest value reached, its best
+    /// the lowest of the session, and a `falling` hold must stay at or below `enter`.
+    public enum Direction: String, Sendable, Hashable, CaseIterable {
+        /// A rep goes up from rest (elbow flexion).
+        case rising
+        /// A rep goes down from rest (sit-to-stand measured as knee flexion from seated).
+        case falling
+
+        /// +1 rising, −1 falling: the factor that turns a value into one that rises during a rep.
+        @inlinable public var sign: Double { self == .rising ? 1 : -1 }
+    }
+
+    /// The posture an exercise starts in; a pose at rest in another posture is the setup issue `wrongPosture`.
+    public enum Posture: String, Sendable, Hashable, CaseIterable {
+        /// On the feet, thighs near vertical.
+        case standing
+        /// On a chair: trunk upright, thighs near horizontal.
+        case seated
+        /// On the back, front or side: the trunk near horizontal.
+        case lying
+    }
+
+    /// Stable identifier, e.g. `elbowFlexion`: letters, digits, `-` and `_`, 1…64 characters.
     public var id: String
-    /// A short English name for lists; clients may translate by `id`.
+    /// A short English name for lists; clients may translate built-in entries by `id`.
     public var name: String
     /// The camera view the exercise needs.
     public var view: View
     /// Repetitions or holds.
     public var kind: Kind
-    /// Whether a side must be named.
+    /// Which sides are measured.
     public var sidedness: Sidedness
+    /// The posture the exercise starts in, nil when any will do.
+    public var posture: Posture?
     /// The measured quantity.
     public var measurement: Measurement
+    /// Which way a rep moves the value.
+    public var direction: Direction
     /// How repetitions or holds are recognised.
     public var thresholds: Thresholds
-    /// The value a person aims for, in degrees (a normal range from CLINICAL.md, never a pass mark).
+    /// The value a person aims for, in the measurement's unit (a normal range from CLINICAL.md, never a pass mark).
     public var target: Double
     /// Form rules that apply.
     public var rules: [FormRule]
     /// Smoothing of the measured value.
     public var smoothing: Smoothing
+    /// The definition's version: 1 for a new entry, one more with every change (a session keeps the version it
+    /// used).
+    public var version: Int
+    /// Whether the entry is one of the built-in ``catalog``.
+    public var isBuiltin: Bool
 
     /// Creates an exercise.
     /// - Parameters:
@@ -55,89 +92,58 @@ public struct Exercise: Sendable, Hashable, Codable, Identifiable {
     ///   - name: Short English name.
     ///   - view: The camera view needed.
     ///   - kind: Repetitions or holds.
-    ///   - sidedness: Whether a side must be named.
+    ///   - sidedness: Which sides are measured.
+    ///   - posture: The start posture, nil for any.
     ///   - measurement: The measured quantity.
+    ///   - direction: Which way a rep moves the value.
     ///   - thresholds: Recognition thresholds.
-    ///   - target: The aim in degrees.
+    ///   - target: The aim, in the measurement's unit.
     ///   - rules: Form rules.
     ///   - smoothing: Smoothing parameters.
+    ///   - version: The definition's version.
+    ///   - isBuiltin: Whether it is a catalog entry.
     public init(
-        id: String, name: String, view: View, kind: Kind, sidedness: Sidedness, measurement: Measurement,
-        thresholds: Thresholds, target: Double, rules: [FormRule] = [], smoothing: Smoothing = Smoothing()
+        id: String, name: String, view: View, kind: Kind, sidedness: Sidedness, posture: Posture? = nil,
+        measurement: Measurement, direction: Direction = .rising, thresholds: Thresholds, target: Double,
+        rules: [FormRule] = [], smoothing: Smoothing = Smoothing(), version: Int = 1, isBuiltin: Bool = false
     ) {
         self.id = id
         self.name = name
         self.view = view
         self.kind = kind
         self.sidedness = sidedness
+        self.posture = posture
         self.measurement = measurement
+        self.direction = direction
         self.thresholds = thresholds
         self.target = target
         self.rules = rules
         self.smoothing = smoothing
+        self.version = version
+        self.isBuiltin = isBuiltin
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case id, name, view, kind, sidedness, measurement, thresholds, target, rules, smoothing
-    }
-
-    /// Decodes an exercise; `rules` default to none, `smoothing` and `sidedness` (`oneSided`) to their defaults.
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError` for a missing required field or a wrong type.
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            id: try c.decode(String.self, forKey: .id), name: try c.decode(String.self, forKey: .name),
-            view: try c.decode(View.self, forKey: .view), kind: try c.decode(Kind.self, forKey: .kind),
-            sidedness: try c.decodeIfPresent(Sidedness.self, forKey: .sidedness) ?? .oneSided,
-            measurement: try c.decode(Measurement.self, forKey: .measurement),
-            thresholds: try c.decode(Thresholds.self, forKey: .thresholds),
-            target: try c.decode(Double.self, forKey: .target),
-            rules: try c.decodeIfPresent([FormRule].self, forKey: .rules) ?? [],
-            smoothing: try c.decodeIfPresent(Smoothing.self, forKey: .smoothing) ?? Smoothing())
-    }
-
-    /// The form faults this exercise can report.
+    /// The form faults this exercise can report, in vocabulary order.
     public var possibleFaults: [FormFeedback] { Array(FormFeedbackSet(rules.map(\.fault))) }
 
-    /// Problems that make the entry unusable, empty when it is sound.
-    ///
-    /// Checks the hysteresis order `rest ≤ exit < enter`, positive durations and hold time, and smoothing
-    /// parameters. Entries decoded from JSON should be validated before use; ``MotionSession`` refuses invalid ones.
-    public var validationErrors: [String] {
-        var errors: [String] = []
-        let t = thresholds
-        if !(t.rest <= t.exit) { errors.append("thresholds.rest must not exceed thresholds.exit") }
-        if !(t.exit < t.enter) { errors.append("thresholds.exit must be below thresholds.enter") }
-        if !(t.minAmplitude >= 0) { errors.append("thresholds.minAmplitude must be ≥ 0") }
-        if !(t.minDuration >= 0 && t.minDuration < t.maxDuration) {
-            errors.append("thresholds.minDuration must be ≥ 0 and below maxDuration")
-        }
-        if kind == .hold, !(t.holdSeconds > 0) { errors.append("thresholds.holdSeconds must be > 0 for a hold") }
-        if !(t.holdTolerance >= 0) { errors.append("thresholds.holdTolerance must be ≥ 0") }
-        if !(smoothing.minCutoff > 0 && smoothing.derivativeCutoff > 0 && smoothing.beta >= 0) {
-            errors.append("smoothing cut-offs must be > 0 and beta ≥ 0")
-        }
-        for rule in rules where !(rule.limit > 0) { errors.append("rule \(rule.fault.rawValue): limit must be > 0") }
-        let numbers = [t.rest, t.exit, t.enter, t.minAmplitude, t.minDuration, t.maxDuration, t.holdSeconds, target]
-        if numbers.contains(where: { !$0.isFinite }) { errors.append("every number must be finite") }
-        return errors
-    }
+    /// The unit of ``target``, the thresholds and the measured value.
+    public var unit: Measurement.Unit { measurement.unit }
 }
 
-/// How the engine recognises a repetition or a hold in the smoothed value (degrees, seconds).
+/// How the engine recognises a repetition or a hold in the smoothed value (the measurement's unit, seconds).
 ///
-/// A rep is a hysteresis cycle: it begins when the value rises to `enter` and ends when it falls back to `exit`,
-/// so jitter around either threshold never counts twice. Counting starts only after the value has been at or
-/// below `rest` (the start position).
-public struct Thresholds: Sendable, Hashable, Codable {
-    /// At or below: the start position.
+/// A rep is a hysteresis cycle: for a `rising` exercise it begins when the value rises to `enter` and ends when it
+/// falls back to `exit`, so jitter around either threshold never counts twice; counting starts only after the
+/// value has been at or below `rest` (the start position). A `falling` exercise mirrors every comparison
+/// (``Exercise/Direction``).
+public struct Thresholds: Sendable, Hashable {
+    /// The start position: at or below (rising), at or above (falling).
     public var rest: Double
-    /// Rising to this begins a rep; for holds, the value to hold at or above.
+    /// Reaching this begins a rep; for holds, the value to hold.
     public var enter: Double
-    /// Falling back to this ends a rep (below `enter`: the hysteresis band).
+    /// Returning to this ends a rep (between `rest` and `enter`: the hysteresis band).
     public var exit: Double
-    /// The least rise from the trough before the rep to its peak for a rep to count.
+    /// The least movement from the start of a rep to its peak for the rep to count.
     public var minAmplitude: Double
     /// The shortest rep that counts, in seconds.
     public var minDuration: Double
@@ -145,39 +151,19 @@ public struct Thresholds: Sendable, Hashable, Codable {
     public var maxDuration: Double
     /// Hold exercises: how long to hold, in seconds.
     public var holdSeconds: Double
-    /// Hold exercises: how far below `enter` the value may dip without ending the hold.
+    /// Hold exercises: how far back past `enter` the value may go without ending the hold.
     public var holdTolerance: Double
-
-    private enum CodingKeys: String, CodingKey {
-        case rest, enter, exit, minAmplitude, minDuration, maxDuration, holdSeconds, holdTolerance
-    }
-
-    /// Decodes thresholds; the durations and hold fields may be left out for their defaults.
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError` for a missing `rest`, `enter`, `exit` or `minAmplitude`, or a wrong type.
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        let defaults = Thresholds(rest: 0, enter: 0, exit: 0, minAmplitude: 0)
-        self.init(
-            rest: try c.decode(Double.self, forKey: .rest), enter: try c.decode(Double.self, forKey: .enter),
-            exit: try c.decode(Double.self, forKey: .exit),
-            minAmplitude: try c.decode(Double.self, forKey: .minAmplitude),
-            minDuration: try c.decodeIfPresent(Double.self, forKey: .minDuration) ?? defaults.minDuration,
-            maxDuration: try c.decodeIfPresent(Double.self, forKey: .maxDuration) ?? defaults.maxDuration,
-            holdSeconds: try c.decodeIfPresent(Double.self, forKey: .holdSeconds) ?? defaults.holdSeconds,
-            holdTolerance: try c.decodeIfPresent(Double.self, forKey: .holdTolerance) ?? defaults.holdTolerance)
-    }
 
     /// Creates thresholds.
     /// - Parameters:
-    ///   - rest: Start position, at or below.
+    ///   - rest: Start position.
     ///   - enter: Rep begins (hold threshold for holds).
     ///   - exit: Rep ends.
-    ///   - minAmplitude: Least rise from trough to peak.
+    ///   - minAmplitude: Least movement from start to peak.
     ///   - minDuration: Shortest rep, seconds.
     ///   - maxDuration: Longest rep, seconds.
     ///   - holdSeconds: Hold time, seconds.
-    ///   - holdTolerance: Allowed dip below `enter` while holding.
+    ///   - holdTolerance: Allowed give past `enter` while holding.
     public init(
         rest: Double, enter: Double, exit: Double, minAmplitude: Double, minDuration: Double = 0.5,
         maxDuration: Double = 20, holdSeconds: Double = 5, holdTolerance: Double = 5
@@ -194,38 +180,23 @@ public struct Thresholds: Sendable, Hashable, Codable {
 }
 
 /// A form rule: a measured quantity that must stay within a limit while a rep or hold is under way.
-public struct FormRule: Sendable, Hashable, Codable {
+public struct FormRule: Sendable, Hashable {
     /// The fault reported when the rule is broken.
     public var fault: FormFeedback
     /// What the rule watches.
     public var measurement: Measurement
-    /// The largest allowed value (or drift, with `relativeToStart`), in degrees.
+    /// The largest allowed value (or change from the start position, with `relativeToStart`), in the
+    /// measurement's unit.
     public var limit: Double
-    /// Whether `limit` bounds the change since the start position rather than the value itself.
+    /// Whether `limit` bounds the change since the start position (either way) rather than the value itself.
     public var relativeToStart: Bool
-
-    private enum CodingKeys: String, CodingKey {
-        case fault, measurement, limit, relativeToStart
-    }
-
-    /// Decodes a rule; `relativeToStart` defaults to false.
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError` for a missing field or a wrong type.
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            fault: try c.decode(FormFeedback.self, forKey: .fault),
-            measurement: try c.decode(Measurement.self, forKey: .measurement),
-            limit: try c.decode(Double.self, forKey: .limit),
-            relativeToStart: try c.decodeIfPresent(Bool.self, forKey: .relativeToStart) ?? false)
-    }
 
     /// Creates a rule.
     /// - Parameters:
     ///   - fault: The fault reported.
     ///   - measurement: What is watched.
-    ///   - limit: Largest allowed value or drift, degrees.
-    ///   - relativeToStart: Whether the limit bounds the drift from the start position.
+    ///   - limit: Largest allowed value or change.
+    ///   - relativeToStart: Whether the limit bounds the change since the start position.
     public init(fault: FormFeedback, measurement: Measurement, limit: Double, relativeToStart: Bool = false) {
         self.fault = fault
         self.measurement = measurement
@@ -235,7 +206,7 @@ public struct FormRule: Sendable, Hashable, Codable {
 }
 
 /// Parameters of the One Euro filter that smooths the measured value (Casiez et al., CHI 2012).
-public struct Smoothing: Sendable, Hashable, Codable {
+public struct Smoothing: Sendable, Hashable {
     /// Cut-off frequency at rest, Hz: lower removes more jitter when still.
     public var minCutoff: Double
     /// How fast the cut-off rises with speed: higher follows fast moves (and peaks) more closely.

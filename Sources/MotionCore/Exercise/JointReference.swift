@@ -2,9 +2,9 @@
 ///
 /// Encoded as a string: `"elbow"` is the working side's elbow, `"opposite.shoulder"` the other side's shoulder,
 /// `"neck"`, `"root"` and `"nose"` are central.
-public struct JointReference: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct JointReference: Sendable, Hashable, CustomStringConvertible {
     /// A body part, without its side.
-    public enum Part: String, Sendable, Hashable, CaseIterable, Codable {
+    public enum Part: String, Sendable, Hashable, CaseIterable {
         case nose, neck, root, eye, ear, shoulder, elbow, wrist, hip, knee, ankle
     }
 
@@ -47,25 +47,14 @@ public struct JointReference: Sendable, Hashable, Codable, CustomStringConvertib
     /// `"elbow"`, `"opposite.shoulder"`, `"neck"`.
     public var description: String { (isOpposite ? "opposite." : "") + part.rawValue }
 
-    /// Decodes from the string form.
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError.dataCorrupted` for an unknown name.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
+    /// Parses the string form: `"elbow"`, `"opposite.shoulder"`, `"neck"`; nil for anything else.
+    /// - Parameter text: The name.
+    public init?(_ text: String) {
         let opposite = text.hasPrefix("opposite.")
-        guard let part = Part(rawValue: opposite ? String(text.dropFirst("opposite.".count)) : text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "unknown joint '\(text)'")
-        }
+        guard let part = Part(rawValue: opposite ? String(text.dropFirst("opposite.".count)) : text),
+            !(opposite && part.isCentral)
+        else { return nil }
         self.init(part, isOpposite: opposite)
-    }
-
-    /// Encodes the string form.
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
     }
 
     /// The nose.
@@ -94,7 +83,7 @@ extension JointReference.Part {
 }
 
 /// A body segment: the directed line from one joint to another.
-public struct Segment: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct Segment: Sendable, Hashable, CustomStringConvertible {
     /// Where the segment starts.
     public var from: JointReference
     /// Where the segment ends.
@@ -116,6 +105,8 @@ public struct Segment: Sendable, Hashable, Codable, CustomStringConvertible {
     public static let trunk = Segment(from: .neck, to: .root)
     /// Shoulder to elbow.
     public static let upperArm = Segment(from: .shoulder, to: .elbow)
+    /// Elbow to wrist.
+    public static let forearm = Segment(from: .elbow, to: .wrist)
     /// Hip to knee.
     public static let thigh = Segment(from: .hip, to: .knee)
     /// Knee to ankle.
@@ -124,4 +115,12 @@ public struct Segment: Sendable, Hashable, Codable, CustomStringConvertible {
     public static let shoulderLine = Segment(from: .shoulder, to: .shoulder.opposite)
     /// Working hip to the other hip.
     public static let hipLine = Segment(from: .hip, to: .hip.opposite)
+    /// Working-side ear to the other ear.
+    public static let earLine = Segment(from: JointReference(.ear), to: JointReference(.ear, isOpposite: true))
+
+    /// The segments with a name (`"trunk"`, `"upperArm"`…), which definitions may use instead of two joints.
+    public static let named: [(name: String, segment: Segment)] = [
+        ("trunk", .trunk), ("upperArm", .upperArm), ("forearm", .forearm), ("thigh", .thigh), ("shank", .shank),
+        ("shoulderLine", .shoulderLine), ("hipLine", .hipLine), ("earLine", .earLine),
+    ]
 }

@@ -1,7 +1,16 @@
-/// A quantity measured on a pose, in degrees, with 0 at anatomical neutral (CLINICAL.md).
+/// A quantity measured on a pose: an angle in degrees with 0 at anatomical neutral (CLINICAL.md), or a distance
+/// in lengths of a body segment, so that it reads the same at any camera distance.
 ///
 /// Measurements are data: they name joints relative to the working side and are resolved once per session.
-public enum Measurement: Sendable, Hashable, Codable {
+public enum Measurement: Sendable, Hashable {
+    /// What a measurement's values are.
+    public enum Unit: String, Sendable, Hashable {
+        /// Degrees.
+        case degrees
+        /// Lengths of the measurement's `per` segment as seen in the same pose.
+        case segmentLengths
+    }
+
     /// Flexion at a joint: 180° minus the angle proximal–joint–distal (0 = straight).
     case flexion(proximal: JointReference, joint: JointReference, distal: JointReference)
     /// The angle between the directions of two segments, 0…180°.
@@ -10,6 +19,9 @@ public enum Measurement: Sendable, Hashable, Codable {
     case inclination(Segment)
     /// The angle of a line from horizontal, 0…90°, whichever way it points.
     case tilt(Segment)
+    /// How far a line is from square to a reference segment, 0…90°, whichever way it turns: the shoulder line
+    /// against the trunk is 0 however far the trunk leans, and a shrug tilts it.
+    case tiltAgainst(Segment, reference: Segment)
     /// How much further a segment inclines from straight down than a reference segment: the inclination of the
     /// first minus that of the reference, −180…180° (negative when the first is nearer vertical).
     ///
@@ -18,6 +30,50 @@ public enum Measurement: Sendable, Hashable, Codable {
     /// line (0 when they are parallel). Both inclinations are unsigned, so the value does not depend on which way
     /// the person faces; it assumes the two segments lean the same way, as they do in a squat.
     case inclinationBeyond(Segment, reference: Segment)
+    /// The distance between two joints, in lengths of `per`, 0…10.
+    case distance(JointReference, JointReference, per: Segment)
+    /// How far `joint` is above `reference` in the image (negative below), in lengths of `per`, −10…10.
+    case height(of: JointReference, above: JointReference, per: Segment)
+    /// How far `joint` is above the lowest point it has been seen at in the session (the floor, for an ankle on
+    /// it), in lengths of `per`, 0…10. The camera must stay still.
+    case rise(of: JointReference, per: Segment)
+
+    /// The unit of the values.
+    public var unit: Unit {
+        switch self {
+        case .flexion, .angleBetween, .inclination, .tilt, .tiltAgainst, .inclinationBeyond: .degrees
+        case .distance, .height, .rise: .segmentLengths
+        }
+    }
+
+    /// Every value the measurement can read.
+    public var range: ClosedRange<Double> {
+        switch self {
+        case .flexion, .angleBetween, .inclination: 0...180
+        case .tilt, .tiltAgainst: 0...90
+        case .inclinationBeyond: -180...180
+        case .distance, .rise: 0...10
+        case .height: -10...10
+        }
+    }
+
+    /// The joints the measurement names, relative to the working side, first mention first.
+    public var namedJoints: [JointReference] {
+        let named: [JointReference]
+        switch self {
+        case .flexion(let proximal, let joint, let distal): named = [proximal, joint, distal]
+        case .angleBetween(let first, let second), .inclinationBeyond(let first, reference: let second),
+            .tiltAgainst(let first, reference: let second):
+            named = [first.from, first.to, second.from, second.to]
+        case .inclination(let segment), .tilt(let segment): named = [segment.from, segment.to]
+        case .distance(let a, let b, let per): named = [a, b, per.from, per.to]
+        case .height(let joint, let reference, let per): named = [joint, reference, per.from, per.to]
+        case .rise(let joint, let per): named = [joint, per.from, per.to]
+        }
+        var unique: [JointReference] = []
+        for reference in named where !unique.contains(reference) { unique.append(reference) }
+        return unique
+    }
 
     /// The joints the measurement needs, for an exercise done with `side`.
     /// - Parameter side: The working side.
@@ -29,10 +85,10 @@ public enum Measurement: Sendable, Hashable, Codable {
         func pair(_ segment: Segment) -> (Joint, Joint) {
             (segment.from.resolve(side: side), segment.to.resolve(side: side))
         }
+        func joint(_ reference: JointReference) -> Joint { reference.resolve(side: side) }
         switch self {
-        case .flexion(let proximal, let joint, let distal):
-            return ResolvedMeasurement(
-                kind: .flexion(proximal.resolve(side: side), joint.resolve(side: side), distal.resolve(side: side)))
+        case .flexion(let proximal, let middle, let distal):
+            return ResolvedMeasurement(kind: .flexion(joint(proximal), joint(middle), joint(distal)))
         case .angleBetween(let first, let second):
             let (a, b) = pair(first)
             let (c, d) = pair(second)
@@ -43,39 +99,75 @@ public enum Measurement: Sendable, Hashable, Codable {
         case .tilt(let segment):
             let (a, b) = pair(segment)
             return ResolvedMeasurement(kind: .tilt(a, b))
+        case .tiltAgainst(let segment, let reference):
+            let (a, b) = pair(segment)
+            let (c, d) = pair(reference)
+            return ResolvedMeasurement(kind: .tiltAgainst(a, b, c, d))
         case .inclinationBeyond(let segment, let reference):
             let (a, b) = pair(segment)
             let (c, d) = pair(reference)
             return ResolvedMeasurement(kind: .inclinationBeyond(a, b, c, d))
+        case .distance(let first, let second, let per):
+            let (c, d) = pair(per)
+            return ResolvedMeasurement(kind: .distance(joint(first), joint(second), c, d))
+        case .height(let of, let above, let per):
+            let (c, d) = pair(per)
+            return ResolvedMeasurement(kind: .height(joint(of), joint(above), c, d))
+        case .rise(let of, let per):
+            let (c, d) = pair(per)
+            return ResolvedMeasurement(kind: .rise(joint(of), c, d))
         }
     }
 }
 
 /// A ``Measurement`` bound to concrete joints, ready to evaluate on poses.
+///
+/// `rise` remembers the lowest point its joint has been seen at: evaluate it with ``measure(_:)``, once per pose.
 public struct ResolvedMeasurement: Sendable, Hashable {
     enum Kind: Hashable {
         case flexion(Joint, Joint, Joint)
         case angleBetween(Joint, Joint, Joint, Joint)
         case inclination(Joint, Joint)
         case tilt(Joint, Joint)
+        case tiltAgainst(Joint, Joint, Joint, Joint)
         case inclinationBeyond(Joint, Joint, Joint, Joint)
+        case distance(Joint, Joint, Joint, Joint)
+        case height(Joint, Joint, Joint, Joint)
+        case rise(Joint, Joint, Joint)
     }
 
     let kind: Kind
     /// The joints the measurement needs.
     public let joints: JointSet
+    /// `rise`: the largest image y (the lowest point) the joint has been seen at.
+    private(set) var floor: Double?
 
     init(kind: Kind) {
         self.kind = kind
         switch kind {
-        case .flexion(let a, let b, let c): joints = [a, b, c]
-        case .angleBetween(let a, let b, let c, let d), .inclinationBeyond(let a, let b, let c, let d):
+        case .flexion(let a, let b, let c), .rise(let a, let b, let c): joints = [a, b, c]
+        case .angleBetween(let a, let b, let c, let d), .inclinationBeyond(let a, let b, let c, let d),
+            .tiltAgainst(let a, let b, let c, let d), .distance(let a, let b, let c, let d),
+            .height(let a, let b, let c, let d):
             joints = [a, b, c, d]
         case .inclination(let a, let b), .tilt(let a, let b): joints = [a, b]
         }
     }
 
-    /// The value in degrees, or nil when a joint is unseen or a segment has no length.
+    /// The value in `pose`, remembering what a `rise` needs for the poses after it.
+    /// - Parameter pose: The pose to measure.
+    /// - Returns: The value, or nil when a joint is unseen or a segment has no length.
+    /// - Complexity: O(1), no allocation.
+    public mutating func measure(_ pose: Pose) -> Double? {
+        if case .rise(let joint, _, _) = kind, let y = pose[joint]?.y { floor = max(floor ?? y, y) }
+        return value(in: pose)
+    }
+
+    /// Forgets the floor of a `rise`.
+    public mutating func reset() { floor = nil }
+
+    /// The value in degrees or segment lengths, or nil when a joint is unseen or a segment has no length. A `rise`
+    /// is measured against the floor seen so far, not updated by this pose (see ``measure(_:)``).
     /// - Parameter pose: The pose to measure.
     /// - Complexity: O(1), no allocation.
     public func value(in pose: Pose) -> Double? {
@@ -96,12 +188,33 @@ public struct ResolvedMeasurement: Sendable, Hashable {
                 return nil
             }
             return angle > 90 ? 180 - angle : angle
+        case .tiltAgainst(let a, let b, let c, let d):
+            guard let pa = pose[a], let pb = pose[b], let pc = pose[c], let pd = pose[d],
+                let angle = Self.angle(pa.vector(to: pb), pc.vector(to: pd))
+            else { return nil }
+            return abs(90 - angle)
         case .inclinationBeyond(let a, let b, let c, let d):
             guard let pa = pose[a], let pb = pose[b], let pc = pose[c], let pd = pose[d],
                 let first = Self.angle(pa.vector(to: pb), (0, 1)), let reference = Self.angle(pc.vector(to: pd), (0, 1))
             else { return nil }
             return first - reference
+        case .distance(let a, let b, let c, let d):
+            guard let pa = pose[a], let pb = pose[b], let length = Self.length(c, d, in: pose) else { return nil }
+            return min(10, pa.distance(to: pb) / length)
+        case .height(let a, let b, let c, let d):
+            guard let pa = pose[a], let pb = pose[b], let length = Self.length(c, d, in: pose) else { return nil }
+            return min(10, max(-10, (pb.y - pa.y) / length))
+        case .rise(let a, let c, let d):
+            guard let pa = pose[a], let floor, let length = Self.length(c, d, in: pose) else { return nil }
+            return min(10, max(0, (floor - pa.y) / length))
         }
+    }
+
+    /// The length of the segment from `a` to `b` in `pose`, nil when unseen or of no length.
+    private static func length(_ a: Joint, _ b: Joint, in pose: Pose) -> Double? {
+        guard let pa = pose[a], let pb = pose[b] else { return nil }
+        let length = pa.distance(to: pb)
+        return length > 0 ? length : nil
     }
 
     /// The unsigned angle between two vectors in degrees, nil when either has no length.

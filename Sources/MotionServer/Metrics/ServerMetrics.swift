@@ -79,6 +79,7 @@ private final class EventCounters: Sendable {
     private let visibilityChanged = Atomic<Int>(0)
     private let setupChanged = Atomic<Int>(0)
     private let baselineCompleted = Atomic<Int>(0)
+    private let setCompleted = Atomic<Int>(0)
 
     func count(_ event: MotionEvent) {
         switch event {
@@ -89,6 +90,7 @@ private final class EventCounters: Sendable {
         case .visibilityChanged: visibilityChanged.add(1, ordering: .relaxed)
         case .setupChanged: setupChanged.add(1, ordering: .relaxed)
         case .baselineCompleted: baselineCompleted.add(1, ordering: .relaxed)
+        case .setCompleted: setCompleted.add(1, ordering: .relaxed)
         }
     }
 
@@ -98,6 +100,7 @@ private final class EventCounters: Sendable {
             ("formFault", formFault.load(ordering: .relaxed)), ("holdStarted", holdStarted.load(ordering: .relaxed)),
             ("repCompleted", repCompleted.load(ordering: .relaxed)),
             ("repRejected", repRejected.load(ordering: .relaxed)),
+            ("setCompleted", setCompleted.load(ordering: .relaxed)),
             ("setupChanged", setupChanged.load(ordering: .relaxed)),
             ("visibilityChanged", visibilityChanged.load(ordering: .relaxed)),
         ]
