@@ -72,7 +72,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "MotionSimulationTests", dependencies: ["MotionSimulation"], swiftSettings: strict),
         .testTarget(
-            name: "MotionWireTests", dependencies: ["MotionWire", "MotionCore", "Basics"], exclude: ["Fixtures"],
+            name: "MotionWireTests", dependencies: ["MotionWire", "MotionCore", "MotionSimulation", "Basics"],
+            exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
             name: "SessionStoreTests", dependencies: ["SessionStore", "MotionCore", "Basics"], swiftSettings: strict),
