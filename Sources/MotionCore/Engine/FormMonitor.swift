@@ -48,6 +48,10 @@ struct FormMonitor: Sendable {
         var due: FormFeedbackSet = []
         let t = pose.timestamp
         for i in rules.indices {
+            // At rest only a reference to take, or a floor to follow, needs the rule measured.
+            guard inAttempt || (atLow && rules[i].relativeToStart) || rules[i].measurement.followsFloor else {
+                continue
+            }
             let value = rules[i].measurement.measure(pose)
             if atLow, rules[i].relativeToStart, let value { rules[i].reference = value }
             guard inAttempt else { continue }

@@ -163,6 +163,11 @@ public struct ResolvedMeasurement: Sendable, Hashable {
         return value(in: pose)
     }
 
+    /// Whether the measurement follows a floor (a `rise`), so must see every pose.
+    public var followsFloor: Bool {
+        if case .rise = kind { true } else { false }
+    }
+
     /// Forgets the floor of a `rise`.
     public mutating func reset() { floor = nil }
 
