@@ -21,3 +21,21 @@ struct Baseline: Sendable, Equatable {
         return value
     }
 }
+
+extension Baseline {
+    func save(to writer: inout EngineStateWriter) {
+        writer.write(needed)
+        writer.write(collected)
+        writer.write(sum)
+        writer.write(value)
+    }
+
+    static func restore(from reader: inout EngineStateReader) throws(EngineStateError) -> Baseline {
+        var baseline = Baseline(needed: try reader.readCount(atMost: 1000))
+        guard baseline.needed >= 1 else { throw .corrupt("a baseline of no reps") }
+        baseline.collected = try reader.readCount(atMost: baseline.needed)
+        baseline.sum = try reader.readDouble()
+        baseline.value = try reader.readOptionalDouble()
+        return baseline
+    }
+}

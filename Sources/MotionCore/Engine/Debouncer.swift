@@ -34,3 +34,51 @@ struct Debouncer<Value: Equatable & Sendable>: Sendable {
         return value
     }
 }
+
+/// A debounced value that engine state can carry: a set stored as its bits.
+protocol StateBits: Equatable, Sendable {
+    /// The bits a value may have.
+    static var validBits: UInt32 { get }
+    var stateBits: UInt32 { get }
+    init(stateBits: UInt32)
+}
+
+extension Visibility: StateBits {
+    static var validBits: UInt32 { JointSet(Joint.allCases).rawValue }
+    var stateBits: UInt32 { missingJoints.rawValue }
+    init(stateBits: UInt32) { self.init(missingJoints: JointSet(rawValue: stateBits)) }
+}
+
+extension SetupIssueSet: StateBits {
+    static var validBits: UInt32 { SetupIssueSet(SetupIssue.allCases).rawValue }
+    var stateBits: UInt32 { rawValue }
+    init(stateBits: UInt32) { self.init(rawValue: stateBits) }
+}
+
+extension Debouncer where Value: StateBits {
+    func save(to writer: inout EngineStateWriter) {
+        writer.write(UInt64(reported.stateBits))
+        writer.write(candidate != nil)
+        guard let candidate else { return }
+        writer.write(UInt64(candidate.value.stateBits))
+        writer.write(candidate.since)
+    }
+
+    mutating func restore(from reader: inout EngineStateReader) throws(EngineStateError) {
+        reported = Value(stateBits: try reader.readBits(within: Value.validBits))
+        candidate =
+            try reader.readBool()
+            ? (Value(stateBits: try reader.readBits(within: Value.validBits)), try reader.readDouble()) : nil
+    }
+}
+
+extension EngineStateReader {
+    /// A set's bits, none outside `valid`.
+    mutating func readBits(within valid: UInt32) throws(EngineStateError) -> UInt32 {
+        let value = try readUInt64()
+        guard let bits = UInt32(exactly: value), bits & ~valid == 0 else {
+            throw .corrupt("a set with unknown members")
+        }
+        return bits
+    }
+}

@@ -76,3 +76,24 @@ struct FormMonitor: Sendable {
         return abs(value - reference) > rule.limit
     }
 }
+
+extension FormMonitor {
+    func save(to writer: inout EngineStateWriter) {
+        writer.write(UInt64(reported.rawValue))
+        for rule in rules {
+            rule.measurement.save(to: &writer)
+            writer.write(rule.reference)
+            writer.write(rule.brokenSince)
+        }
+    }
+
+    mutating func restore(from reader: inout EngineStateReader) throws(EngineStateError) {
+        reported = FormFeedbackSet(
+            rawValue: try reader.readBits(within: FormFeedbackSet(FormFeedback.allCases).rawValue))
+        for i in rules.indices {
+            try rules[i].measurement.restore(from: &reader)
+            rules[i].reference = try reader.readOptionalDouble()
+            rules[i].brokenSince = try reader.readOptionalDouble()
+        }
+    }
+}

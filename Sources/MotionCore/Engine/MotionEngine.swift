@@ -363,3 +363,195 @@ extension MotionEngine {
         }
     }
 }
+
+extension MotionEngine.Track {
+    func save(to writer: inout EngineStateWriter) {
+        measurement.save(to: &writer)
+        filter.save(to: &writer)
+        counter.save(to: &writer)
+        form.save(to: &writer)
+        writer.write(value)
+        writer.write(tally.repCount)
+        writer.write(tally.rejectedCount)
+        writer.write(tally.best)
+    }
+
+    mutating func restore(from reader: inout EngineStateReader) throws(EngineStateError) {
+        try measurement.restore(from: &reader)
+        try filter.restore(from: &reader)
+        try counter.restore(from: &reader)
+        try form.restore(from: &reader)
+        value = try reader.readOptionalDouble()
+        tally = SideTally(
+            repCount: try reader.readCount(), rejectedCount: try reader.readCount(),
+            best: try reader.readOptionalDouble())
+    }
+}
+
+extension MotionEngine.Results {
+    func save(to writer: inout EngineStateWriter) {
+        writer.write(best)
+        writer.write(repCount)
+        writer.write(rejectedCount)
+        writer.write(reps.count)
+        for rep in reps {
+            writer.write(rep.index)
+            writer.write(rep.peak)
+            writer.write(rep.trough)
+            writer.write(rep.start)
+            writer.write(rep.end)
+            writer.write(rep.timeToPeak)
+            writer.write(rep.side)
+            writer.write(UInt64(rep.faults.rawValue))
+        }
+        for count in faultCounts { writer.write(count) }
+        writer.write(baseline != nil)
+        baseline?.save(to: &writer)
+        writer.write(sets != nil)
+        if let sets {
+            writer.write(sets.number)
+            writer.write(sets.reps)
+        }
+    }
+
+    mutating func restore(from reader: inout EngineStateReader) throws(EngineStateError) {
+        best = try reader.readOptionalDouble()
+        repCount = try reader.readCount()
+        rejectedCount = try reader.readCount()
+        let count = try reader.readCount(atMost: reader.bytes.count)
+        let faults = FormFeedbackSet(FormFeedback.allCases).rawValue
+        reps.removeAll(keepingCapacity: true)
+        for _ in 0..<count {
+            reps.append(
+                Rep(
+                    index: try reader.readCount(), peak: try reader.readDouble(), trough: try reader.readDouble(),
+                    start: try reader.readDouble(), end: try reader.readDouble(),
+                    timeToPeak: try reader.readOptionalDouble(), side: try reader.readSide(),
+                    faults: FormFeedbackSet(rawValue: try reader.readBits(within: faults))))
+        }
+        for i in faultCounts.indices { faultCounts[i] = try reader.readCount() }
+        baseline = try reader.readBool() ? try Baseline.restore(from: &reader) : nil
+        guard try reader.readBool() == (sets != nil) else { throw .configurationMismatch }
+        if sets != nil { try sets?.restore(number: try reader.readCount(), reps: try reader.readCount()) }
+    }
+}
+
+extension MotionEngine.SetTracker {
+    mutating func restore(number: Int, reps: Int) throws(EngineStateError) {
+        guard (1...sets).contains(number) else { throw .corrupt("set \(number) of \(sets)") }
+        self.number = number
+        self.reps = reps
+    }
+}
+
+// MARK: Saved state (EngineState.swift has the byte format)
+
+extension MotionEngine {
+    /// The first bytes of saved state: `"MSE"` and the format version.
+    static let stateMagic: [UInt8] = [0x4D, 0x53, 0x45, 1]
+
+    /// Saves everything the engine carries between frames — smoothing, rep counters, hold clocks, form rules,
+    /// debouncers, baseline, sets, best, reps and counts — as compact, deterministic bytes (the same engine state
+    /// always gives the same bytes).
+    ///
+    /// An engine created with the same configuration and restored from them (``init(configuration:restoring:series:)``)
+    /// continues exactly as this one: fed the same remaining poses, it produces the same events and summary, bit for
+    /// bit.
+    /// - Parameter includingSeries: Whether the value series goes with it. A live session leaves it out: its store
+    ///   already holds the series, which the restore takes back.
+    /// - Returns: The state: about 200 bytes plus 40 per rep (and 16 per series sample when included).
+    public func savedState(includingSeries: Bool = false) -> [UInt8] {
+        var writer = EngineStateWriter()
+        writer.bytes.append(contentsOf: Self.stateMagic)
+        writer.write(configurationFingerprint)
+        writer.write(track.side == .left)
+        track.save(to: &writer)
+        writer.write(other != nil)
+        other?.save(to: &writer)
+        writer.write(postureIsWrong)
+        visibility.save(to: &writer)
+        setup.save(to: &writer)
+        results.save(to: &writer)
+        writer.write(firstTimestamp)
+        writer.write(lastTimestamp)
+        writer.write(frames)
+        writer.write(visibleFrames)
+        writer.write(confidence)
+        writer.write(includingSeries)
+        if includingSeries { series.save(to: &writer) }
+        return writer.bytes
+    }
+
+    /// Creates an engine for `configuration` and restores the state another one saved with it.
+    /// - Parameters:
+    ///   - configuration: The configuration the saving engine was created with.
+    ///   - state: What ``savedState(includingSeries:)`` returned.
+    ///   - series: The value series to continue, when the state was saved without it (e.g. read back from the
+    ///     store); ignored when the state carries its own.
+    /// - Throws: ``RestoreError/session(_:)`` when the configuration is unusable (as ``init(configuration:)``),
+    ///   ``RestoreError/state(_:)`` when the state is truncated, corrupt or saved for another configuration.
+    public init(
+        configuration: SessionConfiguration, restoring state: [UInt8], series: ValueSeries? = nil
+    )
+        throws(RestoreError)
+    {
+        do {
+            try self.init(configuration: configuration)
+        } catch {
+            throw .session(error)
+        }
+        do {
+            try restore(from: state, series: series)
+        } catch {
+            throw .state(error)
+        }
+    }
+
+    private mutating func restore(from state: [UInt8], series stored: ValueSeries?) throws(EngineStateError) {
+        var reader = EngineStateReader(bytes: state)
+        guard try reader.bytes(Self.stateMagic.count) == Self.stateMagic else { throw .unsupportedFormat }
+        guard try reader.readUInt64() == configurationFingerprint else { throw .configurationMismatch }
+        let primaryIsLeft = try reader.readBool()
+        if primaryIsLeft != (track.side == .left) {
+            guard let standby = other, !isAlternating else { throw .configurationMismatch }
+            other = track
+            track = standby
+        }
+        try track.restore(from: &reader)
+        guard try reader.readBool() == (other != nil) else { throw .configurationMismatch }
+        try other?.restore(from: &reader)
+        postureIsWrong = try reader.readBool()
+        try visibility.restore(from: &reader)
+        try setup.restore(from: &reader)
+        try results.restore(from: &reader)
+        firstTimestamp = try reader.readOptionalDouble()
+        lastTimestamp = try reader.readOptionalDouble()
+        frames = try reader.readCount()
+        visibleFrames = try reader.readCount()
+        confidence = try reader.readOptionalDouble()
+        if try reader.readBool() {
+            try series.restore(from: &reader)
+        } else if let stored {
+            series = stored
+        }
+        guard reader.isAtEnd else { throw .corrupt("bytes after the state") }
+    }
+
+    /// A hash of what shapes the state (exercise, version, side, sidedness, rule count, prescription goals), so
+    /// state is never restored into an engine it does not fit.
+    private var configurationFingerprint: UInt64 {
+        var hash = FNV1a()
+        hash.add(exercise.id)
+        hash.add(UInt64(exercise.version))
+        hash.add(configuration.side?.rawValue ?? "-")
+        hash.add(exercise.sidedness.rawValue)
+        hash.add(exercise.direction.rawValue)
+        hash.add(UInt64(exercise.rules.count))
+        hash.add(UInt64(configuration.prescription.reps ?? 0))
+        hash.add(UInt64(configuration.prescription.sets ?? 0))
+        for level in [exercise.thresholds.rest, exercise.thresholds.enter, exercise.thresholds.exit, exercise.target] {
+            hash.add(level.bitPattern)
+        }
+        return hash.value
+    }
+}

@@ -38,3 +38,17 @@ struct OneEuroFilter: Sendable {
         alpha * value + (1 - alpha) * previous
     }
 }
+
+extension OneEuroFilter {
+    func save(to writer: inout EngineStateWriter) {
+        writer.write(last != nil)
+        guard let last else { return }
+        writer.write(last.t)
+        writer.write(last.value)
+        writer.write(last.derivative)
+    }
+
+    mutating func restore(from reader: inout EngineStateReader) throws(EngineStateError) {
+        last = try reader.readBool() ? (try reader.readDouble(), try reader.readDouble(), try reader.readDouble()) : nil
+    }
+}

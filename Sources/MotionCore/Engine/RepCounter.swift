@@ -168,3 +168,46 @@ struct RepCounter: Sendable {
         Completion(peak: orient(peak), trough: orient(trough), start: start, end: end, peakTime: peakTime)
     }
 }
+
+extension RepCounter {
+    func save(to writer: inout EngineStateWriter) {
+        switch phase {
+        case .waitingForStart:
+            writer.write(0)
+        case .resting(let trough, let lastLow):
+            writer.write(1)
+            writer.write(trough)
+            writer.write(lastLow)
+        case .inRep(let start, let trough, let peak, let peakTime):
+            writer.write(2)
+            for value in [start, trough, peak, peakTime] { writer.write(value) }
+        case .holding(let start, let trough, let peak, let peakTime, let held, let lastSample):
+            writer.write(3)
+            for value in [start, trough, peak, peakTime, held, lastSample] { writer.write(value) }
+        case .waitingForRelease:
+            writer.write(4)
+        }
+    }
+
+    mutating func restore(from reader: inout EngineStateReader) throws(EngineStateError) {
+        switch try reader.readCount() {
+        case 0:
+            phase = .waitingForStart
+        case 1:
+            phase = .resting(trough: try reader.readDouble(), lastLow: try reader.readDouble())
+        case 2:
+            phase = .inRep(
+                start: try reader.readDouble(), trough: try reader.readDouble(), peak: try reader.readDouble(),
+                peakTime: try reader.readDouble())
+        case 3:
+            guard kind == .hold else { throw .corrupt("a hold in a rep exercise") }
+            phase = .holding(
+                start: try reader.readDouble(), trough: try reader.readDouble(), peak: try reader.readDouble(),
+                peakTime: try reader.readDouble(), held: try reader.readDouble(), lastSample: try reader.readDouble())
+        case 4:
+            phase = .waitingForRelease
+        default:
+            throw .corrupt("an unknown counter phase")
+        }
+    }
+}

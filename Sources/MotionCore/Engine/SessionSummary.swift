@@ -171,12 +171,13 @@ public struct ValueSeries: Sendable, Hashable {
     public mutating func record(_ value: Double?, at t: Double) {
         let origin = times.first ?? t
         // Slots on a fixed grid, so 30 Hz input keeps every third pose rather than drifting to every fourth.
-        let slot = Int(((t - origin) / interval + 1e-6).rounded(.down))
+        // A slot beyond any Int (a timestamp absurdly far from the first) is not recorded.
+        guard let slot = Int(exactly: ((t - origin) / interval + 1e-6).rounded(.down)) else { return }
         if let last = lastSlot, slot <= last { return }
         if times.count == capacity { halve() }
         times.append(t)
         storedValues.append(value ?? .nan)
-        lastSlot = Int(((t - origin) / interval + 1e-6).rounded(.down))
+        lastSlot = Int(exactly: ((t - origin) / interval + 1e-6).rounded(.down))
     }
 
     private var lastSlot: Int?
@@ -194,6 +195,32 @@ public struct ValueSeries: Sendable, Hashable {
         hasher.combine(interval)
         hasher.combine(capacity)
         for value in storedValues { hasher.combine(value.isNaN ? Double.nan.bitPattern : value.bitPattern) }
+    }
+
+    func save(to writer: inout EngineStateWriter) {
+        writer.write(interval)
+        writer.write(lastSlot.map { UInt64(max(0, $0)) + 1 } ?? 0)
+        writer.write(times.count)
+        for index in times.indices {
+            writer.write(times[index])
+            writer.write(storedValues[index])
+        }
+    }
+
+    mutating func restore(from reader: inout EngineStateReader) throws(EngineStateError) {
+        interval = try reader.readDouble()
+        guard interval > 0, interval.isFinite else { throw .corrupt("a series interval that is not positive") }
+        let slot = try reader.readUInt64()
+        lastSlot = slot == 0 ? nil : Int(exactly: slot - 1)
+        let count = try reader.readCount(atMost: capacity)
+        times.removeAll(keepingCapacity: true)
+        storedValues.removeAll(keepingCapacity: true)
+        for _ in 0..<count {
+            let t = try reader.readDouble()
+            guard t.isFinite, t >= (times.last ?? -.infinity) else { throw .corrupt("series times out of order") }
+            times.append(t)
+            storedValues.append(try reader.readDouble())
+        }
     }
 
     private mutating func halve() {

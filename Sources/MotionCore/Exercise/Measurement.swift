@@ -168,6 +168,12 @@ public struct ResolvedMeasurement: Sendable, Hashable {
         if case .rise = kind { true } else { false }
     }
 
+    func save(to writer: inout EngineStateWriter) { writer.write(floor) }
+
+    mutating func restore(from reader: inout EngineStateReader) throws(EngineStateError) {
+        floor = try reader.readOptionalDouble()
+    }
+
     /// Forgets the floor of a `rise`.
     public mutating func reset() { floor = nil }
 

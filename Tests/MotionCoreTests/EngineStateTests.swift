@@ -1,0 +1,162 @@
+import MotionCore
+import MotionSimulation
+import Testing
+
+@Suite("Saved engine state: restored engines continue exactly")
+struct EngineStateTests {
+    /// A varied session of `exercise`: noise, dropouts, a moment out of frame, a faulty rep per fault.
+    static func simulation(_ exercise: Exercise, seed: UInt64) -> Simulation {
+        let peak = exercise.kind == .hold ? exercise.thresholds.enter + 8 : exercise.target * 0.8
+        var reps = [SimulatedRep(peak: peak), SimulatedRep(peak: peak - 5)]
+        for fault in exercise.possibleFaults { reps.append(SimulatedRep(peak: peak, faults: [fault])) }
+        var simulation = Simulation(exercise: exercise, side: .right, reps: reps)
+        simulation.noise = 1.5
+        simulation.dropoutRate = 0.02
+        simulation.seed = seed
+        simulation.outOfFrame = [simulation.duration * 0.4...simulation.duration * 0.4 + 0.4]
+        return simulation
+    }
+
+    static func configuration(_ exercise: Exercise) -> SessionConfiguration {
+        var configuration = SessionConfiguration(
+            exercise: exercise, side: exercise.sidedness == .oneSided ? .right : nil)
+        configuration.startsBaseline = true
+        configuration.baselineReps = 2
+        configuration.prescription.reps = 2
+        configuration.prescription.sets = 2
+        return configuration
+    }
+
+    /// Events per pose and the final summary and snapshot, with the engine saved and restored before each pose
+    /// index in `cuts`.
+    static func replay(
+        _ poses: [Pose], configuration: SessionConfiguration, cuts: Set<Int>, includingSeries: Bool = true
+    ) throws -> (events: [[MotionEvent]], summary: SessionSummary, snapshot: MotionSnapshot, state: [UInt8]) {
+        var engine = try MotionEngine(configuration: configuration)
+        var events: [[MotionEvent]] = []
+        for (index, pose) in poses.enumerated() {
+            if cuts.contains(index) {
+                let state = engine.savedState(includingSeries: includingSeries)
+                engine = try MotionEngine(
+                    configuration: configuration, restoring: state,
+                    series: includingSeries ? nil : engine.summary.series)
+                #expect(engine.savedState(includingSeries: includingSeries) == state, "saving again: same bytes")
+            }
+            events.append(try engine.process(pose))
+        }
+        return (events, engine.summary, engine.snapshot(), engine.savedState(includingSeries: true))
+    }
+
+    @Test(arguments: Exercise.catalog)
+    func cutAnywhereSavedAndRestoredGivesIdenticalOutput(exercise: Exercise) throws {
+        let configuration = Self.configuration(exercise)
+        for seed: UInt64 in [1, 2, 3] {
+            let poses = Self.simulation(exercise, seed: seed).poses()
+            let whole = try Self.replay(poses, configuration: configuration, cuts: [])
+            #expect(whole.summary.repCount + whole.summary.rejectedCount > 0, "the session must do something")
+            var random = SeededRandom(seed: seed &* 7919)
+            var cuts: Set<Int> = [1, poses.count - 1]
+            while cuts.count < 12 { cuts.insert(Int(random.unit() * Double(poses.count))) }
+            for includingSeries in [true, false] {
+                let cut = try Self.replay(
+                    poses, configuration: configuration, cuts: cuts, includingSeries: includingSeries)
+                #expect(cut.events == whole.events, "\(exercise.id) seed \(seed)")
+                #expect(cut.summary == whole.summary, "\(exercise.id) seed \(seed)")
+                #expect(cut.snapshot == whole.snapshot, "\(exercise.id) seed \(seed)")
+                #expect(cut.state == whole.state, "\(exercise.id) seed \(seed): final state bytes")
+            }
+        }
+    }
+
+    @Test func cutAtEveryFrameOfAShortSession() throws {
+        let configuration = Self.configuration(.shoulderAbductionHold)
+        let poses = Array(Self.simulation(.shoulderAbductionHold, seed: 5).poses().prefix(400))
+        let whole = try Self.replay(poses, configuration: configuration, cuts: [])
+        let cut = try Self.replay(poses, configuration: configuration, cuts: Set(poses.indices))
+        #expect(cut.events == whole.events)
+        #expect(cut.summary == whole.summary)
+    }
+
+    @Test func aBilateralSessionRestoresTheSideItFollows() throws {
+        var simulation = Simulation(exercise: .squat, side: .left, reps: [.init(peak: 90), .init(peak: 85)])
+        simulation.hidden = [(0...100, [.rightHip, .rightKnee, .rightAnkle])]
+        let configuration = SessionConfiguration(exercise: .squat)
+        let poses = simulation.poses()
+        let whole = try Self.replay(poses, configuration: configuration, cuts: [])
+        let cut = try Self.replay(poses, configuration: configuration, cuts: [40, 90, 130])
+        #expect(whole.summary.repCount == 2)
+        #expect(cut.summary == whole.summary)
+    }
+
+    @Test func stateIsCompact() throws {
+        let configuration = Self.configuration(.elbowFlexion)
+        var engine = try MotionEngine(configuration: configuration)
+        for pose in Self.simulation(.elbowFlexion, seed: 1).poses() { _ = try engine.process(pose) }
+        let reps = engine.summary.reps.count
+        let state = engine.savedState()
+        #expect(state.count < 400 + 50 * reps, "\(state.count) bytes for \(reps) reps")
+    }
+
+    @Test func stateOfAnotherConfigurationIsRefused() throws {
+        var engine = try MotionEngine(configuration: Self.configuration(.elbowFlexion))
+        for pose in Self.simulation(.elbowFlexion, seed: 1).poses().prefix(100) { _ = try engine.process(pose) }
+        let state = engine.savedState()
+        var other = Self.configuration(.elbowFlexion)
+        other.side = .left
+        #expect(throws: RestoreError.state(.configurationMismatch)) {
+            try MotionEngine(configuration: other, restoring: state)
+        }
+        #expect(throws: RestoreError.state(.configurationMismatch)) {
+            try MotionEngine(configuration: Self.configuration(.shoulderFlexion), restoring: state)
+        }
+        var prescribed = Self.configuration(.elbowFlexion)
+        prescribed.prescription.target = 90
+        #expect(throws: RestoreError.state(.configurationMismatch)) {
+            try MotionEngine(configuration: prescribed, restoring: state)
+        }
+        #expect(throws: RestoreError.state(.unsupportedFormat)) {
+            try MotionEngine(
+                configuration: Self.configuration(.elbowFlexion), restoring: [0x4D, 0x53, 0x45, 9] + state.dropFirst(4))
+        }
+    }
+
+    @Test func truncatedStateIsRefusedAtEveryLength() throws {
+        let configuration = Self.configuration(.kneeExtension)
+        var engine = try MotionEngine(configuration: configuration)
+        for pose in Self.simulation(.kneeExtension, seed: 2).poses().prefix(300) { _ = try engine.process(pose) }
+        let state = engine.savedState(includingSeries: true)
+        for length in 0..<state.count {
+            #expect(throws: RestoreError.self) {
+                try MotionEngine(configuration: configuration, restoring: Array(state.prefix(length)))
+            }
+        }
+        #expect(throws: RestoreError.state(.corrupt("bytes after the state"))) {
+            try MotionEngine(configuration: configuration, restoring: state + [0])
+        }
+    }
+
+    @Test func corruptedStateNeverCrashes() throws {
+        let configuration = Self.configuration(.squat)
+        var engine = try MotionEngine(configuration: configuration)
+        let poses = Self.simulation(.squat, seed: 3).poses()
+        for pose in poses.prefix(200) { _ = try engine.process(pose) }
+        let state = engine.savedState(includingSeries: true)
+        var random = SeededRandom(seed: 99)
+        var refused = 0
+        for _ in 0..<2000 {
+            var mutated = state
+            for _ in 0..<1 + Int(random.unit() * 3) {
+                let index = Int(random.unit() * Double(mutated.count))
+                mutated[index] = UInt8(truncatingIfNeeded: Int(random.unit() * 256))
+            }
+            // Either refused, or an engine that goes on processing poses.
+            guard var restored = try? MotionEngine(configuration: configuration, restoring: mutated) else {
+                refused += 1
+                continue
+            }
+            for pose in poses.dropFirst(200).prefix(30) { _ = try? restored.process(pose) }
+            _ = restored.summary
+        }
+        #expect(refused > 0)
+    }
+}
