@@ -2,8 +2,10 @@ public import MotionCore
 
 /// A message from a client over WebSocket (PROTOCOL.md §3), decoded by ``MessageDecoder``.
 public enum ClientMessage: Sendable, Equatable {
-    /// `start`: must be the first message.
+    /// `start`: must be the first message (or `resume`).
     case start(StartRequest)
+    /// `resume`: instead of `start`, continues a session whose connection dropped (PROTOCOL.md §3.1).
+    case resume(ResumeRequest)
     /// `pose`: one frame, converted to pixels with y down and anatomical sides.
     case pose(Pose)
     /// `poses`: a batch of frames, in order, each judged alone (PROTOCOL.md §3): its pose, or the error that

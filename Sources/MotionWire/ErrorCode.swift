@@ -26,6 +26,14 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let unknownExercise = ErrorCode(rawValue: "unknownExercise")
     /// `start` named a one-sided exercise without `side`. Decided by the server.
     public static let missingSide = ErrorCode(rawValue: "missingSide")
+    /// `resume` named no session, or another tenant's (PROTOCOL.md §3.1; the connection then closes with 1008).
+    /// Decided by the server.
+    public static let unknownSession = ErrorCode(rawValue: "unknownSession")
+    /// `resume` gave the wrong token for its session (then close 1008). Decided by the server.
+    public static let invalidResume = ErrorCode(rawValue: "invalidResume")
+    /// `resume` named a session that was stopped, abandoned or is past its resume window (then close 1008).
+    /// Decided by the server.
+    public static let resumeExpired = ErrorCode(rawValue: "resumeExpired")
     /// A pose (or a frame of a batch) lacks `t`, has a field of the wrong type, a value out of range, a member
     /// or joint given twice, or lacks what its input format needs. Decided by the decoder.
     public static let invalidPose = ErrorCode(rawValue: "invalidPose")

@@ -100,6 +100,7 @@ public struct MessageDecoder: Sendable, Hashable {
         return try JSONReader.decode(bytes, limits: limits, report: &report) { reader, report in
             switch type {
             case .start: return .start(try StartRequest.read(&reader))
+            case .resume: return .resume(try ResumeRequest.read(&reader))
             case .pose: return .pose(try poseDecoder.readPose(&reader, report: &report))
             case .poses: return .poses(try poseDecoder.readBatch(&reader, report: &report))
             case .reset, .baseline, .stop:
@@ -110,7 +111,7 @@ public struct MessageDecoder: Sendable, Hashable {
     }
 
     private enum MessageType {
-        case start, pose, poses, reset, baseline, stop
+        case start, resume, pose, poses, reset, baseline, stop
     }
 
     /// Reads a message that carries nothing but its `type`, refusing any top-level name given twice: these are
@@ -180,6 +181,7 @@ public struct MessageDecoder: Sendable, Hashable {
             if reader.key(name, is: "reset") { return .found(.reset) }
             if reader.key(name, is: "baseline") { return .found(.baseline) }
             if reader.key(name, is: "stop") { return .found(.stop) }
+            if reader.key(name, is: "resume") { return .found(.resume) }
             return try Self.hasAnotherType(&reader) ? .repeated : .unknown(String(reader.string(name).prefix(32)))
         }
         try reader.finish()

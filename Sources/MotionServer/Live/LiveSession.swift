@@ -64,9 +64,7 @@ actor LiveSession: WatchableSession {
     private func receive(_ message: WebSocketMessageView) {
         lastMessage = socket.loop.time
         messageNumber += 1
-        guard message.isText else {
-            return refuse(WireError(code: .invalidMessage, message: "messages are JSON text frames"))
-        }
+        guard message.isText else { return receiveBinary(message) }
         do {
             // The message is decoded where it lies, in the connection's read buffer.
             try handle(try decoder.decode(message.bytes, report: &unknownJoint.report))
@@ -80,8 +78,22 @@ actor LiveSession: WatchableSession {
         if let notice = unknownJoint.take() { tell(notice) }
     }
 
+    /// A binary message is a pose frame (PROTOCOL.md §3.2), decoded where it lies like a JSON one.
+    private func receiveBinary(_ message: WebSocketMessageView) {
+        do throws(WireError) {
+            try requireStarted()
+            spend(frames: 1)
+            try process(try decoder.poseDecoder.decodeBinaryPose(message.bytes))
+            consecutiveErrors = 0
+        } catch {
+            refuse(error)
+        }
+    }
+
     private func handle(_ message: consuming ClientMessage) throws {
         switch message {
+        case .resume:
+            throw WireError(code: .invalidMessage, message: "this server does not resume sessions yet")
         case .start(let start):
             guard running == nil else { throw WireError(code: .alreadyStarted, message: "the session has started") }
             try begin(start)
