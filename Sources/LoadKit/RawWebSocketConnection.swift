@@ -323,6 +323,14 @@ public final class RawWebSocketConnection: EventLoopHandler {
         if !reading { flush() }
     }
 
+    /// Sends `payload` as one binary message, masked with a fresh key (loop thread; ignored unless open).
+    /// - Parameter payload: The bytes.
+    public func sendBinary(_ payload: UnsafeRawBufferPointer) {
+        guard state == .open else { return }
+        appendFrame(.binary, payload)
+        if !reading { flush() }
+    }
+
     /// Starts the closing handshake with code 1000 (loop thread); the socket is released when the server answers,
     /// or after 3 seconds.
     public func close() {

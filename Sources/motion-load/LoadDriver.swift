@@ -36,7 +36,8 @@ struct LoadDriver: Sendable {
         let mode = options.findCapacity ? "find capacity" : "\(options.sessions) sessions"
         progress(
             "motion-load: \(mode) × \(Report.fixed(options.rate, 1)) poses/s, \(script.source), "
-                + "~\(script.meanMessageBytes) B/pose, snapshots \(options.snapshots), against \(target.url)")
+                + "~\(options.binary ? script.meanBinaryBytes : script.meanMessageBytes) B/pose\(options.binary ? " (binary)" : ""), snapshots \(options.snapshots), against \(target.url)"
+        )
         let baselineRSS = options.serverPID.flatMap { ProcessStats.residentBytes($0) }
         let pacingStart = EventLoop.now() + 20_000_000
         for worker in workers { worker.loop.execute { worker.startPacing(at: pacingStart) } }
@@ -46,7 +47,8 @@ struct LoadDriver: Sendable {
             ("url", Report.string(target.url)),
             ("mode", Report.string(options.findCapacity ? "find-capacity" : "steady")),
             ("script", Report.string(script.source)),
-            ("message_bytes", "\(script.meanMessageBytes)"),
+            ("message_bytes", "\(options.binary ? script.meanBinaryBytes : script.meanMessageBytes)"),
+            ("binary", "\(options.binary)"),
             ("rate_per_session", Report.fixed(options.rate, 1)),
             ("snapshots", Report.string(options.snapshots)),
             ("client_loops", "\(options.loops)"),

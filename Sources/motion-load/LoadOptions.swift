@@ -28,6 +28,7 @@ struct LoadOptions: Sendable {
           --exercise ID          catalog exercise to simulate (default squat)
           --side left|right      side for one-sided exercises (default right)
           --poses FILE           stream a recorded session instead (NDJSON poses or {"frames":[…]}, joints format)
+          --binary               send poses as binary frames (PROTOCOL.md §3.2) instead of JSON text
           --snapshots every|off|SECONDS   the start option (default every; off measures no latency)
           --subject TEXT         the sessions' subject, to find them in the history (default motion-load)
           --token TOKEN          bearer token (or MOTION_LOAD_TOKEN)
@@ -80,6 +81,8 @@ struct LoadOptions: Sendable {
     var poll = false
     var serverPID: Int32?
     var json = false
+    /// Send poses as binary frames (PROTOCOL.md §3.2) instead of JSON.
+    var binary = false
     var quiet = false
 
     /// Whether snapshots come at all (with `off`, nothing answers a frame, so no latency is measured).
@@ -117,7 +120,7 @@ struct LoadOptions: Sendable {
         .value("snapshots"), .value("subject"), .boolean("find-capacity"), .value("p99-limit-ms"),
         .value("start-sessions"), .value("step"), .value("step-seconds"), .value("max-sessions"), .value("loops"),
         .value("handshakes"), .value("tick-us"), .boolean("poll"), .value("server-pid"), .boolean("json"),
-        .boolean("quiet"),
+        .boolean("quiet"), .boolean("binary"),
     ])
 
     /// Reads the command line, or prints the usage and exits 0 for `--help`; a problem is printed and exits 2.
@@ -206,6 +209,7 @@ struct LoadOptions: Sendable {
         case "poll": poll = true
         case "server-pid": serverPID = Int32(try flag.integer(in: 1...Int(Int32.max)))
         case "json": json = true
+        case "binary": binary = true
         case "quiet": quiet = true
         default: preconditionFailure("--\(flag.name) is not in LoadOptions.flags")
         }

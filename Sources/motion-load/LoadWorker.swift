@@ -71,13 +71,22 @@ final class LoadWorker: @unchecked Sendable {
         pacer.add(session.slot, phase: pacer.spreadPhase(session.number))
     }
 
-    /// Writes frame `frame` of a session into the scratch buffer and hands it to `send`.
-    func withPoseMessage(frame: Int, offset: Int, _ send: (UnsafeRawBufferPointer) -> Void) {
+    /// Writes frame `frame` of a session into the scratch buffer and hands it to `send`, with whether it is a binary
+    /// frame (`--binary`) rather than JSON text.
+    func withPoseMessage(frame: Int, offset: Int, _ send: (UnsafeRawBufferPointer, _ isBinary: Bool) -> Void) {
         scratch.removeAll(keepingCapacity: true)
+        if options.binary {
+            scratch.append(contentsOf: script.binaryFrames[(offset + frame) % script.binaryFrames.count])
+            let t = Timestamp.seconds(frame: frame, microsecondsPerFrame: microsecondsPerFrame).bitPattern
+            for index in 0..<8 {
+                scratch[PoseScript.binaryTimeOffset + index] = UInt8(truncatingIfNeeded: t >> (8 * index))
+            }
+            return scratch.withUnsafeBytes { send($0, true) }
+        }
         scratch.append(contentsOf: PoseScript.prefix)
         Timestamp.append(frame: frame, microsecondsPerFrame: microsecondsPerFrame, to: &scratch)
         scratch.append(contentsOf: script.frames[(offset + frame) % script.frames.count])
-        scratch.withUnsafeBytes(send)
+        scratch.withUnsafeBytes { send($0, false) }
     }
 
     /// Sends `stop` to every streaming session; returns how many were asked.

@@ -10,6 +10,10 @@ struct PoseScript: Sendable {
     static let prefix: [UInt8] = Array(#"{"type":"pose","t":"#.utf8)
     /// What follows the timestamp in each message: `,"width":…}`.
     let frames: [[UInt8]]
+    /// The same poses as binary frames (PROTOCOL.md §3.2), `t` 0: a send writes its own `t` at ``binaryTimeOffset``.
+    let binaryFrames: [[UInt8]]
+    /// Where a binary frame's `t` lies.
+    static let binaryTimeOffset = 8
     /// Where the script came from, for the report.
     let source: String
 
@@ -17,6 +21,9 @@ struct PoseScript: Sendable {
     var meanMessageBytes: Int {
         frames.isEmpty ? 0 : Self.prefix.count + 9 + frames.map(\.count).reduce(0, +) / frames.count
     }
+
+    /// The mean binary frame size in bytes.
+    var meanBinaryBytes: Int { binaryFrames.isEmpty ? 0 : binaryFrames.map(\.count).reduce(0, +) / binaryFrames.count }
 
     /// Why a script could not be made.
     struct Failure: Error, CustomStringConvertible {
@@ -74,6 +81,13 @@ struct PoseScript: Sendable {
             let comma = rest.firstIndex(of: UInt8(ascii: ",")) ?? buffer.endIndex
             return Array(buffer[comma...])
         }
+        binaryFrames = poses.map { pose in
+            var untimed = pose
+            untimed.timestamp = 0
+            buffer.removeAll(keepingCapacity: true)
+            BinaryPoseFrame.encode(untimed, into: &buffer)
+            return buffer
+        }
         self.source = source
     }
 
@@ -107,6 +121,12 @@ struct PoseScript: Sendable {
 /// microsecond precision by integer arithmetic (no allocation); the server echoes it in the snapshot, and
 /// round(t·R) recovers k.
 enum Timestamp {
+    /// Frame `k`'s timestamp as a number: the value its decimal text (``append(frame:microsecondsPerFrame:to:)``)
+    /// reads back as.
+    static func seconds(frame k: Int, microsecondsPerFrame: Double) -> Double {
+        Double(UInt64((Double(k) * microsecondsPerFrame).rounded())) / 1_000_000
+    }
+
     /// Appends frame `k`'s timestamp.
     static func append(frame k: Int, microsecondsPerFrame: Double, to buffer: inout [UInt8]) {
         let micros = UInt64((Double(k) * microsecondsPerFrame).rounded())

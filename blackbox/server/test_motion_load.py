@@ -67,6 +67,25 @@ class MotionLoadTests(unittest.TestCase):
         self.assertEqual({s["status"] for s in listing}, {"finished"})
         self.assertEqual(sum(s["frames"] for s in listing), run["frames_sent"])
 
+    def test_binary_frames_are_answered_and_stored_like_json(self):
+        # --binary: poses as §3.2 frames, a fifth of the JSON's bytes, answered and stored the same way.
+        status, report, stderr = run_load(
+            "--url", self.url, "--sessions", "6", "--seconds", "2", "--ramp-rate", "0", "--binary",
+            "--exercise", "elbowFlexion", "--subject", "load-binary")
+        self.assertEqual(status, 0, stderr)
+        self.assertIs(report["binary"], True)
+        self.assertLess(report["message_bytes"], 200)
+        run = report["run"]
+        self.assertEqual(run["sessions_started"], 6)
+        self.assertGreater(run["frames_sent"], 6 * 30)
+        self.assertEqual(run["snapshots"], run["frames_sent"])
+        self.assertEqual(run["errors"], 0)
+        self.assertEqual(run["unanswered"], 0)
+        self.assertEqual(run["summaries"], 6)
+        listing = self.server.get("/v1/sessions?subject=load-binary&limit=100").json()["sessions"]
+        self.assertEqual(len(listing), 6)
+        self.assertEqual(sum(s["frames"] for s in listing), run["frames_sent"])
+
     def test_polling_loops_answer_and_count_every_pose(self):
         # --poll: the loops never sleep in epoll; answers are read at the next tick, and still all of them.
         status, report, stderr = run_load(
