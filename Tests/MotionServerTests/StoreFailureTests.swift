@@ -22,6 +22,7 @@ struct FailingStore: SessionStore {
     func session(id: SessionID, tenant: String) async throws -> StoredSession? { throw Down() }
     func series(id: SessionID, tenant: String) async throws -> ValueSeries? { throw Down() }
     func list(_ query: SessionQuery) async throws -> SessionPage { throw Down() }
+    func progress(_ query: ProgressQuery) async throws -> ProgressPage { throw Down() }
     func delete(id: SessionID, tenant: String) async throws -> Bool { throw Down() }
     func abandonLiveSessions(updatedBefore cutoff: Int64) async throws -> Int { throw Down() }
     func probe() async throws { throw Down() }
