@@ -43,6 +43,7 @@ struct StoreFailureTests {
             ("GET", "/v1/sessions/\(id)", "", "get"),
             ("GET", "/v1/sessions/\(id)?format=csv", "", "get"),
             ("GET", "/v1/sessions/\(id)/series", "", "series"),
+            ("GET", "/v1/subjects/patient-17/progress?exercise=squat", "", "progress"),
             ("DELETE", "/v1/sessions/\(id)", "", "delete"),
             ("POST", "/v1/sessions/\(id)/poses", #"{"frames":[]}"#, "get"),
             ("POST", "/v1/sessions/\(id)/stop", "", "get"),
