@@ -76,6 +76,11 @@ extension WireEncoder {
         } else {
             buffer.appendLiteral("null")
         }
+        guard snapshot.side != nil || snapshot.set != nil else {
+            // Most sessions: neither alternating nor prescribed a goal. One copy, not four.
+            buffer.appendLiteral(#","side":null,"set":null}"#)
+            return
+        }
         buffer.appendLiteral(#","side":"#)
         buffer.appendJSONSide(snapshot.side)
         buffer.appendLiteral(#","set":"#)

@@ -154,6 +154,19 @@ import Testing
         #expect(json.contains(#""timeToPeak":0.75,"side":"left"},"holdProgress""#), "\(json)")
     }
 
+    @Test func writesTheSnapshotsSideAndSetEachAlone() {
+        var snapshot = Self.snapshot
+        snapshot.side = .left
+        #expect(
+            Self.encode { WireEncoder.encodeSnapshot(snapshot, into: &$0) }
+                .hasSuffix(#""value":null},"side":"left","set":null}"#))
+        snapshot.side = nil
+        snapshot.set = SetProgress(number: 1, of: 1, reps: 0, goal: 5)
+        #expect(
+            Self.encode { WireEncoder.encodeSnapshot(snapshot, into: &$0) }
+                .hasSuffix(#""value":null},"side":null,"set":{"number":1,"of":1,"reps":0,"goal":5,"complete":false}}"#))
+    }
+
     @Test func encodesAFallingRepWithAPositiveRange() {
         #expect(
             Self.encode { WireEncoder.encodeRep(Self.falling, into: &$0) }
