@@ -51,7 +51,7 @@ extension StartRequest {
 
     /// The members of `options` this version reads; each may appear once.
     private enum OptionsMember: Int, CaseIterable {
-        case target, holdSeconds, baselineReps, snapshots
+        case target, rest, enter, exit, holdSeconds, reps, sets, baselineReps, snapshots
 
         /// The member named `key`, or nil for a member this version skips.
         init?(_ key: JSONReader.StringToken, in reader: JSONReader) {
@@ -62,7 +62,12 @@ extension StartRequest {
         var name: StaticString {
             switch self {
             case .target: "target"
+            case .rest: "rest"
+            case .enter: "enter"
+            case .exit: "exit"
             case .holdSeconds: "holdSeconds"
+            case .reps: "reps"
+            case .sets: "sets"
             case .baselineReps: "baselineReps"
             case .snapshots: "snapshots"
             }
@@ -173,31 +178,49 @@ extension StartRequest {
             }
             switch member {
             case .target:
-                options.target = try reader.readOptionalNumber(or: .invalidMessage("options.target must be a number"))
-                if let target = options.target, !(0...360).contains(target) {
-                    throw WireError.invalidMessage("options.target must be within 0…360 degrees")
-                }
+                options.target = try readLevel(&reader, "target")
+            case .rest:
+                options.rest = try readLevel(&reader, "rest")
+            case .enter:
+                options.enter = try readLevel(&reader, "enter")
+            case .exit:
+                options.exit = try readLevel(&reader, "exit")
             case .holdSeconds:
                 options.holdSeconds = try reader.readOptionalNumber(
                     or: .invalidMessage("options.holdSeconds must be a number"))
                 if let seconds = options.holdSeconds, !(seconds > 0 && seconds <= 3600) {
                     throw WireError.invalidMessage("options.holdSeconds must be > 0 and ≤ 3600")
                 }
+            case .reps:
+                options.reps = try readCount(&reader, "reps", upTo: Options.maxReps)
+            case .sets:
+                options.sets = try readCount(&reader, "sets", upTo: Options.maxSets)
             case .baselineReps:
-                let reps = try reader.readOptionalNumber(or: .invalidMessage("options.baselineReps must be a number"))
-                if let reps {
-                    guard reps >= 1, reps <= 100, reps == reps.rounded() else {
-                        throw WireError.invalidMessage("options.baselineReps must be a whole number within 1…100")
-                    }
-                    options.baselineReps = Int(reps)
-                } else {
-                    options.baselineReps = nil
-                }
+                options.baselineReps = try readCount(&reader, "baselineReps", upTo: 100)
             case .snapshots:
                 options.snapshots = try readSnapshotPolicy(&reader)
             }
         }
         return options
+    }
+
+    /// Reads `options.<field>` for a target or threshold: `null`, or a finite number within
+    /// ±``Options/thresholdBound``. Its unit and order are the exercise's, which the engine checks.
+    private static func readLevel(_ reader: inout JSONReader, _ field: StaticString) throws -> Double? {
+        let value = try reader.readOptionalNumber(or: .invalidMessage("options.\(field) must be a number"))
+        if let value, !(value.isFinite && abs(value) <= Options.thresholdBound) {
+            let bound = Int(Options.thresholdBound)
+            throw WireError.invalidMessage("options.\(field) must be a finite number within -\(bound)…\(bound)")
+        }
+        return value
+    }
+
+    /// Reads `options.<field>` for a count: `null`, or a whole number within `1…maximum`.
+    private static func readCount(_ reader: inout JSONReader, _ field: StaticString, upTo maximum: Int) throws -> Int? {
+        let invalid = WireError.invalidMessage("options.\(field) must be a whole number within 1…\(maximum)")
+        guard let value = try reader.readOptionalNumber(or: invalid) else { return nil }
+        guard value >= 1, value <= Double(maximum), value == value.rounded() else { throw invalid }
+        return Int(value)
     }
 
     private static func readSnapshotPolicy(_ reader: inout JSONReader) throws -> SnapshotPolicy {

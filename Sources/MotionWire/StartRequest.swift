@@ -6,12 +6,34 @@ public import MotionCore
 /// The decoder checks shapes and ranges; whether `exercise` exists and whether a one-sided exercise got its
 /// `side` are the server's checks (`unknownExercise`, `missingSide`).
 public struct StartRequest: Sendable, Hashable {
-    /// Overrides of the exercise's defaults: `options` in `start`.
+    /// Overrides of the exercise's defaults: `options` in `start`, the prescription of PROTOCOL.md §5.1.
+    ///
+    /// `target`, `rest`, `enter` and `exit` are in the exercise's unit (degrees, or segment lengths for a
+    /// distance), so the decoder only checks that they are finite and within ``thresholdBound``; whether the
+    /// exercise can read them and whether the thresholds keep their order for its direction is the engine's check
+    /// (`SessionError.invalidConfiguration`, answered as `invalidMessage`).
     public struct Options: Sendable, Hashable {
-        /// The target in degrees, `0…360`.
+        /// The largest magnitude the decoder takes for `target`, `rest`, `enter` and `exit`: 360.
+        public static let thresholdBound = 360.0
+        /// The largest rep goal, `reps`: 1,000.
+        public static let maxReps = 1_000
+        /// The most sets, `sets`: 100.
+        public static let maxSets = 100
+
+        /// The value to aim for, in the exercise's unit; moves `enter` and `exit` with it unless they are given.
         public var target: Double?
+        /// The start position, in the exercise's unit.
+        public var rest: Double?
+        /// Where a rep begins (for holds: the value to hold), in the exercise's unit.
+        public var enter: Double?
+        /// Where a rep ends, in the exercise's unit.
+        public var exit: Double?
         /// The hold time in seconds, `> 0` and `≤ 3600`.
         public var holdSeconds: Double?
+        /// Clean reps per set, the goal: a whole number `1…1000`.
+        public var reps: Int?
+        /// Sets of `reps`: a whole number `1…100`.
+        public var sets: Int?
         /// How many clean reps the baseline averages, `1…100`.
         public var baselineReps: Int?
         /// When snapshots are sent. Default ``SnapshotPolicy/every``.
@@ -19,18 +41,36 @@ public struct StartRequest: Sendable, Hashable {
 
         /// Creates options; every field defaults to "use the exercise's default".
         /// - Parameters:
-        ///   - target: The target in degrees.
+        ///   - target: The target, in the exercise's unit.
+        ///   - rest: The start position.
+        ///   - enter: Where a rep begins.
+        ///   - exit: Where a rep ends.
         ///   - holdSeconds: The hold time in seconds.
+        ///   - reps: Clean reps per set.
+        ///   - sets: Sets.
         ///   - baselineReps: Reps in the baseline.
         ///   - snapshots: When snapshots are sent.
         public init(
-            target: Double? = nil, holdSeconds: Double? = nil, baselineReps: Int? = nil,
+            target: Double? = nil, rest: Double? = nil, enter: Double? = nil, exit: Double? = nil,
+            holdSeconds: Double? = nil, reps: Int? = nil, sets: Int? = nil, baselineReps: Int? = nil,
             snapshots: SnapshotPolicy = .every
         ) {
             self.target = target
+            self.rest = rest
+            self.enter = enter
+            self.exit = exit
             self.holdSeconds = holdSeconds
+            self.reps = reps
+            self.sets = sets
             self.baselineReps = baselineReps
             self.snapshots = snapshots
+        }
+
+        /// The prescription these options give the engine (`SessionConfiguration.prescription`).
+        public var prescription: Prescription {
+            Prescription(
+                target: target, rest: rest, enter: enter, exit: exit, holdSeconds: holdSeconds, reps: reps,
+                sets: sets)
         }
     }
 

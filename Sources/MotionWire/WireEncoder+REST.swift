@@ -95,6 +95,44 @@ extension WireEncoder {
         buffer.append(UInt8(ascii: "}"))
     }
 
+    /// Writes `GET /v1/subjects/{subject}/progress`, oldest first:
+    ///
+    ///     {"sessions":[{"id":"…","startedAt":"2026-11-29T14:00:00Z","exercise":"squat","status":"finished",
+    ///                   "best":92.5,"repCount":10,"rejectedCount":1,"meanPeak":88.25}],"next":null}
+    ///
+    /// `best` and `meanPeak` are `null` when there is none; `next` is the cursor of the older sessions left out,
+    /// `null` when none was.
+    /// - Parameters:
+    ///   - entries: The sessions, oldest first.
+    ///   - next: The cursor of the older sessions' page, or nil.
+    ///   - buffer: The buffer to append to.
+    public static func encodeProgress(_ entries: [ProgressEntry], next: String?, into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#"{"sessions":["#)
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            buffer.appendLiteral(#"{"id":"#)
+            buffer.appendJSONString(entry.id)
+            buffer.appendLiteral(#","startedAt":"#)
+            ISO8601Timestamp.append(entry.startedAt, to: &buffer)
+            buffer.appendLiteral(#","exercise":"#)
+            buffer.appendJSONString(entry.exercise)
+            buffer.appendLiteral(#","status":"#)
+            buffer.appendJSONString(entry.status.rawValue)
+            buffer.appendLiteral(#","best":"#)
+            buffer.appendJSONNumber(entry.best)
+            buffer.appendLiteral(#","repCount":"#)
+            buffer.appendJSONInteger(entry.repCount)
+            buffer.appendLiteral(#","rejectedCount":"#)
+            buffer.appendJSONInteger(entry.rejectedCount)
+            buffer.appendLiteral(#","meanPeak":"#)
+            buffer.appendJSONNumber(entry.meanPeak)
+            buffer.append(UInt8(ascii: "}"))
+        }
+        buffer.appendLiteral(#"],"next":"#)
+        if let next { buffer.appendJSONString(next) } else { buffer.appendLiteral("null") }
+        buffer.append(UInt8(ascii: "}"))
+    }
+
     /// Writes `GET /v1/sessions/{id}/series`: `{"interval":0.1,"t":[…],"value":[…]}`, `null` where the value
     /// could not be measured.
     /// - Parameters:
@@ -118,20 +156,25 @@ extension WireEncoder {
 
     /// Writes a session's reps as CSV (RFC 4180, CRLF line ends), `GET /v1/sessions/{id}?format=csv`:
     ///
-    ///     index,peak,trough,start,end,duration,clean,faults
-    ///     1,130.2,31.5,3.1,5.0,1.9,true,
-    ///     2,128.9,30.8,6.2,8.4,2.2,false,keepUpperArmStill;keepTrunkUpright
+    ///     index,peak,trough,start,end,duration,clean,faults,range,timeToPeak,side
+    ///     1,130.2,31.5,3.1,5.0,1.9,true,,98.7,0.9,
+    ///     2,128.9,30.8,6.2,8.4,2.2,false,keepUpperArmStill;keepTrunkUpright,98.1,,left
     ///
-    /// Numbers as Swift prints a `Double`; faults by wire name, `;`-separated (no field needs quoting).
+    /// The first eight columns are those of the first version, in their order; `range`, `timeToPeak` and `side`
+    /// follow. Numbers as Swift prints a `Double`; faults by wire name, `;`-separated; an unknown `timeToPeak` and
+    /// the `side` of a rep that has none are empty. Every field is a number, a boolean or a vocabulary name, so none
+    /// needs quoting and none can start a spreadsheet formula (`=`, `+`, `@`; a `-` only starts a negative number).
     /// - Parameters:
     ///   - reps: The reps, in order.
     ///   - buffer: The buffer to append to.
     public static func encodeRepsCSV(_ reps: [Rep], into buffer: inout [UInt8]) {
-        buffer.appendLiteral("index,peak,trough,start,end,duration,clean,faults\r\n")
+        buffer.appendLiteral("index,peak,trough,start,end,duration,clean,faults,range,timeToPeak,side\r\n")
         for rep in reps {
             let faults = rep.faults.map(\.rawValue).joined(separator: ";")
+            let timeToPeak = rep.timeToPeak.map { "\($0)" } ?? ""
             let line =
-                "\(rep.index),\(rep.peak),\(rep.trough),\(rep.start),\(rep.end),\(rep.duration),\(rep.isClean),\(faults)\r\n"
+                "\(rep.index),\(rep.peak),\(rep.trough),\(rep.start),\(rep.end),\(rep.duration),\(rep.isClean),\(faults),"
+                + "\(rep.range),\(timeToPeak),\(rep.side?.rawValue ?? "")\r\n"
             buffer.append(contentsOf: line.utf8)
         }
     }

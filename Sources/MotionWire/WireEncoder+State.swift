@@ -3,13 +3,16 @@ public import MotionCore
 
 /// Snapshots and summaries: the state of a session.
 extension WireEncoder {
-    /// Writes `snapshot`, members in PROTOCOL.md §3 order:
+    /// Writes `snapshot`, members in PROTOCOL.md §3 order, then those of §5.2:
     ///
     ///     {"type":"snapshot","t":14.2,"value":138.2,"best":142.5,"repCount":3,"rejectedCount":1,
     ///      "lastRep":{…rep…},"holdProgress":null,"confidence":0.88,"setupIssues":[],
-    ///      "isVisible":true,"missingJoints":[],"isRunning":true,"baseline":{"progress":0.66,"value":null}}
+    ///      "isVisible":true,"missingJoints":[],"isRunning":true,"baseline":{"progress":0.66,"value":null},
+    ///      "side":null,"set":{"number":1,"of":3,"reps":4,"goal":10,"complete":false}}
     ///
-    /// `t` is `null` before the first pose; `lastRep` and `baseline` are `null` when absent.
+    /// `t` is `null` before the first pose; `lastRep` and `baseline` are `null` when absent; `side` is `null`
+    /// unless the exercise is `alternating` (then the side `value` belongs to); `set` is `null` without a
+    /// prescribed rep goal.
     /// - Parameters:
     ///   - snapshot: The engine's snapshot.
     ///   - includeType: Whether to write `"type":"snapshot"` first (false inside a REST body).
@@ -73,18 +76,47 @@ extension WireEncoder {
         } else {
             buffer.appendLiteral("null")
         }
+        guard snapshot.side != nil || snapshot.set != nil else {
+            // Most sessions: neither alternating nor prescribed a goal. One copy, not four.
+            buffer.appendLiteral(#","side":null,"set":null}"#)
+            return
+        }
+        buffer.appendLiteral(#","side":"#)
+        buffer.appendJSONSide(snapshot.side)
+        buffer.appendLiteral(#","set":"#)
+        if let set = snapshot.set {
+            buffer.appendLiteral(#"{"number":"#)
+            buffer.appendJSONInteger(set.number)
+            buffer.appendLiteral(#","of":"#)
+            buffer.appendJSONInteger(set.of)
+            buffer.appendLiteral(#","reps":"#)
+            buffer.appendJSONInteger(set.reps)
+            buffer.appendLiteral(#","goal":"#)
+            buffer.appendJSONInteger(set.goal)
+            buffer.appendLiteral(#","complete":"#)
+            buffer.appendJSONBool(set.isComplete)
+            buffer.append(UInt8(ascii: "}"))
+        } else {
+            buffer.appendLiteral("null")
+        }
         buffer.append(UInt8(ascii: "}"))
     }
 
-    /// Writes a session summary (PROTOCOL.md §5), members in the documented order:
+    /// Writes a session summary (PROTOCOL.md §5), members in the documented order, then those of §5.2:
     ///
     ///     {"id":"…","subject":"patient-17","exercise":"elbowFlexion","side":"right",
     ///      "status":"finished","startedAt":"2026-11-29T14:00:00Z","endedAt":"2026-11-29T14:01:33Z",
     ///      "duration":93.4,"frames":2802,"visibleRatio":0.97,"repCount":10,"rejectedCount":2,
-    ///      "best":142.5,"baseline":128.0,"reps":[…],"faultCounts":{"keepUpperArmStill":2}}
+    ///      "best":142.5,"baseline":128.0,"reps":[…],"faultCounts":{"keepUpperArmStill":2},
+    ///      "exerciseVersion":1,"prescription":{"target":150.0,"rest":30.0,"enter":60.0,"exit":40.0,
+    ///      "holdSeconds":null,"reps":10,"sets":3},"perSide":null}
     ///
     /// Server times are ISO-8601 UTC to the whole second; `endedAt` is `null` while live, `subject`, `side`,
     /// `best` and `baseline` are `null` when absent, and `faultCounts` lists faults in vocabulary order.
+    /// `prescription` is the effective one, every member present: `holdSeconds` is `null` for rep exercises,
+    /// `reps` and `sets` when no goal was prescribed, and all of them for sessions stored before prescriptions
+    /// were recorded. `perSide` is `{"left":{"repCount":…,"rejectedCount":…,"best":…},"right":{…}}` for
+    /// `alternating` exercises and `null` otherwise.
     /// - Parameters:
     ///   - summary: The engine's summary.
     ///   - metadata: What the server adds: id, subject, status, times.
@@ -137,7 +169,55 @@ extension WireEncoder {
             buffer.append(UInt8(ascii: ":"))
             buffer.appendJSONInteger(count)
         }
-        buffer.appendLiteral("}}")
+        buffer.appendLiteral(#"},"exerciseVersion":"#)
+        buffer.appendJSONInteger(summary.exerciseVersion)
+        buffer.appendLiteral(#","prescription":"#)
+        encodePrescription(summary.prescription, into: &buffer)
+        buffer.appendLiteral(#","perSide":"#)
+        if summary.perSide.isEmpty {
+            buffer.appendLiteral("null")
+        } else {
+            buffer.append(UInt8(ascii: "{"))
+            var first = true
+            for side in [BodySide.left, .right] {
+                guard let tally = summary.perSide[side] else { continue }
+                if !first { buffer.append(UInt8(ascii: ",")) }
+                first = false
+                buffer.appendJSONSide(side)
+                buffer.appendLiteral(#":{"repCount":"#)
+                buffer.appendJSONInteger(tally.repCount)
+                buffer.appendLiteral(#","rejectedCount":"#)
+                buffer.appendJSONInteger(tally.rejectedCount)
+                buffer.appendLiteral(#","best":"#)
+                buffer.appendJSONNumber(tally.best)
+                buffer.append(UInt8(ascii: "}"))
+            }
+            buffer.append(UInt8(ascii: "}"))
+        }
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes a prescription with every member, `null` for those not set:
+    /// `{"target":50.0,"rest":30.0,"enter":35.3,"exit":32.0,"holdSeconds":null,"reps":10,"sets":3}`.
+    /// - Parameters:
+    ///   - prescription: The prescription (in a summary, the effective one).
+    ///   - buffer: The buffer to append to.
+    public static func encodePrescription(_ prescription: Prescription, into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#"{"target":"#)
+        buffer.appendJSONNumber(prescription.target)
+        buffer.appendLiteral(#","rest":"#)
+        buffer.appendJSONNumber(prescription.rest)
+        buffer.appendLiteral(#","enter":"#)
+        buffer.appendJSONNumber(prescription.enter)
+        buffer.appendLiteral(#","exit":"#)
+        buffer.appendJSONNumber(prescription.exit)
+        buffer.appendLiteral(#","holdSeconds":"#)
+        buffer.appendJSONNumber(prescription.holdSeconds)
+        buffer.appendLiteral(#","reps":"#)
+        if let reps = prescription.reps { buffer.appendJSONInteger(reps) } else { buffer.appendLiteral("null") }
+        buffer.appendLiteral(#","sets":"#)
+        if let sets = prescription.sets { buffer.appendJSONInteger(sets) } else { buffer.appendLiteral("null") }
+        buffer.append(UInt8(ascii: "}"))
     }
 }
 

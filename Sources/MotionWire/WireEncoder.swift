@@ -107,7 +107,8 @@ public enum WireEncoder {
     ///
     /// The members after `event` depend on the kind, exactly as PROTOCOL.md §3 shows: `rep` for `repCompleted`
     /// and `repRejected`, none for `holdStarted`, `fault` for `formFault`, `visible` and `missingJoints` for
-    /// `visibilityChanged`, `issues` for `setupChanged`, `value` for `baselineCompleted`.
+    /// `visibilityChanged`, `issues` for `setupChanged`, `value` for `baselineCompleted`, `set` (its number, from
+    /// 1) for `setCompleted`.
     /// - Parameters:
     ///   - event: The engine event.
     ///   - timestamp: The `t` of the pose that produced it.
@@ -147,8 +148,13 @@ public enum WireEncoder {
         buffer.append(UInt8(ascii: "}"))
     }
 
-    /// Writes a rep object, exactly the members of PROTOCOL.md §3:
-    /// `{"index":3,"peak":142.5,"start":12.1,"end":14.2,"duration":2.1,"clean":true,"faults":[]}`.
+    /// Writes a rep object: the members of PROTOCOL.md §3, then those of §5.2 after them,
+    ///
+    ///     {"index":3,"peak":142.5,"start":12.1,"end":14.2,"duration":2.1,"clean":true,"faults":[],
+    ///      "trough":20.0,"range":122.5,"timeToPeak":1.2,"side":null}
+    ///
+    /// Every member is always there: `timeToPeak` is `null` when unknown (reps stored before it was recorded) and
+    /// `side` is `null` unless the exercise is `alternating`.
     /// - Parameters:
     ///   - rep: The rep.
     ///   - buffer: The buffer to append to.
@@ -167,6 +173,14 @@ public enum WireEncoder {
         buffer.appendJSONBool(rep.isClean)
         buffer.appendLiteral(#","faults":"#)
         buffer.appendJSONStrings(rep.faults)
+        buffer.appendLiteral(#","trough":"#)
+        buffer.appendJSONNumber(rep.trough)
+        buffer.appendLiteral(#","range":"#)
+        buffer.appendJSONNumber(rep.range)
+        buffer.appendLiteral(#","timeToPeak":"#)
+        buffer.appendJSONNumber(rep.timeToPeak)
+        buffer.appendLiteral(#","side":"#)
+        buffer.appendJSONSide(rep.side)
         buffer.append(UInt8(ascii: "}"))
     }
 
@@ -236,5 +250,17 @@ public enum WireEncoder {
         buffer.appendLiteral(#","message":"#)
         buffer.appendJSONString(error.message)
         buffer.appendLiteral("}}")
+    }
+}
+
+extension [UInt8] {
+    /// Appends a side's raw value as a string, or `null` for nil.
+    @inline(__always)
+    mutating func appendJSONSide(_ side: BodySide?) {
+        switch side {
+        case .left: appendLiteral(#""left""#)
+        case .right: appendLiteral(#""right""#)
+        case nil: appendLiteral("null")
+        }
     }
 }

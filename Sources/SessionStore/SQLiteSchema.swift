@@ -80,6 +80,32 @@ enum SQLiteSchema {
                     SELECT session_id, 0, samples FROM series WHERE length(samples) > 0;
                 ALTER TABLE series DROP COLUMN samples;
                 """),
+        // v4: the measurement model's second version (PROTOCOL.md §5.2). A session records the exercise version it
+        // used, the effective prescription (NULL where nothing was in effect: rows written before v4), its per-side
+        // tallies (`left=3:1:55.5,right=2:0:`, empty for exercises that do not alternate) and the mean peak of its
+        // clean reps, kept beside the counts so that progress over many sessions reads only `sessions` (rows
+        // written before v4 get it from their reps here). A rep records its time to peak and, for alternating
+        // exercises, its side. Progress by subject and exercise reads an index of its own.
+        Migration(
+            version: 4,
+            sql: """
+                ALTER TABLE sessions ADD COLUMN exercise_version INTEGER NOT NULL DEFAULT 1;
+                ALTER TABLE sessions ADD COLUMN prescribed_target REAL;
+                ALTER TABLE sessions ADD COLUMN prescribed_rest REAL;
+                ALTER TABLE sessions ADD COLUMN prescribed_enter REAL;
+                ALTER TABLE sessions ADD COLUMN prescribed_exit REAL;
+                ALTER TABLE sessions ADD COLUMN prescribed_hold_seconds REAL;
+                ALTER TABLE sessions ADD COLUMN prescribed_reps INTEGER;
+                ALTER TABLE sessions ADD COLUMN prescribed_sets INTEGER;
+                ALTER TABLE sessions ADD COLUMN per_side TEXT NOT NULL DEFAULT '';
+                ALTER TABLE sessions ADD COLUMN mean_peak REAL;
+                UPDATE sessions SET mean_peak =
+                    (SELECT avg(peak) FROM reps WHERE reps.session_id = sessions.id AND reps.faults = '');
+                ALTER TABLE reps ADD COLUMN time_to_peak REAL;
+                ALTER TABLE reps ADD COLUMN side TEXT;
+                CREATE INDEX sessions_by_subject_exercise
+                    ON sessions (tenant, subject, exercise, started_at DESC, id DESC);
+                """),
     ]
 
     /// The version this code writes.

@@ -5,7 +5,8 @@ extension SQLiteSessionStore {
     /// The `sessions` columns a ``StoredSession`` is read from, in the order ``readSession(from:)`` expects.
     private static let columns = """
         id, tenant, subject, status, started_at, ended_at, exercise, side, first_t, last_t, frames, visible_frames,
-        rep_count, rejected_count, best, baseline, fault_counts
+        rep_count, rejected_count, best, baseline, fault_counts, exercise_version, prescribed_target, prescribed_rest,
+        prescribed_enter, prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets, per_side
         """
 
     /// One session with its reps and series, read in one snapshot.
@@ -109,18 +110,25 @@ extension SQLiteSessionStore {
     private func readSession(from row: SQLiteStatement) throws(SessionStoreError) -> StoredSession {
         // The id is parsed in place: its text is only made for the error.
         guard let id = row.withUTF8(0, { SessionID(utf8: $0) }), let status = SessionStatus(rawValue: row.string(3)),
-            let faultCounts = SessionRecordCoding.decodeFaultCounts(row.string(16))
+            let faultCounts = SessionRecordCoding.decodeFaultCounts(row.string(16)),
+            let perSide = SessionRecordCoding.decodeTallies(row.string(25))
         else { throw .corruptRecord(id: row.string(0)) }
         var side: BodySide?
         if let text = row.optionalString(7) {
             guard let known = BodySide(rawValue: text) else { throw .corruptRecord(id: row.string(0)) }
             side = known
         }
+        let prescription = Prescription(
+            target: row.optionalDouble(18), rest: row.optionalDouble(19), enter: row.optionalDouble(20),
+            exit: row.optionalDouble(21), holdSeconds: row.optionalDouble(22),
+            reps: row.optionalInt64(23).map(Int.init),
+            sets: row.optionalInt64(24).map(Int.init))
         let summary = SessionSummary(
-            exercise: row.string(6), side: side, firstTimestamp: row.optionalDouble(8),
-            lastTimestamp: row.optionalDouble(9), frames: row.int(10), visibleFrames: row.int(11),
-            repCount: row.int(12), rejectedCount: row.int(13), best: row.optionalDouble(14),
-            baseline: row.optionalDouble(15), faultCounts: faultCounts)
+            exercise: row.string(6), exerciseVersion: row.int(17), side: side, prescription: prescription,
+            firstTimestamp: row.optionalDouble(8), lastTimestamp: row.optionalDouble(9), frames: row.int(10),
+            visibleFrames: row.int(11), repCount: row.int(12), rejectedCount: row.int(13),
+            best: row.optionalDouble(14), baseline: row.optionalDouble(15), faultCounts: faultCounts,
+            perSide: perSide)
         return StoredSession(
             id: id, tenant: row.string(1), subject: row.optionalString(2), status: status, startedAt: row.int64(4),
             endedAt: row.optionalInt64(5), summary: summary)
@@ -129,11 +137,17 @@ extension SQLiteSessionStore {
     /// One session's reps, in order.
     private func reps(of key: String, in db: SQLiteConnection) throws(SessionStoreError) -> [Rep] {
         try db.withStatement(
-            "SELECT number, peak, trough, start_t, end_t, faults FROM reps WHERE session_id = ?1 ORDER BY position"
+            """
+            SELECT number, peak, trough, start_t, end_t, faults, time_to_peak, side FROM reps WHERE session_id = ?1
+            ORDER BY position
+            """
         ) { select throws(SessionStoreError) -> [Rep] in
             try select.bind(key, at: 1)
             var reps: [Rep] = []
-            while try select.step() { reps.append(readRep(from: select, at: 0)) }
+            while try select.step() {
+                guard let rep = readRep(from: select, at: 0) else { throw .corruptRecord(id: key) }
+                reps.append(rep)
+            }
             return reps
         }
     }
@@ -165,7 +179,7 @@ extension SQLiteSessionStore {
         }
         try db.withStatement(
             """
-            SELECT session_id, number, peak, trough, start_t, end_t, faults FROM reps
+            SELECT session_id, number, peak, trough, start_t, end_t, faults, time_to_peak, side FROM reps
             WHERE session_id IN (SELECT value FROM json_each(?1)) ORDER BY session_id, position
             """
         ) { select throws(SessionStoreError) in
@@ -174,17 +188,24 @@ extension SQLiteSessionStore {
                 guard let id = select.withUTF8(0, { SessionID(utf8: $0) }), let index = positions[id] else {
                     throw .corruptRecord(id: select.string(0))
                 }
-                sessions[index].summary.reps.append(readRep(from: select, at: 1))
+                guard let rep = readRep(from: select, at: 1) else { throw .corruptRecord(id: select.string(0)) }
+                sessions[index].summary.reps.append(rep)
             }
         }
     }
 
-    /// Reads a rep from the current row: number, peak, trough, start, end and faults from column `first` on.
-    private func readRep(from row: SQLiteStatement, at first: Int32) -> Rep {
-        Rep(
+    /// Reads a rep from the current row: number, peak, trough, start, end, faults, time to peak and side from column
+    /// `first` on; nil when the side is not one.
+    private func readRep(from row: SQLiteStatement, at first: Int32) -> Rep? {
+        var side: BodySide?
+        if let text = row.optionalString(first + 7) {
+            guard let known = BodySide(rawValue: text) else { return nil }
+            side = known
+        }
+        return Rep(
             index: row.int(first), peak: row.double(first + 1), trough: row.double(first + 2),
-            start: row.double(first + 3), end: row.double(first + 4),
-            faults: SessionRecordCoding.decodeFaults(row.string(first + 5)))
+            start: row.double(first + 3), end: row.double(first + 4), timeToPeak: row.optionalDouble(first + 6),
+            side: side, faults: SessionRecordCoding.decodeFaults(row.string(first + 5)))
     }
 
     /// A session's series: its interval and capacity, and its chunks of samples in order, which must follow one

@@ -24,8 +24,10 @@ extension SQLiteSessionStore {
                     """
                     INSERT INTO sessions (id, tenant, subject, status, started_at, ended_at, updated_at, exercise, side,
                         first_t, last_t, frames, visible_frames, rep_count, rejected_count, best, baseline,
-                        fault_counts)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
+                        fault_counts, exercise_version, prescribed_target, prescribed_rest, prescribed_enter,
+                        prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets, per_side, mean_peak)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
+                        ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)
                     """
                 ) { insert throws(SessionStoreError) in
                     try insert.bind(session.id.description, at: 1)
@@ -183,7 +185,10 @@ extension SQLiteSessionStore {
             """
             UPDATE sessions SET status = ?3, ended_at = ?4, updated_at = ?5, exercise = ?6, side = ?7,
                 first_t = ?8, last_t = ?9, frames = ?10, visible_frames = ?11, rep_count = ?12,
-                rejected_count = ?13, best = ?14, baseline = ?15, fault_counts = ?16
+                rejected_count = ?13, best = ?14, baseline = ?15, fault_counts = ?16, exercise_version = ?17,
+                prescribed_target = ?18, prescribed_rest = ?19, prescribed_enter = ?20, prescribed_exit = ?21,
+                prescribed_hold_seconds = ?22, prescribed_reps = ?23, prescribed_sets = ?24, per_side = ?25,
+                mean_peak = ?26
             WHERE id = ?1 AND tenant = ?2 AND status = 'live'
             """
         ) { update throws(SessionStoreError) in
@@ -218,8 +223,9 @@ extension SQLiteSessionStore {
         }
     }
 
-    /// Binds exercise, side, first_t, last_t, frames, visible_frames, rep_count, rejected_count, best, baseline and
-    /// fault_counts to 11 consecutive parameters.
+    /// Binds exercise, side, first_t, last_t, frames, visible_frames, rep_count, rejected_count, best, baseline,
+    /// fault_counts, exercise_version, the seven prescribed_ columns (target, rest, enter, exit, hold_seconds, reps,
+    /// sets), per_side and mean_peak to 21 consecutive parameters.
     private func bindSummaryColumns(
         _ summary: SessionSummary, to statement: SQLiteStatement, from first: Int32
     ) throws(SessionStoreError) {
@@ -234,6 +240,17 @@ extension SQLiteSessionStore {
         try statement.bind(summary.best, at: first + 8)
         try statement.bind(summary.baseline, at: first + 9)
         try statement.bind(SessionRecordCoding.encode(summary.faultCounts), at: first + 10)
+        try statement.bind(summary.exerciseVersion, at: first + 11)
+        let prescription = summary.prescription
+        try statement.bind(prescription.target, at: first + 12)
+        try statement.bind(prescription.rest, at: first + 13)
+        try statement.bind(prescription.enter, at: first + 14)
+        try statement.bind(prescription.exit, at: first + 15)
+        try statement.bind(prescription.holdSeconds, at: first + 16)
+        try statement.bind(prescription.reps, at: first + 17)
+        try statement.bind(prescription.sets, at: first + 18)
+        try statement.bind(SessionRecordCoding.encode(summary.perSide), at: first + 19)
+        try statement.bind(SessionRecordCoding.meanCleanPeak(summary.reps), at: first + 20)
     }
 
     /// Writes the session's reps and series inside the caller's transaction: only what follows `after` when the
@@ -255,8 +272,9 @@ extension SQLiteSessionStore {
         if firstRep < summary.reps.count {
             try db.withStatement(
                 """
-                INSERT INTO reps (session_id, position, number, peak, trough, start_t, end_t, faults)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                INSERT INTO reps (session_id, position, number, peak, trough, start_t, end_t, faults, time_to_peak,
+                    side)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
                 """
             ) { insert throws(SessionStoreError) in
                 for position in firstRep..<summary.reps.count {
@@ -270,6 +288,8 @@ extension SQLiteSessionStore {
                     try insert.bind(rep.start, at: 6)
                     try insert.bind(rep.end, at: 7)
                     try insert.bind(SessionRecordCoding.encode(rep.faults), at: 8)
+                    try insert.bind(rep.timeToPeak, at: 9)
+                    try insert.bind(rep.side?.rawValue, at: 10)
                     try insert.step()
                 }
             }

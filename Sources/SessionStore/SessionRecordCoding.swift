@@ -33,6 +33,47 @@ enum SessionRecordCoding {
         return counts
     }
 
+    /// Per-side tallies as `side=repCount:rejectedCount:best` joined by commas, left first, `best` empty when
+    /// there is none: `left=3:1:55.5,right=2:0:`. Numbers are Swift's shortest round-trip text.
+    static func encode(_ tallies: [BodySide: SideTally]) -> String {
+        [BodySide.left, .right].compactMap { side in
+            tallies[side].map { "\(side.rawValue)=\($0.repCount):\($0.rejectedCount):\($0.best.map { "\($0)" } ?? "")" }
+        }
+        .joined(separator: ",")
+    }
+
+    /// Parses ``encode(_:)-([BodySide: SideTally])``'s output.
+    /// - Returns: The tallies, or nil if the text is malformed (an unknown side included).
+    static func decodeTallies(_ text: String) -> [BodySide: SideTally]? {
+        var tallies: [BodySide: SideTally] = [:]
+        for entry in text.split(separator: ",") {
+            let parts = entry.split(separator: "=", omittingEmptySubsequences: false)
+            guard parts.count == 2, let side = BodySide(rawValue: String(parts[0])), tallies[side] == nil else {
+                return nil
+            }
+            let fields = parts[1].split(separator: ":", omittingEmptySubsequences: false)
+            guard fields.count == 3, let reps = Int(fields[0]), let rejected = Int(fields[1]) else { return nil }
+            var best: Double?
+            if !fields[2].isEmpty {
+                guard let value = Double(fields[2]) else { return nil }
+                best = value
+            }
+            tallies[side] = SideTally(repCount: reps, rejectedCount: rejected, best: best)
+        }
+        return tallies
+    }
+
+    /// The mean peak of the clean reps, nil without any (the `mean_peak` column that progress reads).
+    static func meanCleanPeak(_ reps: [Rep]) -> Double? {
+        var sum = 0.0
+        var count = 0
+        for rep in reps where rep.isClean {
+            sum += rep.peak
+            count += 1
+        }
+        return count == 0 ? nil : sum / Double(count)
+    }
+
     /// A series' samples as little-endian IEEE 754 binary64 pairs, NaN standing for nil:
     ///
     ///     +---------+---------+---------+---------+----

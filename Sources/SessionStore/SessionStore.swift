@@ -76,6 +76,13 @@ public protocol SessionStore: Sendable {
     /// - Throws: ``SessionStoreError/invalidCursor``; ``SessionStoreError/corruptRecord(id:)``; database errors.
     func list(_ query: SessionQuery) async throws -> SessionPage
 
+    /// One subject's latest sessions in a window, oldest first, for trend charts (counts, best and the clean reps'
+    /// mean peak, without reps or series).
+    /// - Parameter query: Tenant, subject, filters and limit.
+    /// - Returns: At most the query's limit of sessions, and whether older ones in the window were left out.
+    /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
+    func progress(_ query: ProgressQuery) async throws -> ProgressPage
+
     /// Deletes a session and everything stored for it (reps, series).
     /// - Parameters:
     ///   - id: The session.

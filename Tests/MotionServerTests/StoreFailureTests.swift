@@ -22,6 +22,7 @@ struct FailingStore: SessionStore {
     func session(id: SessionID, tenant: String) async throws -> StoredSession? { throw Down() }
     func series(id: SessionID, tenant: String) async throws -> ValueSeries? { throw Down() }
     func list(_ query: SessionQuery) async throws -> SessionPage { throw Down() }
+    func progress(_ query: ProgressQuery) async throws -> ProgressPage { throw Down() }
     func delete(id: SessionID, tenant: String) async throws -> Bool { throw Down() }
     func abandonLiveSessions(updatedBefore cutoff: Int64) async throws -> Int { throw Down() }
     func probe() async throws { throw Down() }
@@ -42,6 +43,7 @@ struct StoreFailureTests {
             ("GET", "/v1/sessions/\(id)", "", "get"),
             ("GET", "/v1/sessions/\(id)?format=csv", "", "get"),
             ("GET", "/v1/sessions/\(id)/series", "", "series"),
+            ("GET", "/v1/subjects/patient-17/progress?exercise=squat", "", "progress"),
             ("DELETE", "/v1/sessions/\(id)", "", "delete"),
             ("POST", "/v1/sessions/\(id)/poses", #"{"frames":[]}"#, "get"),
             ("POST", "/v1/sessions/\(id)/stop", "", "get"),

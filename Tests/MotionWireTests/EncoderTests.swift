@@ -7,6 +7,10 @@ import Testing
 @Suite struct EncoderTests {
     static let rep3 = Rep(index: 3, peak: 142.5, trough: 20, start: 12.1, end: 14.2)
     static let rep4 = Rep(index: 4, peak: 120.0, trough: 25, start: 18.0, end: 20.0, faults: [.keepUpperArmStill])
+    /// A rep of an alternating exercise, with its time to peak.
+    static let rep5 = Rep(index: 5, peak: 55.5, trough: 12, start: 58, end: 60, timeToPeak: 0.75, side: .left)
+    /// A falling exercise's rep: the peak is the lowest value, the range still positive.
+    static let falling = Rep(index: 1, peak: -0.25, trough: 0.5, start: 1, end: 2.5, timeToPeak: 0.5)
 
     private static func encode(_ body: (inout [UInt8]) -> Void) -> String {
         var buffer: [UInt8] = []
@@ -67,12 +71,14 @@ import Testing
             (
                 MotionEvent.repCompleted(rep3), 14.2,
                 #"{"type":"event","t":14.2,"event":"repCompleted","rep":{"index":3,"peak":142.5,"start":12.1,"end":14.2,"#
-                    + #""duration":2.0999999999999996,"clean":true,"faults":[]}}"#
+                    + #""duration":2.0999999999999996,"clean":true,"faults":[],"trough":20.0,"range":122.5,"#
+                    + #""timeToPeak":null,"side":null}}"#
             ),
             (
                 .repRejected(rep4), 20.0,
                 #"{"type":"event","t":20.0,"event":"repRejected","rep":{"index":4,"peak":120.0,"start":18.0,"end":20.0,"#
-                    + #""duration":2.0,"clean":false,"faults":["keepUpperArmStill"]}}"#
+                    + #""duration":2.0,"clean":false,"faults":["keepUpperArmStill"],"trough":25.0,"range":95.0,"#
+                    + #""timeToPeak":null,"side":null}}"#
             ),
             (.holdStarted, 30.5, #"{"type":"event","t":30.5,"event":"holdStarted"}"#),
             (
@@ -93,6 +99,13 @@ import Testing
                 #"{"type":"event","t":41.5,"event":"setupChanged","issues":["tooClose","notCentered"]}"#
             ),
             (.baselineCompleted(128.0), 45.0, #"{"type":"event","t":45.0,"event":"baselineCompleted","value":128.0}"#),
+            (.setCompleted(number: 2), 51.5, #"{"type":"event","t":51.5,"event":"setCompleted","set":2}"#),
+            (
+                .repCompleted(rep5), 60.0,
+                #"{"type":"event","t":60.0,"event":"repCompleted","rep":{"index":5,"peak":55.5,"start":58.0,"end":60.0,"#
+                    + #""duration":2.0,"clean":true,"faults":[],"trough":12.0,"range":43.5,"timeToPeak":0.75,"#
+                    + #""side":"left"}}"#
+            ),
         ] as [(MotionEvent, Double, String)])
     func encodesEveryEventKindAsTheProtocolShows(_ event: MotionEvent, _ t: Double, _ expected: String) {
         #expect(Self.encode { WireEncoder.encodeEvent(event, at: t, into: &$0) } == expected)
@@ -108,8 +121,57 @@ import Testing
             Self.encode { WireEncoder.encodeSnapshot(Self.snapshot, into: &$0) }
                 == #"{"type":"snapshot","t":14.2,"value":138.2,"best":142.5,"repCount":3,"rejectedCount":1,"#
                 + #""lastRep":{"index":3,"peak":142.5,"start":12.1,"end":14.2,"duration":2.0999999999999996,"#
-                + #""clean":true,"faults":[]},"holdProgress":null,"confidence":0.88,"setupIssues":[],"#
-                + #""isVisible":true,"missingJoints":[],"isRunning":true,"baseline":{"progress":0.66,"value":null}}"#)
+                + #""clean":true,"faults":[],"trough":20.0,"range":122.5,"timeToPeak":null,"side":null},"#
+                + #""holdProgress":null,"confidence":0.88,"setupIssues":[],"isVisible":true,"missingJoints":[],"#
+                + #""isRunning":true,"baseline":{"progress":0.66,"value":null},"side":null,"set":null}"#)
+    }
+
+    @Test(arguments: [
+        (
+            SetProgress(number: 1, of: 3, reps: 4, goal: 10),
+            #""set":{"number":1,"of":3,"reps":4,"goal":10,"complete":false}}"#
+        ),
+        (
+            SetProgress(number: 3, of: 3, reps: 9, goal: 10),
+            #""set":{"number":3,"of":3,"reps":9,"goal":10,"complete":false}}"#
+        ),
+        (
+            SetProgress(number: 3, of: 3, reps: 10, goal: 10),
+            #""set":{"number":3,"of":3,"reps":10,"goal":10,"complete":true}}"#
+        ),
+        (
+            SetProgress(number: 1, of: 1, reps: 1000, goal: 1000),
+            #""set":{"number":1,"of":1,"reps":1000,"goal":1000,"complete":true}}"#
+        ),
+    ])
+    func encodesTheSnapshotsSideAndSetProgress(_ set: SetProgress, _ suffix: String) {
+        var snapshot = Self.snapshot
+        snapshot.lastRep = Self.rep5
+        snapshot.side = .right
+        snapshot.set = set
+        let json = Self.encode { WireEncoder.encodeSnapshot(snapshot, into: &$0) }
+        #expect(json.hasSuffix(#""baseline":{"progress":0.66,"value":null},"side":"right","# + suffix), "\(json)")
+        #expect(json.contains(#""timeToPeak":0.75,"side":"left"},"holdProgress""#), "\(json)")
+    }
+
+    @Test func writesTheSnapshotsSideAndSetEachAlone() {
+        var snapshot = Self.snapshot
+        snapshot.side = .left
+        #expect(
+            Self.encode { WireEncoder.encodeSnapshot(snapshot, into: &$0) }
+                .hasSuffix(#""value":null},"side":"left","set":null}"#))
+        snapshot.side = nil
+        snapshot.set = SetProgress(number: 1, of: 1, reps: 0, goal: 5)
+        #expect(
+            Self.encode { WireEncoder.encodeSnapshot(snapshot, into: &$0) }
+                .hasSuffix(#""value":null},"side":null,"set":{"number":1,"of":1,"reps":0,"goal":5,"complete":false}}"#))
+    }
+
+    @Test func encodesAFallingRepWithAPositiveRange() {
+        #expect(
+            Self.encode { WireEncoder.encodeRep(Self.falling, into: &$0) }
+                == #"{"index":1,"peak":-0.25,"start":1.0,"end":2.5,"duration":1.5,"clean":true,"faults":[],"#
+                + #""trough":0.5,"range":0.75,"timeToPeak":0.5,"side":null}"#)
     }
 
     @Test func aSessionsSnapshotCacheWritesWhatEncodingAfreshWrites() {
@@ -117,9 +179,13 @@ import Testing
         faulty.faults = [.keepUpperArmStill]
         var laterPeak = Self.rep3
         laterPeak.peak = 150
+        var timed = Self.rep3
+        timed.timeToPeak = 1.25
+        var sided = timed
+        sided.side = .right
         let reps: [Rep?] = [
             nil, Self.rep3, Self.rep3, faulty, laterPeak, nil, Rep(index: 1, peak: 90, trough: 5, start: 0, end: 1.5),
-            Self.rep3,
+            Self.rep3, timed, sided, sided, Self.rep3,
         ]
         var cache = SnapshotCache()
         for (step, rep) in reps.enumerated() {
@@ -167,7 +233,8 @@ import Testing
             Self.encode { WireEncoder.encodeSnapshot(empty, includeType: false, into: &$0) }
                 == #"{"t":null,"value":null,"best":null,"repCount":0,"rejectedCount":0,"lastRep":null,"#
                 + #""holdProgress":0.5,"confidence":null,"setupIssues":["tooClose","notSideways"],"isVisible":false,"#
-                + #""missingJoints":["rightElbow","rightWrist"],"isRunning":false,"baseline":null}"#)
+                + #""missingJoints":["rightElbow","rightWrist"],"isRunning":false,"baseline":null,"side":null,"#
+                + #""set":null}"#)
     }
 
     @Test func encodesTheSummaryForRESTAndWebSocket() {
@@ -175,8 +242,11 @@ import Testing
             #"{"id":"s-1","subject":"patient-17","exercise":"elbowFlexion","side":"right","status":"finished","#
             + #""startedAt":"2026-11-29T14:00:00Z","endedAt":"2026-11-29T14:01:33Z","duration":93.5,"frames":2802,"#
             + #""visibleRatio":0.9700214132762313,"repCount":10,"rejectedCount":2,"best":142.5,"baseline":128.0,"#
-            + #""reps":[{"index":1,"peak":130.25,"start":3.5,"end":5.0,"duration":1.5,"clean":true,"faults":[]}],"#
-            + #""faultCounts":{"keepUpperArmStill":2,"keepTrunkUpright":1}}"#
+            + #""reps":[{"index":1,"peak":130.25,"start":3.5,"end":5.0,"duration":1.5,"clean":true,"faults":[],"#
+            + #""trough":10.0,"range":120.25,"timeToPeak":null,"side":null}],"#
+            + #""faultCounts":{"keepUpperArmStill":2,"keepTrunkUpright":1},"exerciseVersion":1,"#
+            + #""prescription":{"target":null,"rest":null,"enter":null,"exit":null,"holdSeconds":null,"reps":null,"#
+            + #""sets":null},"perSide":null}"#
         #expect(Self.encode { WireEncoder.encodeSummary(Self.summary, metadata: Self.metadata, into: &$0) } == body)
         let message = Self.encode {
             WireEncoder.encodeSummary(Self.summary, metadata: Self.metadata, includeType: true, into: &$0)
@@ -195,7 +265,36 @@ import Testing
         let json = Self.encode { WireEncoder.encodeSummary(summary, metadata: metadata, into: &$0) }
         #expect(json.hasPrefix(#"{"id":"x","subject":null,"exercise":"elbowFlexion","side":null,"status":"live","#))
         #expect(json.contains(#""startedAt":"1970-01-01T00:00:00Z","endedAt":null,"#))
-        #expect(json.hasSuffix(#""best":null,"baseline":null,"reps":[],"faultCounts":{}}"#))
+        #expect(json.contains(#""best":null,"baseline":null,"reps":[],"faultCounts":{},"exerciseVersion":1,"#))
+        #expect(json.hasSuffix(#""perSide":null}"#))
+    }
+
+    @Test func encodesTheEffectivePrescriptionAndPerSideTallies() {
+        var summary = Self.summary
+        summary.exerciseVersion = 3
+        summary.prescription = Prescription(
+            target: 50, rest: 30, enter: 35.333333333333336, exit: 32, holdSeconds: nil, reps: 10, sets: 3)
+        summary.perSide = [
+            .right: SideTally(repCount: 2, rejectedCount: 0, best: nil),
+            .left: SideTally(repCount: 3, rejectedCount: 1, best: 55.5),
+        ]
+        let json = Self.encode { WireEncoder.encodeSummary(summary, metadata: Self.metadata, into: &$0) }
+        #expect(
+            json.hasSuffix(
+                #""faultCounts":{"keepUpperArmStill":2,"keepTrunkUpright":1},"exerciseVersion":3,"#
+                    + #""prescription":{"target":50.0,"rest":30.0,"enter":35.333333333333336,"exit":32.0,"#
+                    + #""holdSeconds":null,"reps":10,"sets":3},"#
+                    + #""perSide":{"left":{"repCount":3,"rejectedCount":1,"best":55.5},"#
+                    + #""right":{"repCount":2,"rejectedCount":0,"best":null}}}"#), "\(json)")
+        var hold = Prescription(target: 90, rest: 30, enter: 90, exit: 60, holdSeconds: 8)
+        hold.sets = 2
+        #expect(
+            Self.encode { WireEncoder.encodePrescription(hold, into: &$0) }
+                == #"{"target":90.0,"rest":30.0,"enter":90.0,"exit":60.0,"holdSeconds":8.0,"reps":null,"sets":2}"#)
+        summary.perSide = [.left: SideTally()]
+        #expect(
+            Self.encode { WireEncoder.encodeSummary(summary, metadata: Self.metadata, into: &$0) }
+                .hasSuffix(#""perSide":{"left":{"repCount":0,"rejectedCount":0,"best":null}}}"#))
     }
 
     @Test func encodesErrors() {
@@ -315,14 +414,23 @@ import Testing
         let events: [MotionEvent] = [
             .repCompleted(Self.rep3), .repRejected(Self.rep4), .holdStarted, .formFault(.keepHipsLevel),
             .visibilityChanged(Visibility(missingJoints: [.nose, .root])), .setupChanged([]),
-            .baselineCompleted(.nan),
+            .baselineCompleted(.nan), .setCompleted(number: 1), .repCompleted(Self.rep5), .repRejected(Self.falling),
         ]
         for event in events {
             add { WireEncoder.encodeEvent(event, at: 1e-7, into: &$0) }
             add { WireEncoder.encodeEvent(event, at: -0.0, includeType: false, into: &$0) }
         }
         add { WireEncoder.encodeSnapshot(Self.snapshot, into: &$0) }
+        var busy = Self.snapshot
+        busy.side = .left
+        busy.set = SetProgress(number: 2, of: 3, reps: 0, goal: 8)
+        add { WireEncoder.encodeSnapshot(busy, into: &$0) }
         add { WireEncoder.encodeSummary(Self.summary, metadata: Self.metadata, includeType: true, into: &$0) }
+        var alternating = Self.summary
+        alternating.reps = [Self.rep5, Self.falling]
+        alternating.prescription = Prescription(target: .infinity, rest: -0.0, reps: 1)
+        alternating.perSide = [.left: SideTally(repCount: 1, rejectedCount: 0, best: 55.5), .right: SideTally()]
+        add { WireEncoder.encodeSummary(alternating, metadata: Self.metadata, into: &$0) }
         add { WireEncoder.encodeError(WireError(code: .rateLimited, message: "\u{1}\u{2028}"), frame: -3, into: &$0) }
         add { WireEncoder.encodeErrorBody(WireError(code: .notStarted, message: ""), into: &$0) }
         add { WireEncoder.encodeError(WireError(code: .invalidPose, message: "\u{0}"), batchIndex: 9, into: &$0) }

@@ -87,14 +87,50 @@ import Testing
         let reps = [
             Rep(index: 1, peak: 130.2, trough: 31.5, start: 3.1, end: 5.0),
             Rep(index: 2, peak: 128, trough: 30, start: 6, end: 8.5, faults: [.keepUpperArmStill, .keepTrunkUpright]),
+            Rep(index: 3, peak: 55.5, trough: 12, start: 9, end: 11, timeToPeak: 0.75, side: .left),
+            Rep(index: 4, peak: -0.25, trough: 0.5, start: 12, end: 13, timeToPeak: 0.5, side: .right),
         ]
         #expect(
             Self.encode { WireEncoder.encodeRepsCSV(reps, into: &$0) }
-                == "index,peak,trough,start,end,duration,clean,faults\r\n"
-                + "1,130.2,31.5,3.1,5.0,1.9,true,\r\n"
-                + "2,128.0,30.0,6.0,8.5,2.5,false,keepUpperArmStill;keepTrunkUpright\r\n")
+                == "index,peak,trough,start,end,duration,clean,faults,range,timeToPeak,side\r\n"
+                + "1,130.2,31.5,3.1,5.0,1.9,true,,98.69999999999999,,\r\n"
+                + "2,128.0,30.0,6.0,8.5,2.5,false,keepUpperArmStill;keepTrunkUpright,98.0,,\r\n"
+                + "3,55.5,12.0,9.0,11.0,2.0,true,,43.5,0.75,left\r\n"
+                + "4,-0.25,0.5,12.0,13.0,1.0,true,,0.75,0.5,right\r\n")
         #expect(
             Self.encode { WireEncoder.encodeRepsCSV([], into: &$0) }
-                == "index,peak,trough,start,end,duration,clean,faults\r\n")
+                == "index,peak,trough,start,end,duration,clean,faults,range,timeToPeak,side\r\n")
+    }
+
+    @Test func keepsTheFirstVersionsCSVColumnsInTheirPlaces() {
+        let rep = Rep(
+            index: 7, peak: 90, trough: 10, start: 1, end: 3, timeToPeak: 1, side: .left, faults: [.keepHipsLevel])
+        let lines = Self.encode { WireEncoder.encodeRepsCSV([rep], into: &$0) }.split(separator: "\r\n")
+        let header = lines[0].split(separator: ",", omittingEmptySubsequences: false)
+        let row = lines[1].split(separator: ",", omittingEmptySubsequences: false)
+        #expect(Array(header.prefix(8)) == ["index", "peak", "trough", "start", "end", "duration", "clean", "faults"])
+        #expect(row.count == header.count)
+        #expect(Array(row.prefix(8)) == ["7", "90.0", "10.0", "1.0", "3.0", "2.0", "false", "keepHipsLevel"])
+        // No field can start a spreadsheet formula.
+        for field in row { #expect(!["=", "+", "@", "\t", "\r"].contains(field.first.map(String.init) ?? "")) }
+    }
+
+    @Test func encodesProgressOldestFirstWithNullsAndTheCursor() {
+        let entries = [
+            ProgressEntry(
+                id: "a", startedAt: 1_795_960_800.5, exercise: "squat", status: .finished, best: 92.5, repCount: 10,
+                rejectedCount: 1, meanPeak: 88.25),
+            ProgressEntry(
+                id: "b\"", startedAt: 1_795_964_400, exercise: "hipAbduction", status: .live, best: nil, repCount: 0,
+                rejectedCount: 0, meanPeak: nil),
+        ]
+        #expect(
+            Self.encode { WireEncoder.encodeProgress(entries, next: nil, into: &$0) }
+                == #"{"sessions":[{"id":"a","startedAt":"2026-11-29T14:00:00Z","exercise":"squat","status":"finished","#
+                + #""best":92.5,"repCount":10,"rejectedCount":1,"meanPeak":88.25},"#
+                + #"{"id":"b\"","startedAt":"2026-11-29T15:00:00Z","exercise":"hipAbduction","status":"live","#
+                + #""best":null,"repCount":0,"rejectedCount":0,"meanPeak":null}],"next":null}"#)
+        #expect(
+            Self.encode { WireEncoder.encodeProgress([], next: "c1", into: &$0) } == #"{"sessions":[],"next":"c1"}"#)
     }
 }

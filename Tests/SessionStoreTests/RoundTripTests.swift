@@ -28,6 +28,78 @@ import Testing
         }
     }
 
+    @Test func roundTripsAnAlternatingSessionWithSidesTalliesAndTimesToPeak() async throws {
+        try await withStore { store, _ in
+            let session = StoredSession.make(summary: .make(exercise: "marching", reps: 5, alternating: true))
+            try await store.create(session)
+            let read = try #require(try await store.session(id: session.id, tenant: session.tenant))
+            #expect(read == session)
+            #expect(read.summary.reps.map(\.side) == [.left, .right, .left, .right, .left])
+            #expect(read.summary.reps.map(\.timeToPeak) == session.summary.reps.map(\.timeToPeak))
+            #expect(read.summary.reps[2].timeToPeak == nil)
+            #expect(read.summary.perSide[.left] == SideTally(repCount: 3, rejectedCount: 0, best: 132.2))
+            #expect(read.summary.perSide[.right] == SideTally(repCount: 1, rejectedCount: 1, best: nil))
+            #expect(
+                try await store.list(SessionQuery(tenant: session.tenant)).sessions.map(\.summary.perSide) == [
+                    session.summary.perSide
+                ])
+        }
+    }
+
+    @Test(arguments: [
+        Prescription(),
+        SessionSummary.prescribed,
+        Prescription(target: 90, rest: 30, enter: 90, exit: 60, holdSeconds: 8, reps: nil, sets: 2),
+        Prescription(target: -0.0, rest: 0.1, enter: -359.99999999999994, exit: .leastNonzeroMagnitude, reps: 1000),
+        Prescription(target: 1.25, holdSeconds: 3600, reps: 1, sets: 100),
+    ])
+    func roundTripsEveryPrescriptionAndVersion(_ prescription: Prescription) async throws {
+        try await withStore { store, _ in
+            var summary = SessionSummary.make()
+            summary.prescription = prescription
+            summary.exerciseVersion = Int(Int32.max) + 7
+            let session = StoredSession.make(summary: summary)
+            try await store.create(session)
+            let read = try #require(try await store.session(id: session.id, tenant: session.tenant))
+            #expect(read.summary.prescription == prescription)
+            #expect(read.summary.exerciseVersion == summary.exerciseVersion)
+            #expect(read == session)
+        }
+    }
+
+    @Test(arguments: [
+        "UPDATE sessions SET per_side = 'middle=1:0:'", "UPDATE sessions SET per_side = 'left=1:0'",
+        "UPDATE sessions SET per_side = 'left=1:0:x'", "UPDATE sessions SET per_side = 'left=1:0:,left=2:0:'",
+        "UPDATE sessions SET per_side = 'left=one:0:'", "UPDATE sessions SET per_side = 'left'",
+    ])
+    func reportsDamagedTallies(damage: String) async throws {
+        try await withStore { store, path in
+            let session = StoredSession.make(summary: .make(alternating: true))
+            try await store.create(session)
+            try RawDatabase(path: path).execute(damage)
+            await #expect(throws: SessionStoreError.corruptRecord(id: session.id.description)) {
+                try await store.session(id: session.id, tenant: session.tenant)
+            }
+            await #expect(throws: SessionStoreError.corruptRecord(id: session.id.description)) {
+                try await store.list(SessionQuery(tenant: session.tenant))
+            }
+        }
+    }
+
+    @Test func reportsARepWithAnUnknownSide() async throws {
+        try await withStore { store, path in
+            let session = StoredSession.make(summary: .make(alternating: true))
+            try await store.create(session)
+            try RawDatabase(path: path).execute("UPDATE reps SET side = 'middle' WHERE position = 1")
+            await #expect(throws: SessionStoreError.corruptRecord(id: session.id.description)) {
+                try await store.session(id: session.id, tenant: session.tenant)
+            }
+            await #expect(throws: SessionStoreError.corruptRecord(id: session.id.description)) {
+                try await store.list(SessionQuery(tenant: session.tenant))
+            }
+        }
+    }
+
     @Test func roundTripsAHalvedSeriesThatGoesOnRecording() async throws {
         try await withStore { store, _ in
             // Capacity 16 over 100 samples: the interval has doubled several times.

@@ -9,7 +9,7 @@ import Testing
         try await withStore { store, path in
             let raw = try RawDatabase(path: path)
             #expect(try raw.integer("PRAGMA user_version") == SQLiteSchema.newestVersion)
-            #expect(SQLiteSchema.newestVersion == 3)
+            #expect(SQLiteSchema.newestVersion == 4)
             #expect(try raw.strings("PRAGMA journal_mode") == ["wal"])
             let tables = try raw.strings("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
             #expect(tables == ["reps", "series", "series_chunks", "sessions"])
@@ -18,7 +18,7 @@ import Testing
             #expect(
                 indexes == [
                     "sessions_by_exercise", "sessions_by_start", "sessions_by_status", "sessions_by_subject",
-                    "sessions_live",
+                    "sessions_by_subject_exercise", "sessions_live",
                 ])
         }
     }
@@ -141,6 +141,66 @@ import Testing
                     "session_id", "interval", "capacity",
                 ])
             raw.connection.close()
+        }
+    }
+
+    @Test func migratesAVersionThreeDatabaseWithDefaultsForTheNewFields() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("v3.sqlite")
+            let finished = SessionID(time: 1_764_424_800_000, random: 1)
+            let rejectedOnly = SessionID(time: 1_764_424_850_000, random: 3)
+            let live = SessionID(time: 1_764_424_900_000, random: 2)
+            do {
+                // A database as the version-3 code left it, written by its own migrations.
+                let raw = try RawDatabase(path: path)
+                try SQLiteSchema.migrate(raw.connection, upTo: 3)
+                #expect(try raw.integer("PRAGMA user_version") == 3)
+                try raw.execute(
+                    """
+                    INSERT INTO sessions (id, tenant, subject, exercise, side, status, started_at, ended_at, updated_at,
+                        first_t, last_t, frames, visible_frames, rep_count, rejected_count, best, baseline, fault_counts)
+                    VALUES ('\(finished)', 'clinic-1', 'patient-17', 'elbowFlexion', 'right', 'finished',
+                        1764424800000, 1764424893400, 1764424893400, 1.5, 94.9, 2802, 2718, 2, 1, 142.5, 128.0,
+                        'keepUpperArmStill=2'),
+                        ('\(rejectedOnly)', 'clinic-1', 'patient-17', 'elbowFlexion', 'right', 'finished',
+                        1764424850000, 1764424860000, 1764424860000, 1.0, 9.0, 240, 240, 0, 1, 90.0, NULL,
+                        'keepUpperArmStill=1'),
+                        ('\(live)', 'clinic-1', 'patient-17', 'squat', NULL, 'live', 1764424900000, NULL, 1764424900000,
+                        NULL, NULL, 0, 0, 0, 0, NULL, NULL, '');
+                    INSERT INTO reps (session_id, position, number, peak, trough, start_t, end_t, faults)
+                    VALUES ('\(finished)', 0, 1, 130.0, 12.5, 3.1, 5.0, ''),
+                        ('\(finished)', 1, 2, 150.0, 12.0, 6.0, 8.5, 'keepUpperArmStill'),
+                        ('\(finished)', 2, 3, 135.0, 12.0, 9.0, 11.5, ''),
+                        ('\(rejectedOnly)', 0, 1, 90.0, 10.0, 2.0, 4.0, 'keepUpperArmStill');
+                    """)
+                raw.connection.close()
+            }
+
+            let store = try await SQLiteSessionStore(path: path.path)
+            #expect(try RawDatabase(path: path).integer("PRAGMA user_version") == SQLiteSchema.newestVersion)
+            let old = try #require(try await store.session(id: finished, tenant: "clinic-1"))
+            #expect(old.summary.exerciseVersion == 1)
+            #expect(old.summary.prescription == Prescription())
+            #expect(old.summary.perSide == [:])
+            #expect(old.summary.reps.allSatisfy { $0.timeToPeak == nil && $0.side == nil })
+            #expect(old.summary.reps.map(\.peak) == [130, 150, 135])
+            #expect(old.summary.repCount == 2)
+            #expect(old.summary.faultCounts == [.keepUpperArmStill: 2])
+
+            // The clean reps' mean peak was computed for the old rows: 132.5 from reps 1 and 3, none without one.
+            let progress = try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "patient-17"))
+            #expect(progress.points.map(\.id) == [finished, rejectedOnly, live])
+            #expect(progress.points.map(\.meanPeak) == [132.5, nil, nil])
+
+            // The old live session goes on with the new fields, through a checkpoint and its final write.
+            var summary = SessionSummary.make(exercise: "squat", side: nil, reps: 3, alternating: true)
+            try await store.checkpoint(id: live, tenant: "clinic-1", summary: summary)
+            #expect(try await store.session(id: live, tenant: "clinic-1")?.summary == summary)
+            summary = .make(exercise: "squat", side: nil, reps: 4, alternating: true)
+            try await store.finish(
+                id: live, tenant: "clinic-1", summary: summary, status: .finished, endedAt: 1_764_425_000_000)
+            #expect(try await store.session(id: live, tenant: "clinic-1")?.summary == summary)
+            await store.close()
         }
     }
 

@@ -77,23 +77,39 @@ extension ValueSeries {
 }
 
 extension SessionSummary {
-    /// A summary with every part filled: reps with and without faults, fault counts, a series with gaps.
+    /// The prescription ``make(exercise:side:frames:reps:baseline:alternating:series:)`` records.
+    static let prescribed = Prescription(
+        target: 140, rest: 30, enter: 55.333333333333336, exit: 40, holdSeconds: nil, reps: 10, sets: 3)
+
+    /// A summary with every part filled: reps with and without faults, with and without a time to peak, fault
+    /// counts, a version and prescription, a series with gaps; for an alternating exercise, sides and tallies.
     static func make(
         exercise: String = "elbowFlexion", side: BodySide? = .right, frames: Int = 2_802, reps: Int = 3,
-        baseline: Double? = 128.0, series: ValueSeries = .make()
+        baseline: Double? = 128.0, alternating: Bool = false, series: ValueSeries = .make()
     ) -> SessionSummary {
         let repList = (0..<reps).map { (i: Int) -> Rep in
             let offset = Double(i)
             let faults: FormFeedbackSet = i == 1 ? [.keepUpperArmStill, .keepHipsLevel] : []
             return Rep(
                 index: i + 1, peak: 130.2 + offset, trough: 12.5, start: 3.1 + offset * 2, end: 5.0 + offset * 2,
+                timeToPeak: i == 2 ? nil : 0.8 + offset / 10,
+                side: alternating ? (i.isMultiple(of: 2) ? .left : .right) : nil,
                 faults: faults)
         }
+        var perSide: [BodySide: SideTally] = [:]
+        if alternating {
+            perSide = [
+                .left: SideTally(repCount: (reps + 1) / 2, rejectedCount: 0, best: reps > 0 ? 132.2 : nil),
+                .right: SideTally(repCount: max(0, reps / 2 - 1), rejectedCount: reps > 1 ? 1 : 0, best: nil),
+            ]
+        }
         return SessionSummary(
-            exercise: exercise, side: side, firstTimestamp: 1.5, lastTimestamp: 94.9, frames: frames,
-            visibleFrames: frames - 84, repCount: max(0, reps - 1), rejectedCount: reps > 1 ? 1 : 0,
-            best: reps > 0 ? 132.2 : nil, baseline: baseline, reps: repList,
-            faultCounts: reps > 1 ? [.keepUpperArmStill: 2, .keepHipsLevel: 1] : [:], series: series)
+            exercise: exercise, exerciseVersion: 2, side: alternating ? nil : side, prescription: prescribed,
+            firstTimestamp: 1.5, lastTimestamp: 94.9, frames: frames, visibleFrames: frames - 84,
+            repCount: max(0, reps - 1), rejectedCount: reps > 1 ? 1 : 0, best: reps > 0 ? 132.2 : nil,
+            baseline: baseline, reps: repList,
+            faultCounts: reps > 1 ? [.keepUpperArmStill: 2, .keepHipsLevel: 1] : [:],
+            perSide: perSide, series: series)
     }
 }
 

@@ -6,7 +6,8 @@ import MotionWire
 
 /// MotionWire against Foundation on the same pose frames: µs per frame to decode a ~1 KB `pose` message (with the
 /// pose decoder alone, and through `MessageDecoder` as a live session does: `type` first, then the pose), and to
-/// encode a snapshot. Usage: `wire-bench [--runs N] [--frames N]`.
+/// encode a snapshot (afresh, and with a session's cache as the live path does). Usage:
+/// `wire-bench [--runs N] [--frames N]`.
 struct PoseMessage: Decodable {
     var type: String
     var t: Double
@@ -98,13 +99,21 @@ func main() throws {
         buffer.removeAll(keepingCapacity: true)
         WireEncoder.encodeSnapshot(snapshot, into: &buffer)
     }
+    // The live path: a session's cache keeps its last rep encoded from one snapshot to the next.
+    var cache = SnapshotCache()
+    let cached = measure(Array(frames.prefix(1000)), runs: runs) { _ in
+        buffer.removeAll(keepingCapacity: true)
+        WireEncoder.encodeSnapshot(snapshot, cache: &cache, into: &buffer)
+    }
     print("frames: \(frames.count) pose messages of \(bytes) bytes on average (19 joints with confidence)")
+    print("snapshot: \(buffer.count) bytes, lastRep \(snapshot.lastRep == nil ? "null" : "present")")
     print("| what | µs per frame, median of \(runs) (min–max) |")
     print("| --- | --- |")
     for (name, values) in [
         ("MotionWire PoseDecoder", ours), ("MotionWire MessageDecoder (live path)", message),
         ("Foundation JSONDecoder (Codable struct)", foundation),
         ("Foundation JSONSerialization", serialization), ("MotionWire encode snapshot", encode),
+        ("MotionWire encode snapshot (session cache)", cached),
     ] {
         print("| \(name) | \(fixed(median(values))) (\(fixed(values.min() ?? 0))–\(fixed(values.max() ?? 0))) |")
     }

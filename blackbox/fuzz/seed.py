@@ -5,7 +5,8 @@
 Stores N recorded elbowFlexion sessions through `POST /v1/analyze` (poses from blackbox/server/motion_client.py, a few
 subjects and rep counts), opens two HTTP-driven sessions with `POST /v1/sessions` (so `/poses` and `/stop` have a live
 target), and writes OUT_DIR/ids.txt (one id a line) and OUT_DIR/schemathesis.toml, which binds the `{id}` path
-parameter to those ids half of the time (the other half stays random, so unknown ids are tried too).
+parameter to those ids half of the time (the other half stays random, so unknown ids are tried too), and the
+`subject` query and path parameters to the seeded subjects half of the time.
 Standard library only.
 """
 
@@ -92,6 +93,7 @@ values = ["elbowFlexion", "squat", "shoulderAbductionHold"]
 [parameters]
 "path.id" = {{ dictionary = "ids", probability = 0.5 }}
 "query.subject" = {{ dictionary = "subjects", probability = 0.5 }}
+"path.subject" = {{ dictionary = "subjects", probability = 0.5 }}
 "query.exercise" = {{ dictionary = "exercises", probability = 0.5 }}
 """)
     print(f"seeded {args.sessions} stored and {len(SUBJECTS[:2])} live sessions", file=sys.stderr)

@@ -380,6 +380,39 @@ def rep_frames(reps=3, peak=130.0, **kw):
     return [elbow_pose(t, a) for t, a in angle_profile(reps=reps, peak=peak, **kw)]
 
 
+# A standing patient facing the camera (front view), for shoulder abduction: the patient's right side is on the
+# image's left; the right arm, straight, swings out sideways by `angle` from hanging along the trunk.
+AB_NECK = (640.0, 250.0)
+AB_ROOT = (640.0, 450.0)
+AB_RIGHT_SHOULDER = (560.0, 250.0)
+AB_LEFT_SHOULDER = (720.0, 250.0)
+AB_UPPER_ARM = 140.0
+AB_FOREARM = 120.0
+
+
+def abduction_pose(t, angle, width=1280, height=720):
+    """A right shoulder abduction pose, front view: the angle between trunk and upper arm == angle."""
+    a = math.radians(angle)
+    sx, sy = AB_RIGHT_SHOULDER
+    elbow = (sx - AB_UPPER_ARM * math.sin(a), sy + AB_UPPER_ARM * math.cos(a))
+    reach = AB_UPPER_ARM + AB_FOREARM
+    wrist = (sx - reach * math.sin(a), sy + reach * math.cos(a))
+    points = {
+        "neck": list(AB_NECK), "root": list(AB_ROOT),
+        "rightShoulder": list(AB_RIGHT_SHOULDER), "leftShoulder": list(AB_LEFT_SHOULDER),
+        "rightElbow": [round(elbow[0], 3), round(elbow[1], 3)], "rightWrist": [round(wrist[0], 3), round(wrist[1], 3)],
+        "leftElbow": [720.0, 390.0], "leftWrist": [720.0, 510.0],
+        "rightHip": [600.0, 450.0], "leftHip": [680.0, 450.0], "rightKnee": [600.0, 570.0], "leftKnee": [680.0, 570.0],
+        "rightAnkle": [600.0, 690.0], "leftAnkle": [680.0, 690.0],
+    }
+    return {"t": round(t, 6), "width": width, "height": height, "points": points}
+
+
+def abduction_frames(reps=3, peak=55.0, **kw):
+    """Pose frames (without `type`) of a simulated right shoulder abduction session from 10° at rest."""
+    return [abduction_pose(t, a) for t, a in angle_profile(reps=reps, peak=peak, rest=10.0, **kw)]
+
+
 def pose_msg(frame):
     msg = {"type": "pose"}
     msg.update(frame)

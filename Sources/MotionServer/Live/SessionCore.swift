@@ -20,8 +20,7 @@ struct SessionCore: Sendable {
             throw WireError(code: .unknownExercise, message: "no exercise '\(start.exercise)'")
         }
         var configuration = SessionConfiguration(exercise: exercise, side: start.side)
-        configuration.prescription.target = start.options.target
-        configuration.prescription.holdSeconds = start.options.holdSeconds
+        configuration.prescription = start.options.prescription
         if let reps = start.options.baselineReps {
             configuration.baselineReps = reps
             configuration.startsBaseline = true

@@ -16,6 +16,7 @@ struct SessionRoutes {
         router.get("/v1/sessions/{id}", handler: tenanted(get))
         router.delete("/v1/sessions/{id}", handler: tenanted(delete))
         router.get("/v1/sessions/{id}/series", handler: tenanted(series))
+        router.get("/v1/subjects/{subject}/progress", handler: tenanted(progress))
         router.post("/v1/sessions/{id}/poses", handler: tenanted(poses))
         router.post("/v1/sessions/{id}/stop", handler: tenanted(stop))
         router.post("/v1/analyze", handler: tenanted(analyze))
@@ -141,19 +142,8 @@ struct SessionRoutes {
             }
             query.status = value
         }
-        for (name, keyPath) in [("from", \SessionQuery.from), ("to", \SessionQuery.to)] {
-            guard let text = request.query(name) else { continue }
-            guard let value = TimeParsing.unixMilliseconds(text) else {
-                throw RESTError.invalidQuery("\(name) must be ISO-8601 UTC or Unix seconds")
-            }
-            query[keyPath: keyPath] = value
-        }
-        if let text = request.query("limit") {
-            guard let limit = Int(text), (1...SessionQuery.maximumLimit).contains(limit) else {
-                throw RESTError.invalidQuery("limit must be 1…\(SessionQuery.maximumLimit)")
-            }
-            query.limit = limit
-        }
+        (query.from, query.to) = try Self.window(of: request)
+        if let limit = try Self.limit(of: request, maximum: SessionQuery.maximumLimit) { query.limit = limit }
         let finalQuery = query
         let page = try await store("list") { try await context.store.list(finalQuery) }
         var body: [UInt8] = []
@@ -164,6 +154,63 @@ struct SessionRoutes {
             Self.encode(page.sessions[index], into: &body)
         }
         return REST.json(body)
+    }
+
+    /// `GET /v1/subjects/{subject}/progress?exercise=&from=&to=&limit=&cursor=`: the subject's latest sessions in
+    /// the window (at most `limit`, default and most ``ProgressQuery/maximumLimit``), oldest first, with the cursor
+    /// of the older ones left out. The subject is refused as `start` refuses it; an unknown one has no sessions.
+    private func progress(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+        let subject = request.parameters["subject"] ?? ""
+        guard subject.unicodeScalars.count <= StartRequest.maxSubjectScalars else {
+            throw RESTError.invalidQuery("subject must be at most \(StartRequest.maxSubjectScalars) characters")
+        }
+        guard subject.unicodeScalars.allSatisfy(StartRequest.isAllowedInSubject) else {
+            throw RESTError.invalidQuery("subject must not contain control or bidirectional formatting characters")
+        }
+        var query = ProgressQuery(tenant: tenant, subject: subject)
+        query.exercise = request.query("exercise")
+        query.cursor = request.query("cursor").flatMap { $0.isEmpty ? nil : $0 }
+        (query.from, query.to) = try Self.window(of: request)
+        if let limit = try Self.limit(of: request, maximum: ProgressQuery.maximumLimit) { query.limit = limit }
+        let finalQuery = query
+        let page = try await store("progress") { try await context.store.progress(finalQuery) }
+        let entries = page.points.map { point in
+            ProgressEntry(
+                id: point.id.description, startedAt: Double(point.startedAt) / 1000, exercise: point.exercise,
+                status: SummaryMetadata.Status(point.status), best: point.best, repCount: point.repCount,
+                rejectedCount: point.rejectedCount, meanPeak: point.meanPeak)
+        }
+        var body: [UInt8] = []
+        body.reserveCapacity(64 + entries.count * 192)
+        WireEncoder.encodeProgress(entries, next: page.next, into: &body)
+        return REST.json(body)
+    }
+
+    /// The `from` and `to` query values, Unix milliseconds.
+    /// - Throws: ``RESTError/invalidQuery(_:)`` for a value that is neither ISO-8601 UTC nor Unix seconds.
+    private static func window(of request: HTTPRequest) throws(RESTError) -> (from: Int64?, to: Int64?) {
+        var bounds: [Int64?] = []
+        for name in ["from", "to"] {
+            guard let text = request.query(name) else {
+                bounds.append(nil)
+                continue
+            }
+            guard let value = TimeParsing.unixMilliseconds(text) else {
+                throw .invalidQuery("\(name) must be ISO-8601 UTC or Unix seconds")
+            }
+            bounds.append(value)
+        }
+        return (bounds[0], bounds[1])
+    }
+
+    /// The `limit` query value, nil when absent.
+    /// - Throws: ``RESTError/invalidQuery(_:)`` for anything but a whole number within `1…maximum`.
+    private static func limit(of request: HTTPRequest, maximum: Int) throws(RESTError) -> Int? {
+        guard let text = request.query("limit") else { return nil }
+        guard let limit = Int(text), (1...maximum).contains(limit) else {
+            throw .invalidQuery("limit must be 1…\(maximum)")
+        }
+        return limit
     }
 
     private func get(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {

@@ -1,0 +1,44 @@
+/// One session of a subject's progress (PROTOCOL.md §5.2, `GET /v1/subjects/{subject}/progress`): when it was,
+/// what, and how it went.
+public struct ProgressEntry: Sendable, Hashable {
+    /// The session id.
+    public var id: String
+    /// When the session started on the server's clock, Unix seconds.
+    public var startedAt: Double
+    /// The exercise id.
+    public var exercise: String
+    /// Where the session stands.
+    public var status: SummaryMetadata.Status
+    /// The furthest value from rest, nil before any.
+    public var best: Double?
+    /// Clean reps.
+    public var repCount: Int
+    /// Rejected reps.
+    public var rejectedCount: Int
+    /// The mean peak of the clean reps, nil without any.
+    public var meanPeak: Double?
+
+    /// Creates an entry.
+    /// - Parameters:
+    ///   - id: The session id.
+    ///   - startedAt: Its start, Unix seconds.
+    ///   - exercise: The exercise id.
+    ///   - status: Where it stands.
+    ///   - best: The furthest value from rest.
+    ///   - repCount: Clean reps.
+    ///   - rejectedCount: Rejected reps.
+    ///   - meanPeak: The clean reps' mean peak.
+    public init(
+        id: String, startedAt: Double, exercise: String, status: SummaryMetadata.Status, best: Double?,
+        repCount: Int, rejectedCount: Int, meanPeak: Double?
+    ) {
+        self.id = id
+        self.startedAt = startedAt
+        self.exercise = exercise
+        self.status = status
+        self.best = best
+        self.repCount = repCount
+        self.rejectedCount = rejectedCount
+        self.meanPeak = meanPeak
+    }
+}

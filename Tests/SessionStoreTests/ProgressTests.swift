@@ -1,0 +1,162 @@
+import MotionCore
+import Testing
+
+@testable import SessionStore
+
+@Suite struct ProgressTests {
+    static let hour: Int64 = 3_600_000
+    static let start: Int64 = 1_764_424_800_000
+
+    /// A finished session of `subject` started `hours` after ``start``, with clean reps of `peaks` and one rejected
+    /// rep of peak 500 (which the mean leaves out).
+    static func session(
+        _ subject: String?, hours: Int64, exercise: String = "squat", peaks: [Double] = [90, 100],
+        tenant: String = "clinic-1", random: UInt128 = 1
+    ) -> StoredSession {
+        var reps = peaks.enumerated().map { index, peak in
+            Rep(index: index + 1, peak: peak, trough: 5, start: Double(index * 3), end: Double(index * 3 + 2))
+        }
+        reps.append(
+            Rep(index: reps.count + 1, peak: 500, trough: 5, start: 90, end: 92, faults: [.keepTrunkUpright]))
+        let summary = SessionSummary(
+            exercise: exercise, repCount: peaks.count, rejectedCount: 1, best: 500, reps: reps,
+            faultCounts: [.keepTrunkUpright: 1])
+        return StoredSession.make(
+            startedAt: start + hours * hour, random: random, tenant: tenant, subject: subject, status: .finished,
+            endedAt: start + hours * hour + 60_000, summary: summary)
+    }
+
+    @Test func answersOneSubjectsSessionsOldestFirstWithTheCleanRepsMeanPeak() async throws {
+        try await withStore { store, _ in
+            let sessions = [
+                Self.session("p-17", hours: 5, peaks: [80, 90]), Self.session("p-17", hours: 1, peaks: []),
+                Self.session("p-17", hours: 3, exercise: "hipAbduction", peaks: [20, 25, 33]),
+                Self.session("p-18", hours: 2), Self.session(nil, hours: 4),
+                Self.session("p-17", hours: 6, tenant: "clinic-2"),
+            ]
+            for session in sessions { try await store.create(session) }
+            let page = try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "p-17"))
+            #expect(page.next == nil)
+            #expect(page.points.map(\.id) == [sessions[1].id, sessions[2].id, sessions[0].id])
+            #expect(page.points.map(\.meanPeak) == [nil, 26, 85])
+            #expect(page.points.map(\.exercise) == ["squat", "hipAbduction", "squat"])
+            #expect(
+                page.points[2]
+                    == ProgressPoint(
+                        id: sessions[0].id, startedAt: sessions[0].startedAt, exercise: "squat", status: .finished,
+                        best: 500, repCount: 2, rejectedCount: 1, meanPeak: 85))
+            #expect(
+                try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "p-17", exercise: "squat"))
+                    .points.map(\.id) == [sessions[1].id, sessions[0].id])
+            #expect(
+                try await store.progress(ProgressQuery(tenant: "clinic-2", subject: "p-17")).points.map(\.id)
+                    == [sessions[5].id])
+            #expect(try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "nobody")).points == [])
+            #expect(try await store.progress(ProgressQuery(tenant: "clinic-3", subject: "p-17")).points == [])
+        }
+    }
+
+    @Test func boundsTheWindowHalfOpenOnTheStartTime() async throws {
+        try await withStore { store, _ in
+            let sessions = (0..<6).map { Self.session("p", hours: Int64($0), random: UInt128($0 + 1)) }
+            for session in sessions { try await store.create(session) }
+            let window = ProgressQuery(
+                tenant: "clinic-1", subject: "p", from: Self.start + Self.hour, to: Self.start + 4 * Self.hour)
+            #expect(try await store.progress(window).points.map(\.id) == sessions[1..<4].map(\.id))
+            let empty = ProgressQuery(tenant: "clinic-1", subject: "p", from: Self.start + Self.hour, to: Self.start)
+            #expect(try await store.progress(empty).points == [])
+        }
+    }
+
+    @Test func pagesBackwardsFromTheLatestSessionsWithACursor() async throws {
+        try await withStore { store, _ in
+            // 23 sessions, two of them in the same millisecond (ordered by id).
+            var sessions = (0..<22).map { Self.session("p", hours: Int64($0), random: UInt128($0 + 1)) }
+            sessions.append(Self.session("p", hours: 7, random: 99))
+            for session in sessions { try await store.create(session) }
+            let ascending = sessions.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }.map(\.id)
+            var query = ProgressQuery(tenant: "clinic-1", subject: "p", limit: 5)
+            var pages: [[SessionID]] = []
+            while true {
+                let page = try await store.progress(query)
+                pages.append(page.points.map(\.id))
+                #expect(page.points.map(\.startedAt) == page.points.map(\.startedAt).sorted())
+                guard let next = page.next else { break }
+                query.cursor = next
+            }
+            #expect(pages.map(\.count) == [5, 5, 5, 5, 3])
+            #expect(pages.reversed().flatMap { $0 } == ascending)
+            #expect(pages[0] == Array(ascending.suffix(5)), "the first page is the latest sessions")
+            #expect(try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "p", limit: 23)).next == nil)
+        }
+    }
+
+    @Test(arguments: [0, -5, 1_001, Int.max, Int.min])
+    func clampsTheLimit(_ limit: Int) {
+        let query = ProgressQuery(tenant: "t", subject: "s", limit: limit)
+        #expect((1...ProgressQuery.maximumLimit).contains(query.effectiveLimit))
+    }
+
+    @Test func readsAtMostTheLimitOfAMuchLongerHistory() async throws {
+        try await withStore { store, _ in
+            for index in 0..<1_203 {
+                try await store.create(Self.session("busy", hours: Int64(index), random: UInt128(index + 1)))
+            }
+            let page = try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "busy"))
+            #expect(page.points.count == ProgressQuery.maximumLimit)
+            #expect(page.points.first?.startedAt == Self.start + 203 * Self.hour)
+            let next = try #require(page.next)
+            let rest = try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "busy", cursor: next))
+            #expect(rest.points.count == 203)
+            #expect(rest.next == nil)
+        }
+    }
+
+    @Test func refusesACursorItDidNotIssue() async throws {
+        try await withStore { store, _ in
+            for cursor in ["", "garbage", String(repeating: "A", count: 39), String(repeating: "é", count: 100)] {
+                await #expect(throws: SessionStoreError.invalidCursor, "\(cursor)") {
+                    try await store.progress(ProgressQuery(tenant: "t", subject: "s", cursor: cursor))
+                }
+            }
+        }
+    }
+
+    @Test func followsALiveSessionsCheckpoints() async throws {
+        try await withStore { store, _ in
+            var session = StoredSession.make(subject: "p", summary: SessionSummary(exercise: "squat"))
+            try await store.create(session)
+            let query = ProgressQuery(tenant: session.tenant, subject: "p")
+            #expect(try await store.progress(query).points.map(\.meanPeak) == [nil])
+            #expect(try await store.progress(query).points.map(\.status) == [.live])
+            session.summary = .make(exercise: "squat", reps: 3)
+            try await store.checkpoint(id: session.id, tenant: session.tenant, summary: session.summary)
+            // Reps 1 and 3 are clean: (130.2 + 132.2) / 2.
+            #expect(try await store.progress(query).points.map(\.meanPeak) == [131.2])
+            #expect(try await store.progress(query).points.map(\.repCount) == [2])
+            try await store.finish(
+                id: session.id, tenant: session.tenant, summary: .make(exercise: "squat", reps: 1), status: .abandoned,
+                endedAt: 1)
+            let point = try #require(try await store.progress(query).points.first)
+            #expect(point.status == .abandoned)
+            #expect(point.meanPeak == 130.2)
+        }
+    }
+
+    @Test(arguments: [
+        ProgressQuery(tenant: "t", subject: "s"), ProgressQuery(tenant: "t", subject: "s", exercise: "e"),
+        ProgressQuery(tenant: "t", subject: "s", from: 1, to: 2),
+        ProgressQuery(tenant: "t", subject: "s", exercise: "e", from: 1, to: 9, cursor: "c"),
+        ProgressQuery(tenant: "t", subject: "s", cursor: "c"),
+    ])
+    func readsThroughAnIndexWithoutSorting(_ query: ProgressQuery) async throws {
+        try await withStore { _, path in
+            let plan = try RawDatabase(path: path).strings(
+                "EXPLAIN QUERY PLAN " + SQLiteSessionStore.progressSQL(for: query), column: 3
+            ).joined(separator: "\n")
+            let index = query.exercise == nil ? "sessions_by_subject " : "sessions_by_subject_exercise "
+            #expect(plan.contains("USING INDEX " + index), "\(plan)")
+            #expect(!plan.contains("TEMP B-TREE"), "\(plan)")
+        }
+    }
+}
