@@ -301,13 +301,14 @@ struct MotionServerTests {
                 (#"{"type":"pose","t":1,"points":{}}"#, "nonIncreasingTime"),
             ]
             for (message, _) in after { socket.send(.text(message)) }
+            // A binary message is a pose frame (PROTOCOL.md §3.2): three bytes are too short for one.
             socket.send(.binary([1, 2, 3]))
             socket.send(.text(#"{"type":"stop"}"#))
             await inbox.wait { $0.close != nil }
             #expect(inbox.close?.0 == .normal, "closed with \(String(describing: inbox.close))")
             let codes = inbox.objects().compactMap { $0["type"] as? String == "error" ? $0["code"] as? String : nil }
             #expect(
-                codes == sent.map(\.1) + after.map(\.1).filter { !$0.isEmpty } + ["invalidMessage"])
+                codes == sent.map(\.1) + after.map(\.1).filter { !$0.isEmpty } + ["invalidPose"])
             let summary = try #require(inbox.objects().last)
             #expect(summary["type"] as? String == "summary")
             #expect(summary["frames"] as? Int == 1, "the one valid pose was processed")
