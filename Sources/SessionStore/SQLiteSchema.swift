@@ -1,7 +1,8 @@
 /// The SQLite schema as an ordered list of migrations; `PRAGMA user_version` records how many have been applied.
 ///
 /// A migration is never edited once released: a change is a new migration at the end. Each runs in its own
-/// transaction together with the version bump, so a crash leaves the database at one version or the next.
+/// transaction together with the version bump, so a crash leaves the database at one version or the next. Versions
+/// increase but need not be consecutive: a database is migrated through every listed version above its own.
 enum SQLiteSchema {
     /// One step: the SQL that takes the schema from `version - 1` to `version`.
     struct Migration {
@@ -79,6 +80,23 @@ enum SQLiteSchema {
                 INSERT INTO series_chunks (session_id, first, samples)
                     SELECT session_id, 0, samples FROM series WHERE length(samples) > 0;
                 ALTER TABLE series DROP COLUMN samples;
+                """),
+        // v5: tenants' custom exercises, every version kept (stored sessions name the version they used). The
+        // definition is the application's text, opaque here. A delete stamps `deleted_at` on the id's rows; the
+        // current exercise of an id is its latest version when that is not deleted. The primary key serves every
+        // query: one tenant's rows, one id's versions.
+        Migration(
+            version: 5,
+            sql: """
+                CREATE TABLE exercises (
+                    tenant TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    version INTEGER NOT NULL CHECK (version >= 1),
+                    definition TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    deleted_at INTEGER,
+                    PRIMARY KEY (tenant, id, version)
+                );
                 """),
     ]
 

@@ -24,6 +24,13 @@ struct FailingStore: SessionStore {
     func list(_ query: SessionQuery) async throws -> SessionPage { throw Down() }
     func delete(id: SessionID, tenant: String) async throws -> Bool { throw Down() }
     func abandonLiveSessions(updatedBefore cutoff: Int64) async throws -> Int { throw Down() }
+    func saveExercise(
+        id: String, tenant: String, as write: ExerciseWrite, quota: ExerciseQuota,
+        definition: @Sendable (Int) -> String
+    ) async throws -> StoredExercise { throw Down() }
+    func currentExercises(tenant: String?) async throws -> [StoredExercise] { throw Down() }
+    func exercise(id: String, tenant: String, version: Int?) async throws -> StoredExercise? { throw Down() }
+    func deleteExercise(id: String, tenant: String) async throws -> Int? { throw Down() }
     func probe() async throws { throw Down() }
     func close() async {}
 }
