@@ -41,6 +41,8 @@ final class AppContext: Sendable {
     let writes = StoreWrites()
     let checkpoints: CheckpointBatcher
     let httpSessions: HTTPSessionRegistry
+    /// The built-in and the tenants' custom exercises sessions start with.
+    let exercises: ExerciseLibrary
     /// Unix milliseconds now (an input, so tests can pin it).
     let clock: @Sendable () -> Int64
     /// What the event loops' timers, and so live sessions' checkpoints and idle timeouts, run by; the checkpoint
@@ -55,7 +57,7 @@ final class AppContext: Sendable {
     init(
         store: any SessionStore, tokens: TokenTable?, logger: Logger, limits: LiveLimits, metrics: ServerMetrics,
         clock: @escaping @Sendable () -> Int64, loopClock: LoopClock = .monotonic,
-        storeObserver: StoreWriteObserver? = nil
+        storeObserver: StoreWriteObserver? = nil, exercises: ExerciseLibrary = ExerciseLibrary()
     ) {
         self.store = store
         self.tokens = tokens
@@ -65,6 +67,7 @@ final class AppContext: Sendable {
         self.clock = clock
         self.loopClock = loopClock
         self.storeObserver = storeObserver
+        self.exercises = exercises
         httpSessions = HTTPSessionRegistry(limits: limits)
         checkpoints = CheckpointBatcher(window: limits.checkpointBatchWindow, clock: loopClock)
     }

@@ -82,22 +82,26 @@ public final class MotionServer: Sendable {
             throw StartError(description: "the PostgreSQL store is not built into this version; use a SQLite path")
         }
         let store: SQLiteSessionStore
+        let exercises = ExerciseLibrary(limits: options.exercises)
         do {
             store = try await SQLiteSessionStore(path: options.database)
             let abandoned = try await store.abandonLiveSessions()
             if abandoned > 0 {
                 logger.log(.notice, "sessions left live by a previous run abandoned", ["count": "\(abandoned)"])
             }
+            exercises.load(try await store.currentExercises(tenant: nil), logger: logger)
         } catch {
             throw StartError(description: "cannot open the session store at \(options.database): \(error)")
         }
         let metrics = ServerMetrics()
         let context = AppContext(
             store: store, tokens: tokens, logger: logger, limits: options.limits, metrics: metrics,
-            clock: SQLiteSessionStore.systemMilliseconds, loopClock: clock, storeObserver: storeObserver)
+            clock: SQLiteSessionStore.systemMilliseconds, loopClock: clock, storeObserver: storeObserver,
+            exercises: exercises)
         self.context = context
 
         var router = Router()
+        ExerciseRoutes(context: context).add(to: &router)
         SessionRoutes(context: context).add(to: &router)
         var webSockets = WebSocketConfiguration()
         webSockets.maxMessageSize = options.limits.maxMessageBytes

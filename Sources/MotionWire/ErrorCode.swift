@@ -60,6 +60,11 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// An extension of PROTOCOL.md §3.
     public static let invalidMessage = ErrorCode(rawValue: "invalidMessage")
 
+    /// An exercise definition (PROTOCOL.md §5.1) is well-formed JSON but not a usable exercise: a missing or
+    /// unknown member, a wrong type, an unknown joint, segment, fault or enum value, or a value the measurement
+    /// cannot read; the error's `pointer` names the first bad field. Decided by the decoder: `422` over REST.
+    public static let invalidExercise = ErrorCode(rawValue: "invalidExercise")
+
     // MARK: REST (PROTOCOL.md §5) and the HTTP layer
 
     /// No such session (or another tenant's, which reads the same), route or file: `404`.
@@ -89,6 +94,15 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let tooManySessions = ErrorCode(rawValue: "tooManySessions")
     /// The node has as many open HTTP sessions as it may: `503`.
     public static let serverBusy = ErrorCode(rawValue: "serverBusy")
+    /// `POST /v1/exercises` with an id that a built-in exercise or one of the tenant's own already has: `409`.
+    public static let exerciseExists = ErrorCode(rawValue: "exerciseExists")
+    /// `PUT` or `DELETE` of a built-in exercise, which cannot be changed: `409`.
+    public static let builtinExercise = ErrorCode(rawValue: "builtinExercise")
+    /// The tenant has as many custom exercises as it may (deleted ones do not count): `409`; delete one first.
+    public static let tooManyExercises = ErrorCode(rawValue: "tooManyExercises")
+    /// The tenant has stored as many exercise versions as it may (every version of every custom exercise, deleted
+    /// ones included, which stored sessions may still name): `409`.
+    public static let tooManyVersions = ErrorCode(rawValue: "tooManyVersions")
     /// An unexpected server error; details are logged, not sent: `500`. Decided by the HTTP layer.
     public static let internalError = ErrorCode(rawValue: "internalError")
     /// A WebSocket handshake from an origin not in the allowed list: `403`. Decided by the HTTP layer.

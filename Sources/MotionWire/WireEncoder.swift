@@ -33,62 +33,6 @@ public enum WireEncoder {
         buffer.append(UInt8(ascii: "}"))
     }
 
-    /// Writes a catalog entry (`GET /v1/exercises/{id}`, and inside `started`):
-    ///
-    ///     {"id":"elbowFlexion","name":"Elbow flexion","view":"sagittal","kind":"rep","sidedness":"oneSided",
-    ///      "joints":["shoulder","elbow","wrist"],
-    ///      "thresholds":{"rest":30.0,"enter":60.0,"exit":40.0,"minAmplitude":40.0,"minDuration":0.5,
-    ///                    "maxDuration":20.0,"holdSeconds":5.0,"holdTolerance":5.0},
-    ///      "target":150.0,"holdSeconds":null,"faults":["keepUpperArmStill","keepTrunkUpright"]}
-    ///
-    /// `joints` are the measured joints relative to the working side (`"elbow"`, `"opposite.shoulder"`, `"neck"`),
-    /// in the order the measurement names them; `thresholds` has the member names of `Thresholds`' `Codable` form;
-    /// `holdSeconds` is the hold time for `hold` exercises and `null` for `rep` ones.
-    /// - Parameters:
-    ///   - exercise: The exercise.
-    ///   - buffer: The buffer to append to.
-    public static func encodeExercise(_ exercise: Exercise, into buffer: inout [UInt8]) {
-        buffer.appendLiteral(#"{"id":"#)
-        buffer.appendJSONString(exercise.id)
-        buffer.appendLiteral(#","name":"#)
-        buffer.appendJSONString(exercise.name)
-        buffer.appendLiteral(#","view":"#)
-        buffer.appendJSONString(exercise.view.rawValue)
-        buffer.appendLiteral(#","kind":"#)
-        buffer.appendJSONString(exercise.kind.rawValue)
-        buffer.appendLiteral(#","sidedness":"#)
-        buffer.appendJSONString(exercise.sidedness.rawValue)
-        buffer.appendLiteral(#","joints":["#)
-        for (position, reference) in exercise.measurement.namedJoints.enumerated() {
-            if position > 0 { buffer.append(UInt8(ascii: ",")) }
-            buffer.appendJSONString(reference.description)
-        }
-        let thresholds = exercise.thresholds
-        buffer.appendLiteral(#"],"thresholds":{"rest":"#)
-        buffer.appendJSONNumber(thresholds.rest)
-        buffer.appendLiteral(#","enter":"#)
-        buffer.appendJSONNumber(thresholds.enter)
-        buffer.appendLiteral(#","exit":"#)
-        buffer.appendJSONNumber(thresholds.exit)
-        buffer.appendLiteral(#","minAmplitude":"#)
-        buffer.appendJSONNumber(thresholds.minAmplitude)
-        buffer.appendLiteral(#","minDuration":"#)
-        buffer.appendJSONNumber(thresholds.minDuration)
-        buffer.appendLiteral(#","maxDuration":"#)
-        buffer.appendJSONNumber(thresholds.maxDuration)
-        buffer.appendLiteral(#","holdSeconds":"#)
-        buffer.appendJSONNumber(thresholds.holdSeconds)
-        buffer.appendLiteral(#","holdTolerance":"#)
-        buffer.appendJSONNumber(thresholds.holdTolerance)
-        buffer.appendLiteral(#"},"target":"#)
-        buffer.appendJSONNumber(exercise.target)
-        buffer.appendLiteral(#","holdSeconds":"#)
-        buffer.appendJSONNumber(exercise.kind == .hold ? thresholds.holdSeconds : nil)
-        buffer.appendLiteral(#","faults":"#)
-        buffer.appendJSONStrings(exercise.possibleFaults)
-        buffer.append(UInt8(ascii: "}"))
-    }
-
     /// Writes a JSON array of events, each as ``encodeEvent(_:at:includeType:into:)`` writes it: the `events`
     /// member of the REST answers to posted poses and to `POST /v1/analyze` (PROTOCOL.md §5).
     /// - Parameters:
@@ -240,7 +184,8 @@ public enum WireEncoder {
         buffer.append(UInt8(ascii: "]"))
     }
 
-    /// Writes a REST error body (PROTOCOL.md §5): `{"error":{"code":"…","message":"…"}}`.
+    /// Writes a REST error body (PROTOCOL.md §5): `{"error":{"code":"…","message":"…"}}`, and with the error's
+    /// pointer (§5.1) `{"error":{"code":"invalidExercise","message":"…","pointer":"/thresholds/enter"}}`.
     /// - Parameters:
     ///   - error: The error.
     ///   - buffer: The buffer to append to.
@@ -249,6 +194,10 @@ public enum WireEncoder {
         buffer.appendJSONString(error.code.rawValue)
         buffer.appendLiteral(#","message":"#)
         buffer.appendJSONString(error.message)
+        if let pointer = error.pointer {
+            buffer.appendLiteral(#","pointer":"#)
+            buffer.appendJSONString(pointer)
+        }
         buffer.appendLiteral("}}")
     }
 }

@@ -7,18 +7,27 @@ public struct WireError: Error, Equatable, Sendable, CustomStringConvertible {
     public var code: ErrorCode
     /// A short English explanation for logs and developers; not meant for end users.
     public var message: String
+    /// A JSON Pointer (RFC 6901) to the offending field of the document, e.g. `/thresholds/enter`, when the error
+    /// is about one field (an exercise definition, PROTOCOL.md §5.1); `""` names the whole document. REST error
+    /// bodies carry it as `pointer`.
+    public var pointer: String?
 
     /// Creates an error.
     /// - Parameters:
     ///   - code: The wire code.
     ///   - message: A short explanation.
-    public init(code: ErrorCode, message: String) {
+    ///   - pointer: The offending field, when there is one.
+    public init(code: ErrorCode, message: String, pointer: String? = nil) {
         self.code = code
         self.message = message
+        self.pointer = pointer
     }
 
-    /// `code: message`.
-    public var description: String { "\(code.rawValue): \(message)" }
+    /// `code: message`, or `code: pointer: message` with a pointer.
+    public var description: String {
+        guard let pointer else { return "\(code.rawValue): \(message)" }
+        return "\(code.rawValue): \(pointer.isEmpty ? "(document)" : pointer): \(message)"
+    }
 
     /// The wire error for a JSON syntax or size error: `messageTooBig` for ``JSONError/Reason/tooLarge``,
     /// `invalidJSON` otherwise, with the offset in the message.

@@ -1,7 +1,8 @@
 /// The SQLite schema as an ordered list of migrations; `PRAGMA user_version` records how many have been applied.
 ///
 /// A migration is never edited once released: a change is a new migration at the end. Each runs in its own
-/// transaction together with the version bump, so a crash leaves the database at one version or the next.
+/// transaction together with the version bump, so a crash leaves the database at one version or the next. Versions
+/// increase but need not be consecutive: a database is migrated through every listed version above its own.
 enum SQLiteSchema {
     /// One step: the SQL that takes the schema from `version - 1` to `version`.
     struct Migration {
@@ -105,6 +106,23 @@ enum SQLiteSchema {
                 ALTER TABLE reps ADD COLUMN side TEXT;
                 CREATE INDEX sessions_by_subject_exercise
                     ON sessions (tenant, subject, exercise, started_at DESC, id DESC);
+                """),
+        // v5: tenants' custom exercises, every version kept (stored sessions name the version they used). The
+        // definition is the application's text, opaque here. A delete stamps `deleted_at` on the id's rows; the
+        // current exercise of an id is its latest version when that is not deleted. The primary key serves every
+        // query: one tenant's rows, one id's versions.
+        Migration(
+            version: 5,
+            sql: """
+                CREATE TABLE exercises (
+                    tenant TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    version INTEGER NOT NULL CHECK (version >= 1),
+                    definition TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    deleted_at INTEGER,
+                    PRIMARY KEY (tenant, id, version)
+                );
                 """),
     ]
 

@@ -101,6 +101,57 @@ public protocol SessionStore: Sendable {
     /// - Throws: Database errors.
     func abandonLiveSessions(updatedBefore cutoff: Int64) async throws -> Int
 
+    // MARK: Custom exercises (PROTOCOL.md §5.1)
+
+    /// Stores a new version of a tenant's custom exercise, atomically: the store numbers it one past the latest
+    /// version of the id (1 for an id never used), gets its text from `definition`, and checks `quota` in the
+    /// same transaction, so concurrent saves can neither share a version nor pass the quota.
+    ///
+    /// ```swift
+    /// let stored = try await store.saveExercise(id: "kneeBend", tenant: t, as: .create, quota: quota) { version in
+    ///     encode(exercise, version: version)
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - id: The exercise id.
+    ///   - tenant: Its tenant.
+    ///   - write: ``ExerciseWrite/create`` or ``ExerciseWrite/update``.
+    ///   - quota: The tenant's limits.
+    ///   - definition: The text to store, given the version number it is stored as.
+    /// - Returns: What was stored.
+    /// - Throws: ``SessionStoreError/alreadyExists`` (create: a current exercise has the id);
+    ///   ``SessionStoreError/notFound`` (update: none has); ``SessionStoreError/tooManyExercises(limit:)`` (create:
+    ///   the tenant has `quota.maxExercises` current ones); ``SessionStoreError/tooManyVersions(limit:)``; database
+    ///   errors.
+    func saveExercise(
+        id: String, tenant: String, as write: ExerciseWrite, quota: ExerciseQuota,
+        definition: @Sendable (Int) -> String
+    ) async throws -> StoredExercise
+
+    /// The latest version of every current (not deleted) custom exercise, by tenant then id.
+    /// - Parameter tenant: The tenant, or nil for every tenant's (what a server loads at start).
+    /// - Returns: The exercises, ordered by tenant, then id.
+    /// - Throws: Database errors.
+    func currentExercises(tenant: String?) async throws -> [StoredExercise]
+
+    /// One version of a tenant's custom exercise.
+    /// - Parameters:
+    ///   - id: The exercise id.
+    ///   - tenant: Its tenant.
+    ///   - version: The version (found even when the exercise was deleted), or nil for the latest of a current
+    ///     exercise.
+    /// - Returns: The version, or nil when there is none.
+    /// - Throws: Database errors.
+    func exercise(id: String, tenant: String, version: Int?) async throws -> StoredExercise?
+
+    /// Deletes a tenant's custom exercise: it is no longer current, and its versions stay readable by number.
+    /// - Parameters:
+    ///   - id: The exercise id.
+    ///   - tenant: Its tenant.
+    /// - Returns: The latest version it had, or nil when the tenant has no current exercise with this id.
+    /// - Throws: Database errors.
+    func deleteExercise(id: String, tenant: String) async throws -> Int?
+
     /// Checks that the store can take a write now (a readiness probe), without changing anything.
     /// - Throws: Database errors: the store is locked, read-only, or gone.
     func probe() async throws

@@ -4,9 +4,10 @@ public enum SessionStoreError: Error, Sendable, Hashable {
     case database(code: Int32, message: String)
     /// The cursor was not made by this store (garbage, truncated or altered).
     case invalidCursor
-    /// No session with this id for this tenant (another tenant's session is reported the same way).
+    /// No session (or current custom exercise) with this id for this tenant (another tenant's is reported the same
+    /// way).
     case notFound
-    /// A session with this id already exists.
+    /// A session (or a current custom exercise) with this id already exists.
     case alreadyExists
     /// The session is not live, so it cannot be checkpointed or finished; its current status.
     case notLive(SessionStatus)
@@ -16,6 +17,10 @@ public enum SessionStoreError: Error, Sendable, Hashable {
     case corruptRecord(id: String)
     /// The database's schema is newer than this code knows (its version, and the newest known).
     case unsupportedSchemaVersion(found: Int, newestKnown: Int)
+    /// A tenant already has `limit` current custom exercises.
+    case tooManyExercises(limit: Int)
+    /// A tenant already has `limit` stored exercise versions.
+    case tooManyVersions(limit: Int)
     /// The store was closed.
     case closed
 }

@@ -66,6 +66,19 @@ struct RouterTests {
         }
     }
 
+    @Test func putRoutesMatchPutAndJoinTheAllowedMethods() {
+        var router = Self.router()
+        router.put("/v1/sessions/{id}") { _ in .text("replace") }
+        #expect(parameters(router.match(.put, path: "/v1/sessions/x"))?["id"] == "x")
+        guard case .methodNotAllowed(let allowed, _) = router.match(.post, path: "/v1/sessions/x") else {
+            Issue.record("expected methodNotAllowed")
+            return
+        }
+        #expect(allowed.map(\.rawValue) == ["GET", "DELETE", "PUT", "HEAD"])
+        #expect(HTTPStatus.unprocessableContent == HTTPStatus(code: 422))
+        #expect(HTTPStatus(code: 422).reasonPhrase == "Unprocessable Content")
+    }
+
     @Test func listsItsRoutesInRegistrationOrder() {
         var router = Self.router()
         router.webSocket("/v1/stream") { _ in }

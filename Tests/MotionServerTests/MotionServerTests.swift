@@ -32,10 +32,11 @@ struct ReportedWrite: Sendable {
 /// - Parameters:
 ///   - clock: What its event loops and checkpoint batches run by (a ``ManualClock`` the test moves).
 ///   - writes: Where the server reports every session write once it is stored, for the test to wait on.
+///   - database: The SQLite file to use instead of a fresh one (a server started again on the same data).
 func withMotionServer(
-    tokens: String? = nil, limits: LiveLimits = fastLimits(), webSocketEcho: Bool = false,
-    clock: LoopClock = .monotonic, writes: Observed<[ReportedWrite]>? = nil,
-    _ body: (SocketAddress, MotionServer, String) async throws -> Void
+    tokens: String? = nil, limits: LiveLimits = fastLimits(), exercises: ExerciseLimits = ExerciseLimits(),
+    webSocketEcho: Bool = false, clock: LoopClock = .monotonic, writes: Observed<[ReportedWrite]>? = nil,
+    database: String? = nil, _ body: (SocketAddress, MotionServer, String) async throws -> Void
 ) async throws {
     let directory = NSTemporaryDirectory() + "motion-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -43,7 +44,8 @@ func withMotionServer(
     var options = ServerOptions()
     options.port = 0
     options.threads = 2
-    options.database = directory + "/motion.sqlite"
+    options.database = database ?? directory + "/motion.sqlite"
+    options.exercises = exercises
     options.publicDirectory = directory + "/no-public"
     options.logLevel = .error
     if let tokens {

@@ -1,6 +1,8 @@
 import Foundation
 import HTTPServer
+import MotionCore
 import MotionServer
+import MotionWire
 import NetworkTestSupport
 import Testing
 
@@ -54,6 +56,31 @@ struct OpenAPITests {
             let responses = operation?["responses"] as? [String: Any]
             #expect(responses?["101"] != nil, "\(entry.route.pattern) documents no 101 Switching Protocols")
         }
+    }
+
+    @Test func exerciseWritesDocumentTheirRefusalsAndErrorsTheirPointer() throws {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Self.file)) as? [String: Any])
+        let paths = try #require(object["paths"] as? [String: [String: Any]])
+        func responses(_ method: String, _ path: String) -> Set<String> {
+            let operation = paths[path]?[method] as? [String: Any]
+            return Set((operation?["responses"] as? [String: Any])?.keys.map { $0 } ?? [])
+        }
+        #expect(responses("post", "/v1/exercises").isSuperset(of: ["201", "400", "409", "413", "415", "422", "503"]))
+        #expect(responses("put", "/v1/exercises/{id}").isSuperset(of: ["200", "404", "409", "413", "422", "503"]))
+        #expect(responses("delete", "/v1/exercises/{id}").isSuperset(of: ["204", "404", "409", "503"]))
+        #expect(responses("get", "/v1/exercises/{id}/versions/{version}").isSuperset(of: ["200", "404"]))
+        let components = try #require(object["components"] as? [String: Any])
+        let schemas = try #require(components["schemas"] as? [String: Any])
+        let error = (schemas["Error"] as? [String: Any])?["properties"] as? [String: Any]
+        let fields = (error?["error"] as? [String: Any])?["properties"] as? [String: Any]
+        #expect(fields?["pointer"] != nil)
+        let definition = try #require(schemas["ExerciseDefinition"] as? [String: Any])
+        #expect(definition["additionalProperties"] as? Bool == false, "unknown members are refused")
+        let members = try #require(definition["properties"] as? [String: Any])
+        var encoded: [UInt8] = []
+        WireEncoder.encodeExercise(.elbowFlexion, into: &encoded)
+        let entry = try #require(try JSONSerialization.jsonObject(with: Data(encoded)) as? [String: Any])
+        #expect(Set(entry.keys) == Set(members.keys), "the schema names every member GET shows")
     }
 
     @Test func servesTheFileByteForByte() async throws {

@@ -117,6 +117,7 @@ struct ServerOptionsTests {
             ["--max-http-sessions-per-tenant", "1000001"],
             "--max-http-sessions-per-tenant must be 1…1000000, got '1000001'"
         ),
+        (["--max-exercises-per-tenant", "-1"], "--max-exercises-per-tenant must be 0…100000, got '-1'"),
         (["--port"], "--port needs a value"),
         (["--host", "h", "--database"], "--database needs a value"),
         (["--nope", "1"], "unknown flag --nope"),
@@ -142,6 +143,10 @@ struct ServerOptionsTests {
             #expect(Self.refusal(arguments) == nil, "\(arguments)")
         }
         #expect(try Self.parse(["--write-timeout", "0.001"]).writeTimeout == .milliseconds(1))
+        #expect(try Self.parse(["--max-exercises-per-tenant", "0"]).exercises.maxExercisesPerTenant == 0)
+        let environment = ["MOTION_MAX_EXERCISES_PER_TENANT": "7"]
+        #expect(try Self.parse([], environment: environment).exercises.maxExercisesPerTenant == 7)
+        #expect(ServerOptions().exercises == ExerciseLimits())
     }
 
     @Test func aBadEnvironmentValueIsRefusedToo() {
@@ -152,7 +157,10 @@ struct ServerOptionsTests {
     @Test func theUsageErrorEndsWithTheUsage() {
         let error = #expect(throws: ServerOptions.UsageError.self) { try Self.parse(["--x"]) }
         #expect(error?.description.hasPrefix("unknown flag --x\n\nusage: motion-server") == true)
-        for flag in ["--frames-per-second", "--write-timeout", "--max-http-sessions-per-tenant", "--ws-echo"] {
+        for flag in [
+            "--frames-per-second", "--write-timeout", "--max-http-sessions-per-tenant", "--ws-echo",
+            "--max-exercises-per-tenant",
+        ] {
             #expect(ServerOptions.usage.contains(flag))
         }
     }

@@ -1,6 +1,7 @@
 import HTTPServer
 import HTTPWire
 import MotionCore
+import MotionWire
 import NetworkTestSupport
 import SessionStore
 import Testing
@@ -25,6 +26,13 @@ struct FailingStore: SessionStore {
     func progress(_ query: ProgressQuery) async throws -> ProgressPage { throw Down() }
     func delete(id: SessionID, tenant: String) async throws -> Bool { throw Down() }
     func abandonLiveSessions(updatedBefore cutoff: Int64) async throws -> Int { throw Down() }
+    func saveExercise(
+        id: String, tenant: String, as write: ExerciseWrite, quota: ExerciseQuota,
+        definition: @Sendable (Int) -> String
+    ) async throws -> StoredExercise { throw Down() }
+    func currentExercises(tenant: String?) async throws -> [StoredExercise] { throw Down() }
+    func exercise(id: String, tenant: String, version: Int?) async throws -> StoredExercise? { throw Down() }
+    func deleteExercise(id: String, tenant: String) async throws -> Int? { throw Down() }
     func probe() async throws { throw Down() }
     func close() async {}
 }
@@ -47,19 +55,32 @@ struct StoreFailureTests {
             ("DELETE", "/v1/sessions/\(id)", "", "delete"),
             ("POST", "/v1/sessions/\(id)/poses", #"{"frames":[]}"#, "get"),
             ("POST", "/v1/sessions/\(id)/stop", "", "get"),
+            ("POST", "/v1/exercises", custom.replacingOccurrences(of: "\"custom\"", with: "\"other\""), "saveExercise"),
+            ("PUT", "/v1/exercises/custom", custom.replacingOccurrences(of: "55", with: "60"), "saveExercise"),
+            ("DELETE", "/v1/exercises/custom", "", "deleteExercise"),
+            ("GET", "/v1/exercises/custom/versions/1", "", "getExercise"),
         ]
     }()
+
+    /// A custom exercise the library holds (as loaded at start), so that its routes reach the store.
+    static let custom =
+        #"{"id":"custom","name":"Custom","view":"sagittal","kind":"rep","#
+        + #""measurement":{"type":"flexion","joints":["shoulder","elbow","wrist"]},"#
+        + #""thresholds":{"rest":25,"enter":55,"exit":35},"target":120}"#
 
     @Test(arguments: routes)
     func answers503StoreUnavailableAndCountsTheFailure(
         route: (method: String, path: String, body: String, operation: String)
     ) async throws {
         let metrics = ServerMetrics()
+        let exercises = ExerciseLibrary()
+        exercises.stored(try ExerciseDefinition.decode(Array(Self.custom.utf8)), tenant: "default")
         let context = AppContext(
             store: FailingStore(), tokens: nil, logger: Logger(level: .error), limits: LiveLimits(),
-            metrics: metrics, clock: { 1_700_000_000_000 })
+            metrics: metrics, clock: { 1_700_000_000_000 }, exercises: exercises)
         var router = Router()
         SessionRoutes(context: context).add(to: &router)
+        ExerciseRoutes(context: context).add(to: &router)
         let configuration = testConfiguration { $0.errorRenderer = REST.errorRenderer }
         try await withTestServer(
             configuration, router: router,

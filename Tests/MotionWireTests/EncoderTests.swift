@@ -46,14 +46,22 @@ import Testing
                 + #"{"type":"event","t":2.0,"event":"formFault","fault":"keepTrunkUpright"}]"#)
     }
 
-    @Test func encodesStartedWithTheCatalogEntry() {
+    @Test func encodesStartedWithTheWholeDefinitionAndTheV1Members() {
         let json = Self.encode { WireEncoder.encodeStarted(session: "abc", exercise: .elbowFlexion, into: &$0) }
         #expect(
             json
                 == #"{"type":"started","session":"abc","exercise":{"id":"elbowFlexion","name":"Elbow flexion","#
-                + #""view":"sagittal","kind":"rep","sidedness":"oneSided","joints":["shoulder","elbow","wrist"],"#
+                + #""view":"sagittal","kind":"rep","sidedness":"oneSided","posture":null,"#
+                + #""measurement":{"type":"flexion","joints":["shoulder","elbow","wrist"]},"#
+                + #""direction":"rising","unit":"degrees","#
                 + #""thresholds":{"rest":30.0,"enter":60.0,"exit":40.0,"minAmplitude":40.0,"minDuration":0.5,"#
-                + #""maxDuration":20.0,"holdSeconds":5.0,"holdTolerance":5.0},"target":150.0,"holdSeconds":null,"#
+                + #""maxDuration":20.0,"holdSeconds":5.0,"holdTolerance":5.0},"target":150.0,"#
+                + #""rules":[{"fault":"keepUpperArmStill","#
+                + #""measurement":{"type":"angleBetween","segments":["trunk","upperArm"]},"limit":25.0,"#
+                + #""relativeToStart":true},{"fault":"keepTrunkUpright","#
+                + #""measurement":{"type":"inclination","segment":"trunk"},"limit":15.0,"relativeToStart":false}],"#
+                + #""smoothing":{"minCutoff":1.5,"beta":0.02,"derivativeCutoff":1.0},"builtin":true,"version":1,"#
+                + #""joints":["shoulder","elbow","wrist"],"holdSeconds":null,"#
                 + #""faults":["keepUpperArmStill","keepTrunkUpright"]}}"#)
     }
 
@@ -62,8 +70,8 @@ import Testing
         exercise.thresholds.holdSeconds = 8
         let json = Self.encode { WireEncoder.encodeExercise(exercise, into: &$0) }
         #expect(json.contains(#""kind":"hold","#))
-        #expect(json.contains(#""joints":["neck","root","shoulder","elbow"]"#))
-        #expect(json.contains(#""target":90.0,"holdSeconds":8.0,"faults":"#))
+        #expect(json.contains(#""joints":["neck","root","shoulder","elbow"],"holdSeconds":8.0,"faults":"#))
+        #expect(json.contains(#""holdSeconds":8.0,"holdTolerance":7.0},"target":90.0,"#))
     }
 
     @Test(

@@ -4,7 +4,7 @@
 #
 # Starts a debug motion-server on port 0 with a temp database, seeds it (blackbox/fuzz/seed.py: recorded sessions
 # through POST /v1/analyze and two open HTTP sessions, whose ids the `{id}` path parameter draws from half of the
-# time), runs `schemathesis run` with a fixed seed and a bounded number of examples per operation, skipping the
+# time, and custom exercises, which it draws from on the exercise paths), runs `schemathesis run` with a fixed seed and a bounded number of examples per operation, skipping the
 # WebSocket-only paths, stops the server (SIGTERM, which must exit 0) and exits non-zero on any failure.
 #
 # Usage: blackbox/fuzz/schemathesis.sh

@@ -104,7 +104,8 @@ class OperationsTests(unittest.TestCase):
                 if path != "/v1/echo":
                     concrete = path.replace("{id}", "elbowFlexion" if "exercises" in path else
                                             ws_live if path.endswith("/watch") else
-                                            http_live if path.endswith(("/poses", "/stop")) else finished)
+                                            http_live if path.endswith(("/poses", "/stop")) else finished
+                                            ).replace("{version}", "1")
                     body = None
                     if method == "post":
                         body = {"/v1/sessions": {"exercise": "squat"}, "/v1/analyze": analyze_body("openapi")}.get(

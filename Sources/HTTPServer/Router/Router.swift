@@ -90,6 +90,12 @@ public struct Router: Sendable {
     ///   - handler: What answers.
     public mutating func post(_ pattern: String, handler: @escaping Handler) { on(.post, pattern, handler: handler) }
 
+    /// Adds a `PUT` route.
+    /// - Parameters:
+    ///   - pattern: The path pattern.
+    ///   - handler: What answers.
+    public mutating func put(_ pattern: String, handler: @escaping Handler) { on(.put, pattern, handler: handler) }
+
     /// Adds a `DELETE` route.
     /// - Parameters:
     ///   - pattern: The path pattern.

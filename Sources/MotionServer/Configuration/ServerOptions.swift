@@ -24,6 +24,8 @@ public struct ServerOptions: Sendable, Equatable {
     public var writeTimeout: Duration = .seconds(30)
     /// Limits of live and HTTP-driven sessions.
     public var limits = LiveLimits()
+    /// Limits of tenants' custom exercises.
+    public var exercises = ExerciseLimits()
     /// The PEM certificate (chain) for HTTPS and WSS; with ``tlsKey``. Nil serves plain HTTP.
     public var tlsCertificate: String?
     /// The PEM private key of ``tlsCertificate``.
@@ -46,11 +48,11 @@ public struct ServerOptions: Sendable, Equatable {
                              [--public DIR] [--threads N] [--tokens FILE] [--log-level info] [--ws-echo]
                              [--frames-per-second 240] [--max-message-bytes 1048576] [--write-timeout 30]
                              [--max-http-sessions 10000] [--max-http-sessions-per-tenant 1000]
-                             [--tls-cert FILE --tls-key FILE]
+                             [--max-exercises-per-tenant 200] [--tls-cert FILE --tls-key FILE]
         Every flag also reads from the environment: MOTION_HOST, MOTION_PORT, MOTION_DATABASE, MOTION_PUBLIC,
         MOTION_THREADS, MOTION_TOKENS, MOTION_LOG_LEVEL, MOTION_WS_ECHO=1, MOTION_FRAMES_PER_SECOND,
         MOTION_MAX_MESSAGE_BYTES, MOTION_WRITE_TIMEOUT, MOTION_MAX_HTTP_SESSIONS, MOTION_MAX_HTTP_SESSIONS_PER_TENANT,
-        MOTION_TLS_CERT, MOTION_TLS_KEY. SIGHUP reads the certificate and key again.
+        MOTION_MAX_EXERCISES_PER_TENANT, MOTION_TLS_CERT, MOTION_TLS_KEY. SIGHUP reads the certificate and key again.
         """
 
     /// The flags, each with its variable.
@@ -64,6 +66,7 @@ public struct ServerOptions: Sendable, Equatable {
         .value("write-timeout", environment: "MOTION_WRITE_TIMEOUT"),
         .value("max-http-sessions", environment: "MOTION_MAX_HTTP_SESSIONS"),
         .value("max-http-sessions-per-tenant", environment: "MOTION_MAX_HTTP_SESSIONS_PER_TENANT"),
+        .value("max-exercises-per-tenant", environment: "MOTION_MAX_EXERCISES_PER_TENANT"),
         .value("tls-cert", environment: "MOTION_TLS_CERT"), .value("tls-key", environment: "MOTION_TLS_KEY"),
     ])
 
@@ -112,6 +115,7 @@ public struct ServerOptions: Sendable, Equatable {
         case "max-message-bytes": limits.maxMessageBytes = try flag.integer(in: 1024...(256 << 20))
         case "max-http-sessions": limits.maxHTTPSessions = try flag.integer(in: 1...1_000_000)
         case "max-http-sessions-per-tenant": limits.maxHTTPSessionsPerTenant = try flag.integer(in: 1...1_000_000)
+        case "max-exercises-per-tenant": exercises.maxExercisesPerTenant = try flag.integer(in: 0...100_000)
         case "tls-cert": tlsCertificate = value
         case "tls-key": tlsKey = value
         default: preconditionFailure("--\(flag.name) is not in ServerOptions.flags")

@@ -160,7 +160,8 @@ actor LiveSession: WatchableSession {
     }
 
     private func begin(_ start: StartRequest) throws(WireError) {
-        let session = try SessionCore(start: start, tenant: tenant, now: context.clock())
+        let session = try SessionCore(
+            start: start, tenant: tenant, now: context.clock(), exercises: context.exercises)
         running = RunningSession(session)
         decoder.configure(for: start)
         snapshots = start.options.snapshots

@@ -13,10 +13,11 @@ struct SessionCore: Sendable {
     private(set) var engine: MotionEngine
     private(set) var framesAtLastCheckpoint = 0
 
-    /// Creates the session for a decoded `start` request (the decoder has checked its `subject`).
+    /// Creates the session for a decoded `start` request (the decoder has checked its `subject`), with the exercise
+    /// `exercises` has for the tenant now: the session keeps that definition whatever happens to it later.
     /// - Throws: `unknownExercise`, `missingSide` or `invalidMessage` (an option the engine refuses).
-    init(start: StartRequest, tenant: String, now: Int64) throws(WireError) {
-        guard let exercise = Exercise.named(start.exercise) else {
+    init(start: StartRequest, tenant: String, now: Int64, exercises: ExerciseLibrary) throws(WireError) {
+        guard let exercise = exercises.exercise(start.exercise, tenant: tenant) else {
             throw WireError(code: .unknownExercise, message: "no exercise '\(start.exercise)'")
         }
         var configuration = SessionConfiguration(exercise: exercise, side: start.side)

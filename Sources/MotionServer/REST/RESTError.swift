@@ -7,8 +7,16 @@ import MotionWire
 enum RESTError: HTTPResponseError, Equatable {
     /// `404 notFound`: no such session, or another tenant's.
     case notFound
-    /// `404 unknownExercise`: no catalog entry with this id.
+    /// `404 unknownExercise`: neither the catalog nor the tenant has an exercise with this id (or this version).
     case unknownExercise(String)
+    /// `409 exerciseExists`: a built-in exercise or one of the tenant's own has this id.
+    case exerciseExists(String)
+    /// `409 builtinExercise`: a built-in exercise cannot be changed or deleted.
+    case builtinExercise(String)
+    /// `409 tooManyExercises`: the tenant has `limit` custom exercises.
+    case tooManyExercises(limit: Int)
+    /// `409 tooManyVersions`: the tenant has stored `limit` exercise versions.
+    case tooManyVersions(limit: Int)
     /// `401 unauthorized` with `WWW-Authenticate`: a missing or unknown bearer token.
     case unauthorized
     /// `403 forbidden`: the token may not read server-wide figures.
@@ -29,7 +37,8 @@ enum RESTError: HTTPResponseError, Equatable {
     case serverBusy
     /// `503 storeUnavailable` with `Retry-After: 1`: the session store failed (already counted and logged).
     case storeUnavailable
-    /// A body the wire decoder refused: `413` for ``ErrorCode/messageTooBig``, `400` otherwise, with its code.
+    /// A body the wire decoder refused, with its code: `413` for ``ErrorCode/messageTooBig``, `422` for
+    /// ``ErrorCode/invalidExercise`` (well-formed JSON that is no usable exercise; with its pointer), `400` otherwise.
     case invalidInput(WireError)
 
     /// The status it is answered with.
@@ -40,10 +49,15 @@ enum RESTError: HTTPResponseError, Equatable {
         case .forbidden: .forbidden
         case .unsupportedMediaType: .unsupportedMediaType
         case .invalidQuery, .invalidCursor: .badRequest
-        case .notLive, .sessionLive: .conflict
+        case .notLive, .sessionLive, .exerciseExists, .builtinExercise, .tooManyExercises, .tooManyVersions: .conflict
         case .tooManySessions: .tooManyRequests
         case .serverBusy, .storeUnavailable: .serviceUnavailable
-        case .invalidInput(let error): error.code == .messageTooBig ? .contentTooLarge : .badRequest
+        case .invalidInput(let error):
+            switch error.code {
+            case .messageTooBig: .contentTooLarge
+            case .invalidExercise: .unprocessableContent
+            default: .badRequest
+            }
         }
     }
 
@@ -52,6 +66,18 @@ enum RESTError: HTTPResponseError, Equatable {
         switch self {
         case .notFound: WireError(code: .notFound, message: "no such session")
         case .unknownExercise(let id): WireError(code: .unknownExercise, message: "no exercise '\(id)'")
+        case .exerciseExists(let id):
+            WireError(
+                code: .exerciseExists, message: "an exercise '\(id)' exists; change it with PUT /v1/exercises/\(id)")
+        case .builtinExercise(let id):
+            WireError(code: .builtinExercise, message: "'\(id)' is built in and cannot be changed or deleted")
+        case .tooManyExercises(let limit):
+            WireError(
+                code: .tooManyExercises, message: "at most \(limit) custom exercises per tenant; delete one first")
+        case .tooManyVersions(let limit):
+            WireError(
+                code: .tooManyVersions,
+                message: "at most \(limit) stored exercise versions per tenant, deleted ones included")
         case .unauthorized: WireError(code: .unauthorized, message: "missing or unknown bearer token")
         case .forbidden: WireError(code: .forbidden, message: "this token may not read server-wide figures")
         case .unsupportedMediaType(let accepted, let received):

@@ -4,13 +4,12 @@ import MotionCore
 import MotionWire
 import SessionStore
 
-/// The REST endpoints of PROTOCOL.md §5 over the session store and the HTTP-driven sessions.
+/// The REST endpoints of PROTOCOL.md §5 over the session store and the HTTP-driven sessions (the exercises are
+/// ``ExerciseRoutes``).
 struct SessionRoutes {
     let context: AppContext
 
     func add(to router: inout Router) {
-        router.get("/v1/exercises") { _ in exercises() }
-        router.get("/v1/exercises/{id}") { request in try exercise(request.parameters["id"] ?? "") }
         router.post("/v1/sessions", handler: tenanted(create))
         router.get("/v1/sessions", handler: tenanted(list))
         router.get("/v1/sessions/{id}", handler: tenanted(get))
@@ -38,28 +37,13 @@ struct SessionRoutes {
         }
     }
 
-    // MARK: Exercises
-
-    private func exercises() -> HTTPResponse {
-        var body: [UInt8] = []
-        WireEncoder.encodeCatalog(Exercise.catalog, into: &body)
-        return REST.json(body)
-    }
-
-    private func exercise(_ id: String) throws(RESTError) -> HTTPResponse {
-        guard let exercise = Exercise.named(id) else { throw .unknownExercise(id) }
-        var body: [UInt8] = []
-        WireEncoder.encodeExercise(exercise, into: &body)
-        return REST.json(body)
-    }
-
     // MARK: HTTP-driven sessions
 
     private func create(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
         _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
         let start = try StartRequest(decoding: request.body)
         let now = context.clock()
-        let core = try SessionCore(start: start, tenant: tenant, now: now)
+        let core = try SessionCore(start: start, tenant: tenant, now: now, exercises: context.exercises)
         switch context.httpSessions.insert(HTTPSession(core: core, now: now)) {
         case .admitted: break
         case .tenantFull: throw RESTError.tooManySessions(limit: context.limits.maxHTTPSessionsPerTenant)
@@ -111,7 +95,7 @@ struct SessionRoutes {
         _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
         let start = try StartRequest(decoding: request.body)
         let now = context.clock()
-        var core = try SessionCore(start: start, tenant: tenant, now: now)
+        var core = try SessionCore(start: start, tenant: tenant, now: now, exercises: context.exercises)
         var unknownJoint = UnknownJointNotice()
         let frames = try PoseDecoder(start).decodeFrames(request.body, report: &unknownJoint.report)
         var outcome = core.process(frames, metrics: context.metrics)

@@ -1,0 +1,190 @@
+import HTTPServer
+import HTTPWire
+import MotionCore
+import MotionWire
+import SessionStore
+
+/// The exercise endpoints of PROTOCOL.md §5.1: the built-in catalog and each tenant's custom exercises, with every
+/// version kept.
+///
+/// Reads of current exercises come from the ``ExerciseLibrary`` (memory); writes go to the store, then to the
+/// library. A tenant's custom exercises are invisible to every other tenant (404, like unknown ids).
+struct ExerciseRoutes {
+    let context: AppContext
+
+    func add(to router: inout Router) {
+        router.get("/v1/exercises", handler: tenanted(list))
+        router.post("/v1/exercises", handler: tenanted(create))
+        router.get("/v1/exercises/{id}", handler: tenanted(get))
+        router.put("/v1/exercises/{id}", handler: tenanted(update))
+        router.delete("/v1/exercises/{id}", handler: tenanted(delete))
+        router.get("/v1/exercises/{id}/versions/{version}", handler: tenanted(version))
+    }
+
+    /// A handler that runs only with the tenant authentication attached (`401` otherwise); a definition the wire
+    /// decoder refuses is answered as ``RESTError/invalidInput(_:)``: `422` with its pointer, `400` or `413`.
+    private func tenanted(
+        _ handler: @escaping @Sendable (HTTPRequest, String) async throws -> HTTPResponse
+    ) -> Router.Handler {
+        { request in
+            guard let tenant = request.tenant else { throw RESTError.unauthorized }
+            do {
+                return try await handler(request, tenant)
+            } catch let error as WireError {
+                throw RESTError.invalidInput(error)
+            }
+        }
+    }
+
+    // MARK: Reads
+
+    /// `GET /v1/exercises`: the built-in catalog, then the tenant's own by id.
+    private func list(_ request: HTTPRequest, tenant: String) -> HTTPResponse {
+        var body: [UInt8] = []
+        WireEncoder.encodeCatalog(Exercise.catalog + context.exercises.customExercises(tenant: tenant), into: &body)
+        return REST.json(body)
+    }
+
+    private func get(_ request: HTTPRequest, tenant: String) throws(RESTError) -> HTTPResponse {
+        let id = request.parameters["id"] ?? ""
+        guard let exercise = context.exercises.exercise(id, tenant: tenant) else { throw .unknownExercise(id) }
+        return Self.json(exercise)
+    }
+
+    /// `GET /v1/exercises/{id}/versions/{version}`: any stored version, also of a deleted exercise (what a stored
+    /// session used); the built-in ones have only their own version.
+    private func version(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+        let id = request.parameters["id"] ?? ""
+        guard let text = request.parameters["version"], let version = Self.versionNumber(text) else {
+            throw RESTError.unknownExercise(id)
+        }
+        if let builtin = Exercise.named(id) {
+            guard builtin.version == version else { throw RESTError.unknownExercise(id) }
+            return Self.json(builtin)
+        }
+        let record = try await store("getExercise", id: id) {
+            try await context.store.exercise(id: id, tenant: tenant, version: version)
+        }
+        guard let record else { throw RESTError.unknownExercise(id) }
+        return Self.json(try decodeStored(record))
+    }
+
+    // MARK: Writes
+
+    /// `POST /v1/exercises`: a new custom exercise at version 1 (or one past the versions of a deleted one with the
+    /// same id), `201` with `Location`.
+    private func create(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+        _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
+        let exercise = try decode(request.body, id: nil)
+        guard Exercise.named(exercise.id) == nil else { throw RESTError.exerciseExists(exercise.id) }
+        let saved = try await save(exercise, tenant: tenant, as: .create)
+        var response = Self.json(saved, status: .created)
+        response.headers.add(name: "Location", value: "/v1/exercises/\(saved.id)")
+        return response
+    }
+
+    /// `PUT /v1/exercises/{id}`: a new version of one of the tenant's exercises. A definition equal to the current
+    /// one stores nothing and answers the current version, so repeating a `PUT` changes nothing.
+    private func update(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+        let id = request.parameters["id"] ?? ""
+        guard Exercise.named(id) == nil else { throw RESTError.builtinExercise(id) }
+        guard let current = context.exercises.custom(id, tenant: tenant) else { throw RESTError.unknownExercise(id) }
+        _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
+        var exercise = try decode(request.body, id: id)
+        exercise.version = current.version
+        guard exercise != current else { return Self.json(current) }
+        return Self.json(try await save(exercise, tenant: tenant, as: .update))
+    }
+
+    /// `DELETE /v1/exercises/{id}`: the exercise is no longer listed nor startable; its versions stay readable.
+    private func delete(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+        let id = request.parameters["id"] ?? ""
+        guard Exercise.named(id) == nil else { throw RESTError.builtinExercise(id) }
+        let version = try await store("deleteExercise", id: id) {
+            try await context.store.deleteExercise(id: id, tenant: tenant)
+        }
+        guard let version else { throw RESTError.unknownExercise(id) }
+        context.exercises.deleted(id, tenant: tenant, version: version)
+        return HTTPResponse(status: .noContent)
+    }
+
+    /// Stores `exercise` as the tenant's next version, then tells the library.
+    private func save(
+        _ exercise: Exercise, tenant: String, as write: ExerciseWrite
+    ) async throws(RESTError) -> Exercise {
+        let quota = context.exercises.quota
+        let record = try await store("saveExercise", id: exercise.id) {
+            try await context.store.saveExercise(id: exercise.id, tenant: tenant, as: write, quota: quota) {
+                ExerciseLibrary.definition(of: exercise, version: $0)
+            }
+        }
+        var saved = exercise
+        saved.version = record.version
+        context.exercises.stored(saved, tenant: tenant)
+        return saved
+    }
+
+    // MARK: Helpers
+
+    private func decode(_ body: [UInt8], id: String?) throws(WireError) -> Exercise {
+        let limits = WireLimits(
+            maxMessageBytes: context.exercises.limits.maxDefinitionBytes,
+            maxDepth: ExerciseDefinition.defaultLimits.maxDepth)
+        return try ExerciseDefinition.decode(body, limits: limits, id: id)
+    }
+
+    /// A stored version as an exercise; one that no longer decodes is a damaged record: logged, `503`.
+    private func decodeStored(_ record: StoredExercise) throws(RESTError) -> Exercise {
+        do {
+            return try ExerciseLibrary.decode(record)
+        } catch {
+            context.logger.log(
+                .error, "stored exercise does not decode",
+                ["exercise": record.id, "version": "\(record.version)", "error": "\(error)"])
+            throw .storeUnavailable
+        }
+    }
+
+    /// Runs a store call, timed. The store's refusals of this request (a taken id, a missing one, a full quota) are
+    /// answers, not store failures, and leave `/readyz` alone; anything else is counted, logged and answered
+    /// ``RESTError/storeUnavailable``.
+    private func store<T: Sendable>(
+        _ operation: String, id: String, _ call: () async throws -> T
+    ) async throws(RESTError) -> T {
+        let outcome: Result<T, RESTError>
+        do {
+            outcome = try await context.timed(operation) { () async throws -> Result<T, RESTError> in
+                do {
+                    return .success(try await call())
+                } catch SessionStoreError.alreadyExists {
+                    return .failure(.exerciseExists(id))
+                } catch SessionStoreError.notFound {
+                    return .failure(.unknownExercise(id))
+                } catch SessionStoreError.tooManyExercises(let limit) {
+                    return .failure(.tooManyExercises(limit: limit))
+                } catch SessionStoreError.tooManyVersions(let limit) {
+                    return .failure(.tooManyVersions(limit: limit))
+                }
+            }
+        } catch {
+            context.metrics.storeFailed(operation)
+            context.logger.log(.error, "store call failed", ["operation": operation, "error": "\(error)"])
+            throw .storeUnavailable
+        }
+        return try outcome.get()
+    }
+
+    /// A version number of the path: 1…2³¹−1 in plain digits; anything else names no version.
+    private static func versionNumber(_ text: String) -> Int? {
+        guard !text.isEmpty, text.utf8.count <= 10, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+            let number = Int(text), number >= 1, number <= Int(Int32.max)
+        else { return nil }
+        return number
+    }
+
+    private static func json(_ exercise: Exercise, status: HTTPStatus = .ok) -> HTTPResponse {
+        var body: [UInt8] = []
+        WireEncoder.encodeExercise(exercise, into: &body)
+        return REST.json(body, status: status)
+    }
+}

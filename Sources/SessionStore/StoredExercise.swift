@@ -1,0 +1,64 @@
+/// One stored version of a tenant's custom exercise (PROTOCOL.md §5.1).
+///
+/// The store keeps the definition as the text it was given and never reads it: the application encodes and decodes
+/// it (MotionWire's JSON form), so this module does not depend on the wire format. Every version stays stored once
+/// written — a session stored with version 2 can be shown with the definition it used after version 3 replaced it,
+/// or after the exercise was deleted.
+public struct StoredExercise: Sendable, Hashable {
+    /// The exercise id, unique per tenant among its current exercises.
+    public var id: String
+    /// The tenant that owns it; every read and write is scoped to one tenant.
+    public var tenant: String
+    /// The version: 1 for the first, one more with every save (numbering continues after a delete).
+    public var version: Int
+    /// The definition as the application encoded it.
+    public var definition: String
+    /// When this version was stored, Unix milliseconds (store clock).
+    public var createdAt: Int64
+    /// When the exercise was deleted, Unix milliseconds (store clock); nil while it is current.
+    public var deletedAt: Int64?
+
+    /// Creates a record.
+    /// - Parameters:
+    ///   - id: The exercise id.
+    ///   - tenant: The owning tenant.
+    ///   - version: The version.
+    ///   - definition: The encoded definition.
+    ///   - createdAt: When it was stored, Unix milliseconds.
+    ///   - deletedAt: When it was deleted, Unix milliseconds.
+    public init(
+        id: String, tenant: String, version: Int, definition: String, createdAt: Int64, deletedAt: Int64? = nil
+    ) {
+        self.id = id
+        self.tenant = tenant
+        self.version = version
+        self.definition = definition
+        self.createdAt = createdAt
+        self.deletedAt = deletedAt
+    }
+}
+
+/// What a save of a custom exercise expects to find (``SessionStore/saveExercise(id:tenant:as:quota:definition:)``).
+public enum ExerciseWrite: Sendable, Hashable {
+    /// A new exercise: no current one may have the id (a deleted one may; its version numbering continues).
+    case create
+    /// A new version of a current exercise.
+    case update
+}
+
+/// How much one tenant may store of custom exercises, checked in the transaction that saves one.
+public struct ExerciseQuota: Sendable, Hashable {
+    /// Current (not deleted) exercises per tenant.
+    public var maxExercises: Int
+    /// Stored versions per tenant, of every exercise, deleted ones included (stored sessions may still need them).
+    public var maxVersions: Int
+
+    /// Creates a quota.
+    /// - Parameters:
+    ///   - maxExercises: Current exercises per tenant.
+    ///   - maxVersions: Stored versions per tenant.
+    public init(maxExercises: Int, maxVersions: Int) {
+        self.maxExercises = maxExercises
+        self.maxVersions = maxVersions
+    }
+}
