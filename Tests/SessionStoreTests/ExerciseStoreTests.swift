@@ -160,16 +160,17 @@ import Testing
         }
     }
 
-    @Test func aVersionThreeDatabaseGainsTheExercisesTableKeepingItsSessions() async throws {
+    /// The store at the schema before the exercises table (writing through the store needs version 4's columns).
+    @Test func aVersionFourDatabaseGainsTheExercisesTableKeepingItsSessions() async throws {
         try await withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("v3.sqlite")
+            let path = directory.appendingPathComponent("v4.sqlite")
             let session = StoredSession.make()
             do {
-                let old = try await SQLiteSessionStore(path: path.path, configuration: Self.configuration(upTo: 3))
+                let old = try await SQLiteSessionStore(path: path.path, configuration: Self.configuration(upTo: 4))
                 try await old.create(session)
                 await old.close()
             }
-            #expect(try RawDatabase(path: path).integer("PRAGMA user_version") == 3)
+            #expect(try RawDatabase(path: path).integer("PRAGMA user_version") == 4)
             let store = try await SQLiteSessionStore(path: path.path)
             #expect(try RawDatabase(path: path).integer("PRAGMA user_version") == SQLiteSchema.newestVersion)
             #expect(try await store.session(id: session.id, tenant: session.tenant) == session)
