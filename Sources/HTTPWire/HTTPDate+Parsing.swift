@@ -1,4 +1,5 @@
 import Basics
+
 extension HTTPDate {
     /// Parses an HTTP-date in any of the three forms recipients must accept (RFC 9110 §5.6.7):
     /// IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`, RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` and asctime

@@ -1,4 +1,5 @@
 import Basics
+
 /// Formats HTTP dates (RFC 9110 §5.6.7) from a Unix time supplied by the caller; no clock is read here.
 public enum HTTPDate {
     private static let dayNames: [String] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]

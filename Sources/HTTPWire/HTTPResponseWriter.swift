@@ -1,4 +1,5 @@
 import Basics
+
 /// Serialises responses into a caller-provided buffer, so a whole response can be sent with one write.
 ///
 /// Rules applied by `write(_:body:date:requestMethod:into:)`:

@@ -33,6 +33,17 @@ public enum WireEncoder {
         buffer.append(UInt8(ascii: "}"))
     }
 
+    /// Writes `checkpoint`: `{"type":"checkpoint","t":12.3}`, the timestamp of the last pose whose state is durable
+    /// (PROTOCOL.md §3.1).
+    /// - Parameters:
+    ///   - t: That pose's timestamp.
+    ///   - buffer: The buffer to append to.
+    public static func encodeCheckpoint(at t: Double, into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#"{"type":"checkpoint","t":"#)
+        buffer.appendJSONNumber(t)
+        buffer.append(UInt8(ascii: "}"))
+    }
+
     /// Writes a JSON array of events, each as ``encodeEvent(_:at:includeType:into:)`` writes it: the `events`
     /// member of the REST answers to posted poses and to `POST /v1/analyze` (PROTOCOL.md §5).
     /// - Parameters:

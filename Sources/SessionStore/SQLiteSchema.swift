@@ -124,6 +124,15 @@ enum SQLiteSchema {
                     PRIMARY KEY (tenant, id, version)
                 );
                 """),
+        // v6: a live session's engine state as of its last checkpoint (MotionEngine.savedState, the series left
+        // out: it is in series_chunks) and the timestamp of the last pose it covers, so the session can be restored
+        // exactly (PROTOCOL.md §3.1). Cleared when the session ends.
+        Migration(
+            version: 6,
+            sql: """
+                ALTER TABLE sessions ADD COLUMN engine_state BLOB;
+                ALTER TABLE sessions ADD COLUMN checkpoint_t REAL;
+                """),
     ]
 
     /// The version this code writes.

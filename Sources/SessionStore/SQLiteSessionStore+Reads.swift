@@ -9,6 +9,27 @@ extension SQLiteSessionStore {
         prescribed_enter, prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets, per_side
         """
 
+    /// A live session's engine state as of its last checkpoint, and the timestamp of the last pose it covers.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: The state, or nil when this tenant has no such session, it has ended, or none was kept.
+    /// - Throws: Database errors.
+    public func engineState(id: SessionID, tenant: String) throws(SessionStoreError) -> (state: [UInt8], t: Double?)? {
+        let db = try database()
+        return try db.withStatement(
+            """
+            SELECT engine_state, checkpoint_t FROM sessions
+            WHERE id = ?1 AND tenant = ?2 AND status = 'live' AND engine_state IS NOT NULL
+            """
+        ) { query throws(SessionStoreError) -> (state: [UInt8], t: Double?)? in
+            try query.bind(id.description, at: 1)
+            try query.bind(tenant, at: 2)
+            guard try query.step() else { return nil }
+            return (query.blob(0), query.optionalDouble(1))
+        }
+    }
+
     /// One session with its reps and series, read in one snapshot.
     /// - Parameters:
     ///   - id: The session.

@@ -79,6 +79,9 @@ extension SQLiteSessionStore {
                         batchWritten[item.id] = try updateRow(
                             id: item.id, tenant: item.tenant, summary: item.summary, status: .live, endedAt: nil,
                             now: now, after: batchWritten[item.id] ?? written[item.id], in: db)
+                        if let state = item.engineState {
+                            try saveEngineState(state, at: item.summary.lastTimestamp, of: item.id, in: db)
+                        }
                         refused[item.id] = nil
                     } catch .notFound {
                         (batchWritten[item.id], refused[item.id]) = (.some(nil), .notFound)
@@ -171,6 +174,19 @@ extension SQLiteSessionStore {
         if status == .live { written[id] = details }
     }
 
+    /// Keeps a live session's engine state and the timestamp it covers, inside the caller's transaction.
+    private func saveEngineState(
+        _ state: [UInt8], at t: Double?, of id: SessionID, in db: SQLiteConnection
+    ) throws(SessionStoreError) {
+        try db.withStatement("UPDATE sessions SET engine_state = ?2, checkpoint_t = ?3 WHERE id = ?1") {
+            update throws(SessionStoreError) in
+            try update.bind(id.description, at: 1)
+            try update.bind(blob: state, at: 2)
+            try update.bind(t, at: 3)
+            try update.step()
+        }
+    }
+
     /// Updates a live session's row, reps and series inside the caller's transaction.
     /// - Parameter after: What earlier writes left of the session's reps and series (nil: unknown, write them all).
     /// - Returns: What is written of them now.
@@ -188,7 +204,9 @@ extension SQLiteSessionStore {
                 rejected_count = ?13, best = ?14, baseline = ?15, fault_counts = ?16, exercise_version = ?17,
                 prescribed_target = ?18, prescribed_rest = ?19, prescribed_enter = ?20, prescribed_exit = ?21,
                 prescribed_hold_seconds = ?22, prescribed_reps = ?23, prescribed_sets = ?24, per_side = ?25,
-                mean_peak = ?26
+                mean_peak = ?26,
+                engine_state = CASE WHEN ?3 = 'live' THEN engine_state END,
+                checkpoint_t = CASE WHEN ?3 = 'live' THEN checkpoint_t END
             WHERE id = ?1 AND tenant = ?2 AND status = 'live'
             """
         ) { update throws(SessionStoreError) in

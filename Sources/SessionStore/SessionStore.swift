@@ -62,6 +62,14 @@ public protocol SessionStore: Sendable {
     /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
     func session(id: SessionID, tenant: String) async throws -> StoredSession?
 
+    /// A live session's engine state as of its last checkpoint, and the timestamp of the last pose it covers.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: The state, or nil when this tenant has no such session, it has ended, or none was kept.
+    /// - Throws: Database errors.
+    func engineState(id: SessionID, tenant: String) async throws -> (state: [UInt8], t: Double?)?
+
     /// A session's value series (`GET /v1/sessions/{id}/series`).
     /// - Parameters:
     ///   - id: The session.
@@ -177,15 +185,20 @@ public struct SessionCheckpoint: Sendable, Hashable {
     public var tenant: String
     /// The summary so far.
     public var summary: SessionSummary
+    /// The engine's state as of the summary's last pose (`MotionEngine.savedState()`, without the series), kept so
+    /// the session can be restored; nil to keep none.
+    public var engineState: [UInt8]?
 
     /// Creates a checkpoint.
     /// - Parameters:
     ///   - id: The session.
     ///   - tenant: Its tenant.
     ///   - summary: The summary so far.
-    public init(id: SessionID, tenant: String, summary: SessionSummary) {
+    ///   - engineState: The engine's saved state at the summary's last pose.
+    public init(id: SessionID, tenant: String, summary: SessionSummary, engineState: [UInt8]? = nil) {
         self.id = id
         self.tenant = tenant
         self.summary = summary
+        self.engineState = engineState
     }
 }

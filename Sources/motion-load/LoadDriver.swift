@@ -294,6 +294,7 @@ struct LoadDriver: Sendable {
             ("coalesced", "\(stats.coalesced)"), ("events", "\(stats.events)"),
             ("event_kinds", Report.counts(stats.eventKinds, limit: 32)), ("errors", "\(stats.errors)"),
             ("error_codes", Report.counts(stats.errorCodes, limit: 32)), ("summaries", "\(stats.summaries)"),
+            ("checkpoints", "\(stats.checkpoints)"),
             ("unanswered", "\(stats.unanswered)"), ("closes", Report.counts(stats.closes, limit: 32)),
             ("unexpected_closes", "\(stats.unexpectedCloses)"),
             ("connect_failures", Report.counts(stats.connectFailures, limit: 32)),

@@ -110,6 +110,7 @@ final class LoadSession: RawWebSocketDelegate {
             worker.shared.started.add(1, ordering: .relaxed)
             worker.streaming(self)
         case .summary: worker.record { $0.summaries += 1 }
+        case .checkpoint: worker.record { $0.checkpoints += 1 }
         case .error:
             let code = ServerMessage.stringField(ServerMessage.codeKey, in: payload) ?? "?"
             worker.record {

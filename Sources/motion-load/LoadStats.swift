@@ -22,6 +22,8 @@ struct LoadStats: Sendable {
     var events = 0
     var errors = 0
     var summaries = 0
+    /// `checkpoint` messages: the server's word that a session's state is durable.
+    var checkpoints = 0
     /// Frames still unanswered when their session ended (their age then is in `latency`, a lower bound).
     var unanswered = 0
     /// Intended send → snapshot that answered the frame, nanoseconds.
@@ -49,6 +51,7 @@ struct LoadStats: Sendable {
         events += other.events
         errors += other.errors
         summaries += other.summaries
+        checkpoints += other.checkpoints
         unanswered += other.unanswered
         latency.merge(other.latency)
         sendLag.merge(other.sendLag)

@@ -2,7 +2,7 @@
 /// fields found by their key — no JSON parser, no allocation for snapshots. The server writes `type` first.
 enum ServerMessage {
     enum Kind {
-        case snapshot, event, started, summary, error, other
+        case snapshot, event, started, summary, error, checkpoint, other
     }
 
     private static let typePrefix: [UInt8] = Array(#"{"type":""#.utf8)
@@ -11,6 +11,7 @@ enum ServerMessage {
     private static let types: [(name: [UInt8], kind: Kind)] = [
         (Array(#"snapshot""#.utf8), .snapshot), (Array(#"event""#.utf8), .event),
         (Array(#"started""#.utf8), .started), (Array(#"summary""#.utf8), .summary), (Array(#"error""#.utf8), .error),
+        (Array(#"checkpoint""#.utf8), .checkpoint),
     ]
 
     static func kind(of payload: UnsafeRawBufferPointer) -> Kind {

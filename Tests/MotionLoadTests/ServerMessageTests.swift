@@ -14,7 +14,8 @@ import Testing
         (#"{"type":"started","session":"x"}"#, "started"), (#"{"type":"summary","frames":3}"#, "summary"),
         (#"{"type":"error","code":"rateLimited"}"#, "error"), (#"{"type":"bogus"}"#, "other"), ("", "other"),
         (#"{"type":""#, "other"), (#"{"typ":"snapshot"}"#, "other"), ("not json at all", "other"),
-        (#"{"type":"sn"#, "other"),
+        (#"{"type":"sn"#, "other"), (#"{"type":"checkpoint","t":4.9}"#, "checkpoint"),
+        (#"{"type":"checkpointed","t":4.9}"#, "other"),
     ])
     func classifiesByType(message: String, expected: String) {
         let kind = Self.withBytes(message) { ServerMessage.kind(of: $0) }

@@ -24,8 +24,14 @@ struct CheckpointBatcherTests {
             summary: SessionSummary(exercise: "squat", frames: Int(session)))
     }
 
-    static func writer(_ log: Log) -> @Sendable ([SessionCheckpoint]) async -> Void {
-        { batch in log.append("batch " + batch.map { "\($0.summary.frames)" }.joined(separator: ",")) }
+    /// A store that logs each batch and refuses the sessions in `refusing`.
+    static func writer(
+        _ log: Log, refusing: Set<UInt128> = []
+    ) -> @Sendable ([SessionCheckpoint]) async -> Set<SessionID> {
+        { batch in
+            log.append("batch " + batch.map { "\($0.summary.frames)" }.joined(separator: ","))
+            return Set(batch.map(\.id).filter { id in refusing.contains { checkpoint($0).id == id } })
+        }
     }
 
     @Test func gathersTheCheckpointsOfAWindowIntoOneWrite() async {
@@ -76,9 +82,10 @@ struct CheckpointBatcherTests {
             }
             log.append("created 2")
         }
-        let write: @Sendable ([SessionCheckpoint]) async -> Void = { batch in
-            await Self.writer(log)(batch)
+        let write: @Sendable ([SessionCheckpoint]) async -> Set<SessionID> = { batch in
+            let refused = await Self.writer(log)(batch)
             release.record { $0 = true }
+            return refused
         }
         // The batch's task takes the priority of the task that starts it.
         let batch = await Task(priority: .high) {
@@ -109,6 +116,27 @@ struct CheckpointBatcherTests {
         let finished = await log.entries.arrival(within: .seconds(120)) { !$0.isEmpty }
         #expect(finished, "the batch was written")
         #expect(log.all == ["batch 10,2"], "the session's newest checkpoint, once, in its first place")
+    }
+
+    @Test func eachCheckpointLearnsWhetherItWasStoredAfterTheBatch() async {
+        let clock = ManualClock()
+        let batcher = CheckpointBatcher(window: .milliseconds(20), clock: .manual(clock))
+        let (writes, log) = (StoreWrites(), Log())
+        let outcomes = Observed<[String]>([])
+        let write = Self.writer(log, refusing: [2])
+        var batch: Task<Void, Never>?
+        for session: UInt128 in [1, 2, 3] {
+            batch = batcher.add(
+                Self.checkpoint(session), after: nil, writes: writes,
+                then: { stored in
+                    outcomes.record { $0.append("\(session) \(stored)") }
+                }, write: write)
+        }
+        #expect(outcomes.current.isEmpty, "nothing is told before the batch is written")
+        await clock.advance(by: .milliseconds(20))
+        await batch?.value
+        #expect(log.all == ["batch 1,2,3"])
+        #expect(outcomes.current.sorted() == ["1 true", "2 false", "3 true"])
     }
 
     @Test func shutdownWaitsForAGatheringBatch() async {

@@ -23,8 +23,14 @@ struct ReportedWrite: Sendable {
 
     /// The checkpointed summary, when this is a stored checkpoint of session `id`.
     func checkpoint(of id: String) -> SessionSummary? {
-        guard stored, self.id.description == id, case .checkpoint(let summary) = write else { return nil }
+        guard stored, self.id.description == id, case .checkpoint(let summary, _) = write else { return nil }
         return summary
+    }
+
+    /// The checkpointed engine state, when this is a stored checkpoint of session `id` that kept one.
+    func engineState(of id: String) -> [UInt8]? {
+        guard stored, self.id.description == id, case .checkpoint(_, let state) = write else { return nil }
+        return state
     }
 }
 
@@ -217,9 +223,21 @@ struct MotionServerTests {
             await clock.advance(by: .milliseconds(1))
             // The sessions stay open; their checkpoints reach the store, in one batch, while they are live.
             await writes.wait { checkpointed($0) == 3 }
-            for id in ids {
+            for (id, (_, inbox)) in zip(ids, sockets) {
                 let summary = writes.current.lazy.compactMap { $0.checkpoint(of: id) }.first
                 #expect(summary?.frames == poses.count, "the checkpoint holds every pose")
+                // The engine's state went with it: restored, it is the same session.
+                let state = try #require(writes.current.lazy.compactMap { $0.engineState(of: id) }.first)
+                let restored = try MotionEngine(
+                    configuration: SessionConfiguration(exercise: .squat), restoring: state, series: summary?.series)
+                #expect(restored.summary == summary)
+                // Once stored, the client is told up to which pose (PROTOCOL.md §3.1).
+                await inbox.wait { box in
+                    box.messages.contains {
+                        guard let object = decode($0), object["type"] as? String == "checkpoint" else { return false }
+                        return object["t"] as? Double == last && object.count == 2
+                    }
+                }
                 let stored = Self.json(try await Self.get(address, "/v1/sessions/\(id)"))
                 #expect(stored?["status"] as? String == "live")
                 #expect(stored?["frames"] as? Int == poses.count, "checkpointed: \(String(describing: stored))")

@@ -21,6 +21,7 @@ struct FailingStore: SessionStore {
         async throws
     { throw Down() }
     func session(id: SessionID, tenant: String) async throws -> StoredSession? { throw Down() }
+    func engineState(id: SessionID, tenant: String) async throws -> (state: [UInt8], t: Double?)? { throw Down() }
     func series(id: SessionID, tenant: String) async throws -> ValueSeries? { throw Down() }
     func list(_ query: SessionQuery) async throws -> SessionPage { throw Down() }
     func progress(_ query: ProgressQuery) async throws -> ProgressPage { throw Down() }

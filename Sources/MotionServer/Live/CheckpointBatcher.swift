@@ -14,7 +14,11 @@ import SessionStore
 /// ``ManualClock`` a test ends it exactly, with the loops' checkpoint timers, by moving the clock.
 final class CheckpointBatcher: Sendable {
     private struct Batch {
-        var items: [(checkpoint: SessionCheckpoint, previous: Task<Void, Never>?)] = []
+        var items:
+            [(
+                checkpoint: SessionCheckpoint, previous: Task<Void, Never>?,
+                then: (@Sendable (_ stored: Bool) -> Void)?
+            )] = []
         /// Where each session's checkpoint is in `items`.
         var positions: [SessionID: Int] = [:]
         var write: Task<Void, Never>?
@@ -38,11 +42,15 @@ final class CheckpointBatcher: Sendable {
     ///   - checkpoint: The session's summary so far.
     ///   - previous: The session's previous write, which the batch waits for.
     ///   - writes: Tracks the batch's write, so shutdown waits for it.
-    ///   - write: Writes a gathered batch (never throws: failures are the caller's to count and log).
+    ///   - then: Told after the batch's write whether this checkpoint was stored (a newer checkpoint of the same
+    ///     session in the batch takes the place of an older one, and of its `then`).
+    ///   - write: Writes a gathered batch (never throws: failures are the caller's to count and log) and answers the
+    ///     sessions whose checkpoint it could not store.
     /// - Returns: The batch's write task, to chain the session's next write after it.
     func add(
         _ checkpoint: SessionCheckpoint, after previous: Task<Void, Never>?, writes: StoreWrites,
-        write: @escaping @Sendable ([SessionCheckpoint]) async -> Void
+        then: (@Sendable (_ stored: Bool) -> Void)? = nil,
+        write: @escaping @Sendable ([SessionCheckpoint]) async -> Set<SessionID>
     ) -> Task<Void, Never> {
         pending.withLock { batch in
             if let position = batch.positions[checkpoint.id] {
@@ -50,9 +58,10 @@ final class CheckpointBatcher: Sendable {
                 // taken, e.g. on an overloaded machine): the newer summary replaces it. Its previous write is then
                 // this very batch, which must not wait for itself; the first checkpoint's previous write stands.
                 batch.items[position].checkpoint = checkpoint
+                batch.items[position].then = then
             } else {
                 batch.positions[checkpoint.id] = batch.items.count
-                batch.items.append((checkpoint, previous))
+                batch.items.append((checkpoint, previous, then))
             }
             if let task = batch.write { return task }
             // The deadline is taken now, not when the task starts: a clock moved meanwhile counts.
@@ -64,7 +73,8 @@ final class CheckpointBatcher: Sendable {
                     return batch.items
                 }
                 for item in items { await item.previous?.value }
-                await write(items.map(\.checkpoint))
+                let refused = await write(items.map(\.checkpoint))
+                for item in items { item.then?(!refused.contains(item.checkpoint.id)) }
             }
             batch.write = task
             return task

@@ -253,11 +253,26 @@ actor LiveSession: WatchableSession {
             return closeSession(code: .goingAway, reason: "idle")
         }
         if let running, running.core.needsCheckpoint {
-            let summary = running.core.takeCheckpoint()
+            let (summary, engineState) = running.core.takeCheckpoint()
+            let loop = socket.loop
             lastWrite = context.store(
-                .checkpoint(summary), id: running.core.id, tenant: running.core.tenant, after: lastWrite)
+                .checkpoint(summary, engineState: engineState), id: running.core.id, tenant: running.core.tenant,
+                after: lastWrite
+            ) { [self] stored in
+                guard stored, let t = summary.lastTimestamp else { return }
+                loop.execute { [self] in assumeIsolated { $0.checkpointStored(at: t) } }
+            }
         }
         scheduleTimer()
+    }
+
+    /// Tells the client that the session's whole state up to the pose at `t` is durable (PROTOCOL.md §3.1): it
+    /// need keep only the frames after it.
+    private func checkpointStored(at t: Double) {
+        guard !finished else { return }
+        output.removeAll(keepingCapacity: true)
+        WireEncoder.encodeCheckpoint(at: t, into: &output)
+        socket.sendText(utf8: output)
     }
 
     /// Ends the session (if it started) as abandoned and closes the connection.

@@ -71,11 +71,11 @@ struct SessionCore: Sendable {
     /// Whether enough new frames arrived since the last checkpoint to be worth writing.
     var needsCheckpoint: Bool { engine.summary.frames != framesAtLastCheckpoint }
 
-    /// The summary to checkpoint, marking it written.
-    mutating func takeCheckpoint() -> SessionSummary {
+    /// The summary and engine state to checkpoint, marking them written.
+    mutating func takeCheckpoint() -> (summary: SessionSummary, engineState: [UInt8]) {
         let summary = engine.summary
         framesAtLastCheckpoint = summary.frames
-        return summary
+        return (summary, engine.savedState())
     }
 
     /// The record the store keeps when the session is created.

@@ -6,8 +6,8 @@ package import SessionStore
 package enum SessionWrite: Sendable {
     /// The new session, status `live` (or already finished, for a one-shot analysis).
     case create(StoredSession)
-    /// The summary so far, every checkpoint interval.
-    case checkpoint(SessionSummary)
+    /// The summary so far and the engine's state at its last pose, every checkpoint interval.
+    case checkpoint(SessionSummary, engineState: [UInt8]?)
     /// The final summary.
     case finish(SessionSummary, status: SessionStatus, endedAt: Int64)
 
@@ -40,14 +40,12 @@ extension AppContext {
         _ write: SessionWrite, id: SessionID, tenant: String, after previous: Task<Void, Never>?,
         then: (@Sendable (_ stored: Bool) -> Void)? = nil
     ) -> Task<Void, Never> {
-        if case .checkpoint(let summary) = write {
-            // Checkpoints are gathered and written in batches.
-            let checkpoint = SessionCheckpoint(id: id, tenant: tenant, summary: summary)
-            let batch = checkpoints.add(checkpoint, after: previous, writes: writes) { [self] batch in
+        if case .checkpoint(let summary, let engineState) = write {
+            // Checkpoints are gathered and written in batches; `then` learns whether this one was stored.
+            let checkpoint = SessionCheckpoint(id: id, tenant: tenant, summary: summary, engineState: engineState)
+            return checkpoints.add(checkpoint, after: previous, writes: writes, then: then) { [self] batch in
                 await storeCheckpoints(batch)
             }
-            guard let then else { return batch }
-            return writes.run(after: batch) { then(true) }
         }
         return writes.run(after: previous) { [self] in
             do {
@@ -79,7 +77,8 @@ extension AppContext {
 
     /// Writes a batch of checkpoints in one store call, timed as one `checkpoint` operation; a checkpoint the store
     /// refuses (its session ended or vanished meanwhile) or a failed batch is counted and logged, never thrown.
-    private func storeCheckpoints(_ batch: [SessionCheckpoint]) async {
+    /// - Returns: The sessions whose checkpoint was not stored.
+    private func storeCheckpoints(_ batch: [SessionCheckpoint]) async -> Set<SessionID> {
         do {
             let refused = try await timed("checkpoint") { try await store.checkpoint(batch) }
             for (id, error) in refused {
@@ -87,13 +86,22 @@ extension AppContext {
                 logger.log(.warning, "cannot store the session (checkpoint)", ["id": "\(id)", "error": "\(error)"])
             }
             if let storeObserver {
-                for item in batch { storeObserver(.checkpoint(item.summary), item.id, refused[item.id] == nil) }
+                for item in batch {
+                    storeObserver(
+                        .checkpoint(item.summary, engineState: item.engineState), item.id, refused[item.id] == nil)
+                }
             }
+            return Set(refused.keys)
         } catch {
             for _ in batch { metrics.storeFailed("checkpoint") }
             logger.log(
                 .warning, "cannot store the sessions (checkpoint)", ["count": "\(batch.count)", "error": "\(error)"])
-            if let storeObserver { for item in batch { storeObserver(.checkpoint(item.summary), item.id, false) } }
+            if let storeObserver {
+                for item in batch {
+                    storeObserver(.checkpoint(item.summary, engineState: item.engineState), item.id, false)
+                }
+            }
+            return Set(batch.map(\.id))
         }
     }
 }

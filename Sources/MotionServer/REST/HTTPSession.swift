@@ -114,7 +114,9 @@ actor HTTPSession: WatchableSession {
     private func checkpoint(context: AppContext) {
         lastCheckpoint = context.clock()
         guard core.needsCheckpoint else { return }
-        lastWrite = context.store(.checkpoint(core.takeCheckpoint()), id: id, tenant: tenant, after: lastWrite)
+        let (summary, engineState) = core.takeCheckpoint()
+        lastWrite = context.store(
+            .checkpoint(summary, engineState: engineState), id: id, tenant: tenant, after: lastWrite)
     }
 }
 
