@@ -64,6 +64,26 @@ struct CatalogBehaviourTests {
         #expect(reps.count == 3)
     }
 
+    @Test func aPrescribedTargetMovesAFallingExercisesThresholds() throws {
+        // A patient who stands up only to 35° of knee flexion, short of the default entry (30°): prescribed a target
+        // of 30°, the entry moves to 48.75° (the same fraction of the way from the seated start), and every stand
+        // counts.
+        var configuration = SessionConfiguration(exercise: .sitToStand)
+        configuration.prescription.target = 30
+        let engine = try MotionEngine(configuration: configuration)
+        #expect(engine.exercise.thresholds.enter == 48.75)
+        #expect(abs(engine.exercise.thresholds.exit - 70.625) < 1e-9)
+        #expect(engine.exercise.thresholds.minAmplitude == 25)
+        var simulation = Simulation(
+            exercise: .sitToStand, side: .right, reps: [SimulatedRep(peak: 35), SimulatedRep(peak: 37)])
+        simulation.noise = 1.5
+        let (unprescribed, _, _) = try Self.events(of: simulation)
+        #expect(unprescribed.isEmpty)
+        let (reps, _, _) = try Self.events(of: simulation, exercise: engine.exercise)
+        #expect(reps.count == 2)
+        #expect(reps.allSatisfy { $0.isClean })
+    }
+
     // MARK: Alternating sides
 
     @Test func theMarchCountsLeftAndRightApart() throws {
