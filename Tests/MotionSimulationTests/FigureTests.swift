@@ -95,10 +95,11 @@ struct FigureTests {
     /// The pose at the peak of the only rep (the middle of a hold's plateau) and the first pose, at rest.
     static func peakAndStart(_ simulation: Simulation) throws -> (peak: Pose, start: Pose) {
         let poses = simulation.poses()
+        // A hold ramps up for a second, stays, and ramps down for a second before the tail.
+        let attempt = simulation.duration - simulation.leadIn - simulation.tail
         let t =
             simulation.exercise.kind == .hold
-            ? simulation.leadIn + simulation.duration / 2 - simulation.tail / 2
-            : simulation.leadIn + simulation.repDuration / 2
+            ? simulation.leadIn + attempt / 2 : simulation.leadIn + simulation.repDuration / 2
         let peak = try #require(poses.min { abs($0.timestamp - t) < abs($1.timestamp - t) })
         return (peak, try #require(poses.first))
     }
