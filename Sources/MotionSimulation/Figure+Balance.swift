@@ -6,14 +6,20 @@ extension Figure {
     ///
     /// A squat whose hips travel back must lean the trunk forward to stay balanced over the feet; how far depends
     /// on how much the shins incline and where the arms are (arms held forward are a counterweight: the trunk
-    /// leans less, and a little back when standing). Side view, both legs posed alike.
+    /// leans less, and a little back when standing). Side view, upright body.
     func balancingTrunkLean(side: BodySide) -> Double {
         var standing = self
-        standing.thigh = 0
-        standing.shank = 0
+        standing.workingLeg = .straight
+        standing.otherLeg = .straight
         standing.trunkLean = 0
-        standing.restingArms = .atSides
-        let target = standing.centreOfMassForward(side: side)
+        standing.workingArm = .held(.atSides)
+        standing.otherArm = .held(.atSides)
+        return balancingTrunkLean(side: side, over: standing.centreOfMassForward(side: side))
+    }
+
+    /// The trunk lean that puts the centre of mass `target` forward of the working ankle (fractions of stature),
+    /// between 10° back and 89° forward.
+    func balancingTrunkLean(side: BodySide, over target: Double) -> Double {
         // The centre of mass moves forward as the trunk leans forward: bisect.
         var back = 10.0
         var front = -89.0
@@ -35,7 +41,7 @@ extension Figure {
     /// body's mass at 0.63 of the way from the hips to the shoulders (the head above them included), upper arms
     /// 0.028, forearms and hands 0.022, thighs 0.100, shanks 0.0465, feet 0.0145.
     func centreOfMassForward(side: BodySide) -> Double {
-        let p = joints(view: .sagittal, side: side)
+        let p = joints(side: side)
         func forward(_ joint: Joint) -> Double { p[joint]?.forward ?? 0 }
         func along(_ from: Joint, _ to: Joint, _ fraction: Double) -> Double {
             forward(from) + fraction * (forward(to) - forward(from))

@@ -2,27 +2,39 @@ public import MotionCore
 
 /// One repetition (or hold) of a simulated session.
 public struct SimulatedRep: Sendable, Hashable {
-    /// The highest value reached (for holds, the value held), degrees.
+    /// The value reached furthest from rest (for holds, the value held), in the exercise's unit: the highest for a
+    /// rising exercise, the lowest for a falling one.
     public var peak: Double
     /// Form faults acted out during this rep, strongest at its peak.
     public var faults: FormFeedbackSet
     /// Holds only: how long the value stays at the peak, seconds; nil holds a little longer than required.
     public var holdFor: Double?
+    /// The side that does the rep, for alternating exercises (marching: the leg that lifts); nil for the
+    /// simulation's side.
+    public var side: BodySide?
 
     /// Creates a rep.
     /// - Parameters:
-    ///   - peak: Highest value (held value for holds).
+    ///   - peak: Furthest value from rest (held value for holds).
     ///   - faults: Faults acted out.
     ///   - holdFor: Hold time for holds; nil for a little longer than required.
-    public init(peak: Double, faults: FormFeedbackSet = [], holdFor: Double? = nil) {
+    ///   - side: The side doing it, for alternating exercises; nil for the simulation's side.
+    public init(peak: Double, faults: FormFeedbackSet = [], holdFor: Double? = nil, side: BodySide? = nil) {
         self.peak = peak
         self.faults = faults
         self.holdFor = holdFor
+        self.side = side
     }
 }
 
 /// A deterministic simulated session: a stick figure of adult proportions doing an exercise of the catalog,
 /// seen by a detector with noise, dropped joints, moments out of frame and optionally a mirrored camera.
+///
+/// Each built-in exercise has its own way of being acted out: standing, seated or lying on the floor, with the
+/// couplings of the real movement (a squat's trunk balancing over the feet, a sit-to-stand rising from a chair,
+/// a bridge turning about the shoulders). The figure measures the scripted value exactly, and each of the
+/// exercise's faults, acted at a rep's peak, breaks that rule and no other. ``posture`` and ``view`` put the
+/// person or the camera in the wrong place, for setup checks.
 ///
 /// ```swift
 /// var simulation = Simulation(exercise: .elbowFlexion, side: .right, reps: [.init(peak: 140), .init(peak: 135)])
@@ -48,8 +60,15 @@ public struct Simulation: Sendable {
     public var frameRate = 30.0
     /// Timestamp of the first pose.
     public var startTime = 0.0
-    /// The value at rest, degrees; nil puts it well inside the exercise's start position.
+    /// The value at rest, in the exercise's unit; nil puts it well inside the exercise's start position (12°
+    /// short of `rest` for angles; for distances the natural start, e.g. the ankle on the floor).
     public var restValue: Double?
+    /// The posture the person takes instead of the exercise's own (standing up for a seated exercise); nil for the
+    /// exercise's. The legs take the posture's shape, so leg movements are not acted in it.
+    public var posture: Exercise.Posture?
+    /// The camera's view instead of the exercise's own (a side exercise filmed from the front); nil for the
+    /// exercise's.
+    public var view: Exercise.View?
     /// The camera image.
     public var imageSize = ImageSize(width: 1280, height: 720)
     /// The person's stature in pixels; nil fits them comfortably in the image.
@@ -134,7 +153,15 @@ public struct Simulation: Sendable {
     /// CLINICAL.md).
     public static let maxShinInclination = 40.0
 
-    private var resolvedRestValue: Double { restValue ?? max(0, exercise.thresholds.rest - 12) }
+    private var resolvedRestValue: Double {
+        if let restValue { return restValue }
+        if let natural = Performance.of(exercise).restValue { return natural }
+        let t = exercise.thresholds
+        let sign = exercise.direction.sign
+        let away = exercise.unit == .degrees ? 12 : 0.4 * abs(t.enter - t.rest)
+        let range = exercise.measurement.range
+        return min(range.upperBound, max(range.lowerBound, t.rest - sign * away))
+    }
 
     private static let holdRamp = 1.0
 
@@ -157,36 +184,33 @@ public struct Simulation: Sendable {
         var pose = Pose(timestamp: t, imageSize: size)
         if outOfFrame.contains(where: { $0.contains(t) }) { return pose }
         let (value, rep, intensity) = value(at: t)
-        let faults = rep.map { reps[$0].faults } ?? []
-        let figure = exercise.figure(
-            value: value, faults: faults, intensity: intensity, side: side, arms: arms, shinShare: shinShare)
-        let body = figure.joints(view: exercise.view, side: side)
+        let moving = rep.flatMap { reps[$0].side } ?? side
+        let acting = Acting(
+            faults: rep.map { reps[$0].faults } ?? [], intensity: intensity, side: moving, arms: arms,
+            shinShare: shinShare, restValue: resolvedRestValue)
+        let view = self.view ?? exercise.view
+        var figure = Performance.of(exercise).pose(value, acting)
+        if let posture, posture != exercise.posture { figure = figure.adopting(posture, view: view, side: moving) }
+        let body = figure.joints(side: moving)
         let scale = stature ?? size.height * 0.62
-        let anchorPoint: Figure.Vector
-        let anchorImage: (x: Double, y: Double)
-        let centreX = size.width * horizontalPosition
-        switch figure.anchor {
-        case .ankle(let anchorSide):
-            anchorPoint = body[.ankle(anchorSide)] ?? (0, 0, 0)
-            let lateral = anchorSide == .left ? Figure.hipHalf : -Figure.hipHalf
-            let x = exercise.view == .frontal ? centreX + lateral * scale : centreX
-            anchorImage = (x, size.height * 0.92)
-        case .seated:
-            anchorPoint = (0, 0, 0)
-            anchorImage = (centreX - 0.1 * scale, size.height * 0.62)
-        }
-        let hiddenNow = hidden.reduce(into: JointSet()) { if $1.range.contains(t) { $0.formUnion($1.joints) } }
         let facing: Double = side == .right ? 1 : -1
+        func horizontal(_ position: Vector) -> Double {
+            switch view {
+            case .frontal: position.lateral
+            case .sagittal: facing * position.forward + 0.12 * position.lateral
+            }
+        }
+        let anchor = figure.anchor
+        let anchorX = horizontal(body[anchor.horizontal] ?? .zero)
+        let anchorUp = body[anchor.vertical]?.up ?? 0
+        let imageX = size.width * horizontalPosition + (view == .frontal ? 1 : facing) * anchor.offset * scale
+        let floor = size.height * 0.92
+        let hiddenNow = hidden.reduce(into: JointSet()) { if $1.range.contains(t) { $0.formUnion($1.joints) } }
         for joint in Joint.allCases where !hiddenNow.contains(joint) {
             guard let position = body[joint] else { continue }
-            let dx: Double
-            switch exercise.view {
-            case .frontal: dx = position.lateral - anchorPoint.lateral
-            case .sagittal:
-                dx = facing * (position.forward - anchorPoint.forward) + 0.12 * (position.lateral - anchorPoint.lateral)
-            }
-            var x = anchorImage.x + dx * scale + random.gaussian(standardDeviation: noise)
-            let y = anchorImage.y - (position.up - anchorPoint.up) * scale + random.gaussian(standardDeviation: noise)
+            var x = imageX + (horizontal(position) - anchorX) * scale + random.gaussian(standardDeviation: noise)
+            let y =
+                floor - (position.up - anchorUp + anchor.height) * scale + random.gaussian(standardDeviation: noise)
             let dropped = dropoutRate > 0 && random.unit() < dropoutRate
             if dropped { continue }
             if mirrored { x = size.width - x }

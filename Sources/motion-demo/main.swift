@@ -11,12 +11,12 @@ func runDemo(arguments: [String]) throws {
         return
     }
     for exercise in exercises {
-        let peak = exercise.kind == .hold ? exercise.thresholds.enter + 10 : exercise.target * 0.85
+        let peak = Scenario.typicalPeak(for: exercise)
         let fault = exercise.possibleFaults.first
         var simulation = Simulation(
             exercise: exercise, side: .right,
             reps: [
-                SimulatedRep(peak: peak), SimulatedRep(peak: peak - 5),
+                SimulatedRep(peak: peak), SimulatedRep(peak: peak - 0.05 * (peak - exercise.thresholds.rest)),
                 SimulatedRep(peak: peak, faults: fault.map { [$0] } ?? []),
             ])
         simulation.noise = 1.0

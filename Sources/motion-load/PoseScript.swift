@@ -33,10 +33,12 @@ struct PoseScript: Sendable {
     /// A simulated session of `exercise` at `rate` frames/s: ten reps (or holds), some with the exercise's first
     /// fault, with detector-like noise and coordinates to 0.01 px — about 30 seconds before it loops.
     static func simulated(exercise: Exercise, side: BodySide, rate: Double) throws(Failure) -> PoseScript {
-        let peak = exercise.kind == .hold ? exercise.thresholds.enter + 10 : exercise.target * 0.85
+        let peak = Scenario.typicalPeak(for: exercise)
         let fault = exercise.possibleFaults.first
+        let step = 0.04 * (peak - exercise.thresholds.rest)
         let reps = (0..<10).map { index in
-            SimulatedRep(peak: peak - Double(index % 3) * 4, faults: index % 4 == 3 ? (fault.map { [$0] } ?? []) : [])
+            SimulatedRep(
+                peak: peak - Double(index % 3) * step, faults: index % 4 == 3 ? (fault.map { [$0] } ?? []) : [])
         }
         var simulation = Simulation(exercise: exercise, side: side, reps: reps)
         simulation.frameRate = rate

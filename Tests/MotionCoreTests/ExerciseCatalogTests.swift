@@ -5,15 +5,92 @@ import Testing
 
 @Suite("Exercise catalog")
 struct ExerciseCatalogTests {
-    static let expectedIDs = [
-        "elbowFlexion", "shoulderFlexion", "shoulderAbduction", "shoulderAbductionHold", "hipAbduction",
-        "kneeExtension", "squat", "ankleDorsiflexion",
+    /// The catalog as documented in docs/catalog.md: id, view, kind, sidedness, direction, posture, unit, faults.
+    static let expected: [Entry] = [
+        Entry("elbowFlexion", .sagittal, .rep, .oneSided, faults: [.keepUpperArmStill, .keepTrunkUpright]),
+        Entry("shoulderFlexion", .sagittal, .rep, .oneSided, faults: [.keepElbowStraight, .keepTrunkUpright]),
+        Entry(
+            "shoulderAbduction", .frontal, .rep, .oneSided,
+            faults: [.keepElbowStraight, .keepTrunkUpright, .keepShouldersLevel]),
+        Entry(
+            "shoulderAbductionHold", .frontal, .hold, .oneSided,
+            faults: [.keepElbowStraight, .keepTrunkUpright, .keepShouldersLevel]),
+        Entry(
+            "hipAbduction", .frontal, .rep, .oneSided, posture: .standing,
+            faults: [.keepKneeStraight, .keepTrunkUpright, .keepHipsLevel]),
+        Entry("kneeExtension", .sagittal, .rep, .oneSided, posture: .seated, faults: [.keepThighStill]),
+        Entry("squat", .sagittal, .rep, .bilateral, posture: .standing, faults: [.keepTrunkUpright]),
+        Entry("ankleDorsiflexion", .sagittal, .rep, .oneSided, posture: .standing),
+        Entry(
+            "shoulderExternalRotation", .frontal, .rep, .oneSided, unit: .segmentLengths,
+            faults: [.keepUpperArmStill, .keepShouldersLevel]),
+        Entry("wallSlide", .sagittal, .rep, .bilateral, posture: .standing, faults: [.keepTrunkUpright]),
+        Entry("cervicalLateralFlexion", .frontal, .rep, .alternating, faults: [.keepShouldersLevel]),
+        Entry("trunkLateralFlexion", .frontal, .rep, .alternating, posture: .standing, faults: [.keepHipsLevel]),
+        Entry("standingHipFlexion", .sagittal, .rep, .alternating, posture: .standing, faults: [.keepTrunkUpright]),
+        Entry(
+            "standingKneeFlexion", .sagittal, .rep, .oneSided, posture: .standing,
+            faults: [.keepThighStill, .keepTrunkUpright]),
+        Entry(
+            "heelRaise", .sagittal, .rep, .bilateral, posture: .standing, unit: .segmentLengths,
+            faults: [.keepKneeStraight]),
+        Entry("miniSquat", .sagittal, .rep, .bilateral, posture: .standing, faults: [.keepTrunkUpright]),
+        Entry("lunge", .sagittal, .rep, .oneSided, posture: .standing, faults: [.keepTrunkUpright]),
+        Entry(
+            "sitToStand", .sagittal, .rep, .bilateral, direction: .falling, posture: .seated,
+            faults: [.keepTrunkUpright]),
+        Entry("heelSlide", .sagittal, .rep, .oneSided, posture: .lying),
+        Entry("straightLegRaise", .sagittal, .rep, .oneSided, posture: .lying, faults: [.keepKneeStraight]),
+        Entry("gluteBridge", .sagittal, .rep, .bilateral, direction: .falling, posture: .lying),
+        Entry("gluteBridgeHold", .sagittal, .hold, .bilateral, direction: .falling, posture: .lying),
+        Entry(
+            "plankHold", .sagittal, .hold, .bilateral, posture: .lying, unit: .segmentLengths,
+            faults: [.keepBodyStraight]),
+        Entry(
+            "sidePlankHold", .frontal, .hold, .oneSided, posture: .lying, unit: .segmentLengths,
+            faults: [.keepBodyStraight]),
     ]
 
-    @Test func catalogHasTheEightExpectedUniqueIDs() {
+    struct Entry: Sendable, CustomStringConvertible {
+        var id: String
+        var view: Exercise.View
+        var kind: Exercise.Kind
+        var sidedness: Exercise.Sidedness
+        var direction: Exercise.Direction
+        var posture: Exercise.Posture?
+        var unit: MotionCore.Measurement.Unit
+        var faults: FormFeedbackSet
+
+        init(
+            _ id: String, _ view: Exercise.View, _ kind: Exercise.Kind, _ sidedness: Exercise.Sidedness,
+            direction: Exercise.Direction = .rising, posture: Exercise.Posture? = nil,
+            unit: MotionCore.Measurement.Unit = .degrees, faults: FormFeedbackSet = []
+        ) {
+            self.id = id
+            self.view = view
+            self.kind = kind
+            self.sidedness = sidedness
+            self.direction = direction
+            self.posture = posture
+            self.unit = unit
+            self.faults = faults
+        }
+
+        var description: String { id }
+    }
+
+    static let expectedIDs = expected.map(\.id)
+
+    @Test func catalogHasTheExpectedUniqueIDsInOrder() {
         let ids = Exercise.catalog.map(\.id)
         #expect(ids == Self.expectedIDs)
         #expect(Set(ids).count == ids.count)
+        #expect(ids.count >= 20)
+        #expect(
+            Array(ids.prefix(8)) == [
+                "elbowFlexion", "shoulderFlexion", "shoulderAbduction", "shoulderAbductionHold", "hipAbduction",
+                "kneeExtension", "squat", "ankleDorsiflexion",
+            ], "the original eight keep their ids and places")
     }
 
     @Test(arguments: expectedIDs)
@@ -29,39 +106,47 @@ struct ExerciseCatalogTests {
     }
 
     @Test(arguments: expectedIDs)
-    func everyEntryIsValid(_ id: String) throws {
+    func everyEntryIsValidAndBuiltIn(_ id: String) throws {
         let exercise = try #require(Exercise.named(id))
         #expect(exercise.validationErrors.isEmpty, "\(exercise.validationErrors)")
         #expect(!exercise.name.isEmpty)
-        #expect(exercise.target > exercise.thresholds.enter || exercise.kind == .hold)
+        #expect(exercise.isBuiltin)
+        #expect(exercise.version == 1)
+        let sign = exercise.direction.sign
+        #expect(sign * (exercise.target - exercise.thresholds.enter) > 0 || exercise.kind == .hold)
+        #expect(sign * (exercise.target - exercise.thresholds.enter) >= 0, "the target is at or past the entry")
     }
 
-    static let expectedFaults: [(String, FormFeedbackSet)] = [
-        ("elbowFlexion", [.keepUpperArmStill, .keepTrunkUpright]),
-        ("shoulderFlexion", [.keepElbowStraight, .keepTrunkUpright]),
-        ("shoulderAbduction", [.keepElbowStraight, .keepTrunkUpright, .keepShouldersLevel]),
-        ("shoulderAbductionHold", [.keepElbowStraight, .keepTrunkUpright, .keepShouldersLevel]),
-        ("hipAbduction", [.keepKneeStraight, .keepTrunkUpright, .keepHipsLevel]),
-        ("kneeExtension", [.keepThighStill]),
-        ("squat", [.keepTrunkUpright]),
-        ("ankleDorsiflexion", []),
-    ]
-
-    @Test(arguments: expectedFaults)
-    func possibleFaultsMatchTheTable(_ id: String, _ faults: FormFeedbackSet) throws {
-        let exercise = try #require(Exercise.named(id))
-        #expect(FormFeedbackSet(exercise.possibleFaults) == faults)
-        #expect(exercise.possibleFaults == Array(faults), "in vocabulary order, without duplicates")
+    @Test(arguments: expected)
+    func viewsKindsSidesDirectionsPosturesUnitsAndFaultsMatchTheTable(_ entry: Entry) throws {
+        let exercise = try #require(Exercise.named(entry.id))
+        #expect(exercise.view == entry.view)
+        #expect(exercise.kind == entry.kind)
+        #expect(exercise.sidedness == entry.sidedness)
+        #expect(exercise.direction == entry.direction)
+        #expect(exercise.posture == entry.posture)
+        #expect(exercise.unit == entry.unit)
+        #expect(FormFeedbackSet(exercise.possibleFaults) == entry.faults)
+        #expect(exercise.possibleFaults == Array(entry.faults), "in vocabulary order, without duplicates")
     }
 
-    @Test func kindsSidednessAndViews() throws {
-        let hold = try #require(Exercise.named("shoulderAbductionHold"))
-        #expect(hold.kind == .hold)
-        #expect(Exercise.catalog.filter { $0.kind == .hold }.map(\.id) == ["shoulderAbductionHold"])
-        #expect(Exercise.catalog.filter { $0.sidedness == .bilateral }.map(\.id) == ["squat"])
-        #expect(
-            Exercise.catalog.filter { $0.view == .frontal }.map(\.id)
-                == ["shoulderAbduction", "shoulderAbductionHold", "hipAbduction"])
+    @Test func segmentLengthEntriesScaleTheirSmoothingToTheUnit() {
+        for exercise in Exercise.catalog {
+            if exercise.unit == .degrees {
+                #expect(exercise.smoothing == Smoothing(), "\(exercise.id)")
+            } else {
+                // beta = 0.5 / the rep's span in segment lengths (a quarter of the unit conversion 0.02 × 100° /
+                // span, for the jitter); these reps go from 0 to the target.
+                #expect(abs(exercise.smoothing.beta * exercise.target - 0.5) < 1e-9, "\(exercise.id)")
+                #expect(exercise.smoothing.minCutoff == Smoothing().minCutoff)
+            }
+        }
+    }
+
+    @Test func theSquatFamilyJudgesTheTrunkAgainstTheShin() {
+        for id in ["squat", "miniSquat", "lunge", "sitToStand"] {
+            #expect(Exercise.named(id)?.rules == [Exercise.trunkAlongShin], "\(id)")
+        }
     }
 
     // MARK: Validation

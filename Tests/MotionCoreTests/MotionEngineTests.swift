@@ -120,7 +120,7 @@ struct MotionEngineTests {
 
     @Test(arguments: faultCases)
     func rejectsTheRepWithTheActedOutFaultOnly(exercise: Exercise, fault: FormFeedback) throws {
-        let peak = exercise.kind == .hold ? exercise.thresholds.enter + 8 : exercise.target * 0.8
+        let peak = Scenario.typicalPeak(for: exercise)
         var simulation = Simulation(
             exercise: exercise, side: .left,
             reps: [.init(peak: peak), .init(peak: peak, faults: [fault]), .init(peak: peak)])
@@ -247,7 +247,7 @@ struct MotionEngineTests {
 
     @Test(arguments: Exercise.catalog)
     func wellPlacedSimulationsHaveNoSetupIssues(exercise: Exercise) throws {
-        let peak = exercise.kind == .hold ? exercise.thresholds.enter + 5 : exercise.target * 0.8
+        let peak = Scenario.typicalPeak(for: exercise)
         var simulation = Simulation(exercise: exercise, side: .right, reps: [.init(peak: peak)])
         simulation.noise = 1
         let (events, _) = try run(simulation)
@@ -412,7 +412,7 @@ extension MotionEngineTests {
 
     @Test(arguments: exercisesAndArms)
     func countsCleanRepsWhateverTheRestingArmsDo(exercise: Exercise, arms: ArmPosition) throws {
-        let peak = exercise.kind == .hold ? exercise.thresholds.enter + 5 : exercise.target * 0.8
+        let peak = Scenario.typicalPeak(for: exercise)
         var simulation = Simulation(exercise: exercise, side: .right, reps: [.init(peak: peak), .init(peak: peak)])
         simulation.arms = arms
         simulation.noise = 1

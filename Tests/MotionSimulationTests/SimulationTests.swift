@@ -234,43 +234,4 @@ struct SimulationTests {
         for await pose in simulation.provider() { received.append(pose) }
         #expect(received == simulation.poses())
     }
-
-    static let exercisesAndSides: [(Exercise, BodySide)] = Exercise.catalog.flatMap { exercise in
-        BodySide.allCases.map { (exercise, $0) }
-    }
-
-    @Test(arguments: exercisesAndSides)
-    func figureMeasuresTheScriptedValue(_ exercise: Exercise, _ side: BodySide) throws {
-        let peaks =
-            exercise.kind == .hold
-            ? [exercise.thresholds.enter + 10] : [exercise.target * 0.9, exercise.thresholds.enter + 5]
-        var simulation = Simulation(exercise: exercise, side: side, reps: peaks.map { SimulatedRep(peak: $0) })
-        simulation.noise = 0
-        let measurement = exercise.measurement.resolve(side: side)
-        var worst = 0.0
-        for pose in simulation.poses() {
-            let measured = try #require(measurement.value(in: pose))
-            let scripted = simulation.value(at: pose.timestamp).value
-            worst = max(worst, abs(measured - scripted))
-        }
-        #expect(worst < 0.5, "\(exercise.id) \(side): off by up to \(worst)°")
-    }
-}
-
-extension SimulationTests {
-    static let exercisesAndArms: [(Exercise, ArmPosition)] = Exercise.catalog.flatMap { exercise in
-        ArmPosition.allCases.map { (exercise, $0) }
-    }
-
-    @Test(arguments: exercisesAndArms)
-    func armsTheExerciseDoesNotMoveLeaveTheScriptedValueAlone(_ exercise: Exercise, _ arms: ArmPosition) throws {
-        let peak = exercise.kind == .hold ? exercise.thresholds.enter + 10 : exercise.target * 0.9
-        var simulation = Simulation(exercise: exercise, side: .left, reps: [SimulatedRep(peak: peak)])
-        simulation.arms = arms
-        let measurement = exercise.measurement.resolve(side: .left)
-        for pose in simulation.poses() {
-            let measured = try #require(measurement.value(in: pose))
-            #expect(abs(measured - simulation.value(at: pose.timestamp).value) < 0.5, "\(exercise.id) \(arms)")
-        }
-    }
 }

@@ -42,15 +42,19 @@ struct Options {
 }
 
 func simulatedPoses(for exercise: Exercise, seconds: Double) -> [Pose] {
-    let peak = exercise.kind == .hold ? exercise.thresholds.enter + 8 : exercise.target * 0.8
+    let peak = Scenario.typicalPeak(for: exercise)
+    // Peaks vary by a few percent of the way from rest, towards rest.
+    let step = 0.04 * (peak - exercise.thresholds.rest)
     let faults = exercise.possibleFaults
-    let repLength = exercise.kind == .hold ? 8.7 : 3.0
+    let repLength = exercise.kind == .hold ? exercise.thresholds.holdSeconds + 3.7 : 3.0
     let count = max(1, Int(seconds / repLength))
     var simulation = Simulation(
         exercise: exercise, side: .right,
         reps: (0..<count).map { i in
             SimulatedRep(
-                peak: peak - Double(i % 4) * 3, faults: i % 5 == 4 && !faults.isEmpty ? [faults[i % faults.count]] : [])
+                peak: peak - Double(i % 4) * step,
+                faults: i % 5 == 4 && !faults.isEmpty ? [faults[i % faults.count]] : [],
+                side: exercise.sidedness == .alternating && i % 2 == 1 ? .left : nil)
         })
     simulation.noise = 1.5
     simulation.dropoutRate = 0.01

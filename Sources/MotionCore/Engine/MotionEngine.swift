@@ -17,7 +17,7 @@ public struct MotionEngine: Sendable {
     private let setupCheck: SetupCheck
     private var visibility: Debouncer<Visibility>
     private var setup: Debouncer<SetupIssueSet>
-    /// Whether the posture at rest was last judged wrong (kept while a rep is under way).
+    /// Whether the posture was last judged wrong at the start position (kept while the value is away from it).
     private var postureIsWrong = false
     private var results: Results
 
@@ -111,6 +111,8 @@ public struct MotionEngine: Sendable {
         frames += 1
 
         chooseSide(for: pose)
+        track.measure(pose)
+        if isAlternating { other?.measure(pose) }
         let measured = isAlternating ? track.joints.union(other?.joints ?? []) : track.joints
         let missing = measured.subtracting(pose.seenJoints)
         if missing.isEmpty { visibleFrames += 1 }
@@ -121,8 +123,13 @@ public struct MotionEngine: Sendable {
         if !pose.isEmpty {
             var issues = setupCheck.issues(in: pose, measured: measured)
             if let required = exercise.posture {
-                let inAttempt = track.counter.isInAttempt || (isAlternating && other?.counter.isInAttempt == true)
-                if !inAttempt, let seen = setupCheck.posture(in: pose, side: track.side) {
+                // Judged at the start position, on this pose's value of each measured side: the pose between it and
+                // a rep may look like another posture (rising from a chair). From the wrong side the posture cannot
+                // be read (a thigh pointing at the camera looks seated), so the view is put right first.
+                var atStart = track.counter.isAtStartPosition(track.value)
+                if isAlternating, let other { atStart = atStart && other.counter.isAtStartPosition(other.value) }
+                let viewIsRight = !issues.contains(.notFacing) && !issues.contains(.notSideways)
+                if atStart, viewIsRight, let seen = setupCheck.posture(in: pose) {
                     postureIsWrong = seen != required
                 }
                 if postureIsWrong { issues.insert(.wrongPosture) }
@@ -310,13 +317,18 @@ extension MotionEngine {
             tally = SideTally()
         }
 
-        /// Measures `pose` and moves the counter and form rules on, recording what completes in `results`.
+        /// Measures and smooths the value in `pose` (before the setup checks, which judge the posture on it).
+        mutating func measure(_ pose: Pose) {
+            value = measurement.measure(pose).map { filter.filter($0, at: pose.timestamp) }
+        }
+
+        /// Moves the counter and form rules on with the value ``measure(_:)`` took from `pose`, recording what
+        /// completes in `results`.
         /// - Parameter labelsSide: Whether reps say which side did them (alternating exercises).
         mutating func advance(
             with pose: Pose, mayStart: Bool, labelsSide: Bool, results: inout Results, events: inout [MotionEvent]
         ) {
             let t = pose.timestamp
-            value = measurement.measure(pose).map { filter.filter($0, at: t) }
             guard let value else { return }
             let due = form.update(pose, inAttempt: counter.isInAttempt, atLow: counter.isAtLow(value))
             for fault in due {

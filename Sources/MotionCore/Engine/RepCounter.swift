@@ -90,6 +90,19 @@ struct RepCounter: Sendable {
         }
     }
 
+    /// Whether the posture may be judged with the value at `value` (not oriented; nil when unmeasured): always
+    /// before counting began, so a person who never reaches the start position in the wrong posture is told; while
+    /// resting only at or past `rest`, because on the way from the start position to `enter` the body passes
+    /// through other postures (standing up from a chair passes through a squat); never during or just after an
+    /// attempt.
+    func isAtStartPosition(_ value: Double?) -> Bool {
+        switch phase {
+        case .waitingForStart: true
+        case .resting: value.map { orient($0) <= rest } ?? false
+        default: false
+        }
+    }
+
     /// 0…1 while holding, nil otherwise.
     var holdProgress: Double? {
         guard case .holding(_, _, _, _, let held, _) = phase else { return nil }

@@ -8,12 +8,13 @@ public struct SetupLimits: Sendable, Hashable, Codable {
     public var minTorsoHeight: Double = 0.12
     /// `notCentered` when the body's centre lies outside this central fraction of the width.
     public var centerBand: Double = 0.6
-    /// `notFacing` (frontal exercises) when shoulder width / torso length is below this.
+    /// `notFacing` (frontal exercises) when shoulder width across the trunk line / torso length is below this.
     public var minFacingRatio: Double = 0.5
-    /// `notSideways` (sagittal exercises) when shoulder width / torso length is above this.
+    /// `notSideways` (sagittal exercises) when shoulder width across the trunk line / torso length is above this.
     public var maxSidewaysRatio: Double = 0.3
-    /// Lying when the trunk is further than this from vertical, degrees.
-    public var minLyingTrunkAngle: Double = 60
+    /// Lying when the trunk is further than this from vertical, degrees: a person lying on the front propped on the
+    /// forearms (the start of a plank) has the trunk about 55° from vertical.
+    public var minLyingTrunkAngle: Double = 50
     /// Standing or seated only with the trunk nearer vertical than this, degrees.
     public var maxUprightTrunkAngle: Double = 45
     /// Standing when the knee is further below the hip than this many shank lengths (a thigh near vertical).
@@ -33,16 +34,19 @@ struct SetupCheck: Sendable {
 
     /// The posture seen in `pose`, nil when it cannot be told (joints unseen, or in between).
     ///
-    /// From the trunk's angle to vertical and how far the knee hangs below the hip, in shank lengths: about one
+    /// From the trunk's angle to vertical and how far the knees hang below the hips, in shank lengths: about one
     /// standing, near zero seated (the thigh horizontal in a side view, pointing at the camera in a front view).
-    /// The leg of `side` is used, or the other one when it is not seen.
-    func posture(in pose: Pose, side: BodySide) -> Exercise.Posture? {
+    /// Standing when either leg stands (a person on one leg, marching or lunging, is standing), seated when every
+    /// seen leg is seated.
+    func posture(in pose: Pose) -> Exercise.Posture? {
         guard let neck = pose[.neck], let root = pose[.root],
             let trunk = ResolvedMeasurement.angle(root.vector(to: neck), (0, -1))
         else { return nil }
         if trunk > limits.minLyingTrunkAngle { return .lying }
         guard trunk < limits.maxUprightTrunkAngle else { return nil }
-        for leg in [side, side.opposite] {
+        var legs = 0
+        var seated = 0
+        for leg in BodySide.allCases {
             guard let hip = pose[.hip(leg)], let knee = pose[.knee(leg)], let ankle = pose[.ankle(leg)] else {
                 continue
             }
@@ -50,10 +54,10 @@ struct SetupCheck: Sendable {
             guard shank > 0 else { continue }
             let drop = (knee.y - hip.y) / shank
             if drop > limits.minStandingThighDrop { return .standing }
-            if drop < limits.maxSeatedThighDrop { return .seated }
-            return nil
+            legs += 1
+            if drop < limits.maxSeatedThighDrop { seated += 1 }
         }
-        return nil
+        return legs > 0 && seated == legs ? .seated : nil
     }
 
     /// The issues seen in `pose`; checks that need a missing joint or the image size are skipped.
@@ -61,8 +65,13 @@ struct SetupCheck: Sendable {
         var issues: SetupIssueSet = []
         let torso: Double? =
             if let neck = pose[.neck], let root = pose[.root] { neck.distance(to: root) } else { nil }
-        if let torso, torso > 0, let left = pose[.leftShoulder], let right = pose[.rightShoulder] {
-            let ratio = abs(left.x - right.x) / torso
+        if let torso, torso > 0, let neck = pose[.neck], let root = pose[.root], let left = pose[.leftShoulder],
+            let right = pose[.rightShoulder]
+        {
+            // The shoulder width across the trunk line (horizontal for an upright trunk), so that a body lying on
+            // its side facing the camera (a side plank) faces it as one standing does.
+            let along = ((neck.x - root.x) / torso, (neck.y - root.y) / torso)
+            let ratio = abs((left.x - right.x) * along.1 - (left.y - right.y) * along.0) / torso
             switch view {
             case .frontal where ratio < limits.minFacingRatio: issues.insert(.notFacing)
             case .sagittal where ratio > limits.maxSidewaysRatio: issues.insert(.notSideways)
