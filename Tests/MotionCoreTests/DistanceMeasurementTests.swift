@@ -79,26 +79,26 @@ struct DistanceMeasurementTests {
         standing[.rightHip] = (400, 400)
         standing[.rightKnee] = (405, 520)
         standing[.rightAnkle] = (400, 640)
-        #expect(check.posture(in: Self.pose(standing), side: .right) == .standing)
+        #expect(check.posture(in: Self.pose(standing)) == .standing)
         var seated = upright
         seated[.rightHip] = (400, 400)
         seated[.rightKnee] = (520, 410)
         seated[.rightAnkle] = (520, 530)
-        #expect(check.posture(in: Self.pose(seated), side: .right) == .seated)
+        #expect(check.posture(in: Self.pose(seated)) == .seated)
         // Only the other leg seen: it is used.
         var otherLeg = upright
         otherLeg[.leftHip] = (400, 400)
         otherLeg[.leftKnee] = (520, 410)
         otherLeg[.leftAnkle] = (520, 530)
-        #expect(check.posture(in: Self.pose(otherLeg), side: .right) == .seated)
+        #expect(check.posture(in: Self.pose(otherLeg)) == .seated)
         let lying: [Joint: (Double, Double)] = [.neck: (200, 500), .root: (400, 510)]
-        #expect(check.posture(in: Self.pose(lying), side: .right) == .lying)
+        #expect(check.posture(in: Self.pose(lying)) == .lying)
         // Half-way (a deep squat's thigh at 45°) or legs unseen: undecided.
         var between = upright
         between[.rightHip] = (400, 400)
         between[.rightKnee] = (460, 460)
         between[.rightAnkle] = (460, 580)
-        #expect(check.posture(in: Self.pose(between), side: .right) == nil)
-        #expect(check.posture(in: Self.pose(upright), side: .right) == nil)
+        #expect(check.posture(in: Self.pose(between)) == nil)
+        #expect(check.posture(in: Self.pose(upright)) == nil)
     }
 }

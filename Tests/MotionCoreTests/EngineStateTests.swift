@@ -6,8 +6,9 @@ import Testing
 struct EngineStateTests {
     /// A varied session of `exercise`: noise, dropouts, a moment out of frame, a faulty rep per fault.
     static func simulation(_ exercise: Exercise, seed: UInt64) -> Simulation {
-        let peak = exercise.kind == .hold ? exercise.thresholds.enter + 8 : exercise.target * 0.8
-        var reps = [SimulatedRep(peak: peak), SimulatedRep(peak: peak - 5)]
+        let peak = Scenario.typicalPeak(for: exercise)
+        let lower = peak - 0.1 * exercise.direction.sign * (peak - exercise.thresholds.rest)
+        var reps = [SimulatedRep(peak: peak), SimulatedRep(peak: lower)]
         for fault in exercise.possibleFaults { reps.append(SimulatedRep(peak: peak, faults: [fault])) }
         var simulation = Simulation(exercise: exercise, side: .right, reps: reps)
         simulation.noise = 1.5

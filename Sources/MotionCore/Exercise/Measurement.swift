@@ -187,10 +187,15 @@ public struct ResolvedMeasurement: Sendable, Hashable {
         if case .rise = kind { true } else { false }
     }
 
-    func save(to writer: inout EngineStateWriter) { writer.write(floor) }
+    func save(to writer: inout EngineStateWriter) {
+        writer.write(floor)
+        writer.write(settled?.y)
+        if let settled { writer.write(settled.t) }
+    }
 
     mutating func restore(from reader: inout EngineStateReader) throws(EngineStateError) {
         floor = try reader.readOptionalDouble()
+        settled = try reader.readOptionalDouble().map { y throws(EngineStateError) in (y, try reader.readDouble()) }
     }
 
     /// Forgets the floor of a `rise`.
