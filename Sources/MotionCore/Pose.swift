@@ -51,7 +51,7 @@ public struct Pose: Sendable {
 
     /// The position of `joint`, or nil when it was not seen. Setting nil removes the joint and its confidence.
     public subscript(joint: Joint) -> Point? {
-        get { seenJoints.contains(joint) ? points[joint.index] : nil }
+        get { seenJoints.contains(joint) ? points.span[joint.index] : nil }
         set {
             if let newValue {
                 points[joint.index] = newValue
@@ -79,7 +79,7 @@ public struct Pose: Sendable {
     /// The detector's confidence for `joint`, or nil when unseen or not given.
     /// - Parameter joint: The joint.
     public func confidence(of joint: Joint) -> Double? {
-        confidentJoints.contains(joint) ? confidences[joint.index] : nil
+        confidentJoints.contains(joint) ? confidences.span[joint.index] : nil
     }
 
     /// The lowest confidence among the given joints that were seen with a confidence, or nil when none was.
@@ -87,6 +87,7 @@ public struct Pose: Sendable {
     /// - Complexity: O(number of joints in the set), no allocation.
     public func confidence(of joints: JointSet) -> Double? {
         var lowest: Double?
+        let confidences = confidences.span
         for joint in joints.intersection(confidentJoints) {
             let value = confidences[joint.index]
             if lowest.map({ value < $0 }) ?? true { lowest = value }
@@ -108,6 +109,9 @@ public struct Pose: Sendable {
             guard imageSize.width.isFinite, imageSize.height.isFinite, imageSize.width > 0, imageSize.height > 0
             else { return false }
         }
+        // Read through spans: subscripting the inline arrays themselves copies them whole on every read.
+        let points = points.span
+        let confidences = confidences.span
         for joint in seenJoints where !points[joint.index].isFinite { return false }
         for joint in confidentJoints where !confidences[joint.index].isFinite { return false }
         return true
@@ -119,7 +123,7 @@ public struct Pose: Sendable {
     public func swappingSides() -> Pose {
         var swapped = Pose(timestamp: timestamp, imageSize: imageSize)
         for joint in seenJoints {
-            swapped[joint.mirrored] = points[joint.index]
+            swapped[joint.mirrored] = points.span[joint.index]
             swapped.setConfidence(confidence(of: joint), for: joint.mirrored)
         }
         return swapped
@@ -148,8 +152,10 @@ extension Pose: Equatable {
         guard lhs.timestamp == rhs.timestamp, lhs.imageSize == rhs.imageSize, lhs.seenJoints == rhs.seenJoints,
             lhs.confidentJoints == rhs.confidentJoints
         else { return false }
-        for joint in lhs.seenJoints where lhs.points[joint.index] != rhs.points[joint.index] { return false }
-        for joint in lhs.confidentJoints where lhs.confidences[joint.index] != rhs.confidences[joint.index] {
+        let (lhsPoints, rhsPoints) = (lhs.points.span, rhs.points.span)
+        let (lhsConfidences, rhsConfidences) = (lhs.confidences.span, rhs.confidences.span)
+        for joint in lhs.seenJoints where lhsPoints[joint.index] != rhsPoints[joint.index] { return false }
+        for joint in lhs.confidentJoints where lhsConfidences[joint.index] != rhsConfidences[joint.index] {
             return false
         }
         return true
@@ -160,7 +166,7 @@ extension Pose: CustomStringConvertible {
     /// A compact description listing the seen joints.
     public var description: String {
         let joints = seenJoints.map { joint in
-            let p = points[joint.index]
+            let p = points.span[joint.index]
             return "\(joint.rawValue)=(\(p.x), \(p.y))"
         }
         return "Pose(t: \(timestamp), \(joints.joined(separator: ", ")))"
