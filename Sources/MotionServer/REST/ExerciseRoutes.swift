@@ -13,27 +13,12 @@ struct ExerciseRoutes {
     let context: AppContext
 
     func add(to router: inout Router) {
-        router.get("/v1/exercises", handler: tenanted(list))
-        router.post("/v1/exercises", handler: tenanted(create))
-        router.get("/v1/exercises/{id}", handler: tenanted(get))
-        router.put("/v1/exercises/{id}", handler: tenanted(update))
-        router.delete("/v1/exercises/{id}", handler: tenanted(delete))
-        router.get("/v1/exercises/{id}/versions/{version}", handler: tenanted(version))
-    }
-
-    /// A handler that runs only with the tenant authentication attached (`401` otherwise); a definition the wire
-    /// decoder refuses is answered as ``RESTError/invalidInput(_:)``: `422` with its pointer, `400` or `413`.
-    private func tenanted(
-        _ handler: @escaping @Sendable (HTTPRequest, String) async throws -> HTTPResponse
-    ) -> Router.Handler {
-        { request in
-            guard let tenant = request.tenant else { throw RESTError.unauthorized }
-            do {
-                return try await handler(request, tenant)
-            } catch let error as WireError {
-                throw RESTError.invalidInput(error)
-            }
-        }
+        router.get("/v1/exercises", handler: REST.tenanted(list))
+        router.post("/v1/exercises", handler: REST.tenanted(create))
+        router.get("/v1/exercises/{id}", handler: REST.tenanted(get))
+        router.put("/v1/exercises/{id}", handler: REST.tenanted(update))
+        router.delete("/v1/exercises/{id}", handler: REST.tenanted(delete))
+        router.get("/v1/exercises/{id}/versions/{version}", handler: REST.tenanted(version))
     }
 
     // MARK: Reads

@@ -10,31 +10,15 @@ struct SessionRoutes {
     let context: AppContext
 
     func add(to router: inout Router) {
-        router.post("/v1/sessions", handler: tenanted(create))
-        router.get("/v1/sessions", handler: tenanted(list))
-        router.get("/v1/sessions/{id}", handler: tenanted(get))
-        router.delete("/v1/sessions/{id}", handler: tenanted(delete))
-        router.get("/v1/sessions/{id}/series", handler: tenanted(series))
-        router.get("/v1/subjects/{subject}/progress", handler: tenanted(progress))
-        router.post("/v1/sessions/{id}/poses", handler: tenanted(poses))
-        router.post("/v1/sessions/{id}/stop", handler: tenanted(stop))
-        router.post("/v1/analyze", handler: tenanted(analyze))
-    }
-
-    /// A handler that runs only with the tenant authentication attached; without one it answers `401` (it cannot
-    /// happen behind ``Authentication``, and a request never runs as an empty or a default tenant by mistake). A
-    /// body the wire decoder refuses is answered as ``RESTError/invalidInput(_:)``.
-    private func tenanted(
-        _ handler: @escaping @Sendable (HTTPRequest, String) async throws -> HTTPResponse
-    ) -> Router.Handler {
-        { request in
-            guard let tenant = request.tenant else { throw RESTError.unauthorized }
-            do {
-                return try await handler(request, tenant)
-            } catch let error as WireError {
-                throw RESTError.invalidInput(error)
-            }
-        }
+        router.post("/v1/sessions", handler: REST.tenanted(create))
+        router.get("/v1/sessions", handler: REST.tenanted(list))
+        router.get("/v1/sessions/{id}", handler: REST.tenanted(get))
+        router.delete("/v1/sessions/{id}", handler: REST.tenanted(delete))
+        router.get("/v1/sessions/{id}/series", handler: REST.tenanted(series))
+        router.get("/v1/subjects/{subject}/progress", handler: REST.tenanted(progress))
+        router.post("/v1/sessions/{id}/poses", handler: REST.tenanted(poses))
+        router.post("/v1/sessions/{id}/stop", handler: REST.tenanted(stop))
+        router.post("/v1/analyze", handler: REST.tenanted(analyze))
     }
 
     // MARK: HTTP-driven sessions
