@@ -178,23 +178,23 @@ extension StartRequest {
             }
             switch member {
             case .target:
-                options.target = try readLevel(&reader, "target")
+                options.prescription.target = try readLevel(&reader, "target")
             case .rest:
-                options.rest = try readLevel(&reader, "rest")
+                options.prescription.rest = try readLevel(&reader, "rest")
             case .enter:
-                options.enter = try readLevel(&reader, "enter")
+                options.prescription.enter = try readLevel(&reader, "enter")
             case .exit:
-                options.exit = try readLevel(&reader, "exit")
+                options.prescription.exit = try readLevel(&reader, "exit")
             case .holdSeconds:
-                options.holdSeconds = try reader.readOptionalNumber(
+                options.prescription.holdSeconds = try reader.readOptionalNumber(
                     or: .invalidMessage("options.holdSeconds must be a number"))
-                if let seconds = options.holdSeconds, !(seconds > 0 && seconds <= 3600) {
+                if let seconds = options.prescription.holdSeconds, !(seconds > 0 && seconds <= 3600) {
                     throw WireError.invalidMessage("options.holdSeconds must be > 0 and ≤ 3600")
                 }
             case .reps:
-                options.reps = try readCount(&reader, "reps", upTo: Options.maxReps)
+                options.prescription.reps = try readCount(&reader, "reps", upTo: Options.maxReps)
             case .sets:
-                options.sets = try readCount(&reader, "sets", upTo: Options.maxSets)
+                options.prescription.sets = try readCount(&reader, "sets", upTo: Options.maxSets)
             case .baselineReps:
                 options.baselineReps = try readCount(&reader, "baselineReps", upTo: 100)
             case .snapshots:

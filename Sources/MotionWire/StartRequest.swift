@@ -20,20 +20,10 @@ public struct StartRequest: Sendable, Hashable {
         /// The most sets, `sets`: 100.
         public static let maxSets = 100
 
-        /// The value to aim for, in the exercise's unit; moves `enter` and `exit` with it unless they are given.
-        public var target: Double?
-        /// The start position, in the exercise's unit.
-        public var rest: Double?
-        /// Where a rep begins (for holds: the value to hold), in the exercise's unit.
-        public var enter: Double?
-        /// Where a rep ends, in the exercise's unit.
-        public var exit: Double?
-        /// The hold time in seconds, `> 0` and `≤ 3600`.
-        public var holdSeconds: Double?
-        /// Clean reps per set, the goal: a whole number `1…1000`.
-        public var reps: Int?
-        /// Sets of `reps`: a whole number `1…100`.
-        public var sets: Int?
+        /// What is prescribed — `target`, `rest`, `enter`, `exit` (in the exercise's unit), `holdSeconds` (`> 0`,
+        /// `≤ 3600`), `reps` (`1…1000` clean reps per set) and `sets` (`1…100`) — as the engine takes it
+        /// (`SessionConfiguration.prescription`).
+        public var prescription: Prescription
         /// How many clean reps the baseline averages, `1…100`.
         public var baselineReps: Int?
         /// When snapshots are sent. Default ``SnapshotPolicy/every``.
@@ -41,36 +31,15 @@ public struct StartRequest: Sendable, Hashable {
 
         /// Creates options; every field defaults to "use the exercise's default".
         /// - Parameters:
-        ///   - target: The target, in the exercise's unit.
-        ///   - rest: The start position.
-        ///   - enter: Where a rep begins.
-        ///   - exit: Where a rep ends.
-        ///   - holdSeconds: The hold time in seconds.
-        ///   - reps: Clean reps per set.
-        ///   - sets: Sets.
+        ///   - prescription: The target, thresholds, hold time and goals.
         ///   - baselineReps: Reps in the baseline.
         ///   - snapshots: When snapshots are sent.
         public init(
-            target: Double? = nil, rest: Double? = nil, enter: Double? = nil, exit: Double? = nil,
-            holdSeconds: Double? = nil, reps: Int? = nil, sets: Int? = nil, baselineReps: Int? = nil,
-            snapshots: SnapshotPolicy = .every
+            prescription: Prescription = Prescription(), baselineReps: Int? = nil, snapshots: SnapshotPolicy = .every
         ) {
-            self.target = target
-            self.rest = rest
-            self.enter = enter
-            self.exit = exit
-            self.holdSeconds = holdSeconds
-            self.reps = reps
-            self.sets = sets
+            self.prescription = prescription
             self.baselineReps = baselineReps
             self.snapshots = snapshots
-        }
-
-        /// The prescription these options give the engine (`SessionConfiguration.prescription`).
-        public var prescription: Prescription {
-            Prescription(
-                target: target, rest: rest, enter: enter, exit: exit, holdSeconds: holdSeconds, reps: reps,
-                sets: sets)
         }
     }
 

@@ -12,7 +12,7 @@ import Testing
             """
         let expected = StartRequest(
             exercise: "elbowFlexion", side: .right, subject: "patient-17", format: .joints, mirrored: false,
-            options: .init(target: 140, holdSeconds: 5, baselineReps: 3, snapshots: .every))
+            options: .init(prescription: Prescription(target: 140, holdSeconds: 5), baselineReps: 3, snapshots: .every))
         #expect(try decodeMessage(json) == .start(expected))
     }
 

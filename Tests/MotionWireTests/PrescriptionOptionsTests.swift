@@ -17,15 +17,16 @@ import Testing
             #"{"target":50,"rest":-12.5,"enter":35.25,"exit":32,"holdSeconds":8,"reps":10,"sets":3,"baselineReps":2,"#
                 + #""snapshots":"off"}"#)
         let expected = StartRequest.Options(
-            target: 50, rest: -12.5, enter: 35.25, exit: 32, holdSeconds: 8, reps: 10, sets: 3, baselineReps: 2,
-            snapshots: .off)
+            prescription: Prescription(
+                target: 50, rest: -12.5, enter: 35.25, exit: 32, holdSeconds: 8, reps: 10, sets: 3),
+            baselineReps: 2, snapshots: .off)
         #expect(try decodeMessage(json) == .start(StartRequest(exercise: "x", options: expected)))
         #expect(
             expected.prescription
                 == Prescription(target: 50, rest: -12.5, enter: 35.25, exit: 32, holdSeconds: 8, reps: 10, sets: 3))
         // The same object as a REST body.
         let body = try StartRequest(decoding: bytes(#"{"exercise":"x","options":{"reps":12,"sets":2}}"#))
-        #expect(body.options == StartRequest.Options(reps: 12, sets: 2))
+        #expect(body.options == StartRequest.Options(prescription: Prescription(reps: 12, sets: 2)))
     }
 
     @Test func takesNullForEveryFieldAsTheExercisesDefault() throws {
@@ -108,6 +109,8 @@ import Testing
 
     @Test func skipsUnknownOptionsOfLaterVersions() throws {
         let json = Self.start(#"{"tempo":[2,1,2],"reps":4,"goalPerSide":{"left":3}}"#)
-        #expect(try decodeMessage(json) == .start(StartRequest(exercise: "x", options: .init(reps: 4))))
+        #expect(
+            try decodeMessage(json)
+                == .start(StartRequest(exercise: "x", options: .init(prescription: Prescription(reps: 4)))))
     }
 }
