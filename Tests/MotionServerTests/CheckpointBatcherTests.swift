@@ -71,12 +71,15 @@ struct CheckpointBatcherTests {
         let (writes, log) = (StoreWrites(), Log())
         // Session 2's creation is still being stored when its first checkpoint is batched, and ends only once the
         // batch waits for it: seen as the creation's priority rising to the batch's (awaiting a task raises it to
-        // the waiter's). A batch written without waiting ends it too, so the test fails instead of hanging.
+        // the waiter's). A batch written without waiting ends it too, after its write, so the order of the log
+        // shows it. Where the escalation is not seen (a creation task the pool starts only after it was raised
+        // reads its own priority as raised on some runs and not on others), the test releases the creation itself
+        // a while after the window: the order still tells a batch that waited from one that did not.
         let release = Observed(false)
         let creation = Task(priority: .background) {
             await withTaskPriorityEscalationHandler {
                 if Task.currentPriority > .background { release.record { $0 = true } }
-                await release.wait { $0 }
+                _ = await release.arrival(within: .seconds(120)) { $0 }
             } onPriorityEscalated: { _, _ in
                 release.record { $0 = true }
             }
@@ -94,6 +97,7 @@ struct CheckpointBatcherTests {
             return batch
         }.value
         await clock.advance(by: .milliseconds(10))
+        if await !log.entries.arrival(within: .seconds(5), until: { !$0.isEmpty }) { release.record { $0 = true } }
         await batch.value
         await creation.value
         #expect(log.all == ["created 2", "batch 1,2"])
