@@ -1,10 +1,12 @@
 // The Live screen: choose an exercise, side, subject and pose source; stream poses over /v1/stream; show the
-// server's snapshots and events (HUD, skeleton, chart, feedback) and the summary after Stop.
+// server's snapshots and events (HUD, skeleton, chart, feedback) and the summary after Stop. A dropped
+// connection is resumed by itself (stream.js), with a banner while it reconnects.
 
 import { initPage, $, askForToken } from './common.js';
 import { renderSummary } from './summary.js';
 import { t, exerciseName, onLanguageChange } from './i18n.js';
-import { exercises, MessageSocket } from './api.js';
+import { exercises } from './api.js';
+import { LiveStream, RESUME_WINDOW_SECONDS } from './stream.js';
 import { DemoSource } from './demo.js';
 import { SkeletonView } from './skeleton.js';
 import { RealtimeChart } from './chart.js';
@@ -21,12 +23,14 @@ const stage = new SkeletonView($('stage-canvas'));
 const overlay = new SkeletonView($('overlay'), { background: false });
 
 let catalog = [];
-let session = null; // {socket, source, exercise, id, stopping}
+let session = null; // {stream, source, exercise, id, stopping}
 let statusKey = ['status.idle'];
 
+/** Shows `key` (or several `[key, params]` parts, joined) in the status line, again on a language change. */
 function setStatus(key, params, cls = '') {
-  statusKey = [key, params];
-  $('status').textContent = t(key, params);
+  statusKey = [key, params, cls];
+  const parts = Array.isArray(key) ? key : [[key, params]];
+  $('status').textContent = parts.map(([k, p]) => t(k, p)).join(' ');
   $('status').className = 'status ' + cls;
 }
 onLanguageChange(() => {
@@ -141,7 +145,7 @@ async function prepareSource(kind, ex, side) {
     const recording = parseRecording(await file.text());
     if (!recording.frames.length) { setStatus('status.badFile', null, 'bad'); return null; }
     return createReplaySource(recording, {
-      onEnd: () => { setStatus('status.replayDone'); stopSession(); },
+      onEnd: () => { setStatus('status.replayDone'); finishSession(); },
     });
   }
   // Camera: loaded on demand, so the core pages never touch the CDN.
@@ -161,6 +165,35 @@ async function prepareSource(kind, ex, side) {
 
 let lastSummary = null;
 
+function showBanner(shown) {
+  $('connection-banner').hidden = !shown;
+}
+
+/** The status parts for a session that ended without its summary: what the server keeps of it. */
+function keptParts(checkpoint) {
+  return checkpoint == null ? [['resume.kept']] : [['resume.keptAt', { t: checkpoint.toFixed(1) }]];
+}
+
+const END_KEYS = {
+  gaveUp: 'resume.gaveUp', stoppedOffline: 'resume.stoppedOffline', resumeExpired: 'resume.expired',
+  invalidResume: 'resume.invalid',
+};
+
+function showEnd(s, e) {
+  if (e.reason === 'stopped') {
+    setStatus('summary.heading', null, 'good');
+  } else if (e.reason === 'closed') {
+    setStatus('status.closed', { code: e.code ?? '–' }, e.code === 1000 ? '' : 'bad');
+  } else if (e.reason === 'takenOver') {
+    setStatus('resume.takenOver', null, 'bad');
+  } else if (e.reason === 'unknownSession') {
+    setStatus('resume.unknownSession', { id: s.id }, 'bad');
+  } else {
+    const seconds = RESUME_WINDOW_SECONDS;
+    setStatus([[END_KEYS[e.reason] || 'resume.ended', { seconds }], ...keptParts(e.checkpoint)], null, 'bad');
+  }
+}
+
 async function startSession() {
   if (session) return;
   const ex = selectedExercise();
@@ -176,6 +209,7 @@ async function startSession() {
   useStage(kind === 'camera');
   lastSummary = null;
   $('summary').hidden = true;
+  showBanner(false);
   hud.clear();
   hud.setExercise(ex);
   feedback.clear();
@@ -186,9 +220,6 @@ async function startSession() {
   view.setMeasured(measuredJoints(ex, side));
   setStatus('status.connecting');
 
-  const socket = new MessageSocket('/v1/stream');
-  const s = { socket, source, exercise: ex, id: null, stopping: false, ended: false, lastT: 0, t0: performance.now() };
-  session = s;
   const start = { type: 'start', exercise: ex.id, format: source.format, mirrored: source.mirrored,
     options: { snapshots: 'every' } };
   if (side) start.side = side;
@@ -198,60 +229,91 @@ async function startSession() {
   const format = source.format;
   const normalized = source.normalized;
 
-  socket.opened.then(() => socket.send(start), () => {});
-  socket.on('started', (m) => {
+  const stream = new LiveStream(start);
+  // seenT: the latest pose time answered so far. After a resume from an older checkpoint (a server that
+  // crashed) the server answers again for poses it had answered before: those events are not shown twice.
+  const s = { stream, source, exercise: ex, id: null, stopping: false, finishing: false, lastT: 0,
+    t0: performance.now(), seenT: -Infinity, chartT: -Infinity, repeatUntil: -Infinity };
+  session = s;
+
+  stream.on('started', (m) => {
     s.id = m.session;
     if (m.exercise) hud.setExercise({ ...ex, ...m.exercise });
     setStatus('status.started', { id: m.session }, 'good');
     $('status').dataset.session = m.session;
     source.begin((frame) => {
-      if (s.stopping || !socket.isOpen) return;
+      if (s.stopping || s.finishing) return;
       // Keep time strictly increasing (PROTOCOL.md §2); replays carry their own clock.
       let tt = kind === 'replay' ? frame.t : Math.round((performance.now() - s.t0)) / 1000;
       if (tt <= s.lastT) tt = s.lastT + 0.001;
       s.lastT = tt;
-      if (socket.buffered > 256 * 1024) return; // a slow link: skip frames rather than queue them
-      socket.send({ type: 'pose', ...frame, t: tt });
+      stream.send({ ...frame, t: tt });
     }, (frame) => {
       const decoded = kind === 'demo' ? frame : decodePose(frame, format, normalized);
       if (decoded) view.setPose(decoded);
     });
   });
-  socket.on('snapshot', (m) => {
+  stream.on('snapshot', (m) => {
     hud.update(m);
-    chart.push(m.t, m.value);
+    if (m.t > s.chartT) {
+      s.chartT = m.t;
+      chart.push(m.t, m.value);
+    }
+    s.seenT = Math.max(s.seenT, m.t);
     view.setMissing(m.isVisible === false ? [...view.measured] : m.missingJoints);
   });
-  socket.on('event', (m) => {
+  stream.on('event', (m) => {
+    if (m.t <= s.repeatUntil) return;
+    s.seenT = Math.max(s.seenT, m.t);
     feedback.push(m);
     if (m.rep && (m.event === 'repCompleted' || m.event === 'repRejected')) {
       chart.markRep(m.t, m.event === 'repCompleted');
       hud.showRep(m.rep);
     }
   });
-  socket.on('error', (m) => setStatus('status.error', { message: `${m.code}: ${m.message}` }, 'bad'));
-  socket.on('summary', (m) => {
+  stream.on('error', (m) => setStatus('status.error', { message: `${m.code}: ${m.message}` }, 'bad'));
+  stream.on('summary', (m) => {
     lastSummary = m;
     showSummary(m);
   });
-  socket.on('close', (e) => {
+  stream.on('lost', () => {
+    if (s.stopping) return;
+    showBanner(true);
+    setStatus('resume.reconnecting', null, 'bad');
+  });
+  stream.on('resumed', (m) => {
+    s.repeatUntil = s.seenT;
+    showBanner(false);
+    setStatus('resume.resumed', { id: m.session }, 'good');
+  });
+  stream.on('end', (e) => {
     source.stop();
-    s.ended = true;
+    showBanner(false);
     if (session === s) session = null;
     setRunning(false);
-    if (lastSummary && e.code === 1000) setStatus('summary.heading', null, 'good');
-    else setStatus('status.closed', { code: e.code }, e.code === 1000 ? '' : 'bad');
+    showEnd(s, e);
   });
+  stream.open();
 }
 
+/** The person's Stop: works while reconnecting too (the session then ends here, kept up to its checkpoint). */
 function stopSession() {
   const s = session;
   if (!s || s.stopping) return;
   s.stopping = true;
   s.source.stop();
+  showBanner(false);
   setStatus('status.stopping');
-  if (s.socket.isOpen && s.id) s.socket.send({ type: 'stop' });
-  else s.socket.close();
+  s.stream.stop();
+}
+
+/** The source has no more frames (a replay's end): stop once they are all sent, after a resume if need be. */
+function finishSession() {
+  const s = session;
+  if (!s || s.stopping || s.finishing) return;
+  s.finishing = true;
+  s.source.stop();
+  s.stream.finish();
 }
 
 function showSummary(m) {
@@ -265,7 +327,7 @@ $('controls').addEventListener('submit', (e) => {
   startSession().catch((err) => { setStatus('status.error', { message: err.message }, 'bad'); setRunning(false); });
 });
 $('stop').addEventListener('click', stopSession);
-window.addEventListener('pagehide', () => session?.socket.close());
+window.addEventListener('pagehide', () => session?.stream.close());
 
 // ---- Drawing at display rate ----------------------------------------------------------------------------
 
