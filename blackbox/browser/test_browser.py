@@ -30,6 +30,7 @@ import threading
 import time
 import unittest
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 import zlib
@@ -224,37 +225,46 @@ class BrowserTests(unittest.TestCase):
         if not os.path.exists(SERVER_BIN):
             raise unittest.SkipTest(f"{SERVER_BIN} not built (swift build --product motion-server)")
         cls.tmp = tempfile.mkdtemp(prefix="motion-browser-")
-        cls.server = subprocess.Popen(
-            [SERVER_BIN, "--port", "0", "--database", os.path.join(cls.tmp, "db.sqlite"), "--public", PUBLIC],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
-        )
-        lines = queue.Queue()
-
-        def pump():
-            for line in cls.server.stdout:
-                lines.put(line)
-
-        threading.Thread(target=pump, daemon=True).start()
-        deadline = time.monotonic() + 20
-        cls.base = None
-        while time.monotonic() < deadline and cls.base is None:
-            try:
-                line = lines.get(timeout=0.5)
-            except queue.Empty:
-                if cls.server.poll() is not None:
-                    break
-                continue
-            match = re.search(r"listening on (http://\S+)", line)
-            if match:
-                cls.base = match.group(1).rstrip("/")
-        if cls.base is None:
-            cls.stop_server()
-            raise RuntimeError("the server did not print its address")
+        cls.database = os.path.join(cls.tmp, "db.sqlite")
+        cls.start_server()
         try:
             cls.driver = cls.new_driver()
         except Exception:
             cls.stop_server()
             raise
+
+    @classmethod
+    def start_server(cls, port=0):
+        """Starts the server on `port` (0: a free one) with the class's database; sets cls.server and cls.base."""
+        cls.server = subprocess.Popen(
+            [SERVER_BIN, "--port", str(port), "--database", cls.database, "--public", PUBLIC],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+        )
+        lines = queue.Queue()
+        server = cls.server
+
+        def pump():
+            with server.stdout:
+                for line in server.stdout:
+                    lines.put(line)
+
+        threading.Thread(target=pump, daemon=True).start()
+        deadline = time.monotonic() + 20
+        base = None
+        while time.monotonic() < deadline and base is None:
+            try:
+                line = lines.get(timeout=0.5)
+            except queue.Empty:
+                if server.poll() is not None:
+                    break
+                continue
+            match = re.search(r"listening on (http://\S+)", line)
+            if match:
+                base = match.group(1).rstrip("/")
+        if base is None:
+            cls.stop_server()
+            raise RuntimeError("the server did not print its address")
+        cls.base = base
 
     @classmethod
     def new_driver(cls):
@@ -457,6 +467,17 @@ class BrowserTests(unittest.TestCase):
         wait_for(lambda: "Keep your upper arm still" in self.feedback_text(), 3, message="re-translated feedback")
         self.assertEqual(self.text("start"), "Start")
 
+    def test_2b_translations_have_the_same_keys(self):
+        self.open("/?lang=en")
+        missing = self.driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            import('/js/i18n.js').then(({ TABLE }) => {
+              const en = Object.keys(TABLE.en), es = Object.keys(TABLE.es);
+              done({ es: en.filter((k) => !(k in TABLE.es)), en: es.filter((k) => !(k in TABLE.en)) });
+            });
+        """)
+        self.assertEqual(missing, {"es": [], "en": []}, "keys missing from each language's table")
+
     def test_3_camera_unavailable_offers_demo(self):
         # No internet here: the MediaPipe CDN cannot load (or, with internet, there is no camera).
         self.allowed_console = ("jsdelivr", "mediapipe", "googleapis")
@@ -499,6 +520,55 @@ class BrowserTests(unittest.TestCase):
         session_id = self.el("status").get_attribute("data-session")
         stored = json.loads(self.api(f"/v1/sessions/{session_id}")[2])
         self.assertEqual((stored["repCount"], stored["rejectedCount"]), (reps, 0), "stored counts")
+
+    def test_4b_live_resumes_after_a_server_restart(self):
+        """A server restart mid-session (SIGTERM, then the same port and database): the Live page shows a
+        reconnecting banner, resumes the same session by itself, re-sends the frames the server did not hold and
+        those produced while it was away, and the stored session ends `finished` with the reps of both halves."""
+        # While the server is away Chromium logs each refused connection attempt.
+        self.allowed_console = ("ERR_CONNECTION_REFUSED", "WebSocket connection to")
+        self.start_demo("en")
+        wait_for(lambda: "started" in self.text("status"), 10, message="started")
+        session_id = self.el("status").get_attribute("data-session")
+        self.assertTrue(session_id)
+        wait_for(lambda: sum(self.counts()) >= 2, 20, message="two reps before the restart")
+        port = urllib.parse.urlsplit(self.base).port
+        self.stop_server()
+        self.assertEqual(self.server.returncode, 0, "the drained server's exit status")
+        try:
+            wait_for(lambda: self.el("connection-banner").is_displayed(), 10, message="the reconnecting banner")
+            self.assertEqual(self.text("connection-banner"), "Connection lost — reconnecting…")
+            self.assertFalse(self.el("stop").get_attribute("disabled"), "Stop stays available while reconnecting")
+            before = sum(self.counts())  # no answers come while the socket is closed
+            time.sleep(3)  # the demo goes on producing frames while the server is away
+        finally:
+            self.start_server(port)
+        self.assertEqual(urllib.parse.urlsplit(self.base).port, port)
+        wait_for(lambda: not self.el("connection-banner").is_displayed(), 30, message="the banner to go away")
+        self.assertIn(f"Reconnected: session {session_id} goes on", self.text("status"))
+        self.assertEqual(self.el("status").get_attribute("data-session"), session_id)
+        self.assertEqual(json.loads(self.api(f"/v1/sessions/{session_id}")[2])["status"], "live")
+        wait_for(lambda: sum(self.counts()) >= before + 2, 20, message="two reps after the restart")
+        self.el("stop").click()
+        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+        self.assertEqual(self.text("status"), "Session summary")
+        stored = json.loads(self.api(f"/v1/sessions/{session_id}")[2])
+        self.assertEqual(stored["id"], session_id)
+        self.assertEqual(stored["status"], "finished")
+        self.assertEqual((stored["repCount"], stored["rejectedCount"]), self.counts(prefix="summary"))
+        # One session counted on: reps 1…n, those up to `before` answered by the first server, the rest by the
+        # second, in time order.
+        reps = stored["reps"]
+        self.assertEqual([r["index"] for r in reps], list(range(1, len(reps) + 1)))
+        self.assertGreaterEqual(len(reps), before + 2, "reps after the restart")
+        self.assertGreaterEqual(before, 2, "reps before the restart")
+        ends = [r["end"] for r in reps]
+        self.assertEqual(ends, sorted(ends))
+        # No hole where the server was away: the frames produced then were kept and sent after the resume.
+        series = json.loads(self.api(f"/v1/sessions/{session_id}/series")[2])
+        gaps = [b - a for a, b in zip(series["t"], series["t"][1:])]
+        self.assertTrue(gaps)
+        self.assertLess(max(gaps), 0.5, "the longest gap in the stored series, seconds")
 
     # ---- History ------------------------------------------------------------------------------------------
 
