@@ -279,7 +279,7 @@ async function startSession() {
   stream.on('lost', () => {
     if (s.stopping) return;
     showBanner(true);
-    setStatus('resume.reconnecting', null, 'bad');
+    setStatus('resume.keeping');
   });
   stream.on('resumed', (m) => {
     s.repeatUntil = s.seenT;
