@@ -13,6 +13,9 @@ public struct LiveLimits: Sendable, Equatable {
     public var maxMessageBytes = 1 << 20
     /// A session with no message from its client for this long is closed with 1001.
     public var idleTimeout: Duration = .seconds(120)
+    /// How long a live session whose connection ended without `stop` stays resumable (PROTOCOL.md §3.1); zero
+    /// abandons it at once.
+    public var resumeWindow: Duration = .seconds(120)
     /// How often a live session's summary is written to the store.
     public var checkpointInterval: Duration = .seconds(5)
     /// How long checkpoints gather before they are written to the store together (one commit for all of them).
@@ -38,6 +41,8 @@ final class AppContext: Sendable {
     let limits: LiveLimits
     let metrics: ServerMetrics
     let live = LiveRegistry()
+    /// Live sessions a previous process left in the store, resumable until their window passes.
+    let orphans = OrphanedSessions()
     let writes = StoreWrites()
     let checkpoints: CheckpointBatcher
     let httpSessions: HTTPSessionRegistry

@@ -21,6 +21,7 @@ public final class MotionServer: Sendable {
     private let context: AppContext
     private let hub = WebSocketHub()
     private let reaper = Locked<Task<Void, Never>?>(nil)
+    private let orphanSweep = Locked<Task<Void, Never>?>(nil)
     private let ready = Locked(false)
     private let tls: TLSContext?
     private let logger: Logger
@@ -82,12 +83,21 @@ public final class MotionServer: Sendable {
             throw StartError(description: "the PostgreSQL store is not built into this version; use a SQLite path")
         }
         let store: SQLiteSessionStore
+        let orphans: [LiveSessionEntry]
         let exercises = ExerciseLibrary(limits: options.exercises)
         do {
             store = try await SQLiteSessionStore(path: options.database)
-            let abandoned = try await store.abandonLiveSessions()
+            // Sessions a previous run left live stay resumable for the window after their last write (a stopped
+            // run's final checkpoint, a killed one's last); older ones are abandoned now.
+            let window = Self.milliseconds(options.limits.resumeWindow)
+            let abandoned = try await store.abandonLiveSessions(
+                updatedBefore: window > 0 ? SQLiteSessionStore.systemMilliseconds() - window : .max)
             if abandoned > 0 {
                 logger.log(.notice, "sessions left live by a previous run abandoned", ["count": "\(abandoned)"])
+            }
+            orphans = try await store.liveSessions()
+            if !orphans.isEmpty {
+                logger.log(.notice, "sessions left live by a previous run are resumable", ["count": "\(orphans.count)"])
             }
             exercises.load(try await store.currentExercises(tenant: nil), logger: logger)
         } catch {
@@ -98,6 +108,7 @@ public final class MotionServer: Sendable {
             store: store, tokens: tokens, logger: logger, limits: options.limits, metrics: metrics,
             clock: SQLiteSessionStore.systemMilliseconds, loopClock: clock, storeObserver: storeObserver,
             exercises: exercises)
+        context.orphans.load(orphans)
         self.context = context
 
         var router = Router()
@@ -160,8 +171,35 @@ public final class MotionServer: Sendable {
                 }
             }
         }
+        let sweep = Task { await Self.abandonExpiredOrphans(context: context) }
         reaper.withLock { $0 = task }
+        orphanSweep.withLock { $0 = sweep }
         return address
+    }
+
+    /// Abandons each session a previous run left live once its resume window has passed since its last write,
+    /// unless a resume claimed it first; ends when none is left.
+    private static func abandonExpiredOrphans(context: AppContext) async {
+        let window = milliseconds(context.limits.resumeWindow)
+        while !Task.isCancelled, let oldest = context.orphans.oldestWrite {
+            let wait = oldest + window - context.clock()
+            if wait > 0 { try? await Task.sleep(for: .milliseconds(wait)) }
+            for orphan in context.orphans.takeExpired(writtenBefore: context.clock() - window + 1) {
+                do {
+                    _ = try await context.timed("abandon") {
+                        try await context.store.abandon(id: orphan.id, tenant: orphan.tenant)
+                    }
+                } catch {
+                    context.metrics.storeFailed("abandon")
+                    context.logger.log(
+                        .error, "cannot abandon an expired session", ["id": "\(orphan.id)", "error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
     /// Reads the TLS certificate and key again (SIGHUP) for connections accepted from now on; open connections are
@@ -180,15 +218,19 @@ public final class MotionServer: Sendable {
         }
     }
 
-    /// Drains (PROTOCOL.md §7): stops accepting, closes WebSockets with 1001, stores every live session as
-    /// abandoned, finishes requests in flight, and closes the store.
+    /// Drains (PROTOCOL.md §7): stops accepting, closes WebSockets with 1001, checkpoints every live WebSocket session
+    /// (they stay resumable by the next run for their window, PROTOCOL.md §3.1; without a window they are stored as
+    /// abandoned), stores HTTP-driven sessions as abandoned, finishes requests in flight, and closes the store.
     /// - Parameter gracePeriod: The longest to wait for requests in flight.
     public func shutdown(gracePeriod: Duration = .seconds(10)) async {
         ready.withLock { $0 = false }
         reaper.withLock { $0?.cancel() }
+        orphanSweep.withLock { $0?.cancel() }
         let (hub, context) = (self.hub, self.context)
         await http.shutdown(gracePeriod: gracePeriod) {
             await hub.closeAll(code: .goingAway, reason: "server shutting down")
+            // Every closed connection checkpointed its session: write them now rather than after the batch window.
+            context.checkpoints.flush()
             for session in context.httpSessions.all {
                 _ = await session.stop(status: .abandoned, context: context)
                 context.httpSessions.remove(session.id)

@@ -21,6 +21,9 @@ public struct SummaryMetadata: Sendable, Hashable {
     public var startedAt: Double
     /// When the session ended on the server's clock, Unix seconds; nil while live.
     public var endedAt: Double?
+    /// Whether a client is attached to a live session: false while it waits for a `resume` (PROTOCOL.md §3.1);
+    /// nil once it has ended.
+    public var connected: Bool?
 
     /// Creates metadata.
     /// - Parameters:
@@ -29,11 +32,16 @@ public struct SummaryMetadata: Sendable, Hashable {
     ///   - status: Where the session stands.
     ///   - startedAt: Start time, Unix seconds.
     ///   - endedAt: End time, Unix seconds; nil while live.
-    public init(id: String, subject: String? = nil, status: Status, startedAt: Double, endedAt: Double? = nil) {
+    ///   - connected: Whether a client is attached, for a live session; nil once it ended.
+    public init(
+        id: String, subject: String? = nil, status: Status, startedAt: Double, endedAt: Double? = nil,
+        connected: Bool? = nil
+    ) {
         self.id = id
         self.subject = subject
         self.status = status
         self.startedAt = startedAt
         self.endedAt = endedAt
+        self.connected = connected
     }
 }

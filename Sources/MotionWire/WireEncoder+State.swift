@@ -136,6 +136,12 @@ extension WireEncoder {
         if let side = summary.side { buffer.appendJSONString(side.rawValue) } else { buffer.appendLiteral("null") }
         buffer.appendLiteral(#","status":"#)
         buffer.appendJSONString(metadata.status.rawValue)
+        buffer.appendLiteral(#","connected":"#)
+        if let connected = metadata.connected {
+            buffer.appendJSONBool(connected)
+        } else {
+            buffer.appendLiteral("null")
+        }
         buffer.appendLiteral(#","startedAt":"#)
         ISO8601Timestamp.append(metadata.startedAt, to: &buffer)
         buffer.appendLiteral(#","endedAt":"#)

@@ -19,17 +19,53 @@ public import MotionCore
 /// same `Double` (full precision, `128.0` for whole values); nil and non-finite numbers are written as `null`.
 /// Strings are escaped per RFC 8259 §7.
 public enum WireEncoder {
-    /// Writes `started`: `{"type":"started","session":"<id>","exercise":{…catalog entry…}}`.
+    /// Writes `started`: `{"type":"started","session":"<id>","exercise":{…catalog entry…},"resume":"<token>"}`.
     /// - Parameters:
     ///   - session: The session id.
     ///   - exercise: The exercise as configured for the session, with overrides applied
     ///     (`SessionConfiguration.effectiveExercise`).
+    ///   - resume: The session's resume token (PROTOCOL.md §3.1), for its client only: nil leaves the member out
+    ///     (what watchers get).
     ///   - buffer: The buffer to append to.
-    public static func encodeStarted(session: String, exercise: Exercise, into buffer: inout [UInt8]) {
+    public static func encodeStarted(
+        session: String, exercise: Exercise, resume: String? = nil, into buffer: inout [UInt8]
+    ) {
         buffer.appendLiteral(#"{"type":"started","session":"#)
         buffer.appendJSONString(session)
         buffer.appendLiteral(#","exercise":"#)
         encodeExercise(exercise, into: &buffer)
+        if let resume {
+            buffer.appendLiteral(#","resume":"#)
+            buffer.appendJSONString(resume)
+        }
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes `resumed`: `{"type":"resumed","session":"<id>","t":12.3,"exercise":{…}}` (PROTOCOL.md §3.1).
+    /// - Parameters:
+    ///   - session: The session id.
+    ///   - t: The timestamp of the last pose the restored state covers (the client re-sends the frames after it), or
+    ///     nil when it covers none (`null`: the client re-sends every frame it kept).
+    ///   - exercise: The exercise as configured for the session.
+    ///   - buffer: The buffer to append to.
+    public static func encodeResumed(session: String, t: Double?, exercise: Exercise, into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#"{"type":"resumed","session":"#)
+        buffer.appendJSONString(session)
+        buffer.appendLiteral(#","t":"#)
+        buffer.appendJSONNumber(t)
+        buffer.appendLiteral(#","exercise":"#)
+        encodeExercise(exercise, into: &buffer)
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes `connection`, what a watcher learns when the watched session's client drops or resumes (PROTOCOL.md
+    /// §3.1): `{"type":"connection","connected":false}`.
+    /// - Parameters:
+    ///   - connected: Whether a client is attached again.
+    ///   - buffer: The buffer to append to.
+    public static func encodeConnection(connected: Bool, into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#"{"type":"connection","connected":"#)
+        buffer.appendJSONBool(connected)
         buffer.append(UInt8(ascii: "}"))
     }
 

@@ -133,6 +133,15 @@ enum SQLiteSchema {
                 ALTER TABLE sessions ADD COLUMN engine_state BLOB;
                 ALTER TABLE sessions ADD COLUMN checkpoint_t REAL;
                 """),
+        // v7: what resuming a live WebSocket session needs (PROTOCOL.md §3.1): the SHA-256 of its resume token (the
+        // token itself is never stored) and its `start` request as the application encodes it. NULL for sessions
+        // driven over HTTP and rows written before v7, which cannot be resumed.
+        Migration(
+            version: 7,
+            sql: """
+                ALTER TABLE sessions ADD COLUMN resume_digest BLOB;
+                ALTER TABLE sessions ADD COLUMN start_request TEXT;
+                """),
     ]
 
     /// The version this code writes.

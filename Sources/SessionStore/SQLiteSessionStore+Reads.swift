@@ -39,18 +39,78 @@ extension SQLiteSessionStore {
     public func session(id: SessionID, tenant: String) throws(SessionStoreError) -> StoredSession? {
         let db = try database()
         return try db.readTransaction { () throws(SessionStoreError) -> StoredSession? in
-            let found = try db.withStatement(
-                "SELECT \(Self.columns) FROM sessions WHERE id = ?1 AND tenant = ?2"
-            ) { select throws(SessionStoreError) -> StoredSession? in
+            try wholeSession(id: id, tenant: tenant, in: db)
+        }
+    }
+
+    /// What continuing a session needs, read in one snapshot: the session with reps and series, its resumption
+    /// record, the engine state of its last checkpoint and the time of its last write.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: The resume point, or nil if this tenant has no such session.
+    /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
+    public func resumePoint(id: SessionID, tenant: String) throws(SessionStoreError) -> ResumePoint? {
+        let db = try database()
+        return try db.readTransaction { () throws(SessionStoreError) -> ResumePoint? in
+            guard let session = try wholeSession(id: id, tenant: tenant, in: db) else { return nil }
+            return try db.withStatement(
+                """
+                SELECT resume_digest, start_request, engine_state, checkpoint_t, updated_at FROM sessions
+                WHERE id = ?1 AND tenant = ?2
+                """
+            ) { select throws(SessionStoreError) -> ResumePoint? in
                 try select.bind(id.description, at: 1)
                 try select.bind(tenant, at: 2)
-                return try select.step() ? try readSession(from: select) : nil
+                guard try select.step() else { return nil }
+                var resumption: SessionResumption?
+                if !select.isNull(0), let start = select.optionalString(1) {
+                    resumption = SessionResumption(tokenDigest: select.blob(0), start: start)
+                }
+                let state = select.isNull(2) ? nil : (state: select.blob(2), t: select.optionalDouble(3))
+                return ResumePoint(
+                    session: session, resumption: resumption, engineState: state, updatedAt: select.int64(4))
             }
-            guard var session = found else { return nil }
-            session.summary.reps = try reps(of: id.description, in: db)
-            session.summary.series = try storedSeries(of: id, in: db) ?? ValueSeries()
-            return session
         }
+    }
+
+    /// Every live session, oldest write first.
+    /// - Returns: The sessions.
+    /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
+    public func liveSessions() throws(SessionStoreError) -> [LiveSessionEntry] {
+        let db = try database()
+        return try db.withStatement(
+            "SELECT id, tenant, updated_at, resume_digest FROM sessions WHERE status = 'live' ORDER BY updated_at"
+        ) { select throws(SessionStoreError) -> [LiveSessionEntry] in
+            var entries: [LiveSessionEntry] = []
+            while try select.step() {
+                guard let id = select.withUTF8(0, { SessionID(utf8: $0) }) else {
+                    throw .corruptRecord(id: select.string(0))
+                }
+                entries.append(
+                    LiveSessionEntry(
+                        id: id, tenant: select.string(1), updatedAt: select.int64(2),
+                        tokenDigest: select.isNull(3) ? nil : select.blob(3)))
+            }
+            return entries
+        }
+    }
+
+    /// One session with its reps and series, inside the caller's transaction.
+    private func wholeSession(
+        id: SessionID, tenant: String, in db: SQLiteConnection
+    ) throws(SessionStoreError) -> StoredSession? {
+        let found = try db.withStatement(
+            "SELECT \(Self.columns) FROM sessions WHERE id = ?1 AND tenant = ?2"
+        ) { select throws(SessionStoreError) -> StoredSession? in
+            try select.bind(id.description, at: 1)
+            try select.bind(tenant, at: 2)
+            return try select.step() ? try readSession(from: select) : nil
+        }
+        guard var session = found else { return nil }
+        session.summary.reps = try reps(of: id.description, in: db)
+        session.summary.series = try storedSeries(of: id, in: db) ?? ValueSeries()
+        return session
     }
 
     /// A session's value series.

@@ -43,6 +43,15 @@ extension SQLiteSessionStore {
             } catch .database(let code, _) where code == csqlite_constraint_primarykey() {
                 throw .alreadyExists
             }
+            if let resumption = session.resumption {
+                try db.withStatement("UPDATE sessions SET resume_digest = ?2, start_request = ?3 WHERE id = ?1") {
+                    update throws(SessionStoreError) in
+                    try update.bind(session.id.description, at: 1)
+                    try update.bind(blob: resumption.tokenDigest, at: 2)
+                    try update.bind(resumption.start, at: 3)
+                    try update.step()
+                }
+            }
             return try writeDetails(of: session.id, with: session.summary, after: nil, in: db)
         }
         if session.status == .live { written[session.id] = details }
@@ -153,6 +162,31 @@ extension SQLiteSessionStore {
             // here then rewrites its details once.
             if db.changes > 0 { written.removeAll() }
             return db.changes
+        }
+    }
+
+    /// Marks one live session `abandoned`; its end time becomes its last write's, its engine state is let go.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: Whether a live session was abandoned.
+    /// - Throws: Database errors.
+    public func abandon(id: SessionID, tenant: String) throws(SessionStoreError) -> Bool {
+        let db = try database()
+        let now = clock()
+        written[id] = nil
+        return try db.withStatement(
+            """
+            UPDATE sessions SET status = 'abandoned', ended_at = updated_at, updated_at = ?3, engine_state = NULL,
+                checkpoint_t = NULL
+            WHERE id = ?1 AND tenant = ?2 AND status = 'live'
+            """
+        ) { abandon throws(SessionStoreError) -> Bool in
+            try abandon.bind(id.description, at: 1)
+            try abandon.bind(tenant, at: 2)
+            try abandon.bind(now, at: 3)
+            try abandon.step()
+            return db.changes > 0
         }
     }
 

@@ -67,7 +67,7 @@ struct SessionCursor: Hashable, Sendable {
 
 /// Base64url without padding (RFC 4648 §5), strict: decoding refuses padding, other alphabets and non-zero unused
 /// bits, so each byte string has exactly one text.
-enum Base64URL {
+package enum Base64URL {
     private static let alphabet: [UInt8] = Array(
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
@@ -77,7 +77,7 @@ enum Base64URL {
         return table
     }()
 
-    static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count * 4 + 2) / 3)
         var accumulator: UInt32 = 0
@@ -94,7 +94,7 @@ enum Base64URL {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         var out: [UInt8] = []
         var accumulator: UInt32 = 0
         var bits = 0

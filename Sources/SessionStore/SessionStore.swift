@@ -16,7 +16,7 @@ public import MotionCore
 ///
 /// and at start, before taking sessions: `try await store.abandonLiveSessions()`.
 public protocol SessionStore: Sendable {
-    /// Stores a new session: its row, reps and series, atomically.
+    /// Stores a new session: its row, reps and series, and its ``StoredSession/resumption`` if any, atomically.
     ///
     /// Usually `live` with the summary so far; a recorded session (`POST /v1/analyze`) may be stored `finished`.
     /// - Parameter session: The session.
@@ -69,6 +69,30 @@ public protocol SessionStore: Sendable {
     /// - Returns: The state, or nil when this tenant has no such session, it has ended, or none was kept.
     /// - Throws: Database errors.
     func engineState(id: SessionID, tenant: String) async throws -> (state: [UInt8], t: Double?)?
+
+    /// What continuing a session needs (PROTOCOL.md §3.1): the stored session with reps and series, its
+    /// resumption record, the engine state of its last checkpoint and when it was last written, read together.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: The resume point, or nil if this tenant has no such session.
+    /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
+    func resumePoint(id: SessionID, tenant: String) async throws -> ResumePoint?
+
+    /// Every live session (of any tenant), oldest write first: what a starting single node finds left by the
+    /// process before it, to keep resumable for their window.
+    /// - Returns: The sessions.
+    /// - Throws: Database errors.
+    func liveSessions() async throws -> [LiveSessionEntry]
+
+    /// Marks one live session `abandoned`, keeping its last checkpoint; its end time becomes the time of that last
+    /// write (as ``abandonLiveSessions(updatedBefore:)`` does for many).
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: Whether a live session was abandoned (false: unknown, or it had ended).
+    /// - Throws: Database errors.
+    func abandon(id: SessionID, tenant: String) async throws -> Bool
 
     /// A session's value series (`GET /v1/sessions/{id}/series`).
     /// - Parameters:

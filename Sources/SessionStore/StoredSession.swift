@@ -23,6 +23,10 @@ public struct StoredSession: Sendable, Hashable {
     /// Sessions from ``SessionStore/list(_:)`` carry an empty series; ``SessionStore/series(id:tenant:)`` and
     /// ``SessionStore/session(id:tenant:)`` return it.
     public var summary: SessionSummary
+    /// What resuming the session needs (a live WebSocket session's token digest and `start`): written by
+    /// ``SessionStore/create(_:)``, read back only by ``SessionStore/resumePoint(id:tenant:)`` (nil in every other
+    /// read).
+    public var resumption: SessionResumption?
 
     /// Creates a stored session.
     /// - Parameters:
@@ -33,10 +37,12 @@ public struct StoredSession: Sendable, Hashable {
     ///   - startedAt: Start time, Unix milliseconds.
     ///   - endedAt: End time, Unix milliseconds; nil while live.
     ///   - summary: The summary so far.
+    ///   - resumption: What resuming it needs, if it can be resumed.
     public init(
         id: SessionID, tenant: String, subject: String? = nil, status: SessionStatus = .live, startedAt: Int64,
-        endedAt: Int64? = nil, summary: SessionSummary
+        endedAt: Int64? = nil, summary: SessionSummary, resumption: SessionResumption? = nil
     ) {
+        self.resumption = resumption
         self.id = id
         self.tenant = tenant
         self.subject = subject

@@ -143,6 +143,18 @@ struct MotionServerTests {
         response.flatMap { (try? JSONSerialization.jsonObject(with: Data($0.body))) as? [String: Any] }
     }
 
+    /// The session over REST once it shows `"connected":false` (its connection's end reached the server); fails
+    /// the test if that does not happen within 10 s.
+    static func sessionOnceDetached(_ address: SocketAddress, _ id: String) async throws -> [String: Any]? {
+        for _ in 0..<1000 {
+            let session = json(try await get(address, "/v1/sessions/\(id)"))
+            if session?["connected"] as? Bool == false { return session }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("session \(id) never showed connected: false")
+        return nil
+    }
+
     @Test func liveSessionCountsRepsAndStoresTheSummary() async throws {
         let group = try EventLoopGroup(loops: 1)
         defer { group.shutdown() }
@@ -380,9 +392,12 @@ struct MotionServerTests {
         }
     }
 
-    @Test func aVanishedClientsSessionIsStoredAsAbandoned() async throws {
+    /// Without a resume window (`--resume-seconds 0`), a dropped connection ends its session at once, as in v1.
+    @Test func aVanishedClientsSessionIsStoredAsAbandonedWithoutAResumeWindow() async throws {
         let writes = Observed<[ReportedWrite]>([])
-        try await withMotionServer(writes: writes) { address, _, _ in
+        var limits = fastLimits()
+        limits.resumeWindow = .zero
+        try await withMotionServer(limits: limits, writes: writes) { address, _, _ in
             let (upgraded, text) = try await offPool {
                 let client = try TestClient(address)
                 client.send(
@@ -410,7 +425,9 @@ struct MotionServerTests {
         }
     }
 
-    @Test func aSilentLiveSessionIsClosedAsIdleAndStoredAsAbandoned() async throws {
+    /// A silent client's connection is closed as idle; its session then waits for a resume for its window like any
+    /// dropped one (PROTOCOL.md §3.1), and is stored as abandoned when none came.
+    @Test func aSilentLiveSessionIsClosedAsIdleAndAbandonedAfterItsResumeWindow() async throws {
         let group = try EventLoopGroup(loops: 1)
         defer { group.shutdown() }
         // The idle check runs with every checkpoint timer, on the server's manual clock.
@@ -419,6 +436,7 @@ struct MotionServerTests {
         var limits = fastLimits()
         limits.checkpointInterval = .seconds(5)
         limits.idleTimeout = .seconds(20)
+        limits.resumeWindow = .seconds(30)
         try await withMotionServer(limits: limits, clock: .manual(clock), writes: writes) { address, _, _ in
             let (socket, inbox) = try await Self.connect(address, group: group)
             socket.send(.text(#"{"type":"start","exercise":"squat"}"#))
@@ -432,12 +450,23 @@ struct MotionServerTests {
             await inbox.wait { $0.close != nil }
             #expect(inbox.close?.0 == .goingAway)
             #expect(inbox.close?.1 == "idle")
+            // The server learns of the end when the client's close reply arrives.
+            let waiting = try await Self.sessionOnceDetached(address, id)
+            #expect(waiting?["status"] as? String == "live")
+            // The window runs from the close; one millisecond before it ends the session still waits.
+            await clock.advance(by: limits.resumeWindow - .milliseconds(1))
+            #expect(!writes.current.contains { $0.isFinish(of: id, status: .abandoned) })
+            await clock.advance(by: .milliseconds(1))
             await writes.wait { $0.contains { $0.isFinish(of: id, status: .abandoned) } }
-            #expect(Self.json(try await Self.get(address, "/v1/sessions/\(id)"))?["status"] as? String == "abandoned")
+            let ended = Self.json(try await Self.get(address, "/v1/sessions/\(id)"))
+            #expect(ended?["status"] as? String == "abandoned")
+            #expect(ended?["connected"] is NSNull)
         }
     }
 
-    @Test func shutdownClosesLiveSessionsWith1001AndStoresThem() async throws {
+    /// SIGTERM's drain closes live connections with 1001 and checkpoints their sessions, which stay live and
+    /// resumable by the next run (PROTOCOL.md §3.1).
+    @Test func shutdownClosesLiveSessionsWith1001AndCheckpointsThem() async throws {
         let group = try EventLoopGroup(loops: 1)
         defer { group.shutdown() }
         let directory = NSTemporaryDirectory() + "motion-\(UUID().uuidString)"
@@ -459,9 +488,11 @@ struct MotionServerTests {
         await inbox.wait { $0.close != nil }
         #expect(inbox.close?.0 == .goingAway)
         let store = try await SQLiteSessionStore(path: options.database)
-        let stored = try await store.session(id: try #require(SessionID(id)), tenant: "default")
-        #expect(stored?.status == .abandoned)
-        #expect(stored?.summary.frames == 1)
+        let point = try await store.resumePoint(id: try #require(SessionID(id)), tenant: "default")
+        #expect(point?.session.status == .live)
+        #expect(point?.session.summary.frames == 1)
+        #expect(point?.engineState?.t == 1)
+        #expect(point?.resumption?.tokenDigest.count == 32)
         await store.close()
     }
 

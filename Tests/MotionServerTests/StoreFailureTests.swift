@@ -22,6 +22,9 @@ struct FailingStore: SessionStore {
     { throw Down() }
     func session(id: SessionID, tenant: String) async throws -> StoredSession? { throw Down() }
     func engineState(id: SessionID, tenant: String) async throws -> (state: [UInt8], t: Double?)? { throw Down() }
+    func resumePoint(id: SessionID, tenant: String) async throws -> ResumePoint? { throw Down() }
+    func liveSessions() async throws -> [LiveSessionEntry] { throw Down() }
+    func abandon(id: SessionID, tenant: String) async throws -> Bool { throw Down() }
     func series(id: SessionID, tenant: String) async throws -> ValueSeries? { throw Down() }
     func list(_ query: SessionQuery) async throws -> SessionPage { throw Down() }
     func progress(_ query: ProgressQuery) async throws -> ProgressPage { throw Down() }

@@ -248,7 +248,7 @@ import Testing
     @Test func encodesTheSummaryForRESTAndWebSocket() {
         let body =
             #"{"id":"s-1","subject":"patient-17","exercise":"elbowFlexion","side":"right","status":"finished","#
-            + #""startedAt":"2026-11-29T14:00:00Z","endedAt":"2026-11-29T14:01:33Z","duration":93.5,"frames":2802,"#
+            + #""connected":null,"startedAt":"2026-11-29T14:00:00Z","endedAt":"2026-11-29T14:01:33Z","duration":93.5,"frames":2802,"#
             + #""visibleRatio":0.9700214132762313,"repCount":10,"rejectedCount":2,"best":142.5,"baseline":128.0,"#
             + #""reps":[{"index":1,"peak":130.25,"start":3.5,"end":5.0,"duration":1.5,"clean":true,"faults":[],"#
             + #""trough":10.0,"range":120.25,"timeToPeak":null,"side":null}],"#

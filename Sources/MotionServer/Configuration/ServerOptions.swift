@@ -48,11 +48,12 @@ public struct ServerOptions: Sendable, Equatable {
                              [--public DIR] [--threads N] [--tokens FILE] [--log-level info] [--ws-echo]
                              [--frames-per-second 240] [--max-message-bytes 1048576] [--write-timeout 30]
                              [--max-http-sessions 10000] [--max-http-sessions-per-tenant 1000]
-                             [--max-exercises-per-tenant 200] [--tls-cert FILE --tls-key FILE]
+                             [--max-exercises-per-tenant 200] [--resume-seconds 120]
+                             [--tls-cert FILE --tls-key FILE]
         Every flag also reads from the environment: MOTION_HOST, MOTION_PORT, MOTION_DATABASE, MOTION_PUBLIC,
         MOTION_THREADS, MOTION_TOKENS, MOTION_LOG_LEVEL, MOTION_WS_ECHO=1, MOTION_FRAMES_PER_SECOND,
         MOTION_MAX_MESSAGE_BYTES, MOTION_WRITE_TIMEOUT, MOTION_MAX_HTTP_SESSIONS, MOTION_MAX_HTTP_SESSIONS_PER_TENANT,
-        MOTION_MAX_EXERCISES_PER_TENANT, MOTION_TLS_CERT, MOTION_TLS_KEY. SIGHUP reads the certificate and key again.
+        MOTION_MAX_EXERCISES_PER_TENANT, MOTION_RESUME_SECONDS, MOTION_TLS_CERT, MOTION_TLS_KEY. SIGHUP reads the certificate and key again.
         """
 
     /// The flags, each with its variable.
@@ -67,6 +68,7 @@ public struct ServerOptions: Sendable, Equatable {
         .value("max-http-sessions", environment: "MOTION_MAX_HTTP_SESSIONS"),
         .value("max-http-sessions-per-tenant", environment: "MOTION_MAX_HTTP_SESSIONS_PER_TENANT"),
         .value("max-exercises-per-tenant", environment: "MOTION_MAX_EXERCISES_PER_TENANT"),
+        .value("resume-seconds", environment: "MOTION_RESUME_SECONDS"),
         .value("tls-cert", environment: "MOTION_TLS_CERT"), .value("tls-key", environment: "MOTION_TLS_KEY"),
     ])
 
@@ -111,6 +113,12 @@ public struct ServerOptions: Sendable, Equatable {
                 throw flag.invalid("seconds within [0.001, 3600]")
             }
             writeTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
+        case "resume-seconds":
+            // Whole milliseconds; 0 turns resuming off (a dropped connection abandons its session at once).
+            guard let seconds = Double(value), seconds >= 0, seconds <= 86_400 else {
+                throw flag.invalid("seconds within [0, 86400]")
+            }
+            limits.resumeWindow = .milliseconds(Int64((seconds * 1000).rounded()))
         case "frames-per-second": limits.framesPerSecond = try flag.number(in: 1...100_000)
         case "max-message-bytes": limits.maxMessageBytes = try flag.integer(in: 1024...(256 << 20))
         case "max-http-sessions": limits.maxHTTPSessions = try flag.integer(in: 1...1_000_000)

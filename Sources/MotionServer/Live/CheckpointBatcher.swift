@@ -37,6 +37,9 @@ final class CheckpointBatcher: Sendable {
         self.clock = clock
     }
 
+    /// Writes the gathering batch now instead of at the end of its window (shutdown).
+    func flush() { pending.withLock { $0.write?.cancel() } }
+
     /// Adds a checkpoint to the gathering batch, starting one (with `writes`) when none is.
     /// - Parameters:
     ///   - checkpoint: The session's summary so far.

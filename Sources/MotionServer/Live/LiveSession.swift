@@ -4,11 +4,17 @@ import MotionCore
 import MotionWire
 import SessionStore
 
-/// One live session over WebSocket (PROTOCOL.md §3): pose frames in, events and snapshots out.
+/// One live connection of `/v1/stream` and the session it runs (PROTOCOL.md §3): pose frames in, events and
+/// snapshots out.
 ///
 /// The actor runs on its connection's event loop (the loop is its executor), so a frame is decoded, analysed,
 /// encoded and queued for sending on the thread that read it, with no hop. Store writes go to the store's own
 /// thread and never block the loop.
+///
+/// A session outlives its connection (PROTOCOL.md §3.1): when the connection ends without `stop`, the session is
+/// checkpointed and waits, *detached*, for a `resume` until ``LiveLimits/resumeWindow`` passes. A `resume` on a new
+/// connection moves the session to that connection's actor (``handOver()``): from memory when this process holds
+/// it, else from the store's last checkpoint (``AppContext/takeOver(_:tenant:for:)``).
 actor LiveSession: WatchableSession {
     nonisolated let socket: WebSocket
     nonisolated let tenant: String
@@ -32,7 +38,14 @@ actor LiveSession: WatchableSession {
     private var lastWrite: Task<Void, Never>?
     private var timer: LoopTimer?
     private var watchers = SessionWatchers()
+    /// Set once this actor is done with its session: it ended, or moved to another connection.
     private var finished = false
+    /// The connection has ended; a session still held waits for a resume.
+    private var socketClosed = false
+    /// Ends a detached session when its resume window passes.
+    private var expiry: LoopTimer?
+    /// A `resume` being carried out: the socket is not read meanwhile, and a hand-over waits for it.
+    private var resuming: Task<Void, Never>?
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { socket.loop.asUnownedSerialExecutor() }
 
@@ -92,10 +105,11 @@ actor LiveSession: WatchableSession {
 
     private func handle(_ message: consuming ClientMessage) throws {
         switch message {
-        case .resume:
-            throw WireError(code: .invalidMessage, message: "this server does not resume sessions yet")
+        case .resume(let request):
+            try requireFirstMessage()
+            beginResume(request)
         case .start(let start):
-            guard running == nil else { throw WireError(code: .alreadyStarted, message: "the session has started") }
+            try requireFirstMessage()
             try begin(start)
         case .pose(let pose):
             try requireStarted()
@@ -126,6 +140,13 @@ actor LiveSession: WatchableSession {
         case .stop:
             let session = try started()
             finish(session, status: .finished, closeCode: .normal)
+        }
+    }
+
+    /// Throws `alreadyStarted` unless the connection has neither started nor resumed a session.
+    private func requireFirstMessage() throws(WireError) {
+        guard running == nil, resuming == nil, !finished else {
+            throw WireError(code: .alreadyStarted, message: "the session has started")
         }
     }
 
@@ -160,17 +181,93 @@ actor LiveSession: WatchableSession {
     }
 
     private func begin(_ start: StartRequest) throws(WireError) {
+        let token = ResumeToken.generate()
         let session = try SessionCore(
-            start: start, tenant: tenant, now: context.clock(), exercises: context.exercises)
+            start: start, tenant: tenant, now: context.clock(), exercises: context.exercises,
+            tokenDigest: ResumeToken.digest(of: token))
         running = RunningSession(session)
-        decoder.configure(for: start)
-        snapshots = start.options.snapshots
-        context.live.insert(self, id: session.id)
+        configure(for: start)
+        context.live.insert(self, id: session.id, tokenDigest: session.tokenDigest ?? [], connected: true)
         context.metrics.sessionOpened()
         lastWrite = context.store(.create(session.newRecord), id: session.id, tenant: tenant, after: lastWrite)
         output.removeAll(keepingCapacity: true)
-        WireEncoder.encodeStarted(session: session.id.description, exercise: session.engine.exercise, into: &output)
+        WireEncoder.encodeStarted(
+            session: session.id.description, exercise: session.engine.exercise, resume: token, into: &output)
         socket.sendText(utf8: output)
+    }
+
+    private func configure(for start: StartRequest) {
+        decoder.configure(for: start)
+        snapshots = start.options.snapshots
+    }
+
+    // MARK: Resuming (PROTOCOL.md §3.1)
+
+    /// Starts carrying out a `resume`: the socket is not read until it is done, so frames the client sent after it
+    /// wait in order.
+    private func beginResume(_ request: ResumeRequest) {
+        socket.pauseReading()
+        let started = socket.loop.now()
+        resuming = Task { await self.resume(request, started: started) }
+    }
+
+    private func resume(_ request: ResumeRequest, started: UInt64) async {
+        do throws(WireError) {
+            let taken = try await context.takeOver(request, tenant: tenant, for: self)
+            adopt(taken.handover, heldUpTo: taken.heldUpTo)
+            context.metrics.countResume(taken.source)
+            context.metrics.observeResume(
+                source: taken.source, seconds: Double(socket.loop.now() - started) / 1e9)
+        } catch {
+            context.metrics.countResume(error.code.rawValue)
+            tell(error)
+            finished = true
+            // A store failure may pass: 1011 says try again; the other refusals are final (1008).
+            let code: WebSocketCloseCode = error.code == .storeUnavailable ? .internalError : .policyViolation
+            socket.close(code: code, reason: error.code.rawValue)
+        }
+        resuming = nil
+        socket.resumeReading()
+    }
+
+    /// Takes over a session handed over by its previous holder (or restored from the store) and tells the client
+    /// (`resumed`, then a snapshot) and the watchers (`connection`, then the snapshot).
+    private func adopt(_ handover: Handover, heldUpTo t: Double?) {
+        let core = handover.core
+        running = RunningSession(core)
+        watchers = handover.watchers
+        lastWrite = handover.lastWrite
+        configure(for: core.start)
+        lastMessage = socket.loop.time
+        output.removeAll(keepingCapacity: true)
+        WireEncoder.encodeResumed(session: core.id.description, t: t, exercise: core.engine.exercise, into: &output)
+        socket.sendText(utf8: output)
+        context.live.insert(self, id: core.id, tokenDigest: core.tokenDigest ?? [], connected: !socketClosed)
+        if socketClosed { return detach() }
+        output.removeAll(keepingCapacity: true)
+        WireEncoder.encodeConnection(connected: true, into: &output)
+        watchers.send(output, replacing: nil)
+        sendSnapshot(force: true)
+    }
+
+    /// Gives this actor's session to a connection that resumed it: cancels this actor's timers and closes its
+    /// connection with 4001 if it is still open. A restore still in progress here finishes first.
+    /// - Returns: The session, or nil when this actor no longer holds one (it ended, or moved on).
+    func handOver() async -> Handover? {
+        if let resuming { await resuming.value }
+        guard let running, !finished else { return nil }
+        finished = true
+        self.running = nil
+        timer?.cancel()
+        expiry?.cancel()
+        resumeTimer?.cancel()
+        resumeTimer = nil
+        let handover = Handover(core: running.core, watchers: watchers, lastWrite: lastWrite)
+        watchers = SessionWatchers()
+        if !socketClosed {
+            socket.close(code: .takenOver, reason: "resumed on another connection")
+        }
+        return handover
     }
 
     private func process(_ pose: Pose) throws(WireError) {
@@ -232,6 +329,11 @@ actor LiveSession: WatchableSession {
     func addWatcher(_ watcher: WebSocket) {
         guard !finished, let running else { return watcher.close(code: .normal, reason: "session ended") }
         watchers.add(watcher, session: running.core)
+        if socketClosed {
+            var bytes: [UInt8] = []
+            WireEncoder.encodeConnection(connected: false, into: &bytes)
+            watcher.send(.text(String(decoding: bytes, as: UTF8.self)))
+        }
     }
 
     func removeWatcher(_ watcher: WebSocket) { watchers.remove(watcher) }
@@ -250,26 +352,32 @@ actor LiveSession: WatchableSession {
         // The loop's clock, as every timeout of the connection: a test's manual clock closes it exactly.
         let silent = Duration.nanoseconds(Int64(socket.loop.time - lastMessage))
         if silent >= context.limits.idleTimeout {
-            return closeSession(code: .goingAway, reason: "idle")
+            // A silent client may be a phone whose network froze: its session stays resumable like any other
+            // whose connection ended (or is abandoned at once without a resume window).
+            return socket.close(code: .goingAway, reason: "idle")
         }
-        if let running, running.core.needsCheckpoint {
-            let (summary, engineState) = running.core.takeCheckpoint()
-            let loop = socket.loop
-            lastWrite = context.store(
-                .checkpoint(summary, engineState: engineState), id: running.core.id, tenant: running.core.tenant,
-                after: lastWrite
-            ) { [self] stored in
-                guard stored, let t = summary.lastTimestamp else { return }
-                loop.execute { [self] in assumeIsolated { $0.checkpointStored(at: t) } }
-            }
-        }
+        checkpoint()
         scheduleTimer()
+    }
+
+    /// Writes a checkpoint if frames came since the last one; the client is told once it is stored.
+    private func checkpoint() {
+        guard let running, running.core.needsCheckpoint else { return }
+        let (summary, engineState) = running.core.takeCheckpoint()
+        let loop = socket.loop
+        lastWrite = context.store(
+            .checkpoint(summary, engineState: engineState), id: running.core.id, tenant: running.core.tenant,
+            after: lastWrite
+        ) { [self] stored in
+            guard stored, let t = summary.lastTimestamp else { return }
+            loop.execute { [self] in assumeIsolated { $0.checkpointStored(at: t) } }
+        }
     }
 
     /// Tells the client that the session's whole state up to the pose at `t` is durable (PROTOCOL.md §3.1): it
     /// need keep only the frames after it.
     private func checkpointStored(at t: Double) {
-        guard !finished else { return }
+        guard !finished, !socketClosed else { return }
         output.removeAll(keepingCapacity: true)
         WireEncoder.encodeCheckpoint(at: t, into: &output)
         socket.sendText(utf8: output)
@@ -285,11 +393,36 @@ actor LiveSession: WatchableSession {
     }
 
     private func connectionClosed(code: WebSocketCloseCode?) {
+        socketClosed = true
         timer?.cancel()
         resumeTimer?.cancel()
         resumeTimer = nil
-        if let running, !finished { finish(running.core, status: .abandoned, closeCode: nil) }
-        watchers.closeAll(status: .abandoned)
+        guard let running, !finished else { return }
+        if running.core.tokenDigest != nil && context.limits.resumeWindow > .zero {
+            detach()
+        } else {
+            finish(running.core, status: .abandoned, closeCode: nil)
+        }
+    }
+
+    /// The connection ended without `stop`: the session's state is made durable (a checkpoint) and it waits for a
+    /// resume until its window passes; watchers learn that the client is gone.
+    private func detach() {
+        guard let running, !finished else { return }
+        expiry = socket.loop.schedule(after: context.limits.resumeWindow) { [self] in
+            assumeIsolated { $0.expire() }
+        }
+        checkpoint()
+        output.removeAll(keepingCapacity: true)
+        WireEncoder.encodeConnection(connected: false, into: &output)
+        watchers.send(output, replacing: nil)
+        context.live.setConnected(false, id: running.core.id, holder: self)
+    }
+
+    /// The resume window passed with no resume: the session is stored as abandoned.
+    private func expire() {
+        guard let running, !finished else { return }
+        finish(running.core, status: .abandoned, closeCode: nil)
     }
 
     /// Stores the final summary; after `stop` also sends it and closes with 1000 (PROTOCOL.md §3).
@@ -298,7 +431,8 @@ actor LiveSession: WatchableSession {
     ) {
         finished = true
         timer?.cancel()
-        context.live.remove(session.id)
+        expiry?.cancel()
+        context.live.remove(session.id, holder: self)
         context.metrics.sessionClosed()
         let endedAt = context.clock()
         let summary = session.engine.summary
@@ -331,6 +465,14 @@ actor LiveSession: WatchableSession {
             socket.close(code: closeAfterStoring, reason: reason)
         }
     }
+}
+
+/// A session on its way from one ``LiveSession`` to the next (PROTOCOL.md §3.1): the session, its watchers, and its
+/// last store write, which the next one's writes follow.
+struct Handover: Sendable {
+    var core: SessionCore
+    var watchers: SessionWatchers
+    var lastWrite: Task<Void, Never>?
 }
 
 /// The session a ``LiveSession`` runs, changed in place through the reference.

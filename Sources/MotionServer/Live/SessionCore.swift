@@ -10,16 +10,72 @@ struct SessionCore: Sendable {
     let start: StartRequest
     /// Unix milliseconds on the server's clock.
     let startedAt: Int64
+    /// SHA-256 of the session's resume token (PROTOCOL.md §3.1); nil for sessions that cannot be resumed (driven over
+    /// HTTP).
+    let tokenDigest: [UInt8]?
     private(set) var engine: MotionEngine
     private(set) var framesAtLastCheckpoint = 0
 
     /// Creates the session for a decoded `start` request (the decoder has checked its `subject`), with the exercise
     /// `exercises` has for the tenant now: the session keeps that definition whatever happens to it later.
+    /// - Parameters:
+    ///   - start: The request.
+    ///   - tenant: The client's tenant.
+    ///   - now: Unix milliseconds on the server's clock.
+    ///   - exercises: Where the exercise is found.
+    ///   - tokenDigest: SHA-256 of the resume token, for a session that can be resumed.
     /// - Throws: `unknownExercise`, `missingSide` or `invalidMessage` (an option the engine refuses).
-    init(start: StartRequest, tenant: String, now: Int64, exercises: ExerciseLibrary) throws(WireError) {
+    init(
+        start: StartRequest, tenant: String, now: Int64, exercises: ExerciseLibrary, tokenDigest: [UInt8]? = nil
+    ) throws(WireError) {
         guard let exercise = exercises.exercise(start.exercise, tenant: tenant) else {
             throw WireError(code: .unknownExercise, message: "no exercise '\(start.exercise)'")
         }
+        engine = try Self.engine(for: start, exercise: exercise)
+        self.start = start
+        self.tenant = tenant
+        self.startedAt = now
+        self.tokenDigest = tokenDigest
+        id = SessionID.generate(at: now)
+    }
+
+    /// Rebuilds a session from what the store kept of it (PROTOCOL.md §3.1): its `start`, the exercise version it
+    /// began with, and the engine state and series of its last checkpoint.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    ///   - start: The `start` it began with.
+    ///   - exercise: The exercise, at the version the session began with.
+    ///   - startedAt: When it started, Unix milliseconds.
+    ///   - tokenDigest: SHA-256 of its resume token.
+    ///   - state: The engine's saved state at the last checkpoint, or nil for none (a fresh engine: no checkpoint
+    ///     was written).
+    ///   - series: The stored value series that goes with the state.
+    /// - Throws: `resumeExpired` when the state does not restore (it was saved for another configuration, or is
+    ///   corrupt); the configuration's errors as ``init(start:tenant:now:exercises:tokenDigest:)``.
+    init(
+        id: SessionID, tenant: String, start: StartRequest, exercise: Exercise, startedAt: Int64,
+        tokenDigest: [UInt8]?, restoring state: [UInt8]?, series: ValueSeries
+    ) throws(WireError) {
+        var engine = try Self.engine(for: start, exercise: exercise)
+        if let state {
+            do {
+                engine = try MotionEngine(configuration: engine.configuration, restoring: state, series: series)
+            } catch {
+                throw WireError(code: .resumeExpired, message: "the session's saved state cannot be restored: \(error)")
+            }
+        }
+        self.engine = engine
+        self.id = id
+        self.tenant = tenant
+        self.start = start
+        self.startedAt = startedAt
+        self.tokenDigest = tokenDigest
+        framesAtLastCheckpoint = engine.summary.frames
+    }
+
+    /// A new engine for `start` with `exercise`.
+    private static func engine(for start: StartRequest, exercise: Exercise) throws(WireError) -> MotionEngine {
         var configuration = SessionConfiguration(exercise: exercise, side: start.side)
         configuration.prescription = start.options.prescription
         if let reps = start.options.baselineReps {
@@ -27,7 +83,7 @@ struct SessionCore: Sendable {
             configuration.startsBaseline = true
         }
         do {
-            engine = try MotionEngine(configuration: configuration)
+            return try MotionEngine(configuration: configuration)
         } catch {
             switch error {
             case .missingSide(let id):
@@ -36,10 +92,6 @@ struct SessionCore: Sendable {
                 throw WireError(code: .invalidMessage, message: reasons.joined(separator: "; "))
             }
         }
-        self.start = start
-        self.tenant = tenant
-        self.startedAt = now
-        id = SessionID.generate(at: now)
     }
 
     /// Analyses one pose, appending its events to `events`.
@@ -82,7 +134,10 @@ struct SessionCore: Sendable {
     var newRecord: StoredSession {
         StoredSession(
             id: id, tenant: tenant, subject: start.subject, status: .live, startedAt: startedAt,
-            summary: engine.summary)
+            summary: engine.summary,
+            resumption: tokenDigest.map {
+                SessionResumption(tokenDigest: $0, start: String(decoding: start.encoded(), as: UTF8.self))
+            })
     }
 
     /// The server's part of a summary message.

@@ -21,6 +21,21 @@ final class ServerMetrics: Sendable {
         registry.declare(
             "motion_store_errors_total", help: "Failed session store calls.", type: "counter",
             labels: ["operation"])
+        registry.declare(
+            "motion_resumes_total",
+            help: "Resume requests by outcome: memory or store (resumed from), or the error code.", type: "counter",
+            labels: ["outcome"])
+        registry.declare(
+            "motion_resume_seconds", help: "Time from a resume request to its answer, by where it resumed from.",
+            type: "histogram", labels: ["source"],
+            buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1])
+    }
+
+    /// Counts a resume request's outcome: `memory`, `store`, or the error code it was refused with.
+    func countResume(_ outcome: String) { registry.add("motion_resumes_total", labels: [outcome]) }
+    /// Times a resume that succeeded, by where it resumed from.
+    func observeResume(source: String, seconds: Double) {
+        registry.observe("motion_resume_seconds", labels: [source], seconds)
     }
 
     func countFrames(_ count: Int) { frames.add(count, ordering: .relaxed) }

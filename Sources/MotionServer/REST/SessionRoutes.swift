@@ -119,7 +119,7 @@ struct SessionRoutes {
         body.reserveCapacity(64 + page.sessions.count * 512)
         // By index: each summary is encoded in place, not copied out of the page first.
         WireEncoder.encodeSessionPage(count: page.sessions.count, next: page.next, into: &body) { index, body in
-            Self.encode(page.sessions[index], into: &body)
+            Self.encode(page.sessions[index], connected: context.isConnected(page.sessions[index]), into: &body)
         }
         return REST.json(body)
     }
@@ -188,7 +188,7 @@ struct SessionRoutes {
             || (request.headers["Accept"]?.lowercased().contains("text/csv") ?? false)
         var body: [UInt8] = []
         guard wantsCSV else {
-            Self.encode(session, into: &body)
+            Self.encode(session, connected: context.isConnected(session), into: &body)
             return REST.json(body)
         }
         WireEncoder.encodeRepsCSV(session.summary.reps, into: &body)
@@ -251,11 +251,27 @@ struct SessionRoutes {
     }
 
     /// A stored session as PROTOCOL.md §5's summary object.
-    static func encode(_ session: StoredSession, into body: inout [UInt8]) {
+    /// - Parameters:
+    ///   - session: The stored session.
+    ///   - connected: Whether a client is attached (``AppContext/isConnected(_:)``).
+    ///   - body: The buffer to append to.
+    static func encode(_ session: StoredSession, connected: Bool?, into body: inout [UInt8]) {
         let metadata = SummaryMetadata(
             id: session.id.description, subject: session.subject, status: SummaryMetadata.Status(session.status),
-            startedAt: Double(session.startedAt) / 1000, endedAt: session.endedAt.map { Double($0) / 1000 })
+            startedAt: Double(session.startedAt) / 1000, endedAt: session.endedAt.map { Double($0) / 1000 },
+            connected: connected)
         WireEncoder.encodeSummary(session.summary, metadata: metadata, into: &body)
+    }
+}
+
+extension AppContext {
+    /// Whether a client is attached to a stored session (PROTOCOL.md §3.1, `connected`): for a live session, true
+    /// while this node runs it with its connection open (or as an HTTP session), false while it waits for a resume;
+    /// nil once it has ended.
+    func isConnected(_ session: StoredSession) -> Bool? {
+        guard session.status == .live else { return nil }
+        if let connected = live.isConnected(session.id) { return connected }
+        return httpSessions.session(session.id, tenant: session.tenant) != nil
     }
 }
 

@@ -1,0 +1,63 @@
+import Basics
+
+extension StartRequest {
+    /// The request as a `start` object that ``init(decoding:limits:)-([UInt8],_)`` reads back as an equal value:
+    /// every member this version reads, `null` where nothing was given, members in a fixed order, numbers in their
+    /// shortest round-trip form.
+    ///
+    /// What a server keeps of a session's `start` so that it can rebuild the session elsewhere (PROTOCOL.md §3.1);
+    /// what a client sends.
+    ///
+    /// ```swift
+    /// let text = StartRequest(exercise: "squat", subject: "p-17").encoded()
+    /// // {"type":"start","exercise":"squat","side":null,"subject":"p-17","format":"joints",…}
+    /// ```
+    /// - Returns: The UTF-8 JSON object.
+    public func encoded() -> [UInt8] {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(256)
+        buffer.appendLiteral(#"{"type":"start","exercise":"#)
+        buffer.appendJSONString(exercise)
+        buffer.appendLiteral(#","side":"#)
+        if let side { buffer.appendJSONString(side.rawValue) } else { buffer.appendLiteral("null") }
+        buffer.appendLiteral(#","subject":"#)
+        if let subject { buffer.appendJSONString(subject) } else { buffer.appendLiteral("null") }
+        buffer.appendLiteral(#","format":"#)
+        buffer.appendJSONString(format.rawValue)
+        buffer.appendLiteral(#","mirrored":"#)
+        buffer.appendJSONBool(mirrored)
+        buffer.appendLiteral(#","normalized":"#)
+        buffer.appendJSONBool(normalized)
+        buffer.appendLiteral(#","minConfidence":"#)
+        buffer.appendJSONNumber(minConfidence)
+        let prescription = options.prescription
+        buffer.appendLiteral(#","options":{"target":"#)
+        buffer.appendJSONNumber(prescription.target)
+        buffer.appendLiteral(#","rest":"#)
+        buffer.appendJSONNumber(prescription.rest)
+        buffer.appendLiteral(#","enter":"#)
+        buffer.appendJSONNumber(prescription.enter)
+        buffer.appendLiteral(#","exit":"#)
+        buffer.appendJSONNumber(prescription.exit)
+        buffer.appendLiteral(#","holdSeconds":"#)
+        buffer.appendJSONNumber(prescription.holdSeconds)
+        buffer.appendLiteral(#","reps":"#)
+        appendCount(prescription.reps, to: &buffer)
+        buffer.appendLiteral(#","sets":"#)
+        appendCount(prescription.sets, to: &buffer)
+        buffer.appendLiteral(#","baselineReps":"#)
+        appendCount(options.baselineReps, to: &buffer)
+        buffer.appendLiteral(#","snapshots":"#)
+        switch options.snapshots {
+        case .every: buffer.appendLiteral(#""every""#)
+        case .off: buffer.appendLiteral(#""off""#)
+        case .interval(let seconds): buffer.appendJSONNumber(seconds)
+        }
+        buffer.appendLiteral("}}")
+        return buffer
+    }
+
+    private func appendCount(_ count: Int?, to buffer: inout [UInt8]) {
+        if let count { buffer.appendJSONInteger(count) } else { buffer.appendLiteral("null") }
+    }
+}
