@@ -20,6 +20,8 @@
 #   TLS=1          the server over TLS (wss://, the test certificate Tests/HTTPServerTests/Fixtures/tls/ecdsa.pem,
 #                  verified by motion-load)
 #   RAW_DIR=<dir>  keeps every raw motion-load report there
+#   DROP_EVERY=S   a share of the sessions (DROP_SHARE, default 0.1) abort their connection every S seconds and
+#                  resume it (motion-load --drop-every, PROTOCOL.md §3.1)
 # Smoke run: RUNS=1 START=50 STEP=50 MAX_SESSIONS=100 STEP_SECONDS=2 MAX_LOAD= bench/capacity.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,6 +70,7 @@ LOAD_ARGS=(--find-capacity --rate "$RATE" --p99-limit-ms "$LIMIT" --start-sessio
     --step-seconds "$STEP_SECONDS" --max-sessions "$MAX_SESSIONS" --ramp-rate "$RAMP_RATE" --loops "$CLIENT_LOOPS"
     --tick-us "$TICK_US")
 [[ $POLL == 1 ]] && LOAD_ARGS+=(--poll)
+[[ -n ${DROP_EVERY:-} ]] && LOAD_ARGS+=(--drop-every "$DROP_EVERY" --drop-share "${DROP_SHARE:-0.1}")
 [[ $TLS == 1 ]] && LOAD_ARGS+=(--ca "$PWD/Tests/HTTPServerTests/Fixtures/tls/ecdsa.pem")
 
 capacities=()
@@ -128,4 +131,8 @@ print()
 print(f"Whole run: {run['frames_sent']} frames sent, {run['snapshots']} snapshots ({run['coalesced']} coalesced), "
       f"{run['summaries']} summaries stored of {run['sessions_started']} sessions, errors {run['error_codes']}, "
       f"closes {run['closes']}, connect failures {run['connect_failures']}.")
+if run.get("drops"):
+    resume = run["resume_ms"]
+    print(f"Drops: {run['drops']} connections cut, {run['resumes']} resumed; resume latency p50 {resume['p50']:.2f}, "
+          f"p99 {resume['p99']:.2f}, max {resume['max']:.2f} ms.")
 PY

@@ -255,6 +255,12 @@ struct LoadDriver: Sendable {
             + "problems \(stats.problems); client CPU \(Report.fixed(measurement.cpu.client, 0))%"
         if let server = measurement.cpu.server { line += ", server CPU \(Report.fixed(server, 0))%" }
         if let rss = measurement.serverRSS { line += ", server RSS \(Report.fixed(Double(rss) / 1_048_576, 1)) MiB" }
+        if stats.drops > 0 {
+            let resume = stats.resumeLatency
+            line +=
+                "; \(stats.drops) drops, \(stats.resumes) resumes p50 \(Report.milliseconds(resume.percentile(50))) "
+                + "p99 \(Report.milliseconds(resume.percentile(99))) ms"
+        }
         return line
     }
 
@@ -300,6 +306,8 @@ struct LoadDriver: Sendable {
             ("connect_failures", Report.counts(stats.connectFailures, limit: 32)),
             ("latency_ms", percentiles(stats.latency)), ("send_lag_ms", percentiles(stats.sendLag)),
             ("start_ms", percentiles(stats.startLatency)),
+            ("drops", "\(stats.drops)"), ("resumes", "\(stats.resumes)"),
+            ("resume_ms", percentiles(stats.resumeLatency)),
         ]
     }
 }

@@ -32,6 +32,11 @@ struct LoadOptions: Sendable {
           --snapshots every|off|SECONDS   the start option (default every; off measures no latency)
           --subject TEXT         the sessions' subject, to find them in the history (default motion-load)
           --token TOKEN          bearer token (or MOTION_LOAD_TOKEN)
+          --drop-every S         a share of the sessions (--drop-share) cut their connection every S seconds
+                                 without a close and resume it on a new one (PROTOCOL.md §3.1), re-sending the
+                                 frames after the server's `resumed` t and those due meanwhile; reports the resume
+                                 latency (request to `resumed`)
+          --drop-share F         the share of sessions that drop, 0…1 (default 0.1)
         Capacity:
           --find-capacity        add sessions level by level until p99 exceeds the limit or errors appear
           --p99-limit-ms MS      the latency limit (default 20)
@@ -83,6 +88,17 @@ struct LoadOptions: Sendable {
     var json = false
     /// Send poses as binary frames (PROTOCOL.md §3.2) instead of JSON.
     var binary = false
+    /// Seconds between a dropping session's connection cuts (`--drop-every`); nil: no session drops.
+    var dropEvery: Double?
+    /// The share of sessions that drop (`--drop-share`).
+    var dropShare = 0.1
+
+    /// Whether session `number` drops its connection every ``dropEvery`` seconds: spread evenly, ``dropShare`` of
+    /// every thousand.
+    func drops(_ number: Int) -> Bool {
+        guard dropEvery != nil else { return false }
+        return Double(number % 1000) < (dropShare * 1000).rounded()
+    }
     var quiet = false
 
     /// Whether snapshots come at all (with `off`, nothing answers a frame, so no latency is measured).
@@ -120,7 +136,7 @@ struct LoadOptions: Sendable {
         .value("snapshots"), .value("subject"), .boolean("find-capacity"), .value("p99-limit-ms"),
         .value("start-sessions"), .value("step"), .value("step-seconds"), .value("max-sessions"), .value("loops"),
         .value("handshakes"), .value("tick-us"), .boolean("poll"), .value("server-pid"), .boolean("json"),
-        .boolean("quiet"), .boolean("binary"),
+        .boolean("quiet"), .boolean("binary"), .value("drop-every"), .value("drop-share"),
     ])
 
     /// Reads the command line, or prints the usage and exits 0 for `--help`; a problem is printed and exits 2.
@@ -210,6 +226,8 @@ struct LoadOptions: Sendable {
         case "server-pid": serverPID = Int32(try flag.integer(in: 1...Int(Int32.max)))
         case "json": json = true
         case "binary": binary = true
+        case "drop-every": dropEvery = try Self.positive(flag)
+        case "drop-share": dropShare = try flag.number(in: 0...1)
         case "quiet": quiet = true
         default: preconditionFailure("--\(flag.name) is not in LoadOptions.flags")
         }

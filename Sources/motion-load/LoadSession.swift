@@ -3,9 +3,13 @@ import LoadKit
 
 /// One simulated patient: a WebSocket session that sends `start`, streams poses on its worker's schedule once
 /// `started` arrives, and matches each snapshot to the frames it answers. Used only on its worker's loop thread.
+///
+/// With `--drop-every`, a share of the sessions cut their connection now and then (an abort, as a phone's network
+/// change does) and resume on a new one (PROTOCOL.md §3.1): the frames due meanwhile are kept, and after `resumed`
+/// every frame after its `t` is sent again, as a phone app does.
 final class LoadSession: RawWebSocketDelegate {
     private enum State {
-        case connecting, starting, streaming, stopping, done
+        case connecting, starting, streaming, resuming, stopping, done
     }
 
     /// The session's global number.
@@ -22,6 +26,13 @@ final class LoadSession: RawWebSocketDelegate {
     private var answered = 0
     private var waiting = PendingSends()
     private let offset: Int
+    /// The session id and resume token from `started`, for resuming.
+    private var sessionID: String?
+    private var resumeToken: String?
+    /// Ends the current connection on purpose (`--drop-every`).
+    private var dropTimer: LoopTimer?
+    /// `stop` was asked for while resuming: it is sent once the session is back.
+    private var stopsAfterResume = false
 
     init(number: Int, slot: Int, worker: LoadWorker) {
         self.number = number
@@ -41,6 +52,11 @@ final class LoadSession: RawWebSocketDelegate {
 
     /// The pacer says frame `frame` is due at `due`.
     func send(due: UInt64) {
+        if state == .resuming {
+            // The camera goes on while the connection is down: the frame is kept and sent after `resumed`.
+            frame += 1
+            return
+        }
         guard state == .streaming, let socket else { return }
         let now = EventLoop.now()
         if worker.options.measuresLatency { waiting.push(intended: due, actual: now) }
@@ -56,6 +72,11 @@ final class LoadSession: RawWebSocketDelegate {
 
     /// Sends `stop` if streaming; returns whether it did.
     func stop() -> Bool {
+        dropTimer?.cancel()
+        if state == .resuming {
+            stopsAfterResume = true
+            return true
+        }
         guard state == .streaming || state == .starting, let socket else { return false }
         state = .stopping
         Self.stopMessage.withUnsafeBytes { socket.sendText($0) }
@@ -63,7 +84,63 @@ final class LoadSession: RawWebSocketDelegate {
     }
 
     func abort() {
+        dropTimer?.cancel()
         socket?.abort()
+    }
+
+    // MARK: Dropping and resuming
+
+    /// Cuts the connection after `--drop-every` seconds (the first cut at a phase of its own, so sessions do not
+    /// drop together).
+    private func scheduleDrop(first: Bool) {
+        guard let every = worker.options.dropEvery, worker.options.drops(number) else { return }
+        let phase = first ? Double(number &* 7919 % 1000) / 1000 : 1
+        dropTimer = worker.loop.schedule(after: .nanoseconds(Int64(every * phase * 1e9) + 1)) { [weak self] in
+            self?.drop()
+        }
+    }
+
+    /// Aborts the connection (no close frame) and opens a new one that resumes the session.
+    private func drop() {
+        guard state == .streaming, let old = socket else { return }
+        state = .resuming
+        // Frames in flight on the old connection are not matched to snapshots any more: they are re-sent after the
+        // resume (or were processed already).
+        _ = waiting.drain()
+        worker.record { $0.drops += 1 }
+        socket = nil
+        old.abort()
+        worker.shared.handshakesInFlight.add(1, ordering: .relaxed)
+        connect()
+    }
+
+    /// The session is back: frames after the server's `t`, those kept while disconnected included, are sent again.
+    private func resumed(_ payload: UnsafeRawBufferPointer) {
+        guard state == .resuming, let socket else { return }
+        let held = ServerMessage.numberField(ServerMessage.timeKey, in: payload).flatMap {
+            Timestamp.frame(of: $0, framesPerSecond: worker.options.rate)
+        }
+        let elapsed = EventLoop.now() &- connectedAt
+        var resent = 0
+        for again in (held.map { $0 + 1 } ?? 0)..<frame {
+            worker.withPoseMessage(frame: again, offset: offset) { bytes, isBinary in
+                if isBinary { socket.sendBinary(bytes) } else { socket.sendText(bytes) }
+            }
+            resent += 1
+        }
+        // Snapshots of re-sent frames answer nothing measured; the next frame sent on schedule is the next matched.
+        answered = frame
+        worker.record {
+            $0.resumes += 1
+            $0.resumeLatency.record(elapsed)
+            $0.framesSent += resent
+        }
+        state = .streaming
+        if stopsAfterResume {
+            _ = stop()
+        } else {
+            scheduleDrop(first: false)
+        }
     }
 
     func recordWaitingAges(now: UInt64, into ages: inout Histogram) {
@@ -76,6 +153,11 @@ final class LoadSession: RawWebSocketDelegate {
 
     func webSocketDidOpen(_ connection: RawWebSocketConnection) {
         worker.shared.handshakesInFlight.subtract(1, ordering: .relaxed)
+        if state == .resuming, let sessionID, let resumeToken {
+            let message = #"{"type":"resume","session":"\#(sessionID)","token":"\#(resumeToken)"}"#
+            Array(message.utf8).withUnsafeBytes { connection.sendText($0) }
+            return
+        }
         worker.record { $0.sessionsOpened += 1 }
         state = .starting
         worker.startMessage.withUnsafeBytes { connection.sendText($0) }
@@ -83,7 +165,7 @@ final class LoadSession: RawWebSocketDelegate {
 
     func webSocketDidFail(_ connection: RawWebSocketConnection, reason: String) {
         worker.shared.handshakesInFlight.subtract(1, ordering: .relaxed)
-        worker.shared.refused.add(1, ordering: .relaxed)
+        if state != .resuming { worker.shared.refused.add(1, ordering: .relaxed) }
         worker.record { $0.connectFailures[reason, default: 0] += 1 }
         state = .done
     }
@@ -99,9 +181,13 @@ final class LoadSession: RawWebSocketDelegate {
                 $0.events += 1
                 $0.eventKinds[kind, default: 0] += 1
             }
+        case .resumed: resumed(payload)
         case .started:
             guard state == .starting else { return }
             state = .streaming
+            sessionID = ServerMessage.stringField(ServerMessage.sessionKey, in: payload)
+            resumeToken = ServerMessage.stringField(ServerMessage.resumeKey, in: payload)
+            scheduleDrop(first: true)
             let elapsed = EventLoop.now() &- connectedAt
             worker.record {
                 $0.sessionsStarted += 1
@@ -142,6 +228,8 @@ final class LoadSession: RawWebSocketDelegate {
     }
 
     func webSocketDidClose(_ connection: RawWebSocketConnection, code: Int?, reason: String) {
+        guard connection === socket else { return }  // a connection this session cut on purpose
+        dropTimer?.cancel()
         let expected = state == .stopping
         if state == .connecting || state == .starting { worker.shared.refused.add(1, ordering: .relaxed) }
         state = .done
@@ -156,6 +244,8 @@ final class LoadSession: RawWebSocketDelegate {
     }
 
     func webSocketDidFinish(_ connection: RawWebSocketConnection) {
+        guard connection === socket else { return }  // a connection this session cut on purpose
+        dropTimer?.cancel()
         if state != .done {
             // Aborted by the load generator while connected.
             let now = EventLoop.now()

@@ -32,6 +32,11 @@ struct LoadStats: Sendable {
     var sendLag = Histogram()
     /// Handshake + `start` → `started`, nanoseconds.
     var startLatency = Histogram()
+    /// Connections cut on purpose (`--drop-every`), and the resumes that followed: their latency from the new
+    /// connection's start to `resumed`.
+    var drops = 0
+    var resumes = 0
+    var resumeLatency = Histogram()
     var eventKinds: [String: Int] = [:]
     var errorCodes: [String: Int] = [:]
     /// Closes by code (`"1000"`) or, for connections lost without a close frame, `"lost"`.
@@ -56,6 +61,9 @@ struct LoadStats: Sendable {
         latency.merge(other.latency)
         sendLag.merge(other.sendLag)
         startLatency.merge(other.startLatency)
+        drops += other.drops
+        resumes += other.resumes
+        resumeLatency.merge(other.resumeLatency)
         eventKinds.merge(other.eventKinds, uniquingKeysWith: +)
         errorCodes.merge(other.errorCodes, uniquingKeysWith: +)
         closes.merge(other.closes, uniquingKeysWith: +)

@@ -2,7 +2,7 @@
 /// fields found by their key — no JSON parser, no allocation for snapshots. The server writes `type` first.
 enum ServerMessage {
     enum Kind {
-        case snapshot, event, started, summary, error, checkpoint, other
+        case snapshot, event, started, summary, error, checkpoint, resumed, other
     }
 
     private static let typePrefix: [UInt8] = Array(#"{"type":""#.utf8)
@@ -11,7 +11,7 @@ enum ServerMessage {
     private static let types: [(name: [UInt8], kind: Kind)] = [
         (Array(#"snapshot""#.utf8), .snapshot), (Array(#"event""#.utf8), .event),
         (Array(#"started""#.utf8), .started), (Array(#"summary""#.utf8), .summary), (Array(#"error""#.utf8), .error),
-        (Array(#"checkpoint""#.utf8), .checkpoint),
+        (Array(#"checkpoint""#.utf8), .checkpoint), (Array(#"resumed""#.utf8), .resumed),
     ]
 
     static func kind(of payload: UnsafeRawBufferPointer) -> Kind {
@@ -28,6 +28,8 @@ enum ServerMessage {
     static let timeKey: [UInt8] = Array(#""t":"#.utf8)
     static let eventKey: [UInt8] = Array(#""event":"#.utf8)
     static let codeKey: [UInt8] = Array(#""code":"#.utf8)
+    static let sessionKey: [UInt8] = Array(#""session":"#.utf8)
+    static let resumeKey: [UInt8] = Array(#""resume":"#.utf8)
 
     /// Where the value of the first `key` (`"name":`) begins, if anywhere.
     private static func valueStart(_ key: [UInt8], in payload: UnsafeRawBufferPointer) -> Int? {

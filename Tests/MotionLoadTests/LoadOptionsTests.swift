@@ -69,6 +69,8 @@ import Testing
         (["--nope", "1"], "unknown flag --nope"),
         (["stray"], "unexpected argument 'stray'"),
         (["--exercise", "jumpingJacks"], "unknown exercise jumpingJacks; one of"),
+        (["--drop-every", "0"], "--drop-every must be a number > 0, got '0'"),
+        (["--drop-share", "1.5"], "--drop-share must be"),
     ])
     func refusesBadFlagsNamingThem(arguments: [String], message: String) {
         let url = arguments.isEmpty ? [] : Self.url

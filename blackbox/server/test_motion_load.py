@@ -67,6 +67,28 @@ class MotionLoadTests(unittest.TestCase):
         self.assertEqual({s["status"] for s in listing}, {"finished"})
         self.assertEqual(sum(s["frames"] for s in listing), run["frames_sent"])
 
+    def test_dropped_connections_resume_and_lose_no_frame(self):
+        # --drop-every: half the sessions abort their connection every second and resume it (PROTOCOL.md §3.1),
+        # re-sending the frames after `resumed.t`. Every session ends finished, none is cut short, and the server
+        # stored as many frames as were due: the frames counted once each, whatever was re-sent.
+        status, report, stderr = run_load(
+            "--url", self.url, "--sessions", "8", "--seconds", "3", "--ramp-rate", "0", "--drop-every", "1",
+            "--drop-share", "0.5", "--exercise", "elbowFlexion", "--subject", "load-drops")
+        self.assertEqual(status, 0, stderr)
+        run = report["run"]
+        self.assertGreaterEqual(run["drops"], 4 * 2, run)
+        self.assertEqual(run["resumes"], run["drops"])
+        self.assertEqual(run["resume_ms"]["count"], run["resumes"])
+        self.assertEqual(run["errors"], 0, run["error_codes"])
+        self.assertEqual(run["unexpected_closes"], 0)
+        self.assertEqual(run["summaries"], 8)
+        listing = self.server.get("/v1/sessions?subject=load-drops&limit=100").json()["sessions"]
+        self.assertEqual(len(listing), 8)
+        self.assertEqual({s["status"] for s in listing}, {"finished"})
+        # A dropping session's frames are contiguous in time: none lost, none counted twice.
+        for s in listing:
+            self.assertAlmostEqual(s["duration"], (s["frames"] - 1) / 30, delta=1e-6, msg=s["id"])
+
     def test_binary_frames_are_answered_and_stored_like_json(self):
         # --binary: poses as §3.2 frames, a fifth of the JSON's bytes, answered and stored the same way.
         status, report, stderr = run_load(

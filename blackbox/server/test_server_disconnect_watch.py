@@ -34,6 +34,7 @@ class DisconnectTests(unittest.TestCase):
     """PROTOCOL §3 close codes: whatever the close reason the summary is stored, abandoned unless stopped."""
 
     def test_client_vanishes(self):
+        # PROTOCOL §3.1: the session of a vanished client waits for a resume, live and not connected.
         ws = SERVER.ws()
         started = ws.start(exercise="elbowFlexion", side="right")
         sid = started["session"]
@@ -42,13 +43,35 @@ class DisconnectTests(unittest.TestCase):
         ws.recv_until(lambda m: m.get("type") == "snapshot" and m.get("t") == frames[-1]["t"])
         live = SERVER.get(f"/v1/sessions/{sid}").json()
         self.assertEqual(live["status"], "live")
+        self.assertIs(live["connected"], True)
         ws.abort()  # TCP reset, no close frame
-        resp = SERVER.wait_for_session(sid, lambda s: s["status"] == "abandoned", timeout=3)
-        self.assertEqual(resp.status, 200, resp)
+        # Its state is checkpointed when the connection ends: REST shows it once that write is done.
+        resp = SERVER.wait_for_session(
+            sid, lambda s: s["connected"] is False and s["frames"] == len(frames), timeout=3)
         body = resp.json()
-        self.assertEqual(body["status"], "abandoned", f"2 s after the client vanished: {resp}")
+        self.assertEqual(body["status"], "live", f"the session waits for a resume: {resp}")
+        self.assertIs(body["connected"], False, resp)
         self.assertEqual(body["frames"], len(frames))
-        self.assertIsNotNone(body["endedAt"])
+        self.assertIsNone(body["endedAt"])
+
+    def test_client_vanishes_without_a_resume_window(self):
+        # --resume-seconds 0: a vanished client's session is stored as abandoned at once, as in v1.
+        server = Server(extra=("--resume-seconds", "0")).start()
+        try:
+            ws = server.ws()
+            sid = ws.start(exercise="elbowFlexion", side="right")["session"]
+            frames = rep_frames(1)[:40]
+            mc.send_frames(ws, frames)
+            ws.recv_until(lambda m: m.get("type") == "snapshot" and m.get("t") == frames[-1]["t"])
+            ws.abort()
+            resp = server.wait_for_session(sid, lambda s: s["status"] == "abandoned", timeout=3)
+            body = resp.json()
+            self.assertEqual(body["status"], "abandoned", f"2 s after the client vanished: {resp}")
+            self.assertEqual(body["frames"], len(frames))
+            self.assertIsNotNone(body["endedAt"])
+            self.assertIsNone(body["connected"])
+        finally:
+            server.cleanup()
 
     def test_sigterm_drains(self):
         server = Server().start()
@@ -75,17 +98,30 @@ class DisconnectTests(unittest.TestCase):
             self.assertEqual(rc, 0, server.stderr_text())
             ws.close()
 
+            # The live session was checkpointed and waits for its client on the next run (PROTOCOL §3.1); the
+            # HTTP-driven one, which cannot be resumed, is abandoned.
             again = Server(database=server.database).start()
             try:
-                for ident, frames_expected in ((sid, len(frames)), (http_id, 1)):
-                    resp = again.get(f"/v1/sessions/{ident}")
-                    self.assertEqual(resp.status, 200, resp)
-                    self.assertEqual(resp.json()["status"], "abandoned", resp)
-                    self.assertEqual(resp.json()["frames"], frames_expected, resp)
+                resp = again.get(f"/v1/sessions/{sid}")
+                self.assertEqual(resp.json()["status"], "live", resp)
+                self.assertIs(resp.json()["connected"], False, resp)
+                self.assertEqual(resp.json()["frames"], len(frames), resp)
+                resp = again.get(f"/v1/sessions/{http_id}")
+                self.assertEqual(resp.json()["status"], "abandoned", resp)
+                self.assertEqual(resp.json()["frames"], 1, resp)
                 listed = again.get("/v1/sessions?status=live").json()["sessions"]
-                self.assertEqual(listed, [], "nothing is left live after a drain")
+                self.assertEqual([s["id"] for s in listed], [sid])
             finally:
                 again.cleanup()
+            # A run without a resume window abandons what the drain left live.
+            without = Server(database=server.database, extra=("--resume-seconds", "0")).start()
+            try:
+                resp = without.get(f"/v1/sessions/{sid}")
+                self.assertEqual(resp.json()["status"], "abandoned", resp)
+                self.assertEqual(resp.json()["frames"], len(frames), resp)
+                self.assertEqual(without.get("/v1/sessions?status=live").json()["sessions"], [])
+            finally:
+                without.cleanup()
         finally:
             server.cleanup()
 
