@@ -1,5 +1,3 @@
-public import MotionCore
-
 /// What a store keeps of a live WebSocket session so that it can be resumed after its connection dropped, on this
 /// process or after a restart (PROTOCOL.md §3.1): the digest of its resume token and the `start` it began with.
 ///
