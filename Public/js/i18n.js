@@ -87,7 +87,7 @@ export const TABLE = {
     'history.notFound': 'Session not found.', 'history.noSeries': 'No series stored.',
     'status.live': 'live', 'status.finished': 'finished', 'status.abandoned': 'abandoned',
     'watch.heading': 'Watch a live session', 'watch.session': 'Session id', 'watch.following': 'Following session {id} ({subject}, {exercise}).',
-    'watch.ended': 'The session has ended.', 'watch.pick': 'Live sessions:', 'watch.none': 'No live sessions right now.',
+    'watch.ended': 'The session has ended.', 'watch.disconnected': 'The patient’s connection dropped — waiting for it to come back.', 'watch.pick': 'Live sessions:', 'watch.none': 'No live sessions right now.',
     'unit.seconds': '{n} s',
   },
   es: {
@@ -175,7 +175,7 @@ export const TABLE = {
     'history.notFound': 'Sesión no encontrada.', 'history.noSeries': 'No hay serie guardada.',
     'status.live': 'en vivo', 'status.finished': 'terminada', 'status.abandoned': 'abandonada',
     'watch.heading': 'Observar una sesión en vivo', 'watch.session': 'Id de la sesión', 'watch.following': 'Siguiendo la sesión {id} ({subject}, {exercise}).',
-    'watch.ended': 'La sesión ha terminado.', 'watch.pick': 'Sesiones en vivo:', 'watch.none': 'No hay sesiones en vivo ahora.',
+    'watch.ended': 'La sesión ha terminado.', 'watch.disconnected': 'Se perdió la conexión del paciente — esperando a que vuelva.', 'watch.pick': 'Sesiones en vivo:', 'watch.none': 'No hay sesiones en vivo ahora.',
     'unit.seconds': '{n} s',
   },
 };

@@ -90,6 +90,12 @@ async function follow(id) {
       hud.showRep(m.rep);
     }
   });
+  // PROTOCOL.md §3.1: the patient's connection dropped (the session waits for a resume) or came back.
+  const following = statusArgs.slice();
+  socket.on('connection', (m) => {
+    if (m.connected) setStatus(...following);
+    else setStatus('watch.disconnected', {}, 'warn');
+  });
   socket.on('summary', (m) => {
     renderSummary(m, $('summary-stats'));
     $('summary-link').href = `history.html?session=${encodeURIComponent(id)}`;
