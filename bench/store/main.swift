@@ -64,16 +64,51 @@ func run() async throws {
     let longTime = try await clock.measure {
         for id in longIDs { try await store.checkpoint(id: id, tenant: "long", summary: later) }
     }
+    // The live path at 2,500 sessions: each checkpoints every 5 s with its engine state (about 800 bytes) and the
+    // 5 s of series and rep it gained, gathered by the server's batcher into one transaction per 50 ms — 25 sessions
+    // a batch. One round is what the store thread writes every 5 s.
+    let liveSessions = 2_500
+    let perBatch = 25
+    var liveIDs: [SessionID] = []
+    for i in 0..<liveSessions {
+        let id = SessionID.generate(at: 1_900_000_000_000 + Int64(i))
+        liveIDs.append(id)
+        try await store.create(
+            StoredSession(id: id, tenant: "live", startedAt: 1_900_000_000_000 + Int64(i), summary: summary))
+    }
+    var gained = summary
+    for step in 600..<650 { gained.series.record(Double(step % 90), at: Double(step) * 0.1) }
+    gained.reps.append(Rep(index: 11, peak: 130, trough: 20, start: 61, end: 64))
+    let state = [UInt8](repeating: 0x5A, count: 808)
+    var batchTimes: [Duration] = []
+    for start in stride(from: 0, to: liveSessions, by: perBatch) {
+        let batch = liveIDs[start..<min(start + perBatch, liveSessions)].map {
+            SessionCheckpoint(id: $0, tenant: "live", summary: gained, engineState: state)
+        }
+        batchTimes.append(try await clock.measure { _ = try await store.checkpoint(batch) })
+    }
+    let roundTime = batchTimes.reduce(Duration.zero, +)
+    batchTimes.sort()
+
     func perSecond(_ duration: Duration) -> Int {
         Int(Double(sessions) / (Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18))
     }
     print("sessions: \(sessions) (10 reps, 600-sample series each)")
     print("create: \(perSecond(createTime))/s, checkpoint: \(perSecond(checkpointTime))/s")
     print("list (limit 50): p50 \(latencies[latencies.count / 2]), p99 \(latencies[latencies.count * 99 / 100])")
-    let longSeconds = Double(longTime.components.seconds) + Double(longTime.components.attoseconds) * 1e-18
+    func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    }
+    func ms(_ duration: Duration) -> String { String(format: "%.1f ms", seconds(duration) * 1_000) }
+    let longSeconds = seconds(longTime)
     print(
         "hour-long sessions: \(longSessions) (36,000 samples, 720 reps); checkpoint adding 5 s: "
             + "\(Int(Double(longSessions) / longSeconds))/s")
+    print(
+        "live round at \(liveSessions) sessions (checkpoints with an 808-byte engine state, \(perBatch) a batch): "
+            + "\(ms(roundTime)) per 5 s round (\(String(format: "%.1f", seconds(roundTime) / 5 * 100)) % of the "
+            + "store thread), batch p50 \(ms(batchTimes[batchTimes.count / 2])), "
+            + "p99 \(ms(batchTimes[batchTimes.count * 99 / 100]))")
     await store.close()
 }
 
