@@ -96,8 +96,22 @@ $('use-demo').addEventListener('click', () => {
 });
 $('subject').value = localStorage.getItem('motion.subject') || '';
 
+// Binary pose frames (PROTOCOL.md §3.2): `?binary=1` (or `0`) in the URL, else the remembered choice.
+const BINARY_KEY = 'motion.binary';
+function initialBinary() {
+  const fromURL = new URLSearchParams(location.search).get('binary');
+  if (fromURL === '1' || fromURL === '0') return fromURL === '1';
+  try { return localStorage.getItem(BINARY_KEY) === '1'; } catch { return false; }
+}
+$('opt-binary').checked = initialBinary();
+$('opt-binary').addEventListener('change', (e) => {
+  try { localStorage.setItem(BINARY_KEY, e.target.checked ? '1' : '0'); } catch { /* storage may be unavailable */ }
+});
+
 function setRunning(running) {
-  for (const id of ['exercise', 'side', 'subject', 'source', 'replay-file', 'camera-swap']) $(id).disabled = running;
+  for (const id of ['exercise', 'side', 'subject', 'source', 'replay-file', 'camera-swap', 'opt-binary']) {
+    $(id).disabled = running;
+  }
   $('start').disabled = running;
   $('stop').disabled = !running;
 }
@@ -229,7 +243,7 @@ async function startSession() {
   const format = source.format;
   const normalized = source.normalized;
 
-  const stream = new LiveStream(start);
+  const stream = new LiveStream(start, { binary: $('opt-binary').checked });
   // seenT: the latest pose time answered so far. After a resume from an older checkpoint (a server that
   // crashed) the server answers again for poses it had answered before: those events are not shown twice.
   const s = { stream, source, exercise: ex, id: null, stopping: false, finishing: false, lastT: 0,

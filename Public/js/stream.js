@@ -1,8 +1,10 @@
 // One live session over /v1/stream that survives a dropped connection (PROTOCOL.md §3.1): it keeps the frames
 // sent after the server's last `checkpoint`, and when the socket closes without the session being finished it
-// opens a new one, sends `resume` with the session's token, and re-sends what the server does not hold.
+// opens a new one, sends `resume` with the session's token, and re-sends what the server does not hold. Poses go
+// as JSON, or as binary pose frames (PROTOCOL.md §3.2, binary.js) when asked for and the session's format allows.
 
 import { MessageSocket } from './api.js';
+import { carriesBinary, encodePose } from './binary.js';
 
 /** How long the server keeps a dropped session resumable (its `--resume-seconds`, default 120). */
 export const RESUME_WINDOW_SECONDS = 120;
@@ -20,7 +22,8 @@ const ATTEMPT_TIMEOUT_MS = 5000;
 // A slow link: past this many bytes queued in the socket, live frames are skipped rather than queued, and a
 // backlog (re-sent frames) waits.
 const HIGH_WATER_BYTES = 256 * 1024;
-// Frames per `poses` message when a backlog is sent (about 60 KB of JSON, well under the message limit).
+// Frames per `poses` message when a backlog is sent (about 60 KB of JSON, well under the message limit). Binary
+// frames are each a message of their own.
 const BATCH_FRAMES = 60;
 
 const RESUME_ERRORS = new Set(['unknownSession', 'invalidResume', 'resumeExpired']);
@@ -94,8 +97,13 @@ export class FrameLog {
  *   (`resumeExpired`, `unknownSession`, `invalidResume`). `checkpoint` is the `t` of the last checkpoint or null.
  */
 export class LiveStream {
-  constructor(start, { windowSeconds = RESUME_WINDOW_SECONDS, maxKept = MAX_KEPT_FRAMES } = {}) {
+  /**
+   * `start` is the session's `start` message. With `binary`, each pose of a `joints` session goes as a binary pose
+   * frame (those re-sent after a resume too); control messages stay JSON, and so do the poses of other formats.
+   */
+  constructor(start, { windowSeconds = RESUME_WINDOW_SECONDS, maxKept = MAX_KEPT_FRAMES, binary = false } = {}) {
     this.start = start;
+    this.binary = binary && carriesBinary(start.format);
     this.windowMs = windowSeconds * 1000;
     this.log = new FrameLog(maxKept);
     this.handlers = new Map();
@@ -273,8 +281,19 @@ export class LiveStream {
     if (this.state !== 'streaming') return;
     while (!this.log.caughtUp && (all || this.socket.buffered < HIGH_WATER_BYTES)) {
       const frames = this.log.take(BATCH_FRAMES);
-      if (frames.length === 1) this.socket.send({ type: 'pose', ...frames[0] });
+      if (this.binary) this.sendBinary(frames);
+      else if (frames.length === 1) this.socket.send({ type: 'pose', ...frames[0] });
       else this.socket.send({ type: 'poses', frames });
+    }
+  }
+
+  /** Sends each frame as a binary message, in order; one without a binary form goes as a JSON `pose` in its place. */
+  sendBinary(frames) {
+    for (const frame of frames) {
+      const bytes = encodePose(frame);
+      if (!bytes) this.socket.send({ type: 'pose', ...frame });
+      // MessageSocket.send speaks JSON: binary goes to its WebSocket, under the same open-only rule.
+      else if (this.socket.isOpen) this.socket.socket.send(bytes);
     }
   }
 

@@ -73,6 +73,61 @@ return n;
 CLEAN_RGB = (0x80, 0xED, 0x99)
 REJECTED_RGB = (0xFF, 0x7B, 0x54)
 
+# The joints of PROTOCOL.md §1 in their order, bit i of a binary pose frame's seen mask: the test's own copy, so the
+# page's encoder is checked against the contract rather than against itself.
+PROTOCOL_JOINTS = (
+    "nose", "leftEye", "rightEye", "leftEar", "rightEar", "neck", "root",
+    "leftShoulder", "rightShoulder", "leftElbow", "rightElbow", "leftWrist", "rightWrist",
+    "leftHip", "rightHip", "leftKnee", "rightKnee", "leftAnkle", "rightAnkle",
+)
+
+# Run before the page's own scripts: records every WebSocket message the page sends, in order (a text message as its
+# JSON `type`, its UTF-8 length and, for `poses`, its frame count; a binary one as its bytes and what it was sent as),
+# and keeps the socket sent on last in `window.__lastSocket`.
+RECORD_SENDS = """
+(() => {
+window.__sends = [];
+const send = WebSocket.prototype.send;
+WebSocket.prototype.send = function (data) {
+  window.__lastSocket = this;
+  if (typeof data === 'string') {
+    let m = null;
+    try { m = JSON.parse(data); } catch { /* recorded without a type */ }
+    window.__sends.push({ type: m?.type ?? null, bytes: new TextEncoder().encode(data).length,
+      frames: Array.isArray(m?.frames) ? m.frames.length : null });
+  } else {
+    const bytes = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+      : new Uint8Array(data);
+    window.__sends.push({ binary: Array.from(bytes), kind: Object.prototype.toString.call(data) });
+  }
+  return send.call(this, data);
+};
+})();
+"""
+
+
+def f32(value):
+    """`value` narrowed to an IEEE 754 single, as a binary pose frame carries coordinates."""
+    return struct.unpack("<f", struct.pack("<f", value))[0]
+
+
+def decode_binary_pose(data):
+    """Reads a PROTOCOL.md §3.2 binary pose frame (all little-endian): a 20-byte header (u8 kind, u8 flags,
+    u16 width, u16 height, u16 reserved, f64 t, u32 seen mask), f32 x, y per seen joint, then a confidence byte per
+    seen joint when flag bit 0 is set. Returns {t, width, height, points, confidence} with joint names as keys."""
+    kind, flags, width, height, reserved, t, mask = struct.unpack_from("<BBHHHdI", data)
+    if kind != 1 or flags & ~1 or reserved != 0 or mask >> len(PROTOCOL_JOINTS):
+        raise ValueError(f"not a pose frame: kind {kind}, flags {flags}, reserved {reserved}, mask {mask:#x}")
+    seen = [name for i, name in enumerate(PROTOCOL_JOINTS) if mask >> i & 1]
+    end = 20 + 8 * len(seen)
+    if len(data) != end + (len(seen) if flags & 1 else 0):
+        raise ValueError(f"{len(data)} bytes for {len(seen)} joints with flags {flags}")
+    return {
+        "t": t, "width": width, "height": height,
+        "points": dict(zip(seen, struct.iter_unpack("<ff", data[20:end]))),
+        "confidence": dict(zip(seen, data[end:])) if flags & 1 else {},
+    }
+
 
 def wait_for(condition, timeout=10.0, interval=0.1, message="condition"):
     """Polls `condition` until it returns a truthy value; fails after `timeout` seconds."""
@@ -569,6 +624,167 @@ class BrowserTests(unittest.TestCase):
         gaps = [b - a for a, b in zip(series["t"], series["t"][1:])]
         self.assertTrue(gaps)
         self.assertLess(max(gaps), 0.5, "the longest gap in the stored series, seconds")
+
+    # ---- Binary pose frames ---------------------------------------------------------------------------------
+
+    def demo_recording(self, seconds, out_of_frame):
+        """The Demo figure's right elbow flexion at 30 poses/s from t = 100 s, written as a recording: the same
+        frames for every run, where the Demo source samples the figure at wall-clock times. Poses whose clock falls
+        in the `out_of_frame` (from, to) interval are empty (the person left the picture). Returns (path, frames)."""
+        frames = self.driver.execute_async_script("""
+            const [seconds, from, to, done] = arguments;
+            Promise.all([import('/js/demo.js'), import('/js/api.js')]).then(async ([{ DemoSource }, { exercises }]) => {
+              const exercise = (await exercises()).find((e) => e.id === 'elbowFlexion');
+              const demo = new DemoSource(exercise, 'right');
+              const frames = [];
+              for (let i = 0; i < seconds * 30; i++) {
+                const clock = i / 30;
+                const pose = demo.poseAt(clock);
+                const out = clock >= from && clock < to;
+                frames.push({ t: 100 + clock, ...pose, ...(out ? { points: {}, confidence: {} } : {}) });
+              }
+              done(frames);
+            }, (e) => done(String(e)));
+        """, seconds, *out_of_frame)
+        self.assertIsInstance(frames, list, frames)
+        path = os.path.join(self.tmp, "demo-recording.jsonl")
+        with open(path, "w") as f:
+            f.write(json.dumps({"type": "start", "format": "joints"}) + "\n")
+            for frame in frames:
+                f.write(json.dumps(frame) + "\n")
+        return path, frames
+
+    def replay_recording(self, path, seconds, binary, drop_after_rep=False):
+        """Replays `path` on the Live page as a right elbow flexion with `?binary=1` or `0`, recording what the page
+        sends (RECORD_SENDS). With `drop_after_rep` the page's socket is closed after the first rep: the session is
+        resumed on a new connection and the kept frames the server does not hold are sent again. Returns the stored
+        summary, the stored series and the page's sends."""
+        script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_SENDS})
+        try:
+            self.open(f"/?lang=en&binary={int(binary)}")
+        finally:
+            self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
+                                        {"identifier": script["identifier"]})
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="catalog loaded")
+        self.assertEqual(self.el("opt-binary").is_selected(), binary, "the option follows ?binary=")
+        Select(self.el("exercise")).select_by_value("elbowFlexion")
+        Select(self.el("side")).select_by_value("right")
+        Select(self.el("source")).select_by_value("replay")
+        self.el("replay-file").send_keys(path)
+        self.el("start").click()
+        wait_for(lambda: "started" in self.text("status"), 10, message="started")
+        self.assertFalse(self.el("opt-binary").is_enabled(), "the option is fixed while a session runs")
+        if drop_after_rep:
+            wait_for(lambda: self.counts()[0] >= 1, 10, message="a rep before the drop")
+            self.driver.execute_script("window.__lastSocket.close(4000)")
+            wait_for(lambda: "Reconnected" in self.text("status"), 15, message="the session resumed")
+        wait_for(lambda: self.el("summary").is_displayed(), seconds + 15, message="summary after the recording ends")
+        session_id = self.el("status").get_attribute("data-session")
+        summary = json.loads(self.api(f"/v1/sessions/{session_id}")[2])
+        series = json.loads(self.api(f"/v1/sessions/{session_id}/series")[2])
+        return summary, series, self.driver.execute_script("return window.__sends")
+
+    def assert_same_values(self, expected, actual, where="summary"):
+        """`actual` has the shape and values of `expected`: numbers within 1e-3 (degrees, seconds), confidences
+        within half a 255th (a binary frame carries confidence × 255 rounded), identities and wall-clock times
+        ignored."""
+        if isinstance(expected, dict):
+            ignored = {"id", "subject", "startedAt", "endedAt"}
+            self.assertEqual(set(expected) - ignored, set(actual) - ignored, where)
+            for key in set(expected) - ignored:
+                self.assert_same_values(expected[key], actual[key], f"{where}.{key}")
+        elif isinstance(expected, list):
+            self.assertEqual(len(expected), len(actual), where)
+            for i, (e, a) in enumerate(zip(expected, actual)):
+                self.assert_same_values(e, a, f"{where}[{i}]")
+        elif isinstance(expected, float) or isinstance(actual, float):
+            tolerance = 0.5 / 255 + 1e-9 if "onfidence" in where else 1e-3
+            self.assertIsInstance(actual, (int, float), where)
+            self.assertLessEqual(abs(expected - actual), tolerance, f"{where}: {expected} vs {actual}")
+        else:
+            self.assertEqual(expected, actual, where)
+
+    def test_4c_binary_frames_give_the_same_session(self):
+        """The Demo figure's poses replayed twice, as JSON and with compact binary frames (PROTOCOL.md §3.2), give
+        the same stored session within the frames' f32 precision; the binary run really sends ArrayBuffers, whose
+        bytes decode to the poses, including after a dropped connection is resumed."""
+        seconds = 11.5  # three reps, the second with a fault, then a moment out of the picture
+        path, frames = self.demo_recording(seconds, out_of_frame=(9.9, 10.4))
+        summary_json, series_json, sends_json = self.replay_recording(path, seconds, binary=False)
+        summary_binary, series_binary, sends_binary = self.replay_recording(path, seconds, binary=True,
+                                                                           drop_after_rep=True)
+        # As JSON: every pose in a text message, nothing binary.
+        self.assertFalse([s for s in sends_json if "binary" in s], "binary messages with the option off")
+        json_poses = [s for s in sends_json if s["type"] == "pose"]
+        batched = sum(s["frames"] for s in sends_json if s["type"] == "poses")
+        self.assertEqual(len(json_poses) + batched, len(frames), "JSON poses sent")
+        # Binary: every pose an ArrayBuffer, the control messages JSON text.
+        texts = [s["type"] for s in sends_binary if "binary" not in s]
+        self.assertEqual(texts, ["start", "resume", "stop"], "text messages with binary frames on")
+        binary = [s for s in sends_binary if "binary" in s]
+        self.assertEqual({s["kind"] for s in binary}, {"[object ArrayBuffer]"})
+        # Each decodes to its recorded pose: f32 coordinates, confidence bytes, the image size, t exactly.
+        by_t = {frame["t"]: frame for frame in frames}
+        decoded = [decode_binary_pose(bytes(s["binary"])) for s in binary]
+        for pose in decoded:
+            frame = by_t.get(pose["t"])
+            self.assertIsNotNone(frame, f"a binary frame at t = {pose['t']} that was never recorded")
+            self.assertEqual(pose, {
+                "t": frame["t"], "width": frame["width"], "height": frame["height"],
+                "points": {name: (f32(x), f32(y)) for name, (x, y) in frame["points"].items()},
+                "confidence": {name: math.floor(c * 255 + 0.5) for name, c in frame["confidence"].items()},
+            }, f"the binary frame at t = {pose['t']}")
+        self.assertEqual({pose["t"] for pose in decoded}, set(by_t), "every recorded pose sent in binary")
+        self.assertIn(20, [len(s["binary"]) for s in binary], "empty poses (out of the picture) sent as a header")
+        # After the resume the poses go on in binary (re-sent ones included) and the server takes them all.
+        resume_at = next(i for i, s in enumerate(sends_binary) if s.get("type") == "resume")
+        self.assertTrue(any("binary" in s for s in sends_binary[resume_at:]), "binary frames after the resume")
+        # The same session: counts, reps and peaks, faults, the whole summary and its series.
+        self.assertGreaterEqual(summary_json["repCount"], 2)
+        self.assertGreaterEqual(summary_json["rejectedCount"], 1)
+        self.assertEqual((summary_binary["repCount"], summary_binary["rejectedCount"]),
+                         (summary_json["repCount"], summary_json["rejectedCount"]))
+        for rep_json, rep_binary in zip(summary_json["reps"], summary_binary["reps"]):
+            self.assertAlmostEqual(rep_json["peak"], rep_binary["peak"], delta=1e-3)
+        self.assertEqual(summary_binary["status"], "finished")
+        self.assert_same_values(summary_json, summary_binary)
+        self.assert_same_values(series_json, series_binary, "series")
+        full = [len(s["binary"]) for s, pose in zip(binary, decoded) if len(pose["points"]) == len(PROTOCOL_JOINTS)]
+        self.assertEqual(set(full), {191}, "19 joints with confidences take 191 bytes")
+        json_full = [s["bytes"] for s in json_poses if s["bytes"] > 200]
+        per_pose = (sum(json_full) / len(json_full), sum(full) / len(full))
+        self.assertLess(per_pose[1] * 3, per_pose[0], "binary poses against their JSON")
+        print(f"\nbytes per pose of 19 joints as the Live page sends them: JSON {per_pose[0]:.0f}, "
+              f"binary {per_pose[1]:.0f}", file=sys.stderr)
+
+    def test_4d_binary_option_is_remembered_and_translated(self):
+        def load(query):
+            self.open(f"/?{query}")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            return self.el("opt-binary")
+
+        def label():
+            return self.driver.find_element(By.CSS_SELECTOR, "#opt-binary + span").text
+
+        box = load("lang=en")
+        if box.is_selected():
+            box.click()
+        self.assertEqual(label(), "Compact binary frames")
+        self.assertIn("mobile data", self.text("opt-binary-hint"))
+        self.assertEqual(self.el("opt-binary").get_attribute("aria-describedby"), "opt-binary-hint")
+        box.click()
+        self.assertTrue(load("lang=es").is_selected(), "the choice is remembered")
+        self.assertEqual(label(), "Tramas binarias compactas")
+        self.assertIn("datos móviles", self.text("opt-binary-hint"))
+        # ?binary= sets the option for one visit and leaves the remembered choice alone.
+        self.assertFalse(load("lang=en&binary=0").is_selected())
+        box = load("lang=en")
+        self.assertTrue(box.is_selected())
+        box.click()
+        self.assertTrue(load("lang=en&binary=1").is_selected())
+        self.assertFalse(load("lang=en").is_selected())
 
     # ---- History ------------------------------------------------------------------------------------------
 
