@@ -631,6 +631,7 @@ class BrowserTests(unittest.TestCase):
         """The Demo figure's right elbow flexion at 30 poses/s from t = 100 s, written as a recording: the same
         frames for every run, where the Demo source samples the figure at wall-clock times. Poses whose clock falls
         in the `out_of_frame` (from, to) interval are empty (the person left the picture). Returns (path, frames)."""
+        self.open("/?lang=en")
         frames = self.driver.execute_async_script("""
             const [seconds, from, to, done] = arguments;
             Promise.all([import('/js/demo.js'), import('/js/api.js')]).then(async ([{ DemoSource }, { exercises }]) => {
