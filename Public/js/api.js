@@ -126,8 +126,11 @@ export class MessageSocket {
   /** Bytes queued but not yet sent (used to skip frames rather than pile them up). */
   get buffered() { return this.socket.bufferedAmount; }
 
+  /** Sends a message object as JSON text, a string as is, and an ArrayBuffer as a binary message. */
   send(message) {
-    if (this.isOpen) this.socket.send(typeof message === 'string' ? message : JSON.stringify(message));
+    if (!this.isOpen) return;
+    if (typeof message === 'string' || message instanceof ArrayBuffer) this.socket.send(message);
+    else this.socket.send(JSON.stringify(message));
   }
 
   close(code = 1000) {

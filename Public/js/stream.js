@@ -291,9 +291,7 @@ export class LiveStream {
   sendBinary(frames) {
     for (const frame of frames) {
       const bytes = encodePose(frame);
-      if (!bytes) this.socket.send({ type: 'pose', ...frame });
-      // MessageSocket.send speaks JSON: binary goes to its WebSocket, under the same open-only rule.
-      else if (this.socket.isOpen) this.socket.socket.send(bytes);
+      this.socket.send(bytes ?? { type: 'pose', ...frame });
     }
   }
 

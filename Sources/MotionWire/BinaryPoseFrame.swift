@@ -47,14 +47,20 @@ public enum BinaryPoseFrame {
         func append32(_ value: UInt32) {
             for shift in stride(from: 0, to: 32, by: 8) { buffer.append(UInt8(truncatingIfNeeded: value >> shift)) }
         }
-        func side(_ value: Double?) -> UInt16 {
-            guard let value, value >= 1, value <= 65_535 else { return 0 }
-            return UInt16(value.rounded())
+        func side(_ value: Double) -> UInt16? {
+            let rounded = value.rounded()
+            return rounded >= 1 && rounded <= 65_535 ? UInt16(rounded) : nil
+        }
+        // Both sides or neither (0 = unknown): the decoder refuses one without the other.
+        var width: UInt16 = 0
+        var height: UInt16 = 0
+        if let size = pose.imageSize, let w = side(size.width), let h = side(size.height) {
+            (width, height) = (w, h)
         }
         buffer.append(poseKind)
         buffer.append(confidences ? confidenceFlag : 0)
-        append16(side(pose.imageSize?.width))
-        append16(side(pose.imageSize?.height))
+        append16(width)
+        append16(height)
         append16(0)
         let t = pose.timestamp.bitPattern
         append32(UInt32(truncatingIfNeeded: t))

@@ -60,6 +60,18 @@ struct BinaryPoseFrameTests {
         }
     }
 
+    @Test(arguments: [
+        (ImageSize(width: 70_000, height: 720), nil),
+        (ImageSize(width: 1280, height: 0.2), nil),
+        (ImageSize(width: 1279.6, height: 720.4), ImageSize(width: 1280, height: 720)),
+    ])
+    func anImageSideTheFrameCannotHoldSendsNeither(size: ImageSize, sent: ImageSize?) throws {
+        var pose = Pose(timestamp: 2, imageSize: size)
+        pose[.nose] = Point(x: 10, y: 20)
+        let bytes = Self.frame(pose)
+        #expect(try Self.decoder.decodeBinaryPose(bytes).imageSize == sent)
+    }
+
     @Test func nineteenJointsWithConfidencesTake191Bytes() {
         var pose = Pose(timestamp: 3, imageSize: ImageSize(width: 640, height: 480))
         for joint in Joint.allCases {
