@@ -30,23 +30,10 @@ extension StartRequest {
         buffer.appendJSONBool(normalized)
         buffer.appendLiteral(#","minConfidence":"#)
         buffer.appendJSONNumber(minConfidence)
-        let prescription = options.prescription
-        buffer.appendLiteral(#","options":{"target":"#)
-        buffer.appendJSONNumber(prescription.target)
-        buffer.appendLiteral(#","rest":"#)
-        buffer.appendJSONNumber(prescription.rest)
-        buffer.appendLiteral(#","enter":"#)
-        buffer.appendJSONNumber(prescription.enter)
-        buffer.appendLiteral(#","exit":"#)
-        buffer.appendJSONNumber(prescription.exit)
-        buffer.appendLiteral(#","holdSeconds":"#)
-        buffer.appendJSONNumber(prescription.holdSeconds)
-        buffer.appendLiteral(#","reps":"#)
-        appendCount(prescription.reps, to: &buffer)
-        buffer.appendLiteral(#","sets":"#)
-        appendCount(prescription.sets, to: &buffer)
+        buffer.appendLiteral(#","options":{"#)
+        WireEncoder.appendPrescriptionMembers(options.prescription, into: &buffer)
         buffer.appendLiteral(#","baselineReps":"#)
-        appendCount(options.baselineReps, to: &buffer)
+        WireEncoder.appendCount(options.baselineReps, into: &buffer)
         buffer.appendLiteral(#","snapshots":"#)
         switch options.snapshots {
         case .every: buffer.appendLiteral(#""every""#)
@@ -55,9 +42,5 @@ extension StartRequest {
         }
         buffer.appendLiteral("}}")
         return buffer
-    }
-
-    private func appendCount(_ count: Int?, to buffer: inout [UInt8]) {
-        if let count { buffer.appendJSONInteger(count) } else { buffer.appendLiteral("null") }
     }
 }

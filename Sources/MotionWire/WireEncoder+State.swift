@@ -209,7 +209,18 @@ extension WireEncoder {
     ///   - prescription: The prescription (in a summary, the effective one).
     ///   - buffer: The buffer to append to.
     public static func encodePrescription(_ prescription: Prescription, into buffer: inout [UInt8]) {
-        buffer.appendLiteral(#"{"target":"#)
+        buffer.append(UInt8(ascii: "{"))
+        appendPrescriptionMembers(prescription, into: &buffer)
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes a prescription's members without the braces, `null` for those not set, for an object that holds them
+    /// among others (a `start` request's `options`): `"target":50.0,"rest":30.0,…,"sets":3`.
+    /// - Parameters:
+    ///   - prescription: The prescription.
+    ///   - buffer: The buffer to append to.
+    static func appendPrescriptionMembers(_ prescription: Prescription, into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#""target":"#)
         buffer.appendJSONNumber(prescription.target)
         buffer.appendLiteral(#","rest":"#)
         buffer.appendJSONNumber(prescription.rest)
@@ -220,10 +231,14 @@ extension WireEncoder {
         buffer.appendLiteral(#","holdSeconds":"#)
         buffer.appendJSONNumber(prescription.holdSeconds)
         buffer.appendLiteral(#","reps":"#)
-        if let reps = prescription.reps { buffer.appendJSONInteger(reps) } else { buffer.appendLiteral("null") }
+        appendCount(prescription.reps, into: &buffer)
         buffer.appendLiteral(#","sets":"#)
-        if let sets = prescription.sets { buffer.appendJSONInteger(sets) } else { buffer.appendLiteral("null") }
-        buffer.append(UInt8(ascii: "}"))
+        appendCount(prescription.sets, into: &buffer)
+    }
+
+    /// Writes a count, or `null`.
+    static func appendCount(_ count: Int?, into buffer: inout [UInt8]) {
+        if let count { buffer.appendJSONInteger(count) } else { buffer.appendLiteral("null") }
     }
 }
 
