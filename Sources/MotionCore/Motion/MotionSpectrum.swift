@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The spectral measures of the motion analysis — the share of power in a band, and the spectral arc length
+/// (SPARC) — over buffers allocated once for the longest window, so judging a rep allocates nothing.
+struct MotionSpectrum: Sendable {
+    /// The signal to measure: callers fill the first `count` elements before calling a measure.
+    var signal: [Double]
+    private var real: [Double]
+    private var imaginary: [Double]
+    private var magnitudes: [Double]
+    private let paddingFactor: Int
+
+    /// - Parameters:
+    ///   - capacity: The most samples a window holds.
+    ///   - rate: The sampling rate, Hz.
+    ///   - maxCutoff: SPARC's highest frequency, Hz.
+    ///   - paddingLevel: SPARC's zero-padding level.
+    init(capacity: Int, rate: Double, maxCutoff: Double, paddingLevel: Int) {
+        let length = FourierTransform.powerOfTwo(atLeast: capacity)
+        paddingFactor = 1 << paddingLevel
+        signal = Array(repeating: 0, count: max(1, capacity))
+        real = Array(repeating: 0, count: length)
+        imaginary = real
+        magnitudes = Array(repeating: 0, count: Self.lastBin(maxCutoff, rate, length * paddingFactor) + 1)
+    }
+
+    /// The highest bin of an `n`-point transform at `rate` whose frequency is at most `cutoff`.
+    private static func lastBin(_ cutoff: Double, _ rate: Double, _ n: Int) -> Int {
+        let spacing = rate / Double(n)
+        var k = Int((cutoff / spacing).rounded(.down))
+        while k > 0 && Double(k) * spacing > cutoff { k -= 1 }
+        while k + 1 < n && Double(k + 1) * spacing <= cutoff { k += 1 }
+        return min(k, n - 1)
+    }
+
+    /// Adds the one-sided power spectrum of `signal[0..<count]` — its mean removed, a Hann window applied, zero
+    /// padded to the next power of two — to `band` (bins whose frequency lies in `range`) and `total` (every bin
+    /// but 0).
+    /// - Complexity: O(*n* log *n*); no allocation.
+    mutating func addPower(
+        count: Int, rate: Double, in range: ClosedRange<Double>, band: inout Double, total: inout Double
+    ) {
+        guard count >= 2 else { return }
+        let length = FourierTransform.powerOfTwo(atLeast: count)
+        var mean = 0.0
+        for i in 0..<count { mean += signal[i] }
+        mean /= Double(count)
+        let step = 2 * Double.pi / Double(count - 1)
+        for i in 0..<length {
+            real[i] = i < count ? (signal[i] - mean) * (0.5 - 0.5 * cos(step * Double(i))) : 0
+            imaginary[i] = 0
+        }
+        FourierTransform.forward(real: &real, imaginary: &imaginary, count: length)
+        let spacing = rate / Double(length)
+        for k in 1...(length / 2) {
+            let power = (real[k] * real[k] + imaginary[k] * imaginary[k]) * (k == length / 2 ? 1 : 2)
+            total += power
+            if range.contains(Double(k) * spacing) { band += power }
+        }
+    }
+
+    /// The spectral arc length (SPARC, Balasubramanian et al. 2015) of the speed profile `signal[0..<count]`:
+    /// the length of the curve of its normalised Fourier magnitude between the first and last frequency, up to
+    /// `maxCutoff`, where it reaches `threshold`, frequency normalised to that span. Closer to 0 is smoother.
+    ///
+    /// The transform has `2^paddingLevel · nextPowerOfTwo(count)` points, as the paper's reference code. It is
+    /// computed as `2^paddingLevel` transforms of the unpadded length, one per residue `r` of the bin index
+    /// (`X[q·P + r]` is the `q`-th bin of the transform of `x[j]·e^(−2πi·jr/N)`), so the scratch is the unpadded
+    /// length, not sixteen times it.
+    /// - Returns: The SPARC value (≤ 0), or nil when the profile is shorter than 2 samples, all zero, or has no
+    ///   bin up to `maxCutoff` reaching `threshold`.
+    /// - Complexity: O(*P* · *n* log *n*) for *P* = 2^`paddingLevel`; no allocation.
+    mutating func spectralArcLength(count: Int, rate: Double, threshold: Double, maxCutoff: Double) -> Double? {
+        guard count >= 2 else { return nil }
+        let length = FourierTransform.powerOfTwo(atLeast: count)
+        let n = length * paddingFactor
+        let last = min(Self.lastBin(maxCutoff, rate, n), magnitudes.count - 1)
+        var maximum = 0.0
+        for residue in 0..<paddingFactor {
+            let step = -2 * Double.pi * Double(residue) / Double(n)
+            for j in 0..<length {
+                if j < count {
+                    let angle = step * Double(j)
+                    real[j] = signal[j] * cos(angle)
+                    imaginary[j] = signal[j] * sin(angle)
+                } else {
+                    real[j] = 0
+                    imaginary[j] = 0
+                }
+            }
+            FourierTransform.forward(real: &real, imaginary: &imaginary, count: length)
+            for q in 0..<length {
+                let magnitude = (real[q] * real[q] + imaginary[q] * imaginary[q]).squareRoot()
+                maximum = max(maximum, magnitude)
+                let bin = q * paddingFactor + residue
+                if bin <= last { magnitudes[bin] = magnitude }
+            }
+        }
+        guard maximum > 0, maximum.isFinite else { return nil }
+        var first: Int?
+        var final = 0
+        for k in 0...last {
+            magnitudes[k] /= maximum
+            if magnitudes[k] >= threshold {
+                if first == nil { first = k }
+                final = k
+            }
+        }
+        // Nothing at or above the threshold below the cut-off: the profile's power lies past it, no arc to measure.
+        guard let first else { return nil }
+        guard first < final else { return 0 }
+        let frequencyStep = 1 / Double(final - first)
+        var arc = 0.0
+        for k in first..<final {
+            let rise = magnitudes[k + 1] - magnitudes[k]
+            arc += (frequencyStep * frequencyStep + rise * rise).squareRoot()
+        }
+        return -arc
+    }
+}
