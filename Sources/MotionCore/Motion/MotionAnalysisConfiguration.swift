@@ -12,8 +12,8 @@ public struct MotionAnalysisConfiguration: Sendable, Hashable {
     /// gravity estimate and grid (default 0.5; 0.05…10). Interpolating across a long silence would invent movement.
     public var maxGap: Double = 0.5
     /// Seconds of resampled history kept for rep analysis (default 30; 2…120). A rep that began earlier is judged
-    /// on its last `historySeconds`. Memory is fixed at setup: about 24 bytes per grid sample plus the transform's
-    /// scratch (about 100 KB at the defaults).
+    /// on its last `historySeconds`. Memory is fixed at setup: about 32 bytes per grid sample plus the transforms'
+    /// scratch, about 210 KB in all at the defaults.
     public var historySeconds: Double = 30
     /// The window of ``MotionAnalyzer/recentLevel()``, seconds (default 2; 0.5…`historySeconds`).
     public var recentSeconds: Double = 2

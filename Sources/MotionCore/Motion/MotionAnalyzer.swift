@@ -149,12 +149,18 @@ extension MotionAnalyzer {
             }
         }
         for i in 0..<count { spectrum.signal[i] = spectrum.signal[i].squareRoot() }
-        let smoothness = spectrum.spectralArcLength(
-            count: count, rate: configuration.rate, threshold: configuration.sparcAmplitudeThreshold,
-            maxCutoff: configuration.sparcMaxCutoff)
+        let smoothness =
+            rms < Self.stillness
+            ? nil
+            : spectrum.spectralArcLength(
+                count: count, rate: configuration.rate, threshold: configuration.sparcAmplitudeThreshold,
+                maxCutoff: configuration.sparcMaxCutoff)
         return RepMotion(
             smoothness: smoothness, tremor: tremor, rms: rms, covered: Double(count - 1) / configuration.rate)
     }
+
+    /// The RMS, m/s², below which the phone counts as still: no tremor share, no smoothness.
+    static let stillness = 1e-9
 
     private mutating func level(_ indices: Range<Int>) -> (rms: Double, tremor: Double)? {
         let count = indices.count
@@ -173,6 +179,8 @@ extension MotionAnalyzer {
             spectrum.addPower(
                 count: count, rate: configuration.rate, in: configuration.tremorBand, band: &band, total: &total)
         }
-        return ((sum / Double(count)).squareRoot(), total > 0 ? band / total : 0)
+        let rms = (sum / Double(count)).squareRoot()
+        // A phone lying still leaves only rounding residue, whose spectrum means nothing.
+        return (rms, rms >= Self.stillness && total > 0 ? band / total : 0)
     }
 }

@@ -4,8 +4,8 @@ public struct MotionLevel: Sendable, Hashable {
     /// Root mean square of the gravity-free acceleration's magnitude, m/s² (a sine of amplitude A on one axis
     /// gives A/√2).
     public var rms: Double
-    /// Share of the gravity-free acceleration's power in the tremor band (4–12 Hz by default), 0…1; 0 when there
-    /// is no power at all.
+    /// Share of the gravity-free acceleration's power in the tremor band (4–12 Hz by default), 0…1; 0 when the phone
+    /// is still (RMS below 10⁻⁹ m/s²).
     public var tremor: Double
 
     /// Creates a level.

@@ -1,7 +1,7 @@
 /// How a rep moved, judged from the phone's accelerometer between the rep's start and end.
 public struct RepMotion: Sendable, Hashable {
     /// SPARC of the speed profile (Balasubramanian et al. 2015), ≤ 0: closer to 0 is smoother. Nil when the
-    /// phone did not move (a zero speed profile has no spectrum to measure).
+    /// phone was still (RMS below 10⁻⁹ m/s²): a zero speed profile has no spectrum to measure.
     public var smoothness: Double?
     /// Share of the gravity-free acceleration's power in the tremor band, 0…1.
     public var tremor: Double
