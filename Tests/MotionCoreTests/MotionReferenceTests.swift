@@ -10,8 +10,8 @@ private struct ReferenceError: Error, CustomStringConvertible {
 }
 
 /// The Swift analysis against an independent numpy implementation (blackbox/motion/sparc_reference.py: numpy's
-/// `interp`, `fft.rfft`, and SPARC as the code published with Balasubramanian et al. 2015, a full zero-padded
-/// `fft.fft`), on the same raw samples.
+/// `interp`, `fft.rfft`, and SPARC from its definition in Balasubramanian et al. 2015 on one zero-padded `fft.rfft`),
+/// on the same raw samples.
 ///
 /// Runs on the interpreter in `PYTHON` (the Makefile sets it to the project's `.venv`), else `.venv/bin/python` when
 /// it exists, else `python3` from `PATH`; it needs numpy (`make deps` installs it into `.venv`). Without it the test

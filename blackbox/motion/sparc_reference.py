@@ -7,8 +7,8 @@ INPUT is `{"rate": 100, "gravityCutoff": 0.3, "recentSeconds": 2, "tremorBand": 
 `{"cases": [{"name": ..., "recent": {"rms": ..., "tremor": ...}, "windows": [{"rms", "tremor", "sparc"}, ...]}]}`.
 
 Written from the definitions, not from the Swift code: numpy's `interp` for the resampling, the Butterworth
-coefficients from the bilinear transform, `numpy.fft.rfft` for the band share, and SPARC as the reference code
-published with Balasubramanian et al. 2015 (J NeuroEng Rehabil 12:112), with a full zero-padded `numpy.fft.fft`.
+coefficients from the bilinear transform, `numpy.fft.rfft` for the band share, and SPARC from its definition in
+Balasubramanian et al. 2015 (J NeuroEng Rehabil 12:112), on one zero-padded `numpy.fft.rfft` of the whole profile.
 Used by Tests/MotionCoreTests/MotionReferenceTests.swift. Needs numpy (in the project's .venv: `make deps`); without
 it the script exits 2 with a message saying so.
 """
@@ -87,20 +87,22 @@ def speed_profile(window, rate):
     return np.sqrt((velocity**2).sum(axis=1))
 
 
-def sparc(movement, fs, padlevel=4, fc=10.0, amp_th=0.05):
-    """Spectral arc length, as the reference code of Balasubramanian et al. 2015."""
-    nfft = int(pow(2, np.ceil(np.log2(len(movement))) + padlevel))
-    f = np.arange(0, fs, fs / nfft)
-    Mf = abs(np.fft.fft(movement, nfft))
-    Mf = Mf / max(Mf)
-    fc_inx = ((f <= fc) * 1).nonzero()
-    f_sel = f[fc_inx]
-    Mf_sel = Mf[fc_inx]
-    inx = ((Mf_sel >= amp_th) * 1).nonzero()[0]
-    fc_inx = range(inx[0], inx[-1] + 1)
-    f_sel = f_sel[fc_inx]
-    Mf_sel = Mf_sel[fc_inx]
-    return -sum(np.sqrt(pow(np.diff(f_sel) / (f_sel[-1] - f_sel[0]), 2) + pow(np.diff(Mf_sel), 2)))
+def sparc(speed, rate, pad_level=4, cutoff=10.0, threshold=0.05):
+    """Spectral arc length of a speed profile, from the definition in Balasubramanian et al. 2015 (J NeuroEng
+    Rehabil 12:112): the arc length of the normalised magnitude spectrum over frequencies normalised to the band
+    kept, the band ending at `cutoff` and trimmed to where the spectrum is at least `threshold`; the FFT is zero-padded
+    to 2^(ceil(log2 n) + pad_level) points."""
+    points = 2 ** (math.ceil(math.log2(len(speed))) + pad_level)
+    magnitude = np.abs(np.fft.rfft(speed, points))
+    magnitude = magnitude / magnitude.max()
+    frequency = np.fft.rfftfreq(points, 1.0 / rate)
+    in_band = frequency <= cutoff
+    frequency, magnitude = frequency[in_band], magnitude[in_band]
+    loud = np.flatnonzero(magnitude >= threshold)
+    frequency = frequency[loud[0] : loud[-1] + 1]
+    magnitude = magnitude[loud[0] : loud[-1] + 1]
+    steps = np.diff(frequency) / (frequency[-1] - frequency[0])
+    return -float(np.sum(np.hypot(steps, np.diff(magnitude))))
 
 
 def analyse(case, rate, cutoff, recent_seconds, band):
