@@ -24,7 +24,9 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         .target(name: "MotionWire", dependencies: ["MotionCore", "Basics"], swiftSettings: strict),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "SessionStore", dependencies: ["Basics", "MotionCore", "CSQLite"], swiftSettings: strict),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .target(
+            name: "SessionStore", dependencies: ["Basics", "MotionCore", "CSQLite", "CLibPQ"], swiftSettings: strict),
         .executableTarget(
             name: "store-bench", dependencies: ["SessionStore", "MotionCore"], path: "bench/store",
             swiftSettings: strict),
