@@ -40,7 +40,7 @@ final class PostgresConnection {
         self.url = url
         self.configuration = configuration
         backoff = configuration.initialBackoff
-        _ = try connection()
+        _ = try openConnection()
     }
 
     deinit { close() }
@@ -57,7 +57,7 @@ final class PostgresConnection {
     /// Runs SQL without parameters and without rows to read: one or more statements (DDL, transaction control).
     /// - Throws: ``SessionStoreError/server(sqlState:message:)``; ``SessionStoreError/unavailable(message:)``.
     func execute(_ sql: String) throws(SessionStoreError) {
-        let connection = try connection()
+        let connection = try openConnection()
         _ = try check(PQexec(connection, sql), on: connection)
     }
 
@@ -70,7 +70,7 @@ final class PostgresConnection {
     /// - Throws: ``SessionStoreError/server(sqlState:message:)``; ``SessionStoreError/unavailable(message:)``.
     @discardableResult
     func query(_ sql: String, _ parameters: [PostgresValue] = []) throws(SessionStoreError) -> PostgresRows {
-        let connection = try connection()
+        let connection = try openConnection()
         let name = try statementName(for: sql, on: connection)
         // Every value in one buffer, text NUL-terminated; a pad byte keeps an empty bytea's pointer non-null
         // (a null pointer would send NULL).
@@ -126,7 +126,7 @@ final class PostgresConnection {
     }
 
     /// The open connection, connecting first when there is none (unless a failed attempt's backoff runs).
-    private func connection() throws(SessionStoreError) -> OpaquePointer {
+    private func openConnection() throws(SessionStoreError) -> OpaquePointer {
         guard !closed else { throw .closed }
         if let handle {
             if PQstatus(handle) == CONNECTION_OK { return handle }
@@ -164,7 +164,9 @@ final class PostgresConnection {
     /// The rows of a successful result; otherwise the result is cleared and its error thrown: lost connections
     /// (and the server shutting down) as ``SessionStoreError/unavailable(message:)``, the rest as
     /// ``SessionStoreError/server(sqlState:message:)``.
-    private func check(_ result: OpaquePointer?, on connection: OpaquePointer) throws(SessionStoreError) -> PostgresRows {
+    private func check(
+        _ result: OpaquePointer?, on connection: OpaquePointer
+    ) throws(SessionStoreError) -> PostgresRows {
         if let result {
             let status = PQresultStatus(result)
             if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY {
@@ -210,9 +212,10 @@ private func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafeP
         storage.append(0)
     }
     return storage.withUnsafeBytes { bytes in
-        let pointers: [UnsafePointer<CChar>?] = offsets.map { offset in
-            bytes.baseAddress.map { ($0 + offset).assumingMemoryBound(to: CChar.self) }
-        } + [nil]
+        let pointers: [UnsafePointer<CChar>?] =
+            offsets.map { offset in
+                bytes.baseAddress.map { ($0 + offset).assumingMemoryBound(to: CChar.self) }
+            } + [nil]
         return body(pointers)
     }
 }

@@ -67,12 +67,12 @@ extension PostgresSessionStore {
         let latest = "version = (SELECT max(version) FROM exercises AS v WHERE v.tenant = e.tenant AND v.id = e.id)"
         let select = "SELECT \(Self.exerciseColumns) FROM exercises AS e WHERE deleted_at IS NULL AND \(latest)"
         let db = try database()
-        let rows =
-            if let tenant {
-                try db.query(select + " AND tenant = $1 ORDER BY id", [.string(tenant)])
-            } else {
-                try db.query(select + " ORDER BY tenant, id")
-            }
+        let rows: PostgresRows
+        if let tenant {
+            rows = try db.query(select + " AND tenant = $1 ORDER BY id", [.string(tenant)])
+        } else {
+            rows = try db.query(select + " ORDER BY tenant, id")
+        }
         return rows.rows.map(Self.readExercise(from:))
     }
 
@@ -85,18 +85,18 @@ extension PostgresSessionStore {
     /// - Throws: Database errors.
     public func exercise(id: String, tenant: String, version: Int?) throws(SessionStoreError) -> StoredExercise? {
         let db = try database()
-        let rows =
-            if let version {
-                try db.query(
-                    "SELECT \(Self.exerciseColumns) FROM exercises WHERE tenant = $1 AND id = $2 AND version = $3",
-                    [.string(tenant), .string(id), .int(version)])
-            } else {
-                try db.query(
-                    """
-                    SELECT \(Self.exerciseColumns) FROM exercises WHERE tenant = $1 AND id = $2 AND deleted_at IS NULL
-                    ORDER BY version DESC LIMIT 1
-                    """, [.string(tenant), .string(id)])
-            }
+        let rows: PostgresRows
+        if let version {
+            rows = try db.query(
+                "SELECT \(Self.exerciseColumns) FROM exercises WHERE tenant = $1 AND id = $2 AND version = $3",
+                [.string(tenant), .string(id), .int(version)])
+        } else {
+            rows = try db.query(
+                """
+                SELECT \(Self.exerciseColumns) FROM exercises WHERE tenant = $1 AND id = $2 AND deleted_at IS NULL
+                ORDER BY version DESC LIMIT 1
+                """, [.string(tenant), .string(id)])
+        }
         return rows.first.map(Self.readExercise(from:))
     }
 

@@ -25,7 +25,7 @@ extension PostgresSessionStore {
             WHERE id = $1 AND tenant = $2 AND status = 'live' AND engine_state IS NOT NULL
             """, [.string(id.description), .string(tenant)]
         ).first
-        return row.map { ($0.blob(0), $0.optionalDouble(1)) }
+        return row.map { (state: $0.blob(0), t: $0.optionalDouble(1)) }
     }
 
     /// One session with its reps and series, read in one snapshot.
@@ -94,9 +94,10 @@ extension PostgresSessionStore {
     public func series(id: SessionID, tenant: String) throws(SessionStoreError) -> ValueSeries? {
         let db = try database()
         return try db.transaction(Self.snapshot) { () throws(SessionStoreError) -> ValueSeries? in
-            let exists = try db.query(
-                "SELECT 1 FROM sessions WHERE id = $1 AND tenant = $2", [.string(id.description), .string(tenant)]
-            ).count > 0
+            let exists =
+                try db.query(
+                    "SELECT 1 FROM sessions WHERE id = $1 AND tenant = $2", [.string(id.description), .string(tenant)]
+                ).count > 0
             guard exists else { return nil }
             return try storedSeries(of: id, in: db) ?? ValueSeries()
         }
@@ -111,7 +112,8 @@ extension PostgresSessionStore {
     public func list(_ query: SessionQuery) throws(SessionStoreError) -> SessionPage {
         let after = try query.cursor.map { text throws(SessionStoreError) in try SessionCursor(parsing: text) }
         let limit = query.effectiveLimit
-        var statement = PostgresStatementBuilder("SELECT \(Self.columns) FROM sessions WHERE tenant = ", .string(query.tenant))
+        var statement = PostgresStatementBuilder(
+            "SELECT \(Self.columns) FROM sessions WHERE tenant = ", .string(query.tenant))
         if let subject = query.subject { statement.append(" AND subject = ", .string(subject)) }
         if let exercise = query.exercise { statement.append(" AND exercise = ", .string(exercise)) }
         if let status = query.status { statement.append(" AND status = ", .string(status.rawValue)) }

@@ -9,6 +9,12 @@ extension PostgresSessionStore {
         let now = clock()
         written[session.id] = nil
         let details = try db.transaction { () throws(SessionStoreError) -> WrittenDetails in
+            var parameters: [PostgresValue] = [
+                .string(session.id.description), .string(session.tenant), .string(session.subject),
+                .string(session.status.rawValue), .int(session.startedAt), .int(session.endedAt), .int(now),
+                .bytes(session.resumption?.tokenDigest), .string(session.resumption?.start),
+            ]
+            parameters += Self.summaryColumns(session.summary)
             // ON CONFLICT rather than catching the unique violation, which would abort the transaction.
             let inserted = try db.query(
                 """
@@ -21,11 +27,7 @@ extension PostgresSessionStore {
                     $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)
                 ON CONFLICT (id) DO NOTHING
                 """,
-                [
-                    .string(session.id.description), .string(session.tenant), .string(session.subject),
-                    .string(session.status.rawValue), .int(session.startedAt), .int(session.endedAt), .int(now),
-                    .bytes(session.resumption?.tokenDigest), .string(session.resumption?.start),
-                ] + Self.summaryColumns(session.summary))
+                parameters)
             guard inserted.changed > 0 else { throw .alreadyExists }
             return try writeDetails(of: session.id, with: session.summary, after: nil, in: db)
         }
@@ -170,6 +172,10 @@ extension PostgresSessionStore {
         id: SessionID, tenant: String, summary: SessionSummary, status: SessionStatus, endedAt: Int64?, now: Int64,
         after: WrittenDetails?, in db: PostgresConnection
     ) throws(SessionStoreError) -> WrittenDetails {
+        var parameters: [PostgresValue] = [
+            .string(id.description), .string(tenant), .string(status.rawValue), .int(endedAt), .int(now),
+        ]
+        parameters += Self.summaryColumns(summary)
         // Only a live session changes, so a late checkpoint never overwrites a final summary.
         let changed = try db.query(
             """
@@ -183,9 +189,7 @@ extension PostgresSessionStore {
                 checkpoint_t = CASE WHEN $3 = 'live' THEN checkpoint_t END
             WHERE id = $1 AND tenant = $2 AND status = 'live'
             """,
-            [
-                .string(id.description), .string(tenant), .string(status.rawValue), .int(endedAt), .int(now),
-            ] + Self.summaryColumns(summary)
+            parameters
         ).changed
         guard changed > 0 else {
             let row = try db.query(

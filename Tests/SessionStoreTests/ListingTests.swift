@@ -195,7 +195,9 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases, [(0, 1), (-5, 1), (1, 1), (50, 50), (499, 499), (500, 500), (501, 500), (10_000, 500)])
+    @Test(
+        arguments: StoreKind.allCases,
+        [(0, 1), (-5, 1), (1, 1), (50, 50), (499, 499), (500, 500), (501, 500), (10_000, 500)])
     func clampsTheLimit(_ kind: StoreKind, requested: Int, served: Int) async throws {
         try await withStore(kind) { store, _ in
             for i in 0..<501 {

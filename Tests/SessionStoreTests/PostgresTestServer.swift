@@ -16,7 +16,9 @@ actor PostgresTestServer {
 
     /// Whether the server binaries are installed.
     static var isInstalled: Bool {
-        ["initdb", "pg_ctl", "postgres"].allSatisfy { FileManager.default.isExecutableFile(atPath: "\(binaries)/\($0)") }
+        ["initdb", "pg_ctl", "postgres"].allSatisfy {
+            FileManager.default.isExecutableFile(atPath: "\(binaries)/\($0)")
+        }
     }
 
     static let shared = PostgresTestServer()
@@ -85,9 +87,9 @@ actor PostgresTestServer {
 
     /// Stops the server fast (`-m immediate`) and removes its directory.
     private static func stopAtExit() {
-        guard let (root, runAs) = running.withLock({ $0 }) else { return }
-        try? run(runAs + ["\(binaries)/pg_ctl", "-D", root + "/data", "-m", "immediate", "stop"])
-        try? FileManager.default.removeItem(atPath: root)
+        guard let server = running.withLock({ $0 }) else { return }
+        try? run(server.runAs + ["\(binaries)/pg_ctl", "-D", server.directory + "/data", "-m", "immediate", "stop"])
+        try? FileManager.default.removeItem(atPath: server.directory)
     }
 
     /// Runs a command to its end; its output goes to a file, not a pipe, which the server it starts would hold open.

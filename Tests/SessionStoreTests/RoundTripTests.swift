@@ -48,13 +48,15 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases, [
-        Prescription(),
-        SessionSummary.prescribed,
-        Prescription(target: 90, rest: 30, enter: 90, exit: 60, holdSeconds: 8, reps: nil, sets: 2),
-        Prescription(target: -0.0, rest: 0.1, enter: -359.99999999999994, exit: .leastNonzeroMagnitude, reps: 1000),
-        Prescription(target: 1.25, holdSeconds: 3600, reps: 1, sets: 100),
-    ])
+    @Test(
+        arguments: StoreKind.allCases,
+        [
+            Prescription(),
+            SessionSummary.prescribed,
+            Prescription(target: 90, rest: 30, enter: 90, exit: 60, holdSeconds: 8, reps: nil, sets: 2),
+            Prescription(target: -0.0, rest: 0.1, enter: -359.99999999999994, exit: .leastNonzeroMagnitude, reps: 1000),
+            Prescription(target: 1.25, holdSeconds: 3600, reps: 1, sets: 100),
+        ])
     func roundTripsEveryPrescriptionAndVersion(_ kind: StoreKind, _ prescription: Prescription) async throws {
         try await withStore(kind) { store, _ in
             var summary = SessionSummary.make()
@@ -75,11 +77,13 @@ import Testing
             .replacing(/zeroblob\((\d+)\)/) { "decode(repeat('00', \($0.output.1)), 'hex')" }
     }
 
-    @Test(arguments: StoreKind.allCases, [
-        "UPDATE sessions SET per_side = 'middle=1:0:'", "UPDATE sessions SET per_side = 'left=1:0'",
-        "UPDATE sessions SET per_side = 'left=1:0:x'", "UPDATE sessions SET per_side = 'left=1:0:,left=2:0:'",
-        "UPDATE sessions SET per_side = 'left=one:0:'", "UPDATE sessions SET per_side = 'left'",
-    ])
+    @Test(
+        arguments: StoreKind.allCases,
+        [
+            "UPDATE sessions SET per_side = 'middle=1:0:'", "UPDATE sessions SET per_side = 'left=1:0'",
+            "UPDATE sessions SET per_side = 'left=1:0:x'", "UPDATE sessions SET per_side = 'left=1:0:,left=2:0:'",
+            "UPDATE sessions SET per_side = 'left=one:0:'", "UPDATE sessions SET per_side = 'left'",
+        ])
     func reportsDamagedTallies(_ kind: StoreKind, damage: String) async throws {
         try await withStore(kind) { store, database in
             let session = StoredSession.make(summary: .make(alternating: true))
@@ -151,21 +155,23 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases, [
-        "UPDATE series_chunks SET samples = x'00'", "UPDATE series_chunks SET samples = zeroblob(15)",
-        "UPDATE series_chunks SET samples = x'000000000000F87F0000000000000000'",
-        "UPDATE series_chunks SET samples = x'0000000000000040000000000000000000000000000000000000000000000000'",
-        // Chunks that do not follow one another: a gap, an overlap, a first chunk that does not start at 0.
-        "INSERT INTO series_chunks SELECT session_id, 41, samples FROM series_chunks",
-        "INSERT INTO series_chunks SELECT session_id, 39, samples FROM series_chunks",
-        "UPDATE series_chunks SET first = 1",
-        // More samples than the series' capacity: in its one chunk, or in a chunk past a full one.
-        "UPDATE series SET capacity = 39",
-        """
-        UPDATE series SET capacity = 40;
-        INSERT INTO series_chunks SELECT session_id, 40, samples FROM series_chunks
-        """,
-    ])
+    @Test(
+        arguments: StoreKind.allCases,
+        [
+            "UPDATE series_chunks SET samples = x'00'", "UPDATE series_chunks SET samples = zeroblob(15)",
+            "UPDATE series_chunks SET samples = x'000000000000F87F0000000000000000'",
+            "UPDATE series_chunks SET samples = x'0000000000000040000000000000000000000000000000000000000000000000'",
+            // Chunks that do not follow one another: a gap, an overlap, a first chunk that does not start at 0.
+            "INSERT INTO series_chunks SELECT session_id, 41, samples FROM series_chunks",
+            "INSERT INTO series_chunks SELECT session_id, 39, samples FROM series_chunks",
+            "UPDATE series_chunks SET first = 1",
+            // More samples than the series' capacity: in its one chunk, or in a chunk past a full one.
+            "UPDATE series SET capacity = 39",
+            """
+            UPDATE series SET capacity = 40;
+            INSERT INTO series_chunks SELECT session_id, 40, samples FROM series_chunks
+            """,
+        ])
     func reportsADamagedSeries(_ kind: StoreKind, damage: String) async throws {
         try await withStore(kind) { store, database in
             let session = StoredSession.make()

@@ -47,7 +47,8 @@ func withStore<T>(
     case .postgres:
         guard PostgresTestServer.isInstalled else {
             // Debian package `postgresql` (PostgreSQL 15); `make deps` installs it.
-            try Test.cancel("PostgreSQL server binaries not found in \(PostgresTestServer.binaries): apt install postgresql")
+            try Test.cancel(
+                "PostgreSQL server binaries not found in \(PostgresTestServer.binaries): apt install postgresql")
         }
         let database = TestDatabase(
             kind: kind, location: try await PostgresTestServer.shared.createDatabase(), clock: clock)
@@ -91,16 +92,16 @@ struct TestDatabase: Sendable {
     /// Opens another store on the database (the test closes it).
     func open() async throws -> any TestedStore {
         switch kind {
-        case .sqlite: try await SQLiteSessionStore(path: location, configuration: .init(clock: clock.read))
-        case .postgres: try await PostgresSessionStore(url: location, configuration: .init(clock: clock.read))
+        case .sqlite: return try await SQLiteSessionStore(path: location, configuration: .init(clock: clock.read))
+        case .postgres: return try await PostgresSessionStore(url: location, configuration: .init(clock: clock.read))
         }
     }
 
     /// A second connection for raw SQL.
     func raw() throws -> RawDatabase {
         switch kind {
-        case .sqlite: try RawDatabase(path: URL(fileURLWithPath: location))
-        case .postgres: try RawDatabase(url: location)
+        case .sqlite: return try RawDatabase(path: URL(fileURLWithPath: location))
+        case .postgres: return try RawDatabase(url: location)
         }
     }
 
@@ -152,7 +153,7 @@ struct RawDatabase {
                 return try statement.step() ? statement.int(0) : 0
             }
         case .postgres(let connection):
-            let rows = try connection.query(Self.numbered(sql), text.map { [.text($0)] } ?? [])
+            let rows = try connection.query(Self.numbered(sql), text.map { [PostgresValue.text($0)] } ?? [])
             return rows.first?.int(0) ?? 0
         }
     }
