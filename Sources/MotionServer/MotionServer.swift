@@ -181,7 +181,7 @@ public final class MotionServer: Sendable {
 
     /// `location` with the password of a `postgres://user:password@host/db` URL left out, for messages and logs.
     static func withoutPassword(_ location: String) -> String {
-        guard PostgresSessionStore.isURL(location), let scheme = location.range(of: "://") else { return location }
+        guard PostgresSessionStore.isURL(location), let scheme = location.firstRange(of: "://") else { return location }
         let rest = location[scheme.upperBound...]
         let authority = rest.prefix { $0 != "/" && $0 != "?" }
         guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else {

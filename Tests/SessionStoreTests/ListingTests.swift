@@ -198,7 +198,8 @@ import Testing
     @Test(
         arguments: StoreKind.allCases,
         [(0, 1), (-5, 1), (1, 1), (50, 50), (499, 499), (500, 500), (501, 500), (10_000, 500)])
-    func clampsTheLimit(_ kind: StoreKind, requested: Int, served: Int) async throws {
+    func clampsTheLimit(_ kind: StoreKind, limit: (requested: Int, served: Int)) async throws {
+        let (requested, served) = limit
         try await withStore(kind) { store, _ in
             for i in 0..<501 {
                 try await store.create(

@@ -53,7 +53,7 @@ struct PostgresStoreTests {
 
     @Test func waitsBeforeConnectingAgainAfterAFailedAttempt() async throws {
         let url = try await PostgresTestServer.shared.createDatabase()
-        let name = try #require(url.split(separator: "/").last?.split(separator: "?").first.map(String.init))
+        let name = try #require(url.split(separator: "?").first?.split(separator: "/").last.map(String.init))
         let store = try await PostgresSessionStore(
             url: url, configuration: .init(reconnectDelayMilliseconds: 200, maximumReconnectDelayMilliseconds: 200))
         let raw = try RawDatabase(url: PostgresTestServer.url(database: "postgres", socketDirectory: Self.host(url)))
@@ -69,11 +69,12 @@ struct PostgresStoreTests {
         for _ in 0..<3 {
             do {
                 try await store.probe()
-            } catch .unavailable(let message) {
-                messages.append(message)
+            } catch {
+                messages.append(Self.unavailableMessage(error) ?? "not unavailable: \(error)")
             }
         }
         #expect(messages.count == 3)
+        #expect(!messages.contains { $0.hasPrefix("not unavailable") }, "\(messages)")
         #expect(messages.last?.contains("next attempt in") == true, "\(messages)")
         try raw.execute("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
         try await Task.sleep(for: .milliseconds(300))
@@ -125,9 +126,11 @@ struct PostgresStoreTests {
         return count
     }
 
-    private static func isUnavailable(_ error: any Error) -> Bool {
-        if case .unavailable = error as? SessionStoreError { return true }
-        return false
+    private static func isUnavailable(_ error: any Error) -> Bool { unavailableMessage(error) != nil }
+
+    private static func unavailableMessage(_ error: any Error) -> String? {
+        guard case .unavailable(let message) = error as? SessionStoreError else { return nil }
+        return message
     }
 
     private static func host(_ url: String) -> String {

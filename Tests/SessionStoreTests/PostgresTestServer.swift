@@ -60,7 +60,8 @@ actor PostgresTestServer {
         let root = String(cString: made)
         var runAs: [String] = []
         if geteuid() == 0 {
-            guard let user = ["postgres", "nobody"].first(where: { getpwnam($0) != nil }), let entry = getpwnam(user)
+            let users: [String] = ["postgres", "nobody"]
+            guard let user = users.first(where: { getpwnam($0) != nil }), let entry = getpwnam(user)
             else { throw LaunchError(message: "no postgres or nobody user to run PostgreSQL as") }
             chown(root, entry.pointee.pw_uid, entry.pointee.pw_gid)
             runAs = ["/usr/sbin/runuser", "-u", user, "--"]
@@ -92,23 +93,31 @@ actor PostgresTestServer {
         try? FileManager.default.removeItem(atPath: server.directory)
     }
 
-    /// Runs a command to its end; its output goes to a file, not a pipe, which the server it starts would hold open.
+    /// Runs a command to its end, its output in a file. Spawned directly rather than with Foundation's `Process`,
+    /// whose wait for the end also waits for every process that inherited its descriptors: the server `pg_ctl`
+    /// leaves running.
     private static func run(_ command: [String]) throws {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("motion-pg-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
-        let output = try FileHandle(forWritingTo: log)
-        defer { try? output.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            throw LaunchError(message: "\(command.joined(separator: " ")) failed: \(text)")
+        let log = "/tmp/motion-pg-command-\(getpid())-\(UUID().uuidString).log"
+        defer { unlink(log) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, envp)
+        guard spawned == 0 else { throw LaunchError(message: "cannot run \(command[0]): error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        // WIFEXITED and WEXITSTATUS, which are macros: exited normally, with status 0.
+        guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw LaunchError(message: "\(command.joined(separator: " ")) failed (\(status)): \(text)")
         }
     }
 
