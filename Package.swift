@@ -78,7 +78,10 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
-            name: "SessionStoreTests", dependencies: ["SessionStore", "MotionCore", "Basics"], swiftSettings: strict),
+            name: "SessionStoreTests", dependencies: ["SessionStore", "MotionCore", "Basics", "PostgresTestSupport"],
+            swiftSettings: strict),
+        // Test helper: a private PostgreSQL server (initdb, pg_ctl) and a fresh database per test.
+        .target(name: "PostgresTestSupport", path: "Tests/PostgresSupport", swiftSettings: strict),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "Basics"], swiftSettings: strict),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: strict),
         .testTarget(name: "EmbedFilesTests", swiftSettings: strict, plugins: ["EmbedFiles"]),
@@ -100,7 +103,7 @@ let package = Package(
             name: "MotionServerTests",
             dependencies: [
                 "MotionServer", "MotionCore", "MotionSimulation", "SessionStore", "HTTPServer", "HTTPWire",
-                "NetworkTestSupport",
+                "NetworkTestSupport", "PostgresTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

@@ -1,3 +1,4 @@
+import PostgresTestSupport
 import Testing
 
 @testable import SessionStore

@@ -1,5 +1,6 @@
 import Foundation
 import MotionCore
+import PostgresTestSupport
 import Synchronization
 import Testing
 

@@ -2,26 +2,25 @@ import Foundation
 import Glibc
 import Synchronization
 
-@testable import SessionStore
-
 /// A PostgreSQL 15 server of the tests' own: `initdb` into a temporary directory and `pg_ctl start` on a Unix socket
 /// there, no TCP; started by the first test that needs it, stopped when the test process exits. Each test gets a
 /// database of its own (``createDatabase()``).
 ///
 /// PostgreSQL refuses to run as root: under root (CI) the server runs as the `postgres` user (else `nobody`)
 /// through `runuser`, in a directory that user owns; the tests, as root, still reach its socket.
-actor PostgresTestServer {
+public actor PostgresTestServer {
     /// Debian's `postgresql-15` binaries (package `postgresql`).
-    static let binaries = "/usr/lib/postgresql/15/bin"
+    public static let binaries = "/usr/lib/postgresql/15/bin"
 
     /// Whether the server binaries are installed.
-    static var isInstalled: Bool {
+    public static var isInstalled: Bool {
         ["initdb", "pg_ctl", "postgres"].allSatisfy {
             FileManager.default.isExecutableFile(atPath: "\(binaries)/\($0)")
         }
     }
 
-    static let shared = PostgresTestServer()
+    /// The one server of the test process.
+    public static let shared = PostgresTestServer()
 
     /// What the exit handler stops and removes: the data directory and the command prefix that runs as its owner.
     private static let running = Mutex<(directory: String, runAs: [String])?>(nil)
@@ -31,40 +30,49 @@ actor PostgresTestServer {
 
     /// Creates an empty database, starting the server first if needed.
     /// - Returns: Its URL, `postgres://postgres@/NAME?host=SOCKET_DIRECTORY`.
-    func createDatabase() throws -> String {
+    /// - Throws: When the server cannot be started or the database created.
+    public func createDatabase() throws -> String {
         let directory = try start()
         databases += 1
         let name = "store_test_\(databases)"
-        let admin = try PostgresConnection(url: Self.url(database: "postgres", socketDirectory: directory))
-        defer { admin.close() }
-        try admin.execute("CREATE DATABASE \(name)")
+        try Self.run(Self.runAs + ["\(Self.binaries)/createdb", "-h", directory, "-U", "postgres", name])
         return Self.url(database: name, socketDirectory: directory)
     }
 
     /// The URL of `database` on the server listening in `socketDirectory`.
-    static func url(database: String, socketDirectory: String) -> String {
+    public static func url(database: String, socketDirectory: String) -> String {
         "postgres://postgres@/\(database)?host=\(socketDirectory)"
     }
 
     /// Starts the server once; its socket directory.
-    func start() throws -> String {
+    public func start() throws -> String {
         if let socketDirectory { return try socketDirectory.get() }
         let result = Result { try Self.launch() }
         socketDirectory = result
         return try result.get()
     }
 
+    /// Under root, the user the server runs as: `postgres`, else `nobody`.
+    private static var serverUser: String? {
+        let users: [String] = ["postgres", "nobody"]
+        return users.first { getpwnam($0) != nil }
+    }
+
+    /// The prefix that runs a command as the server's user (nothing unless root).
+    private static var runAs: [String] {
+        guard geteuid() == 0, let user = serverUser else { return [] }
+        return ["/usr/sbin/runuser", "-u", user, "--"]
+    }
+
     private static func launch() throws -> String {
         var template = Array("/tmp/motion-pg-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw LaunchError(message: "mkdtemp failed") }
         let root = String(cString: made)
-        var runAs: [String] = []
         if geteuid() == 0 {
-            let users: [String] = ["postgres", "nobody"]
-            guard let user = users.first(where: { getpwnam($0) != nil }), let entry = getpwnam(user)
-            else { throw LaunchError(message: "no postgres or nobody user to run PostgreSQL as") }
+            guard let user = serverUser, let entry = getpwnam(user) else {
+                throw LaunchError(message: "no postgres or nobody user to run PostgreSQL as")
+            }
             chown(root, entry.pointee.pw_uid, entry.pointee.pw_gid)
-            runAs = ["/usr/sbin/runuser", "-u", user, "--"]
         }
         running.withLock { $0 = (root, runAs) }
         atexit { PostgresTestServer.stopAtExit() }
@@ -121,8 +129,10 @@ actor PostgresTestServer {
         }
     }
 
-    struct LaunchError: Error, CustomStringConvertible {
+    /// Why the server could not be started.
+    public struct LaunchError: Error, CustomStringConvertible {
         let message: String
-        var description: String { message }
+        /// What failed, with the command's output.
+        public var description: String { message }
     }
 }

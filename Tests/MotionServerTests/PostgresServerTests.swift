@@ -1,0 +1,31 @@
+import Foundation
+import PostgresTestSupport
+import SessionStore
+import Testing
+
+/// The server on `--database postgres://…`: sessions go to the PostgreSQL database and survive the process.
+// Needs Debian's `postgresql` package (PostgreSQL 15 server binaries); `make deps` installs it.
+@Suite(.enabled(if: PostgresTestServer.isInstalled, "PostgreSQL server binaries missing: apt install postgresql"))
+struct PostgresServerTests {
+    @Test func storesSessionsInThePostgreSQLDatabaseOfItsURL() async throws {
+        let url = try await PostgresTestServer.shared.createDatabase()
+        var id = ""
+        try await withMotionServer(database: url) { address, _, database in
+            #expect(database == url)
+            #expect(try await request(address, "GET", "/readyz")?.status == 200)
+            let created = try #require(
+                try await request(address, "POST", "/v1/sessions", body: #"{"exercise":"squat","subject":"p-1"}"#))
+            #expect(created.status == 201)
+            id = try #require(MotionServerTests.json(created)?["id"] as? String)
+            #expect(try await request(address, "POST", "/v1/sessions/\(id)/stop")?.status == 200)
+            let listed = MotionServerTests.json(try await request(address, "GET", "/v1/sessions?subject=p-1"))
+            let sessions = try #require(listed?["sessions"] as? [[String: Any]])
+            #expect(sessions.map { $0["id"] as? String } == [id])
+        }
+        let store = try await PostgresSessionStore(url: url)
+        let stored = try await store.session(id: try #require(SessionID(id)), tenant: "default")
+        #expect(stored?.subject == "p-1")
+        #expect(stored?.status == .finished)
+        await store.close()
+    }
+}
