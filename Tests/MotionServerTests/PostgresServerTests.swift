@@ -3,6 +3,8 @@ import PostgresTestSupport
 import SessionStore
 import Testing
 
+@testable import MotionServer
+
 /// The server on `--database postgres://…`: sessions go to the PostgreSQL database and survive the process.
 // Needs Debian's `postgresql` package (PostgreSQL 15 server binaries); `make deps` installs it.
 @Suite(.enabled(if: PostgresTestServer.isInstalled, "PostgreSQL server binaries missing: apt install postgresql"))
@@ -27,5 +29,19 @@ struct PostgresServerTests {
         #expect(stored?.subject == "p-1")
         #expect(stored?.status == .finished)
         await store.close()
+    }
+}
+
+/// What the server prints of a `--database` value: never a password.
+@Suite struct DatabaseLocationTests {
+    @Test(arguments: [
+        ("postgres://motion:s3cret@db.internal:5432/motion", "postgres://motion@db.internal:5432/motion"),
+        ("postgresql://u:p:q@h/db?host=/run/postgresql", "postgresql://u@h/db?host=/run/postgresql"),
+        ("postgres://u@h/db", "postgres://u@h/db"),
+        ("postgres:///db?host=/tmp/a@b", "postgres:///db?host=/tmp/a@b"),
+        ("./data/motion:sqlite@x", "./data/motion:sqlite@x"),
+    ])
+    func leavesOutThePassword(_ location: String, _ shown: String) {
+        #expect(MotionServer.withoutPassword(location) == shown)
     }
 }

@@ -103,19 +103,6 @@ struct PostgresStoreTests {
         #expect(try connection.query("SELECT 6 * $1", [.int(7)]).first?.int(0) == 42, "usable after an error")
     }
 
-    @Test(arguments: ["a\u{0}b", "\u{FFFE}", "\u{FFFE}0", "\u{0}\u{FFFE}\u{0}", "plain", ""])
-    func keepsTextPostgreSQLCannotHoldVerbatim(_ text: String) async throws {
-        #expect(PostgresText.decode(PostgresText.encode(text)) == text)
-        #expect(!PostgresText.encode(text).unicodeScalars.contains("\u{0}"))
-    }
-
-    @Test func tellsAURLFromAPath() {
-        #expect(PostgresSessionStore.isURL("postgres://u@h:5432/db"))
-        #expect(PostgresSessionStore.isURL("postgresql:///db?host=/run/postgresql"))
-        #expect(!PostgresSessionStore.isURL("./data/motion.sqlite"))
-        #expect(!PostgresSessionStore.isURL("postgres.sqlite"))
-    }
-
     /// Ends the other connections to `raw`'s database and waits until they are gone.
     /// - Returns: How many there were.
     private static func terminateOtherConnections(_ raw: RawDatabase) async throws -> Int {
@@ -136,5 +123,21 @@ struct PostgresStoreTests {
 
     private static func host(_ url: String) -> String {
         String(url.split(separator: "host=").last ?? "")
+    }
+}
+
+/// What the PostgreSQL store decides without a server.
+@Suite struct PostgresStoreOfflineTests {
+    @Test(arguments: ["a\u{0}b", "\u{FFFE}", "\u{FFFE}0", "\u{0}\u{FFFE}\u{0}", "plain", ""])
+    func keepsTextPostgreSQLCannotHoldVerbatim(_ text: String) async throws {
+        #expect(PostgresText.decode(PostgresText.encode(text)) == text)
+        #expect(!PostgresText.encode(text).unicodeScalars.contains("\u{0}"))
+    }
+
+    @Test func tellsAURLFromAPath() {
+        #expect(PostgresSessionStore.isURL("postgres://u@h:5432/db"))
+        #expect(PostgresSessionStore.isURL("postgresql:///db?host=/run/postgresql"))
+        #expect(!PostgresSessionStore.isURL("./data/motion.sqlite"))
+        #expect(!PostgresSessionStore.isURL("postgres.sqlite"))
     }
 }
