@@ -3,9 +3,10 @@ SWIFT ?= swift
 LINT_PATHS = Package.swift Sources Tests bench Plugins
 
 # Debian packages, installed by `make deps-run` / `make deps` when missing. The server builds against the first
-# list; the tests use the second too (the Python suites, curl in blackbox/http, the browser suite's chromium).
-RUN_PACKAGES = zlib1g-dev libsqlite3-dev libssl-dev
-TEST_PACKAGES = python3 python3-venv curl chromium chromium-driver openssl nginx
+# list; the tests use the second too (the Python suites, curl in blackbox/http, the browser suite's chromium,
+# the PostgreSQL server the store tests start).
+RUN_PACKAGES = zlib1g-dev libsqlite3-dev libssl-dev libpq-dev
+TEST_PACKAGES = python3 python3-venv curl chromium chromium-driver openssl nginx postgresql
 
 # The Python test tools live in a project virtual environment (Debian's python3-venv; Debian's Python refuses
 # system-wide pip installs, PEP 668), pinned in one file. Every suite and script runs $(PYTHON).

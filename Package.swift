@@ -24,7 +24,9 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         .target(name: "MotionWire", dependencies: ["MotionCore", "Basics"], swiftSettings: strict),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "SessionStore", dependencies: ["Basics", "MotionCore", "CSQLite"], swiftSettings: strict),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .target(
+            name: "SessionStore", dependencies: ["Basics", "MotionCore", "CSQLite", "CLibPQ"], swiftSettings: strict),
         .executableTarget(
             name: "store-bench", dependencies: ["SessionStore", "MotionCore"], path: "bench/store",
             swiftSettings: strict),
@@ -76,7 +78,10 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
-            name: "SessionStoreTests", dependencies: ["SessionStore", "MotionCore", "Basics"], swiftSettings: strict),
+            name: "SessionStoreTests", dependencies: ["SessionStore", "MotionCore", "Basics", "PostgresTestSupport"],
+            swiftSettings: strict),
+        // Test helper: a private PostgreSQL server (initdb, pg_ctl) and a fresh database per test.
+        .target(name: "PostgresTestSupport", path: "Tests/PostgresSupport", swiftSettings: strict),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "Basics"], swiftSettings: strict),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: strict),
         .testTarget(name: "EmbedFilesTests", swiftSettings: strict, plugins: ["EmbedFiles"]),
@@ -98,7 +103,7 @@ let package = Package(
             name: "MotionServerTests",
             dependencies: [
                 "MotionServer", "MotionCore", "MotionSimulation", "SessionStore", "HTTPServer", "HTTPWire",
-                "NetworkTestSupport",
+                "NetworkTestSupport", "PostgresTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

@@ -79,14 +79,15 @@ public final class MotionServer: Sendable {
                 throw StartError(description: "\(path): \(error)")
             }
         }
-        guard !options.database.hasPrefix("postgres://") && !options.database.hasPrefix("postgresql://") else {
-            throw StartError(description: "the PostgreSQL store is not built into this version; use a SQLite path")
-        }
-        let store: SQLiteSessionStore
+        let store: any SessionStore
         let orphans: [LiveSessionEntry]
         let exercises = ExerciseLibrary(limits: options.exercises)
         do {
-            store = try await SQLiteSessionStore(path: options.database)
+            if PostgresSessionStore.isURL(options.database) {
+                store = try await PostgresSessionStore(url: options.database)
+            } else {
+                store = try await SQLiteSessionStore(path: options.database)
+            }
             // Sessions a previous run left live stay resumable for the window after their last write (a stopped
             // run's final checkpoint, a killed one's last); older ones are abandoned now.
             let window = Self.milliseconds(options.limits.resumeWindow)
@@ -101,7 +102,8 @@ public final class MotionServer: Sendable {
             }
             exercises.load(try await store.currentExercises(tenant: nil), logger: logger)
         } catch {
-            throw StartError(description: "cannot open the session store at \(options.database): \(error)")
+            throw StartError(
+                description: "cannot open the session store at \(Self.withoutPassword(options.database)): \(error)")
         }
         let metrics = ServerMetrics()
         let context = AppContext(
@@ -175,6 +177,17 @@ public final class MotionServer: Sendable {
         reaper.withLock { $0 = task }
         orphanSweep.withLock { $0 = sweep }
         return address
+    }
+
+    /// `location` with the password of a `postgres://user:password@host/db` URL left out, for messages and logs.
+    static func withoutPassword(_ location: String) -> String {
+        guard PostgresSessionStore.isURL(location), let scheme = location.firstRange(of: "://") else { return location }
+        let rest = location[scheme.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" }
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else {
+            return location
+        }
+        return String(location[..<colon]) + String(location[at...])
     }
 
     /// Abandons each session a previous run left live once its resume window has passed since its last write,

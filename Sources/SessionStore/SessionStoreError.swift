@@ -2,6 +2,11 @@
 public enum SessionStoreError: Error, Sendable, Hashable {
     /// The database failed: its result code (e.g. SQLite's extended code) and message.
     case database(code: Int32, message: String)
+    /// The PostgreSQL server refused a statement: its SQLSTATE (`23505`, `40001`, …) and primary message.
+    case server(sqlState: String, message: String)
+    /// The database server cannot be reached (refused, lost, or waiting out its reconnection backoff); nothing was
+    /// written. A later call connects again.
+    case unavailable(message: String)
     /// The cursor was not made by this store (garbage, truncated or altered).
     case invalidCursor
     /// No session (or current custom exercise) with this id for this tenant (another tenant's is reported the same

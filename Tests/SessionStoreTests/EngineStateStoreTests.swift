@@ -5,8 +5,9 @@ import Testing
 
 @Suite("A live session's engine state in its checkpoints")
 struct EngineStateStoreTests {
-    @Test func aCheckpointKeepsTheStateUntilTheSessionEnds() async throws {
-        try await withStore { store, path in
+    @Test(arguments: StoreKind.allCases)
+    func aCheckpointKeepsTheStateUntilTheSessionEnds(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, database in
             let session = StoredSession.make()
             try await store.create(session)
             #expect(try await store.engineState(id: session.id, tenant: session.tenant) == nil, "none before")
@@ -35,20 +36,21 @@ struct EngineStateStoreTests {
 
             // Reopened: still there. Ended: gone.
             await store.close()
-            let reopened = try await SQLiteSessionStore(path: path.path)
+            let reopened = try await database.open()
             #expect(try await reopened.engineState(id: session.id, tenant: session.tenant)?.state == [9, 9])
             try await reopened.finish(
                 id: session.id, tenant: session.tenant, summary: summary, status: .abandoned,
                 endedAt: session.startedAt + 1)
             #expect(try await reopened.engineState(id: session.id, tenant: session.tenant) == nil)
-            let raw = try RawDatabase(path: path)
+            let raw = try database.raw()
             #expect(try raw.integer("SELECT count(*) FROM sessions WHERE engine_state IS NOT NULL") == 0)
             await reopened.close()
         }
     }
 
-    @Test func aRefusedCheckpointStoresNoState() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func aRefusedCheckpointStoresNoState(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             let session = StoredSession.make(status: .finished, endedAt: 1_764_424_900_000)
             try await store.create(session)
             let refused = try await store.checkpoint([

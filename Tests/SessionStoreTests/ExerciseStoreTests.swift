@@ -11,7 +11,7 @@ import Testing
     /// Saves `id` with a definition naming its version: `{"id":"<id>","version":<n>,"note":"<note>"}`.
     @discardableResult
     static func save(
-        _ store: SQLiteSessionStore, _ id: String, tenant: String = "clinic-1", as write: ExerciseWrite = .create,
+        _ store: any SessionStore, _ id: String, tenant: String = "clinic-1", as write: ExerciseWrite = .create,
         note: String = "", quota: ExerciseQuota = roomy
     ) async throws -> StoredExercise {
         try await store.saveExercise(id: id, tenant: tenant, as: write, quota: quota) { version in
@@ -19,9 +19,10 @@ import Testing
         }
     }
 
-    @Test func numbersVersionsAndKeepsEachDefinitionAsGiven() async throws {
+    @Test(arguments: StoreKind.allCases)
+    func numbersVersionsAndKeepsEachDefinitionAsGiven(_ kind: StoreKind) async throws {
         let clock = ManualClock(1_764_424_800_000)
-        try await withStore(clock: clock) { store, _ in
+        try await withStore(kind, clock: clock) { store, _ in
             let first = try await Self.save(store, "kneeBend", note: "ángulo ✓")
             #expect(
                 first
@@ -42,8 +43,9 @@ import Testing
         }
     }
 
-    @Test func refusesACreateOfACurrentIDAndAnUpdateOfAMissingOne() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func refusesACreateOfACurrentIDAndAnUpdateOfAMissingOne(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             try await Self.save(store, "kneeBend")
             await #expect(throws: SessionStoreError.alreadyExists) { try await Self.save(store, "kneeBend") }
             await #expect(throws: SessionStoreError.notFound) {
@@ -54,8 +56,9 @@ import Testing
         }
     }
 
-    @Test func listsTheLatestVersionOfEachCurrentExerciseByID() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func listsTheLatestVersionOfEachCurrentExerciseByID(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             try await Self.save(store, "zeta")
             try await Self.save(store, "alpha")
             try await Self.save(store, "alpha", as: .update)
@@ -69,9 +72,10 @@ import Testing
         }
     }
 
-    @Test func deletingKeepsEveryVersionReadableAndARecreatedIDNumbersOn() async throws {
+    @Test(arguments: StoreKind.allCases)
+    func deletingKeepsEveryVersionReadableAndARecreatedIDNumbersOn(_ kind: StoreKind) async throws {
         let clock = ManualClock(1_000)
-        try await withStore(clock: clock) { store, _ in
+        try await withStore(kind, clock: clock) { store, _ in
             try await Self.save(store, "kneeBend")
             try await Self.save(store, "kneeBend", as: .update)
             clock.now = 5_000
@@ -94,8 +98,9 @@ import Testing
         }
     }
 
-    @Test func keepsTenantsApart() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func keepsTenantsApart(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             try await Self.save(store, "kneeBend", tenant: "clinic-1", note: "one")
             try await Self.save(store, "kneeBend", tenant: "clinic-2", note: "two")
             try await Self.save(store, "kneeBend", tenant: "clinic-2", as: .update, note: "two again")
@@ -117,8 +122,9 @@ import Testing
         }
     }
 
-    @Test func checksTheQuotaInTheSavingTransaction() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func checksTheQuotaInTheSavingTransaction(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             let quota = ExerciseQuota(maxExercises: 2, maxVersions: 5)
             try await Self.save(store, "a", quota: quota)
             try await Self.save(store, "b", quota: quota)
@@ -138,17 +144,16 @@ import Testing
         }
     }
 
-    @Test func reopeningTheFileKeepsEveryVersionAndTheNumbering() async throws {
-        try await withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("store.sqlite").path
-            let first = try await SQLiteSessionStore(path: path)
+    @Test(arguments: StoreKind.allCases)
+    func reopeningTheDatabaseKeepsEveryVersionAndTheNumbering(_ kind: StoreKind) async throws {
+        try await withStore(kind) { first, database in
             try await Self.save(first, "kneeBend", tenant: "clinic-1")
             try await Self.save(first, "kneeBend", tenant: "clinic-1", as: .update)
             try await Self.save(first, "gone", tenant: "clinic-2")
             _ = try await first.deleteExercise(id: "gone", tenant: "clinic-2")
             await first.close()
 
-            let second = try await SQLiteSessionStore(path: path)
+            let second = try await database.open()
             #expect(try await second.currentExercises(tenant: nil).map(\.id) == ["kneeBend"])
             #expect(try await second.exercise(id: "gone", tenant: "clinic-2", version: 1)?.deletedAt != nil)
             #expect(try await Self.save(second, "kneeBend", tenant: "clinic-1", as: .update).version == 3)

@@ -4,9 +4,10 @@ import Testing
 @testable import SessionStore
 
 @Suite struct LifecycleTests {
-    @Test func checkpointsThenFinishes() async throws {
+    @Test(arguments: StoreKind.allCases)
+    func checkpointsThenFinishes(_ kind: StoreKind) async throws {
         let clock = ManualClock()
-        try await withStore(clock: clock) { store, _ in
+        try await withStore(kind, clock: clock) { store, _ in
             var session = StoredSession.make(summary: SessionSummary(exercise: "elbowFlexion", side: .right))
             try await store.create(session)
             for step in 1...3 {
@@ -32,11 +33,14 @@ import Testing
 
     /// A live session's checkpoints append the reps and samples that came since the last one; a summary that no
     /// longer begins with what was written (reset, a series that halved) is rewritten; the final write is whole.
-    @Test func checkpointsAppendWhatIsNewAndRewriteWhatChanged() async throws {
-        try await withStore { store, path in
-            let raw = try RawDatabase(path: path)
-            defer { raw.connection.close() }
-            let chunks = "SELECT group_concat(first) FROM (SELECT first FROM series_chunks ORDER BY first)"
+    @Test(arguments: StoreKind.allCases)
+    func checkpointsAppendWhatIsNewAndRewriteWhatChanged(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, database in
+            let raw = try database.raw()
+            defer { raw.close() }
+            func chunks() throws -> String {
+                try raw.strings("SELECT first FROM series_chunks ORDER BY first").joined(separator: ",")
+            }
             let repPositions = "SELECT count(*) FROM reps"
             var series = ValueSeries(interval: 0.1, capacity: 100)
             var summary = SessionSummary.make(reps: 0, series: series)
@@ -62,7 +66,7 @@ import Testing
             try await checkpoint(reps: 3)  // nothing new: nothing written
             record(5)
             try await checkpoint(reps: 5)
-            #expect(try raw.strings(chunks) == ["0,30,55"], "each checkpoint appended one chunk of its new samples")
+            #expect(try chunks() == "0,30,55", "each checkpoint appended one chunk of its new samples")
             #expect(try raw.integer(repPositions) == 5)
 
             // Reset: fewer reps than written, and the same count again with other reps, are rewritten.
@@ -76,10 +80,10 @@ import Testing
             record(50)
             #expect(series.interval == 0.2)
             try await checkpoint(reps: 1)
-            #expect(try raw.strings(chunks) == ["0"])
+            #expect(try chunks() == "0")
             record(3)
             try await checkpoint(reps: 1)
-            #expect(try raw.strings(chunks).first?.hasPrefix("0,") == true)
+            #expect(try chunks().hasPrefix("0,"))
 
             // The same session twice in one batch: the second checkpoint follows the first.
             record(4)
@@ -98,7 +102,7 @@ import Testing
             summary = .make(frames: 3, reps: 4, series: series)
             try await store.finish(
                 id: session.id, tenant: session.tenant, summary: summary, status: .finished, endedAt: 9)
-            #expect(try raw.strings(chunks) == ["0"])
+            #expect(try chunks() == "0")
             #expect(try await store.session(id: session.id, tenant: session.tenant)?.summary == summary)
             #expect(await store.written.isEmpty, "an ended session's writes are forgotten")
 
@@ -111,8 +115,9 @@ import Testing
         }
     }
 
-    @Test func checkpointsABatchAndReportsWhatItRefused() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func checkpointsABatchAndReportsWhatItRefused(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             let live = (1...3).map { StoredSession.make(random: UInt128($0)) }
             for session in live { try await store.create(session) }
             let ended = StoredSession.make(random: 4)
@@ -145,8 +150,9 @@ import Testing
         }
     }
 
-    @Test func neverOverwritesAnEndedSession() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func neverOverwritesAnEndedSession(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             let session = StoredSession.make()
             try await store.create(session)
             let final = SessionSummary.make(frames: 9)
@@ -165,8 +171,9 @@ import Testing
         }
     }
 
-    @Test func refusesToFinishAsLive() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func refusesToFinishAsLive(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             let session = StoredSession.make()
             try await store.create(session)
             await #expect(throws: SessionStoreError.invalidEndStatus(.live)) {
@@ -176,8 +183,9 @@ import Testing
         }
     }
 
-    @Test func refusesADuplicateID() async throws {
-        try await withStore { store, path in
+    @Test(arguments: StoreKind.allCases)
+    func refusesADuplicateID(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, database in
             let session = StoredSession.make()
             try await store.create(session)
             await #expect(throws: SessionStoreError.alreadyExists) { try await store.create(session) }
@@ -185,15 +193,16 @@ import Testing
             other.tenant = "clinic-2"
             await #expect(throws: SessionStoreError.alreadyExists) { try await store.create(other) }
             // The failed transactions left nothing behind.
-            let raw = try RawDatabase(path: path)
+            let raw = try database.raw()
             #expect(try raw.integer("SELECT count(*) FROM sessions") == 1)
             #expect(try raw.integer("SELECT count(*) FROM reps") == session.summary.reps.count)
             #expect(try await store.session(id: session.id, tenant: session.tenant) == session)
         }
     }
 
-    @Test func treatsAnotherTenantsSessionAsUnknown() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func treatsAnotherTenantsSessionAsUnknown(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             let session = StoredSession.make(tenant: "clinic-1")
             try await store.create(session)
             let unknown = SessionID(time: 1, random: 1)
@@ -212,13 +221,14 @@ import Testing
         }
     }
 
-    @Test func deleteRemovesEverything() async throws {
-        try await withStore { store, path in
+    @Test(arguments: StoreKind.allCases)
+    func deleteRemovesEverything(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, database in
             let doomed = StoredSession.make(random: 1)
             let kept = StoredSession.make(random: 2)
             try await store.create(doomed)
             try await store.create(kept)
-            let raw = try RawDatabase(path: path)
+            let raw = try database.raw()
             let reps = "SELECT count(*) FROM reps WHERE session_id = ?1"
             let series = "SELECT count(*) FROM series WHERE session_id = ?1"
             #expect(try raw.integer(reps, doomed.id.description) == 3)
@@ -238,9 +248,10 @@ import Testing
         }
     }
 
-    @Test func abandonsOnlyLiveSessions() async throws {
+    @Test(arguments: StoreKind.allCases)
+    func abandonsOnlyLiveSessions(_ kind: StoreKind) async throws {
         let clock = ManualClock(10_000)
-        try await withStore(clock: clock) { store, _ in
+        try await withStore(kind, clock: clock) { store, _ in
             let live = StoredSession.make(random: 1, status: .live)
             let finished = StoredSession.make(random: 2, status: .finished, endedAt: 7)
             let abandoned = StoredSession.make(random: 3, status: .abandoned, endedAt: 8)
@@ -260,9 +271,10 @@ import Testing
         }
     }
 
-    @Test func abandonsOnlySessionsSilentSinceTheCutoff() async throws {
+    @Test(arguments: StoreKind.allCases)
+    func abandonsOnlySessionsSilentSinceTheCutoff(_ kind: StoreKind) async throws {
         let clock = ManualClock(10_000)
-        try await withStore(clock: clock) { store, _ in
+        try await withStore(kind, clock: clock) { store, _ in
             let stale = StoredSession.make(random: 1, tenant: "a")
             let fresh = StoredSession.make(random: 2, tenant: "b")
             try await store.create(stale)
@@ -274,8 +286,9 @@ import Testing
         }
     }
 
-    @Test func servesManyConcurrentWriters() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func servesManyConcurrentWriters(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for task in 0..<100 {
                     group.addTask {
@@ -298,16 +311,18 @@ import Testing
         }
     }
 
-    @Test func runsEveryCallOnItsOwnThread() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func runsEveryCallOnItsOwnThread(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             #expect(await store.openedOnStoreThread)
             #expect(await store.isolatedCallRunsOnStoreThread())
             #expect(!store.isOnStoreThread())
         }
     }
 
-    @Test func failsEveryCallAfterClose() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func failsEveryCallAfterClose(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             let session = StoredSession.make()
             try await store.create(session)
             await store.close()
@@ -321,8 +336,9 @@ import Testing
         }
     }
 
-    @Test func worksThroughTheProtocol() async throws {
-        try await withStore { concrete, _ in
+    @Test(arguments: StoreKind.allCases)
+    func worksThroughTheProtocol(_ kind: StoreKind) async throws {
+        try await withStore(kind) { concrete, _ in
             let store: any SessionStore = concrete
             let session = StoredSession.make()
             try await store.create(session)

@@ -9,7 +9,7 @@ import Testing
 
     /// 24 sessions of tenant `clinic-1`: subjects a/b/c, exercises squat/elbowFlexion, statuses in turn, a minute
     /// apart; plus one of another tenant.
-    private func fill(_ store: SQLiteSessionStore) async throws -> [StoredSession] {
+    private func fill(_ store: any SessionStore) async throws -> [StoredSession] {
         var sessions: [StoredSession] = []
         for i in 0..<24 {
             let session = StoredSession.make(
@@ -27,8 +27,9 @@ import Testing
         sessions.filter(keep).sorted { ($0.startedAt, $0.id) > ($1.startedAt, $1.id) }.map(\.id)
     }
 
-    @Test func listsNewestFirstWithRepsButNoSeries() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func listsNewestFirstWithRepsButNoSeries(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             let sessions = try await fill(store)
             let page = try await store.list(SessionQuery(tenant: "clinic-1"))
             #expect(page.sessions.map(\.id) == expected(sessions) { _ in true })
@@ -42,8 +43,9 @@ import Testing
         }
     }
 
-    @Test func filtersByEachFieldAlone() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func filtersByEachFieldAlone(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             let sessions = try await fill(store)
             func ids(_ query: SessionQuery) async throws -> [SessionID] {
                 try await store.list(query).sessions.map(\.id)
@@ -69,8 +71,9 @@ import Testing
         }
     }
 
-    @Test func combinesFilters() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func combinesFilters(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             let sessions = try await fill(store)
             let from = Self.base + 2 * 60_000
             let to = Self.base + 20 * 60_000
@@ -86,8 +89,9 @@ import Testing
         }
     }
 
-    @Test func pagesThroughFiltersWithCursors() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func pagesThroughFiltersWithCursors(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             let sessions = try await fill(store)
             var query = SessionQuery(tenant: "clinic-1", exercise: "elbowFlexion", limit: 5)
             var ids: [SessionID] = []
@@ -104,8 +108,9 @@ import Testing
         }
     }
 
-    @Test func endsWithoutACursorWhenThePageIsExactlyFull() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func endsWithoutACursorWhenThePageIsExactlyFull(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             _ = try await fill(store)
             let first = try await store.list(SessionQuery(tenant: "clinic-1", limit: 12))
             #expect(first.next != nil)
@@ -115,8 +120,9 @@ import Testing
         }
     }
 
-    @Test func pagesStayCorrectWhileSessionsArrive() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func pagesStayCorrectWhileSessionsArrive(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             // 50 sessions, some sharing a start time so the id breaks ties.
             var originals: [StoredSession] = []
             for i in 0..<50 {
@@ -155,8 +161,9 @@ import Testing
         }
     }
 
-    @Test func pagesStayCorrectWithConcurrentOlderAndNewerInserts() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func pagesStayCorrectWithConcurrentOlderAndNewerInserts(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             var originals: [StoredSession] = []
             for i in 0..<50 {
                 let session = StoredSession.make(
@@ -188,9 +195,12 @@ import Testing
         }
     }
 
-    @Test(arguments: [(0, 1), (-5, 1), (1, 1), (50, 50), (499, 499), (500, 500), (501, 500), (10_000, 500)])
-    func clampsTheLimit(requested: Int, served: Int) async throws {
-        try await withStore { store, _ in
+    @Test(
+        arguments: StoreKind.allCases,
+        [(0, 1), (-5, 1), (1, 1), (50, 50), (499, 499), (500, 500), (501, 500), (10_000, 500)])
+    func clampsTheLimit(_ kind: StoreKind, limit: (requested: Int, served: Int)) async throws {
+        let (requested, served) = limit
+        try await withStore(kind) { store, _ in
             for i in 0..<501 {
                 try await store.create(
                     .make(
@@ -203,10 +213,11 @@ import Testing
         }
     }
 
-    @Test func usesFiftyByDefault() async throws {
+    @Test(arguments: StoreKind.allCases)
+    func usesFiftyByDefault(_ kind: StoreKind) async throws {
         #expect(SessionQuery(tenant: "t").limit == 50)
         #expect(SessionQuery(tenant: "t").effectiveLimit == 50)
-        try await withStore { store, _ in
+        try await withStore(kind) { store, _ in
             _ = try await fill(store)
             for i in 24..<60 {
                 try await store.create(.make(startedAt: Self.base + Int64(i) * 60_000, random: UInt128(i)))
@@ -215,19 +226,20 @@ import Testing
         }
     }
 
-    @Test(arguments: ["garbage", "", "AAAA", "'; DROP TABLE sessions; --"])
-    func refusesInvalidCursors(_ cursor: String) async throws {
-        try await withStore { store, path in
+    @Test(arguments: StoreKind.allCases, ["garbage", "", "AAAA", "'; DROP TABLE sessions; --"])
+    func refusesInvalidCursors(_ kind: StoreKind, _ cursor: String) async throws {
+        try await withStore(kind) { store, database in
             _ = try await fill(store)
             await #expect(throws: SessionStoreError.invalidCursor) {
                 try await store.list(SessionQuery(tenant: "clinic-1", cursor: cursor))
             }
-            #expect(try RawDatabase(path: path).integer("SELECT count(*) FROM sessions") == 25)
+            #expect(try database.raw().integer("SELECT count(*) FROM sessions") == 25)
         }
     }
 
-    @Test func refusesATamperedCursor() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func refusesATamperedCursor(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             _ = try await fill(store)
             let next = try #require(try await store.list(SessionQuery(tenant: "clinic-1", limit: 3)).next)
             var bytes = Array(next.utf8)
@@ -238,8 +250,9 @@ import Testing
         }
     }
 
-    @Test func listsOnlyTheTenantsOwnSessions() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func listsOnlyTheTenantsOwnSessions(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             _ = try await fill(store)
             let other = try await store.list(SessionQuery(tenant: "clinic-2"))
             #expect(other.sessions.count == 1)

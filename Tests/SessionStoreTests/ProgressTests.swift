@@ -26,8 +26,9 @@ import Testing
             endedAt: start + hours * hour + 60_000, summary: summary)
     }
 
-    @Test func answersOneSubjectsSessionsOldestFirstWithTheCleanRepsMeanPeak() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func answersOneSubjectsSessionsOldestFirstWithTheCleanRepsMeanPeak(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             let sessions = [
                 Self.session("p-17", hours: 5, peaks: [80, 90]), Self.session("p-17", hours: 1, peaks: []),
                 Self.session("p-17", hours: 3, exercise: "hipAbduction", peaks: [20, 25, 33]),
@@ -56,8 +57,9 @@ import Testing
         }
     }
 
-    @Test func boundsTheWindowHalfOpenOnTheStartTime() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func boundsTheWindowHalfOpenOnTheStartTime(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             let sessions = (0..<6).map { Self.session("p", hours: Int64($0), random: UInt128($0 + 1)) }
             for session in sessions { try await store.create(session) }
             let window = ProgressQuery(
@@ -68,8 +70,9 @@ import Testing
         }
     }
 
-    @Test func pagesBackwardsFromTheLatestSessionsWithACursor() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func pagesBackwardsFromTheLatestSessionsWithACursor(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             // 23 sessions, two of them in the same millisecond (ordered by id).
             var sessions = (0..<22).map { Self.session("p", hours: Int64($0), random: UInt128($0 + 1)) }
             sessions.append(Self.session("p", hours: 7, random: 99))
@@ -97,8 +100,9 @@ import Testing
         #expect((1...ProgressQuery.maximumLimit).contains(query.effectiveLimit))
     }
 
-    @Test func readsAtMostTheLimitOfAMuchLongerHistory() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func readsAtMostTheLimitOfAMuchLongerHistory(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             for index in 0..<1_203 {
                 try await store.create(Self.session("busy", hours: Int64(index), random: UInt128(index + 1)))
             }
@@ -112,8 +116,9 @@ import Testing
         }
     }
 
-    @Test func refusesACursorItDidNotIssue() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func refusesACursorItDidNotIssue(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             for cursor in ["", "garbage", String(repeating: "A", count: 39), String(repeating: "é", count: 100)] {
                 await #expect(throws: SessionStoreError.invalidCursor, "\(cursor)") {
                     try await store.progress(ProgressQuery(tenant: "t", subject: "s", cursor: cursor))
@@ -122,8 +127,9 @@ import Testing
         }
     }
 
-    @Test func followsALiveSessionsCheckpoints() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func followsALiveSessionsCheckpoints(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             var session = StoredSession.make(subject: "p", summary: SessionSummary(exercise: "squat"))
             try await store.create(session)
             let query = ProgressQuery(tenant: session.tenant, subject: "p")
@@ -150,7 +156,7 @@ import Testing
         ProgressQuery(tenant: "t", subject: "s", cursor: "c"),
     ])
     func readsThroughAnIndexWithoutSorting(_ query: ProgressQuery) async throws {
-        try await withStore { _, path in
+        try await withSQLiteStore { _, path in
             let plan = try RawDatabase(path: path).strings(
                 "EXPLAIN QUERY PLAN " + SQLiteSessionStore.progressSQL(for: query), column: 3
             ).joined(separator: "\n")

@@ -8,9 +8,10 @@ struct ResumePointTests {
     static let resumption = SessionResumption(
         tokenDigest: Array(repeating: 0xAB, count: 32), start: #"{"type":"start","exercise":"elbowFlexion"}"#)
 
-    @Test func aResumePointHasTheSessionItsResumptionAndItsLastCheckpoint() async throws {
+    @Test(arguments: StoreKind.allCases)
+    func aResumePointHasTheSessionItsResumptionAndItsLastCheckpoint(_ kind: StoreKind) async throws {
         let clock = ManualClock()
-        try await withStore(clock: clock) { store, _ in
+        try await withStore(kind, clock: clock) { store, _ in
             var session = StoredSession.make()
             session.resumption = Self.resumption
             try await store.create(session)
@@ -40,8 +41,9 @@ struct ResumePointTests {
         }
     }
 
-    @Test func aSessionWithoutResumptionHasNone() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func aSessionWithoutResumptionHasNone(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             let session = StoredSession.make()
             try await store.create(session)
             let point = try #require(try await store.resumePoint(id: session.id, tenant: session.tenant))
@@ -49,9 +51,10 @@ struct ResumePointTests {
         }
     }
 
-    @Test func liveSessionsListsOnlyLiveOnesOldestWriteFirstWithTheirDigest() async throws {
+    @Test(arguments: StoreKind.allCases)
+    func liveSessionsListsOnlyLiveOnesOldestWriteFirstWithTheirDigest(_ kind: StoreKind) async throws {
         let clock = ManualClock()
-        try await withStore(clock: clock) { store, _ in
+        try await withStore(kind, clock: clock) { store, _ in
             var resumable = StoredSession.make(random: 1)
             resumable.resumption = Self.resumption
             try await store.create(resumable)
@@ -69,9 +72,10 @@ struct ResumePointTests {
         }
     }
 
-    @Test func abandoningOneSessionKeepsItsCheckpointAndEndsItAtItsLastWrite() async throws {
+    @Test(arguments: StoreKind.allCases)
+    func abandoningOneSessionKeepsItsCheckpointAndEndsItAtItsLastWrite(_ kind: StoreKind) async throws {
         let clock = ManualClock()
-        try await withStore(clock: clock) { store, path in
+        try await withStore(kind, clock: clock) { store, database in
             let session = StoredSession.make()
             try await store.create(session)
             clock.advance(by: 5_000)
@@ -87,7 +91,7 @@ struct ResumePointTests {
             #expect(stored.endedAt == lastWrite)
             #expect(stored.summary == session.summary)
             #expect(try await store.engineState(id: session.id, tenant: session.tenant) == nil)
-            let raw = try RawDatabase(path: path)
+            let raw = try database.raw()
             #expect(try raw.integer("SELECT count(*) FROM sessions WHERE engine_state IS NOT NULL") == 0)
             #expect(try await store.abandon(id: session.id, tenant: session.tenant) == false, "once only")
             #expect(try await store.liveSessions().isEmpty)

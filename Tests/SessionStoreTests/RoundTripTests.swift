@@ -4,9 +4,9 @@ import Testing
 @testable import SessionStore
 
 @Suite struct RoundTripTests {
-    @Test(arguments: [128.0, nil] as [Double?])
-    func roundTripsAFullSession(baseline: Double?) async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases, [128.0, nil] as [Double?])
+    func roundTripsAFullSession(_ kind: StoreKind, baseline: Double?) async throws {
+        try await withStore(kind) { store, _ in
             let session = StoredSession.make(summary: .make(baseline: baseline))
             try await store.create(session)
             let read = try #require(try await store.session(id: session.id, tenant: session.tenant))
@@ -18,8 +18,9 @@ import Testing
         }
     }
 
-    @Test func roundTripsAnEmptySession() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func roundTripsAnEmptySession(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             let session = StoredSession.make(
                 subject: nil, summary: SessionSummary(exercise: "shoulderAbduction"))
             try await store.create(session)
@@ -28,8 +29,9 @@ import Testing
         }
     }
 
-    @Test func roundTripsAnAlternatingSessionWithSidesTalliesAndTimesToPeak() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func roundTripsAnAlternatingSessionWithSidesTalliesAndTimesToPeak(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             let session = StoredSession.make(summary: .make(exercise: "marching", reps: 5, alternating: true))
             try await store.create(session)
             let read = try #require(try await store.session(id: session.id, tenant: session.tenant))
@@ -46,15 +48,17 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        Prescription(),
-        SessionSummary.prescribed,
-        Prescription(target: 90, rest: 30, enter: 90, exit: 60, holdSeconds: 8, reps: nil, sets: 2),
-        Prescription(target: -0.0, rest: 0.1, enter: -359.99999999999994, exit: .leastNonzeroMagnitude, reps: 1000),
-        Prescription(target: 1.25, holdSeconds: 3600, reps: 1, sets: 100),
-    ])
-    func roundTripsEveryPrescriptionAndVersion(_ prescription: Prescription) async throws {
-        try await withStore { store, _ in
+    @Test(
+        arguments: StoreKind.allCases,
+        [
+            Prescription(),
+            SessionSummary.prescribed,
+            Prescription(target: 90, rest: 30, enter: 90, exit: 60, holdSeconds: 8, reps: nil, sets: 2),
+            Prescription(target: -0.0, rest: 0.1, enter: -359.99999999999994, exit: .leastNonzeroMagnitude, reps: 1000),
+            Prescription(target: 1.25, holdSeconds: 3600, reps: 1, sets: 100),
+        ])
+    func roundTripsEveryPrescriptionAndVersion(_ kind: StoreKind, _ prescription: Prescription) async throws {
+        try await withStore(kind) { store, _ in
             var summary = SessionSummary.make()
             summary.prescription = prescription
             summary.exerciseVersion = Int(Int32.max) + 7
@@ -67,16 +71,24 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        "UPDATE sessions SET per_side = 'middle=1:0:'", "UPDATE sessions SET per_side = 'left=1:0'",
-        "UPDATE sessions SET per_side = 'left=1:0:x'", "UPDATE sessions SET per_side = 'left=1:0:,left=2:0:'",
-        "UPDATE sessions SET per_side = 'left=one:0:'", "UPDATE sessions SET per_side = 'left'",
-    ])
-    func reportsDamagedTallies(damage: String) async throws {
-        try await withStore { store, path in
+    /// SQLite's blob literals in PostgreSQL's words: `x'00'` is `'\x00'::bytea`, `zeroblob(15)` fifteen zero bytes.
+    private static func postgresBlobs(_ sql: String) -> String {
+        sql.replacing(/x'([0-9A-F]*)'/) { #"'\x"# + $0.output.1 + "'::bytea" }
+            .replacing(/zeroblob\((\d+)\)/) { "decode(repeat('00', \($0.output.1)), 'hex')" }
+    }
+
+    @Test(
+        arguments: StoreKind.allCases,
+        [
+            "UPDATE sessions SET per_side = 'middle=1:0:'", "UPDATE sessions SET per_side = 'left=1:0'",
+            "UPDATE sessions SET per_side = 'left=1:0:x'", "UPDATE sessions SET per_side = 'left=1:0:,left=2:0:'",
+            "UPDATE sessions SET per_side = 'left=one:0:'", "UPDATE sessions SET per_side = 'left'",
+        ])
+    func reportsDamagedTallies(_ kind: StoreKind, damage: String) async throws {
+        try await withStore(kind) { store, database in
             let session = StoredSession.make(summary: .make(alternating: true))
             try await store.create(session)
-            try RawDatabase(path: path).execute(damage)
+            try database.raw().execute(damage)
             await #expect(throws: SessionStoreError.corruptRecord(id: session.id.description)) {
                 try await store.session(id: session.id, tenant: session.tenant)
             }
@@ -86,11 +98,12 @@ import Testing
         }
     }
 
-    @Test func reportsARepWithAnUnknownSide() async throws {
-        try await withStore { store, path in
+    @Test(arguments: StoreKind.allCases)
+    func reportsARepWithAnUnknownSide(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, database in
             let session = StoredSession.make(summary: .make(alternating: true))
             try await store.create(session)
-            try RawDatabase(path: path).execute("UPDATE reps SET side = 'middle' WHERE position = 1")
+            try database.raw().execute(#"UPDATE reps SET side = 'middle' WHERE "position" = 1"#)
             await #expect(throws: SessionStoreError.corruptRecord(id: session.id.description)) {
                 try await store.session(id: session.id, tenant: session.tenant)
             }
@@ -100,8 +113,9 @@ import Testing
         }
     }
 
-    @Test func roundTripsAHalvedSeriesThatGoesOnRecording() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func roundTripsAHalvedSeriesThatGoesOnRecording(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             // Capacity 16 over 100 samples: the interval has doubled several times.
             var series = ValueSeries.make(count: 100, capacity: 16)
             #expect(series.interval > 0.1)
@@ -117,16 +131,18 @@ import Testing
         }
     }
 
-    @Test func roundTripsAFinishedSessionCreatedAtOnce() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func roundTripsAFinishedSessionCreatedAtOnce(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             let session = StoredSession.make(status: .finished, endedAt: 1_764_424_893_400)
             try await store.create(session)
             #expect(try await store.session(id: session.id, tenant: session.tenant) == session)
         }
     }
 
-    @Test func keepsExtremeNumbers() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreKind.allCases)
+    func keepsExtremeNumbers(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
             var summary = SessionSummary.make(reps: 1)
             summary.best = .greatestFiniteMagnitude
             summary.baseline = -.leastNonzeroMagnitude
@@ -139,26 +155,28 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        "UPDATE series_chunks SET samples = x'00'", "UPDATE series_chunks SET samples = zeroblob(15)",
-        "UPDATE series_chunks SET samples = x'000000000000F87F0000000000000000'",
-        "UPDATE series_chunks SET samples = x'0000000000000040000000000000000000000000000000000000000000000000'",
-        // Chunks that do not follow one another: a gap, an overlap, a first chunk that does not start at 0.
-        "INSERT INTO series_chunks SELECT session_id, 41, samples FROM series_chunks",
-        "INSERT INTO series_chunks SELECT session_id, 39, samples FROM series_chunks",
-        "UPDATE series_chunks SET first = 1",
-        // More samples than the series' capacity: in its one chunk, or in a chunk past a full one.
-        "UPDATE series SET capacity = 39",
-        """
-        UPDATE series SET capacity = 40;
-        INSERT INTO series_chunks SELECT session_id, 40, samples FROM series_chunks
-        """,
-    ])
-    func reportsADamagedSeries(damage: String) async throws {
-        try await withStore { store, path in
+    @Test(
+        arguments: StoreKind.allCases,
+        [
+            "UPDATE series_chunks SET samples = x'00'", "UPDATE series_chunks SET samples = zeroblob(15)",
+            "UPDATE series_chunks SET samples = x'000000000000F87F0000000000000000'",
+            "UPDATE series_chunks SET samples = x'0000000000000040000000000000000000000000000000000000000000000000'",
+            // Chunks that do not follow one another: a gap, an overlap, a first chunk that does not start at 0.
+            "INSERT INTO series_chunks SELECT session_id, 41, samples FROM series_chunks",
+            "INSERT INTO series_chunks SELECT session_id, 39, samples FROM series_chunks",
+            "UPDATE series_chunks SET first = 1",
+            // More samples than the series' capacity: in its one chunk, or in a chunk past a full one.
+            "UPDATE series SET capacity = 39",
+            """
+            UPDATE series SET capacity = 40;
+            INSERT INTO series_chunks SELECT session_id, 40, samples FROM series_chunks
+            """,
+        ])
+    func reportsADamagedSeries(_ kind: StoreKind, damage: String) async throws {
+        try await withStore(kind) { store, database in
             let session = StoredSession.make()
             try await store.create(session)
-            try RawDatabase(path: path).execute(damage)
+            try database.raw().execute(database.dialect(sqlite: damage, postgres: Self.postgresBlobs(damage)))
             await #expect(throws: SessionStoreError.corruptRecord(id: session.id.description)) {
                 try await store.series(id: session.id, tenant: session.tenant)
             }
@@ -169,11 +187,12 @@ import Testing
         }
     }
 
-    @Test func reportsADamagedRow() async throws {
-        try await withStore { store, path in
+    @Test(arguments: StoreKind.allCases)
+    func reportsADamagedRow(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, database in
             let session = StoredSession.make()
             try await store.create(session)
-            try RawDatabase(path: path).execute("UPDATE sessions SET fault_counts = 'keepHipsLevel=many'")
+            try database.raw().execute("UPDATE sessions SET fault_counts = 'keepHipsLevel=many'")
             await #expect(throws: SessionStoreError.corruptRecord(id: session.id.description)) {
                 try await store.session(id: session.id, tenant: session.tenant)
             }
@@ -183,11 +202,12 @@ import Testing
         }
     }
 
-    @Test func skipsFaultNamesItDoesNotKnow() async throws {
-        try await withStore { store, path in
+    @Test(arguments: StoreKind.allCases)
+    func skipsFaultNamesItDoesNotKnow(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, database in
             let session = StoredSession.make()
             try await store.create(session)
-            let raw = try RawDatabase(path: path)
+            let raw = try database.raw()
             try raw.execute("UPDATE sessions SET fault_counts = 'keepHipsLevel=1,retiredFault=4'")
             try raw.execute("UPDATE reps SET faults = 'retiredFault,keepThighStill'")
             let read = try #require(try await store.session(id: session.id, tenant: session.tenant))
@@ -202,9 +222,9 @@ import Testing
         String(repeating: "💥'\"\u{0}", count: 1_000),
     ]
 
-    @Test(arguments: hostileStrings)
-    func roundTripsHostileTextVerbatim(_ text: String) async throws {
-        try await withStore { store, path in
+    @Test(arguments: StoreKind.allCases, hostileStrings)
+    func roundTripsHostileTextVerbatim(_ kind: StoreKind, _ text: String) async throws {
+        try await withStore(kind) { store, database in
             let session = StoredSession.make(
                 tenant: "tenant " + text, subject: text, summary: .make(exercise: text))
             let bystander = StoredSession.make(startedAt: 1, random: 2, tenant: "tenant " + text, subject: "other")
@@ -218,7 +238,7 @@ import Testing
             let page = try await store.list(SessionQuery(tenant: session.tenant, subject: text, exercise: text))
             #expect(page.sessions.map(\.id) == [session.id])
             #expect(try await store.list(SessionQuery(tenant: session.tenant)).sessions.count == 2)
-            let raw = try RawDatabase(path: path)
+            let raw = try database.raw()
             #expect(try raw.integer("SELECT count(*) FROM sessions") == 2)
             #expect(try raw.integer("SELECT count(*) FROM reps") == 6)
         }

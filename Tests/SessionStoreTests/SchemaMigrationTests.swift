@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct SchemaMigrationTests {
     @Test func migratesAnEmptyFileToTheNewestVersion() async throws {
-        try await withStore { store, path in
+        try await withSQLiteStore { store, path in
             let raw = try RawDatabase(path: path)
             #expect(try raw.integer("PRAGMA user_version") == SQLiteSchema.newestVersion)
             #expect(SQLiteSchema.newestVersion == 7)
@@ -55,7 +55,7 @@ import Testing
             do {
                 // A database as the version-1 code left it.
                 let raw = try RawDatabase(path: path)
-                try SQLiteSchema.migrate(raw.connection, upTo: 1)
+                try SQLiteSchema.migrate(raw.sqlite, upTo: 1)
                 #expect(try raw.integer("PRAGMA user_version") == 1)
                 #expect(try raw.integer("SELECT count(*) FROM sqlite_master WHERE name = 'series'") == 0)
                 try raw.execute(
@@ -71,7 +71,7 @@ import Testing
                     VALUES ('\(finished)', 0, 1, 130.2, 12.5, 3.1, 5.0, ''),
                         ('\(finished)', 1, 2, 131.0, 12.0, 6.0, 8.5, 'keepUpperArmStill');
                     """)
-                raw.connection.close()
+                raw.sqlite.close()
             }
 
             let clock = ManualClock(1_764_425_000_000)
@@ -117,7 +117,7 @@ import Testing
             do {
                 // A database as the version-2 code left it: one blob per series (here one of 40 samples, one empty).
                 let raw = try RawDatabase(path: path)
-                try SQLiteSchema.migrate(raw.connection, upTo: 2)
+                try SQLiteSchema.migrate(raw.sqlite, upTo: 2)
                 let blob = SessionRecordCoding.encodeSamples(series).map { String(format: "%02x", $0) }.joined()
                 try raw.execute(
                     """
@@ -128,7 +128,7 @@ import Testing
                     INSERT INTO series (session_id, interval, capacity, samples)
                     VALUES ('\(stored)', 0.1, 36000, x'\(blob)'), ('\(empty)', 0.1, 36000, x'');
                     """)
-                raw.connection.close()
+                raw.sqlite.close()
             }
             let store = try await SQLiteSessionStore(path: path.path)
             #expect(try await store.series(id: stored, tenant: "t") == series)
@@ -140,7 +140,7 @@ import Testing
                 try raw.strings("SELECT name FROM pragma_table_info('series') ORDER BY cid") == [
                     "session_id", "interval", "capacity",
                 ])
-            raw.connection.close()
+            raw.sqlite.close()
         }
     }
 
@@ -153,7 +153,7 @@ import Testing
             do {
                 // A database as the version-3 code left it, written by its own migrations.
                 let raw = try RawDatabase(path: path)
-                try SQLiteSchema.migrate(raw.connection, upTo: 3)
+                try SQLiteSchema.migrate(raw.sqlite, upTo: 3)
                 #expect(try raw.integer("PRAGMA user_version") == 3)
                 try raw.execute(
                     """
@@ -173,7 +173,7 @@ import Testing
                         ('\(finished)', 2, 3, 135.0, 12.0, 9.0, 11.5, ''),
                         ('\(rejectedOnly)', 0, 1, 90.0, 10.0, 2.0, 4.0, 'keepUpperArmStill');
                     """)
-                raw.connection.close()
+                raw.sqlite.close()
             }
 
             let store = try await SQLiteSessionStore(path: path.path)
@@ -208,16 +208,16 @@ import Testing
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("v1.sqlite")
             let raw = try RawDatabase(path: path)
-            try SQLiteSchema.migrate(raw.connection, upTo: 1)
+            try SQLiteSchema.migrate(raw.sqlite, upTo: 1)
             try raw.execute(
                 """
                 INSERT INTO sessions (id, tenant, exercise, status, started_at, frames, visible_frames, rep_count,
                     rejected_count)
                 VALUES ('\(SessionID(time: 1, random: 1))', 't', 'squat', 'live', 1000, 0, 0, 0, 0);
                 """)
-            try SQLiteSchema.migrate(raw.connection)
+            try SQLiteSchema.migrate(raw.sqlite)
             #expect(try raw.integer("SELECT updated_at FROM sessions") == 1000)
-            raw.connection.close()
+            raw.sqlite.close()
         }
     }
 
@@ -226,7 +226,7 @@ import Testing
             let path = directory.appendingPathComponent("future.sqlite")
             let raw = try RawDatabase(path: path)
             try raw.execute("PRAGMA user_version = 99")
-            raw.connection.close()
+            raw.sqlite.close()
             await #expect(
                 throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: SQLiteSchema.newestVersion)
             ) {
@@ -254,7 +254,7 @@ import Testing
         SessionQuery(tenant: "t", subject: "s", exercise: "e", status: .finished, from: 1, to: 9, cursor: "c"),
     ])
     func listsThroughAnIndexWithoutSorting(_ query: SessionQuery) async throws {
-        try await withStore { _, path in
+        try await withSQLiteStore { _, path in
             let plan = try RawDatabase(path: path).strings(
                 "EXPLAIN QUERY PLAN " + SQLiteSessionStore.listSQL(for: query), column: 3
             ).joined(separator: "\n")

@@ -1,5 +1,6 @@
 import Foundation
 import MotionCore
+import PostgresTestSupport
 import Synchronization
 import Testing
 
@@ -14,8 +15,8 @@ func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> 
     return try await body(directory)
 }
 
-/// Opens a store on a fresh file, runs `body`, then closes it.
-func withStore<T>(
+/// Opens a SQLite store on a fresh file, runs `body`, then closes it (for tests of the SQLite store alone).
+func withSQLiteStore<T>(
     clock: ManualClock = ManualClock(), _ body: (SQLiteSessionStore, URL) async throws -> T
 ) async throws -> T {
     try await withTemporaryDirectory { directory in
@@ -25,6 +26,88 @@ func withStore<T>(
         await store.close()
         return result
     }
+}
+
+/// Opens a store of `kind` on a fresh database, runs `body`, then closes it: the SQLite store on a new file in a
+/// temporary directory, the PostgreSQL store on a new database in the server the tests start
+/// (``PostgresTestServer``). Without the PostgreSQL binaries the PostgreSQL case is cancelled, which reports it
+/// skipped with the reason.
+func withStore<T>(
+    _ kind: StoreKind, clock: ManualClock = ManualClock(), _ body: (any TestedStore, TestDatabase) async throws -> T
+) async throws -> T {
+    switch kind {
+    case .sqlite:
+        return try await withTemporaryDirectory { directory in
+            let database = TestDatabase(
+                kind: kind, location: directory.appendingPathComponent("store.sqlite").path, clock: clock)
+            let store = try await database.open()
+            let result = try await body(store, database)
+            await store.close()
+            return result
+        }
+    case .postgres:
+        guard PostgresTestServer.isInstalled else {
+            // Debian package `postgresql` (PostgreSQL 15); `make deps` installs it.
+            try Test.cancel(
+                "PostgreSQL server binaries not found in \(PostgresTestServer.binaries): apt install postgresql")
+        }
+        let database = TestDatabase(
+            kind: kind, location: try await PostgresTestServer.shared.createDatabase(), clock: clock)
+        let store = try await database.open()
+        let result = try await body(store, database)
+        await store.close()
+        return result
+    }
+}
+
+/// The stores the shared tests run against.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+}
+
+/// A store under test, with what the tests inspect beyond the protocol.
+protocol TestedStore: SessionStore {
+    /// What the store has written of each live session's details.
+    var written: [SessionID: WrittenDetails] { get async }
+    /// Whether opening ran on the store's thread.
+    var openedOnStoreThread: Bool { get async }
+    /// Whether an isolated call runs on the store's thread.
+    func isolatedCallRunsOnStoreThread() async -> Bool
+    /// Whether the caller runs on the store's thread.
+    func isOnStoreThread() -> Bool
+}
+
+extension SQLiteSessionStore: TestedStore {}
+extension PostgresSessionStore: TestedStore {}
+
+/// One test's database: where it is, stores opened on it, raw SQL on it.
+struct TestDatabase: Sendable {
+    let kind: StoreKind
+    /// The SQLite file's path, or the PostgreSQL database's URL.
+    let location: String
+    let clock: ManualClock
+
+    /// Opens another store on the database (the test closes it).
+    func open() async throws -> any TestedStore {
+        switch kind {
+        case .sqlite: return try await SQLiteSessionStore(path: location, configuration: .init(clock: clock.read))
+        case .postgres: return try await PostgresSessionStore(url: location, configuration: .init(clock: clock.read))
+        }
+    }
+
+    /// A second connection for raw SQL.
+    func raw() throws -> RawDatabase {
+        switch kind {
+        case .sqlite: return try RawDatabase(path: URL(fileURLWithPath: location))
+        case .postgres: return try RawDatabase(url: location)
+        }
+    }
+
+    /// SQL in the dialect of this database: `sqlite` for SQLite, `postgres` for PostgreSQL.
+    func dialect(sqlite: String, postgres: String) -> String { kind == .sqlite ? sqlite : postgres }
 }
 
 /// A wall clock the test sets.
@@ -43,28 +126,67 @@ final class ManualClock: Sendable {
     func advance(by delta: Int64) { milliseconds.withLock { $0 += delta } }
 }
 
-/// Raw SQL on a store's file, through a second connection, for checks the store's API does not expose.
+/// Raw SQL on a store's database, through a second connection, for checks the store's API does not expose.
+/// Parameters are written `?1` (PostgreSQL's `$1` is substituted).
 struct RawDatabase {
-    let connection: SQLiteConnection
+    private enum Connection {
+        case sqlite(SQLiteConnection)
+        case postgres(PostgresConnection)
+    }
 
-    init(path: URL) throws { connection = try SQLiteConnection(path: path.path) }
+    private let connection: Connection
+
+    init(path: URL) throws { connection = .sqlite(try SQLiteConnection(path: path.path)) }
+
+    init(url: String) throws { connection = .postgres(try PostgresConnection(url: url)) }
+
+    /// The SQLite connection (for tests of the SQLite store alone).
+    var sqlite: SQLiteConnection {
+        guard case .sqlite(let connection) = connection else { preconditionFailure("not a SQLite database") }
+        return connection
+    }
 
     func integer(_ sql: String, _ text: String? = nil) throws -> Int {
-        try connection.withStatement(sql) { statement throws(SessionStoreError) in
-            if let text { try statement.bind(text, at: 1) }
-            return try statement.step() ? statement.int(0) : 0
+        switch connection {
+        case .sqlite(let connection):
+            return try connection.withStatement(sql) { statement throws(SessionStoreError) in
+                if let text { try statement.bind(text, at: 1) }
+                return try statement.step() ? statement.int(0) : 0
+            }
+        case .postgres(let connection):
+            let rows = try connection.query(Self.numbered(sql), text.map { [PostgresValue.text($0)] } ?? [])
+            return rows.first?.int(0) ?? 0
         }
     }
 
     func strings(_ sql: String, column: Int32 = 0) throws -> [String] {
-        try connection.withStatement(sql) { statement throws(SessionStoreError) in
-            var rows: [String] = []
-            while try statement.step() { rows.append(statement.string(column)) }
-            return rows
+        switch connection {
+        case .sqlite(let connection):
+            return try connection.withStatement(sql) { statement throws(SessionStoreError) in
+                var rows: [String] = []
+                while try statement.step() { rows.append(statement.string(column)) }
+                return rows
+            }
+        case .postgres(let connection):
+            return try connection.query(Self.numbered(sql)).rows.map { $0.text(column) }
         }
     }
 
-    func execute(_ sql: String) throws { try connection.execute(sql) }
+    func execute(_ sql: String) throws {
+        switch connection {
+        case .sqlite(let connection): try connection.execute(sql)
+        case .postgres(let connection): try connection.execute(sql)
+        }
+    }
+
+    func close() {
+        switch connection {
+        case .sqlite(let connection): connection.close()
+        case .postgres(let connection): connection.close()
+        }
+    }
+
+    private static func numbered(_ sql: String) -> String { sql.replacingOccurrences(of: "?", with: "$") }
 }
 
 extension ValueSeries {

@@ -8,7 +8,7 @@ public struct ServerOptions: Sendable, Equatable {
     public var host = "127.0.0.1"
     /// The port; 0 takes a free one.
     public var port: UInt16 = 8080
-    /// The SQLite file (a `postgres://` URL is reserved for the PostgreSQL store).
+    /// The SQLite file, or the `postgres://` URL of a PostgreSQL database.
     public var database = "./data/motion.sqlite"
     /// The directory served under `/`.
     public var publicDirectory = "Public"

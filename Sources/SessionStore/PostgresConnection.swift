@@ -1,0 +1,221 @@
+import Basics
+import CLibPQ
+
+/// One libpq connection to a PostgreSQL server, its cache of prepared statements, and reconnection with backoff.
+///
+/// Not `Sendable`: it belongs to the ``PostgresSessionStore`` actor, which runs on its own thread, so every blocking
+/// libpq call happens there and never on an event loop.
+///
+/// A lost connection fails the call that finds it lost with ``SessionStoreError/unavailable(message:)``; the next
+/// call connects again at once. A connection attempt that fails makes the calls that follow fail the same way,
+/// without trying, until a backoff has passed (doubling from ``Configuration/initialBackoff`` to
+/// ``Configuration/maximumBackoff``), so a server that is down is not hammered.
+final class PostgresConnection {
+    /// How the connection is made and retried. Every field has a safe default.
+    struct Configuration: Sendable {
+        /// How long one connection attempt may take, seconds (libpq's `connect_timeout`; at least 2).
+        var connectTimeoutSeconds = 10
+        /// The wait after the first failed attempt, nanoseconds.
+        var initialBackoff: UInt64 = 100_000_000
+        /// The longest wait between attempts, nanoseconds.
+        var maximumBackoff: UInt64 = 5_000_000_000
+        /// A monotonic clock, nanoseconds.
+        var clock: @Sendable () -> UInt64 = MonotonicClock.nanoseconds
+    }
+
+    private let url: String
+    private let configuration: Configuration
+    private var handle: OpaquePointer?
+    private var closed = false
+    /// Statement names by SQL text, for this connection (a new connection prepares again).
+    private var prepared: [String: String] = [:]
+    private var backoff: UInt64
+    private var retryAt: UInt64?
+    private var lastFailure = ""
+
+    /// Connects to the server at `url` (`postgres://user@host:port/db`, `?host=/socket/dir` for a Unix socket, or
+    /// any libpq connection string).
+    /// - Throws: ``SessionStoreError/unavailable(message:)`` when the server cannot be reached.
+    init(url: String, configuration: Configuration = Configuration()) throws(SessionStoreError) {
+        self.url = url
+        self.configuration = configuration
+        backoff = configuration.initialBackoff
+        _ = try openConnection()
+    }
+
+    deinit { close() }
+
+    /// Closes the connection; later calls throw ``SessionStoreError/closed``.
+    func close() {
+        closed = true
+        drop()
+    }
+
+    /// Whether a connection is open now (it may still turn out to be lost when next used).
+    var isConnected: Bool { handle.map { PQstatus($0) == CONNECTION_OK } ?? false }
+
+    /// Runs SQL without parameters and without rows to read: one or more statements (DDL, transaction control).
+    /// - Throws: ``SessionStoreError/server(sqlState:message:)``; ``SessionStoreError/unavailable(message:)``.
+    func execute(_ sql: String) throws(SessionStoreError) {
+        let connection = try openConnection()
+        _ = try check(PQexec(connection, sql), on: connection)
+    }
+
+    /// Runs one statement with parameters (`$1`, `$2`, …), prepared on first use on this connection; rows come back
+    /// in binary.
+    /// - Parameters:
+    ///   - sql: The statement.
+    ///   - parameters: Its parameters, in order: text, or binary for `bytea`.
+    /// - Returns: The rows, and how many rows a write changed.
+    /// - Throws: ``SessionStoreError/server(sqlState:message:)``; ``SessionStoreError/unavailable(message:)``.
+    @discardableResult
+    func query(_ sql: String, _ parameters: [PostgresValue] = []) throws(SessionStoreError) -> PostgresRows {
+        let connection = try openConnection()
+        let name = try statementName(for: sql, on: connection)
+        // Every value in one buffer, text NUL-terminated; a pad byte keeps an empty bytea's pointer non-null
+        // (a null pointer would send NULL).
+        var buffer: [UInt8] = []
+        var offsets: [Int] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for parameter in parameters {
+            switch parameter {
+            case .null:
+                offsets.append(-1)
+                lengths.append(0)
+                formats.append(0)
+            case .text(let text):
+                offsets.append(buffer.count)
+                buffer += PostgresText.encode(text).utf8
+                buffer.append(0)
+                lengths.append(0)
+                formats.append(0)
+            case .binary(let bytes):
+                offsets.append(buffer.count)
+                buffer += bytes
+                lengths.append(Int32(bytes.count))
+                formats.append(1)
+            }
+        }
+        buffer.append(0)
+        let result = buffer.withUnsafeBytes { bytes -> OpaquePointer? in
+            let values: [UnsafePointer<CChar>?] = offsets.map { offset in
+                offset < 0 ? nil : bytes.baseAddress.map { ($0 + offset).assumingMemoryBound(to: CChar.self) }
+            }
+            return PQexecPrepared(connection, name, Int32(parameters.count), values, lengths, formats, 1)
+        }
+        return try check(result, on: connection)
+    }
+
+    /// Runs `body` in a transaction, committing if it returns and rolling back if it throws.
+    /// - Parameter mode: What follows `BEGIN` (an isolation level, `READ ONLY`), empty for the server's default.
+    /// - Throws: What `body` throws; ``SessionStoreError/server(sqlState:message:)``;
+    ///   ``SessionStoreError/unavailable(message:)``.
+    func transaction<T>(
+        _ mode: String = "", _ body: () throws(SessionStoreError) -> T
+    ) throws(SessionStoreError) -> T {
+        try execute(mode.isEmpty ? "BEGIN" : "BEGIN \(mode)")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if isConnected { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// The open connection, connecting first when there is none (unless a failed attempt's backoff runs).
+    private func openConnection() throws(SessionStoreError) -> OpaquePointer {
+        guard !closed else { throw .closed }
+        if let handle {
+            if PQstatus(handle) == CONNECTION_OK { return handle }
+            drop()
+        }
+        let now = configuration.clock()
+        if let retryAt, now < retryAt {
+            throw .unavailable(message: "\(lastFailure) (next attempt in \((retryAt - now) / 1_000_000) ms)")
+        }
+        let keywords = ["dbname", "connect_timeout", "application_name"]
+        let values = [url, "\(max(2, configuration.connectTimeoutSeconds))", "motion-server"]
+        let connection = withCStrings(keywords) { keywords in
+            withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
+        }
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            lastFailure = connection.map(Self.message(of:)) ?? "out of memory"
+            PQfinish(connection)
+            retryAt = now &+ backoff
+            backoff = min(backoff * 2, configuration.maximumBackoff)
+            throw .unavailable(message: lastFailure)
+        }
+        (retryAt, backoff) = (nil, configuration.initialBackoff)
+        handle = connection
+        return connection
+    }
+
+    private func statementName(for sql: String, on connection: OpaquePointer) throws(SessionStoreError) -> String {
+        if let name = prepared[sql] { return name }
+        let name = "s\(prepared.count + 1)"
+        _ = try check(PQprepare(connection, name, sql, 0, nil), on: connection)
+        prepared[sql] = name
+        return name
+    }
+
+    /// The rows of a successful result; otherwise the result is cleared and its error thrown: lost connections
+    /// (and the server shutting down) as ``SessionStoreError/unavailable(message:)``, the rest as
+    /// ``SessionStoreError/server(sqlState:message:)``.
+    private func check(
+        _ result: OpaquePointer?, on connection: OpaquePointer
+    ) throws(SessionStoreError) -> PostgresRows {
+        if let result {
+            let status = PQresultStatus(result)
+            if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY {
+                return PostgresRows(result)
+            }
+        }
+        defer { PQclear(result) }
+        let sqlState = result.flatMap { PQresultErrorField($0, Self.sqlStateField) }.map { String(cString: $0) } ?? ""
+        let message =
+            result.flatMap { PQresultErrorField($0, Self.messageField) }.map { String(cString: $0) }
+            ?? Self.message(of: connection)
+        if PQstatus(connection) != CONNECTION_OK || sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") {
+            drop()
+            throw .unavailable(message: sqlState.isEmpty ? message : "\(sqlState): \(message)")
+        }
+        throw .server(sqlState: sqlState, message: message)
+    }
+
+    private func drop() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+        prepared = [:]
+    }
+
+    /// `PG_DIAG_SQLSTATE` and `PG_DIAG_MESSAGE_PRIMARY` (character macros Swift does not import).
+    private static let sqlStateField = Int32(UInt8(ascii: "C"))
+    private static let messageField = Int32(UInt8(ascii: "M"))
+
+    private static func message(of connection: OpaquePointer) -> String {
+        guard let text = PQerrorMessage(connection) else { return "unknown error" }
+        let message = String(cString: text)
+        return message.hasSuffix("\n") ? String(message.dropLast()) : message
+    }
+}
+
+/// Runs `body` with NUL-terminated copies of `strings` as a C array (`const char *const *`).
+private func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
+    var storage: [UInt8] = []
+    var offsets: [Int] = []
+    for string in strings {
+        offsets.append(storage.count)
+        storage += string.utf8
+        storage.append(0)
+    }
+    return storage.withUnsafeBytes { bytes in
+        let pointers: [UnsafePointer<CChar>?] =
+            offsets.map { offset in
+                bytes.baseAddress.map { ($0 + offset).assumingMemoryBound(to: CChar.self) }
+            } + [nil]
+        return body(pointers)
+    }
+}

@@ -1,0 +1,143 @@
+/// The PostgreSQL schema as an ordered list of migrations; the `schema_migrations` table records each one applied.
+///
+/// A migration is never edited once released: a change is a new migration at the end. Opening a store applies the
+/// missing ones in one transaction that first takes a transaction-scoped advisory lock, so nodes starting together
+/// migrate once, one after the other; a failure rolls back every step. Version 1 is the SQLite schema's version 7
+/// (SQLiteSchema.swift): the same tables, columns and meanings, with PostgreSQL types and byte-order (`"C"`)
+/// collation for text, as SQLite compares it.
+enum PostgresSchema {
+    /// One step: the SQL that takes the schema from the version before to `version`.
+    struct Migration {
+        let version: Int
+        let sql: String
+    }
+
+    /// The advisory lock key that serializes migrations (any fixed 64-bit number the application owns).
+    static let migrationLock: Int64 = 0x6D6F_7469_6F6E_0001
+
+    /// Every migration, in order; the newest version is the last one's.
+    static let migrations: [Migration] = [
+        Migration(
+            version: 1,
+            sql: """
+                CREATE TABLE sessions (
+                    id TEXT COLLATE "C" PRIMARY KEY,
+                    tenant TEXT COLLATE "C" NOT NULL,
+                    subject TEXT COLLATE "C",
+                    exercise TEXT COLLATE "C" NOT NULL,
+                    side TEXT COLLATE "C",
+                    status TEXT COLLATE "C" NOT NULL CHECK (status IN ('live', 'finished', 'abandoned')),
+                    started_at BIGINT NOT NULL,
+                    ended_at BIGINT,
+                    updated_at BIGINT NOT NULL,
+                    first_t DOUBLE PRECISION,
+                    last_t DOUBLE PRECISION,
+                    frames BIGINT NOT NULL,
+                    visible_frames BIGINT NOT NULL,
+                    rep_count BIGINT NOT NULL,
+                    rejected_count BIGINT NOT NULL,
+                    best DOUBLE PRECISION,
+                    baseline DOUBLE PRECISION,
+                    fault_counts TEXT COLLATE "C" NOT NULL DEFAULT '',
+                    exercise_version BIGINT NOT NULL DEFAULT 1,
+                    prescribed_target DOUBLE PRECISION,
+                    prescribed_rest DOUBLE PRECISION,
+                    prescribed_enter DOUBLE PRECISION,
+                    prescribed_exit DOUBLE PRECISION,
+                    prescribed_hold_seconds DOUBLE PRECISION,
+                    prescribed_reps BIGINT,
+                    prescribed_sets BIGINT,
+                    per_side TEXT COLLATE "C" NOT NULL DEFAULT '',
+                    mean_peak DOUBLE PRECISION,
+                    engine_state BYTEA,
+                    checkpoint_t DOUBLE PRECISION,
+                    resume_digest BYTEA,
+                    start_request TEXT
+                );
+                CREATE INDEX sessions_by_start ON sessions (tenant, started_at DESC, id DESC);
+                CREATE INDEX sessions_by_subject ON sessions (tenant, subject, started_at DESC, id DESC);
+                CREATE INDEX sessions_by_exercise ON sessions (tenant, exercise, started_at DESC, id DESC);
+                CREATE INDEX sessions_by_status ON sessions (tenant, status, started_at DESC, id DESC);
+                CREATE INDEX sessions_by_subject_exercise
+                    ON sessions (tenant, subject, exercise, started_at DESC, id DESC);
+                CREATE INDEX sessions_live ON sessions (updated_at) WHERE status = 'live';
+                CREATE TABLE reps (
+                    session_id TEXT COLLATE "C" NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                    "position" BIGINT NOT NULL,
+                    number BIGINT NOT NULL,
+                    peak DOUBLE PRECISION NOT NULL,
+                    trough DOUBLE PRECISION NOT NULL,
+                    start_t DOUBLE PRECISION NOT NULL,
+                    end_t DOUBLE PRECISION NOT NULL,
+                    faults TEXT COLLATE "C" NOT NULL DEFAULT '',
+                    time_to_peak DOUBLE PRECISION,
+                    side TEXT COLLATE "C",
+                    PRIMARY KEY (session_id, "position")
+                );
+                CREATE TABLE series (
+                    session_id TEXT COLLATE "C" PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+                    "interval" DOUBLE PRECISION NOT NULL,
+                    capacity BIGINT NOT NULL
+                );
+                CREATE TABLE series_chunks (
+                    session_id TEXT COLLATE "C" NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                    first BIGINT NOT NULL,
+                    samples BYTEA NOT NULL,
+                    PRIMARY KEY (session_id, first)
+                );
+                CREATE TABLE exercises (
+                    tenant TEXT COLLATE "C" NOT NULL,
+                    id TEXT COLLATE "C" NOT NULL,
+                    version BIGINT NOT NULL CHECK (version >= 1),
+                    definition TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    deleted_at BIGINT,
+                    PRIMARY KEY (tenant, id, version)
+                );
+                """)
+    ]
+
+    /// The version this code writes.
+    static var newestVersion: Int { migrations.last?.version ?? 0 }
+
+    /// Applies the migrations the database lacks, up to `target`, in one transaction under the migration lock.
+    /// - Parameters:
+    ///   - connection: The connection.
+    ///   - target: The version to reach.
+    ///   - now: Unix milliseconds, recorded with each migration applied.
+    /// - Returns: The version before migrating.
+    /// - Throws: ``SessionStoreError/unsupportedSchemaVersion(found:newestKnown:)`` for a newer database;
+    ///   database errors (nothing is applied).
+    @discardableResult
+    static func migrate(
+        _ connection: PostgresConnection, upTo target: Int = newestVersion, now: Int64
+    ) throws(SessionStoreError) -> Int {
+        try connection.transaction { () throws(SessionStoreError) -> Int in
+            // Waits for a node migrating the same database; released at COMMIT or ROLLBACK.
+            try connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))")
+            try connection.execute(
+                """
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version INTEGER PRIMARY KEY,
+                    applied_at BIGINT NOT NULL
+                )
+                """)
+            let initial = try version(of: connection)
+            guard initial <= newestVersion else {
+                throw .unsupportedSchemaVersion(found: initial, newestKnown: newestVersion)
+            }
+            for migration in migrations where migration.version > initial && migration.version <= target {
+                try connection.execute(migration.sql)
+                try connection.query(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)",
+                    [.int(migration.version), .int(now)])
+            }
+            return initial
+        }
+    }
+
+    /// The newest migration applied (0 for none).
+    static func version(of connection: PostgresConnection) throws(SessionStoreError) -> Int {
+        try connection.query("SELECT coalesce(max(version), 0) FROM schema_migrations").first?.int(0) ?? 0
+    }
+}

@@ -1,0 +1,270 @@
+public import MotionCore
+
+extension PostgresSessionStore {
+    /// Stores a new session: its row, reps and series, in one transaction.
+    /// - Parameter session: The session.
+    /// - Throws: ``SessionStoreError/alreadyExists`` if the id is taken; database errors.
+    public func create(_ session: StoredSession) throws(SessionStoreError) {
+        let db = try database()
+        let now = clock()
+        written[session.id] = nil
+        let details = try db.transaction { () throws(SessionStoreError) -> WrittenDetails in
+            var parameters: [PostgresValue] = [
+                .string(session.id.description), .string(session.tenant), .string(session.subject),
+                .string(session.status.rawValue), .int(session.startedAt), .int(session.endedAt), .int(now),
+                .bytes(session.resumption?.tokenDigest), .string(session.resumption?.start),
+            ]
+            parameters += Self.summaryColumns(session.summary)
+            // ON CONFLICT rather than catching the unique violation, which would abort the transaction.
+            let inserted = try db.query(
+                """
+                INSERT INTO sessions (id, tenant, subject, status, started_at, ended_at, updated_at, resume_digest,
+                    start_request, exercise, side, first_t, last_t, frames, visible_frames, rep_count, rejected_count,
+                    best, baseline, fault_counts, exercise_version, prescribed_target, prescribed_rest,
+                    prescribed_enter, prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets,
+                    per_side, mean_peak)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
+                    $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)
+                ON CONFLICT (id) DO NOTHING
+                """,
+                parameters)
+            guard inserted.changed > 0 else { throw .alreadyExists }
+            return try writeDetails(of: session.id, with: session.summary, after: nil, in: db)
+        }
+        if session.status == .live { written[session.id] = details }
+    }
+
+    /// Replaces a live session's summary, reps and series, in one transaction.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    ///   - summary: The summary so far.
+    /// - Throws: ``SessionStoreError/notFound``; ``SessionStoreError/notLive(_:)``; database errors.
+    public func checkpoint(id: SessionID, tenant: String, summary: SessionSummary) throws(SessionStoreError) {
+        try update(id: id, tenant: tenant, summary: summary, status: .live, endedAt: nil)
+    }
+
+    /// Checkpoints several live sessions in one transaction: one commit, one round of fsync, for all of them.
+    /// - Parameter batch: The checkpoints.
+    /// - Returns: The checkpoints not applied (unknown or ended sessions), by session.
+    /// - Throws: Database errors; then none was applied.
+    public func checkpoint(_ batch: [SessionCheckpoint]) throws(SessionStoreError) -> [SessionID: SessionStoreError] {
+        guard !batch.isEmpty else { return [:] }
+        let db = try database()
+        let now = clock()
+        var batchWritten: [SessionID: WrittenDetails?] = [:]
+        let refused: [SessionID: SessionStoreError]
+        do {
+            refused = try db.transaction { () throws(SessionStoreError) -> [SessionID: SessionStoreError] in
+                var refused: [SessionID: SessionStoreError] = [:]
+                for item in batch {
+                    do throws(SessionStoreError) {
+                        batchWritten[item.id] = try updateRow(
+                            id: item.id, tenant: item.tenant, summary: item.summary, status: .live, endedAt: nil,
+                            now: now, after: batchWritten[item.id] ?? written[item.id], in: db)
+                        if let state = item.engineState {
+                            try db.query(
+                                "UPDATE sessions SET engine_state = $2, checkpoint_t = $3 WHERE id = $1",
+                                [.string(item.id.description), .bytes(state), .double(item.summary.lastTimestamp)])
+                        }
+                        refused[item.id] = nil
+                    } catch .notFound {
+                        (batchWritten[item.id], refused[item.id]) = (.some(nil), .notFound)
+                    } catch .notLive(let status) {
+                        (batchWritten[item.id], refused[item.id]) = (.some(nil), .notLive(status))
+                    }
+                }
+                return refused
+            }
+        } catch {
+            for item in batch { written[item.id] = nil }
+            throw error
+        }
+        for (id, details) in batchWritten { written[id] = details }
+        return refused
+    }
+
+    /// Ends a live session with its final summary, in one transaction.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    ///   - summary: The final summary.
+    ///   - status: `finished` or `abandoned`.
+    ///   - endedAt: When it ended, Unix milliseconds.
+    /// - Throws: ``SessionStoreError/invalidEndStatus(_:)``; ``SessionStoreError/notFound``;
+    ///   ``SessionStoreError/notLive(_:)``; database errors.
+    public func finish(
+        id: SessionID, tenant: String, summary: SessionSummary, status: SessionStatus, endedAt: Int64
+    ) throws(SessionStoreError) {
+        guard status != .live else { throw .invalidEndStatus(status) }
+        try update(id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt)
+    }
+
+    /// Deletes a session; its reps and series go with it (`ON DELETE CASCADE`).
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: Whether there was such a session.
+    /// - Throws: Database errors.
+    public func delete(id: SessionID, tenant: String) throws(SessionStoreError) -> Bool {
+        let db = try database()
+        written[id] = nil
+        return try db.query(
+            "DELETE FROM sessions WHERE id = $1 AND tenant = $2", [.string(id.description), .string(tenant)]
+        ).changed > 0
+    }
+
+    /// Marks `abandoned` every live session last written before `cutoff`; its end time becomes that last write's.
+    /// - Parameter cutoff: Unix milliseconds (store clock).
+    /// - Returns: How many sessions were abandoned.
+    /// - Throws: Database errors.
+    public func abandonLiveSessions(updatedBefore cutoff: Int64) throws(SessionStoreError) -> Int {
+        let db = try database()
+        let changed = try db.query(
+            """
+            UPDATE sessions SET status = 'abandoned', ended_at = updated_at, updated_at = $2
+            WHERE status = 'live' AND updated_at < $1
+            """, [.int(cutoff), .int(clock())]
+        ).changed
+        if changed > 0 { written.removeAll() }
+        return changed
+    }
+
+    /// Marks one live session `abandoned`; its end time becomes its last write's, its engine state is let go.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: Whether a live session was abandoned.
+    /// - Throws: Database errors.
+    public func abandon(id: SessionID, tenant: String) throws(SessionStoreError) -> Bool {
+        let db = try database()
+        written[id] = nil
+        return try db.query(
+            """
+            UPDATE sessions SET status = 'abandoned', ended_at = updated_at, updated_at = $3, engine_state = NULL,
+                checkpoint_t = NULL
+            WHERE id = $1 AND tenant = $2 AND status = 'live'
+            """, [.string(id.description), .string(tenant), .int(clock())]
+        ).changed > 0
+    }
+
+    /// Updates a live session in one transaction (see ``SQLiteSessionStore``: checkpoints append, the final write is
+    /// whole).
+    private func update(
+        id: SessionID, tenant: String, summary: SessionSummary, status: SessionStatus, endedAt: Int64?
+    ) throws(SessionStoreError) {
+        let db = try database()
+        let now = clock()
+        let after = status == .live ? written[id] : nil
+        written[id] = nil
+        let details = try db.transaction { () throws(SessionStoreError) -> WrittenDetails in
+            try updateRow(
+                id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt, now: now, after: after,
+                in: db)
+        }
+        if status == .live { written[id] = details }
+    }
+
+    /// Updates a live session's row, reps and series inside the caller's transaction.
+    /// - Throws: ``SessionStoreError/notFound`` or ``SessionStoreError/notLive(_:)`` having changed nothing; database
+    ///   errors.
+    private func updateRow(
+        id: SessionID, tenant: String, summary: SessionSummary, status: SessionStatus, endedAt: Int64?, now: Int64,
+        after: WrittenDetails?, in db: PostgresConnection
+    ) throws(SessionStoreError) -> WrittenDetails {
+        var parameters: [PostgresValue] = [
+            .string(id.description), .string(tenant), .string(status.rawValue), .int(endedAt), .int(now),
+        ]
+        parameters += Self.summaryColumns(summary)
+        // Only a live session changes, so a late checkpoint never overwrites a final summary.
+        let changed = try db.query(
+            """
+            UPDATE sessions SET status = $3, ended_at = $4, updated_at = $5, exercise = $6, side = $7,
+                first_t = $8, last_t = $9, frames = $10, visible_frames = $11, rep_count = $12,
+                rejected_count = $13, best = $14, baseline = $15, fault_counts = $16, exercise_version = $17,
+                prescribed_target = $18, prescribed_rest = $19, prescribed_enter = $20, prescribed_exit = $21,
+                prescribed_hold_seconds = $22, prescribed_reps = $23, prescribed_sets = $24, per_side = $25,
+                mean_peak = $26,
+                engine_state = CASE WHEN $3 = 'live' THEN engine_state END,
+                checkpoint_t = CASE WHEN $3 = 'live' THEN checkpoint_t END
+            WHERE id = $1 AND tenant = $2 AND status = 'live'
+            """,
+            parameters
+        ).changed
+        guard changed > 0 else {
+            let row = try db.query(
+                "SELECT status FROM sessions WHERE id = $1 AND tenant = $2", [.string(id.description), .string(tenant)]
+            ).first
+            guard let row else { throw .notFound }
+            guard let current = SessionStatus(rawValue: row.string(0)) else {
+                throw .corruptRecord(id: id.description)
+            }
+            throw .notLive(current)
+        }
+        return try writeDetails(of: id, with: summary, after: after, in: db)
+    }
+
+    /// exercise, side, first_t, last_t, frames, visible_frames, rep_count, rejected_count, best, baseline,
+    /// fault_counts, exercise_version, the seven prescribed_ columns (target, rest, enter, exit, hold_seconds, reps,
+    /// sets), per_side and mean_peak: 21 consecutive parameters.
+    private static func summaryColumns(_ summary: SessionSummary) -> [PostgresValue] {
+        let prescription = summary.prescription
+        return [
+            .string(summary.exercise), .string(summary.side?.rawValue), .double(summary.firstTimestamp),
+            .double(summary.lastTimestamp), .int(summary.frames), .int(summary.visibleFrames),
+            .int(summary.repCount), .int(summary.rejectedCount), .double(summary.best), .double(summary.baseline),
+            .string(SessionRecordCoding.encode(summary.faultCounts)), .int(summary.exerciseVersion),
+            .double(prescription.target), .double(prescription.rest), .double(prescription.enter),
+            .double(prescription.exit), .double(prescription.holdSeconds), .int(prescription.reps),
+            .int(prescription.sets), .string(SessionRecordCoding.encode(summary.perSide)),
+            .double(SessionRecordCoding.meanCleanPeak(summary.reps)),
+        ]
+    }
+
+    /// Writes the session's reps and series inside the caller's transaction: only what follows `after` when the
+    /// summary continues it, all of them otherwise.
+    /// - Returns: What is written of them now.
+    private func writeDetails(
+        of id: SessionID, with summary: SessionSummary, after: WrittenDetails?, in db: PostgresConnection
+    ) throws(SessionStoreError) -> WrittenDetails {
+        let key = PostgresValue.string(id.description)
+        var firstRep = 0
+        if let after, after.repsContinue(in: summary) {
+            firstRep = after.repCount
+        } else {
+            try db.query("DELETE FROM reps WHERE session_id = $1", [key])
+        }
+        for position in firstRep..<max(firstRep, summary.reps.count) {
+            let rep = summary.reps[position]
+            try db.query(
+                """
+                INSERT INTO reps (session_id, "position", number, peak, trough, start_t, end_t, faults, time_to_peak,
+                    side)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                """,
+                [
+                    key, .int(position), .int(rep.index), .double(rep.peak), .double(rep.trough), .double(rep.start),
+                    .double(rep.end), .string(SessionRecordCoding.encode(rep.faults)), .double(rep.timeToPeak),
+                    .string(rep.side?.rawValue),
+                ])
+        }
+        let series = summary.series
+        var firstSample = 0
+        if let after, after.seriesContinues(in: series) {
+            firstSample = after.sampleCount
+        } else {
+            try db.query("DELETE FROM series_chunks WHERE session_id = $1", [key])
+            try db.query(
+                """
+                INSERT INTO series (session_id, "interval", capacity) VALUES ($1, $2, $3)
+                ON CONFLICT (session_id) DO UPDATE SET "interval" = excluded."interval", capacity = excluded.capacity
+                """, [key, .double(series.interval), .int(series.capacity)])
+        }
+        if firstSample < series.count {
+            try db.query(
+                "INSERT INTO series_chunks (session_id, first, samples) VALUES ($1, $2, $3)",
+                [key, .int(firstSample), .bytes(SessionRecordCoding.encodeSamples(series, from: firstSample))])
+        }
+        return WrittenDetails(summary)
+    }
+}
