@@ -907,6 +907,73 @@ class BrowserTests(unittest.TestCase):
         self.assertIn("summary", outcome)
         self.assertGreaterEqual(int(self.text("summary-reps")), 2)
 
+    def test_7c_watch_follows_a_session_across_a_resume(self):
+        # PROTOCOL.md §3.1: the patient's connection drops without a close; Watch says so and keeps the session;
+        # the patient resumes on a new connection and Watch follows on without reconnecting.
+        ids = queue.Queue()
+        go = {name: threading.Event() for name in ("stream", "drop", "resume")}
+        outcome = {}
+
+        async def client():
+            url = self.base.replace("http://", "ws://") + "/v1/stream"
+            ws = await websockets.connect(url)
+            await ws.send(json.dumps({"type": "start", "exercise": "elbowFlexion", "side": "right",
+                                      "subject": "resumed-patient"}))
+            started = json.loads(await ws.recv())
+            ids.put(started["session"])
+            loop = asyncio.get_running_loop()
+            await loop.run_in_executor(None, go["stream"].wait, 15)
+            t0 = time.monotonic()
+
+            async def stream(socket, seconds):
+                end = time.monotonic() + seconds
+                while time.monotonic() < end:
+                    clock = time.monotonic() - t0
+                    await socket.send(json.dumps(elbow_pose(clock, elbow_angle(clock))))
+                    await asyncio.sleep(1 / 30)
+
+            await stream(ws, 2.0)
+            ws.transport.abort()  # no close frame: the connection just vanishes
+            await loop.run_in_executor(None, go["resume"].wait, 15)
+            async with websockets.connect(url) as again:
+                await again.send(json.dumps({"type": "resume", "session": started["session"],
+                                             "token": started["resume"]}))
+                outcome["resumed"] = json.loads(await again.recv())
+
+                async def drain():
+                    async for message in again:
+                        m = json.loads(message)
+                        if m["type"] == "summary":
+                            outcome["summary"] = m
+
+                reader = asyncio.create_task(drain())
+                await stream(again, 5.0)
+                await again.send(json.dumps({"type": "stop"}))
+                await asyncio.wait_for(reader, 10)
+
+        thread = threading.Thread(target=lambda: asyncio.run(client()), daemon=True)
+        thread.start()
+        session_id = ids.get(timeout=10)
+        try:
+            self.open(f"/watch.html?session={session_id}&lang=en")
+            wait_for(lambda: "Following" in self.text("status"), 10, message="following")
+        finally:
+            go["stream"].set()
+        try:
+            wait_for(lambda: "connection dropped" in self.text("status"), 10, message="the drop on the watcher")
+            self.assertIn("warn", self.el("status").get_attribute("class"))
+            angle_at_drop = self.text("hud-angle")
+        finally:
+            go["resume"].set()
+        wait_for(lambda: "Following" in self.text("status"), 10, message="following again after the resume")
+        self.assertIn("resumed-patient", self.text("status"))
+        wait_for(lambda: self.text("hud-angle") != angle_at_drop, 5, message="the angle to move after the resume")
+        wait_for(lambda: "ended" in self.text("status"), 20, message="session end")
+        thread.join(15)
+        self.assertEqual(outcome.get("resumed", {}).get("type"), "resumed", outcome)
+        self.assertIn("summary", outcome)
+        self.assertEqual(outcome["summary"]["id"], session_id)
+
     def test_7b_watch_shows_the_same_counts_as_live(self):
         self.start_demo("en")
         wait_for(lambda: "started" in self.text("status"), 10, message="started")
