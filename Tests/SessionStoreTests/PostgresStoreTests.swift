@@ -1,4 +1,5 @@
 import PostgresTestSupport
+import Synchronization
 import Testing
 
 @testable import SessionStore
@@ -52,36 +53,46 @@ struct PostgresStoreTests {
         }
     }
 
+    /// Driven by a clock the test moves, so that no step depends on how fast the machine is.
     @Test func waitsBeforeConnectingAgainAfterAFailedAttempt() async throws {
-        let url = try await PostgresTestServer.shared.createDatabase()
-        let name = try #require(url.split(separator: "?").first?.split(separator: "/").last.map(String.init))
-        let store = try await PostgresSessionStore(
-            url: url, configuration: .init(reconnectDelayMilliseconds: 200, maximumReconnectDelayMilliseconds: 200))
-        let raw = try RawDatabase(url: PostgresTestServer.url(database: "postgres", socketDirectory: Self.host(url)))
-        defer { raw.close() }
-        try raw.execute("ALTER DATABASE \(name) ALLOW_CONNECTIONS false")
-        let connections = "FROM pg_stat_activity WHERE datname = ?1"
-        #expect(try raw.integer("SELECT count(pg_terminate_backend(pid)) " + connections, name) == 1)
-        for _ in 0..<200 where try raw.integer("SELECT count(*) " + connections, name) > 0 {
-            try await Task.sleep(for: .milliseconds(10))
+        let now = Atomic<UInt64>(1_000_000_000)
+        let (connection, database) = try await Self.connectionLosingItsDatabase(
+            .init(initialBackoff: 200_000_000, maximumBackoff: 300_000_000, clock: { now.load(ordering: .relaxed) }))
+        defer { connection.close() }
+        let lost = Self.outcome(connection)
+        #expect(lost != "succeeded" && !lost.hasPrefix("not") && !lost.contains("next attempt in"), "\(lost)")
+        let refused = Self.outcome(connection)
+        #expect(refused.contains("not currently accepting connections"), "\(refused)")
+        #expect(!refused.contains("next attempt in"), "the first refusal is an attempt: \(refused)")
+        // Not even tried during the backoff, though the server would take the connection by now.
+        try await database.allowConnections()
+        #expect(Self.outcome(connection).hasSuffix("(next attempt in 200 ms)"))
+        now.add(199_000_000, ordering: .relaxed)
+        #expect(Self.outcome(connection).hasSuffix("(next attempt in 1 ms)"))
+        now.add(1_000_000, ordering: .relaxed)
+        #expect(Self.outcome(connection) == "succeeded")
+        #expect(try connection.query("SELECT 6 * $1", [.int(7)]).first?.int(0) == 42)
+    }
+
+    @Test func doublesTheBackoffUpToItsMaximum() async throws {
+        let now = Atomic<UInt64>(0)
+        let (connection, database) = try await Self.connectionLosingItsDatabase(
+            .init(initialBackoff: 100_000_000, maximumBackoff: 250_000_000, clock: { now.load(ordering: .relaxed) }))
+        defer { connection.close() }
+        _ = Self.outcome(connection)  // lost
+        var waits: [String] = []
+        for _ in 0..<4 {
+            _ = Self.outcome(connection)  // an attempt, refused
+            let wait = Self.outcome(connection)
+            waits.append(String(wait[(wait.range(of: "(next attempt in")?.lowerBound ?? wait.endIndex)...]))
+            now.add(1_000_000_000, ordering: .relaxed)
         }
-        // Lost, then refused (the database takes no connections), then not even tried during the backoff.
-        var messages: [String] = []
-        for _ in 0..<3 {
-            do {
-                try await store.probe()
-            } catch {
-                messages.append(Self.unavailableMessage(error) ?? "not unavailable: \(error)")
-            }
-        }
-        #expect(messages.count == 3)
-        #expect(!messages.contains { $0.hasPrefix("not unavailable") }, "\(messages)")
-        #expect(messages.last?.contains("next attempt in") == true, "\(messages)")
-        try raw.execute("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
-        try await Task.sleep(for: .milliseconds(300))
-        try await store.probe()
-        #expect(try await store.liveSessions().isEmpty)
-        await store.close()
+        #expect(
+            waits == [
+                "(next attempt in 100 ms)", "(next attempt in 200 ms)", "(next attempt in 250 ms)",
+                "(next attempt in 250 ms)",
+            ])
+        try await database.allowConnections()
     }
 
     @Test func refusesAServerThatIsNotThere() async throws {
@@ -101,6 +112,52 @@ struct PostgresStoreTests {
             try connection.query("SELECT * FROM nowhere")
         }
         #expect(try connection.query("SELECT 6 * $1", [.int(7)]).first?.int(0) == 42, "usable after an error")
+    }
+
+    /// A connection to a new database that then stops taking connections and ends the open one.
+    private static func connectionLosingItsDatabase(
+        _ configuration: PostgresConnection.Configuration
+    ) async throws -> (PostgresConnection, ClosedDatabase) {
+        let url = try await PostgresTestServer.shared.createDatabase()
+        let connection = try PostgresConnection(url: url, configuration: configuration)
+        let database = try ClosedDatabase(url: url)
+        try await database.close()
+        return (connection, database)
+    }
+
+    /// A database that takes no connections, opened again by ``allowConnections()``.
+    private struct ClosedDatabase {
+        let name: String
+        let raw: RawDatabase
+
+        init(url: String) throws {
+            name = try #require(url.split(separator: "?").first?.split(separator: "/").last.map(String.init))
+            raw = try RawDatabase(url: PostgresTestServer.url(database: "postgres", socketDirectory: host(url)))
+        }
+
+        func close() async throws {
+            try raw.execute("ALTER DATABASE \(name) ALLOW_CONNECTIONS false")
+            let connections = "FROM pg_stat_activity WHERE datname = ?1"
+            #expect(try raw.integer("SELECT count(pg_terminate_backend(pid)) " + connections, name) == 1)
+            for _ in 0..<500 where try raw.integer("SELECT count(*) " + connections, name) > 0 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+
+        func allowConnections() async throws {
+            try raw.execute("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
+            raw.close()
+        }
+    }
+
+    /// What one statement on `connection` comes to: "succeeded", or the message it is unavailable with.
+    private static func outcome(_ connection: PostgresConnection) -> String {
+        do {
+            try connection.execute("SELECT 1")
+            return "succeeded"
+        } catch {
+            return unavailableMessage(error) ?? "not unavailable: \(error)"
+        }
     }
 
     /// Ends the other connections to `raw`'s database and waits until they are gone.
