@@ -77,6 +77,29 @@ public final class TestClient {
         }
     }
 
+    /// Sends bytes a chunk at a time, each once fewer than `outstanding` bytes wait in the socket's send queue (sent
+    /// but not acknowledged, or not sent yet), for at most `timeoutSeconds` in all. A flood sent this way arrives
+    /// as fast as the peer takes it, without overrunning loopback's queues: a blocking send of megabytes to a busy
+    /// receiver can end in lost segments and retransmission timers backed off to minutes.
+    /// - Returns: Whether every byte was sent in time.
+    @discardableResult
+    public func sendPaced(_ bytes: [UInt8], outstanding: Int = 256 * 1024, timeoutSeconds: Double = 60) -> Bool {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        var offset = 0
+        while offset < bytes.count {
+            var queued: Int32 = 0
+            while ioctl(fd, UInt(TIOCOUTQ), &queued) == 0, Int(queued) >= outstanding {
+                guard Date() < deadline else { return false }
+                usleep(1000)
+            }
+            let end = min(bytes.count, offset + outstanding / 4)
+            let count = bytes[offset..<end].withUnsafeBytes { transmit($0) }
+            guard count > 0 else { return false }
+            offset += count
+        }
+        return true
+    }
+
     /// Reads until the peer closes or the timeout passes.
     public func readToEnd() -> [UInt8] {
         var all = pending
