@@ -69,6 +69,26 @@ struct HTTPServerTests {
         }
     }
 
+    /// Handlers that finish without suspending answer from inside the parse loop: thousands of requests in one
+    /// write, mixed with ones that suspend, are answered in order without the loop calling itself ever deeper.
+    @Test func answersThousandsOfPipelinedRequestsInOrder() async throws {
+        try await withServer { address, _ in
+            let client = try TestClient(address)
+            let count = 3_000
+            let requests = (0..<count).map { index in
+                index % 500 == 7
+                    ? "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n" : "GET /items/\(index) HTTP/1.1\r\nHost: x\r\n\r\n"
+            }
+            client.send(requests.joined())
+            var bodies: [String] = []
+            for _ in 0..<count {
+                guard let response = client.readResponse() else { break }
+                bodies.append(response.text)
+            }
+            #expect(bodies == (0..<count).map { $0 % 500 == 7 ? "slow" : "item \($0)" })
+        }
+    }
+
     @Test func closesAfterConnectionCloseAndForHTTP10() async throws {
         try await withServer { address, _ in
             for request in ["GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "GET / HTTP/1.0\r\n\r\n"] {

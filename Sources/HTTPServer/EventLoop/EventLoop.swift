@@ -195,6 +195,20 @@ public final class EventLoop: @unchecked Sendable {
         timers.add(at: now() + Self.nanoseconds(delay), work)
     }
 
+    /// Runs `work` on the loop thread once the loop's clock reaches `deadline` (at the next wake-up when it has
+    /// already), unless cancelled. Loop thread only.
+    /// - Parameters:
+    ///   - deadline: When, on the loop's clock (``now()``), nanoseconds.
+    ///   - work: The work.
+    /// - Returns: A handle to cancel the timer.
+    @discardableResult
+    public func schedule(at deadline: UInt64, _ work: @escaping () -> Void) -> LoopTimer {
+        timers.add(at: deadline, work)
+    }
+
+    /// How many timers the loop holds, cancelled ones not yet dropped included. Loop thread only.
+    var timerCount: Int { timers.count }
+
     /// Runs the timers due by the loop's clock now. Loop thread only (``ManualClock/advance(by:)``).
     func runDueTimers() {
         wokeAt = now()

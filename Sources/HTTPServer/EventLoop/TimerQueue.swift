@@ -97,9 +97,9 @@ struct TimerQueue {
         var parent = start
         while true {
             var smallest = parent
-            for child in [2 * parent + 1, 2 * parent + 2] where child < heap.count && less(child, smallest) {
-                smallest = child
-            }
+            let left = 2 * parent + 1
+            if left < heap.count && less(left, smallest) { smallest = left }
+            if left + 1 < heap.count && less(left + 1, smallest) { smallest = left + 1 }
             guard smallest != parent else { return }
             heap.swapAt(parent, smallest)
             parent = smallest

@@ -23,13 +23,21 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
     private var body: [UInt8] = []
     private var output = HTTPOutput()
     private var interest: IOEvents = [.readable, .readHangup]
-    /// The phase's timer (``HTTPConnectionState/Timeout``).
-    private var timer: LoopTimer?
+    /// The phase's timeout (``HTTPConnectionState/Timeout``) and when it passes.
+    private var timeout = HTTPConnectionState.Timeout.idle
+    private var deadline = MovingDeadline()
     /// Armed while unsent output waits for the socket; closes the connection if the client takes no byte for a
     /// whole ``HTTPServerConfiguration/writeTimeout``.
     private var writeTimeout: WriteTimeout
     private var writeWaiters: [CheckedContinuation<Bool, Never>] = []
     private var upgrade: (@Sendable (UpgradedConnection) -> Void, HTTPRequest)?
+    /// Set while ``processInput()`` runs: a response written meanwhile (a handler that finished without
+    /// suspending) asks it to go on parsing rather than calling it again from inside.
+    private var processing = false
+    private var processAgain = false
+    /// Set while ``dispatch(_:)`` runs the handler; a response ready before it returns is kept here.
+    private var dispatching = false
+    private var immediateResponse: HTTPResponse?
 
     init(transport: Transport, loop: EventLoop, server: ServerContext, remote: SocketAddress?) {
         self.transport = transport
@@ -132,6 +140,20 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
 
     /// Parses requests from the buffered input while no request is being answered.
     private func processInput() {
+        guard !processing else {
+            processAgain = true
+            return
+        }
+        processing = true
+        defer { processing = false }
+        repeat {
+            processAgain = false
+            parseRequests()
+        } while processAgain && state.parsesInput
+        perform(state.inputConsumed())
+    }
+
+    private func parseRequests() {
         parsing: while state.parsesInput {
             if state.phase == .idle {
                 guard parser.bufferedByteCount > 0 else { break }
@@ -160,7 +182,6 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
                 return respondToParseError(error)
             }
         }
-        perform(state.inputConsumed())
     }
 
     /// Stops reading: the input has ended, enough is buffered, or what arrives is dropped past its bound.
@@ -170,15 +191,28 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
 
     // MARK: Responding
 
+    /// Runs the handler in a task on this loop, started at once: a handler that does not suspend (most do not)
+    /// answers before this returns, with no hop through the loop's queue; one that suspends answers through
+    /// `loop.execute`.
     private func dispatch(_ request: HTTPRequest) {
         state.requestReceived()
-        timer?.cancel()
-        timer = nil
-        let started = loop.now()
+        deadline.clear()
+        let started = server.logger.level <= .info ? loop.now() : 0
         let responder = server.responder
-        Task(executorPreference: loop) {
+        dispatching = true
+        Task.immediate(executorPreference: loop) {
             let response = await responder(request)
-            self.loop.execute { self.send(response, to: request, started: started) }
+            // `dispatching` is read on the loop's thread only.
+            if self.loop.inEventLoop && self.dispatching {
+                self.immediateResponse = response
+            } else {
+                self.loop.execute { self.send(response, to: request, started: started) }
+            }
+        }
+        dispatching = false
+        if let response = immediateResponse {
+            immediateResponse = nil
+            send(response, to: request, started: started)
         }
     }
 
@@ -387,7 +421,6 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
     // MARK: Timers and closing
 
     private func arm(_ timeout: HTTPConnectionState.Timeout) {
-        timer?.cancel()
         let configuration = server.configuration
         let duration =
             switch timeout {
@@ -396,11 +429,15 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
             case .body: configuration.bodyTimeout
             case .lingering: configuration.lingeringTimeout
             }
+        self.timeout = timeout
         // Held strongly (a weak reference would move the reference count to a slower side table for good); every
         // way out of the connection cancels the timer, which releases it.
-        timer = loop.schedule(after: duration) { [self] in
-            perform(state.timerFired(timeout, outputEmpty: output.isEmpty))
-        }
+        deadline.set(loop.now() + EventLoop.nanoseconds(duration), on: loop) { [self] in timerFired() }
+    }
+
+    private func timerFired() {
+        guard deadline.fired(now: loop.now(), on: loop, { [self] in timerFired() }) else { return }
+        perform(state.timerFired(timeout, outputEmpty: output.isEmpty))
     }
 
     /// Closes the connection if output is pending and the client has taken none of it for the write timeout;
@@ -423,8 +460,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
 
     func closeNow() {
         guard state.closed() else { return }
-        timer?.cancel()
-        timer = nil
+        deadline.cancel()
         writeTimeout.cancel()
         loop.deregister(fd)
         transport.close()
@@ -435,7 +471,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
     }
 
     private func handOver() {
-        timer?.cancel()
+        deadline.cancel()
         writeTimeout.cancel()
         loop.deregister(fd)
         server.registry(for: loop).remove(self)
