@@ -2,10 +2,10 @@
 // server's snapshots and events (HUD, skeleton, chart, feedback) and the summary after Stop. A dropped
 // connection is resumed by itself (stream.js), with a banner while it reconnects.
 
-import { initPage, $, askForToken } from './common.js';
+import { initPage, $, askForToken, errorStatus } from './common.js';
 import { renderSummary } from './summary.js';
 import { t, exerciseName, onLanguageChange } from './i18n.js';
-import { exercises } from './api.js';
+import { exercises, checkToken, TOKEN_EVENT } from './api.js';
 import { LiveStream, RESUME_WINDOW_SECONDS } from './stream.js';
 import { DemoSource } from './demo.js';
 import { SkeletonView } from './skeleton.js';
@@ -38,6 +38,14 @@ onLanguageChange(() => {
   fillExercises();
   if (lastSummary) showSummary(lastSummary);
 });
+
+function remembered(key) {
+  try { return localStorage.getItem(key) === '1'; } catch { return false; }
+}
+
+function remember(key, on) {
+  try { localStorage.setItem(key, on ? '1' : '0'); } catch { /* storage may be unavailable */ }
+}
 
 // ---- Controls -------------------------------------------------------------------------------------------
 
@@ -85,8 +93,19 @@ function showSourceOptions() {
 $('exercise').addEventListener('change', fillSides);
 $('side').addEventListener('change', previewExercise);
 $('source').addEventListener('change', () => { showSourceOptions(); $('camera-message').hidden = true; });
-$('opt-voice').addEventListener('change', (e) => { feedback.voice = e.target.checked; });
-$('opt-vibrate').addEventListener('change', (e) => { feedback.vibrate = e.target.checked; });
+// Voice and vibration are remembered; vibration is offered only where a phone can vibrate.
+const VOICE_KEY = 'motion.voice';
+const VIBRATE_KEY = 'motion.vibrate';
+const canVibrate = typeof navigator.vibrate === 'function' && matchMedia('(pointer: coarse)').matches;
+$('opt-vibrate').closest('label').hidden = !canVibrate;
+$('opt-voice').closest('label').hidden = !('speechSynthesis' in window);
+$('opt-voice').checked = feedback.voice = remembered(VOICE_KEY);
+$('opt-vibrate').checked = feedback.vibrate = canVibrate && remembered(VIBRATE_KEY);
+$('opt-voice').addEventListener('change', (e) => { feedback.voice = e.target.checked; remember(VOICE_KEY, e.target.checked); });
+$('opt-vibrate').addEventListener('change', (e) => {
+  feedback.vibrate = e.target.checked;
+  remember(VIBRATE_KEY, e.target.checked);
+});
 $('chart-reset').addEventListener('click', () => chart.reset());
 $('use-demo').addEventListener('click', () => {
   $('source').value = 'demo';
@@ -101,12 +120,10 @@ const BINARY_KEY = 'motion.binary';
 function initialBinary() {
   const fromURL = new URLSearchParams(location.search).get('binary');
   if (fromURL === '1' || fromURL === '0') return fromURL === '1';
-  try { return localStorage.getItem(BINARY_KEY) === '1'; } catch { return false; }
+  return remembered(BINARY_KEY);
 }
 $('opt-binary').checked = initialBinary();
-$('opt-binary').addEventListener('change', (e) => {
-  try { localStorage.setItem(BINARY_KEY, e.target.checked ? '1' : '0'); } catch { /* storage may be unavailable */ }
-});
+$('opt-binary').addEventListener('change', (e) => remember(BINARY_KEY, e.target.checked));
 
 function setRunning(running) {
   for (const id of ['exercise', 'side', 'subject', 'source', 'replay-file', 'camera-swap', 'opt-binary']) {
@@ -114,6 +131,9 @@ function setRunning(running) {
   }
   $('start').disabled = running;
   $('stop').disabled = !running;
+  // While a session runs the controls shrink to one line and the numbers and chart take the screen (app.css).
+  $('main').classList.toggle('running', running);
+  if (running) $('main').classList.remove('ended');
 }
 
 function showCameraMessage(text) {
@@ -195,9 +215,20 @@ const END_KEYS = {
 
 function showEnd(s, e) {
   if (e.reason === 'stopped') {
-    setStatus('summary.heading', null, 'good');
+    const m = lastSummary || {};
+    setStatus('live.finished', { reps: m.repCount ?? 0, rejected: m.rejectedCount ?? 0 }, 'good');
+  } else if (e.reason === 'closed' && !s.id) {
+    // Refused before it started: most often the access code. Ask the server which.
+    setStatus('status.unreachable', { code: e.code ?? '–' }, 'bad');
+    checkToken().then((result) => {
+      if (result !== 'rejected') return;
+      setStatus(...errorStatus({ status: 401 }), 'bad');
+      askForToken(null, { force: true });
+    });
+  } else if (e.reason === 'closed' && e.code !== 1000) {
+    setStatus([['status.lost', { code: e.code ?? '–' }], ...keptParts(e.checkpoint)], null, 'bad');
   } else if (e.reason === 'closed') {
-    setStatus('status.closed', { code: e.code ?? '–' }, e.code === 1000 ? '' : 'bad');
+    setStatus('status.closed', { code: e.code ?? '–' });
   } else if (e.reason === 'takenOver') {
     setStatus('resume.takenOver', null, 'bad');
   } else if (e.reason === 'unknownSession') {
@@ -233,6 +264,7 @@ async function startSession() {
   view.clear();
   view.setMeasured(measuredJoints(ex, side));
   setStatus('status.connecting');
+  $('stop').focus();
 
   const start = { type: 'start', exercise: ex.id, format: source.format, mirrored: source.mirrored,
     options: { snapshots: 'every' } };
@@ -253,7 +285,8 @@ async function startSession() {
   stream.on('started', (m) => {
     s.id = m.session;
     if (m.exercise) hud.setExercise({ ...ex, ...m.exercise });
-    setStatus('status.started', { id: m.session }, 'good');
+    const names = { exercise: exerciseName(ex), subject };
+    setStatus(subject ? 'status.started' : 'status.startedAnonymous', names, 'good');
     $('status').dataset.session = m.session;
     source.begin((frame) => {
       if (s.stopping || s.finishing) return;
@@ -298,14 +331,23 @@ async function startSession() {
   stream.on('resumed', (m) => {
     s.repeatUntil = s.seenT;
     showBanner(false);
-    setStatus('resume.resumed', { id: m.session }, 'good');
+    setStatus('resume.resumed', null, 'good');
   });
   stream.on('end', (e) => {
     source.stop();
     showBanner(false);
     if (session === s) session = null;
+    const hadFocus = document.activeElement === $('stop');
     setRunning(false);
+    // What was live is now the past: dimmed, with the summary brought into view.
+    $('main').classList.add('ended');
     showEnd(s, e);
+    if (lastSummary) {
+      $('summary').scrollIntoView({ block: 'start', behavior: 'instant' });
+      $('summary-heading').focus({ preventScroll: true });
+    } else if (hadFocus) {
+      $('start').focus();
+    }
   });
   stream.open();
 }
@@ -338,7 +380,11 @@ function showSummary(m) {
 
 $('controls').addEventListener('submit', (e) => {
   e.preventDefault();
-  startSession().catch((err) => { setStatus('status.error', { message: err.message }, 'bad'); setRunning(false); });
+  // iOS speaks only from inside a tap: start speech now, with nothing to say.
+  if (feedback.voice && 'speechSynthesis' in window) {
+    try { window.speechSynthesis.speak(new SpeechSynthesisUtterance('')); } catch { /* speech is best effort */ }
+  }
+  startSession().catch((err) => { setStatus(...errorStatus(err), 'bad'); setRunning(false); });
 });
 $('stop').addEventListener('click', stopSession);
 window.addEventListener('pagehide', () => session?.stream.close());
@@ -359,8 +405,13 @@ const params = new URLSearchParams(location.search);
 if (params.get('source')) $('source').value = params.get('source');
 showSourceOptions();
 setStatus('status.idle');
-exercises().then((list) => {
-  catalog = list;
-  fillExercises();
-  document.body.dataset.ready = 'true';
-}).catch((e) => { setStatus('status.error', { message: e.message }, 'bad'); askForToken(e); });
+function loadCatalog(reload = false) {
+  exercises({ reload }).then((list) => {
+    catalog = list;
+    fillExercises();
+    if (reload && !session) setStatus('status.idle');
+    document.body.dataset.ready = 'true';
+  }).catch((e) => { setStatus(...errorStatus(e), 'bad'); askForToken(e); });
+}
+loadCatalog();
+window.addEventListener(TOKEN_EVENT, () => loadCatalog(true));
