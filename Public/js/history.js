@@ -32,7 +32,8 @@ function localMidnight(value, days = 0) {
 }
 
 function filters() {
-  const f = { subject: $('f-subject').value.trim(), exercise: $('f-exercise').value, limit: PAGE_SIZE };
+  // Subject search matches the start of the id (`ana` finds `ana-17`).
+  const f = { subjectPrefix: $('f-subject').value.trim(), exercise: $('f-exercise').value, limit: PAGE_SIZE };
   // The days are the browser's: their bounds go to the server as instants, `to` including all of its day.
   if ($('f-from').value) f.from = localMidnight($('f-from').value);
   if ($('f-to').value) f.to = localMidnight($('f-to').value, 1);
@@ -59,14 +60,20 @@ function renderList() {
     const tr = document.createElement('tr');
     tr.dataset.session = s.id;
     const started = document.createElement('td');
+    started.dataset.label = t('history.started');
     const a = document.createElement('a');
     a.href = `history.html?session=${encodeURIComponent(s.id)}`;
     a.textContent = formatDate(s.startedAt);
     started.append(a);
-    const cells = [s.subject || '–', `${exerciseName(s.exercise)}${s.side ? ' (' + t('side.' + s.side) + ')' : ''}`,
-      `${s.repCount ?? 0} / ${s.rejectedCount ?? 0}`, t('status.' + s.status)];
-    tr.append(started, ...cells.map((text) => {
+    const cells = [
+      ['history.subject', s.subject || '–'],
+      ['history.exercise', `${exerciseName(s.exercise)}${s.side ? ' (' + t('side.' + s.side) + ')' : ''}`],
+      ['history.reps', t('history.repCounts', { clean: s.repCount ?? 0, rejected: s.rejectedCount ?? 0 })],
+      ['history.status', t('status.' + s.status)],
+    ];
+    tr.append(started, ...cells.map(([label, text]) => {
       const td = document.createElement('td');
+      td.dataset.label = t(label);
       td.textContent = text;
       return td;
     }));
@@ -75,12 +82,36 @@ function renderList() {
   if (!list.rows.length) status($('list-status'), 'history.empty');
   $('prev').disabled = list.page === 0;
   $('next').disabled = !list.next;
-  $('page-label').textContent = t('history.page', { n: list.page + 1 });
+  // The server does not count matches: the range shown, and the total once the last page is reached.
+  const first = list.page * PAGE_SIZE + 1;
+  const last = list.page * PAGE_SIZE + list.rows.length;
+  $('page-label').textContent = !list.rows.length ? ''
+    : list.next ? t('history.range', { first, last }) : t('history.rangeOf', { first, last, total: last });
+}
+
+/** The list's filters and page, kept in the URL (and for "Back to list") so a reload or a return finds them. */
+function rememberList() {
+  const q = new URLSearchParams();
+  if ($('f-subject').value.trim()) q.set('subject', $('f-subject').value.trim());
+  if ($('f-exercise').value) q.set('exercise', $('f-exercise').value);
+  if ($('f-from').value) q.set('from', $('f-from').value);
+  if ($('f-to').value) q.set('to', $('f-to').value);
+  if (list.page > 0) q.set('page', String(list.page + 1));
+  const search = q.toString() ? '?' + q : '';
+  history.replaceState(null, '', 'history.html' + search);
+  try {
+    sessionStorage.setItem(LIST_KEY, JSON.stringify({ search, cursors: list.cursors.slice(0, list.page + 1) }));
+  } catch { /* storage may be unavailable */ }
+}
+
+const LIST_KEY = 'motion.historyList';
+
+function rememberedList() {
+  try { return JSON.parse(sessionStorage.getItem(LIST_KEY)) || null; } catch { return null; }
 }
 
 function initList() {
   $('list-view').hidden = false;
-  document.title = `${t('history.heading')} — Motion`;
   $('f-subject').value = params.get('subject') || '';
   $('f-from').value = params.get('from') || '';
   $('f-to').value = params.get('to') || '';
@@ -98,11 +129,7 @@ function initList() {
     e.preventDefault();
     list.cursors = [null];
     list.page = 0;
-    const q = new URLSearchParams();
-    for (const [k, v] of Object.entries(filters())) if (v && !['limit', 'from', 'to'].includes(k)) q.set(k, v);
-    if ($('f-from').value) q.set('from', $('f-from').value);
-    if ($('f-to').value) q.set('to', $('f-to').value);
-    history.replaceState(null, '', 'history.html' + (q.toString() ? '?' + q : ''));
+    rememberList();
     loadPage();
   });
   $('f-clear').addEventListener('click', () => {
@@ -113,14 +140,24 @@ function initList() {
     if (!list.next) return;
     list.cursors[list.page + 1] = list.next;
     list.page++;
+    rememberList();
     loadPage();
   });
   $('prev').addEventListener('click', () => {
     if (list.page === 0) return;
     list.page--;
+    rememberList();
     loadPage();
   });
   onLanguageChange(renderList);
+  // Back on the page the list was left at, when its cursors are known here.
+  const saved = rememberedList();
+  const page = Number(params.get('page')) || 1;
+  if (page > 1 && saved?.search === location.search && saved.cursors?.length === page) {
+    list.cursors = saved.cursors;
+    list.page = page - 1;
+  }
+  rememberList();
   const deleted = params.get('deleted');
   loadPage().then(() => { if (deleted) status($('list-status'), 'history.deleted', { id: deleted }, 'good'); });
 }
@@ -222,6 +259,7 @@ function renderDetail() {
 
 async function initDetail() {
   $('detail-view').hidden = false;
+  $('back').href = 'history.html' + (rememberedList()?.search || '');
   // The CSV is made here from the session already loaded (readable columns, one decimal); the server's
   // `?format=csv` stays the raw export for scripts.
   $('delete').addEventListener('click', async () => {

@@ -15,8 +15,12 @@ export const TABLE = {
     'live.heading': 'Live session',
     'field.exercise': 'Exercise', 'field.side': 'Side', 'field.subject': 'Subject id', 'field.source': 'Pose source',
     'side.left': 'Left', 'side.right': 'Right', 'side.both': 'Both (bilateral)',
-    'source.demo': 'Demo (animated figure)', 'source.replay': 'Replay (recorded file)', 'source.camera': 'Camera',
+    'source.demo': 'Demo figure', 'source.replay': 'Recording', 'source.camera': 'Camera',
+    'title.live': 'Motion — Live', 'title.history': 'Motion — History', 'title.watch': 'Motion — Watch',
     'replay.file': 'Recording (JSON Lines)',
+    'replay.hint': 'A JSON Lines file: a start line, then one pose per line. Live offers one to save after each session.',
+    'replay.progress': 'Recording played', 'replay.playing': 'Playing the recording: {exercise}, {side}.',
+    'summary.saveRecording': 'Save the recording',
     'camera.swap': 'Swap left and right (camera delivers a mirrored image)',
     'btn.start': 'Start', 'btn.stop': 'Stop', 'btn.resetChart': 'Reset chart', 'btn.useDemo': 'Use Demo instead',
     'btn.filter': 'Apply filters', 'btn.clear': 'Clear', 'btn.next': 'Older', 'btn.prev': 'Newer',
@@ -91,6 +95,8 @@ export const TABLE = {
     'history.from': 'From', 'history.to': 'To', 'history.any': 'Any', 'history.status': 'Status',
     'history.started': 'Started', 'history.reps': 'Reps', 'history.empty': 'No sessions match.',
     'history.page': 'Page {n}',
+    'history.range': 'Sessions {first}–{last}', 'history.rangeOf': 'Sessions {first}–{last} of {total}',
+    'history.repCounts': '{clean} clean, {rejected} rejected', 'history.subjectHint': 'the start of the id is enough',
     'history.repChart': 'Peak of each rep', 'history.seriesChart': 'Measured value over time',
     'history.faultCounts': 'Faults', 'history.noFaults': 'No faults.', 'history.legendClean': 'clean',
     'history.legendRejected': 'rejected', 'history.legendBaseline': 'baseline', 'history.legendTarget': 'target',
@@ -117,8 +123,12 @@ export const TABLE = {
     'live.heading': 'Sesión en vivo',
     'field.exercise': 'Ejercicio', 'field.side': 'Lado', 'field.subject': 'Id del paciente', 'field.source': 'Fuente de la postura',
     'side.left': 'Izquierdo', 'side.right': 'Derecho', 'side.both': 'Ambos (bilateral)',
-    'source.demo': 'Demo (figura animada)', 'source.replay': 'Reproducir (archivo grabado)', 'source.camera': 'Cámara',
+    'source.demo': 'Figura demo', 'source.replay': 'Grabación', 'source.camera': 'Cámara',
+    'title.live': 'Motion — En vivo', 'title.history': 'Motion — Historial', 'title.watch': 'Motion — Observar',
     'replay.file': 'Grabación (JSON Lines)',
+    'replay.hint': 'Un archivo JSON Lines: una línea de inicio y luego una postura por línea. Tras cada sesión, En vivo ofrece guardar una.',
+    'replay.progress': 'Grabación reproducida', 'replay.playing': 'Reproduciendo la grabación: {exercise}, {side}.',
+    'summary.saveRecording': 'Guardar la grabación',
     'camera.swap': 'Intercambiar izquierda y derecha (la cámara entrega una imagen en espejo)',
     'btn.start': 'Empezar', 'btn.stop': 'Terminar', 'btn.resetChart': 'Reiniciar gráfico', 'btn.useDemo': 'Usar la Demo',
     'btn.filter': 'Aplicar filtros', 'btn.clear': 'Limpiar', 'btn.next': 'Anteriores', 'btn.prev': 'Más recientes',
@@ -193,6 +203,8 @@ export const TABLE = {
     'history.from': 'Desde', 'history.to': 'Hasta', 'history.any': 'Cualquiera', 'history.status': 'Estado',
     'history.started': 'Inicio', 'history.reps': 'Repeticiones', 'history.empty': 'No hay sesiones que coincidan.',
     'history.page': 'Página {n}',
+    'history.range': 'Sesiones {first}–{last}', 'history.rangeOf': 'Sesiones {first}–{last} de {total}',
+    'history.repCounts': '{clean} válidas, {rejected} rechazadas', 'history.subjectHint': 'basta con el principio del id',
     'history.repChart': 'Pico de cada repetición', 'history.seriesChart': 'Valor medido en el tiempo',
     'history.faultCounts': 'Errores', 'history.noFaults': 'Sin errores.', 'history.legendClean': 'válida',
     'history.legendRejected': 'rechazada', 'history.legendBaseline': 'referencia', 'history.legendTarget': 'objetivo',
@@ -280,11 +292,13 @@ export function exerciseName(exercise) {
   return EXERCISE_NAMES[current]?.[id] ?? (typeof exercise === 'string' ? exercise : exercise.name ?? id);
 }
 
-/** Fills every `[data-i18n]` element's text (and `[data-i18n-label]` aria-label) from the table. */
+/** Fills every `[data-i18n]` element's text (and `[data-i18n-label]` aria-label, `[data-i18n-placeholder]`
+ * placeholder) from the table. */
 export function apply(root = document) {
   document.documentElement.lang = current;
   for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
   for (const el of root.querySelectorAll('[data-i18n-label]')) el.setAttribute('aria-label', t(el.dataset.i18nLabel));
+  for (const el of root.querySelectorAll('[data-i18n-placeholder]')) el.placeholder = t(el.dataset.i18nPlaceholder);
 }
 
 /** Wires a `<select>` to switch the language. */

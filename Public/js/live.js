@@ -12,7 +12,7 @@ import { SkeletonView } from './skeleton.js';
 import { RealtimeChart } from './chart.js';
 import { Hud, Feedback } from './hud.js';
 import { measuredJoints, decodePose } from './joints.js';
-import { parseRecording, createReplaySource } from './replay.js';
+import { parseRecording, createReplaySource, recordingText } from './replay.js';
 
 initPage();
 
@@ -171,17 +171,45 @@ function demoSource(ex, side) {
   };
 }
 
-async function prepareSource(kind, ex, side) {
+/** The chosen recording file, parsed; null (with the reason in the status line) when there is none to play. */
+async function readRecording() {
+  const file = $('replay-file').files[0];
+  if (!file) { setStatus('status.noFile', null, 'bad'); return null; }
+  const recording = parseRecording(await file.text());
+  if (!recording.frames.length) { setStatus('status.badFile', null, 'bad'); return null; }
+  return recording;
+}
+
+/** A recording plays as the exercise and side it was made with, whatever was selected before. */
+function useRecordingExercise(start) {
+  if (!start?.exercise || !catalog.some((e) => e.id === start.exercise)) return;
+  $('exercise').value = start.exercise;
+  fillSides();
+  const side = start.side || '';
+  if ([...$('side').options].some((o) => o.value === side)) $('side').value = side;
+  previewExercise();
+}
+
+$('replay-file').addEventListener('change', async () => {
+  if (!$('replay-file').files[0]) return;
+  const recording = parseRecording(await $('replay-file').files[0].text());
+  if (recording.frames.length) useRecordingExercise(recording.start);
+  else setStatus('status.badFile', null, 'bad');
+});
+
+function prepareReplay(recording) {
+  const progress = $('replay-progress');
+  progress.value = 0;
+  progress.hidden = false;
+  return createReplaySource(recording, {
+    onProgress: (share) => { progress.value = Math.round(share * 100); },
+    onEnd: () => { setStatus('status.replayDone'); finishSession(); },
+  });
+}
+
+async function prepareSource(kind, ex, side, recording) {
   if (kind === 'demo') return demoSource(ex, side);
-  if (kind === 'replay') {
-    const file = $('replay-file').files[0];
-    if (!file) { setStatus('status.noFile', null, 'bad'); return null; }
-    const recording = parseRecording(await file.text());
-    if (!recording.frames.length) { setStatus('status.badFile', null, 'bad'); return null; }
-    return createReplaySource(recording, {
-      onEnd: () => { setStatus('status.replayDone'); finishSession(); },
-    });
-  }
+  if (kind === 'replay') return prepareReplay(recording);
   // Camera: loaded on demand, so the core pages never touch the CDN.
   setStatus('status.loadingCamera');
   try {
@@ -189,7 +217,9 @@ async function prepareSource(kind, ex, side) {
     return await createCameraSource($('video'), { swap: $('camera-swap').checked });
   } catch (e) {
     const key = e?.kind === 'camera' ? 'camera.noCamera' : 'camera.failed';
-    showCameraMessage(t(key, { message: e?.message || String(e) }));
+    // A failed import names the whole CDN address: its host says enough, and fits a phone.
+    const message = (e?.message || String(e)).replace(/https?:\/\/([^/\s]+)\S*/g, '$1');
+    showCameraMessage(t(key, { message }));
     setStatus('status.idle');
     return null;
   }
@@ -241,15 +271,23 @@ function showEnd(s, e) {
 
 async function startSession() {
   if (session) return;
+  const kind = $('source').value;
+  let recording = null;
+  if (kind === 'replay') {
+    recording = await readRecording();
+    if (!recording) return;
+    useRecordingExercise(recording.start);
+  }
   const ex = selectedExercise();
   if (!ex) return;
   const side = $('side').value || null;
-  const kind = $('source').value;
   const subject = $('subject').value.trim();
   localStorage.setItem('motion.subject', subject);
   $('camera-message').hidden = true;
+  $('replay-progress').hidden = true;
+  $('save-recording').hidden = true;
   setRunning(true);
-  const source = await prepareSource(kind, ex, side);
+  const source = await prepareSource(kind, ex, side, recording);
   if (!source) { setRunning(false); return; }
   useStage(kind === 'camera');
   lastSummary = null;
@@ -278,7 +316,11 @@ async function startSession() {
   const stream = new LiveStream(start, { binary: $('opt-binary').checked });
   // seenT: the latest pose time answered so far. After a resume from an older checkpoint (a server that
   // crashed) the server answers again for poses it had answered before: those events are not shown twice.
-  const s = { stream, source, exercise: ex, id: null, stopping: false, finishing: false, lastT: 0,
+  // What was streamed, to be saved as a recording after the session (the start line's fields, then the frames).
+  const recorded = { start: { exercise: ex.id, side, format, mirrored: source.mirrored }, frames: [] };
+  if (normalized) recorded.start.normalized = true;
+  if (source.minConfidence != null) recorded.start.minConfidence = source.minConfidence;
+  const s = { stream, source, exercise: ex, recorded, id: null, stopping: false, finishing: false, lastT: 0,
     t0: performance.now(), seenT: -Infinity, chartT: -Infinity, repeatUntil: -Infinity };
   session = s;
 
@@ -294,7 +336,9 @@ async function startSession() {
       let tt = kind === 'replay' ? frame.t : Math.round((performance.now() - s.t0)) / 1000;
       if (tt <= s.lastT) tt = s.lastT + 0.001;
       s.lastT = tt;
-      stream.send({ ...frame, t: tt });
+      const sent = { ...frame, t: tt };
+      if (s.recorded.frames.length < MAX_RECORDED_FRAMES) s.recorded.frames.push(sent);
+      stream.send(sent);
     }, (frame) => {
       const decoded = kind === 'demo' ? frame : decodePose(frame, format, normalized);
       if (decoded) view.setPose(decoded);
@@ -341,6 +385,7 @@ async function startSession() {
     setRunning(false);
     // What was live is now the past: dimmed, with the summary brought into view.
     $('main').classList.add('ended');
+    offerRecording(s);
     showEnd(s, e);
     if (lastSummary) {
       $('summary').scrollIntoView({ block: 'start', behavior: 'instant' });
@@ -370,6 +415,25 @@ function finishSession() {
   s.finishing = true;
   s.source.stop();
   s.stream.finish();
+}
+
+// Twenty minutes at 30 poses/s (about 15 MB of JSON): a longer session keeps its first twenty minutes.
+const MAX_RECORDED_FRAMES = 20 * 60 * 30;
+let recordingURL = null;
+
+/** Offers what the session streamed as a recording file that the Replay source plays again. */
+function offerRecording(s) {
+  const link = $('save-recording');
+  if (recordingURL) URL.revokeObjectURL(recordingURL);
+  recordingURL = null;
+  link.hidden = !s.recorded.frames.length;
+  if (link.hidden) return;
+  const text = recordingText(s.recorded.start, s.recorded.frames);
+  recordingURL = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
+  link.href = recordingURL;
+  const day = new Date().toISOString().slice(0, 10);
+  const name = [$('subject').value.trim(), s.exercise.id, day].filter(Boolean).join('_').replace(/[^\w.-]+/g, '-');
+  link.setAttribute('download', `${name}.jsonl`);
 }
 
 function showSummary(m) {

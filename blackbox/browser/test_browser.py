@@ -566,6 +566,13 @@ class BrowserTests(unittest.TestCase):
         message = self.text("camera-message-text")
         self.assertRegex(message, r"could not be (loaded|opened)")
         self.assertIn("Demo", message)
+        self.assertNotIn("http", message, "no raw CDN address")
+        self.emulate(self.driver, PHONE)
+        try:
+            self.assert_no_horizontal_scroll()
+            self.assertLessEqual(self.rect("camera-message")["right"], PHONE[0])
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         self.el("use-demo").click()
         self.assertEqual(Select(self.el("source")).first_selected_option.get_attribute("value"), "demo")
         self.assertTrue(self.el("start").is_enabled())
@@ -586,6 +593,8 @@ class BrowserTests(unittest.TestCase):
         Select(self.el("exercise")).select_by_value("elbowFlexion")
         Select(self.el("side")).select_by_value("right")
         Select(self.el("source")).select_by_value("replay")
+        self.el("subject").clear()
+        self.el("subject").send_keys(f"replay-{uuid.uuid4().hex[:8]}")
         self.el("replay-file").send_keys(path)
         self.el("start").click()
         wait_for(lambda: int(self.text("hud-clean")) >= 1, 10, message="a rep from the replay")
@@ -830,7 +839,7 @@ class BrowserTests(unittest.TestCase):
         row = self.driver.find_element(By.CSS_SELECTOR, f'tr[data-session="{live["id"]}"]')
         self.assertIn(live["subject"], row.text)
         cells = [td.text for td in row.find_elements(By.TAG_NAME, "td")]
-        self.assertEqual(cells[3], f'{live["reps"]} / {live["rejected"]}', "the list row's reps / rejected")
+        self.assertEqual(cells[3], f'{live["reps"]} clean, {live["rejected"]} rejected', "the list row's counts")
         row.find_element(By.TAG_NAME, "a").click()
         wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
                  message="session page")
@@ -919,6 +928,47 @@ class BrowserTests(unittest.TestCase):
                      message="no session the day before")
         finally:
             self.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": ""})
+
+    def test_5c_history_list_on_a_phone_keeps_its_filters(self):
+        """At 390x844 the list is cards within the screen (the status word whole), the filters take less than half
+        the first screen, the subject search matches a prefix, the pager says what it shows, and "Back to list"
+        returns to the same filters."""
+        live = self.recorded()
+        prefix = live["subject"][:-3]
+        row = f'tr[data-session="{live["id"]}"]'
+        try:
+            for size in (PHONE, DESKTOP):
+                self.open("/history.html?lang=en")
+                self.emulate(self.driver, size)
+                self.el("f-subject").clear()
+                self.el("f-subject").send_keys(prefix)
+                self.el("f-subject").submit()
+                wait_for(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#sessions tbody tr")) == 1
+                         and self.driver.find_elements(By.CSS_SELECTOR, row), 10, message="the prefix match")
+                self.assertEqual(self.text("page-label"), "Sessions 1–1 of 1")
+                query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.driver.current_url).query)
+                self.assertEqual(query.get("subject"), [prefix])
+                cells = self.driver.find_elements(By.CSS_SELECTOR, f"{row} td")
+                self.assertEqual(cells[4].text, "finished")
+                if size == PHONE:
+                    self.assert_no_horizontal_scroll()
+                    self.assertLessEqual(self.rect("sessions")["right"], size[0])
+                    self.assertLess(self.rect("filters")["height"], size[1] / 2, "the filters on a phone")
+                    for cell in cells:
+                        self.assertLessEqual(
+                            self.driver.execute_script("return arguments[0].scrollWidth - arguments[0].clientWidth",
+                                                       cell), 0, f"cell {cell.text!r} cut")
+                    self.assert_in_viewport("sessions", size, "the first session card")
+                self.screenshot(self.driver, "history-filtered", size)
+                self.driver.find_element(By.CSS_SELECTOR, f"{row} a").click()
+                wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                         message="session page")
+                self.el("back").click()
+                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, row), 10, message="back on the list")
+                self.assertEqual(self.el("f-subject").get_attribute("value"), prefix)
+                self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#sessions tbody tr")), 1)
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
     def test_6_history_delete_with_confirmation(self):
         live = self.recorded()
@@ -1171,6 +1221,86 @@ class BrowserTests(unittest.TestCase):
         self.assertNotIn("back in view", self.feedback_text())
         self.el("stop").click()
         wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+
+    # ---- Recordings ---------------------------------------------------------------------------------------
+
+    def test_13_live_saves_a_recording_that_replays_as_its_exercise(self):
+        """After a Demo session Live offers what it streamed as a recording; replayed with another exercise
+        selected, it plays as the recorded exercise, shows its progress and ends on the same counts."""
+        self.live_demo("en", "Keep your upper arm still", "started")
+        original = self.counts(prefix="summary")
+        link = self.el("save-recording")
+        self.assertTrue(link.is_displayed(), "the recording is offered")
+        self.assertRegex(link.get_attribute("download"), r"_elbowFlexion_\d{4}-\d\d-\d\d\.jsonl$")
+        text = self.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "fetch(document.getElementById('save-recording').href).then((r) => r.text()).then(done, (e) => done(String(e)));")
+        lines = text.strip().split("\n")
+        start = json.loads(lines[0])
+        self.assertEqual((start["type"], start["exercise"], start["side"], start["format"]),
+                         ("start", "elbowFlexion", "right", "joints"))
+        self.assertGreater(len(lines), 100)
+        path = os.path.join(self.tmp, "saved-recording.jsonl")
+        with open(path, "w") as f:
+            f.write(text)
+        self.open("/?lang=en")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="catalog loaded")
+        Select(self.el("exercise")).select_by_value("squat")
+        Select(self.el("source")).select_by_value("replay")
+        self.assertIn("JSON Lines file", self.text("replay-hint"))
+        self.el("replay-file").send_keys(path)
+        wait_for(lambda: Select(self.el("exercise")).first_selected_option.get_attribute("value") == "elbowFlexion",
+                 5, message="the recording's exercise selected")
+        self.assertEqual(Select(self.el("side")).first_selected_option.get_attribute("value"), "right")
+        self.el("start").click()
+        wait_for(lambda: self.el("replay-progress").is_displayed(), 10, message="the progress bar")
+        seen = wait_for(lambda: 0 < int(self.el("replay-progress").get_attribute("value")) < 100
+                        and int(self.el("replay-progress").get_attribute("value")), 10, message="progress under way")
+        wait_for(lambda: int(self.el("replay-progress").get_attribute("value")) > seen, 10, message="progress grows")
+        wait_for(lambda: self.el("summary").is_displayed(), 60, message="summary after the recording")
+        self.assertEqual(self.el("replay-progress").get_attribute("value"), "100")
+        self.assertEqual(self.counts(prefix="summary"), original, "the replay's counts equal the session's")
+        session_id = self.el("status").get_attribute("data-session")
+        stored = json.loads(self.api(f"/v1/sessions/{session_id}")[2])
+        self.assertEqual(stored["exercise"], "elbowFlexion")
+
+    # ---- Small things -------------------------------------------------------------------------------------
+
+    def test_12_translated_chrome_and_remembered_options(self):
+        """Spanish pages have Spanish titles, skip link and HUD label; the source names fit a phone; placeholders
+        have the muted text's contrast; voice is remembered; vibration is not offered without a touch screen."""
+        for path, title in (("/?lang=es", "Motion — En vivo"), ("/history.html?lang=es", "Motion — Historial"),
+                            ("/watch.html?lang=es", "Motion — Observar")):
+            self.open(path)
+            self.assertEqual(self.driver.title, title)
+            self.assertEqual(self.driver.find_element(By.CSS_SELECTOR, "a.skip").get_attribute("textContent"),
+                             "Saltar al contenido")
+        self.open("/?lang=es")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="catalog loaded")
+        self.assertEqual(self.el("hud").get_attribute("aria-label"), "Medición actual")
+        self.assertEqual(self.driver.find_element(By.CSS_SELECTOR, "details.token summary").text, "Código de acceso")
+        self.emulate(self.driver, PHONE)
+        try:
+            for option in Select(self.el("source")).options:
+                fits = self.driver.execute_script(
+                    "const s = document.getElementById('source'); const c = document.createElement('canvas')"
+                    ".getContext('2d'); c.font = getComputedStyle(s).font;"
+                    "return c.measureText(arguments[0]).width + 40 <= s.clientWidth;", option.text)
+                self.assertTrue(fits, f"source option {option.text!r} is cut on a phone")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        placeholder = self.driver.execute_script(
+            "return getComputedStyle(document.getElementById('subject'), '::placeholder').color")
+        self.assertEqual(placeholder, "rgb(180, 195, 211)", "placeholder colour (--muted, 8:1 on the field)")
+        self.assertFalse(self.el("opt-vibrate").is_displayed(), "no vibration without a touch screen")
+        self.assertFalse(self.el("opt-voice").is_selected())
+        self.el("opt-voice").click()
+        self.open("/?lang=es")
+        self.assertTrue(self.el("opt-voice").is_selected(), "voice remembered")
+        self.el("opt-voice").click()
+        self.assertEqual(self.driver.execute_script("return localStorage.getItem('motion.voice')"), "0")
 
     # ---- Access code ----------------------------------------------------------------------------------------
 
