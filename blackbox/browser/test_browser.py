@@ -657,6 +657,36 @@ class BrowserTests(unittest.TestCase):
         self.assertTrue(gaps)
         self.assertLess(max(gaps), 0.5, "the longest gap in the stored series, seconds")
 
+    def test_4e_a_session_that_cannot_resume_says_what_was_kept(self):
+        """Against a server that keeps no dropped session resumable (--resume-seconds 0), a dropped connection
+        ends the session on the page: it says so and what the server kept, the banner goes, the live numbers and
+        the last "Well done!" are dimmed, and Start is offered again."""
+        self.allowed_console = ("WebSocket connection to",)
+        server, base = self.spawn_server("--resume-seconds", "0")
+        script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_SENDS})
+        try:
+            self.driver.get(base + "/?lang=en")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            Select(self.el("exercise")).select_by_value("elbowFlexion")
+            Select(self.el("source")).select_by_value("demo")
+            self.el("start").click()
+            wait_for(lambda: "started" in self.text("status"), 10, message="started")
+            wait_for(lambda: self.counts()[0] >= 1, 20, message="a clean rep")
+            self.driver.execute_script("window.__lastSocket.close(4000)")
+            wait_for(lambda: self.el("start").is_enabled(), 20, message="the session ended on the page")
+            status = self.text("status")
+            self.assertIn("last checkpoint", status, "what the server kept")
+            self.assertNotIn("Connection closed", status)
+            self.assertFalse(self.el("connection-banner").is_displayed())
+            self.assertLess(float(self.el("hud").value_of_css_property("opacity")), 0.6, "the HUD dimmed")
+            self.assertLess(float(self.el("feedback-line").value_of_css_property("opacity")), 0.6,
+                            "the last feedback dimmed")
+        finally:
+            self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=10)
+
     # ---- Binary pose frames ---------------------------------------------------------------------------------
 
     def demo_recording(self, seconds, out_of_frame):
