@@ -1352,6 +1352,37 @@ class BrowserTests(unittest.TestCase):
         self.el("opt-voice").click()
         self.assertEqual(self.driver.execute_script("return localStorage.getItem('motion.voice')"), "0")
 
+    def test_12b_speech_starts_inside_the_start_tap(self):
+        """With Voice on, speech is started from the Start tap's own event (iOS speaks only then), and feedback is
+        spoken later."""
+        spy = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.__spoken = [];
+            if ('speechSynthesis' in window) {
+              speechSynthesis.speak = (u) => window.__spoken.push({ text: u.text, event: window.event?.type ?? null });
+            }
+        """})
+        try:
+            self.open("/?lang=en")
+            if not self.driver.execute_script("return 'speechSynthesis' in window"):
+                self.skipTest("no speechSynthesis in this browser")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            if not self.el("opt-voice").is_selected():
+                self.el("opt-voice").click()
+            Select(self.el("source")).select_by_value("demo")
+            self.el("start").click()
+            wait_for(lambda: "started" in self.text("status"), 10, message="started")
+            spoken = self.driver.execute_script("return window.__spoken")
+            self.assertTrue(spoken, "speech started at Start")
+            self.assertEqual(spoken[0], {"text": "", "event": "submit"}, "the first speech is inside the tap")
+            wait_for(lambda: len(self.driver.execute_script("return window.__spoken")) > 1, 20,
+                     message="feedback spoken")
+            self.el("stop").click()
+            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+            self.el("opt-voice").click()
+        finally:
+            self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": spy["identifier"]})
+
     # ---- Access code ----------------------------------------------------------------------------------------
 
     def test_11_access_code_is_checked_and_the_data_reloaded(self):
