@@ -1345,6 +1345,17 @@ class BrowserTests(unittest.TestCase):
             "return getComputedStyle(document.getElementById('subject'), '::placeholder').color")
         self.assertEqual(placeholder, "rgb(180, 195, 211)", "placeholder colour (--muted, 8:1 on the field)")
         self.assertFalse(self.el("opt-vibrate").is_displayed(), "no vibration without a touch screen")
+        self.driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+        try:
+            self.open("/?lang=es")
+            self.assertTrue(self.el("opt-vibrate").is_displayed(), "vibration offered on a touch screen")
+            self.el("opt-vibrate").click()
+            self.open("/?lang=es")
+            self.assertTrue(self.el("opt-vibrate").is_selected(), "vibration remembered")
+            self.el("opt-vibrate").click()
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+        self.open("/?lang=es")
         self.assertFalse(self.el("opt-voice").is_selected())
         self.el("opt-voice").click()
         self.open("/?lang=es")
