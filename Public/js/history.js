@@ -254,6 +254,14 @@ function renderDetail() {
   $('watch-link').href = `watch.html?session=${encodeURIComponent(s.id)}`;
   if (!detail.series?.t?.length) status($('series-status'), 'history.noSeries');
   else status($('series-status'), null);
+  // The series chart in words, for those who cannot see it.
+  const values = (detail.series?.value || []).filter((v) => v != null);
+  $('series-chart').setAttribute('aria-label', values.length
+    ? t('history.seriesText', {
+      seconds: one(detail.series.t[detail.series.t.length - 1] - detail.series.t[0]),
+      min: one(Math.min(...values)), max: one(Math.max(...values)), reps: (s.reps || []).length,
+    })
+    : t('history.noSeries'));
   drawDetail();
 }
 

@@ -899,6 +899,10 @@ class BrowserTests(unittest.TestCase):
             self.assertRegex(cell, r"^-?\d+\.\d°$")
         self.assertRegex(first[4], r"^\d+\.\d s$")
         self.assertTrue(any("Keep your upper arm still" in row.text for row in rows), "the rejected rep's fault")
+        # The charts in words: the rep chart is described by the table, the series chart by its label.
+        self.assertEqual(self.el("rep-chart").get_attribute("aria-describedby"), "rep-table-caption")
+        self.assertRegex(self.el("series-chart").get_attribute("aria-label"),
+                         rf"^Measured value over \d+\.\d s: from -?\d+\.\d° to \d+\.\d°, {len(stored['reps'])} reps marked\.$")
         # No baseline in this session: no baseline in the legend.
         self.assertFalse(self.el("legend-baseline").is_displayed())
         self.assertTrue(self.el("legend-target").is_displayed())
