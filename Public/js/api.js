@@ -47,8 +47,8 @@ export const getJSON = (path) => request('GET', path);
 
 let catalogPromise = null;
 /** The exercise catalog (`GET /v1/exercises`), fetched once. */
-export function exercises() {
-  if (!catalogPromise) {
+export function exercises({ reload = false } = {}) {
+  if (!catalogPromise || reload) {
     catalogPromise = getJSON('/v1/exercises').then((r) => r.exercises).catch((e) => { catalogPromise = null; throw e; });
   }
   return catalogPromise;
@@ -138,12 +138,47 @@ export class MessageSocket {
   }
 }
 
-/** Wires a token form (input + button + status) shared by the pages. */
+/** The event a page hears (on `window`) when a new access code was saved and accepted: reload its data. */
+export const TOKEN_EVENT = 'motion:token';
+
+/**
+ * Whether the server accepts the current token: `'ok'`, `'rejected'` (401), or `'unreachable'`. A list of one
+ * session is the cheapest request that needs authentication.
+ */
+export async function checkToken() {
+  try {
+    await getJSON('/v1/sessions?limit=1');
+    return 'ok';
+  } catch (e) {
+    return e instanceof APIError && e.status === 401 ? 'rejected' : (e instanceof APIError ? 'ok' : 'unreachable');
+  }
+}
+
+/**
+ * Wires the access-code form (input + button + status) shared by the pages: a saved code is checked at once;
+ * accepted, the form closes and the page reloads its data (TOKEN_EVENT); rejected, the form stays open.
+ */
 export function bindTokenForm(input, button, status, translate) {
   if (!input || !button) return;
   input.value = token();
-  button.addEventListener('click', () => {
-    setToken(input.value.trim());
-    if (status) status.textContent = translate(input.value.trim() ? 'token.saved' : 'token.cleared');
+  button.addEventListener('click', async () => {
+    const value = input.value.trim();
+    setToken(value);
+    if (status) status.textContent = translate('token.checking');
+    const result = await checkToken();
+    const key = result === 'rejected' ? 'token.rejected'
+      : result === 'unreachable' ? 'token.unreachable' : value ? 'token.saved' : 'token.cleared';
+    if (status) {
+      status.textContent = translate(key);
+      status.className = result === 'rejected' ? 'bad' : 'good';
+    }
+    if (result === 'rejected') {
+      input.focus();
+      input.select();
+      return;
+    }
+    const form = input.closest('details');
+    if (form) form.open = false;
+    window.dispatchEvent(new CustomEvent(TOKEN_EVENT));
   });
 }

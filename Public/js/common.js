@@ -1,7 +1,7 @@
 // Page chrome shared by every page: the language switch, the token form, and translating the static text.
 
 import { apply, bindLanguageSelect, t } from './i18n.js';
-import { bindTokenForm } from './api.js';
+import { bindTokenForm, token } from './api.js';
 
 export function initPage() {
   apply();
@@ -24,12 +24,19 @@ export function formatDate(iso) {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(document.documentElement.lang || undefined);
 }
 
-/** Opens the token form (after a 401) so the person can enter one. */
-export function askForToken(error) {
-  if (error?.status !== 401) return;
+/** Opens the access-code form (after a 401, or `force`) so the person can enter one. */
+export function askForToken(error, { force = false } = {}) {
+  if (!force && error?.status !== 401) return;
   const details = document.querySelector('details.token');
   if (details) {
     details.open = true;
     document.getElementById('token')?.focus();
   }
+}
+
+/** The status `[key, params]` for a failed request: plain words for a missing or rejected access code. */
+export function errorStatus(error) {
+  if (error?.status === 401) return [token() ? 'token.rejected' : 'token.needed', null];
+  if (error?.status === 403) return ['token.forbidden', null];
+  return ['status.error', { message: error?.message || String(error) }];
 }

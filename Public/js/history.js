@@ -1,9 +1,11 @@
 // History: the sessions list (filters, newest first, paginated) and one session's page (rep peaks chart,
 // value series chart, fault counts, CSV download, delete with confirmation).
 
-import { initPage, $, formatDate, askForToken } from './common.js';
+import { initPage, $, formatDate, askForToken, errorStatus } from './common.js';
 import { t, faultText, exerciseName, onLanguageChange } from './i18n.js';
-import { exercises, listSessions, getSession, getSeries, deleteSession, csvURL, downloadCSV, token } from './api.js';
+import {
+  exercises, listSessions, getSession, getSeries, deleteSession, TOKEN_EVENT,
+} from './api.js';
 import { drawRepBars, drawSeries } from './chart.js';
 import { renderSummary } from './summary.js';
 
@@ -23,15 +25,18 @@ function status(el, key, vars, cls = '') {
 
 const list = { cursors: [null], page: 0, next: null, rows: [] };
 
+/** Local midnight starting the day `value` (`YYYY-MM-DD`) plus `days`, as Unix seconds. */
+function localMidnight(value, days = 0) {
+  const [year, month, day] = value.split('-').map(Number);
+  return Math.floor(new Date(year, month - 1, day + days).getTime() / 1000);
+}
+
 function filters() {
-  const f = { subject: $('f-subject').value.trim(), exercise: $('f-exercise').value, limit: PAGE_SIZE };
-  if ($('f-from').value) f.from = $('f-from').value;
-  if ($('f-to').value) {
-    // `to` is a day: include all of it.
-    const d = new Date($('f-to').value + 'T00:00:00Z');
-    d.setUTCDate(d.getUTCDate() + 1);
-    f.to = d.toISOString().slice(0, 10);
-  }
+  // Subject search matches the start of the id (`ana` finds `ana-17`).
+  const f = { subjectPrefix: $('f-subject').value.trim(), exercise: $('f-exercise').value, limit: PAGE_SIZE };
+  // The days are the browser's: their bounds go to the server as instants, `to` including all of its day.
+  if ($('f-from').value) f.from = localMidnight($('f-from').value);
+  if ($('f-to').value) f.to = localMidnight($('f-to').value, 1);
   return f;
 }
 
@@ -44,7 +49,7 @@ async function loadPage() {
     list.next = response.next || null;
     renderList();
   } catch (e) {
-    status($('list-status'), 'status.error', { message: e.message }, 'bad');
+    status($('list-status'), ...errorStatus(e), 'bad');
     askForToken(e);
   }
 }
@@ -55,14 +60,20 @@ function renderList() {
     const tr = document.createElement('tr');
     tr.dataset.session = s.id;
     const started = document.createElement('td');
+    started.dataset.label = t('history.started');
     const a = document.createElement('a');
     a.href = `history.html?session=${encodeURIComponent(s.id)}`;
     a.textContent = formatDate(s.startedAt);
     started.append(a);
-    const cells = [s.subject || '–', `${exerciseName(s.exercise)}${s.side ? ' (' + t('side.' + s.side) + ')' : ''}`,
-      `${s.repCount ?? 0} / ${s.rejectedCount ?? 0}`, t('status.' + s.status)];
-    tr.append(started, ...cells.map((text) => {
+    const cells = [
+      ['history.subject', s.subject || '–'],
+      ['history.exercise', `${exerciseName(s.exercise)}${s.side ? ' (' + t('side.' + s.side) + ')' : ''}`],
+      ['history.reps', t('history.repCounts', { clean: s.repCount ?? 0, rejected: s.rejectedCount ?? 0 })],
+      ['history.status', t('status.' + s.status)],
+    ];
+    tr.append(started, ...cells.map(([label, text]) => {
       const td = document.createElement('td');
+      td.dataset.label = t(label);
       td.textContent = text;
       return td;
     }));
@@ -71,30 +82,54 @@ function renderList() {
   if (!list.rows.length) status($('list-status'), 'history.empty');
   $('prev').disabled = list.page === 0;
   $('next').disabled = !list.next;
-  $('page-label').textContent = t('history.page', { n: list.page + 1 });
+  // The server does not count matches: the range shown, and the total once the last page is reached.
+  const first = list.page * PAGE_SIZE + 1;
+  const last = list.page * PAGE_SIZE + list.rows.length;
+  $('page-label').textContent = !list.rows.length ? ''
+    : list.next ? t('history.range', { first, last }) : t('history.rangeOf', { first, last, total: last });
+}
+
+/** The list's filters and page, kept in the URL (and for "Back to list") so a reload or a return finds them. */
+function rememberList() {
+  const q = new URLSearchParams();
+  if ($('f-subject').value.trim()) q.set('subject', $('f-subject').value.trim());
+  if ($('f-exercise').value) q.set('exercise', $('f-exercise').value);
+  if ($('f-from').value) q.set('from', $('f-from').value);
+  if ($('f-to').value) q.set('to', $('f-to').value);
+  if (list.page > 0) q.set('page', String(list.page + 1));
+  const search = q.toString() ? '?' + q : '';
+  history.replaceState(null, '', 'history.html' + search);
+  try {
+    sessionStorage.setItem(LIST_KEY, JSON.stringify({ search, cursors: list.cursors.slice(0, list.page + 1) }));
+  } catch { /* storage may be unavailable */ }
+}
+
+const LIST_KEY = 'motion.historyList';
+
+function rememberedList() {
+  try { return JSON.parse(sessionStorage.getItem(LIST_KEY)) || null; } catch { return null; }
 }
 
 function initList() {
   $('list-view').hidden = false;
-  document.title = `${t('history.heading')} — Motion`;
   $('f-subject').value = params.get('subject') || '';
   $('f-from').value = params.get('from') || '';
   $('f-to').value = params.get('to') || '';
-  exercises().then((catalogList) => {
+  const fillExercises = (reload) => exercises({ reload }).then((catalogList) => {
     catalog = catalogList;
     const select = $('f-exercise');
+    const chosen = select.value || params.get('exercise') || '';
     const any = new Option(t('history.any'), '');
     select.replaceChildren(any, ...catalog.map((e) => new Option(exerciseName(e), e.id)));
-    select.value = params.get('exercise') || '';
+    select.value = chosen;
   }).catch(() => {});
+  fillExercises(false);
+  window.addEventListener(TOKEN_EVENT, () => { fillExercises(true); loadPage(); });
   $('filters').addEventListener('submit', (e) => {
     e.preventDefault();
     list.cursors = [null];
     list.page = 0;
-    const q = new URLSearchParams();
-    for (const [k, v] of Object.entries(filters())) if (v && k !== 'limit' && k !== 'to') q.set(k, v);
-    if ($('f-to').value) q.set('to', $('f-to').value);
-    history.replaceState(null, '', 'history.html' + (q.toString() ? '?' + q : ''));
+    rememberList();
     loadPage();
   });
   $('f-clear').addEventListener('click', () => {
@@ -105,14 +140,24 @@ function initList() {
     if (!list.next) return;
     list.cursors[list.page + 1] = list.next;
     list.page++;
+    rememberList();
     loadPage();
   });
   $('prev').addEventListener('click', () => {
     if (list.page === 0) return;
     list.page--;
+    rememberList();
     loadPage();
   });
   onLanguageChange(renderList);
+  // Back on the page the list was left at, when its cursors are known here.
+  const saved = rememberedList();
+  const page = Number(params.get('page')) || 1;
+  if (page > 1 && saved?.search === location.search && saved.cursors?.length === page) {
+    list.cursors = saved.cursors;
+    list.page = page - 1;
+  }
+  rememberList();
   const deleted = params.get('deleted');
   loadPage().then(() => { if (deleted) status($('list-status'), 'history.deleted', { id: deleted }, 'good'); });
 }
@@ -131,11 +176,73 @@ function drawDetail() {
   });
 }
 
+const one = (v) => (v == null || Number.isNaN(v) ? '' : v.toFixed(1));
+const degrees = (v) => (v == null ? '–' : `${one(v)}°`);
+
+/** The session's local calendar day, `YYYY-MM-DD`. */
+function localDay(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+function renderRepTable(s) {
+  const reps = s.reps || [];
+  const rows = reps.map((r) => {
+    const tr = document.createElement('tr');
+    tr.className = r.clean ? 'good' : 'bad';
+    const result = r.clean ? t('hud.cleanRep') : (r.faults || []).map(faultText).join('; ');
+    const range = r.range ?? (r.trough != null ? r.peak - r.trough : null);
+    for (const text of [String(r.index), degrees(r.peak), degrees(r.trough), degrees(range),
+      r.duration == null ? '–' : `${one(r.duration)} s`, result]) {
+      const td = document.createElement('td');
+      td.textContent = text;
+      tr.append(td);
+    }
+    return tr;
+  });
+  if (!rows.length) {
+    const tr = document.createElement('tr');
+    tr.append(Object.assign(document.createElement('td'), { colSpan: 6, textContent: t('history.noReps') }));
+    rows.push(tr);
+  }
+  $('rep-table').querySelector('tbody').replaceChildren(...rows);
+}
+
+/** The reps as CSV with the session's subject, exercise, side and date on every row; numbers to one decimal. */
+function repsCSV(s) {
+  const quote = (v) => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+  const lines = [['subject', 'exercise', 'side', 'date', 'started', 'rep', 'peak', 'trough', 'range', 'start', 'end',
+    'duration', 'clean', 'faults'].join(',')];
+  for (const r of s.reps || []) {
+    const range = r.range ?? (r.trough != null ? r.peak - r.trough : null);
+    lines.push([s.subject || '', s.exercise, r.side || s.side || '', localDay(s.startedAt), s.startedAt || '',
+      String(r.index), one(r.peak), one(r.trough), one(range), one(r.start), one(r.end), one(r.duration),
+      r.clean ? 'yes' : 'no', (r.faults || []).join(';')].map((v) => quote(String(v))).join(','));
+  }
+  return lines.join('\r\n') + '\r\n';
+}
+
+/** `subject_exercise_YYYY-MM-DD.csv`, with only file-name-safe characters. */
+function csvFileName(s) {
+  const safe = (v) => String(v).normalize('NFKD').replace(/[^\w.-]+/g, '-').replace(/^-+|-+$/g, '');
+  return [s.subject ? safe(s.subject) : 'session', safe(s.exercise), localDay(s.startedAt)].filter(Boolean).join('_')
+    + '.csv';
+}
+
 function renderDetail() {
   const s = detail.session;
-  $('detail-title').textContent = `${exerciseName(s.exercise)} — ${s.subject || s.id}`;
-  document.title = `${exerciseName(s.exercise)} — Motion`;
+  const title = `${s.subject || t('history.noSubject')} — ${formatDate(s.startedAt)}`;
+  $('detail-title').textContent = title;
+  document.title = `${title} — Motion`;
   renderSummary(s, $('detail-stats'), { full: true });
+  renderRepTable(s);
+  $('legend-baseline').hidden = s.baseline == null;
+  $('legend-target').hidden = detail.exercise?.target == null;
+  if (detail.csvURL) URL.revokeObjectURL(detail.csvURL);
+  detail.csvURL = URL.createObjectURL(new Blob([repsCSV(s)], { type: 'text/csv;charset=utf-8' }));
+  $('csv').href = detail.csvURL;
+  $('csv').setAttribute('download', csvFileName(s));
   const faults = Object.entries(s.faultCounts || {}).sort((a, b) => b[1] - a[1]);
   $('fault-counts').replaceChildren(...(faults.length ? faults.map(([f, n]) => {
     const li = document.createElement('li');
@@ -147,32 +254,39 @@ function renderDetail() {
   $('watch-link').href = `watch.html?session=${encodeURIComponent(s.id)}`;
   if (!detail.series?.t?.length) status($('series-status'), 'history.noSeries');
   else status($('series-status'), null);
+  // The series chart in words, for those who cannot see it.
+  const values = (detail.series?.value || []).filter((v) => v != null);
+  $('series-chart').setAttribute('aria-label', values.length
+    ? t('history.seriesText', {
+      seconds: one(detail.series.t[detail.series.t.length - 1] - detail.series.t[0]),
+      min: one(Math.min(...values)), max: one(Math.max(...values)), reps: (s.reps || []).length,
+    })
+    : t('history.noSeries'));
   drawDetail();
 }
 
 async function initDetail() {
   $('detail-view').hidden = false;
-  $('csv').href = csvURL(sessionID);
-  $('csv').setAttribute('download', `session-${sessionID}.csv`);
-  $('csv').addEventListener('click', (e) => {
-    if (!token()) return; // a plain link works without a token
-    e.preventDefault();
-    downloadCSV(sessionID).catch((err) => status($('detail-status'), 'status.error', { message: err.message }, 'bad'));
-  });
+  $('back').href = 'history.html' + (rememberedList()?.search || '');
+  // The CSV is made here from the session already loaded (readable columns, one decimal); the server's
+  // `?format=csv` stays the raw export for scripts.
   $('delete').addEventListener('click', async () => {
     if (!window.confirm(t('history.confirmDelete', { id: sessionID }))) return;
     try {
       await deleteSession(sessionID);
       location.href = `history.html?deleted=${encodeURIComponent(sessionID)}`;
     } catch (e) {
-      status($('detail-status'), 'status.error', { message: e.message }, 'bad');
+      status($('detail-status'), ...errorStatus(e), 'bad');
     }
   });
   try {
     detail.session = await getSession(sessionID);
   } catch (e) {
-    status($('detail-status'), e.status === 404 ? 'history.notFound' : 'status.error', { message: e.message }, 'bad');
+    if (e.status === 404) status($('detail-status'), 'history.notFound', null, 'bad');
+    else status($('detail-status'), ...errorStatus(e), 'bad');
+    askForToken(e);
     $('delete').disabled = true;
+    window.addEventListener(TOKEN_EVENT, () => location.reload(), { once: true });
     return;
   }
   const [catalogList, series] = await Promise.all([

@@ -64,6 +64,8 @@ export class Hud {
     this.el.rejected.textContent = '0';
     this.el.instructions.replaceChildren();
     this.el.lastRep.textContent = t('hud.noRep');
+    this.el.lastRep.className = '';
+    this.el.baselineBox.hidden = true;
     this.setHold(null);
   }
 
@@ -151,17 +153,25 @@ export class Feedback {
     this.events = [];
     this.voice = false;
     this.vibrate = false;
+    this.outOfView = false;
     onLanguageChange(() => this.render());
   }
 
   clear() {
     this.events = [];
+    this.outOfView = false;
     this.render();
   }
 
   push(m) {
     const text = eventText(m);
     if (!text) return;
+    // "Back in view" only after having been out of it: a session starts with the person in view.
+    if (m.event === 'visibilityChanged') {
+      const wasOut = this.outOfView;
+      this.outOfView = !m.visible;
+      if (m.visible && !wasOut) return;
+    }
     this.events.unshift(m);
     if (this.events.length > this.max) this.events.length = this.max;
     this.render();

@@ -2,17 +2,17 @@
 // server's snapshots and events (HUD, skeleton, chart, feedback) and the summary after Stop. A dropped
 // connection is resumed by itself (stream.js), with a banner while it reconnects.
 
-import { initPage, $, askForToken } from './common.js';
+import { initPage, $, askForToken, errorStatus } from './common.js';
 import { renderSummary } from './summary.js';
 import { t, exerciseName, onLanguageChange } from './i18n.js';
-import { exercises } from './api.js';
+import { exercises, checkToken, TOKEN_EVENT } from './api.js';
 import { LiveStream, RESUME_WINDOW_SECONDS } from './stream.js';
 import { DemoSource } from './demo.js';
 import { SkeletonView } from './skeleton.js';
 import { RealtimeChart } from './chart.js';
 import { Hud, Feedback } from './hud.js';
 import { measuredJoints, decodePose } from './joints.js';
-import { parseRecording, createReplaySource } from './replay.js';
+import { parseRecording, createReplaySource, recordingText } from './replay.js';
 
 initPage();
 
@@ -38,6 +38,14 @@ onLanguageChange(() => {
   fillExercises();
   if (lastSummary) showSummary(lastSummary);
 });
+
+function remembered(key) {
+  try { return localStorage.getItem(key) === '1'; } catch { return false; }
+}
+
+function remember(key, on) {
+  try { localStorage.setItem(key, on ? '1' : '0'); } catch { /* storage may be unavailable */ }
+}
 
 // ---- Controls -------------------------------------------------------------------------------------------
 
@@ -85,8 +93,19 @@ function showSourceOptions() {
 $('exercise').addEventListener('change', fillSides);
 $('side').addEventListener('change', previewExercise);
 $('source').addEventListener('change', () => { showSourceOptions(); $('camera-message').hidden = true; });
-$('opt-voice').addEventListener('change', (e) => { feedback.voice = e.target.checked; });
-$('opt-vibrate').addEventListener('change', (e) => { feedback.vibrate = e.target.checked; });
+// Voice and vibration are remembered; vibration is offered only where a phone can vibrate.
+const VOICE_KEY = 'motion.voice';
+const VIBRATE_KEY = 'motion.vibrate';
+const canVibrate = typeof navigator.vibrate === 'function' && matchMedia('(pointer: coarse)').matches;
+$('opt-vibrate').closest('label').hidden = !canVibrate;
+$('opt-voice').closest('label').hidden = !('speechSynthesis' in window);
+$('opt-voice').checked = feedback.voice = remembered(VOICE_KEY);
+$('opt-vibrate').checked = feedback.vibrate = canVibrate && remembered(VIBRATE_KEY);
+$('opt-voice').addEventListener('change', (e) => { feedback.voice = e.target.checked; remember(VOICE_KEY, e.target.checked); });
+$('opt-vibrate').addEventListener('change', (e) => {
+  feedback.vibrate = e.target.checked;
+  remember(VIBRATE_KEY, e.target.checked);
+});
 $('chart-reset').addEventListener('click', () => chart.reset());
 $('use-demo').addEventListener('click', () => {
   $('source').value = 'demo';
@@ -101,12 +120,10 @@ const BINARY_KEY = 'motion.binary';
 function initialBinary() {
   const fromURL = new URLSearchParams(location.search).get('binary');
   if (fromURL === '1' || fromURL === '0') return fromURL === '1';
-  try { return localStorage.getItem(BINARY_KEY) === '1'; } catch { return false; }
+  return remembered(BINARY_KEY);
 }
 $('opt-binary').checked = initialBinary();
-$('opt-binary').addEventListener('change', (e) => {
-  try { localStorage.setItem(BINARY_KEY, e.target.checked ? '1' : '0'); } catch { /* storage may be unavailable */ }
-});
+$('opt-binary').addEventListener('change', (e) => remember(BINARY_KEY, e.target.checked));
 
 function setRunning(running) {
   for (const id of ['exercise', 'side', 'subject', 'source', 'replay-file', 'camera-swap', 'opt-binary']) {
@@ -114,6 +131,9 @@ function setRunning(running) {
   }
   $('start').disabled = running;
   $('stop').disabled = !running;
+  // While a session runs the controls shrink to one line and the numbers and chart take the screen (app.css).
+  $('main').classList.toggle('running', running);
+  if (running) $('main').classList.remove('ended');
 }
 
 function showCameraMessage(text) {
@@ -151,17 +171,45 @@ function demoSource(ex, side) {
   };
 }
 
-async function prepareSource(kind, ex, side) {
+/** The chosen recording file, parsed; null (with the reason in the status line) when there is none to play. */
+async function readRecording() {
+  const file = $('replay-file').files[0];
+  if (!file) { setStatus('status.noFile', null, 'bad'); return null; }
+  const recording = parseRecording(await file.text());
+  if (!recording.frames.length) { setStatus('status.badFile', null, 'bad'); return null; }
+  return recording;
+}
+
+/** A recording plays as the exercise and side it was made with, whatever was selected before. */
+function useRecordingExercise(start) {
+  if (!start?.exercise || !catalog.some((e) => e.id === start.exercise)) return;
+  $('exercise').value = start.exercise;
+  fillSides();
+  const side = start.side || '';
+  if ([...$('side').options].some((o) => o.value === side)) $('side').value = side;
+  previewExercise();
+}
+
+$('replay-file').addEventListener('change', async () => {
+  if (!$('replay-file').files[0]) return;
+  const recording = parseRecording(await $('replay-file').files[0].text());
+  if (recording.frames.length) useRecordingExercise(recording.start);
+  else setStatus('status.badFile', null, 'bad');
+});
+
+function prepareReplay(recording) {
+  const progress = $('replay-progress');
+  progress.value = 0;
+  progress.hidden = false;
+  return createReplaySource(recording, {
+    onProgress: (share) => { progress.value = Math.round(share * 100); },
+    onEnd: () => { setStatus('status.replayDone'); finishSession(); },
+  });
+}
+
+async function prepareSource(kind, ex, side, recording) {
   if (kind === 'demo') return demoSource(ex, side);
-  if (kind === 'replay') {
-    const file = $('replay-file').files[0];
-    if (!file) { setStatus('status.noFile', null, 'bad'); return null; }
-    const recording = parseRecording(await file.text());
-    if (!recording.frames.length) { setStatus('status.badFile', null, 'bad'); return null; }
-    return createReplaySource(recording, {
-      onEnd: () => { setStatus('status.replayDone'); finishSession(); },
-    });
-  }
+  if (kind === 'replay') return prepareReplay(recording);
   // Camera: loaded on demand, so the core pages never touch the CDN.
   setStatus('status.loadingCamera');
   try {
@@ -169,7 +217,9 @@ async function prepareSource(kind, ex, side) {
     return await createCameraSource($('video'), { swap: $('camera-swap').checked });
   } catch (e) {
     const key = e?.kind === 'camera' ? 'camera.noCamera' : 'camera.failed';
-    showCameraMessage(t(key, { message: e?.message || String(e) }));
+    // A failed import names the whole CDN address: its host says enough, and fits a phone.
+    const message = (e?.message || String(e)).replace(/https?:\/\/([^/\s]+)\S*/g, '$1');
+    showCameraMessage(t(key, { message }));
     setStatus('status.idle');
     return null;
   }
@@ -195,9 +245,20 @@ const END_KEYS = {
 
 function showEnd(s, e) {
   if (e.reason === 'stopped') {
-    setStatus('summary.heading', null, 'good');
+    const m = lastSummary || {};
+    setStatus('live.finished', { reps: m.repCount ?? 0, rejected: m.rejectedCount ?? 0 }, 'good');
+  } else if (e.reason === 'closed' && !s.id) {
+    // Refused before it started: most often the access code. Ask the server which.
+    setStatus('status.unreachable', { code: e.code ?? '–' }, 'bad');
+    checkToken().then((result) => {
+      if (result !== 'rejected') return;
+      setStatus(...errorStatus({ status: 401 }), 'bad');
+      askForToken(null, { force: true });
+    });
+  } else if (e.reason === 'closed' && e.code !== 1000) {
+    setStatus([['status.lost', { code: e.code ?? '–' }], ...keptParts(e.checkpoint)], null, 'bad');
   } else if (e.reason === 'closed') {
-    setStatus('status.closed', { code: e.code ?? '–' }, e.code === 1000 ? '' : 'bad');
+    setStatus('status.closed', { code: e.code ?? '–' });
   } else if (e.reason === 'takenOver') {
     setStatus('resume.takenOver', null, 'bad');
   } else if (e.reason === 'unknownSession') {
@@ -210,15 +271,23 @@ function showEnd(s, e) {
 
 async function startSession() {
   if (session) return;
+  const kind = $('source').value;
+  let recording = null;
+  if (kind === 'replay') {
+    recording = await readRecording();
+    if (!recording) return;
+    useRecordingExercise(recording.start);
+  }
   const ex = selectedExercise();
   if (!ex) return;
   const side = $('side').value || null;
-  const kind = $('source').value;
   const subject = $('subject').value.trim();
   localStorage.setItem('motion.subject', subject);
   $('camera-message').hidden = true;
+  $('replay-progress').hidden = true;
+  $('save-recording').hidden = true;
   setRunning(true);
-  const source = await prepareSource(kind, ex, side);
+  const source = await prepareSource(kind, ex, side, recording);
   if (!source) { setRunning(false); return; }
   useStage(kind === 'camera');
   lastSummary = null;
@@ -233,6 +302,7 @@ async function startSession() {
   view.clear();
   view.setMeasured(measuredJoints(ex, side));
   setStatus('status.connecting');
+  $('stop').focus();
 
   const start = { type: 'start', exercise: ex.id, format: source.format, mirrored: source.mirrored,
     options: { snapshots: 'every' } };
@@ -246,14 +316,19 @@ async function startSession() {
   const stream = new LiveStream(start, { binary: $('opt-binary').checked });
   // seenT: the latest pose time answered so far. After a resume from an older checkpoint (a server that
   // crashed) the server answers again for poses it had answered before: those events are not shown twice.
-  const s = { stream, source, exercise: ex, id: null, stopping: false, finishing: false, lastT: 0,
+  // What was streamed, to be saved as a recording after the session (the start line's fields, then the frames).
+  const recorded = { start: { exercise: ex.id, side, format, mirrored: source.mirrored }, frames: [] };
+  if (normalized) recorded.start.normalized = true;
+  if (source.minConfidence != null) recorded.start.minConfidence = source.minConfidence;
+  const s = { stream, source, exercise: ex, recorded, id: null, stopping: false, finishing: false, lastT: 0,
     t0: performance.now(), seenT: -Infinity, chartT: -Infinity, repeatUntil: -Infinity };
   session = s;
 
   stream.on('started', (m) => {
     s.id = m.session;
     if (m.exercise) hud.setExercise({ ...ex, ...m.exercise });
-    setStatus('status.started', { id: m.session }, 'good');
+    const names = { exercise: exerciseName(ex), subject };
+    setStatus(subject ? 'status.started' : 'status.startedAnonymous', names, 'good');
     $('status').dataset.session = m.session;
     source.begin((frame) => {
       if (s.stopping || s.finishing) return;
@@ -261,7 +336,9 @@ async function startSession() {
       let tt = kind === 'replay' ? frame.t : Math.round((performance.now() - s.t0)) / 1000;
       if (tt <= s.lastT) tt = s.lastT + 0.001;
       s.lastT = tt;
-      stream.send({ ...frame, t: tt });
+      const sent = { ...frame, t: tt };
+      if (s.recorded.frames.length < MAX_RECORDED_FRAMES) s.recorded.frames.push(sent);
+      stream.send(sent);
     }, (frame) => {
       const decoded = kind === 'demo' ? frame : decodePose(frame, format, normalized);
       if (decoded) view.setPose(decoded);
@@ -298,14 +375,24 @@ async function startSession() {
   stream.on('resumed', (m) => {
     s.repeatUntil = s.seenT;
     showBanner(false);
-    setStatus('resume.resumed', { id: m.session }, 'good');
+    setStatus('resume.resumed', null, 'good');
   });
   stream.on('end', (e) => {
     source.stop();
     showBanner(false);
     if (session === s) session = null;
+    const hadFocus = document.activeElement === $('stop');
     setRunning(false);
+    // What was live is now the past: dimmed, with the summary brought into view.
+    $('main').classList.add('ended');
+    offerRecording(s);
     showEnd(s, e);
+    if (lastSummary) {
+      $('summary').scrollIntoView({ block: 'start', behavior: 'instant' });
+      $('summary-heading').focus({ preventScroll: true });
+    } else if (hadFocus) {
+      $('start').focus();
+    }
   });
   stream.open();
 }
@@ -330,6 +417,25 @@ function finishSession() {
   s.stream.finish();
 }
 
+// Twenty minutes at 30 poses/s (about 15 MB of JSON): a longer session keeps its first twenty minutes.
+const MAX_RECORDED_FRAMES = 20 * 60 * 30;
+let recordingURL = null;
+
+/** Offers what the session streamed as a recording file that the Replay source plays again. */
+function offerRecording(s) {
+  const link = $('save-recording');
+  if (recordingURL) URL.revokeObjectURL(recordingURL);
+  recordingURL = null;
+  link.hidden = !s.recorded.frames.length;
+  if (link.hidden) return;
+  const text = recordingText(s.recorded.start, s.recorded.frames);
+  recordingURL = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
+  link.href = recordingURL;
+  const day = new Date().toISOString().slice(0, 10);
+  const name = [$('subject').value.trim(), s.exercise.id, day].filter(Boolean).join('_').replace(/[^\w.-]+/g, '-');
+  link.setAttribute('download', `${name}.jsonl`);
+}
+
 function showSummary(m) {
   renderSummary(m, $('summary-stats'));
   $('summary-link').href = `history.html?session=${encodeURIComponent(m.id)}`;
@@ -338,7 +444,11 @@ function showSummary(m) {
 
 $('controls').addEventListener('submit', (e) => {
   e.preventDefault();
-  startSession().catch((err) => { setStatus('status.error', { message: err.message }, 'bad'); setRunning(false); });
+  // iOS speaks only from inside a tap: start speech now, with nothing to say.
+  if (feedback.voice && 'speechSynthesis' in window) {
+    try { window.speechSynthesis.speak(new SpeechSynthesisUtterance('')); } catch { /* speech is best effort */ }
+  }
+  startSession().catch((err) => { setStatus(...errorStatus(err), 'bad'); setRunning(false); });
 });
 $('stop').addEventListener('click', stopSession);
 window.addEventListener('pagehide', () => session?.stream.close());
@@ -359,8 +469,13 @@ const params = new URLSearchParams(location.search);
 if (params.get('source')) $('source').value = params.get('source');
 showSourceOptions();
 setStatus('status.idle');
-exercises().then((list) => {
-  catalog = list;
-  fillExercises();
-  document.body.dataset.ready = 'true';
-}).catch((e) => { setStatus('status.error', { message: e.message }, 'bad'); askForToken(e); });
+function loadCatalog(reload = false) {
+  exercises({ reload }).then((list) => {
+    catalog = list;
+    fillExercises();
+    if (reload && !session) setStatus('status.idle');
+    document.body.dataset.ready = 'true';
+  }).catch((e) => { setStatus(...errorStatus(e), 'bad'); askForToken(e); });
+}
+loadCatalog();
+window.addEventListener(TOKEN_EVENT, () => loadCatalog(true));

@@ -1,6 +1,6 @@
 // The Replay pose source: a recorded file of poses in JSON Lines (one PROTOCOL.md pose per line, with or
 // without `"type":"pose"`; `poses` batches are flattened; an optional first `start` line gives the format),
-// streamed at the pace of its own timestamps.
+// streamed at the pace of its own timestamps. Live saves what it streamed in this format (`recordingText`).
 
 export function parseRecording(text) {
   const frames = [];
@@ -34,8 +34,21 @@ export function parseRecording(text) {
   return { start, frames };
 }
 
-/** A source that sends `frames` at their own pace; calls `onEnd` after the last one. */
-export function createReplaySource(recording, { onEnd } = {}) {
+/**
+ * A recording in the format `parseRecording` reads: a `start` line (exercise, side, format and what else the
+ * session was started with), then one pose per line.
+ */
+export function recordingText(start, frames) {
+  const lines = [JSON.stringify({ type: 'start', ...start })];
+  for (const frame of frames) lines.push(JSON.stringify(frame));
+  return lines.join('\n') + '\n';
+}
+
+/**
+ * A source that sends `frames` at their own pace; calls `onProgress` with the share sent (0…1) as it goes and
+ * `onEnd` after the last one.
+ */
+export function createReplaySource(recording, { onEnd, onProgress } = {}) {
   const frames = recording.frames;
   const start = recording.start || {};
   let timer = 0;
@@ -58,6 +71,7 @@ export function createReplaySource(recording, { onEnd } = {}) {
           send(frames[i]);
           i++;
         }
+        onProgress?.(i / frames.length);
         if (i >= frames.length) {
           running = false;
           onEnd?.();

@@ -1,9 +1,9 @@
 // Watch: a clinician's read-only live view of someone else's session through /v1/sessions/{id}/watch — the
 // same HUD, chart and feedback as Live, without controls.
 
-import { initPage, $ } from './common.js';
+import { initPage, $, askForToken, errorStatus } from './common.js';
 import { t, exerciseName, onLanguageChange } from './i18n.js';
-import { exercises, getSession, listSessions, MessageSocket } from './api.js';
+import { exercises, getSession, listSessions, MessageSocket, TOKEN_EVENT } from './api.js';
 import { RealtimeChart } from './chart.js';
 import { Hud, Feedback } from './hud.js';
 import { renderSummary } from './summary.js';
@@ -26,6 +26,7 @@ async function showLiveSessions() {
     const { sessions } = await listSessions({ status: 'live', limit: 20 });
     const box = $('live-sessions');
     box.hidden = false;
+    if (statusArgs[0] === 'status.error' || statusArgs[0]?.startsWith('token.')) setStatus(null);
     if (!sessions.length) {
       $('live-list').replaceChildren(Object.assign(document.createElement('li'), { textContent: t('watch.none') }));
       return;
@@ -39,7 +40,8 @@ async function showLiveSessions() {
       return li;
     }));
   } catch (e) {
-    setStatus('status.error', { message: e.message }, 'bad');
+    setStatus(...errorStatus(e), 'bad');
+    askForToken(e);
   }
 }
 
@@ -69,7 +71,8 @@ async function follow(id) {
     setStatus('watch.following', { id, subject: info.subject || '–', exercise: exerciseName(info.exercise) }, 'good');
   } catch (e) {
     // The watch socket may still work (e.g. before the session is stored); say what failed and go on.
-    setStatus('status.error', { message: e.message }, 'bad');
+    setStatus(...errorStatus(e), 'bad');
+    askForToken(e);
   }
   if (info && info.status !== 'live') {
     setStatus('watch.ended');
@@ -115,5 +118,19 @@ async function follow(id) {
   window.addEventListener('pagehide', () => socket.close());
 }
 
-if (sessionID) follow(sessionID); else showLiveSessions();
+// The list of live sessions refreshes itself, so a clinician who opens Watch first sees the patient arrive.
+const LIST_REFRESH_MS = 3000;
+let listTimer = 0;
+function refreshLiveSessions() {
+  clearTimeout(listTimer);
+  showLiveSessions().finally(() => {
+    if (!document.hidden) listTimer = setTimeout(refreshLiveSessions, LIST_REFRESH_MS);
+  });
+}
+document.addEventListener('visibilitychange', () => {
+  if (!sessionID && !document.hidden) refreshLiveSessions();
+});
+
+if (sessionID) follow(sessionID); else refreshLiveSessions();
+window.addEventListener(TOKEN_EVENT, () => { if (sessionID) location.reload(); else refreshLiveSessions(); });
 document.body.dataset.ready = 'true';

@@ -115,6 +115,10 @@ extension PostgresSessionStore {
         var statement = PostgresStatementBuilder(
             "SELECT \(Self.columns) FROM sessions WHERE tenant = ", .string(query.tenant))
         if let subject = query.subject { statement.append(" AND subject = ", .string(subject)) }
+        if let prefix = query.subjectPrefix {
+            statement.append(" AND starts_with(subject, ", .string(prefix))
+            statement.append(")")
+        }
         if let exercise = query.exercise { statement.append(" AND exercise = ", .string(exercise)) }
         if let status = query.status { statement.append(" AND status = ", .string(status.rawValue)) }
         if let from = query.from { statement.append(" AND started_at >= ", .int(from)) }

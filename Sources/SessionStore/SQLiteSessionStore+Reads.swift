@@ -158,6 +158,7 @@ extension SQLiteSessionStore {
                 }
                 // One extra row tells whether another page follows.
                 try select.bind(limit + 1, at: 9)
+                if let prefix = query.subjectPrefix { try select.bind(prefix, at: 10) }
                 var sessions: [StoredSession] = []
                 sessions.reserveCapacity(limit + 1)
                 while try select.step() { sessions.append(try readSession(from: select)) }
@@ -175,10 +176,11 @@ extension SQLiteSessionStore {
 
     /// The listing statement for the filters `query` uses (one cached statement per combination): numbered
     /// parameters `?1` tenant, `?2` subject, `?3` exercise, `?4` status, `?5` from, `?6` to, `?7`/`?8` the cursor's
-    /// start time and id, `?9` the row limit.
+    /// start time and id, `?9` the row limit, `?10` the subject prefix.
     static func listSQL(for query: SessionQuery) -> String {
         var sql = "SELECT \(columns) FROM sessions WHERE tenant = ?1"
         if query.subject != nil { sql += " AND subject = ?2" }
+        if query.subjectPrefix != nil { sql += " AND substr(subject, 1, length(?10)) = ?10" }
         if query.exercise != nil { sql += " AND exercise = ?3" }
         if query.status != nil { sql += " AND status = ?4" }
         if query.from != nil { sql += " AND started_at >= ?5" }

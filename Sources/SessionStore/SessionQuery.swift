@@ -1,5 +1,5 @@
 /// A filtered, paginated listing of one tenant's sessions, newest first (PROTOCOL.md §5
-/// `GET /v1/sessions?subject=&exercise=&status=&from=&to=&limit=&cursor=`).
+/// `GET /v1/sessions?subject=&subjectPrefix=&exercise=&status=&from=&to=&limit=&cursor=`).
 ///
 /// Filters left nil do not filter. `from` and `to` bound the start time as a half-open range, `from <= startedAt <
 /// to`. Sessions are ordered by start time, newest first, then by id; a page's ``SessionPage/next`` cursor names the
@@ -19,6 +19,8 @@ public struct SessionQuery: Sendable, Hashable {
     public var tenant: String
     /// Only this subject's sessions.
     public var subject: String?
+    /// Only sessions whose subject starts with this (compared character by character, case-sensitive).
+    public var subjectPrefix: String?
     /// Only sessions of this exercise id.
     public var exercise: String?
     /// Only sessions with this status.
@@ -36,6 +38,7 @@ public struct SessionQuery: Sendable, Hashable {
     /// - Parameters:
     ///   - tenant: The tenant.
     ///   - subject: Only this subject.
+    ///   - subjectPrefix: Only subjects starting with this.
     ///   - exercise: Only this exercise id.
     ///   - status: Only this status.
     ///   - from: Only starts at or after this, Unix milliseconds.
@@ -43,11 +46,13 @@ public struct SessionQuery: Sendable, Hashable {
     ///   - limit: Page size (clamped to `1...500`).
     ///   - cursor: A previous page's `next`.
     public init(
-        tenant: String, subject: String? = nil, exercise: String? = nil, status: SessionStatus? = nil,
-        from: Int64? = nil, to: Int64? = nil, limit: Int = SessionQuery.defaultLimit, cursor: String? = nil
+        tenant: String, subject: String? = nil, subjectPrefix: String? = nil, exercise: String? = nil,
+        status: SessionStatus? = nil, from: Int64? = nil, to: Int64? = nil, limit: Int = SessionQuery.defaultLimit,
+        cursor: String? = nil
     ) {
         self.tenant = tenant
         self.subject = subject
+        self.subjectPrefix = subjectPrefix
         self.exercise = exercise
         self.status = status
         self.from = from

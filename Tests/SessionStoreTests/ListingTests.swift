@@ -72,6 +72,32 @@ import Testing
     }
 
     @Test(arguments: StoreKind.allCases)
+    func filtersBySubjectPrefix(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
+            let subjects = ["ana-1", "ana-2", "anabel", "Ana-3", "bob", "año", "an%", "an_x"]
+            var sessions: [StoredSession] = []
+            for (i, subject) in subjects.enumerated() {
+                let session = StoredSession.make(
+                    startedAt: Self.base + Int64(i) * 60_000, random: UInt128(i), subject: subject)
+                try await store.create(session)
+                sessions.append(session)
+            }
+            try await store.create(.make(startedAt: Self.base, random: 99, subject: nil))
+            try await store.create(.make(startedAt: Self.base, random: 98, tenant: "clinic-2", subject: "ana-9"))
+            func ids(_ prefix: String) async throws -> [SessionID] {
+                try await store.list(SessionQuery(tenant: "clinic-1", subjectPrefix: prefix)).sessions.map(\.id)
+            }
+            for prefix in ["ana", "ana-", "an", "A", "añ", "an%", "an_", "ana-1", "nobody"] {
+                #expect(
+                    try await ids(prefix) == expected(sessions) { $0.subject?.hasPrefix(prefix) ?? false },
+                    "prefix \(prefix)")
+            }
+            let both = try await store.list(SessionQuery(tenant: "clinic-1", subject: "ana-2", subjectPrefix: "ana"))
+            #expect(both.sessions.map(\.subject) == ["ana-2"])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func combinesFilters(_ kind: StoreKind) async throws {
         try await withStore(kind) { store, _ in
             let sessions = try await fill(store)

@@ -295,8 +295,30 @@ class BrowserTests(unittest.TestCase):
             [SERVER_BIN, "--port", str(port), "--database", cls.database, "--public", PUBLIC],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
         )
+        try:
+            cls.base = cls.address_of(cls.server)
+        except RuntimeError:
+            cls.stop_server()
+            raise
+
+    @staticmethod
+    def spawn_server(*arguments):
+        """Another server on a free port with a database of its own and `arguments`: (process, base URL)."""
+        folder = tempfile.mkdtemp(prefix="extra-", dir=BrowserTests.tmp)
+        server = subprocess.Popen(
+            [SERVER_BIN, "--port", "0", "--database", os.path.join(folder, "db.sqlite"), "--public", PUBLIC,
+             *arguments], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+        try:
+            return server, BrowserTests.address_of(server)
+        except RuntimeError:
+            server.kill()
+            server.wait(timeout=5)
+            raise
+
+    @staticmethod
+    def address_of(server):
+        """The `http://…` address `server` prints when it listens (its output is drained in the background)."""
         lines = queue.Queue()
-        server = cls.server
 
         def pump():
             with server.stdout:
@@ -317,9 +339,8 @@ class BrowserTests(unittest.TestCase):
             if match:
                 base = match.group(1).rstrip("/")
         if base is None:
-            cls.stop_server()
             raise RuntimeError("the server did not print its address")
-        cls.base = base
+        return base
 
     @classmethod
     def new_driver(cls):
@@ -545,6 +566,13 @@ class BrowserTests(unittest.TestCase):
         message = self.text("camera-message-text")
         self.assertRegex(message, r"could not be (loaded|opened)")
         self.assertIn("Demo", message)
+        self.assertNotIn("http", message, "no raw CDN address")
+        self.emulate(self.driver, PHONE)
+        try:
+            self.assert_no_horizontal_scroll()
+            self.assertLessEqual(self.rect("camera-message")["right"], PHONE[0])
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         self.el("use-demo").click()
         self.assertEqual(Select(self.el("source")).first_selected_option.get_attribute("value"), "demo")
         self.assertTrue(self.el("start").is_enabled())
@@ -565,6 +593,8 @@ class BrowserTests(unittest.TestCase):
         Select(self.el("exercise")).select_by_value("elbowFlexion")
         Select(self.el("side")).select_by_value("right")
         Select(self.el("source")).select_by_value("replay")
+        self.el("subject").clear()
+        self.el("subject").send_keys(f"replay-{uuid.uuid4().hex[:8]}")
         self.el("replay-file").send_keys(path)
         self.el("start").click()
         wait_for(lambda: int(self.text("hud-clean")) >= 1, 10, message="a rep from the replay")
@@ -593,6 +623,8 @@ class BrowserTests(unittest.TestCase):
         try:
             wait_for(lambda: self.el("connection-banner").is_displayed(), 10, message="the reconnecting banner")
             self.assertEqual(self.text("connection-banner"), "Connection lost — reconnecting…")
+            self.assertEqual(self.text("status"),
+                             "Poses are kept here and will be sent once the connection is back.")
             self.assertFalse(self.el("stop").get_attribute("disabled"), "Stop stays available while reconnecting")
             before = sum(self.counts())  # no answers come while the socket is closed
             time.sleep(3)  # the demo goes on producing frames while the server is away
@@ -600,13 +632,13 @@ class BrowserTests(unittest.TestCase):
             self.start_server(port)
         self.assertEqual(urllib.parse.urlsplit(self.base).port, port)
         wait_for(lambda: not self.el("connection-banner").is_displayed(), 30, message="the banner to go away")
-        self.assertIn(f"Reconnected: session {session_id} goes on", self.text("status"))
+        self.assertEqual("Reconnected: the session goes on.", self.text("status"))
         self.assertEqual(self.el("status").get_attribute("data-session"), session_id)
         self.assertEqual(json.loads(self.api(f"/v1/sessions/{session_id}")[2])["status"], "live")
         wait_for(lambda: sum(self.counts()) >= before + 2, 20, message="two reps after the restart")
         self.el("stop").click()
         wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
-        self.assertEqual(self.text("status"), "Session summary")
+        self.assertRegex(self.text("status"), r"^Session finished: \d+ clean, \d+ rejected\. The summary is below\.$")
         stored = json.loads(self.api(f"/v1/sessions/{session_id}")[2])
         self.assertEqual(stored["id"], session_id)
         self.assertEqual(stored["status"], "finished")
@@ -624,6 +656,36 @@ class BrowserTests(unittest.TestCase):
         gaps = [b - a for a, b in zip(series["t"], series["t"][1:])]
         self.assertTrue(gaps)
         self.assertLess(max(gaps), 0.5, "the longest gap in the stored series, seconds")
+
+    def test_4e_a_session_that_cannot_resume_says_what_was_kept(self):
+        """Against a server that keeps no dropped session resumable (--resume-seconds 0), a dropped connection
+        ends the session on the page: it says so and what the server kept, the banner goes, the live numbers and
+        the last "Well done!" are dimmed, and Start is offered again."""
+        self.allowed_console = ("WebSocket connection to",)
+        server, base = self.spawn_server("--resume-seconds", "0")
+        script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_SENDS})
+        try:
+            self.driver.get(base + "/?lang=en")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            Select(self.el("exercise")).select_by_value("elbowFlexion")
+            Select(self.el("source")).select_by_value("demo")
+            self.el("start").click()
+            wait_for(lambda: "started" in self.text("status"), 10, message="started")
+            wait_for(lambda: self.counts()[0] >= 1, 20, message="a clean rep")
+            self.driver.execute_script("window.__lastSocket.close(4000)")
+            wait_for(lambda: self.el("start").is_enabled(), 20, message="the session ended on the page")
+            status = self.text("status")
+            self.assertIn("last checkpoint", status, "what the server kept")
+            self.assertNotIn("Connection closed", status)
+            self.assertFalse(self.el("connection-banner").is_displayed())
+            self.assertLess(float(self.el("hud").value_of_css_property("opacity")), 0.6, "the HUD dimmed")
+            self.assertLess(float(self.el("feedback-line").value_of_css_property("opacity")), 0.6,
+                            "the last feedback dimmed")
+        finally:
+            self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=10)
 
     # ---- Binary pose frames ---------------------------------------------------------------------------------
 
@@ -807,7 +869,7 @@ class BrowserTests(unittest.TestCase):
         row = self.driver.find_element(By.CSS_SELECTOR, f'tr[data-session="{live["id"]}"]')
         self.assertIn(live["subject"], row.text)
         cells = [td.text for td in row.find_elements(By.TAG_NAME, "td")]
-        self.assertEqual(cells[3], f'{live["reps"]} / {live["rejected"]}', "the list row's reps / rejected")
+        self.assertEqual(cells[3], f'{live["reps"]} clean, {live["rejected"]} rejected', "the list row's counts")
         row.find_element(By.TAG_NAME, "a").click()
         wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
                  message="session page")
@@ -823,14 +885,124 @@ class BrowserTests(unittest.TestCase):
                            "rejected bars drawn")
         self.assertGreater(self.driver.execute_script(CANVAS_COLOR_COUNT, "series-chart", 0x4C, 0xC9, 0xF0), 50,
                            "series line drawn")
-        # The CSV link downloads the reps.
-        href = self.el("csv").get_attribute("href")
-        with urllib.request.urlopen(href, timeout=10) as response:
-            self.assertEqual(response.status, 200)
-            self.assertIn("text/csv", response.headers["Content-Type"])
-            lines = response.read().decode().strip().splitlines()
-        self.assertTrue(lines[0].startswith("index,peak"))
-        self.assertGreaterEqual(len(lines) - 1, live["reps"] + 1)
+        # The title names the subject and the date, not the session id.
+        title = self.text("detail-title")
+        self.assertTrue(title.startswith(live["subject"] + " — "), title)
+        self.assertNotIn(live["id"], title)
+        # A row per rep: peak, trough, range, duration (one decimal) and the result.
+        rows = self.driver.find_elements(By.CSS_SELECTOR, "#rep-table tbody tr")
+        self.assertEqual(len(rows), len(stored["reps"]))
+        first = [td.text for td in rows[0].find_elements(By.TAG_NAME, "td")]
+        self.assertEqual(first[0], "1")
+        self.assertEqual(first[1], f'{stored["reps"][0]["peak"]:.1f}°')
+        for cell in first[1:4]:
+            self.assertRegex(cell, r"^-?\d+\.\d°$")
+        self.assertRegex(first[4], r"^\d+\.\d s$")
+        self.assertTrue(any("Keep your upper arm still" in row.text for row in rows), "the rejected rep's fault")
+        # The charts in words: the rep chart is described by the table, the series chart by its label.
+        self.assertEqual(self.el("rep-chart").get_attribute("aria-describedby"), "rep-table-caption")
+        self.assertRegex(self.el("series-chart").get_attribute("aria-label"),
+                         rf"^Measured value over \d+\.\d s: from -?\d+\.\d° to \d+\.\d°, {len(stored['reps'])} reps marked\.$")
+        # No baseline in this session: no baseline in the legend.
+        self.assertFalse(self.el("legend-baseline").is_displayed())
+        self.assertTrue(self.el("legend-target").is_displayed())
+        # The CSV: readable columns on every row, one decimal, a file name from subject, exercise and day.
+        name = self.el("csv").get_attribute("download")
+        self.assertRegex(name, rf'^{re.escape(live["subject"])}_elbowFlexion_\d{{4}}-\d\d-\d\d\.csv$')
+        text = self.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "fetch(document.getElementById('csv').href).then((r) => r.text()).then(done, (e) => done(String(e)));")
+        lines = text.strip().split("\r\n")
+        self.assertEqual(lines[0], "subject,exercise,side,date,started,rep,peak,trough,range,start,end,duration,"
+                                   "clean,faults")
+        self.assertEqual(len(lines) - 1, len(stored["reps"]))
+        cells = lines[1].split(",")
+        self.assertEqual(cells[:3], [live["subject"], "elbowFlexion", "right"])
+        self.assertEqual(cells[5], "1")
+        for number in cells[6:12]:
+            self.assertRegex(number, r"^-?\d+\.\d$")
+        self.assertTrue(any(line.endswith(",no,keepUpperArmStill") for line in lines[1:]))
+        # The server's raw CSV stays for scripts.
+        with urllib.request.urlopen(self.base + f'/v1/sessions/{live["id"]}?format=csv', timeout=10) as response:
+            self.assertTrue(response.read().decode().startswith("index,peak"))
+
+    def test_5b_history_days_are_the_browsers_local_days(self):
+        """In a time zone where the session's local day is not its UTC day, filtering by that local day (From and
+        To) finds it, and the day before does not; the filters stay in the URL as days."""
+        live = self.recorded()
+        started = json.loads(self.api(f'/v1/sessions/{live["id"]}')[2])["startedAt"]
+        utc_hour = int(re.search(r"T(\d\d):", started).group(1))
+        zone = "Pacific/Kiritimati" if utc_hour >= 10 else "Pacific/Pago_Pago"  # UTC+14 or UTC−11
+        self.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": zone})
+        try:
+            self.open("/history.html?lang=en")
+            local_day, utc_day, day_before = self.driver.execute_script("""
+                const d = new Date(arguments[0]);
+                const day = (x) => `${x.getFullYear()}-${String(x.getMonth() + 1).padStart(2, '0')}-${String(x.getDate()).padStart(2, '0')}`;
+                return [day(d), d.toISOString().slice(0, 10), day(new Date(d.getFullYear(), d.getMonth(), d.getDate() - 1))];
+            """, started)
+            self.assertNotEqual(local_day, utc_day, f"{zone}: the local day should differ from the UTC day")
+            row = f'tr[data-session="{live["id"]}"]'
+
+            def filter_by(day):
+                self.driver.execute_script(
+                    "document.getElementById('f-from').value = arguments[0];"
+                    "document.getElementById('f-to').value = arguments[0];", day)
+                self.el("f-subject").clear()
+                self.el("f-subject").send_keys(live["subject"])
+                self.el("f-subject").submit()
+
+            filter_by(local_day)
+            wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, row), 10,
+                     message=f"the session on its local day {local_day} in {zone}")
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.driver.current_url).query)
+            self.assertEqual((query["from"], query["to"]), ([local_day], [local_day]))
+            filter_by(day_before)
+            wait_for(lambda: not self.driver.find_elements(By.CSS_SELECTOR, row), 10,
+                     message="no session the day before")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": ""})
+
+    def test_5c_history_list_on_a_phone_keeps_its_filters(self):
+        """At 390x844 the list is cards within the screen (the status word whole), the filters take less than half
+        the first screen, the subject search matches a prefix, the pager says what it shows, and "Back to list"
+        returns to the same filters."""
+        live = self.recorded()
+        prefix = live["subject"][:-3]
+        row = f'tr[data-session="{live["id"]}"]'
+        try:
+            for size in (PHONE, DESKTOP):
+                self.open("/history.html?lang=en")
+                self.emulate(self.driver, size)
+                self.el("f-subject").clear()
+                self.el("f-subject").send_keys(prefix)
+                self.el("f-subject").submit()
+                wait_for(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#sessions tbody tr")) == 1
+                         and self.driver.find_elements(By.CSS_SELECTOR, row), 10, message="the prefix match")
+                self.assertEqual(self.text("page-label"), "Sessions 1–1 of 1")
+                query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.driver.current_url).query)
+                self.assertEqual(query.get("subject"), [prefix])
+                cells = self.driver.find_elements(By.CSS_SELECTOR, f"{row} td")
+                self.assertEqual(cells[4].text, "finished")
+                if size == PHONE:
+                    self.assert_no_horizontal_scroll()
+                    self.assertLessEqual(self.rect("sessions")["right"], size[0])
+                    self.assertLess(self.rect("filters")["height"], size[1] / 2, "the filters on a phone")
+                    for cell in cells:
+                        self.assertLessEqual(
+                            self.driver.execute_script("return arguments[0].scrollWidth - arguments[0].clientWidth",
+                                                       cell), 0, f"cell {cell.text!r} cut")
+                    self.assert_in_viewport("sessions", size, "the first session card")
+                self.screenshot(self.driver, "history-filtered", size)
+                self.driver.find_element(By.CSS_SELECTOR, f"{row} a").click()
+                wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                         message="session page")
+                self.el("back").click()
+                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, row), 10, message="back on the list")
+                self.assertEqual(self.el("f-subject").get_attribute("value"), prefix)
+                self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#sessions tbody tr")), 1)
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
     def test_6_history_delete_with_confirmation(self):
         live = self.recorded()
@@ -996,6 +1168,309 @@ class BrowserTests(unittest.TestCase):
             wait_for(lambda: self.counts(watcher) == live_summary, 3,
                      message=f"Watch HUD {self.counts(watcher)} to equal the summary {live_summary}")
             wait_for(lambda: "ended" in watcher.find_element(By.ID, "status").text, 10, message="watch ended")
+            self.assert_no_console_errors_in(watcher)
+        finally:
+            watcher.quit()
+
+    # ---- Live layout (phone and desktop) -------------------------------------------------------------------
+
+    def rect(self, element_id):
+        return self.driver.execute_script(
+            "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+            "return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height};", element_id)
+
+    def assert_in_viewport(self, element_id, size, what):
+        r = self.rect(element_id)
+        self.assertGreaterEqual(r["top"], 0, f"{what}: top {r}")
+        self.assertLessEqual(r["bottom"], size[1], f"{what} ends below the first screen ({size}): {r}")
+        self.assertGreater(r["height"], 0, f"{what} is not shown")
+
+    def test_10_live_numbers_and_chart_in_the_first_screen(self):
+        """During a session the controls shrink to one line and the angle, the rep counts and the chart fit in the
+        first screen at phone and desktop sizes; the HUD does not move while feedback arrives; after Stop the
+        summary is in view and the live numbers are dimmed."""
+        try:
+            for size in (PHONE, DESKTOP):
+                self.open("/?lang=en")
+                self.emulate(self.driver, size)
+                self.start_demo("en")
+                wait_for(lambda: "started" in self.text("status"), 10, message="started")
+                wait_for(lambda: re.search(r"\d", self.text("hud-angle")), 5, message="an angle")
+                self.assertEqual(self.driver.execute_script("return scrollY"), 0)
+                for element_id, what in (("hud-angle", "the angle"), ("hud-clean", "the clean reps"),
+                                         ("hud-rejected", "the rejected reps"), ("chart", "the chart"),
+                                         ("stop", "Stop"), ("exercise", "the exercise")):
+                    self.assert_in_viewport(element_id, size, what)
+                controls = self.rect("controls")
+                self.assertLess(controls["height"], 60, f"the controls take one line while running: {controls}")
+                self.assertFalse(self.el("start").is_displayed())
+                self.assertFalse(self.el("subject").is_displayed())
+                if size == PHONE:
+                    self.assert_no_horizontal_scroll()
+                self.screenshot(self.driver, "live-running", size)
+                # Feedback arrives (reps, the demo's fault) and the log fills: the HUD stays where it is.
+                tops = set()
+                deadline = time.monotonic() + 14
+                while time.monotonic() < deadline and not (
+                        int(self.text("hud-rejected")) >= 1 and len(self.driver.find_elements(
+                            By.CSS_SELECTOR, "#feedback-log li")) >= 3):
+                    tops.add(round(self.rect("hud-angle")["top"]))
+                    time.sleep(0.2)
+                tops.add(round(self.rect("hud-angle")["top"]))
+                self.assertGreaterEqual(int(self.text("hud-rejected")), 1, "the demo's rejected rep")
+                self.assertGreaterEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#feedback-log li")), 2)
+                self.assertEqual(len(tops), 1, f"the HUD moved while feedback arrived: tops {sorted(tops)}")
+                self.assert_in_viewport("chart", size, "the chart after the feedback")
+                texts = [self.text("feedback-line")] + [
+                    li.text for li in self.driver.find_elements(By.CSS_SELECTOR, "#feedback-log li")]
+                reps = [int(m.group(1)) for m in (re.match(r"Rep (\d+)", text) for text in texts) if m]
+                self.assertGreaterEqual(len(reps), 2, texts)
+                self.assertEqual(reps, sorted(reps, reverse=True), f"the newest feedback first: {texts}")
+                self.el("stop").click()
+                wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+                wait_for(lambda: self.rect("summary-heading")["top"] >= 0
+                         and self.rect("summary-heading")["bottom"] <= size[1], 5, message="the summary in view")
+                self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "summary-heading")
+                self.assertLess(float(self.el("hud").value_of_css_property("opacity")), 0.6, "the HUD dimmed")
+                self.assertLess(float(self.el("feedback-line").value_of_css_property("opacity")), 0.6)
+                self.assertRegex(self.text("status"), r"^Session finished: \d+ clean, [1-9]\d* rejected\.")
+                self.assertTrue(self.el("start").is_displayed())
+                self.screenshot(self.driver, "live-stopped", size)
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_10c_hold_progress_in_the_first_screen_on_a_phone(self):
+        """A hold exercise on a phone: the angle, the hold progress bar and the chart are in the first screen."""
+        try:
+            self.open("/?lang=en")
+            self.emulate(self.driver, PHONE)
+            self.start_demo("en", exercise="plankHold")
+            wait_for(lambda: "started" in self.text("status"), 10, message="started")
+            wait_for(lambda: self.el("hud-hold").is_displayed(), 10, message="the hold bar")
+            for element_id, what in (("hud-angle", "the angle"), ("hud-hold", "the hold progress"),
+                                     ("hud-clean", "the count"), ("chart", "the chart")):
+                self.assert_in_viewport(element_id, PHONE, what)
+            self.screenshot(self.driver, "live-hold", PHONE)
+            self.el("stop").click()
+            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_10b_messages_at_the_start_of_a_session(self):
+        """A session opens without "You are back in view.", the status names the exercise and subject rather than
+        the session id, and "No rep yet." is not coloured by the last session's rep."""
+        self.live_demo("en", "Keep your upper arm still", "started", stop_after_fault=True)
+        self.assertIn(self.el("hud-last-rep").get_attribute("class"), ("good", "bad"))
+        subject = self.start_demo("en")
+        status = wait_for(lambda: "started" in self.text("status") and self.text("status"), 10, message="started")
+        session_id = self.el("status").get_attribute("data-session")
+        self.assertEqual(status, f"Session started: Elbow flexion, {subject}.")
+        self.assertNotIn(session_id, status)
+        self.assertEqual(self.text("hud-last-rep"), "No rep yet.")
+        self.assertEqual(self.el("hud-last-rep").get_attribute("class"), "")
+        self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "stop",
+                         "focus on Stop after Start")
+        wait_for(lambda: int(self.text("hud-clean")) >= 1, 15, message="a rep")
+        self.assertNotIn("back in view", self.feedback_text())
+        self.el("stop").click()
+        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+
+    # ---- Recordings ---------------------------------------------------------------------------------------
+
+    def test_13_live_saves_a_recording_that_replays_as_its_exercise(self):
+        """After a Demo session Live offers what it streamed as a recording; replayed with another exercise
+        selected, it plays as the recorded exercise, shows its progress and ends on the same counts."""
+        self.live_demo("en", "Keep your upper arm still", "started")
+        original = self.counts(prefix="summary")
+        link = self.el("save-recording")
+        self.assertTrue(link.is_displayed(), "the recording is offered")
+        self.assertRegex(link.get_attribute("download"), r"_elbowFlexion_\d{4}-\d\d-\d\d\.jsonl$")
+        text = self.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "fetch(document.getElementById('save-recording').href).then((r) => r.text()).then(done, (e) => done(String(e)));")
+        lines = text.strip().split("\n")
+        start = json.loads(lines[0])
+        self.assertEqual((start["type"], start["exercise"], start["side"], start["format"]),
+                         ("start", "elbowFlexion", "right", "joints"))
+        self.assertGreater(len(lines), 100)
+        path = os.path.join(self.tmp, "saved-recording.jsonl")
+        with open(path, "w") as f:
+            f.write(text)
+        self.open("/?lang=en")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="catalog loaded")
+        Select(self.el("exercise")).select_by_value("squat")
+        Select(self.el("source")).select_by_value("replay")
+        self.assertIn("JSON Lines file", self.text("replay-hint"))
+        self.el("replay-file").send_keys(path)
+        wait_for(lambda: Select(self.el("exercise")).first_selected_option.get_attribute("value") == "elbowFlexion",
+                 5, message="the recording's exercise selected")
+        self.assertEqual(Select(self.el("side")).first_selected_option.get_attribute("value"), "right")
+        self.el("start").click()
+        wait_for(lambda: self.el("replay-progress").is_displayed(), 10, message="the progress bar")
+        seen = wait_for(lambda: 0 < int(self.el("replay-progress").get_attribute("value")) < 100
+                        and int(self.el("replay-progress").get_attribute("value")), 10, message="progress under way")
+        wait_for(lambda: int(self.el("replay-progress").get_attribute("value")) > seen, 10, message="progress grows")
+        wait_for(lambda: self.el("summary").is_displayed(), 60, message="summary after the recording")
+        self.assertEqual(self.el("replay-progress").get_attribute("value"), "100")
+        self.assertEqual(self.counts(prefix="summary"), original, "the replay's counts equal the session's")
+        session_id = self.el("status").get_attribute("data-session")
+        stored = json.loads(self.api(f"/v1/sessions/{session_id}")[2])
+        self.assertEqual(stored["exercise"], "elbowFlexion")
+
+    # ---- Small things -------------------------------------------------------------------------------------
+
+    def test_12_translated_chrome_and_remembered_options(self):
+        """Spanish pages have Spanish titles, skip link and HUD label; the source names fit a phone; placeholders
+        have the muted text's contrast; voice is remembered; vibration is not offered without a touch screen."""
+        for path, title in (("/?lang=es", "Motion — En vivo"), ("/history.html?lang=es", "Motion — Historial"),
+                            ("/watch.html?lang=es", "Motion — Observar")):
+            self.open(path)
+            self.assertEqual(self.driver.title, title)
+            self.assertEqual(self.driver.find_element(By.CSS_SELECTOR, "a.skip").get_attribute("textContent"),
+                             "Saltar al contenido")
+        self.open("/?lang=es")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="catalog loaded")
+        self.assertEqual(self.el("hud").get_attribute("aria-label"), "Medición actual")
+        self.assertEqual(self.el("chart").get_attribute("aria-describedby"), "hud", "the chart's numbers in text")
+        self.assertEqual(self.driver.find_element(By.CSS_SELECTOR, "details.token summary").text, "Código de acceso")
+        self.emulate(self.driver, PHONE)
+        try:
+            for option in Select(self.el("source")).options:
+                fits = self.driver.execute_script(
+                    "const s = document.getElementById('source'); const c = document.createElement('canvas')"
+                    ".getContext('2d'); c.font = getComputedStyle(s).font;"
+                    "return c.measureText(arguments[0]).width + 40 <= s.clientWidth;", option.text)
+                self.assertTrue(fits, f"source option {option.text!r} is cut on a phone")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        placeholder = self.driver.execute_script(
+            "return getComputedStyle(document.getElementById('subject'), '::placeholder').color")
+        self.assertEqual(placeholder, "rgb(180, 195, 211)", "placeholder colour (--muted, 8:1 on the field)")
+        self.assertFalse(self.el("opt-vibrate").is_displayed(), "no vibration without a touch screen")
+        self.driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+        try:
+            self.open("/?lang=es")
+            self.assertTrue(self.el("opt-vibrate").is_displayed(), "vibration offered on a touch screen")
+            self.el("opt-vibrate").click()
+            self.open("/?lang=es")
+            self.assertTrue(self.el("opt-vibrate").is_selected(), "vibration remembered")
+            self.el("opt-vibrate").click()
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+        self.open("/?lang=es")
+        self.assertFalse(self.el("opt-voice").is_selected())
+        self.el("opt-voice").click()
+        self.open("/?lang=es")
+        self.assertTrue(self.el("opt-voice").is_selected(), "voice remembered")
+        self.el("opt-voice").click()
+        self.assertEqual(self.driver.execute_script("return localStorage.getItem('motion.voice')"), "0")
+
+    def test_12b_speech_starts_inside_the_start_tap(self):
+        """With Voice on, speech is started from the Start tap's own event (iOS speaks only then), and feedback is
+        spoken later."""
+        spy = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.__spoken = [];
+            if ('speechSynthesis' in window) {
+              speechSynthesis.speak = (u) => window.__spoken.push({ text: u.text, event: window.event?.type ?? null });
+            }
+        """})
+        try:
+            self.open("/?lang=en")
+            if not self.driver.execute_script("return 'speechSynthesis' in window"):
+                self.skipTest("no speechSynthesis in this browser")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            if not self.el("opt-voice").is_selected():
+                self.el("opt-voice").click()
+            Select(self.el("source")).select_by_value("demo")
+            self.el("start").click()
+            wait_for(lambda: "started" in self.text("status"), 10, message="started")
+            spoken = self.driver.execute_script("return window.__spoken")
+            self.assertTrue(spoken, "speech started at Start")
+            self.assertEqual(spoken[0], {"text": "", "event": "submit"}, "the first speech is inside the tap")
+            wait_for(lambda: len(self.driver.execute_script("return window.__spoken")) > 1, 20,
+                     message="feedback spoken")
+            self.el("stop").click()
+            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+            self.el("opt-voice").click()
+        finally:
+            self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": spy["identifier"]})
+
+    # ---- Access code ----------------------------------------------------------------------------------------
+
+    def test_11_access_code_is_checked_and_the_data_reloaded(self):
+        """Against a server with --tokens: the page says in plain words that it needs an access code and opens the
+        form; a wrong code is rejected when saved; the right one loads the exercises without a reload; a code
+        the server refuses at Start says so and opens the form."""
+        # The refused requests and the refused WebSocket are logged by Chromium.
+        self.allowed_console = ("401", "WebSocket connection to")
+        tokens = os.path.join(self.tmp, "tokens.txt")
+        with open(tokens, "w") as f:
+            f.write("good-access-code-17 default\n")
+        server, base = self.spawn_server("--tokens", tokens)
+        try:
+            self.driver.get(base + "/?lang=en")
+            wait_for(lambda: "access code" in self.text("status"), 10, message="the access-code message")
+            self.assertEqual(self.text("status"), "This server needs an access code: enter it under “Access code”.")
+            self.assertNotIn("bearer", self.text("status"))
+            details = self.driver.find_element(By.CSS_SELECTOR, "details.token")
+            self.assertTrue(details.get_attribute("open"), "the form opens")
+            self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "token")
+            self.assertEqual(len(Select(self.el("exercise")).options), 0)
+            self.el("token").send_keys("wrong-access-code-17")
+            self.el("token-save").click()
+            wait_for(lambda: "rejected" in self.text("token-status"), 10, message="the wrong code rejected")
+            self.assertEqual(self.text("token-status"), "Access code rejected: check it and enter it again.")
+            self.assertTrue(details.get_attribute("open"))
+            self.assertEqual(len(Select(self.el("exercise")).options), 0)
+            self.el("token").clear()
+            self.el("token").send_keys("good-access-code-17")
+            self.el("token-save").click()
+            wait_for(lambda: self.el("token-status").get_attribute("textContent") == "Access code accepted.", 10,
+                     message="the code accepted")
+            self.assertFalse(details.get_attribute("open"), "the form closes once the code is accepted")
+            wait_for(lambda: len(Select(self.el("exercise")).options) > 3, 10, message="the exercises loaded")
+            self.assertEqual(self.driver.execute_script("return document.body.dataset.ready"), "true")
+            self.assertEqual(self.text("status"), "Ready. Choose an exercise and press Start.")
+            # The right code starts a session.
+            Select(self.el("source")).select_by_value("demo")
+            self.el("start").click()
+            wait_for(lambda: "started" in self.text("status"), 10, message="started with the code")
+            self.el("stop").click()
+            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+            # A code that no longer works, at Start.
+            self.driver.execute_script("localStorage.setItem('motion.token', 'revoked-access-code-17')")
+            self.el("start").click()
+            wait_for(lambda: "rejected" in self.text("status"), 10, message="the code rejected at Start")
+            self.assertEqual(self.text("status"), "Access code rejected: check it and enter it again.")
+            self.assertTrue(details.get_attribute("open"), "the form opens again")
+            self.assertTrue(self.el("start").is_enabled())
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=10)
+
+    # ---- Watch list -----------------------------------------------------------------------------------------
+
+    def test_7d_watch_list_shows_a_session_that_starts_later(self):
+        """Watch opened before the patient starts lists the session once it starts, without a reload."""
+        watcher = self.new_driver()
+        try:
+            watcher.get(f"{self.base}/watch.html?lang=en")
+            wait_for(lambda: watcher.find_element(By.ID, "live-list").text, 10, message="the live list")
+            subject = self.start_demo("en")
+            wait_for(lambda: "started" in self.text("status"), 10, message="started")
+            session_id = self.el("status").get_attribute("data-session")
+            link = wait_for(lambda: watcher.find_elements(
+                By.CSS_SELECTOR, f'#live-list a[href="watch.html?session={session_id}"]'), 10,
+                message="the new session in Watch's list")
+            self.assertIn(subject, link[0].text)
+            self.el("stop").click()
+            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+            wait_for(lambda: not watcher.find_elements(
+                By.CSS_SELECTOR, f'#live-list a[href="watch.html?session={session_id}"]'), 10,
+                message="the finished session gone from the list")
             self.assert_no_console_errors_in(watcher)
         finally:
             watcher.quit()

@@ -102,6 +102,7 @@ struct SessionRoutes {
     private func list(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
         var query = SessionQuery(tenant: tenant)
         query.subject = request.query("subject")
+        query.subjectPrefix = request.query("subjectPrefix").flatMap { $0.isEmpty ? nil : $0 }
         query.exercise = request.query("exercise")
         query.cursor = request.query("cursor").flatMap { $0.isEmpty ? nil : $0 }
         if let status = request.query("status") {
