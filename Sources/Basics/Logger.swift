@@ -15,7 +15,8 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// Structured log lines on standard error, one `write` per line: `level=info msg=request path=/v1/exercises`.
+/// Structured log lines on standard error, written by ``LogWriter/standardError``'s thread so that logging never
+/// blocks the caller: `level=info msg=request path=/v1/exercises`.
 ///
 /// A message or value is written as it is when it is printable ASCII without spaces, `"` or `=`; otherwise it is
 /// quoted and escaped as a JSON string, so a line never breaks and parses back. Keys are written as they are.
@@ -42,7 +43,7 @@ public struct Logger: Sendable {
         _ level: LogLevel, _ message: @autoclosure () -> String, _ fields: KeyValuePairs<String, String> = [:]
     ) {
         guard level >= self.level else { return }
-        Console.write(Self.line(level, message(), fields), to: STDERR_FILENO)
+        LogWriter.standardError.write(Self.line(level, message(), fields))
     }
 
     /// The line ``log(_:_:_:)`` writes, with its newline.

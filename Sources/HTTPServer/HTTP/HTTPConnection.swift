@@ -367,9 +367,12 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
             [
                 "method": request.method.rawValue, "path": request.path, "status": "\(status)",
                 "bytes": bytes < 0 ? "chunked" : "\(bytes)", "duration_us": "\(micros)",
-                "remote": remote?.description ?? "-",
+                "remote": remoteText,
             ])
     }
+
+    /// The client's address as logged, formatted once.
+    private lazy var remoteText = remote?.description ?? "-"
 
     // MARK: Writing
 
@@ -449,7 +452,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         else { return }
         server.logger.log(
             .notice, "client stopped reading; closing",
-            ["unsent": "\(output.unsentCount)", "remote": remote?.description ?? "-"])
+            ["unsent": "\(output.unsentCount)", "remote": remoteText])
         closeNow()
     }
 
