@@ -120,9 +120,10 @@ fresh-check:
 docker-check: deps-run
 	Docker/check.sh
 
-## Benchmarks are separate from tests; results go to bench/RESULTS.md by hand.
+## Benchmarks are separate from tests: the whole suite (bench/all.sh; PARTS=… for some, QUICK=1 for a smoke run),
+## printed with the commit and the machine; results go to bench/RESULTS.md by hand.
 bench:
-	bench/engine.sh 5
+	bench/all.sh
 
 clean:
 	rm -rf .build .build-tsan

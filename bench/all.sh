@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The whole benchmark suite in one go: engine, wire, HTTP, WebSocket, store and live-session capacity, each script's
+# Markdown block one after the other under a header with the commit and the machine, on stdout (and in OUT when
+# set), ready for bench/RESULTS.md. Progress, installs and build output go to stderr. A part that fails is reported
+# in place and the rest still run; the exit status says whether all passed.
+#
+# Usage: bench/all.sh            (`make bench`; about an hour on 2 cores)
+# Environment: PARTS="engine wire http websocket store capacity" (a subset, in that order)
+#   OUT=<file>   also write the result there
+#   QUICK=1      a smoke run: short durations and one run each (figures not for RESULTS.md)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BENCH_NAME=all.sh
+source bench/lib.sh
+
+PARTS=${PARTS:-engine wire http websocket store capacity}
+if [[ ${QUICK:-0} == 1 ]]; then
+    export DURATION=2s RUNS=1 WARMUP=1s RATE_DURATION=3 IDLE_CONNECTIONS=200 SESSIONS=2000 LOAD_WAIT=0 \
+        STORE_BENCH_SESSIONS=200 STORE_BENCH_RUNS=1 START=100 STEP=100 STEP_SECONDS=3 MAX_SESSIONS=300
+fi
+
+script_for() {
+    case $1 in
+        engine) echo "bench/engine.sh ${RUNS:-5}" ;;
+        wire) echo "bench/wire.sh" ;;
+        http) echo "bench/http.sh" ;;
+        websocket) echo "bench/websocket.sh" ;;
+        store) echo "bench/store.sh" ;;
+        capacity) echo "bench/capacity.sh" ;;
+        *) return 1 ;;
+    esac
+}
+
+report=$TMP/report.md
+{
+    echo "## Benchmark suite ($(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD 2>/dev/null || echo none))"
+    echo
+    echo "Machine: $(nproc) cores, $(cpu_model), $(swift --version 2>&1 | head -1); load average at start:" \
+        "$(cut -d' ' -f1-3 /proc/loadavg)"
+    echo
+} >"$report"
+failed=()
+for part in $PARTS; do
+    command=$(script_for "$part") || die "unknown part: $part (engine wire http websocket store capacity)"
+    log "== $part: $command"
+    started=$SECONDS
+    if output=$($command); then
+        printf '%s\n\n' "$output" >>"$report"
+    else
+        failed+=("$part")
+        printf '%s\n\n**%s failed** (`%s`); its output above is partial.\n\n' "$output" "$part" "$command" >>"$report"
+    fi
+    log "== $part took $((SECONDS - started)) s"
+done
+cat "$report"
+[[ -n ${OUT:-} ]] && cp "$report" "$OUT"
+((${#failed[@]} == 0)) || die "failed: ${failed[*]}"
