@@ -115,7 +115,21 @@ struct MotionStreamTests {
                 let summary = try #require(inbox.objects().last { $0["type"] as? String == "summary" })
                 let stored = try #require(summary["reps"] as? [[String: Any]])
                 #expect(stored.count == 2)
-                for rep in reps + stored {
+                // Over REST too: the stored summary's reps, and the CSV's last two columns.
+                let id = try #require(inbox.objects().first?["session"] as? String)
+                let body = try #require(try await MotionServerTests.get(address, "/v1/sessions/\(id)")).body
+                let rest = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+                let restReps = try #require(rest["reps"] as? [[String: Any]])
+                #expect(restReps.count == 2)
+                let csv = try #require(try await MotionServerTests.get(address, "/v1/sessions/\(id)?format=csv")).body
+                let lines = String(decoding: csv, as: UTF8.self).split(separator: "\r\n")
+                #expect(lines.first?.hasSuffix(",side,smoothness,tremor") == true)
+                #expect(lines.count == 3)
+                for line in lines.dropFirst() {
+                    let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+                    #expect(fields.suffix(2).allSatisfy { !$0.isEmpty } == withMotion)
+                }
+                for rep in reps + stored + restReps {
                     if withMotion {
                         let smoothness = try #require(rep["smoothness"] as? Double)
                         let tremor = try #require(rep["tremor"] as? Double)
