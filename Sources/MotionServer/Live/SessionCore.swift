@@ -168,6 +168,14 @@ struct SessionCore: Sendable {
         return snapshot
     }
 
+    /// The engine's snapshot with the motion level last computed for one (nothing computed again): what a watcher
+    /// that joins is shown.
+    var latestSnapshot: MotionSnapshot {
+        var snapshot = engine.snapshot()
+        if motion != nil { snapshot.motion = motionLevel?.level }
+        return snapshot
+    }
+
     mutating func reset() { engine.reset() }
 
     mutating func startBaseline() { engine.startBaseline() }
