@@ -33,7 +33,7 @@ struct PostgresStoreTests {
         let raw = try RawDatabase(url: url)
         defer { raw.close() }
         try raw.execute("INSERT INTO schema_migrations (version, applied_at) VALUES (99, 0)")
-        await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 1)) {
+        await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 2)) {
             _ = try await PostgresSessionStore(url: url)
         }
     }
