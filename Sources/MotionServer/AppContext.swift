@@ -9,6 +9,9 @@ public struct LiveLimits: Sendable, Equatable {
     /// this. A faster client is not refused: its socket is not read until the budget refills, so TCP slows it
     /// (PROTOCOL.md §3, flow control).
     public var framesPerSecond = 240.0
+    /// Motion samples per second a connection may send, sustained (PROTOCOL.md §3.3: up to 100), with a burst of
+    /// twice this. Past it the connection is slowed like a fast pose stream (flow control), never refused.
+    public var motionSamplesPerSecond = 100.0
     /// The largest WebSocket message and JSON document accepted, in bytes.
     public var maxMessageBytes = 1 << 20
     /// A session with no message from its client for this long is closed with 1001.

@@ -13,6 +13,11 @@ public enum ClientMessage: Sendable, Equatable {
     /// the frame, e.g. `frames[3]: t is required`.
     /// The element's index is the frame's `batchIndex` (``WireEncoder/encodeError(_:frame:batchIndex:into:)``).
     case poses([Result<Pose, WireError>])
+    /// `motion`: the phone's motion samples (PROTOCOL.md §3.3), in order, each judged alone as the frames of `poses`
+    /// are: its sample, or the error that refused it (``ErrorCode/invalidMessage``, its message naming the sample,
+    /// e.g. `samples[3]: must be [t, ax, ay, az] or [t, ax, ay, az, rx, ry, rz]`); the element's index is the
+    /// sample's `batchIndex`. See ``MotionDecoder``.
+    case motion([Result<MotionSample, WireError>])
     /// `reset`: best, counts and the current rep start over.
     case reset
     /// `baseline`: start or restart the baseline measurement.

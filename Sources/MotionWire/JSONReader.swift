@@ -200,6 +200,20 @@ struct JSONReader {
         return (x, y)
     }
 
+    /// Consumes `[` after whitespace for an array the caller reads whole, up to its `]`, if nesting allows one
+    /// more level; returns false otherwise (the whitespace consumed). The depth is not changed: the caller either
+    /// reads the closing bracket or rewinds.
+    @inline(__always)
+    mutating func consumeOpeningBracket() -> Bool { depth < maxDepth && consume(UInt8(ascii: "[")) }
+
+    /// Consumes `,` after whitespace and returns true, or returns false (the whitespace consumed).
+    @inline(__always)
+    mutating func consumeComma() -> Bool { consume(UInt8(ascii: ",")) }
+
+    /// Consumes `]` after whitespace and returns true, or returns false (the whitespace consumed).
+    @inline(__always)
+    mutating func consumeClosingBracket() -> Bool { consume(UInt8(ascii: "]")) }
+
     /// Consumes `byte` after whitespace and returns true, or returns false (the whitespace consumed).
     @inline(__always)
     private mutating func consume(_ byte: UInt8) -> Bool {

@@ -22,9 +22,10 @@
 /// ```
 ///
 /// Error codes decided here: `invalidJSON` (not well-formed JSON, not an object), `messageTooBig` (too many bytes,
-/// or a batch of more than ``WireLimits/maxFramesPerBatch`` frames), `unknownType` (`type` missing, not a string or
+/// a batch of more than ``WireLimits/maxFramesPerBatch`` frames, or a `motion` message of more than
+/// ``WireLimits/maxSamplesPerMessage`` samples), `unknownType` (`type` missing, not a string or
 /// unknown), `invalidPose` (`pose`; `poses` whose `frames` is missing, repeated or not an array) and
-/// `invalidMessage` (`start`, and `type` given twice in any message). A syntax error outranks every other error,
+/// `invalidMessage` (`start`, `motion` and its samples (``MotionDecoder``), and `type` given twice in any message). A syntax error outranks every other error,
 /// wherever it is in the message, inside a frame of a batch too.
 ///
 /// A `poses` batch is judged frame by frame (PROTOCOL.md §3): a frame that is well-formed JSON but not a valid
@@ -103,6 +104,7 @@ public struct MessageDecoder: Sendable, Hashable {
             case .resume: return .resume(try ResumeRequest.read(&reader))
             case .pose: return .pose(try poseDecoder.readPose(&reader, report: &report))
             case .poses: return .poses(try poseDecoder.readBatch(&reader, report: &report))
+            case .motion: return .motion(try MotionDecoder(limits: limits).readSamples(&reader))
             case .reset, .baseline, .stop:
                 try Self.readBareMessage(&reader)
                 return type == .reset ? .reset : type == .baseline ? .baseline : .stop
@@ -111,7 +113,7 @@ public struct MessageDecoder: Sendable, Hashable {
     }
 
     private enum MessageType {
-        case start, resume, pose, poses, reset, baseline, stop
+        case start, resume, pose, poses, motion, reset, baseline, stop
     }
 
     /// Reads a message that carries nothing but its `type`, refusing any top-level name given twice: these are
@@ -177,6 +179,7 @@ public struct MessageDecoder: Sendable, Hashable {
             let name = try reader.readStringToken()
             if reader.key(name, is: "pose") { return .found(.pose) }
             if reader.key(name, is: "poses") { return .found(.poses) }
+            if reader.key(name, is: "motion") { return .found(.motion) }
             if reader.key(name, is: "start") { return .found(.start) }
             if reader.key(name, is: "reset") { return .found(.reset) }
             if reader.key(name, is: "baseline") { return .found(.baseline) }

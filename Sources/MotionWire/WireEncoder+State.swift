@@ -76,6 +76,14 @@ extension WireEncoder {
         } else {
             buffer.appendLiteral("null")
         }
+        if let motion = snapshot.motion {
+            // PROTOCOL.md §3.3: present only once motion samples arrived.
+            buffer.appendLiteral(#","motion":{"rms":"#)
+            buffer.appendJSONNumber(motion.rms)
+            buffer.appendLiteral(#","tremor":"#)
+            buffer.appendJSONNumber(motion.tremor)
+            buffer.append(UInt8(ascii: "}"))
+        }
         guard snapshot.side != nil || snapshot.set != nil else {
             // Most sessions: neither alternating nor prescribed a goal. One copy, not four.
             buffer.appendLiteral(#","side":null,"set":null}"#)

@@ -145,7 +145,9 @@ public enum WireEncoder {
     ///      "trough":20.0,"range":122.5,"timeToPeak":1.2,"side":null}
     ///
     /// Every member is always there: `timeToPeak` is `null` when unknown (reps stored before it was recorded) and
-    /// `side` is `null` unless the exercise is `alternating`.
+    /// `side` is `null` unless the exercise is `alternating`. A rep judged from motion samples (PROTOCOL.md §3.3)
+    /// then has `"smoothness":-1.42,"tremor":0.03` (`smoothness` `null` when the phone was still); without them the
+    /// two members are absent.
     /// - Parameters:
     ///   - rep: The rep.
     ///   - buffer: The buffer to append to.
@@ -172,6 +174,12 @@ public enum WireEncoder {
         buffer.appendJSONNumber(rep.timeToPeak)
         buffer.appendLiteral(#","side":"#)
         buffer.appendJSONSide(rep.side)
+        if let motion = rep.motion {
+            buffer.appendLiteral(#","smoothness":"#)
+            buffer.appendJSONNumber(motion.smoothness)
+            buffer.appendLiteral(#","tremor":"#)
+            buffer.appendJSONNumber(motion.tremor)
+        }
         buffer.append(UInt8(ascii: "}"))
     }
 

@@ -9,15 +9,23 @@ public struct WireLimits: Sendable, Hashable {
     public var maxDepth: Int
     /// The most frames in one `poses` message or `{"frames":[…]}` body. Default 1000 (about 33 s at 30 fps).
     public var maxFramesPerBatch: Int
+    /// The most samples in one `motion` message or `POST /v1/sessions/{id}/motion` body (PROTOCOL.md §3.3).
+    /// Default 1000 (10 s at 100 samples/s).
+    public var maxSamplesPerMessage: Int
 
     /// Creates limits.
     /// - Parameters:
     ///   - maxMessageBytes: The largest message in bytes.
     ///   - maxDepth: The deepest nesting of objects and arrays.
     ///   - maxFramesPerBatch: The most frames in one batch.
-    public init(maxMessageBytes: Int = 1 << 20, maxDepth: Int = 64, maxFramesPerBatch: Int = 1000) {
+    ///   - maxSamplesPerMessage: The most motion samples in one message.
+    public init(
+        maxMessageBytes: Int = 1 << 20, maxDepth: Int = 64, maxFramesPerBatch: Int = 1000,
+        maxSamplesPerMessage: Int = 1000
+    ) {
         self.maxMessageBytes = maxMessageBytes
         self.maxDepth = maxDepth
         self.maxFramesPerBatch = maxFramesPerBatch
+        self.maxSamplesPerMessage = maxSamplesPerMessage
     }
 }

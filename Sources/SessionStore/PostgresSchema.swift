@@ -94,7 +94,16 @@ enum PostgresSchema {
                     deleted_at BIGINT,
                     PRIMARY KEY (tenant, id, version)
                 );
-                """)
+                """),
+        // v2: the SQLite schema's version 8, a rep's motion values (RepMotion); `motion_tremor` NULL for none.
+        Migration(
+            version: 2,
+            sql: """
+                ALTER TABLE reps ADD COLUMN motion_smoothness DOUBLE PRECISION;
+                ALTER TABLE reps ADD COLUMN motion_tremor DOUBLE PRECISION;
+                ALTER TABLE reps ADD COLUMN motion_rms DOUBLE PRECISION;
+                ALTER TABLE reps ADD COLUMN motion_covered DOUBLE PRECISION;
+                """),
     ]
 
     /// The version this code writes.

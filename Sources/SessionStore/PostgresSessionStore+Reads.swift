@@ -240,8 +240,9 @@ extension PostgresSessionStore {
         let ids = "{" + sessions.map(\.id.description).joined(separator: ",") + "}"
         let rows = try db.query(
             """
-            SELECT session_id, number, peak, trough, start_t, end_t, faults, time_to_peak, side FROM reps
-            WHERE session_id = ANY ($1::text[]) ORDER BY session_id, "position"
+            SELECT session_id, number, peak, trough, start_t, end_t, faults, time_to_peak, side, motion_smoothness,
+                motion_tremor, motion_rms, motion_covered
+            FROM reps WHERE session_id = ANY ($1::text[]) ORDER BY session_id, "position"
             """, [.text(ids)])
         for row in rows.rows {
             guard let id = SessionID(row.string(0)), let index = positions[id] else {
@@ -252,11 +253,16 @@ extension PostgresSessionStore {
                 guard let known = BodySide(rawValue: text) else { throw .corruptRecord(id: row.string(0)) }
                 side = known
             }
+            let motion = row.optionalDouble(10).map { tremor in
+                RepMotion(
+                    smoothness: row.optionalDouble(9), tremor: tremor, rms: row.optionalDouble(11) ?? 0,
+                    covered: row.optionalDouble(12) ?? 0)
+            }
             sessions[index].summary.reps.append(
                 Rep(
                     index: row.int(1), peak: row.double(2), trough: row.double(3), start: row.double(4),
                     end: row.double(5), timeToPeak: row.optionalDouble(7), side: side,
-                    faults: SessionRecordCoding.decodeFaults(row.string(6))))
+                    faults: SessionRecordCoding.decodeFaults(row.string(6)), motion: motion))
         }
     }
 

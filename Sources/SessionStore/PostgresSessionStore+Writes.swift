@@ -239,13 +239,14 @@ extension PostgresSessionStore {
             try db.query(
                 """
                 INSERT INTO reps (session_id, "position", number, peak, trough, start_t, end_t, faults, time_to_peak,
-                    side)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                    side, motion_smoothness, motion_tremor, motion_rms, motion_covered)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
                 """,
                 [
                     key, .int(position), .int(rep.index), .double(rep.peak), .double(rep.trough), .double(rep.start),
                     .double(rep.end), .string(SessionRecordCoding.encode(rep.faults)), .double(rep.timeToPeak),
-                    .string(rep.side?.rawValue),
+                    .string(rep.side?.rawValue), .double(rep.motion?.smoothness), .double(rep.motion?.tremor),
+                    .double(rep.motion?.rms), .double(rep.motion?.covered),
                 ])
         }
         let series = summary.series

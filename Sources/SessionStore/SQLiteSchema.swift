@@ -142,6 +142,17 @@ enum SQLiteSchema {
                 ALTER TABLE sessions ADD COLUMN resume_digest BLOB;
                 ALTER TABLE sessions ADD COLUMN start_request TEXT;
                 """),
+        // v8: how a rep moved by the phone's motion sensors (PROTOCOL.md §3.3, RepMotion): SPARC smoothness (NULL
+        // for a still phone), tremor share, RMS and the seconds covered. `motion_tremor` is NULL for a rep without
+        // motion samples, and then so are the others.
+        Migration(
+            version: 8,
+            sql: """
+                ALTER TABLE reps ADD COLUMN motion_smoothness REAL;
+                ALTER TABLE reps ADD COLUMN motion_tremor REAL;
+                ALTER TABLE reps ADD COLUMN motion_rms REAL;
+                ALTER TABLE reps ADD COLUMN motion_covered REAL;
+                """),
     ]
 
     /// The version this code writes.

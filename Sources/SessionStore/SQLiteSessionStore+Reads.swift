@@ -221,8 +221,9 @@ extension SQLiteSessionStore {
     private func reps(of key: String, in db: SQLiteConnection) throws(SessionStoreError) -> [Rep] {
         try db.withStatement(
             """
-            SELECT number, peak, trough, start_t, end_t, faults, time_to_peak, side FROM reps WHERE session_id = ?1
-            ORDER BY position
+            SELECT number, peak, trough, start_t, end_t, faults, time_to_peak, side, motion_smoothness, motion_tremor,
+                motion_rms, motion_covered
+            FROM reps WHERE session_id = ?1 ORDER BY position
             """
         ) { select throws(SessionStoreError) -> [Rep] in
             try select.bind(key, at: 1)
@@ -262,8 +263,9 @@ extension SQLiteSessionStore {
         }
         try db.withStatement(
             """
-            SELECT session_id, number, peak, trough, start_t, end_t, faults, time_to_peak, side FROM reps
-            WHERE session_id IN (SELECT value FROM json_each(?1)) ORDER BY session_id, position
+            SELECT session_id, number, peak, trough, start_t, end_t, faults, time_to_peak, side, motion_smoothness,
+                motion_tremor, motion_rms, motion_covered
+            FROM reps WHERE session_id IN (SELECT value FROM json_each(?1)) ORDER BY session_id, position
             """
         ) { select throws(SessionStoreError) in
             try select.bind(ids, at: 1)
@@ -277,18 +279,23 @@ extension SQLiteSessionStore {
         }
     }
 
-    /// Reads a rep from the current row: number, peak, trough, start, end, faults, time to peak and side from column
-    /// `first` on; nil when the side is not one.
+    /// Reads a rep from the current row: number, peak, trough, start, end, faults, time to peak, side and the motion
+    /// values (smoothness, tremor, RMS, seconds covered) from column `first` on; nil when the side is not one.
     private func readRep(from row: SQLiteStatement, at first: Int32) -> Rep? {
         var side: BodySide?
         if let text = row.optionalString(first + 7) {
             guard let known = BodySide(rawValue: text) else { return nil }
             side = known
         }
+        let motion = row.optionalDouble(first + 9).map { tremor in
+            RepMotion(
+                smoothness: row.optionalDouble(first + 8), tremor: tremor, rms: row.optionalDouble(first + 10) ?? 0,
+                covered: row.optionalDouble(first + 11) ?? 0)
+        }
         return Rep(
             index: row.int(first), peak: row.double(first + 1), trough: row.double(first + 2),
             start: row.double(first + 3), end: row.double(first + 4), timeToPeak: row.optionalDouble(first + 6),
-            side: side, faults: SessionRecordCoding.decodeFaults(row.string(first + 5)))
+            side: side, faults: SessionRecordCoding.decodeFaults(row.string(first + 5)), motion: motion)
     }
 
     /// A session's series: its interval and capacity, and its chunks of samples in order, which must follow one

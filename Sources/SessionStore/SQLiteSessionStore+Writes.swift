@@ -325,8 +325,8 @@ extension SQLiteSessionStore {
             try db.withStatement(
                 """
                 INSERT INTO reps (session_id, position, number, peak, trough, start_t, end_t, faults, time_to_peak,
-                    side)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                    side, motion_smoothness, motion_tremor, motion_rms, motion_covered)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
                 """
             ) { insert throws(SessionStoreError) in
                 for position in firstRep..<summary.reps.count {
@@ -342,6 +342,10 @@ extension SQLiteSessionStore {
                     try insert.bind(SessionRecordCoding.encode(rep.faults), at: 8)
                     try insert.bind(rep.timeToPeak, at: 9)
                     try insert.bind(rep.side?.rawValue, at: 10)
+                    try insert.bind(rep.motion?.smoothness, at: 11)
+                    try insert.bind(rep.motion?.tremor, at: 12)
+                    try insert.bind(rep.motion?.rms, at: 13)
+                    try insert.bind(rep.motion?.covered, at: 14)
                     try insert.step()
                 }
             }

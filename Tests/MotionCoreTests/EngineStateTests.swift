@@ -160,4 +160,53 @@ struct EngineStateTests {
         }
         #expect(refused > 0)
     }
+
+    @Test func repMotionValuesAreSavedAndRestored() throws {
+        let configuration = Self.configuration(.elbowFlexion)
+        var engine = try MotionEngine(configuration: configuration)
+        let poses = Self.simulation(.elbowFlexion, seed: 1).poses()
+        let half = poses.count / 2
+        for pose in poses.prefix(half) { _ = try engine.process(pose) }
+        let first = try #require(engine.summary.reps.first)
+        let still = RepMotion(smoothness: nil, tremor: 0, rms: 0, covered: 1)
+        let moving = RepMotion(smoothness: -1.625, tremor: 0.125, rms: 0.75, covered: first.duration)
+        let found = engine.setMotion(moving, ofRep: first.index)
+        #expect(found)
+        let missing = engine.setMotion(moving, ofRep: 999)
+        #expect(!missing, "no such rep")
+        let second = try #require(engine.summary.reps.dropFirst().first, "the first half has two reps")
+        let foundSecond = engine.setMotion(still, ofRep: second.index)
+        #expect(foundSecond)
+        #expect(engine.summary.reps.first?.motion == moving)
+        var restored = try MotionEngine(
+            configuration: configuration, restoring: engine.savedState(), series: engine.summary.series)
+        #expect(restored.summary.reps == engine.summary.reps)
+        #expect(restored.snapshot().lastRep == engine.snapshot().lastRep)
+        // Both go on alike; later reps carry no motion values until a session attaches some.
+        for pose in poses.dropFirst(half) {
+            let expected = try engine.process(pose)
+            let events = try restored.process(pose)
+            #expect(events == expected)
+        }
+        #expect(restored.summary == engine.summary)
+    }
+
+    @Test func stateOfTheFirstFormatVersionIsStillRead() throws {
+        let configuration = Self.configuration(.squat)
+        var engine = try MotionEngine(configuration: configuration)
+        // No rep yet: the first version's bytes differ from the second's only in the version byte.
+        for pose in Self.simulation(.squat, seed: 1).poses().prefix(20) { _ = try engine.process(pose) }
+        #expect(engine.summary.reps.isEmpty)
+        let state = engine.savedState(includingSeries: true)
+        #expect(Array(state.prefix(4)) == [0x4D, 0x53, 0x45, 2])
+        let restored = try MotionEngine(
+            configuration: configuration, restoring: [0x4D, 0x53, 0x45, 1] + state.dropFirst(4))
+        #expect(restored.summary == engine.summary)
+        #expect(throws: RestoreError.state(.unsupportedFormat)) {
+            try MotionEngine(configuration: configuration, restoring: [0x4D, 0x53, 0x45, 3] + state.dropFirst(4))
+        }
+        #expect(throws: RestoreError.state(.unsupportedFormat)) {
+            try MotionEngine(configuration: configuration, restoring: [0x4D, 0x53, 0x46, 2] + state.dropFirst(4))
+        }
+    }
 }

@@ -182,6 +182,27 @@ import Testing
                 + #""trough":0.5,"range":0.75,"timeToPeak":0.5,"side":null}"#)
     }
 
+    @Test func encodesARepsMotionValuesOnlyWhenItHasThem() {
+        var rep = Self.falling
+        rep.motion = RepMotion(smoothness: -1.5, tremor: 0.25, rms: 0.5, covered: 1.5)
+        #expect(
+            Self.encode { WireEncoder.encodeRep(rep, into: &$0) }
+                .hasSuffix(#""timeToPeak":0.5,"side":null,"smoothness":-1.5,"tremor":0.25}"#))
+        rep.motion = RepMotion(smoothness: nil, tremor: 0, rms: 0, covered: 1.5)
+        #expect(
+            Self.encode { WireEncoder.encodeRep(rep, into: &$0) }
+                .hasSuffix(#""side":null,"smoothness":null,"tremor":0.0}"#))
+    }
+
+    @Test func encodesTheSnapshotsMotionLevelOnlyWhenThereIsOne() {
+        var snapshot = Self.snapshot
+        #expect(!Self.encode { WireEncoder.encodeSnapshot(snapshot, into: &$0) }.contains("motion"))
+        snapshot.motion = MotionLevel(rms: 1.25, tremor: 0.5)
+        #expect(
+            Self.encode { WireEncoder.encodeSnapshot(snapshot, into: &$0) }
+                .contains(#","motion":{"rms":1.25,"tremor":0.5},"side":"#))
+    }
+
     @Test func aSessionsSnapshotCacheWritesWhatEncodingAfreshWrites() {
         var faulty = Self.rep3
         faulty.faults = [.keepUpperArmStill]

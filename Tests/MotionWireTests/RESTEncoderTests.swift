@@ -89,17 +89,24 @@ import Testing
             Rep(index: 2, peak: 128, trough: 30, start: 6, end: 8.5, faults: [.keepUpperArmStill, .keepTrunkUpright]),
             Rep(index: 3, peak: 55.5, trough: 12, start: 9, end: 11, timeToPeak: 0.75, side: .left),
             Rep(index: 4, peak: -0.25, trough: 0.5, start: 12, end: 13, timeToPeak: 0.5, side: .right),
+            Rep(
+                index: 5, peak: 100, trough: 10, start: 14, end: 16,
+                motion: RepMotion(smoothness: -1.5, tremor: 0.25, rms: 0.5, covered: 2)),
+            Rep(
+                index: 6, peak: 100, trough: 10, start: 17, end: 19,
+                motion: RepMotion(smoothness: nil, tremor: 0, rms: 0, covered: 2)),
         ]
+        let header = "index,peak,trough,start,end,duration,clean,faults,range,timeToPeak,side,smoothness,tremor\r\n"
         #expect(
             Self.encode { WireEncoder.encodeRepsCSV(reps, into: &$0) }
-                == "index,peak,trough,start,end,duration,clean,faults,range,timeToPeak,side\r\n"
-                + "1,130.2,31.5,3.1,5.0,1.9,true,,98.69999999999999,,\r\n"
-                + "2,128.0,30.0,6.0,8.5,2.5,false,keepUpperArmStill;keepTrunkUpright,98.0,,\r\n"
-                + "3,55.5,12.0,9.0,11.0,2.0,true,,43.5,0.75,left\r\n"
-                + "4,-0.25,0.5,12.0,13.0,1.0,true,,0.75,0.5,right\r\n")
-        #expect(
-            Self.encode { WireEncoder.encodeRepsCSV([], into: &$0) }
-                == "index,peak,trough,start,end,duration,clean,faults,range,timeToPeak,side\r\n")
+                == header
+                + "1,130.2,31.5,3.1,5.0,1.9,true,,98.69999999999999,,,,\r\n"
+                + "2,128.0,30.0,6.0,8.5,2.5,false,keepUpperArmStill;keepTrunkUpright,98.0,,,,\r\n"
+                + "3,55.5,12.0,9.0,11.0,2.0,true,,43.5,0.75,left,,\r\n"
+                + "4,-0.25,0.5,12.0,13.0,1.0,true,,0.75,0.5,right,,\r\n"
+                + "5,100.0,10.0,14.0,16.0,2.0,true,,90.0,,,-1.5,0.25\r\n"
+                + "6,100.0,10.0,17.0,19.0,2.0,true,,90.0,,,,0.0\r\n")
+        #expect(Self.encode { WireEncoder.encodeRepsCSV([], into: &$0) } == header)
     }
 
     @Test func keepsTheFirstVersionsCSVColumnsInTheirPlaces() {

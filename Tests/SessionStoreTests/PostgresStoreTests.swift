@@ -16,8 +16,8 @@ struct PostgresStoreTests {
         let stores = try await [first, second]
         let raw = try RawDatabase(url: url)
         defer { raw.close() }
-        #expect(try raw.strings("SELECT version FROM schema_migrations ORDER BY version") == ["1"])
-        #expect(PostgresSchema.newestVersion == 1)
+        #expect(try raw.strings("SELECT version FROM schema_migrations ORDER BY version") == ["1", "2"])
+        #expect(PostgresSchema.newestVersion == 2)
         let tables = try raw.strings(
             "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")
         #expect(tables == ["exercises", "reps", "schema_migrations", "series", "series_chunks", "sessions"])
@@ -33,7 +33,7 @@ struct PostgresStoreTests {
         let raw = try RawDatabase(url: url)
         defer { raw.close() }
         try raw.execute("INSERT INTO schema_migrations (version, applied_at) VALUES (99, 0)")
-        await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 1)) {
+        await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 2)) {
             _ = try await PostgresSessionStore(url: url)
         }
     }

@@ -14,6 +14,10 @@ import Testing
             #expect(read.summary.baseline == baseline)
             #expect(read.summary.series.values.contains(nil))
             #expect(read.summary.reps[1].faults == [.keepUpperArmStill, .keepHipsLevel])
+            #expect(read.summary.reps.map(\.motion) == session.summary.reps.map(\.motion))
+            #expect(read.summary.reps[0].motion?.smoothness == -1.4375)
+            #expect(read.summary.reps[1].motion != nil && read.summary.reps[1].motion?.smoothness == nil)
+            #expect(read.summary.reps[2].motion == nil)
             #expect(try await store.series(id: session.id, tenant: session.tenant) == session.summary.series)
         }
     }

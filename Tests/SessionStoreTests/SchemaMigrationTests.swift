@@ -9,7 +9,7 @@ import Testing
         try await withSQLiteStore { store, path in
             let raw = try RawDatabase(path: path)
             #expect(try raw.integer("PRAGMA user_version") == SQLiteSchema.newestVersion)
-            #expect(SQLiteSchema.newestVersion == 7)
+            #expect(SQLiteSchema.newestVersion == 8)
             #expect(try raw.strings("PRAGMA journal_mode") == ["wal"])
             let tables = try raw.strings("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
             #expect(tables == ["exercises", "reps", "series", "series_chunks", "sessions"])
@@ -182,7 +182,7 @@ import Testing
             #expect(old.summary.exerciseVersion == 1)
             #expect(old.summary.prescription == Prescription())
             #expect(old.summary.perSide == [:])
-            #expect(old.summary.reps.allSatisfy { $0.timeToPeak == nil && $0.side == nil })
+            #expect(old.summary.reps.allSatisfy { $0.timeToPeak == nil && $0.side == nil && $0.motion == nil })
             #expect(old.summary.reps.map(\.peak) == [130, 150, 135])
             #expect(old.summary.repCount == 2)
             #expect(old.summary.faultCounts == [.keepUpperArmStill: 2])

@@ -203,7 +203,8 @@ extension SessionSummary {
     static let prescribed = Prescription(
         target: 140, rest: 30, enter: 55.333333333333336, exit: 40, holdSeconds: nil, reps: 10, sets: 3)
 
-    /// A summary with every part filled: reps with and without faults, with and without a time to peak, fault
+    /// A summary with every part filled: reps with and without faults, with and without a time to peak, with and
+    /// without motion values (smoothness and tremor), fault
     /// counts, a version and prescription, a series with gaps; for an alternating exercise, sides and tallies.
     static func make(
         exercise: String = "elbowFlexion", side: BodySide? = .right, frames: Int = 2_802, reps: Int = 3,
@@ -216,7 +217,11 @@ extension SessionSummary {
                 index: i + 1, peak: 130.2 + offset, trough: 12.5, start: 3.1 + offset * 2, end: 5.0 + offset * 2,
                 timeToPeak: i == 2 ? nil : 0.8 + offset / 10,
                 side: alternating ? (i.isMultiple(of: 2) ? .left : .right) : nil,
-                faults: faults)
+                faults: faults,
+                // Motion values judged from the phone's sensors: one with a smoothness, one still (none), then none.
+                motion: i == 0
+                    ? RepMotion(smoothness: -1.4375, tremor: 0.03125, rms: 0.8, covered: 1.9)
+                    : i == 1 ? RepMotion(smoothness: nil, tremor: 0, rms: 0, covered: 1.25) : nil)
         }
         var perSide: [BodySide: SideTally] = [:]
         if alternating {

@@ -6,7 +6,8 @@ import MotionWire
 
 /// MotionWire against Foundation on the same pose frames: µs per frame to decode a ~1 KB `pose` message (with the
 /// pose decoder alone, and through `MessageDecoder` as a live session does: `type` first, then the pose), and to
-/// encode a snapshot (afresh, and with a session's cache as the live path does). Usage:
+/// encode a snapshot (afresh, and with a session's cache as the live path does); and µs per `motion` message of 10
+/// samples (PROTOCOL.md §3.3) through `MessageDecoder`. Usage:
 /// `wire-bench [--runs N] [--frames N]`.
 struct PoseMessage: Decodable {
     var type: String
@@ -91,6 +92,24 @@ func main() throws {
             sink += object["t"] as? Double ?? 0
         }
     }
+    // A phone's motion message as it streams them: 10 samples of 100 Hz accelerometer (about 0.1 s), each with its
+    // rotation rate, numbers as a browser's JSON.stringify writes DeviceMotionEvent values (3 to 4 decimals).
+    let motionFrames: [[UInt8]] = (0..<count).map { index in
+        let samples = (0..<10).map { step in
+            let t = Double(index * 10 + step) / 100
+            let a = (sin(t * 7), cos(t * 5) - 9.81, sin(t * 3) * 0.5)
+            let r = (sin(t) * 20, cos(t) * 15, sin(t * 2) * 5)
+            return String(
+                format: "[%.3f,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f]", 12 + t, a.0, a.1, a.2, r.0, r.1, r.2)
+        }
+        return Array(#"{"type":"motion","samples":[\#(samples.joined(separator: ","))]}"#.utf8)
+    }
+    let motionBytes = motionFrames.map(\.count).reduce(0, +) / motionFrames.count
+    let motion = measure(motionFrames, runs: runs) { frame in
+        if case .motion(let samples)? = try? messages.decode(frame), case .success(let sample)? = samples.last {
+            sink += sample.t
+        }
+    }
     var engine = try MotionEngine(configuration: SessionConfiguration(exercise: .squat))
     for pose in poses.prefix(100) { _ = try engine.process(pose) }
     let snapshot = engine.snapshot()
@@ -107,6 +126,7 @@ func main() throws {
     }
     print("frames: \(frames.count) pose messages of \(bytes) bytes on average (19 joints with confidence)")
     print("snapshot: \(buffer.count) bytes, lastRep \(snapshot.lastRep == nil ? "null" : "present")")
+    print("motion: \(motionFrames.count) motion messages of 10 samples with rotation, \(motionBytes) bytes on average")
     print("| what | µs per frame, median of \(runs) (min–max) |")
     print("| --- | --- |")
     for (name, values) in [
@@ -114,6 +134,7 @@ func main() throws {
         ("Foundation JSONDecoder (Codable struct)", foundation),
         ("Foundation JSONSerialization", serialization), ("MotionWire encode snapshot", encode),
         ("MotionWire encode snapshot (session cache)", cached),
+        ("MotionWire MessageDecoder, motion message of 10 samples (live path)", motion),
     ] {
         print("| \(name) | \(fixed(median(values))) (\(fixed(values.min() ?? 0))–\(fixed(values.max() ?? 0))) |")
     }

@@ -175,6 +175,21 @@ public struct MotionEngine: Sendable {
         results.reset()
     }
 
+    /// Records how a rep moved by the phone's motion sensors (``MotionAnalyzer/rep(from:to:)``), so the summary, the
+    /// snapshot's last rep and the saved state carry it. The engine judges poses only; the session feeding the
+    /// analyzer calls this when the rep's event comes out.
+    /// - Parameters:
+    ///   - motion: The rep's motion values.
+    ///   - index: The rep's ``Rep/index`` since the last reset.
+    /// - Returns: Whether a rep with that index was found.
+    /// - Complexity: O(1) for one of the last reps.
+    @discardableResult
+    public mutating func setMotion(_ motion: RepMotion, ofRep index: Int) -> Bool {
+        guard let position = results.reps.lastIndex(where: { $0.index == index }) else { return false }
+        results.reps[position].motion = motion
+        return true
+    }
+
     /// Starts (or restarts) the baseline: the mean peak of the next clean reps (``SessionConfiguration/baselineReps``),
     /// or of the next completed hold.
     public mutating func startBaseline() {
@@ -415,6 +430,13 @@ extension MotionEngine.Results {
             writer.write(rep.timeToPeak)
             writer.write(rep.side)
             writer.write(UInt64(rep.faults.rawValue))
+            writer.write(rep.motion != nil)
+            if let motion = rep.motion {
+                writer.write(motion.smoothness)
+                writer.write(motion.tremor)
+                writer.write(motion.rms)
+                writer.write(motion.covered)
+            }
         }
         for count in faultCounts { writer.write(count) }
         writer.write(baseline != nil)
@@ -426,7 +448,8 @@ extension MotionEngine.Results {
         }
     }
 
-    mutating func restore(from reader: inout EngineStateReader) throws(EngineStateError) {
+    /// Restores the results saved by ``save(to:)``; state of format version 1 has no per-rep motion.
+    mutating func restore(from reader: inout EngineStateReader, version: UInt8) throws(EngineStateError) {
         best = try reader.readOptionalDouble()
         repCount = try reader.readCount()
         rejectedCount = try reader.readCount()
@@ -440,6 +463,11 @@ extension MotionEngine.Results {
                     start: try reader.readDouble(), end: try reader.readDouble(),
                     timeToPeak: try reader.readOptionalDouble(), side: try reader.readSide(),
                     faults: FormFeedbackSet(rawValue: try reader.readBits(within: faults))))
+            if version >= 2, try reader.readBool() {
+                reps[reps.count - 1].motion = RepMotion(
+                    smoothness: try reader.readOptionalDouble(), tremor: try reader.readDouble(),
+                    rms: try reader.readDouble(), covered: try reader.readDouble())
+            }
         }
         for i in faultCounts.indices { faultCounts[i] = try reader.readCount() }
         baseline = try reader.readBool() ? try Baseline.restore(from: &reader) : nil
@@ -459,8 +487,9 @@ extension MotionEngine.SetTracker {
 // MARK: Saved state (EngineState.swift has the byte format)
 
 extension MotionEngine {
-    /// The first bytes of saved state: `"MSE"` and the format version.
-    static let stateMagic: [UInt8] = [0x4D, 0x53, 0x45, 1]
+    /// The first bytes of saved state: `"MSE"` and the format version. Version 2 adds each rep's motion values;
+    /// state of version 1 is still read (its reps have none).
+    static let stateMagic: [UInt8] = [0x4D, 0x53, 0x45, 2]
 
     /// Saves everything the engine carries between frames — smoothing, rep counters, hold clocks, form rules,
     /// debouncers, baseline, sets, best, reps and counts — as compact, deterministic bytes (the same engine state
@@ -521,7 +550,10 @@ extension MotionEngine {
 
     private mutating func restore(from state: [UInt8], series stored: ValueSeries?) throws(EngineStateError) {
         var reader = EngineStateReader(bytes: state)
-        guard try reader.bytes(Self.stateMagic.count) == Self.stateMagic else { throw .unsupportedFormat }
+        let magic = try reader.bytes(Self.stateMagic.count)
+        guard magic.dropLast() == Self.stateMagic.dropLast(), let version = magic.last, (1...2).contains(version) else {
+            throw .unsupportedFormat
+        }
         guard try reader.readUInt64() == configurationFingerprint else { throw .configurationMismatch }
         let primaryIsLeft = try reader.readBool()
         if primaryIsLeft != (track.side == .left) {
@@ -535,7 +567,7 @@ extension MotionEngine {
         postureIsWrong = try reader.readBool()
         try visibility.restore(from: &reader)
         try setup.restore(from: &reader)
-        try results.restore(from: &reader)
+        try results.restore(from: &reader, version: version)
         firstTimestamp = try reader.readOptionalDouble()
         lastTimestamp = try reader.readOptionalDouble()
         frames = try reader.readCount()

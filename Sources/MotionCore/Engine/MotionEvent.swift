@@ -65,6 +65,10 @@ public struct Rep: Sendable, Hashable {
     public var side: BodySide?
     /// Form faults during the rep, in vocabulary order.
     public var faults: FormFeedbackSet
+    /// How the rep moved according to the phone's motion sensors (PROTOCOL.md §3.3); nil without motion samples
+    /// over the rep. The engine never sets it: the session that feeds a ``MotionAnalyzer`` attaches it
+    /// (``MotionEngine/setMotion(_:ofRep:)``).
+    public var motion: RepMotion?
 
     /// Creates a rep.
     /// - Parameters:
@@ -76,9 +80,10 @@ public struct Rep: Sendable, Hashable {
     ///   - timeToPeak: Seconds from start to the peak.
     ///   - side: The side, for alternating exercises.
     ///   - faults: Faults during the rep.
+    ///   - motion: How the rep moved by the motion sensors, if known.
     public init(
         index: Int, peak: Double, trough: Double, start: Double, end: Double, timeToPeak: Double? = nil,
-        side: BodySide? = nil, faults: FormFeedbackSet = []
+        side: BodySide? = nil, faults: FormFeedbackSet = [], motion: RepMotion? = nil
     ) {
         self.index = index
         self.peak = peak
@@ -88,6 +93,7 @@ public struct Rep: Sendable, Hashable {
         self.timeToPeak = timeToPeak
         self.side = side
         self.faults = faults
+        self.motion = motion
     }
 
     /// Seconds from start to end.

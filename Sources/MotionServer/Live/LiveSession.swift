@@ -32,6 +32,8 @@ actor LiveSession: WatchableSession {
     private var messageNumber = 0
     private var consecutiveErrors = 0
     private var bucket: TokenBucket
+    /// The budget of motion samples (PROTOCOL.md §3.3), spent and refilled as ``bucket`` is.
+    private var motionBucket: TokenBucket
     /// Armed while the socket is not read because the client spent more than its frame budget (flow control).
     private var resumeTimer: LoopTimer?
     private var lastMessage: UInt64
@@ -56,6 +58,8 @@ actor LiveSession: WatchableSession {
         decoder = MessageDecoder(
             poseDecoder: PoseDecoder(limits: WireLimits(maxMessageBytes: context.limits.maxMessageBytes)))
         bucket = TokenBucket(rate: context.limits.framesPerSecond, burst: context.limits.framesPerSecond * 2)
+        motionBucket = TokenBucket(
+            rate: context.limits.motionSamplesPerSecond, burst: context.limits.motionSamplesPerSecond * 2)
         lastMessage = socket.loop.now()
         events.reserveCapacity(8)
         output.reserveCapacity(1024)
@@ -129,6 +133,20 @@ actor LiveSession: WatchableSession {
                 }
             }
             if !accepted && !frames.isEmpty { consecutiveErrors += 1 }
+        case .motion(let samples):
+            try requireStarted()
+            spend(samples: samples.count)
+            // Judged sample by sample, as the frames of a batch (PROTOCOL.md §3, §3.3).
+            var accepted = false
+            for (index, sample) in samples.enumerated() {
+                do throws(WireError) {
+                    try running?.core.process(try sample.get())
+                    accepted = true
+                } catch {
+                    tell(error, batchIndex: index)
+                }
+            }
+            if !accepted && !samples.isEmpty { consecutiveErrors += 1 }
         case .reset:
             try requireStarted()
             running?.core.reset()
@@ -165,16 +183,23 @@ actor LiveSession: WatchableSession {
         }
     }
 
-    /// Charges frames to the connection's budget. Frames are never refused for speed (PROTOCOL.md §3, flow
-    /// control): past the budget the socket is not read until it has refilled to a quarter of the burst, so TCP
-    /// slows the client, and the frames already read (at most one read buffer) are still processed.
-    private func spend(frames: Int) {
+    /// Charges pose frames or motion samples to the connection's budgets. Neither is ever refused for speed
+    /// (PROTOCOL.md §3, flow control; §3.3): past either budget the socket is not read until both have refilled to
+    /// a quarter of their burst, so TCP slows the client, and what was already read (at most one read buffer) is
+    /// still processed.
+    private func spend(frames: Int = 0, samples: Int = 0) {
         let now = socket.loop.time
-        guard !bucket.spend(Double(frames), now: now), resumeTimer == nil else { return }
+        let framesWithin = frames == 0 || bucket.spend(Double(frames), now: now)
+        let samplesWithin = samples == 0 || motionBucket.spend(Double(samples), now: now)
+        guard !(framesWithin && samplesWithin), resumeTimer == nil else { return }
         socket.pauseReading()
         context.metrics.flowPaused()
         let socket = socket
-        resumeTimer = socket.loop.schedule(after: bucket.time(toReach: bucket.burst / 4)) { [self] in
+        // Both brought to now, so the one not spent this time counts what it has refilled since.
+        _ = bucket.spend(0, now: now)
+        _ = motionBucket.spend(0, now: now)
+        let wait = max(bucket.time(toReach: bucket.burst / 4), motionBucket.time(toReach: motionBucket.burst / 4))
+        resumeTimer = socket.loop.schedule(after: wait) { [self] in
             assumeIsolated { $0.resumeTimer = nil }
             socket.resumeReading()
         }

@@ -15,6 +15,12 @@ struct SessionCore: Sendable {
     let tokenDigest: [UInt8]?
     private(set) var engine: MotionEngine
     private(set) var framesAtLastCheckpoint = 0
+    /// The phone's motion analysis (PROTOCOL.md §3.3), created with the first motion sample: its buffers take about
+    /// 210 KB, which sessions without motion sensors never pay.
+    private(set) var motion: MotionAnalyzer?
+    /// ``motion``'s level over its last seconds, and the time of the last sample it was computed at: a snapshot
+    /// per pose must not cost three FFTs when no sample came in between.
+    private var motionLevel: (level: MotionLevel?, at: Double)?
 
     /// Creates the session for a decoded `start` request (the decoder has checked its `subject`), with the exercise
     /// `exercises` has for the tenant now: the session keeps that definition whatever happens to it later.
@@ -94,9 +100,11 @@ struct SessionCore: Sendable {
         }
     }
 
-    /// Analyses one pose, appending its events to `events`.
+    /// Analyses one pose, appending its events to `events`. A rep's event carries its motion values when motion
+    /// samples cover the rep (those that arrived before the pose that ended it).
     /// - Throws: `nonIncreasingTime` or `invalidPose`; the session is then unchanged.
     mutating func process(_ pose: Pose, into events: inout [MotionEvent]) throws(WireError) {
+        let first = events.count
         do {
             try engine.process(pose, into: &events)
         } catch {
@@ -110,11 +118,63 @@ struct SessionCore: Sendable {
                 throw WireError(code: .invalidMessage, message: "the session has stopped")
             }
         }
+        if motion != nil, events.count > first { attachMotion(to: &events[first...]) }
+    }
+
+    /// Judges the reps among `events` from the motion samples, in the events and in the engine's summary.
+    private mutating func attachMotion(to events: inout ArraySlice<MotionEvent>) {
+        for position in events.indices {
+            switch events[position] {
+            case .repCompleted(var rep):
+                guard let values = motion?.rep(from: rep.start, to: rep.end) else { continue }
+                rep.motion = values
+                engine.setMotion(values, ofRep: rep.index)
+                events[position] = .repCompleted(rep)
+            case .repRejected(var rep):
+                guard let values = motion?.rep(from: rep.start, to: rep.end) else { continue }
+                rep.motion = values
+                engine.setMotion(values, ofRep: rep.index)
+                events[position] = .repRejected(rep)
+            default: continue
+            }
+        }
+    }
+
+    /// Adds one motion sample (PROTOCOL.md §3.3) to the session's analysis, creating it with the first sample.
+    /// - Throws: `nonIncreasingTime` for a `t` not after the previous sample's, `invalidMessage` for a sample the
+    ///   decoder should have refused; the analysis is then unchanged.
+    mutating func process(_ sample: MotionSample) throws(WireError) {
+        if motion == nil { motion = MotionAnalyzer() }
+        do {
+            try motion?.append(sample)
+        } catch {
+            switch error {
+            case .nonIncreasingTime(let previous, let t):
+                throw WireError(
+                    code: .nonIncreasingTime, message: "t \(t) is not after the previous sample's \(previous)")
+            case .wrongCount, .nonFinite:
+                throw WireError(code: .invalidMessage, message: "a sample must be 4 or 7 finite numbers")
+            }
+        }
     }
 
     /// The engine's current snapshot. `mutating` only so that `core?.currentSnapshot()` reaches the session in
     /// place: a non-mutating call through the optional copies the whole session out first (retaining each field).
-    mutating func currentSnapshot() -> MotionSnapshot { engine.snapshot() }
+    mutating func currentSnapshot() -> MotionSnapshot {
+        var snapshot = engine.snapshot()
+        guard let last = motion?.lastTime else { return snapshot }
+        if motionLevel?.at != last { motionLevel = (motion?.recentLevel(), last) }
+        snapshot.motion = motionLevel?.level
+        return snapshot
+    }
+
+    /// The engine's snapshot with the motion level last computed for one (nothing computed again): what a watcher
+    /// that joins is shown.
+    var latestSnapshot: MotionSnapshot {
+        var snapshot = engine.snapshot()
+        if motion != nil { snapshot.motion = motionLevel?.level }
+        return snapshot
+    }
 
     mutating func reset() { engine.reset() }
 

@@ -19,7 +19,7 @@ struct SessionWatchers {
         WireEncoder.encodeStarted(session: session.id.description, exercise: session.engine.exercise, into: &bytes)
         watcher.send(.text(String(decoding: bytes, as: UTF8.self)))
         bytes.removeAll(keepingCapacity: true)
-        WireEncoder.encodeSnapshot(session.engine.snapshot(), into: &bytes)
+        WireEncoder.encodeSnapshot(session.latestSnapshot, into: &bytes)
         watcher.send(.text(String(decoding: bytes, as: UTF8.self)), replacing: "snapshot")
     }
 

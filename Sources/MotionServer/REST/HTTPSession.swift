@@ -52,7 +52,31 @@ actor HTTPSession: WatchableSession {
         }
         var out: [UInt8] = []
         WireEncoder.encodeBatchAnswer(
-            events: outcome.events, snapshot: core.engine.snapshot(), errors: outcome.errors, into: &out)
+            events: outcome.events, snapshot: core.currentSnapshot(), errors: outcome.errors, into: &out)
+        return out
+    }
+
+    /// The body of `POST …/motion`: `{"events":[],"snapshot":{…}}` and the samples refused alone (PROTOCOL.md §3.3:
+    /// judged one by one, as a batch's frames are).
+    /// - Parameters:
+    ///   - body: `{"samples":[[t, ax, ay, az], …]}`.
+    ///   - context: The application.
+    /// - Throws: `WireError` for a body that is not a motion batch at all (malformed JSON, too large, too many
+    ///   samples, `samples` missing or not an array).
+    func postMotion(_ body: [UInt8], context: AppContext) throws(WireError) -> [UInt8] {
+        guard !isFinished else { throw WireError(code: .invalidMessage, message: "the session has stopped") }
+        lastActivity = context.clock()
+        let samples = try MotionDecoder(limits: decoder.limits).decodeSamples(body)
+        var errors: [(batchIndex: Int?, error: WireError)] = []
+        for (index, sample) in samples.enumerated() {
+            do throws(WireError) {
+                try core.process(try sample.get())
+            } catch {
+                errors.append((index, error))
+            }
+        }
+        var out: [UInt8] = []
+        WireEncoder.encodeBatchAnswer(events: [], snapshot: core.currentSnapshot(), errors: errors, into: &out)
         return out
     }
 

@@ -17,6 +17,7 @@ struct SessionRoutes {
         router.get("/v1/sessions/{id}/series", handler: REST.tenanted(series))
         router.get("/v1/subjects/{subject}/progress", handler: REST.tenanted(progress))
         router.post("/v1/sessions/{id}/poses", handler: REST.tenanted(poses))
+        router.post("/v1/sessions/{id}/motion", handler: REST.tenanted(motion))
         router.post("/v1/sessions/{id}/stop", handler: REST.tenanted(stop))
         router.post("/v1/analyze", handler: REST.tenanted(analyze))
     }
@@ -51,6 +52,14 @@ struct SessionRoutes {
         else { throw await notLive(request, tenant: tenant) }
         let ndjson = try REST.bodyIsNDJSON(request, allowingNDJSON: true)
         return REST.json(try await session.post(request.body, ndjson: ndjson, context: context))
+    }
+
+    /// `POST /v1/sessions/{id}/motion`: the phone's motion samples for an open HTTP session (PROTOCOL.md §3.3).
+    private func motion(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+        guard let id = request.sessionID, let session = context.httpSessions.session(id, tenant: tenant)
+        else { throw await notLive(request, tenant: tenant) }
+        _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
+        return REST.json(try await session.postMotion(request.body, context: context))
     }
 
     private func stop(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
