@@ -24,6 +24,47 @@ extension JSONReader {
         }
     }
 
+    /// Reads a batch message at the reader's position (`{"type": …, "frames": [ … ]}`, say): an object whose member
+    /// `name` is an array, with `type` and `name` at most once each and other members skipped, calling `element`
+    /// with the reader at each element of the array in turn.
+    /// - Parameters:
+    ///   - name: The array's member.
+    ///   - code: The error code for an array member missing, repeated or not an array (a repeated `type` is
+    ///     `invalidMessage`).
+    ///   - element: Reads one element, given its index.
+    /// - Throws: ``WireError`` with `code` for the shape; ``JSONError`` for syntax; what `element` throws.
+    mutating func readBatch(
+        of name: StaticString, code: ErrorCode, _ element: (inout JSONReader, Int) throws -> Void
+    ) throws {
+        var hasArray = false
+        var hasType = false
+        var count = 0
+        try beginObject()
+        var first = true
+        while let key = try nextKey(&first) {
+            if self.key(key, is: "type") {
+                guard !hasType else { throw WireError.duplicateMember("type", code: .invalidMessage) }
+                hasType = true
+                try skipValue()
+                continue
+            }
+            guard self.key(key, is: name) else {
+                try skipValue()
+                continue
+            }
+            guard !hasArray else { throw WireError.duplicateMember("\(name)", code: code) }
+            hasArray = true
+            guard try peekKind() == .array else { throw WireError(code: code, message: "\(name) must be an array") }
+            try beginArray()
+            var firstElement = true
+            while try nextElement(&firstElement) {
+                try element(&self, count)
+                count += 1
+            }
+        }
+        guard hasArray else { throw WireError(code: code, message: "\(name) is required") }
+    }
+
     /// The error to answer for what a decoding body threw: a syntax error anywhere in `bytes` first.
     private static func wireError(
         for error: any Error, in bytes: UnsafeRawBufferPointer, limits: WireLimits

@@ -61,36 +61,13 @@ public struct MotionDecoder: Sendable, Hashable {
             throw WireError.invalidMessage("a motion message must be a JSON object")
         }
         var samples: [Result<MotionSample, WireError>] = []
-        var hasSamples = false
-        var hasType = false
-        try reader.beginObject()
-        var first = true
-        while let key = try reader.nextKey(&first) {
-            if reader.key(key, is: "type") {
-                guard !hasType else { throw WireError.duplicateMember("type", code: .invalidMessage) }
-                hasType = true
-                try reader.skipValue()
-                continue
+        samples.reserveCapacity(16)
+        try reader.readBatch(of: "samples", code: .invalidMessage) { reader, index in
+            guard index < limits.maxSamplesPerMessage else {
+                throw WireError(code: .messageTooBig, message: "more than \(limits.maxSamplesPerMessage) samples")
             }
-            guard reader.key(key, is: "samples") else {
-                try reader.skipValue()
-                continue
-            }
-            guard !hasSamples else { throw WireError.duplicateMember("samples", code: .invalidMessage) }
-            hasSamples = true
-            guard try reader.peekKind() == .array else { throw WireError.invalidMessage("samples must be an array") }
-            try reader.beginArray()
-            samples.reserveCapacity(16)
-            var firstSample = true
-            while try reader.nextElement(&firstSample) {
-                guard samples.count < limits.maxSamplesPerMessage else {
-                    throw WireError(
-                        code: .messageTooBig, message: "more than \(limits.maxSamplesPerMessage) samples")
-                }
-                samples.append(try readSample(&reader, index: samples.count))
-            }
+            samples.append(try readSample(&reader, index: index))
         }
-        guard hasSamples else { throw WireError.invalidMessage("samples is required") }
         return samples
     }
 
@@ -138,34 +115,21 @@ public struct MotionDecoder: Sendable, Hashable {
     private static func readSample(_ reader: inout JSONReader) throws -> MotionSample {
         let shape = WireError.invalidMessage("must be [t, ax, ay, az] or [t, ax, ay, az, rx, ry, rz]")
         guard try reader.peekKind() == .array else { throw shape }
-        var numbers = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-        var count = 0
+        var numbers: [Double] = []
+        numbers.reserveCapacity(7)
         try reader.beginArray()
         var first = true
         while try reader.nextElement(&first) {
-            guard count < 7, try reader.peekKind() == .number else { throw shape }
-            let value = try reader.readNumber()
-            switch count {
-            case 0: numbers.0 = value
-            case 1: numbers.1 = value
-            case 2: numbers.2 = value
-            case 3: numbers.3 = value
-            case 4: numbers.4 = value
-            case 5: numbers.5 = value
-            default: numbers.6 = value
-            }
-            count += 1
+            guard numbers.count < 7, try reader.peekKind() == .number else { throw shape }
+            numbers.append(try reader.readNumber())
         }
-        guard count == 4 || count == 7 else { throw shape }
-        guard abs(numbers.0) <= maxTimestamp else {
+        guard numbers.count == 4 || numbers.count == 7 else { throw shape }
+        guard abs(numbers[0]) <= maxTimestamp else {
             throw WireError.invalidMessage("t must be finite and within ±1e12 s")
         }
-        let readings = [numbers.1, numbers.2, numbers.3] + (count == 7 ? [numbers.4, numbers.5, numbers.6] : [])
-        guard readings.allSatisfy({ abs($0) <= maxReading }) else {
+        guard numbers.dropFirst().allSatisfy({ abs($0) <= maxReading }), let sample = try? MotionSample(numbers) else {
             throw WireError.invalidMessage("readings must be finite and within ±1e6")
         }
-        return MotionSample(
-            t: numbers.0, acceleration: MotionVector(x: numbers.1, y: numbers.2, z: numbers.3),
-            rotation: count == 7 ? MotionVector(x: numbers.4, y: numbers.5, z: numbers.6) : nil)
+        return sample
     }
 }

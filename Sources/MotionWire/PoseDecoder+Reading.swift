@@ -116,32 +116,10 @@ extension PoseDecoder {
     /// ``WireLimits/maxFramesPerBatch`` frames, `frames` missing, repeated or not an array, `type` repeated.
     func readBatch(_ reader: inout JSONReader, report: inout DecodingReport) throws -> [Result<Pose, WireError>] {
         var frames: [Result<Pose, WireError>] = []
-        var hasFrames = false
-        var hasType = false
-        try reader.beginObject()
-        var first = true
-        while let key = try reader.nextKey(&first) {
-            if reader.key(key, is: "type") {
-                guard !hasType else { throw WireError.duplicateMember("type", code: .invalidMessage) }
-                hasType = true
-                try reader.skipValue()
-                continue
-            }
-            guard reader.key(key, is: "frames") else {
-                try reader.skipValue()
-                continue
-            }
-            guard !hasFrames else { throw WireError.duplicateMember("frames", code: .invalidPose) }
-            hasFrames = true
-            guard try reader.peekKind() == .array else { throw WireError.invalidPose("frames must be an array") }
-            try reader.beginArray()
-            var firstFrame = true
-            while try reader.nextElement(&firstFrame) {
-                guard frames.count < limits.maxFramesPerBatch else { throw Self.tooManyFrames(limits) }
-                frames.append(try readFrame(&reader, index: frames.count, report: &report))
-            }
+        try reader.readBatch(of: "frames", code: .invalidPose) { reader, index in
+            guard index < limits.maxFramesPerBatch else { throw Self.tooManyFrames(limits) }
+            frames.append(try readFrame(&reader, index: index, report: &report))
         }
-        guard hasFrames else { throw WireError.invalidPose("frames is required") }
         return frames
     }
 
