@@ -13,6 +13,20 @@ export const TABLE = {
     'token.forbidden': 'This access code may not do that.',
     'token.unreachable': 'Saved, but the server could not be reached to check it.',
     'live.heading': 'Live session',
+    'rx.legend': 'Prescription', 'rx.hint': 'Empty: the exercise\'s own value (shown greyed).',
+    'rx.target': 'Target', 'rx.hold': 'Hold (s)', 'rx.reps': 'Rep goal', 'rx.sets': 'Sets',
+    'rx.baseline': 'Baseline reps',
+    'rx.bad': '{field}: enter a number from {min} to {max}.', 'rx.badWhole': '{field}: enter a whole number from {min} to {max}.',
+    'rx.setsNeedReps': 'Sets: give a rep goal too.',
+    'btn.reset': 'Start over', 'btn.baseline': 'Measure baseline',
+    'btn.resetTitle': 'Start over: best, counts and sets from zero',
+    'btn.baselineTitle': 'Measure the baseline: a few reps as far as is comfortable',
+    'live.resetSent': 'Counts started over.', 'live.baselineSent': 'Measuring the baseline: do a few reps as far as is comfortable.',
+    'chart.lines': 'target {target} · enter {enter} · exit {exit}',
+    'hud.setOf': 'Set {number} of {of}', 'hud.setReps': '{reps}/{goal} reps',
+    'hud.setDone': 'Set {number} of {of} done!', 'hud.allSetsDone': 'All {of} sets done!',
+    'event.setCompleted': 'Set {number} done.',
+    'group.builtin': 'Built-in', 'group.custom': 'Custom',
     'field.exercise': 'Exercise', 'field.side': 'Side', 'field.subject': 'Subject id', 'field.source': 'Pose source',
     'side.left': 'Left', 'side.right': 'Right', 'side.both': 'Both (bilateral)',
     'source.demo': 'Demo figure', 'source.replay': 'Recording', 'source.camera': 'Camera',
@@ -122,6 +136,20 @@ export const TABLE = {
     'token.forbidden': 'Este código de acceso no permite hacer eso.',
     'token.unreachable': 'Guardado, pero no se pudo contactar con el servidor para comprobarlo.',
     'live.heading': 'Sesión en vivo',
+    'rx.legend': 'Pauta', 'rx.hint': 'Vacío: el valor propio del ejercicio (en gris).',
+    'rx.target': 'Objetivo', 'rx.hold': 'Mantener (s)', 'rx.reps': 'Repeticiones por serie', 'rx.sets': 'Series',
+    'rx.baseline': 'Repeticiones de referencia',
+    'rx.bad': '{field}: escriba un número de {min} a {max}.', 'rx.badWhole': '{field}: escriba un número entero de {min} a {max}.',
+    'rx.setsNeedReps': 'Series: indique también las repeticiones por serie.',
+    'btn.reset': 'Empezar de nuevo', 'btn.baseline': 'Medir referencia',
+    'btn.resetTitle': 'Empezar de nuevo: mejor, contadores y series desde cero',
+    'btn.baselineTitle': 'Medir la referencia: unas repeticiones hasta donde resulte cómodo',
+    'live.resetSent': 'Los contadores vuelven a cero.', 'live.baselineSent': 'Midiendo la referencia: haga unas repeticiones hasta donde le resulte cómodo.',
+    'chart.lines': 'objetivo {target} · entrada {enter} · salida {exit}',
+    'hud.setOf': 'Serie {number} de {of}', 'hud.setReps': '{reps}/{goal} rep.',
+    'hud.setDone': '¡Serie {number} de {of} hecha!', 'hud.allSetsDone': '¡Las {of} series hechas!',
+    'event.setCompleted': 'Serie {number} hecha.',
+    'group.builtin': 'Incluidos', 'group.custom': 'Propios',
     'field.exercise': 'Ejercicio', 'field.side': 'Lado', 'field.subject': 'Id del paciente', 'field.source': 'Fuente de la postura',
     'side.left': 'Izquierdo', 'side.right': 'Derecho', 'side.both': 'Ambos (bilateral)',
     'source.demo': 'Figura demo', 'source.replay': 'Grabación', 'source.camera': 'Cámara',
@@ -301,6 +329,7 @@ export function apply(root = document) {
   for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
   for (const el of root.querySelectorAll('[data-i18n-label]')) el.setAttribute('aria-label', t(el.dataset.i18nLabel));
   for (const el of root.querySelectorAll('[data-i18n-placeholder]')) el.placeholder = t(el.dataset.i18nPlaceholder);
+  for (const el of root.querySelectorAll('[data-i18n-title]')) el.title = t(el.dataset.i18nTitle);
 }
 
 /** Wires a `<select>` to switch the language. */

@@ -1185,6 +1185,158 @@ class BrowserTests(unittest.TestCase):
         self.assertLessEqual(r["bottom"], size[1], f"{what} ends below the first screen ({size}): {r}")
         self.assertGreater(r["height"], 0, f"{what} is not shown")
 
+    def api_json(self, path, method="GET", body=None):
+        """(status, decoded JSON body) of a REST call; an HTTP error's body is returned, not raised."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                raw = response.read().decode()
+                return response.status, json.loads(raw) if raw else None
+        except urllib.error.HTTPError as error:
+            raw = error.read().decode()
+            return error.code, json.loads(raw) if raw else None
+
+    def test_14_live_prescription_sets_reset_and_baseline(self):
+        """Live: custom exercises listed apart from the built-ins; a prescription out of range is refused at its
+        field; a valid one goes in `start.options` (the stored summary's prescription shows it) and the chart names
+        the thresholds the server counts with; the set progress says "set done" and "all sets done"; Start over
+        sends `reset` and zeroes the counts, Measure baseline sends `baseline` and the baseline shows."""
+        status, created = self.api_json("/v1/exercises", "POST", {
+            "id": "browserCurl", "name": "Curl (clinic)", "view": "sagittal", "kind": "rep",
+            "measurement": {"type": "flexion", "joints": ["shoulder", "elbow", "wrist"]},
+            "thresholds": {"rest": 20, "enter": 70, "exit": 40, "minAmplitude": 30}, "target": 110})
+        self.assertIn(status, (201, 409), created)
+        script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_SENDS})
+        try:
+            self.open("/?lang=en")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            groups = self.driver.execute_script("""
+                return [...document.querySelectorAll('#exercise optgroup')].map(
+                  (g) => [g.label, [...g.querySelectorAll('option')].map((o) => [o.value, o.textContent])]);""")
+            self.assertEqual([g[0] for g in groups], ["Built-in", "Custom"])
+            self.assertIn(["elbowFlexion", "Elbow flexion"], groups[0][1])
+            self.assertIn(["browserCurl", "Curl (clinic)"], groups[1][1])
+            self.assertNotIn("browserCurl", [value for value, _ in groups[0][1]])
+            Select(self.el("exercise")).select_by_value("elbowFlexion")
+            catalog_entry = self.api_json("/v1/exercises/elbowFlexion")[1]
+            self.assertEqual(float(self.el("rx-target").get_attribute("placeholder")), catalog_entry["target"])
+            self.assertFalse(self.el("rx-hold").is_displayed(), "no hold time for a rep exercise")
+            for element_id in ("rx-target", "rx-reps", "rx-sets", "rx-baseline"):
+                label = self.driver.execute_script(
+                    "return document.getElementById(arguments[0]).labels[0]?.textContent.trim()", element_id)
+                self.assertTrue(label, f"{element_id} has a label")
+            Select(self.el("source")).select_by_value("demo")
+            # Out of range, and sets without a rep goal: refused at the field, nothing started.
+            self.el("rx-reps").send_keys("0")
+            self.el("start").click()
+            wait_for(lambda: self.el("rx-error").is_displayed(), 3, message="the prescription error")
+            self.assertEqual(self.text("rx-error"), "Rep goal: enter a whole number from 1 to 1000.")
+            self.assertEqual(self.el("rx-reps").get_attribute("aria-invalid"), "true")
+            self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "rx-reps")
+            self.el("rx-reps").clear()
+            self.el("rx-sets").send_keys("2")
+            self.el("start").click()
+            wait_for(lambda: self.text("rx-error") == "Sets: give a rep goal too.", 3, message="sets need reps")
+            self.assertEqual(self.el("rx-reps").get_attribute("aria-invalid"), "true")
+            self.assertEqual(self.driver.execute_script("return window.__sends.length"), 0, "nothing was sent")
+            # A valid prescription.
+            self.el("rx-target").send_keys("100")
+            self.el("rx-reps").send_keys("1")
+            self.el("rx-baseline").send_keys("2")
+            self.el("start").click()
+            wait_for(lambda: "started" in self.text("status"), 10, message="started")
+            self.assertFalse(self.el("rx-error").is_displayed())
+            session_id = self.el("status").get_attribute("data-session")
+            self.assertTrue(self.el("reset").is_displayed() and self.el("baseline").is_displayed())
+            self.assertFalse(self.el("prescription").is_displayed(), "the prescription folds away while running")
+            lines = json.loads(self.el("chart-lines").get_attribute("data-lines"))
+            self.assertEqual(lines["target"], 100)
+            self.assertNotEqual(lines["enter"], catalog_entry["thresholds"]["enter"],
+                                "a prescribed target moves the entry threshold with it")
+            self.assertIn("target 100", self.text("chart-lines"))
+            wait_for(lambda: (self.text("hud-set-label"), self.text("hud-set")) == ("Set 1 of 2", "0/1 reps"), 5,
+                     message="the set progress")
+            self.assertEqual(self.text("hud-target"), "100°")
+            wait_for(lambda: self.el("hud-set-done").is_displayed(), 20, message="set done")
+            self.assertEqual(self.text("hud-set-done"), "Set 1 of 2 done!")
+            self.assertEqual((self.text("hud-set-label"), self.text("hud-set")), ("Set 2 of 2", "0/1 reps"))
+            wait_for(lambda: self.text("hud-set-done") == "All 2 sets done!", 25, message="all sets done")
+            self.assertIn("Set 2 done.", self.feedback_text())
+            clean = int(self.text("hud-clean"))
+            self.assertGreaterEqual(clean, 2)
+            # Start over.
+            self.el("reset").click()
+            wait_for(lambda: self.text("status") == "Counts started over.", 3, message="reset said")
+            wait_for(lambda: (self.text("hud-set-label"), self.text("hud-set")) == ("Set 1 of 2", "0/1 reps"), 5,
+                     message="the sets started over")
+            self.assertFalse(self.el("hud-set-done").is_displayed())
+            self.assertEqual(self.text("hud-clean"), "0")
+            # Baseline.
+            self.el("baseline").click()
+            wait_for(lambda: self.el("hud-baseline-box").is_displayed(), 5, message="the baseline under way")
+            self.assertRegex(self.text("hud-baseline"), r"^\d+(%|°)$")
+            self.assertIn("Measuring the baseline", self.text("status"))
+            sent = [m["type"] for m in self.driver.execute_script("return window.__sends") if m.get("type")]
+            self.assertEqual([t for t in sent if t in ("start", "reset", "baseline")], ["start", "reset", "baseline"])
+            self.el("stop").click()
+            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+            summary = self.api_json(f"/v1/sessions/{session_id}")[1]
+            prescription = summary["prescription"]
+            self.assertEqual((prescription["target"], prescription["reps"], prescription["sets"]), (100, 1, 2),
+                             prescription)
+            self.assertEqual(prescription["enter"], lines["enter"], "the chart drew the thresholds counted with")
+            self.assertEqual(prescription["exit"], lines["exit"])
+            self.assertLess(summary["repCount"], clean + 3, "counted again from zero after Start over")
+            self.assertFalse(self.el("reset").is_displayed(), "Start over only while a session runs")
+            self.assertTrue(self.el("rx-target").is_enabled())
+        finally:
+            self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+
+    def test_14b_prescription_and_session_buttons_on_a_phone(self):
+        """On a phone the prescription fields fit the width, in Spanish too; while running, Start over and Measure
+        baseline sit on the controls' one line beside Stop, and the numbers and chart stay in the first screen."""
+        try:
+            self.open("/?lang=es")
+            self.emulate(self.driver, PHONE)
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            self.assertEqual(self.driver.execute_script(
+                "return document.querySelector('#prescription legend').textContent"), "Pauta")
+            for element_id in ("rx-target", "rx-reps", "rx-sets", "rx-baseline"):
+                r = self.rect(element_id)
+                self.assertGreaterEqual(r["left"], 0, element_id)
+                self.assertLessEqual(r["right"], PHONE[0], element_id)
+            self.assert_no_horizontal_scroll()
+            self.screenshot(self.driver, "live-prescription", PHONE)
+            Select(self.el("exercise")).select_by_value("elbowFlexion")
+            Select(self.el("source")).select_by_value("demo")
+            self.el("rx-reps").send_keys("2")
+            self.el("rx-sets").send_keys("3")
+            self.el("start").click()
+            wait_for(lambda: "iniciada" in self.text("status"), 10, message="started")
+            wait_for(lambda: self.el("hud-set").is_displayed(), 5, message="the set progress")
+            self.assertEqual((self.text("hud-set-label"), self.text("hud-set")), ("Serie 1 de 3", "0/2 rep."))
+            self.assertEqual(self.el("reset").get_attribute("title"),
+                             "Empezar de nuevo: mejor, contadores y series desde cero")
+            self.assertEqual(self.driver.execute_script(
+                "return document.getElementById('reset').textContent.replace(/\\s+/g, ' ').trim()"),
+                "↺ Empezar de nuevo", "the words stay the button's name")
+            self.screenshot(self.driver, "live-prescribed-running", PHONE)
+            for element_id, what in (("stop", "Stop"), ("reset", "Start over"), ("baseline", "Measure baseline"),
+                                     ("hud-angle", "the angle"), ("hud-set", "the set"), ("chart", "the chart")):
+                self.assert_in_viewport(element_id, PHONE, what)
+                r = self.rect(element_id)
+                self.assertLessEqual(r["right"], PHONE[0], what)
+            self.assertLess(self.rect("controls")["height"], 60, "the controls take one line while running")
+            self.assert_no_horizontal_scroll()
+            self.el("stop").click()
+            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
     def test_10_live_numbers_and_chart_in_the_first_screen(self):
         """During a session the controls shrink to one line and the angle, the rep counts and the chart fit in the
         first screen at phone and desktop sizes; the HUD does not move while feedback arrives; after Stop the
