@@ -1337,6 +1337,48 @@ class BrowserTests(unittest.TestCase):
         finally:
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
+    def test_15_one_header_for_every_page(self):
+        """The header (navigation, language, access code) is written once, in Public/js/chrome.js: no page's HTML
+        carries a copy, yet every page shows the same one, its own entry marked current, translated, and reachable
+        from the keyboard after the skip link."""
+        pages = (("/", "Live"), ("/history.html", "History"), ("/watch.html", "Watch"))
+        for path, current in pages:
+            _, _, html = self.api(path)
+            for copied in ("<nav", 'id="lang"', 'id="token"', 'class="skip"'):
+                self.assertNotIn(copied, html, f"{path} carries its own {copied}")
+            self.open(path + "?lang=en")
+            header = self.driver.execute_script("""
+                const nav = document.querySelector('header.top nav');
+                return { links: [...nav.querySelectorAll('a')].map((a) => [a.textContent, a.getAttribute('href')]),
+                         current: [...nav.querySelectorAll('a[aria-current="page"]')].map((a) => a.textContent),
+                         navLabel: nav.getAttribute('aria-label'),
+                         lang: document.getElementById('lang').labels[0].textContent.trim(),
+                         token: document.getElementById('token').labels[0].textContent.trim(),
+                         first: document.body.firstElementChild.className };""")
+            self.assertEqual(header["links"], [["Live", "/"], ["History", "history.html"], ["Watch", "watch.html"]])
+            self.assertEqual(header["current"], [current], path)
+            self.assertEqual(header["navLabel"], "Pages")
+            self.assertTrue(header["lang"].startswith("Language"), header)
+            self.assertTrue(header["token"].startswith("Access code"), header)
+            self.assertEqual(header["first"], "skip", "the skip link comes first")
+            # Keyboard: Tab reaches the skip link, then the navigation in order.
+            self.driver.execute_script("document.activeElement.blur(); window.focus();")
+            body = self.driver.find_element(By.TAG_NAME, "body")
+            body.send_keys("\ue004")
+            reached = [self.driver.execute_script("return document.activeElement.textContent.trim()")]
+            for _ in range(3):
+                self.driver.switch_to.active_element.send_keys("\ue004")
+                reached.append(self.driver.execute_script("return document.activeElement.textContent.trim()"))
+            self.assertEqual(reached, ["Skip to content", "Live", "History", "Watch"], path)
+            outline = self.driver.execute_script(
+                "return getComputedStyle(document.activeElement).outlineStyle")
+            self.assertNotEqual(outline, "none", "focus is visible")
+        # Translated from the one table: Spanish.
+        self.open("/history.html?lang=es")
+        links = self.driver.execute_script(
+            "return [...document.querySelectorAll('header.top nav a')].map((a) => a.textContent)")
+        self.assertEqual(links[1], "Historial")
+
     def test_10_live_numbers_and_chart_in_the_first_screen(self):
         """During a session the controls shrink to one line and the angle, the rep counts and the chart fit in the
         first screen at phone and desktop sizes; the HUD does not move while feedback arrives; after Stop the
