@@ -64,6 +64,11 @@ export function listSessions(filters = {}) {
 export const getSession = (id) => getJSON(`/v1/sessions/${encodeURIComponent(id)}`);
 export const getSeries = (id) => getJSON(`/v1/sessions/${encodeURIComponent(id)}/series`);
 export const deleteSession = (id) => request('DELETE', `/v1/sessions/${encodeURIComponent(id)}`);
+/** One subject's sessions, oldest first, for trend charts (`GET /v1/subjects/{subject}/progress`, §5.2). */
+export function getProgress(subject, { exercise } = {}) {
+  const q = exercise ? `?exercise=${encodeURIComponent(exercise)}` : '';
+  return getJSON(`/v1/subjects/${encodeURIComponent(subject)}/progress${q}`);
+}
 export const csvURL = (id) => `/v1/sessions/${encodeURIComponent(id)}?format=csv`;
 
 /** Downloads a session's CSV with the token (used when a token is set, as a plain link cannot send it). */

@@ -6,6 +6,7 @@
 export const PAGES = [
   ['live', '/', 'nav.live'],
   ['history', 'history.html', 'nav.history'],
+  ['progress', 'progress.html', 'nav.progress'],
   ['watch', 'watch.html', 'nav.watch'],
 ];
 

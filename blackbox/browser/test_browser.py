@@ -1341,7 +1341,7 @@ class BrowserTests(unittest.TestCase):
         """The header (navigation, language, access code) is written once, in Public/js/chrome.js: no page's HTML
         carries a copy, yet every page shows the same one, its own entry marked current, translated, and reachable
         from the keyboard after the skip link."""
-        pages = (("/", "Live"), ("/history.html", "History"), ("/watch.html", "Watch"))
+        pages = (("/", "Live"), ("/history.html", "History"), ("/progress.html", "Progress"), ("/watch.html", "Watch"))
         for path, current in pages:
             _, _, html = self.api(path)
             for copied in ("<nav", 'id="lang"', 'id="token"', 'class="skip"'):
@@ -1355,7 +1355,8 @@ class BrowserTests(unittest.TestCase):
                          lang: document.getElementById('lang').labels[0].textContent.trim(),
                          token: document.getElementById('token').labels[0].textContent.trim(),
                          first: document.body.firstElementChild.className };""")
-            self.assertEqual(header["links"], [["Live", "/"], ["History", "history.html"], ["Watch", "watch.html"]])
+            self.assertEqual(header["links"], [["Live", "/"], ["History", "history.html"],
+                                               ["Progress", "progress.html"], ["Watch", "watch.html"]])
             self.assertEqual(header["current"], [current], path)
             self.assertEqual(header["navLabel"], "Pages")
             self.assertTrue(header["lang"].startswith("Language"), header)
@@ -1366,10 +1367,10 @@ class BrowserTests(unittest.TestCase):
             body = self.driver.find_element(By.TAG_NAME, "body")
             body.send_keys("\ue004")
             reached = [self.driver.execute_script("return document.activeElement.textContent.trim()")]
-            for _ in range(3):
+            for _ in range(4):
                 self.driver.switch_to.active_element.send_keys("\ue004")
                 reached.append(self.driver.execute_script("return document.activeElement.textContent.trim()"))
-            self.assertEqual(reached, ["Skip to content", "Live", "History", "Watch"], path)
+            self.assertEqual(reached, ["Skip to content", "Live", "History", "Progress", "Watch"], path)
             outline = self.driver.execute_script(
                 "return getComputedStyle(document.activeElement).outlineStyle")
             self.assertNotEqual(outline, "none", "focus is visible")
@@ -1378,6 +1379,72 @@ class BrowserTests(unittest.TestCase):
         links = self.driver.execute_script(
             "return [...document.querySelectorAll('header.top nav a')].map((a) => a.textContent)")
         self.assertEqual(links[1], "Historial")
+
+    def test_16_progress_trend_over_sessions(self):
+        """Progress: one subject's sessions of one exercise, oldest first, as a trend of best and mean peak, reps per
+        session, and a table whose dates open each session in History; in Spanish too, and on a phone without
+        sideways scrolling."""
+        subject = f"progress-{uuid.uuid4().hex[:8]}"
+        ids = []
+        for peak in (80.0, 100.0, 120.0):
+            frames = [elbow_pose(clock, angle) for clock, angle in clean_reps_angles(3, peak=peak)]
+            for frame in frames:
+                del frame["type"]
+            status, answer = self.api_json("/v1/analyze", "POST", {
+                "exercise": "elbowFlexion", "side": "right", "subject": subject, "frames": frames,
+                "options": {"target": 70}})
+            self.assertEqual(status, 200, answer)
+            ids.append(answer["summary"]["id"])
+            time.sleep(0.01)
+        expected = self.api_json(f"/v1/subjects/{subject}/progress?exercise=elbowFlexion")[1]["sessions"]
+        self.assertEqual([s["id"] for s in expected], ids, "oldest first")
+        try:
+            for size in (DESKTOP, PHONE):
+                self.open(f"/progress.html?lang=en&subject={subject}&exercise=elbowFlexion")
+                self.emulate(self.driver, size)
+                wait_for(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody tr")) == 3,
+                         10, message="three sessions in the table")
+                rows = [[td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+                        for tr in self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody tr")]
+                self.assertEqual([row[1] for row in rows], [f"{round(s['best'])}°" for s in expected])
+                self.assertEqual([row[3] for row in rows], [str(s["repCount"]) for s in expected])
+                bests = [int(row[1].rstrip("°")) for row in rows]
+                self.assertEqual(bests, sorted(bests), f"the trend rises: {rows}")
+                links = [a.get_attribute("href") for a in
+                         self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody a")]
+                self.assertEqual([urllib.parse.parse_qs(urllib.parse.urlparse(h).query)["session"][0] for h in links],
+                                 ids)
+                self.assertIn(f"3 sessions of Elbow flexion for {subject}", self.text("p-status"))
+                self.assertRegex(self.text("trend-summary"), r"^3 sessions from .+; best \d+° in the first, \d+° in the latest\.$")
+                self.assertGreater(self.driver.execute_script(CANVAS_COLOR_COUNT, "trend-chart", 0x4C, 0xC9, 0xF0), 50,
+                                   "the best line drawn")
+                self.assertGreater(self.driver.execute_script(CANVAS_COLOR_COUNT, "count-chart", *CLEAN_RGB), 50,
+                                   "the clean-rep bars drawn")
+                self.assertEqual(self.driver.execute_script(
+                    "return document.querySelector('header nav a[aria-current=page]').textContent"), "Progress")
+                if size == PHONE:
+                    self.assert_no_horizontal_scroll()
+                self.screenshot(self.driver, "progress", size)
+            # History's session page leads here for its subject and exercise.
+            self.open(f"/history.html?lang=en&session={ids[0]}")
+            wait_for(lambda: self.el("progress-link").is_displayed(), 10, message="the Progress link")
+            self.el("progress-link").click()
+            wait_for(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody tr")) == 3,
+                     10, message="the subject's progress from History")
+            self.assertEqual(self.el("p-subject").get_attribute("value"), subject)
+            Select(self.el("lang")).select_by_value("es")
+            wait_for(lambda: "sesiones de Flexión de codo" in self.text("p-status"), 3, message="Spanish status")
+            self.assertEqual(self.driver.execute_script(
+                "return document.querySelector('#progress-table th:nth-child(3)').textContent"), "Pico medio")
+            # A subject with no sessions says so.
+            self.el("p-subject").clear()
+            self.el("p-subject").send_keys("nobody-" + subject)
+            self.el("p-subject").submit()
+            wait_for(lambda: "Aún no hay sesiones" in self.text("p-status"), 5, message="no sessions")
+            self.assertFalse(self.el("p-result").is_displayed())
+            Select(self.el("lang")).select_by_value("en")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
     def test_10_live_numbers_and_chart_in_the_first_screen(self):
         """During a session the controls shrink to one line and the angle, the rep counts and the chart fit in the
