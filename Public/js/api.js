@@ -14,10 +14,12 @@ export function setToken(value) {
 }
 
 export class APIError extends Error {
-  constructor(status, code, message) {
+  /** `pointer`: for a refused exercise definition (422), the JSON Pointer of the first bad field. */
+  constructor(status, code, message, pointer = null) {
     super(message || code || `HTTP ${status}`);
     this.status = status;
     this.code = code;
+    this.pointer = pointer;
   }
 }
 
@@ -38,7 +40,8 @@ export async function request(method, path, body) {
   let json = null;
   try { json = text ? JSON.parse(text) : null; } catch { json = null; }
   if (!response.ok) {
-    throw new APIError(response.status, json?.error?.code, json?.error?.message || text || response.statusText);
+    throw new APIError(response.status, json?.error?.code, json?.error?.message || text || response.statusText,
+      json?.error?.pointer ?? null);
   }
   return json;
 }

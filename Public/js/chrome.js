@@ -8,6 +8,7 @@ export const PAGES = [
   ['history', 'history.html', 'nav.history'],
   ['progress', 'progress.html', 'nav.progress'],
   ['watch', 'watch.html', 'nav.watch'],
+  ['exercises', 'exercises.html', 'nav.exercises'],
 ];
 
 const TOOLS = `
@@ -54,5 +55,8 @@ export function renderChrome(doc = document) {
     header.before(skip);
   }
   header.dataset.rendered = 'true';
+  // On a phone the navigation may scroll sideways: the page's own entry is brought into view.
+  const current = nav.querySelector('[aria-current="page"]');
+  if (current) requestAnimationFrame(() => { nav.scrollLeft = Math.max(0, current.offsetLeft + current.offsetWidth - nav.clientWidth); });
   return header;
 }

@@ -1385,7 +1385,8 @@ class BrowserTests(unittest.TestCase):
         """The header (navigation, language, access code) is written once, in Public/js/chrome.js: no page's HTML
         carries a copy, yet every page shows the same one, its own entry marked current, translated, and reachable
         from the keyboard after the skip link."""
-        pages = (("/", "Live"), ("/history.html", "History"), ("/progress.html", "Progress"), ("/watch.html", "Watch"))
+        pages = (("/", "Live"), ("/history.html", "History"), ("/progress.html", "Progress"), ("/watch.html", "Watch"),
+                 ("/exercises.html", "Exercises"))
         for path, current in pages:
             _, _, html = self.api(path)
             for copied in ("<nav", 'id="lang"', 'id="token"', 'class="skip"'):
@@ -1400,7 +1401,8 @@ class BrowserTests(unittest.TestCase):
                          token: document.getElementById('token').labels[0].textContent.trim(),
                          first: document.body.firstElementChild.className };""")
             self.assertEqual(header["links"], [["Live", "/"], ["History", "history.html"],
-                                               ["Progress", "progress.html"], ["Watch", "watch.html"]])
+                                               ["Progress", "progress.html"], ["Watch", "watch.html"],
+                                               ["Exercises", "exercises.html"]])
             self.assertEqual(header["current"], [current], path)
             self.assertEqual(header["navLabel"], "Pages")
             self.assertTrue(header["lang"].startswith("Language"), header)
@@ -1411,10 +1413,10 @@ class BrowserTests(unittest.TestCase):
             body = self.driver.find_element(By.TAG_NAME, "body")
             body.send_keys("\ue004")
             reached = [self.driver.execute_script("return document.activeElement.textContent.trim()")]
-            for _ in range(4):
+            for _ in range(5):
                 self.driver.switch_to.active_element.send_keys("\ue004")
                 reached.append(self.driver.execute_script("return document.activeElement.textContent.trim()"))
-            self.assertEqual(reached, ["Skip to content", "Live", "History", "Progress", "Watch"], path)
+            self.assertEqual(reached, ["Skip to content", "Live", "History", "Progress", "Watch", "Exercises"], path)
             outline = self.driver.execute_script(
                 "return getComputedStyle(document.activeElement).outlineStyle")
             self.assertNotEqual(outline, "none", "focus is visible")
@@ -1493,7 +1495,8 @@ class BrowserTests(unittest.TestCase):
     def test_17_text_contrast_and_reduced_motion(self):
         """Every visible text on every page has a contrast of at least 4.5:1 with its background, in both
         languages; with `prefers-reduced-motion: reduce` nothing on the pages animates or transitions."""
-        pages = ("/", "/history.html", "/progress.html?subject=nobody&exercise=elbowFlexion", "/watch.html")
+        pages = ("/", "/history.html", "/progress.html?subject=nobody&exercise=elbowFlexion", "/watch.html",
+                 "/exercises.html")
         for lang in ("en", "es"):
             for path in pages:
                 self.open(path + ("&" if "?" in path else "?") + f"lang={lang}")
@@ -1520,6 +1523,78 @@ class BrowserTests(unittest.TestCase):
                 "return getComputedStyle(document.documentElement).scrollBehavior"), "auto")
         finally:
             self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+    def test_18_exercise_editor_creates_edits_and_deletes(self):
+        """Exercises: a clinician creates an exercise of their own; one the server refuses (422) shows the server's
+        reason at the field its pointer names; editing makes a new version; delete asks first (a No keeps it) and
+        then removes it; the preview shows what will be sent; Live lists it meanwhile."""
+        self.allowed_console = ("422",)
+        ident = f"edit{uuid.uuid4().hex[:6]}"
+        self.open("/exercises.html?lang=en")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="the list loaded")
+        self.el("ex-id").send_keys(ident)
+        self.el("ex-name").send_keys("Wall slide")
+        for field, value in (("ex-rest", "20"), ("ex-enter", "30"), ("ex-exit", "40"), ("ex-minAmplitude", "10"),
+                             ("ex-target", "110")):
+            self.el(field).send_keys(value)
+        preview = json.loads(self.text("ex-preview"))
+        self.assertEqual((preview["id"], preview["thresholds"]["enter"], preview["target"]), (ident, 30, 110))
+        self.el("ex-save").click()
+        wait_for(lambda: self.el("ex-error").is_displayed(), 5, message="the refusal")
+        self.assertEqual(self.text("ex-error"), "thresholds.enter must be above exit for a rising exercise")
+        self.assertEqual(self.el("ex-enter").get_attribute("aria-invalid"), "true")
+        self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "ex-enter")
+        self.assertTrue(self.driver.execute_script(
+            "return document.getElementById('ex-error').nextElementSibling.contains(document.getElementById('ex-enter'))"),
+            "the message sits at the field")
+        self.el("ex-enter").clear()
+        self.el("ex-enter").send_keys("70")
+        self.el("ex-save").click()
+        wait_for(lambda: "Saved “Wall slide” (version 1)" in self.text("ex-status"), 5, message="saved")
+        self.assertFalse(self.el("ex-error").is_displayed())
+        self.assertEqual(self.api_json(f"/v1/exercises/{ident}")[1]["thresholds"]["enter"], 70)
+        items = [li.text for li in self.driver.find_elements(By.CSS_SELECTOR, "#ex-list li")]
+        self.assertTrue(any(f"Wall slide ({ident}, v1)" in text for text in items), items)
+        # Edit: a new version.
+        self.el("ex-target").clear()
+        self.el("ex-target").send_keys("120")
+        self.el("ex-save").click()
+        wait_for(lambda: "(version 2)" in self.text("ex-status"), 5, message="version 2")
+        self.assertEqual(self.api_json(f"/v1/exercises/{ident}")[1]["target"], 120)
+        # Live lists it among the custom ones.
+        self.open("/?lang=en")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="catalog loaded")
+        self.assertIn(ident, self.driver.execute_script(
+            "return [...document.querySelectorAll('#exercise optgroup:last-of-type option')].map((o) => o.value)"))
+        # Delete: refused once, then confirmed.
+        self.open("/exercises.html?lang=en")
+        wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, f"#ex-list button[aria-label='Delete Wall slide']"),
+                 10, message="the delete button")
+        button = self.driver.find_element(By.CSS_SELECTOR, "#ex-list button[aria-label='Delete Wall slide']")
+        button.click()
+        alert = self.driver.switch_to.alert
+        self.assertIn("Wall slide", alert.text)
+        alert.dismiss()
+        self.assertEqual(self.api_json(f"/v1/exercises/{ident}")[0], 200, "kept after No")
+        button.click()
+        self.driver.switch_to.alert.accept()
+        wait_for(lambda: "Deleted “Wall slide”" in self.text("ex-status"), 5, message="deleted")
+        self.assertEqual(self.api_json(f"/v1/exercises/{ident}")[0], 404)
+        # On a phone the form fits the width.
+        try:
+            self.emulate(self.driver, PHONE)
+            self.open("/exercises.html?lang=es")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="the list loaded")
+            self.assertEqual(self.text("ex-form-heading"), "Ejercicio nuevo")
+            self.assert_no_horizontal_scroll()
+            for element_id in ("ex-id", "ex-measurement", "ex-target", "ex-save"):
+                self.assertLessEqual(self.rect(element_id)["right"], PHONE[0], element_id)
+            self.screenshot(self.driver, "exercises", PHONE)
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
     def test_10_live_numbers_and_chart_in_the_first_screen(self):
         """During a session the controls shrink to one line and the angle, the rep counts and the chart fit in the
