@@ -1596,6 +1596,63 @@ class BrowserTests(unittest.TestCase):
         finally:
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
+    def test_19_camera_source_with_a_fake_camera_and_a_stub_detector(self):
+        """The whole Camera path in headless Chromium: Chromium's fake camera feeds the video, a stub detector
+        (`globalThis.motionPoseDetector`, as camera.js allows) answers BlazePose landmarks of a right elbow
+        flexing, the page sends them as `mediapipe` poses, and the server counts the reps; no CDN is touched."""
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                         "--window-size=1280,900", "--lang=en-US", "--mute-audio",
+                         "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"):
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        camera = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        try:
+            camera.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+                window.__detections = 0;
+                globalThis.motionPoseDetector = {
+                  detectForVideo(video, ms) {
+                    window.__detections++;
+                    const clock = ms / 1000, phase = clock % 2.5;
+                    const angle = phase >= 2 ? 10 : 10 + 120 * (0.5 - 0.5 * Math.cos(Math.PI * phase));
+                    const a = angle * Math.PI / 180;
+                    const W = video.videoWidth, H = video.videoHeight, s = H / 720;
+                    const p = (x, y) => ({ x: (W / 2 + (x - 600) * s) / W, y: (y * s) / H, visibility: 0.95 });
+                    const marks = Array.from({ length: 33 }, () => ({ x: 0, y: 0, visibility: 0 }));
+                    marks[0] = p(612, 190);
+                    for (const i of [11, 12]) marks[i] = p(600, 250);
+                    for (const i of [23, 24]) marks[i] = p(600, 450);
+                    for (const i of [25, 26]) marks[i] = p(600, 560);
+                    for (const i of [27, 28]) marks[i] = p(600, 660);
+                    marks[14] = p(600, 400);
+                    marks[16] = p(600 + 150 * Math.sin(a), 400 + 150 * Math.cos(a));
+                    return { landmarks: [marks] };
+                  },
+                };"""})
+            camera.get(f"{self.base}/?lang=en&source=camera")
+            wait_for(lambda: camera.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            Select(camera.find_element(By.ID, "exercise")).select_by_value("elbowFlexion")
+            Select(camera.find_element(By.ID, "side")).select_by_value("right")
+            camera.find_element(By.ID, "start").click()
+            wait_for(lambda: "started" in camera.find_element(By.ID, "status").text, 15, message="started")
+            session_id = camera.find_element(By.ID, "status").get_attribute("data-session")
+            self.assertTrue(camera.find_element(By.ID, "video").is_displayed(), "the camera preview")
+            self.assertTrue(camera.find_element(By.ID, "overlay").is_displayed(), "the skeleton over it")
+            wait_for(lambda: int(camera.find_element(By.ID, "hud-clean").text) >= 2, 20, message="two reps counted")
+            self.assertGreater(camera.execute_script("return window.__detections"), 30)
+            camera.find_element(By.ID, "stop").click()
+            wait_for(lambda: camera.find_element(By.ID, "summary").is_displayed(), 10, message="summary")
+            summary = self.api_json(f"/v1/sessions/{session_id}")[1]
+            self.assertEqual((summary["exercise"], summary["side"], summary["status"]),
+                             ("elbowFlexion", "right", "finished"))
+            self.assertGreaterEqual(summary["repCount"], 2)
+            self.assertGreater(summary["frames"], 30)
+            self.assert_no_console_errors_in(camera)
+        finally:
+            camera.quit()
+
     def test_10_live_numbers_and_chart_in_the_first_screen(self):
         """During a session the controls shrink to one line and the angle, the rep counts and the chart fit in the
         first screen at phone and desktop sizes; the HUD does not move while feedback arrives; after Stop the
