@@ -13,6 +13,7 @@ import { RealtimeChart } from './chart.js';
 import { Hud, Feedback } from './hud.js';
 import { measuredJoints, decodePose } from './joints.js';
 import { parseRecording, createReplaySource, recordingText } from './replay.js';
+import { SessionView } from './sessionview.js';
 
 initPage();
 
@@ -21,6 +22,7 @@ const feedback = new Feedback($('feedback-line'), $('feedback-log'));
 const chart = new RealtimeChart($('chart'));
 const stage = new SkeletonView($('stage-canvas'));
 const overlay = new SkeletonView($('overlay'), { background: false });
+const sessionView = new SessionView({ hud, chart, feedback, lines: $('chart-lines') });
 
 let catalog = [];
 let session = null; // {stream, source, exercise, id, stopping}
@@ -36,7 +38,7 @@ function setStatus(key, params, cls = '') {
 onLanguageChange(() => {
   setStatus(...statusKey);
   fillExercises();
-  if (session?.effective) showLines(session.effective);
+  sessionView.retranslate();
   if (lastSummary) showSummary(lastSummary);
 });
 
@@ -90,8 +92,7 @@ function previewExercise() {
   const ex = selectedExercise();
   if (!ex || session) return;
   showPrescriptionDefaults(ex);
-  hud.setExercise(ex);
-  showLines(ex);
+  sessionView.setExercise(ex);
   const side = $('side').value || null;
   stage.setMeasured(measuredJoints(ex, side));
   stage.setPose(new DemoSource(ex, side || 'right', { noise: 0 }).poseAt(0));
@@ -217,15 +218,6 @@ function readPrescription(ex) {
   if (ex.kind !== 'hold') delete options.holdSeconds;
   showPrescriptionError(null);
   return options;
-}
-
-/** The thresholds the chart draws, in words beside it: the effective ones once the session has started. */
-function showLines(ex) {
-  const lines = { target: ex.target ?? null, enter: ex.thresholds?.enter ?? null, exit: ex.thresholds?.exit ?? null };
-  chart.setLines(lines);
-  const f = (v) => (v == null ? '–' : String(Math.round(v * 100) / 100));
-  $('chart-lines').textContent = t('chart.lines', { target: f(lines.target), enter: f(lines.enter), exit: f(lines.exit) });
-  $('chart-lines').dataset.lines = JSON.stringify(lines);
 }
 
 // ---- Sources --------------------------------------------------------------------------------------------
@@ -374,12 +366,10 @@ async function startSession() {
   lastSummary = null;
   $('summary').hidden = true;
   showBanner(false);
-  hud.clear();
-  hud.setExercise(ex);
-  feedback.clear();
-  chart.reset();
-  showLines(ex);
   const view = kind === 'camera' ? overlay : stage;
+  sessionView.skeleton = view;
+  sessionView.clear();
+  sessionView.setExercise(ex);
   view.clear();
   view.setMeasured(measuredJoints(ex, side));
   setStatus('status.connecting');
@@ -402,17 +392,13 @@ async function startSession() {
   if (normalized) recorded.start.normalized = true;
   if (source.minConfidence != null) recorded.start.minConfidence = source.minConfidence;
   const s = { stream, source, exercise: ex, recorded, id: null, stopping: false, finishing: false, lastT: 0,
-    t0: performance.now(), seenT: -Infinity, chartT: -Infinity, repeatUntil: -Infinity };
+    t0: performance.now(), seenT: -Infinity, repeatUntil: -Infinity };
   session = s;
 
   stream.on('started', (m) => {
     s.id = m.session;
     // `started` carries the exercise as prescribed: its target and thresholds are the ones the server counts with.
-    if (m.exercise) {
-      s.effective = { ...ex, ...m.exercise };
-      hud.setExercise(s.effective);
-      showLines(s.effective);
-    }
+    if (m.exercise) sessionView.setExercise({ ...ex, ...m.exercise });
     const names = { exercise: exerciseName(ex), subject };
     setStatus(subject ? 'status.started' : 'status.startedAnonymous', names, 'good');
     $('status').dataset.session = m.session;
@@ -431,22 +417,13 @@ async function startSession() {
     });
   });
   stream.on('snapshot', (m) => {
-    hud.update(m);
-    if (m.t > s.chartT) {
-      s.chartT = m.t;
-      chart.push(m.t, m.value);
-    }
+    sessionView.snapshot(m);
     s.seenT = Math.max(s.seenT, m.t);
-    view.setMissing(m.isVisible === false ? [...view.measured] : m.missingJoints);
   });
   stream.on('event', (m) => {
     if (m.t <= s.repeatUntil) return;
     s.seenT = Math.max(s.seenT, m.t);
-    feedback.push(m);
-    if (m.rep && (m.event === 'repCompleted' || m.event === 'repRejected')) {
-      chart.markRep(m.t, m.event === 'repCompleted');
-      hud.showRep(m.rep);
-    }
+    sessionView.event(m);
   });
   stream.on('error', (m) => setStatus('status.error', { message: `${m.code}: ${m.message}` }, 'bad'));
   stream.on('summary', (m) => {

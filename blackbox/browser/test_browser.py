@@ -1122,6 +1122,57 @@ class BrowserTests(unittest.TestCase):
         self.assertIn("summary", outcome)
         self.assertGreaterEqual(int(self.text("summary-reps")), 2)
 
+    def test_7e_watch_shows_the_prescription_and_set_progress(self):
+        """Watch binds a session's messages as Live does (one SessionView): a session started with a prescription
+        shows the prescribed target and the thresholds counted with, named beside the chart, and the set progress
+        with "set done"."""
+        ids = queue.Queue()
+        watcher_ready = threading.Event()
+        started = {}
+
+        async def client():
+            url = self.base.replace("http://", "ws://") + "/v1/stream"
+            async with websockets.connect(url) as ws:
+                await ws.send(json.dumps({"type": "start", "exercise": "elbowFlexion", "side": "right",
+                                          "subject": "prescribed-patient",
+                                          "options": {"target": 100, "reps": 1, "sets": 2}}))
+                started.update(json.loads(await ws.recv()))
+                ids.put(started.get("session"))
+
+                async def drain():
+                    async for _ in ws:
+                        pass
+
+                reader = asyncio.create_task(drain())
+                await asyncio.get_running_loop().run_in_executor(None, watcher_ready.wait, 15)
+                t0 = time.monotonic()
+                while time.monotonic() - t0 < 7.0:
+                    clock = time.monotonic() - t0
+                    await ws.send(json.dumps(elbow_pose(clock, elbow_angle(clock))))
+                    await asyncio.sleep(1 / 30)
+                await ws.send(json.dumps({"type": "stop"}))
+                await asyncio.wait_for(reader, 10)
+
+        thread = threading.Thread(target=lambda: asyncio.run(client()), daemon=True)
+        thread.start()
+        session_id = ids.get(timeout=10)
+        try:
+            self.open(f"/watch.html?session={session_id}&lang=en")
+            wait_for(lambda: "Following" in self.text("status"), 10, message="following")
+        finally:
+            watcher_ready.set()
+        effective = started["exercise"]
+        self.assertEqual(self.text("hud-target"), "100°")
+        lines = json.loads(self.el("chart-lines").get_attribute("data-lines"))
+        self.assertEqual(lines, {"target": 100, "enter": effective["thresholds"]["enter"],
+                                 "exit": effective["thresholds"]["exit"]})
+        self.assertIn("target 100", self.text("chart-lines"))
+        wait_for(lambda: self.el("hud-set-box").is_displayed(), 10, message="the set progress")
+        wait_for(lambda: self.text("hud-set-done") == "Set 1 of 2 done!", 10, message="set done on the watcher")
+        self.assertEqual(self.text("hud-set-label"), "Set 2 of 2")
+        wait_for(lambda: "ended" in self.text("status"), 15, message="session end")
+        thread.join(15)
+
     def test_7c_watch_follows_a_session_across_a_resume(self):
         # PROTOCOL.md §3.1: the patient's connection drops without a close; Watch says so and keeps the session;
         # the patient resumes on a new connection and Watch follows on without reconnecting.
