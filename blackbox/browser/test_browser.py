@@ -681,7 +681,9 @@ class BrowserTests(unittest.TestCase):
         wait_for(lambda: sum(self.counts()) >= before + 2, 20, message="two reps after the restart")
         self.el("stop").click()
         wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
-        self.assertRegex(self.text("status"), r"^Session finished: \d+ clean, \d+ rejected\. The summary is below\.$")
+        # The summary comes before the socket's close, which sets the status.
+        wait_for(lambda: re.match(r"^Session finished: \d+ clean, \d+ rejected\. The summary is below\.$",
+                                  self.text("status")), 5, message="the finished status")
         stored = json.loads(self.api(f"/v1/sessions/{session_id}")[2])
         self.assertEqual(stored["id"], session_id)
         self.assertEqual(stored["status"], "finished")
