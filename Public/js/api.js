@@ -14,10 +14,12 @@ export function setToken(value) {
 }
 
 export class APIError extends Error {
-  constructor(status, code, message) {
+  /** `pointer`: for a refused exercise definition (422), the JSON Pointer of the first bad field. */
+  constructor(status, code, message, pointer = null) {
     super(message || code || `HTTP ${status}`);
     this.status = status;
     this.code = code;
+    this.pointer = pointer;
   }
 }
 
@@ -38,7 +40,8 @@ export async function request(method, path, body) {
   let json = null;
   try { json = text ? JSON.parse(text) : null; } catch { json = null; }
   if (!response.ok) {
-    throw new APIError(response.status, json?.error?.code, json?.error?.message || text || response.statusText);
+    throw new APIError(response.status, json?.error?.code, json?.error?.message || text || response.statusText,
+      json?.error?.pointer ?? null);
   }
   return json;
 }
@@ -64,6 +67,11 @@ export function listSessions(filters = {}) {
 export const getSession = (id) => getJSON(`/v1/sessions/${encodeURIComponent(id)}`);
 export const getSeries = (id) => getJSON(`/v1/sessions/${encodeURIComponent(id)}/series`);
 export const deleteSession = (id) => request('DELETE', `/v1/sessions/${encodeURIComponent(id)}`);
+/** One subject's sessions, oldest first, for trend charts (`GET /v1/subjects/{subject}/progress`, §5.2). */
+export function getProgress(subject, { exercise } = {}) {
+  const q = exercise ? `?exercise=${encodeURIComponent(exercise)}` : '';
+  return getJSON(`/v1/subjects/${encodeURIComponent(subject)}/progress${q}`);
+}
 export const csvURL = (id) => `/v1/sessions/${encodeURIComponent(id)}?format=csv`;
 
 /** Downloads a session's CSV with the token (used when a token is set, as a plain link cannot send it). */

@@ -44,12 +44,15 @@ async function loadLandmarker() {
 
 /**
  * Prepares the camera source: loads the detector, then opens the front camera into `video`.
+ * `detector` replaces MediaPipe's: any object with MediaPipe's `detectForVideo(video, milliseconds)` answering
+ * `{landmarks: [[{x, y, visibility}, …33]]}` (normalised, origin top-left). By default it is
+ * `globalThis.motionPoseDetector` when a page (or a test) sets one, else BlazePose from the CDN.
  * Throws CameraLoadError ('detector' or 'camera') with a plain message.
  */
-export async function createCameraSource(video, { swap = false } = {}) {
-  let landmarker;
+export async function createCameraSource(video, { swap = false, detector = globalThis.motionPoseDetector } = {}) {
+  let landmarker = detector;
   try {
-    landmarker = await loadLandmarker();
+    if (!landmarker) landmarker = await loadLandmarker();
   } catch (e) {
     throw new CameraLoadError('detector', e?.message || String(e));
   }

@@ -256,3 +256,74 @@ export function drawSeries(canvas, series, { target = null, enter = null, exit =
   }
   ctx.stroke();
 }
+
+/** Session slots across the plot: the x of session `i` of `n`, and its date labelled underneath when room allows. */
+function sessionSlots(ctx, sessions, left, right, bottom, dpr) {
+  const n = Math.max(1, sessions.length);
+  const slot = (right - left) / n;
+  ctx.textAlign = 'center';
+  ctx.fillStyle = C.axis;
+  const every = Math.max(1, Math.ceil((40 * dpr) / slot));
+  sessions.forEach((s, i) => {
+    if (i % every) return;
+    const d = new Date(s.startedAt);
+    if (!Number.isNaN(d.getTime())) ctx.fillText(`${d.getDate()}/${d.getMonth() + 1}`, left + slot * (i + 0.5), bottom + 10 * dpr);
+  });
+  return { slot, xOf: (i) => left + slot * (i + 0.5) };
+}
+
+/** The Progress trend: each session's best and mean peak as lines with dots, oldest first; the target as a line. */
+export function drawTrend(canvas, sessions, { target = null } = {}) {
+  const values = sessions.flatMap((s) => [s.best, s.meanPeak]).filter((v) => v != null);
+  const { ctx, dpr, left, right, bottom, vmax, yOf } = valuePlot(canvas, Math.max(30, target ?? 0, ...values));
+  const { xOf } = sessionSlots(ctx, sessions, left, right, bottom, dpr);
+  ctx.lineWidth = 2 * dpr;
+  if (target != null && target <= vmax) hline(ctx, yOf(target), left, right, C.target, [10 * dpr, 5 * dpr]);
+  for (const [key, color] of [['meanPeak', C.baseline], ['best', C.line]]) {
+    ctx.strokeStyle = color;
+    ctx.fillStyle = color;
+    ctx.lineWidth = 2.5 * dpr;
+    ctx.beginPath();
+    let pen = false;
+    sessions.forEach((s, i) => {
+      const v = s[key];
+      if (v == null) { pen = false; return; }
+      if (pen) ctx.lineTo(xOf(i), yOf(v)); else ctx.moveTo(xOf(i), yOf(v));
+      pen = true;
+    });
+    ctx.stroke();
+    sessions.forEach((s, i) => {
+      if (s[key] == null) return;
+      ctx.beginPath();
+      ctx.arc(xOf(i), yOf(s[key]), 4 * dpr, 0, 2 * Math.PI);
+      ctx.fill();
+    });
+  }
+}
+
+/** The Progress counts: per session, clean reps and reps rejected for a fault, stacked. */
+export function drawCountBars(canvas, sessions) {
+  fitCanvas(canvas);
+  const ctx = canvas.getContext('2d');
+  const dpr = window.devicePixelRatio || 1;
+  const w = canvas.width, h = canvas.height;
+  frame(ctx, w, h, dpr);
+  const left = 42 * dpr, right = w - 8 * dpr, top = 10 * dpr, bottom = h - 20 * dpr;
+  const largest = Math.max(5, ...sessions.map((s) => (s.repCount ?? 0) + (s.rejectedCount ?? 0)));
+  const step = largest <= 10 ? 2 : largest <= 25 ? 5 : largest <= 50 ? 10 : 20;
+  const vmax = Math.ceil(largest / step) * step;
+  const yOf = (v) => bottom - (v / vmax) * (bottom - top);
+  for (let v = 0; v <= vmax; v += step) {
+    hline(ctx, yOf(v), left, right, C.grid, []);
+    ctx.fillText(String(v), left - 5 * dpr, yOf(v));
+  }
+  const { slot, xOf } = sessionSlots(ctx, sessions, left, right, bottom, dpr);
+  const bar = Math.max(2 * dpr, Math.min(40 * dpr, slot * 0.7));
+  sessions.forEach((s, i) => {
+    const clean = s.repCount ?? 0, rejected = s.rejectedCount ?? 0;
+    ctx.fillStyle = C.clean;
+    ctx.fillRect(xOf(i) - bar / 2, yOf(clean), bar, bottom - yOf(clean));
+    ctx.fillStyle = C.rejected;
+    ctx.fillRect(xOf(i) - bar / 2, yOf(clean + rejected), bar, yOf(clean) - yOf(clean + rejected));
+  });
+}

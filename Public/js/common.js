@@ -1,9 +1,12 @@
-// Page chrome shared by every page: the language switch, the token form, and translating the static text.
+// What every page does first: its shared chrome (chrome.js) rendered, the language switch and the token form
+// bound, and the static text translated.
 
 import { apply, bindLanguageSelect, t } from './i18n.js';
 import { bindTokenForm, token } from './api.js';
+import { renderChrome } from './chrome.js';
 
 export function initPage() {
+  renderChrome();
   apply();
   bindLanguageSelect(document.getElementById('lang'));
   bindTokenForm(document.getElementById('token'), document.getElementById('token-save'),

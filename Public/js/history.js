@@ -252,6 +252,10 @@ function renderDetail() {
   }) : [Object.assign(document.createElement('li'), { textContent: t('history.noFaults') })]));
   $('watch-link').hidden = s.status !== 'live';
   $('watch-link').href = `watch.html?session=${encodeURIComponent(s.id)}`;
+  $('progress-link').hidden = !s.subject;
+  if (s.subject) {
+    $('progress-link').href = `progress.html?subject=${encodeURIComponent(s.subject)}&exercise=${encodeURIComponent(s.exercise)}`;
+  }
   if (!detail.series?.t?.length) status($('series-status'), 'history.noSeries');
   else status($('series-status'), null);
   // The series chart in words, for those who cannot see it.

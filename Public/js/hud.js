@@ -14,10 +14,12 @@ const HUD_HTML = `
       <div><dt data-i18n="hud.best"></dt><dd id="hud-best">–</dd></div>
       <div><dt data-i18n="hud.clean"></dt><dd id="hud-clean" class="good">0</dd></div>
       <div><dt data-i18n="hud.rejected"></dt><dd id="hud-rejected" class="bad">0</dd></div>
-      <div><dt data-i18n="hud.confidence"></dt><dd id="hud-confidence">–</dd></div>
+      <div class="hud-confidence"><dt data-i18n="hud.confidence"></dt><dd id="hud-confidence">–</dd></div>
       <div id="hud-baseline-box" hidden><dt data-i18n="hud.baseline"></dt><dd id="hud-baseline">–</dd></div>
+      <div id="hud-set-box" class="hud-set" hidden><dt id="hud-set-label"></dt><dd id="hud-set">–</dd></div>
     </dl>
   </div>
+  <p id="hud-set-done" class="set-done" role="status" hidden></p>
   <div class="hud-hold" id="hud-hold-box" hidden>
     <span class="hud-label" data-i18n="hud.hold"></span>
     <div class="bar" id="hud-hold" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow="0"
@@ -39,7 +41,9 @@ export class Hud {
       angle: $('hud-angle'), target: $('hud-target'), best: $('hud-best'), clean: $('hud-clean'),
       rejected: $('hud-rejected'), confidence: $('hud-confidence'), baselineBox: $('hud-baseline-box'),
       baseline: $('hud-baseline'), holdBox: $('hud-hold-box'), hold: $('hud-hold'), holdFill: $('hud-hold-fill'),
-      instructions: $('hud-instructions'), lastRep: $('hud-last-rep'),
+      instructions: $('hud-instructions'), lastRep: $('hud-last-rep'), setBox: $('hud-set-box'), set: $('hud-set'),
+      setLabel: $('hud-set-label'),
+      setDone: $('hud-set-done'),
     };
     this.snapshot = null;
     this.instructionsKey = '';
@@ -66,6 +70,8 @@ export class Hud {
     this.el.lastRep.textContent = t('hud.noRep');
     this.el.lastRep.className = '';
     this.el.baselineBox.hidden = true;
+    this.el.setBox.hidden = true;
+    this.el.setDone.hidden = true;
     this.setHold(null);
   }
 
@@ -88,6 +94,7 @@ export class Hud {
       e.baselineBox.hidden = false;
       e.baseline.textContent = s.baseline.value != null ? fmt(s.baseline.value) : `${Math.round((s.baseline.progress || 0) * 100)}%`;
     }
+    this.showSet(s.set);
     if (s.holdProgress != null) e.holdBox.hidden = false;
     this.setHold(s.holdProgress);
     // Instructions: rebuilt only when they change.
@@ -113,6 +120,23 @@ export class Hud {
     if (s.lastRep) this.showRep(s.lastRep);
   }
 
+  /**
+   * The prescribed sets (`snapshot.set`, PROTOCOL.md §5.1): where the patient is, and "set done" from the moment a
+   * set reaches its goal until the next set's first clean rep (or for good once the last one is done).
+   */
+  showSet(set) {
+    const e = this.el;
+    e.setBox.hidden = !set;
+    if (!set) { e.setDone.hidden = true; return; }
+    e.setLabel.textContent = t('hud.setOf', set);
+    e.set.textContent = t('hud.setReps', set);
+    let done = null;
+    if (set.complete) done = t('hud.allSetsDone', set);
+    else if (set.number > 1 && set.reps === 0) done = t('hud.setDone', { number: set.number - 1, of: set.of });
+    e.setDone.hidden = done == null;
+    if (done != null && e.setDone.textContent !== done) e.setDone.textContent = done;
+  }
+
   showRep(rep) {
     const parts = [t('hud.peak', { peak: Math.round(rep.peak) })];
     parts.push(rep.clean ? t('hud.cleanRep') : (rep.faults || []).map(faultText).join('; '));
@@ -135,13 +159,14 @@ export function eventText(m) {
     case 'visibilityChanged': return t(m.visible ? 'event.visible' : 'event.notVisible');
     case 'setupChanged': return (m.issues || []).length ? m.issues.map(setupText).join('. ') : t('event.setupOk');
     case 'baselineCompleted': return t('event.baselineCompleted', { value: Math.round(m.value) });
+    case 'setCompleted': return t('event.setCompleted', { number: m.set });
     default: return null;
   }
 }
 
 const KIND = {
   repCompleted: 'good', repRejected: 'bad', formFault: 'bad', holdStarted: 'info', visibilityChanged: 'warn',
-  setupChanged: 'warn', baselineCompleted: 'info',
+  setupChanged: 'warn', baselineCompleted: 'info', setCompleted: 'good',
 };
 
 /** The feedback line and a short log, re-translated on language change; voice and vibration optional. */

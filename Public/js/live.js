@@ -13,6 +13,7 @@ import { RealtimeChart } from './chart.js';
 import { Hud, Feedback } from './hud.js';
 import { measuredJoints, decodePose } from './joints.js';
 import { parseRecording, createReplaySource, recordingText } from './replay.js';
+import { SessionView } from './sessionview.js';
 
 initPage();
 
@@ -21,6 +22,7 @@ const feedback = new Feedback($('feedback-line'), $('feedback-log'));
 const chart = new RealtimeChart($('chart'));
 const stage = new SkeletonView($('stage-canvas'));
 const overlay = new SkeletonView($('overlay'), { background: false });
+const sessionView = new SessionView({ hud, chart, feedback, lines: $('chart-lines') });
 
 let catalog = [];
 let session = null; // {stream, source, exercise, id, stopping}
@@ -36,6 +38,7 @@ function setStatus(key, params, cls = '') {
 onLanguageChange(() => {
   setStatus(...statusKey);
   fillExercises();
+  sessionView.retranslate();
   if (lastSummary) showSummary(lastSummary);
 });
 
@@ -51,10 +54,21 @@ function remember(key, on) {
 
 function selectedExercise() { return catalog.find((e) => e.id === $('exercise').value); }
 
+/** The catalog in two groups: the built-in exercises, then the tenant's own (PROTOCOL.md §5.1). */
 function fillExercises() {
   const select = $('exercise');
   const current = select.value || new URLSearchParams(location.search).get('exercise') || 'elbowFlexion';
-  select.replaceChildren(...catalog.map((e) => new Option(exerciseName(e), e.id)));
+  const group = (key, list) => {
+    const g = document.createElement('optgroup');
+    g.label = t(key);
+    g.append(...list.map((e) => new Option(exerciseName(e), e.id)));
+    return g;
+  };
+  const custom = catalog.filter((e) => e.builtin === false);
+  const builtin = catalog.filter((e) => e.builtin !== false);
+  select.replaceChildren(...(custom.length
+    ? [group('group.builtin', builtin), group('group.custom', custom)]
+    : builtin.map((e) => new Option(exerciseName(e), e.id))));
   if (catalog.some((e) => e.id === current)) select.value = current;
   fillSides();
 }
@@ -77,8 +91,8 @@ function fillSides() {
 function previewExercise() {
   const ex = selectedExercise();
   if (!ex || session) return;
-  hud.setExercise(ex);
-  chart.setLines({ target: ex.target, enter: ex.thresholds.enter, exit: ex.thresholds.exit });
+  showPrescriptionDefaults(ex);
+  sessionView.setExercise(ex);
   const side = $('side').value || null;
   stage.setMeasured(measuredJoints(ex, side));
   stage.setPose(new DemoSource(ex, side || 'right', { noise: 0 }).poseAt(0));
@@ -129,8 +143,11 @@ function setRunning(running) {
   for (const id of ['exercise', 'side', 'subject', 'source', 'replay-file', 'camera-swap', 'opt-binary']) {
     $(id).disabled = running;
   }
+  for (const input of $('prescription').querySelectorAll('input')) input.disabled = running;
   $('start').disabled = running;
   $('stop').disabled = !running;
+  $('reset').disabled = !running;
+  $('baseline').disabled = !running;
   // While a session runs the controls shrink to one line and the numbers and chart take the screen (app.css).
   $('main').classList.toggle('running', running);
   if (running) $('main').classList.remove('ended');
@@ -147,6 +164,60 @@ function useStage(camera) {
   $('video').hidden = !camera;
   $('overlay').hidden = !camera;
   $('stage').classList.toggle('mirror', camera);
+}
+
+// ---- Prescription (PROTOCOL.md §5.1) ---------------------------------------------------------------------
+
+const RX_FIELDS = [
+  // [input id, option, label key, min, max, whole number]
+  ['rx-target', 'target', 'rx.target', -360, 360, false],
+  ['rx-hold', 'holdSeconds', 'rx.hold', 0.5, 3600, false],
+  ['rx-reps', 'reps', 'rx.reps', 1, 1000, true],
+  ['rx-sets', 'sets', 'rx.sets', 1, 100, true],
+  ['rx-baseline', 'baselineReps', 'rx.baseline', 1, 100, true],
+];
+
+/** The exercise's own values as the fields' placeholders: an empty field keeps them. */
+function showPrescriptionDefaults(ex) {
+  $('rx-target').placeholder = ex.target != null ? String(ex.target) : '';
+  $('rx-hold').placeholder = ex.thresholds?.holdSeconds != null ? String(ex.thresholds.holdSeconds) : '';
+  $('rx-hold-box').hidden = ex.kind !== 'hold';
+  $('rx-baseline').placeholder = '3';
+}
+
+/** Marks `input` as the field at fault (or none) and says why beside the fields. */
+function showPrescriptionError(input, message) {
+  for (const [id] of RX_FIELDS) $(id).removeAttribute('aria-invalid');
+  $('rx-error').hidden = !input;
+  $('rx-error').textContent = message || '';
+  if (!input) return;
+  input.setAttribute('aria-invalid', 'true');
+  input.setAttribute('aria-errormessage', 'rx-error');
+  input.focus();
+}
+
+/** The `start.options` of the filled fields, or null (the offending field marked) when one is out of range. */
+function readPrescription(ex) {
+  const options = {};
+  for (const [id, option, label, min, max, whole] of RX_FIELDS) {
+    const input = $(id);
+    if (input.closest('[hidden]')) continue;
+    const raw = input.value.trim();
+    if (raw === '' && input.validity.valid) continue;
+    const value = Number(raw);
+    if (raw === '' || !Number.isFinite(value) || value < min || value > max || (whole && !Number.isInteger(value))) {
+      showPrescriptionError(input, t(whole ? 'rx.badWhole' : 'rx.bad', { field: t(label), min, max }));
+      return null;
+    }
+    options[option] = value;
+  }
+  if (options.sets != null && options.reps == null) {
+    showPrescriptionError($('rx-reps'), t('rx.setsNeedReps'));
+    return null;
+  }
+  if (ex.kind !== 'hold') delete options.holdSeconds;
+  showPrescriptionError(null);
+  return options;
 }
 
 // ---- Sources --------------------------------------------------------------------------------------------
@@ -280,6 +351,8 @@ async function startSession() {
   }
   const ex = selectedExercise();
   if (!ex) return;
+  const prescription = readPrescription(ex);
+  if (!prescription) return;
   const side = $('side').value || null;
   const subject = $('subject').value.trim();
   localStorage.setItem('motion.subject', subject);
@@ -293,19 +366,17 @@ async function startSession() {
   lastSummary = null;
   $('summary').hidden = true;
   showBanner(false);
-  hud.clear();
-  hud.setExercise(ex);
-  feedback.clear();
-  chart.reset();
-  chart.setLines({ target: ex.target, enter: ex.thresholds.enter, exit: ex.thresholds.exit });
   const view = kind === 'camera' ? overlay : stage;
+  sessionView.skeleton = view;
+  sessionView.clear();
+  sessionView.setExercise(ex);
   view.clear();
   view.setMeasured(measuredJoints(ex, side));
   setStatus('status.connecting');
   $('stop').focus();
 
   const start = { type: 'start', exercise: ex.id, format: source.format, mirrored: source.mirrored,
-    options: { snapshots: 'every' } };
+    options: { ...prescription, snapshots: 'every' } };
   if (side) start.side = side;
   if (subject) start.subject = subject;
   if (source.normalized) start.normalized = true;
@@ -321,12 +392,13 @@ async function startSession() {
   if (normalized) recorded.start.normalized = true;
   if (source.minConfidence != null) recorded.start.minConfidence = source.minConfidence;
   const s = { stream, source, exercise: ex, recorded, id: null, stopping: false, finishing: false, lastT: 0,
-    t0: performance.now(), seenT: -Infinity, chartT: -Infinity, repeatUntil: -Infinity };
+    t0: performance.now(), seenT: -Infinity, repeatUntil: -Infinity };
   session = s;
 
   stream.on('started', (m) => {
     s.id = m.session;
-    if (m.exercise) hud.setExercise({ ...ex, ...m.exercise });
+    // `started` carries the exercise as prescribed: its target and thresholds are the ones the server counts with.
+    if (m.exercise) sessionView.setExercise({ ...ex, ...m.exercise });
     const names = { exercise: exerciseName(ex), subject };
     setStatus(subject ? 'status.started' : 'status.startedAnonymous', names, 'good');
     $('status').dataset.session = m.session;
@@ -345,22 +417,13 @@ async function startSession() {
     });
   });
   stream.on('snapshot', (m) => {
-    hud.update(m);
-    if (m.t > s.chartT) {
-      s.chartT = m.t;
-      chart.push(m.t, m.value);
-    }
+    sessionView.snapshot(m);
     s.seenT = Math.max(s.seenT, m.t);
-    view.setMissing(m.isVisible === false ? [...view.measured] : m.missingJoints);
   });
   stream.on('event', (m) => {
     if (m.t <= s.repeatUntil) return;
     s.seenT = Math.max(s.seenT, m.t);
-    feedback.push(m);
-    if (m.rep && (m.event === 'repCompleted' || m.event === 'repRejected')) {
-      chart.markRep(m.t, m.event === 'repCompleted');
-      hud.showRep(m.rep);
-    }
+    sessionView.event(m);
   });
   stream.on('error', (m) => setStatus('status.error', { message: `${m.code}: ${m.message}` }, 'bad'));
   stream.on('summary', (m) => {
@@ -451,6 +514,15 @@ $('controls').addEventListener('submit', (e) => {
   startSession().catch((err) => { setStatus(...errorStatus(err), 'bad'); setRunning(false); });
 });
 $('stop').addEventListener('click', stopSession);
+$('reset').addEventListener('click', () => {
+  if (session?.stream.control('reset')) {
+    hud.clear();
+    setStatus('live.resetSent', null, 'good');
+  }
+});
+$('baseline').addEventListener('click', () => {
+  if (session?.stream.control('baseline')) setStatus('live.baselineSent', null, 'good');
+});
 window.addEventListener('pagehide', () => session?.stream.close());
 
 // ---- Drawing at display rate ----------------------------------------------------------------------------

@@ -154,6 +154,17 @@ export class LiveStream {
     return true;
   }
 
+  /**
+   * Sends a control message (`reset`, `baseline`: PROTOCOL.md §3) on the open connection, after the frames kept so
+   * far. Returns false when not connected: it is not kept for a later resume.
+   */
+  control(type) {
+    if (this.state !== 'streaming' || this.stopWanted || this.finishWanted) return false;
+    this.pump(true);
+    this.socket.send({ type });
+    return true;
+  }
+
   /** The person's Stop: finishes on the server when it can be reached; never waits out the resume window. */
   stop() {
     if (this.ended || this.stopWanted) return;

@@ -1,5 +1,6 @@
 // Watch: a clinician's read-only live view of someone else's session through /v1/sessions/{id}/watch — the
-// same HUD, chart and feedback as Live, without controls.
+// same HUD, chart and feedback as Live (one SessionView binding), with the session's prescription and set
+// progress, without controls.
 
 import { initPage, $, askForToken, errorStatus } from './common.js';
 import { t, exerciseName, onLanguageChange } from './i18n.js';
@@ -7,6 +8,7 @@ import { exercises, getSession, listSessions, MessageSocket, TOKEN_EVENT } from 
 import { RealtimeChart } from './chart.js';
 import { Hud, Feedback } from './hud.js';
 import { renderSummary } from './summary.js';
+import { SessionView, prescribed } from './sessionview.js';
 
 initPage();
 
@@ -57,6 +59,8 @@ async function follow(id) {
   const hud = new Hud($('hud'));
   const feedback = new Feedback($('feedback-line'), $('feedback-log'));
   const chart = new RealtimeChart($('chart'));
+  const view = new SessionView({ hud, chart, feedback, lines: $('chart-lines') });
+  onLanguageChange(() => view.retranslate());
   const draw = () => { chart.draw(); requestAnimationFrame(draw); };
   requestAnimationFrame(draw);
   let info = null;
@@ -64,10 +68,8 @@ async function follow(id) {
     info = await getSession(id);
     const catalog = await exercises();
     const ex = catalog.find((e) => e.id === info.exercise);
-    if (ex) {
-      hud.setExercise(ex);
-      chart.setLines({ target: ex.target, enter: ex.thresholds.enter, exit: ex.thresholds.exit });
-    }
+    // The session's own prescription (target, thresholds, goals), not the catalog's defaults.
+    if (ex) view.setExercise(prescribed(ex, info.prescription));
     setStatus('watch.following', { id, subject: info.subject || '–', exercise: exerciseName(info.exercise) }, 'good');
   } catch (e) {
     // The watch socket may still work (e.g. before the session is stored); say what failed and go on.
@@ -82,17 +84,8 @@ async function follow(id) {
     return;
   }
   const socket = new MessageSocket(`/v1/sessions/${encodeURIComponent(id)}/watch`);
-  socket.on('snapshot', (m) => {
-    hud.update(m);
-    chart.push(m.t, m.value);
-  });
-  socket.on('event', (m) => {
-    feedback.push(m);
-    if (m.rep && (m.event === 'repCompleted' || m.event === 'repRejected')) {
-      chart.markRep(m.t, m.event === 'repCompleted');
-      hud.showRep(m.rep);
-    }
-  });
+  socket.on('snapshot', (m) => view.snapshot(m));
+  socket.on('event', (m) => view.event(m));
   // PROTOCOL.md §3.1: the patient's connection dropped (the session waits for a resume) or came back.
   const following = statusArgs.slice();
   socket.on('connection', (m) => {

@@ -70,6 +70,49 @@ for (let i = 0; i < d.length; i += 4) {
 return n;
 """
 
+# Every visible text on the page whose contrast with what is behind it is below 4.5:1 (WCAG 2.2 §1.4.3), with the
+# text's colour and the ancestors' opacity composited over the nearest opaque background. Disabled controls are
+# exempt (WCAG: inactive user interface components), as is text over a canvas or video.
+LOW_CONTRAST = """
+const parse = (c) => { const m = c.match(/rgba?\\(([^)]+)\\)/); if (!m) return null;
+  const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+const lum = ([r, g, b]) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+  return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+const over = (top, bottom) => { const a = top[3]; return [0, 1, 2].map((i) => top[i] * a + bottom[i] * (1 - a)).concat(1); };
+function background(el) {
+  const layers = [];
+  for (let e = el; e; e = e.parentElement) {
+    const c = parse(getComputedStyle(e).backgroundColor);
+    if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
+  }
+  let bg = [255, 255, 255, 1];
+  for (let i = layers.length - 1; i >= 0; i--) bg = over(layers[i], bg);
+  return bg;
+}
+const bad = [];
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+const seen = new Set();
+for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+  const el = n.parentElement;
+  if (!n.textContent.trim() || seen.has(el)) continue;
+  seen.add(el);
+  if (!el.checkVisibility({ opacityProperty: false, visibilityProperty: true })) continue;
+  if (el.closest(':disabled, [aria-disabled="true"], canvas, video, option, .visually-hidden, .skip')) continue;
+  const r = el.getBoundingClientRect();
+  if (r.width === 0 || r.height === 0) continue;
+  let opacity = 1;
+  for (let e = el; e; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
+  const fg = parse(getComputedStyle(el).color);
+  const bg = background(el);
+  const text = over([fg[0], fg[1], fg[2], fg[3] * opacity], bg);
+  const [a, b] = [lum(text), lum(bg)].sort((x, y) => y - x);
+  const ratio = (a + 0.05) / (b + 0.05);
+  if (ratio < 4.5) bad.push({ text: n.textContent.trim().slice(0, 40), ratio: Math.round(ratio * 100) / 100,
+    id: el.id, cls: el.className });
+}
+return bad;
+"""
+
 CLEAN_RGB = (0x80, 0xED, 0x99)
 REJECTED_RGB = (0xFF, 0x7B, 0x54)
 
@@ -638,7 +681,9 @@ class BrowserTests(unittest.TestCase):
         wait_for(lambda: sum(self.counts()) >= before + 2, 20, message="two reps after the restart")
         self.el("stop").click()
         wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
-        self.assertRegex(self.text("status"), r"^Session finished: \d+ clean, \d+ rejected\. The summary is below\.$")
+        # The summary comes before the socket's close, which sets the status.
+        wait_for(lambda: re.match(r"^Session finished: \d+ clean, \d+ rejected\. The summary is below\.$",
+                                  self.text("status")), 5, message="the finished status")
         stored = json.loads(self.api(f"/v1/sessions/{session_id}")[2])
         self.assertEqual(stored["id"], session_id)
         self.assertEqual(stored["status"], "finished")
@@ -1079,6 +1124,57 @@ class BrowserTests(unittest.TestCase):
         self.assertIn("summary", outcome)
         self.assertGreaterEqual(int(self.text("summary-reps")), 2)
 
+    def test_7e_watch_shows_the_prescription_and_set_progress(self):
+        """Watch binds a session's messages as Live does (one SessionView): a session started with a prescription
+        shows the prescribed target and the thresholds counted with, named beside the chart, and the set progress
+        with "set done"."""
+        ids = queue.Queue()
+        watcher_ready = threading.Event()
+        started = {}
+
+        async def client():
+            url = self.base.replace("http://", "ws://") + "/v1/stream"
+            async with websockets.connect(url) as ws:
+                await ws.send(json.dumps({"type": "start", "exercise": "elbowFlexion", "side": "right",
+                                          "subject": "prescribed-patient",
+                                          "options": {"target": 100, "reps": 1, "sets": 2}}))
+                started.update(json.loads(await ws.recv()))
+                ids.put(started.get("session"))
+
+                async def drain():
+                    async for _ in ws:
+                        pass
+
+                reader = asyncio.create_task(drain())
+                await asyncio.get_running_loop().run_in_executor(None, watcher_ready.wait, 15)
+                t0 = time.monotonic()
+                while time.monotonic() - t0 < 7.0:
+                    clock = time.monotonic() - t0
+                    await ws.send(json.dumps(elbow_pose(clock, elbow_angle(clock))))
+                    await asyncio.sleep(1 / 30)
+                await ws.send(json.dumps({"type": "stop"}))
+                await asyncio.wait_for(reader, 10)
+
+        thread = threading.Thread(target=lambda: asyncio.run(client()), daemon=True)
+        thread.start()
+        session_id = ids.get(timeout=10)
+        try:
+            self.open(f"/watch.html?session={session_id}&lang=en")
+            wait_for(lambda: "Following" in self.text("status"), 10, message="following")
+        finally:
+            watcher_ready.set()
+        effective = started["exercise"]
+        self.assertEqual(self.text("hud-target"), "100°")
+        lines = json.loads(self.el("chart-lines").get_attribute("data-lines"))
+        self.assertEqual(lines, {"target": 100, "enter": effective["thresholds"]["enter"],
+                                 "exit": effective["thresholds"]["exit"]})
+        self.assertIn("target 100", self.text("chart-lines"))
+        wait_for(lambda: self.el("hud-set-box").is_displayed(), 10, message="the set progress")
+        wait_for(lambda: self.text("hud-set-done") == "Set 1 of 2 done!", 10, message="set done on the watcher")
+        self.assertEqual(self.text("hud-set-label"), "Set 2 of 2")
+        wait_for(lambda: "ended" in self.text("status"), 15, message="session end")
+        thread.join(15)
+
     def test_7c_watch_follows_a_session_across_a_resume(self):
         # PROTOCOL.md §3.1: the patient's connection drops without a close; Watch says so and keeps the session;
         # the patient resumes on a new connection and Watch follows on without reconnecting.
@@ -1184,6 +1280,431 @@ class BrowserTests(unittest.TestCase):
         self.assertGreaterEqual(r["top"], 0, f"{what}: top {r}")
         self.assertLessEqual(r["bottom"], size[1], f"{what} ends below the first screen ({size}): {r}")
         self.assertGreater(r["height"], 0, f"{what} is not shown")
+
+    def api_json(self, path, method="GET", body=None):
+        """(status, decoded JSON body) of a REST call; an HTTP error's body is returned, not raised."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                raw = response.read().decode()
+                return response.status, json.loads(raw) if raw else None
+        except urllib.error.HTTPError as error:
+            raw = error.read().decode()
+            return error.code, json.loads(raw) if raw else None
+
+    def test_14_live_prescription_sets_reset_and_baseline(self):
+        """Live: custom exercises listed apart from the built-ins; a prescription out of range is refused at its
+        field; a valid one goes in `start.options` (the stored summary's prescription shows it) and the chart names
+        the thresholds the server counts with; the set progress says "set done" and "all sets done"; Start over
+        sends `reset` and zeroes the counts, Measure baseline sends `baseline` and the baseline shows."""
+        status, created = self.api_json("/v1/exercises", "POST", {
+            "id": "browserCurl", "name": "Curl (clinic)", "view": "sagittal", "kind": "rep",
+            "measurement": {"type": "flexion", "joints": ["shoulder", "elbow", "wrist"]},
+            "thresholds": {"rest": 20, "enter": 70, "exit": 40, "minAmplitude": 30}, "target": 110})
+        self.assertIn(status, (201, 409), created)
+        script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_SENDS})
+        try:
+            self.open("/?lang=en")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            groups = self.driver.execute_script("""
+                return [...document.querySelectorAll('#exercise optgroup')].map(
+                  (g) => [g.label, [...g.querySelectorAll('option')].map((o) => [o.value, o.textContent])]);""")
+            self.assertEqual([g[0] for g in groups], ["Built-in", "Custom"])
+            self.assertIn(["elbowFlexion", "Elbow flexion"], groups[0][1])
+            self.assertIn(["browserCurl", "Curl (clinic)"], groups[1][1])
+            self.assertNotIn("browserCurl", [value for value, _ in groups[0][1]])
+            Select(self.el("exercise")).select_by_value("elbowFlexion")
+            catalog_entry = self.api_json("/v1/exercises/elbowFlexion")[1]
+            self.assertEqual(float(self.el("rx-target").get_attribute("placeholder")), catalog_entry["target"])
+            self.assertFalse(self.el("rx-hold").is_displayed(), "no hold time for a rep exercise")
+            for element_id in ("rx-target", "rx-reps", "rx-sets", "rx-baseline"):
+                label = self.driver.execute_script(
+                    "return document.getElementById(arguments[0]).labels[0]?.textContent.trim()", element_id)
+                self.assertTrue(label, f"{element_id} has a label")
+            Select(self.el("source")).select_by_value("demo")
+            # Out of range, and sets without a rep goal: refused at the field, nothing started.
+            self.el("rx-reps").send_keys("0")
+            self.el("start").click()
+            wait_for(lambda: self.el("rx-error").is_displayed(), 3, message="the prescription error")
+            self.assertEqual(self.text("rx-error"), "Rep goal: enter a whole number from 1 to 1000.")
+            self.assertEqual(self.el("rx-reps").get_attribute("aria-invalid"), "true")
+            self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "rx-reps")
+            self.el("rx-reps").clear()
+            self.el("rx-sets").send_keys("2")
+            self.el("start").click()
+            wait_for(lambda: self.text("rx-error") == "Sets: give a rep goal too.", 3, message="sets need reps")
+            self.assertEqual(self.el("rx-reps").get_attribute("aria-invalid"), "true")
+            self.assertEqual(self.driver.execute_script("return window.__sends.length"), 0, "nothing was sent")
+            # A valid prescription.
+            self.el("rx-target").send_keys("100")
+            self.el("rx-reps").send_keys("1")
+            self.el("rx-baseline").send_keys("2")
+            self.el("start").click()
+            wait_for(lambda: "started" in self.text("status"), 10, message="started")
+            self.assertFalse(self.el("rx-error").is_displayed())
+            session_id = self.el("status").get_attribute("data-session")
+            self.assertTrue(self.el("reset").is_displayed() and self.el("baseline").is_displayed())
+            self.assertFalse(self.el("prescription").is_displayed(), "the prescription folds away while running")
+            lines = json.loads(self.el("chart-lines").get_attribute("data-lines"))
+            self.assertEqual(lines["target"], 100)
+            self.assertNotEqual(lines["enter"], catalog_entry["thresholds"]["enter"],
+                                "a prescribed target moves the entry threshold with it")
+            self.assertIn("target 100", self.text("chart-lines"))
+            wait_for(lambda: (self.text("hud-set-label"), self.text("hud-set")) == ("Set 1 of 2", "0/1 reps"), 5,
+                     message="the set progress")
+            self.assertEqual(self.text("hud-target"), "100°")
+            wait_for(lambda: self.el("hud-set-done").is_displayed(), 20, message="set done")
+            self.assertEqual(self.text("hud-set-done"), "Set 1 of 2 done!")
+            self.assertEqual((self.text("hud-set-label"), self.text("hud-set")), ("Set 2 of 2", "0/1 reps"))
+            wait_for(lambda: self.text("hud-set-done") == "All 2 sets done!", 25, message="all sets done")
+            self.assertIn("Set 2 done.", self.feedback_text())
+            self.assertEqual(self.driver.execute_script(LOW_CONTRAST), [], "contrast while a session runs")
+            clean = int(self.text("hud-clean"))
+            self.assertGreaterEqual(clean, 2)
+            # Start over.
+            self.el("reset").click()
+            wait_for(lambda: self.text("status") == "Counts started over.", 3, message="reset said")
+            wait_for(lambda: (self.text("hud-set-label"), self.text("hud-set")) == ("Set 1 of 2", "0/1 reps"), 5,
+                     message="the sets started over")
+            self.assertFalse(self.el("hud-set-done").is_displayed())
+            self.assertEqual(self.text("hud-clean"), "0")
+            # Baseline.
+            self.el("baseline").click()
+            wait_for(lambda: self.el("hud-baseline-box").is_displayed(), 5, message="the baseline under way")
+            self.assertRegex(self.text("hud-baseline"), r"^\d+(%|°)$")
+            self.assertIn("Measuring the baseline", self.text("status"))
+            sent = [m["type"] for m in self.driver.execute_script("return window.__sends") if m.get("type")]
+            self.assertEqual([t for t in sent if t in ("start", "reset", "baseline")], ["start", "reset", "baseline"])
+            self.el("stop").click()
+            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+            summary = self.api_json(f"/v1/sessions/{session_id}")[1]
+            prescription = summary["prescription"]
+            self.assertEqual((prescription["target"], prescription["reps"], prescription["sets"]), (100, 1, 2),
+                             prescription)
+            self.assertEqual(prescription["enter"], lines["enter"], "the chart drew the thresholds counted with")
+            self.assertEqual(prescription["exit"], lines["exit"])
+            self.assertLess(summary["repCount"], clean + 3, "counted again from zero after Start over")
+            self.assertFalse(self.el("reset").is_displayed(), "Start over only while a session runs")
+            self.assertTrue(self.el("rx-target").is_enabled())
+        finally:
+            self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+
+    def test_14b_prescription_and_session_buttons_on_a_phone(self):
+        """On a phone the prescription fields fit the width, in Spanish too; while running, Start over and Measure
+        baseline sit on the controls' one line beside Stop, and the numbers and chart stay in the first screen."""
+        try:
+            self.open("/?lang=es")
+            self.emulate(self.driver, PHONE)
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            self.assertEqual(self.driver.execute_script(
+                "return document.querySelector('#prescription legend').textContent"), "Pauta")
+            for element_id in ("rx-target", "rx-reps", "rx-sets", "rx-baseline"):
+                r = self.rect(element_id)
+                self.assertGreaterEqual(r["left"], 0, element_id)
+                self.assertLessEqual(r["right"], PHONE[0], element_id)
+            self.assert_no_horizontal_scroll()
+            self.screenshot(self.driver, "live-prescription", PHONE)
+            Select(self.el("exercise")).select_by_value("elbowFlexion")
+            Select(self.el("source")).select_by_value("demo")
+            self.el("rx-reps").send_keys("2")
+            self.el("rx-sets").send_keys("3")
+            self.el("start").click()
+            wait_for(lambda: "iniciada" in self.text("status"), 10, message="started")
+            wait_for(lambda: self.el("hud-set").is_displayed(), 5, message="the set progress")
+            self.assertEqual((self.text("hud-set-label"), self.text("hud-set")), ("Serie 1 de 3", "0/2 rep."))
+            self.assertEqual(self.el("reset").get_attribute("title"),
+                             "Empezar de nuevo: mejor, contadores y series desde cero")
+            self.assertEqual(self.driver.execute_script(
+                "return document.getElementById('reset').textContent.replace(/\\s+/g, ' ').trim()"),
+                "↺ Empezar de nuevo", "the words stay the button's name")
+            self.screenshot(self.driver, "live-prescribed-running", PHONE)
+            for element_id, what in (("stop", "Stop"), ("reset", "Start over"), ("baseline", "Measure baseline"),
+                                     ("hud-angle", "the angle"), ("hud-set", "the set"), ("chart", "the chart")):
+                self.assert_in_viewport(element_id, PHONE, what)
+                r = self.rect(element_id)
+                self.assertLessEqual(r["right"], PHONE[0], what)
+            self.assertLess(self.rect("controls")["height"], 60, "the controls take one line while running")
+            self.assert_no_horizontal_scroll()
+            self.el("stop").click()
+            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_15_one_header_for_every_page(self):
+        """The header (navigation, language, access code) is written once, in Public/js/chrome.js: no page's HTML
+        carries a copy, yet every page shows the same one, its own entry marked current, translated, and reachable
+        from the keyboard after the skip link."""
+        pages = (("/", "Live"), ("/history.html", "History"), ("/progress.html", "Progress"), ("/watch.html", "Watch"),
+                 ("/exercises.html", "Exercises"))
+        for path, current in pages:
+            _, _, html = self.api(path)
+            for copied in ("<nav", 'id="lang"', 'id="token"', 'class="skip"'):
+                self.assertNotIn(copied, html, f"{path} carries its own {copied}")
+            self.open(path + "?lang=en")
+            header = self.driver.execute_script("""
+                const nav = document.querySelector('header.top nav');
+                return { links: [...nav.querySelectorAll('a')].map((a) => [a.textContent, a.getAttribute('href')]),
+                         current: [...nav.querySelectorAll('a[aria-current="page"]')].map((a) => a.textContent),
+                         navLabel: nav.getAttribute('aria-label'),
+                         lang: document.getElementById('lang').labels[0].textContent.trim(),
+                         token: document.getElementById('token').labels[0].textContent.trim(),
+                         first: document.body.firstElementChild.className };""")
+            self.assertEqual(header["links"], [["Live", "/"], ["History", "history.html"],
+                                               ["Progress", "progress.html"], ["Watch", "watch.html"],
+                                               ["Exercises", "exercises.html"]])
+            self.assertEqual(header["current"], [current], path)
+            self.assertEqual(header["navLabel"], "Pages")
+            self.assertTrue(header["lang"].startswith("Language"), header)
+            self.assertTrue(header["token"].startswith("Access code"), header)
+            self.assertEqual(header["first"], "skip", "the skip link comes first")
+            # Keyboard: Tab reaches the skip link, then the navigation in order.
+            self.driver.execute_script("document.activeElement.blur(); window.focus();")
+            body = self.driver.find_element(By.TAG_NAME, "body")
+            body.send_keys("\ue004")
+            reached = [self.driver.execute_script("return document.activeElement.textContent.trim()")]
+            for _ in range(5):
+                self.driver.switch_to.active_element.send_keys("\ue004")
+                reached.append(self.driver.execute_script("return document.activeElement.textContent.trim()"))
+            self.assertEqual(reached, ["Skip to content", "Live", "History", "Progress", "Watch", "Exercises"], path)
+            outline = self.driver.execute_script(
+                "return getComputedStyle(document.activeElement).outlineStyle")
+            self.assertNotEqual(outline, "none", "focus is visible")
+        # Translated from the one table: Spanish.
+        self.open("/history.html?lang=es")
+        links = self.driver.execute_script(
+            "return [...document.querySelectorAll('header.top nav a')].map((a) => a.textContent)")
+        self.assertEqual(links[1], "Historial")
+
+    def test_16_progress_trend_over_sessions(self):
+        """Progress: one subject's sessions of one exercise, oldest first, as a trend of best and mean peak, reps per
+        session, and a table whose dates open each session in History; in Spanish too, and on a phone without
+        sideways scrolling."""
+        subject = f"progress-{uuid.uuid4().hex[:8]}"
+        ids = []
+        for peak in (80.0, 100.0, 120.0):
+            frames = [elbow_pose(clock, angle) for clock, angle in clean_reps_angles(3, peak=peak)]
+            for frame in frames:
+                del frame["type"]
+            status, answer = self.api_json("/v1/analyze", "POST", {
+                "exercise": "elbowFlexion", "side": "right", "subject": subject, "frames": frames,
+                "options": {"target": 70}})
+            self.assertEqual(status, 200, answer)
+            ids.append(answer["summary"]["id"])
+            time.sleep(0.01)
+        expected = self.api_json(f"/v1/subjects/{subject}/progress?exercise=elbowFlexion")[1]["sessions"]
+        self.assertEqual([s["id"] for s in expected], ids, "oldest first")
+        try:
+            for size in (DESKTOP, PHONE):
+                self.open(f"/progress.html?lang=en&subject={subject}&exercise=elbowFlexion")
+                self.emulate(self.driver, size)
+                wait_for(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody tr")) == 3,
+                         10, message="three sessions in the table")
+                rows = [[td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+                        for tr in self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody tr")]
+                self.assertEqual([row[1] for row in rows], [f"{round(s['best'])}°" for s in expected])
+                self.assertEqual([row[3] for row in rows], [str(s["repCount"]) for s in expected])
+                bests = [int(row[1].rstrip("°")) for row in rows]
+                self.assertEqual(bests, sorted(bests), f"the trend rises: {rows}")
+                links = [a.get_attribute("href") for a in
+                         self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody a")]
+                self.assertEqual([urllib.parse.parse_qs(urllib.parse.urlparse(h).query)["session"][0] for h in links],
+                                 ids)
+                self.assertIn(f"3 sessions of Elbow flexion for {subject}", self.text("p-status"))
+                self.assertRegex(self.text("trend-summary"), r"^3 sessions from .+; best \d+° in the first, \d+° in the latest\.$")
+                self.assertGreater(self.driver.execute_script(CANVAS_COLOR_COUNT, "trend-chart", 0x4C, 0xC9, 0xF0), 50,
+                                   "the best line drawn")
+                self.assertGreater(self.driver.execute_script(CANVAS_COLOR_COUNT, "count-chart", *CLEAN_RGB), 50,
+                                   "the clean-rep bars drawn")
+                self.assertEqual(self.driver.execute_script(
+                    "return document.querySelector('header nav a[aria-current=page]').textContent"), "Progress")
+                if size == PHONE:
+                    self.assert_no_horizontal_scroll()
+                self.screenshot(self.driver, "progress", size)
+            # History's session page leads here for its subject and exercise.
+            self.open(f"/history.html?lang=en&session={ids[0]}")
+            wait_for(lambda: self.el("progress-link").is_displayed(), 10, message="the Progress link")
+            self.el("progress-link").click()
+            wait_for(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody tr")) == 3,
+                     10, message="the subject's progress from History")
+            self.assertEqual(self.el("p-subject").get_attribute("value"), subject)
+            Select(self.el("lang")).select_by_value("es")
+            wait_for(lambda: "sesiones de Flexión de codo" in self.text("p-status"), 3, message="Spanish status")
+            self.assertEqual(self.driver.execute_script(
+                "return document.querySelector('#progress-table th:nth-child(3)').textContent"), "Pico medio")
+            # A subject with no sessions says so.
+            self.el("p-subject").clear()
+            self.el("p-subject").send_keys("nobody-" + subject)
+            self.el("p-subject").submit()
+            wait_for(lambda: "Aún no hay sesiones" in self.text("p-status"), 5, message="no sessions")
+            self.assertFalse(self.el("p-result").is_displayed())
+            Select(self.el("lang")).select_by_value("en")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_17_text_contrast_and_reduced_motion(self):
+        """Every visible text on every page has a contrast of at least 4.5:1 with its background, in both
+        languages; with `prefers-reduced-motion: reduce` nothing on the pages animates or transitions."""
+        pages = ("/", "/history.html", "/progress.html?subject=nobody&exercise=elbowFlexion", "/watch.html",
+                 "/exercises.html")
+        for lang in ("en", "es"):
+            for path in pages:
+                self.open(path + ("&" if "?" in path else "?") + f"lang={lang}")
+                time.sleep(0.5)  # the data each page loads
+                self.driver.execute_script("document.querySelector('details.token').open = true")
+                self.assertEqual(self.driver.execute_script(LOW_CONTRAST), [], f"{path} in {lang}")
+        # The check itself finds low contrast: a grey line added to the last page is reported.
+        self.driver.execute_script("""
+            const p = document.createElement('p'); p.id = 'faint'; p.textContent = 'faint words';
+            p.style.color = '#4a5866'; document.querySelector('main').append(p);""")
+        self.assertEqual([b["id"] for b in self.driver.execute_script(LOW_CONTRAST)], ["faint"])
+        try:
+            self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+                "features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+            self.open("/?lang=en")
+            moving = self.driver.execute_script("""
+                return [...document.querySelectorAll('*')].filter((e) => {
+                  const s = getComputedStyle(e);
+                  const long = (v) => v.split(',').some((d) => parseFloat(d) > 0.01);
+                  return long(s.transitionDuration) || (s.animationName !== 'none' && long(s.animationDuration));
+                }).map((e) => e.id || e.className || e.tagName);""")
+            self.assertEqual(moving, [], "transitions or animations left with reduced motion")
+            self.assertEqual(self.driver.execute_script(
+                "return getComputedStyle(document.documentElement).scrollBehavior"), "auto")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+    def test_18_exercise_editor_creates_edits_and_deletes(self):
+        """Exercises: a clinician creates an exercise of their own; one the server refuses (422) shows the server's
+        reason at the field its pointer names; editing makes a new version; delete asks first (a No keeps it) and
+        then removes it; the preview shows what will be sent; Live lists it meanwhile."""
+        self.allowed_console = ("422",)
+        ident = f"edit{uuid.uuid4().hex[:6]}"
+        self.open("/exercises.html?lang=en")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="the list loaded")
+        self.el("ex-id").send_keys(ident)
+        self.el("ex-name").send_keys("Wall slide")
+        for field, value in (("ex-rest", "20"), ("ex-enter", "30"), ("ex-exit", "40"), ("ex-minAmplitude", "10"),
+                             ("ex-target", "110")):
+            self.el(field).send_keys(value)
+        preview = json.loads(self.text("ex-preview"))
+        self.assertEqual((preview["id"], preview["thresholds"]["enter"], preview["target"]), (ident, 30, 110))
+        self.el("ex-save").click()
+        wait_for(lambda: self.el("ex-error").is_displayed(), 5, message="the refusal")
+        self.assertEqual(self.text("ex-error"), "thresholds.enter must be above exit for a rising exercise")
+        self.assertEqual(self.el("ex-enter").get_attribute("aria-invalid"), "true")
+        self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "ex-enter")
+        self.assertTrue(self.driver.execute_script(
+            "return document.getElementById('ex-error').nextElementSibling.contains(document.getElementById('ex-enter'))"),
+            "the message sits at the field")
+        self.el("ex-enter").clear()
+        self.el("ex-enter").send_keys("70")
+        self.el("ex-save").click()
+        wait_for(lambda: "Saved “Wall slide” (version 1)" in self.text("ex-status"), 5, message="saved")
+        self.assertFalse(self.el("ex-error").is_displayed())
+        self.assertEqual(self.api_json(f"/v1/exercises/{ident}")[1]["thresholds"]["enter"], 70)
+        items = [li.text for li in self.driver.find_elements(By.CSS_SELECTOR, "#ex-list li")]
+        self.assertTrue(any(f"Wall slide ({ident}, v1)" in text for text in items), items)
+        # Edit: a new version.
+        self.el("ex-target").clear()
+        self.el("ex-target").send_keys("120")
+        self.el("ex-save").click()
+        wait_for(lambda: "(version 2)" in self.text("ex-status"), 5, message="version 2")
+        self.assertEqual(self.api_json(f"/v1/exercises/{ident}")[1]["target"], 120)
+        # Live lists it among the custom ones.
+        self.open("/?lang=en")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="catalog loaded")
+        self.assertIn(ident, self.driver.execute_script(
+            "return [...document.querySelectorAll('#exercise optgroup:last-of-type option')].map((o) => o.value)"))
+        # Delete: refused once, then confirmed.
+        self.open("/exercises.html?lang=en")
+        wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, f"#ex-list button[aria-label='Delete Wall slide']"),
+                 10, message="the delete button")
+        button = self.driver.find_element(By.CSS_SELECTOR, "#ex-list button[aria-label='Delete Wall slide']")
+        button.click()
+        alert = self.driver.switch_to.alert
+        self.assertIn("Wall slide", alert.text)
+        alert.dismiss()
+        self.assertEqual(self.api_json(f"/v1/exercises/{ident}")[0], 200, "kept after No")
+        button.click()
+        self.driver.switch_to.alert.accept()
+        wait_for(lambda: "Deleted “Wall slide”" in self.text("ex-status"), 5, message="deleted")
+        self.assertEqual(self.api_json(f"/v1/exercises/{ident}")[0], 404)
+        # On a phone the form fits the width.
+        try:
+            self.emulate(self.driver, PHONE)
+            self.open("/exercises.html?lang=es")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="the list loaded")
+            self.assertEqual(self.text("ex-form-heading"), "Ejercicio nuevo")
+            self.assert_no_horizontal_scroll()
+            for element_id in ("ex-id", "ex-measurement", "ex-target", "ex-save"):
+                self.assertLessEqual(self.rect(element_id)["right"], PHONE[0], element_id)
+            self.screenshot(self.driver, "exercises", PHONE)
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_19_camera_source_with_a_fake_camera_and_a_stub_detector(self):
+        """The whole Camera path in headless Chromium: Chromium's fake camera feeds the video, a stub detector
+        (`globalThis.motionPoseDetector`, as camera.js allows) answers BlazePose landmarks of a right elbow
+        flexing, the page sends them as `mediapipe` poses, and the server counts the reps; no CDN is touched."""
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                         "--window-size=1280,900", "--lang=en-US", "--mute-audio",
+                         "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"):
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        camera = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        try:
+            camera.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+                window.__detections = 0;
+                globalThis.motionPoseDetector = {
+                  detectForVideo(video, ms) {
+                    window.__detections++;
+                    const clock = ms / 1000, phase = clock % 2.5;
+                    const angle = phase >= 2 ? 10 : 10 + 120 * (0.5 - 0.5 * Math.cos(Math.PI * phase));
+                    const a = angle * Math.PI / 180;
+                    const W = video.videoWidth, H = video.videoHeight, s = H / 720;
+                    const p = (x, y) => ({ x: (W / 2 + (x - 600) * s) / W, y: (y * s) / H, visibility: 0.95 });
+                    const marks = Array.from({ length: 33 }, () => ({ x: 0, y: 0, visibility: 0 }));
+                    marks[0] = p(612, 190);
+                    for (const i of [11, 12]) marks[i] = p(600, 250);
+                    for (const i of [23, 24]) marks[i] = p(600, 450);
+                    for (const i of [25, 26]) marks[i] = p(600, 560);
+                    for (const i of [27, 28]) marks[i] = p(600, 660);
+                    marks[14] = p(600, 400);
+                    marks[16] = p(600 + 150 * Math.sin(a), 400 + 150 * Math.cos(a));
+                    return { landmarks: [marks] };
+                  },
+                };"""})
+            camera.get(f"{self.base}/?lang=en&source=camera")
+            wait_for(lambda: camera.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            Select(camera.find_element(By.ID, "exercise")).select_by_value("elbowFlexion")
+            Select(camera.find_element(By.ID, "side")).select_by_value("right")
+            camera.find_element(By.ID, "start").click()
+            wait_for(lambda: "started" in camera.find_element(By.ID, "status").text, 15, message="started")
+            session_id = camera.find_element(By.ID, "status").get_attribute("data-session")
+            self.assertTrue(camera.find_element(By.ID, "video").is_displayed(), "the camera preview")
+            self.assertTrue(camera.find_element(By.ID, "overlay").is_displayed(), "the skeleton over it")
+            wait_for(lambda: int(camera.find_element(By.ID, "hud-clean").text) >= 2, 20, message="two reps counted")
+            self.assertGreater(camera.execute_script("return window.__detections"), 30)
+            camera.find_element(By.ID, "stop").click()
+            wait_for(lambda: camera.find_element(By.ID, "summary").is_displayed(), 10, message="summary")
+            summary = self.api_json(f"/v1/sessions/{session_id}")[1]
+            self.assertEqual((summary["exercise"], summary["side"], summary["status"]),
+                             ("elbowFlexion", "right", "finished"))
+            self.assertGreaterEqual(summary["repCount"], 2)
+            self.assertGreater(summary["frames"], 30)
+            self.assert_no_console_errors_in(camera)
+        finally:
+            camera.quit()
 
     def test_10_live_numbers_and_chart_in_the_first_screen(self):
         """During a session the controls shrink to one line and the angle, the rep counts and the chart fit in the

@@ -1,0 +1,122 @@
+// Progress: one subject's sessions of one exercise over the weeks (GET /v1/subjects/{subject}/progress,
+// PROTOCOL.md §5.2), oldest first: best and mean peak as a trend, clean and rejected reps per session, and the
+// same figures as a table whose dates open each session's page in History.
+
+import { initPage, $, formatDate, askForToken, errorStatus } from './common.js';
+import { t, exerciseName, onLanguageChange } from './i18n.js';
+import { exercises, getProgress, TOKEN_EVENT } from './api.js';
+import { drawTrend, drawCountBars } from './chart.js';
+
+initPage();
+
+let catalog = [];
+let shown = null; // {subject, exercise, sessions}
+let statusKey = [null];
+
+function status(key, params, cls = '') {
+  statusKey = [key, params, cls];
+  // The exercise is named in the language of the moment, again after a switch.
+  const filled = params?.exerciseId ? { ...params, exercise: exerciseName(params.exerciseId) } : params;
+  $('p-status').textContent = key ? t(key, filled) : '';
+  $('p-status').className = 'status ' + cls;
+}
+
+function fillExercises() {
+  const select = $('p-exercise');
+  const current = select.value || new URLSearchParams(location.search).get('exercise') || 'elbowFlexion';
+  select.replaceChildren(...catalog.map((e) => new Option(exerciseName(e), e.id)));
+  if (catalog.some((e) => e.id === current)) select.value = current;
+}
+
+const fmt = (v) => (v == null ? '–' : `${Math.round(v)}°`);
+
+function drawCharts() {
+  if (!shown?.sessions.length) return;
+  const target = catalog.find((e) => e.id === shown.exercise)?.target ?? null;
+  drawTrend($('trend-chart'), shown.sessions, { target });
+  drawCountBars($('count-chart'), shown.sessions);
+}
+
+function render() {
+  if (!shown) return;
+  const { sessions, exercise } = shown;
+  $('p-result').hidden = !sessions.length;
+  if (!sessions.length) return;
+  drawCharts();
+  const first = sessions[0], last = sessions[sessions.length - 1];
+  const summary = t('progress.summary', {
+    count: sessions.length, from: formatDate(first.startedAt), to: formatDate(last.startedAt),
+    first: fmt(first.best), last: fmt(last.best),
+  });
+  $('trend-summary').textContent = summary;
+  $('trend-chart').setAttribute('aria-label', `${t('progress.rangeChart')}. ${summary}`);
+  $('progress-table').querySelector('tbody').replaceChildren(...sessions.map((s) => {
+    const tr = document.createElement('tr');
+    const when = document.createElement('td');
+    const link = document.createElement('a');
+    link.href = `history.html?session=${encodeURIComponent(s.id)}`;
+    link.textContent = formatDate(s.startedAt);
+    when.append(link);
+    tr.append(when);
+    for (const value of [fmt(s.best), fmt(s.meanPeak), String(s.repCount ?? 0), String(s.rejectedCount ?? 0)]) {
+      const td = document.createElement('td');
+      td.textContent = value;
+      tr.append(td);
+    }
+    return tr;
+  }));
+}
+
+async function show() {
+  const subject = $('p-subject').value.trim();
+  const exercise = $('p-exercise').value;
+  if (!subject) {
+    status('progress.needSubject', null, 'bad');
+    $('p-subject').focus();
+    return;
+  }
+  const url = new URL(location.href);
+  url.searchParams.set('subject', subject);
+  url.searchParams.set('exercise', exercise);
+  history.replaceState(null, '', url);
+  status('status.loading');
+  try {
+    const answer = await getProgress(subject, { exercise });
+    // Times come as Unix seconds in progress entries: shown like the ISO times elsewhere.
+    const sessions = (answer.sessions || []).map((s) => ({ ...s, startedAt: toISO(s.startedAt) }));
+    shown = { subject, exercise, sessions };
+    render();
+    if (sessions.length) status('progress.count', { count: sessions.length, subject, exerciseId: exercise });
+    else status('progress.none', { subject, exerciseId: exercise });
+  } catch (e) {
+    status(...errorStatus(e), 'bad');
+    askForToken(e);
+  }
+}
+
+function toISO(value) {
+  return typeof value === 'number' ? new Date(value * 1000).toISOString() : value;
+}
+
+$('pick').addEventListener('submit', (e) => { e.preventDefault(); show(); });
+onLanguageChange(() => {
+  fillExercises();
+  render();
+  status(...statusKey);
+});
+let resizeTimer = 0;
+window.addEventListener('resize', () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(drawCharts, 150); });
+
+function load(reload = false) {
+  exercises({ reload }).then((list) => {
+    catalog = list;
+    fillExercises();
+    const params = new URLSearchParams(location.search);
+    const subject = params.get('subject') || (reload ? $('p-subject').value : '') || localStorage.getItem('motion.subject') || '';
+    $('p-subject').value = subject;
+    if (params.get('subject') || (reload && shown)) show();
+    document.body.dataset.ready = 'true';
+  }).catch((e) => { status(...errorStatus(e), 'bad'); askForToken(e); });
+}
+load();
+window.addEventListener(TOKEN_EVENT, () => load(true));

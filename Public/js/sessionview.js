@@ -1,0 +1,78 @@
+// One binding of a session's messages to the screen, used by Live and Watch alike: `snapshot` messages feed the
+// HUD and the chart, `event` messages the feedback, the chart's rep markers and the HUD's last rep, and the
+// exercise as prescribed (PROTOCOL.md §5.1) sets the target and thresholds that the chart draws and names.
+
+import { t } from './i18n.js';
+
+/** The effective target and thresholds of a catalog entry under a stored summary's `prescription` (§5.2). */
+export function prescribed(exercise, prescription) {
+  if (!exercise || !prescription) return exercise;
+  const pick = (key, fallback) => (prescription[key] ?? fallback);
+  return {
+    ...exercise,
+    target: pick('target', exercise.target),
+    thresholds: {
+      ...exercise.thresholds,
+      rest: pick('rest', exercise.thresholds?.rest), enter: pick('enter', exercise.thresholds?.enter),
+      exit: pick('exit', exercise.thresholds?.exit), holdSeconds: pick('holdSeconds', exercise.thresholds?.holdSeconds),
+    },
+  };
+}
+
+export class SessionView {
+  /**
+   * @param {{hud: import('./hud.js').Hud, chart: import('./chart.js').RealtimeChart,
+   *   feedback: import('./hud.js').Feedback, lines?: HTMLElement, skeleton?: import('./skeleton.js').SkeletonView}} parts
+   *   `lines`: where the chart's target and thresholds are named in words; `skeleton`: marks the unseen joints.
+   */
+  constructor({ hud, chart, feedback, lines = null, skeleton = null }) {
+    Object.assign(this, { hud, chart, feedback, lines, skeleton });
+    this.exercise = null;
+    this.chartT = -Infinity;
+  }
+
+  /** A new session (or none): HUD, feedback and chart start empty. */
+  clear() {
+    this.hud.clear();
+    this.feedback.clear();
+    this.chart.reset();
+    this.chartT = -Infinity;
+  }
+
+  /** Shows `exercise` (as prescribed): its target in the HUD, its target and thresholds drawn and named. */
+  setExercise(exercise) {
+    this.exercise = exercise;
+    this.hud.setExercise(exercise);
+    const lines = {
+      target: exercise?.target ?? null, enter: exercise?.thresholds?.enter ?? null, exit: exercise?.thresholds?.exit ?? null,
+    };
+    this.chart.setLines(lines);
+    if (!this.lines) return;
+    const f = (v) => (v == null ? '–' : String(Math.round(v * 100) / 100));
+    this.lines.textContent = t('chart.lines', { target: f(lines.target), enter: f(lines.enter), exit: f(lines.exit) });
+    this.lines.dataset.lines = JSON.stringify(lines);
+  }
+
+  /** Names the lines again in the current language. */
+  retranslate() {
+    if (this.exercise) this.setExercise(this.exercise);
+  }
+
+  snapshot(m) {
+    this.hud.update(m);
+    // A snapshot answered again after a resume is not drawn twice.
+    if (m.t > this.chartT) {
+      this.chartT = m.t;
+      this.chart.push(m.t, m.value);
+    }
+    if (this.skeleton) this.skeleton.setMissing(m.isVisible === false ? [...this.skeleton.measured] : m.missingJoints);
+  }
+
+  event(m) {
+    this.feedback.push(m);
+    if (m.rep && (m.event === 'repCompleted' || m.event === 'repRejected')) {
+      this.chart.markRep(m.t, m.event === 'repCompleted');
+      this.hud.showRep(m.rep);
+    }
+  }
+}
