@@ -2,8 +2,8 @@ import Glibc
 
 /// Lines written to a file descriptor by a thread of their own, so that whoever logs (an event loop answering
 /// requests) never waits for the descriptor: a pipe to a slow reader, a terminal, a full disk. A line is appended to
-/// a buffer under a lock and the writer thread, woken at once, writes everything buffered in one `write(2)`; lines
-/// keep their order.
+/// a buffer under a lock and the writer thread, woken by the first line into an empty buffer, lets lines gather for
+/// 2 ms and writes them all in one `write(2)`; lines keep their order.
 ///
 /// Bounded: past `capacity` unwritten bytes, new lines are dropped and counted, and once there is room a line says
 /// how many (`level=warning msg="log lines dropped" count=12`). What is buffered is written when the process exits
@@ -25,6 +25,9 @@ public final class LogWriter: Sendable {
         var dropped = 0
         var writing = false
     }
+
+    /// How long the thread lets lines gather after the first one wakes it.
+    static let batchMicroseconds: UInt32 = 2000
 
     private let fd: Int32
     private let capacity: Int
@@ -63,6 +66,10 @@ public final class LogWriter: Sendable {
     private func run() {
         var batch: [UInt8] = []
         while true {
+            state.withLock(waitingUntil: { !$0.pending.isEmpty || $0.dropped > 0 }, do: { _ in })
+            // Lines arriving meanwhile join this batch without waking the thread again (only the first line into an
+            // empty buffer wakes it): one wake-up and one write per batch, not per line, under a steady stream.
+            usleep(Self.batchMicroseconds)
             let dropped = state.withLock(
                 waitingUntil: { !$0.pending.isEmpty || $0.dropped > 0 },
                 do: { state in

@@ -69,8 +69,7 @@ struct HTTPServerTests {
         }
     }
 
-    /// Handlers that finish without suspending answer from inside the parse loop: thousands of requests in one
-    /// write, mixed with ones that suspend, are answered in order without the loop calling itself ever deeper.
+    /// Thousands of requests in one write, some of whose handlers suspend, are answered in order.
     @Test func answersThousandsOfPipelinedRequestsInOrder() async throws {
         try await withServer { address, _ in
             let client = try TestClient(address)

@@ -31,13 +31,6 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
     private var writeTimeout: WriteTimeout
     private var writeWaiters: [CheckedContinuation<Bool, Never>] = []
     private var upgrade: (@Sendable (UpgradedConnection) -> Void, HTTPRequest)?
-    /// Set while ``processInput()`` runs: a response written meanwhile (a handler that finished without
-    /// suspending) asks it to go on parsing rather than calling it again from inside.
-    private var processing = false
-    private var processAgain = false
-    /// Set while ``dispatch(_:)`` runs the handler; a response ready before it returns is kept here.
-    private var dispatching = false
-    private var immediateResponse: HTTPResponse?
 
     init(transport: Transport, loop: EventLoop, server: ServerContext, remote: SocketAddress?) {
         self.transport = transport
@@ -140,20 +133,6 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
 
     /// Parses requests from the buffered input while no request is being answered.
     private func processInput() {
-        guard !processing else {
-            processAgain = true
-            return
-        }
-        processing = true
-        defer { processing = false }
-        repeat {
-            processAgain = false
-            parseRequests()
-        } while processAgain && state.parsesInput
-        perform(state.inputConsumed())
-    }
-
-    private func parseRequests() {
         parsing: while state.parsesInput {
             if state.phase == .idle {
                 guard parser.bufferedByteCount > 0 else { break }
@@ -182,6 +161,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
                 return respondToParseError(error)
             }
         }
+        perform(state.inputConsumed())
     }
 
     /// Stops reading: the input has ended, enough is buffered, or what arrives is dropped past its bound.
@@ -191,28 +171,17 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
 
     // MARK: Responding
 
-    /// Runs the handler in a task on this loop, started at once: a handler that does not suspend (most do not)
-    /// answers before this returns, with no hop through the loop's queue; one that suspends answers through
-    /// `loop.execute`.
+    /// Runs the handler in a task on this loop; the response comes back through `loop.execute`. (Starting the task
+    /// with `Task.immediate` so that a handler that does not suspend answers at once was measured slower per request:
+    /// bench/RESULTS.md, 2026-12-04.)
     private func dispatch(_ request: HTTPRequest) {
         state.requestReceived()
         deadline.clear()
         let started = server.logger.level <= .info ? loop.now() : 0
         let responder = server.responder
-        dispatching = true
-        Task.immediate(executorPreference: loop) {
+        Task(executorPreference: loop) {
             let response = await responder(request)
-            // `dispatching` is read on the loop's thread only.
-            if self.loop.inEventLoop && self.dispatching {
-                self.immediateResponse = response
-            } else {
-                self.loop.execute { self.send(response, to: request, started: started) }
-            }
-        }
-        dispatching = false
-        if let response = immediateResponse {
-            immediateResponse = nil
-            send(response, to: request, started: started)
+            self.loop.execute { self.send(response, to: request, started: started) }
         }
     }
 
