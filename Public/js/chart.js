@@ -172,29 +172,28 @@ function frame(ctx, w, h, dpr) {
   ctx.textAlign = 'right';
 }
 
-function yAxis(ctx, vmax, left, right, yOf, dpr) {
-  const step = tickStep(vmax);
+function yAxis(ctx, vmax, step, unit, left, right, yOf, dpr) {
   for (let v = 0; v <= vmax; v += step) {
     hline(ctx, yOf(v), left, right, C.grid, []);
-    ctx.fillText(`${v}°`, left - 5 * dpr, yOf(v));
+    ctx.fillText(`${v}${unit}`, left - 5 * dpr, yOf(v));
   }
 }
 
 /**
- * The History charts' common ground: the canvas fitted and framed, a plot area with room for the axis labels, and a
- * value axis from 0 to `largest` rounded up to a tick (with 5 units of headroom).
+ * The History and Progress charts' common ground: the canvas fitted and framed, a plot area with room for the axis
+ * labels, and a value axis from 0 to `largest` plus `headroom`, rounded up to a tick of `step`; angles by default.
  */
-function valuePlot(canvas, largest) {
+function valuePlot(canvas, largest, { headroom = 5, step = null, unit = '°' } = {}) {
   fitCanvas(canvas);
   const ctx = canvas.getContext('2d');
   const dpr = window.devicePixelRatio || 1;
   const w = canvas.width, h = canvas.height;
   frame(ctx, w, h, dpr);
   const left = 42 * dpr, right = w - 8 * dpr, top = 10 * dpr, bottom = h - 20 * dpr;
-  const step = tickStep(largest);
-  const vmax = Math.ceil((largest + 5) / step) * step;
+  const tick = step ?? tickStep(largest);
+  const vmax = Math.ceil((largest + headroom) / tick) * tick;
   const yOf = (v) => bottom - (v / vmax) * (bottom - top);
-  yAxis(ctx, vmax, left, right, yOf, dpr);
+  yAxis(ctx, vmax, step ?? tickStep(vmax), unit, left, right, yOf, dpr);
   return { ctx, dpr, left, right, top, bottom, vmax, yOf };
 }
 
@@ -303,20 +302,9 @@ export function drawTrend(canvas, sessions, { target = null } = {}) {
 
 /** The Progress counts: per session, clean reps and reps rejected for a fault, stacked. */
 export function drawCountBars(canvas, sessions) {
-  fitCanvas(canvas);
-  const ctx = canvas.getContext('2d');
-  const dpr = window.devicePixelRatio || 1;
-  const w = canvas.width, h = canvas.height;
-  frame(ctx, w, h, dpr);
-  const left = 42 * dpr, right = w - 8 * dpr, top = 10 * dpr, bottom = h - 20 * dpr;
   const largest = Math.max(5, ...sessions.map((s) => (s.repCount ?? 0) + (s.rejectedCount ?? 0)));
   const step = largest <= 10 ? 2 : largest <= 25 ? 5 : largest <= 50 ? 10 : 20;
-  const vmax = Math.ceil(largest / step) * step;
-  const yOf = (v) => bottom - (v / vmax) * (bottom - top);
-  for (let v = 0; v <= vmax; v += step) {
-    hline(ctx, yOf(v), left, right, C.grid, []);
-    ctx.fillText(String(v), left - 5 * dpr, yOf(v));
-  }
+  const { ctx, dpr, left, right, bottom, yOf } = valuePlot(canvas, largest, { headroom: 0, step, unit: '' });
   const { slot, xOf } = sessionSlots(ctx, sessions, left, right, bottom, dpr);
   const bar = Math.max(2 * dpr, Math.min(40 * dpr, slot * 0.7));
   sessions.forEach((s, i) => {
