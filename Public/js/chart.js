@@ -266,7 +266,11 @@ function sessionSlots(ctx, sessions, left, right, bottom, dpr) {
   sessions.forEach((s, i) => {
     if (i % every) return;
     const d = new Date(s.startedAt);
-    if (!Number.isNaN(d.getTime())) ctx.fillText(`${d.getDate()}/${d.getMonth() + 1}`, left + slot * (i + 0.5), bottom + 10 * dpr);
+    if (!Number.isNaN(d.getTime())) {
+      // Day and month in the page language's order, as the table beside the chart writes dates.
+      const day = d.toLocaleDateString(document.documentElement.lang || undefined, { day: 'numeric', month: 'numeric' });
+      ctx.fillText(day, left + slot * (i + 0.5), bottom + 10 * dpr);
+    }
   });
   return { slot, xOf: (i) => left + slot * (i + 0.5) };
 }
