@@ -44,8 +44,8 @@ final class AppContext: Sendable {
     let limits: LiveLimits
     let metrics: ServerMetrics
     let live = LiveRegistry()
-    /// Live sessions a previous process left in the store, resumable until their window passes.
-    let orphans = OrphanedSessions()
+    /// This node among those sharing the store.
+    let cluster: ClusterNode
     let writes = StoreWrites()
     let checkpoints: CheckpointBatcher
     let httpSessions: HTTPSessionRegistry
@@ -65,9 +65,11 @@ final class AppContext: Sendable {
     init(
         store: any SessionStore, tokens: TokenTable?, logger: Logger, limits: LiveLimits, metrics: ServerMetrics,
         clock: @escaping @Sendable () -> Int64, loopClock: LoopClock = .monotonic,
-        storeObserver: StoreWriteObserver? = nil, exercises: ExerciseLibrary = ExerciseLibrary()
+        storeObserver: StoreWriteObserver? = nil, exercises: ExerciseLibrary = ExerciseLibrary(),
+        cluster: ClusterNode? = nil
     ) {
         self.store = store
+        self.cluster = cluster ?? ClusterNode(id: store.node, name: store.node, deadAfter: .seconds(10))
         self.tokens = tokens
         self.logger = logger
         self.limits = limits

@@ -80,25 +80,13 @@ public final class MotionServer: Sendable {
             }
         }
         let store: any SessionStore
-        let orphans: [LiveSessionEntry]
         let exercises = ExerciseLibrary(limits: options.exercises)
+        let shared = PostgresSessionStore.isURL(options.database)
         do {
-            if PostgresSessionStore.isURL(options.database) {
+            if shared {
                 store = try await PostgresSessionStore(url: options.database)
             } else {
                 store = try await SQLiteSessionStore(path: options.database)
-            }
-            // Sessions a previous run left live stay resumable for the window after their last write (a stopped
-            // run's final checkpoint, a killed one's last); older ones are abandoned now.
-            let window = Self.milliseconds(options.limits.resumeWindow)
-            let abandoned = try await store.abandonLiveSessions(
-                updatedBefore: window > 0 ? SQLiteSessionStore.systemMilliseconds() - window : .max)
-            if abandoned > 0 {
-                logger.log(.notice, "sessions left live by a previous run abandoned", ["count": "\(abandoned)"])
-            }
-            orphans = try await store.liveSessions()
-            if !orphans.isEmpty {
-                logger.log(.notice, "sessions left live by a previous run are resumable", ["count": "\(orphans.count)"])
             }
             exercises.load(try await store.currentExercises(tenant: nil), logger: logger)
         } catch {
@@ -106,12 +94,27 @@ public final class MotionServer: Sendable {
                 description: "cannot open the session store at \(Self.withoutPassword(options.database)): \(error)")
         }
         let metrics = ServerMetrics()
+        let cluster = ClusterNode(
+            id: store.node, name: options.nodeName ?? "\(Self.hostName()):\(options.port)",
+            deadAfter: options.nodeTimeout)
         let context = AppContext(
             store: store, tokens: tokens, logger: logger, limits: options.limits, metrics: metrics,
             clock: SQLiteSessionStore.systemMilliseconds, loopClock: clock, storeObserver: storeObserver,
-            exercises: exercises)
-        context.orphans.load(orphans)
+            exercises: exercises, cluster: cluster)
         self.context = context
+        if shared {
+            do {
+                cluster.attach(
+                    try PostgresNodeBus(url: options.database, node: cluster.id, name: cluster.name) { message in
+                        context.receive(message)
+                    })
+            } catch {
+                throw StartError(description: "cannot join the other nodes: \(error)")
+            }
+        }
+        // Sessions that no live node holds (left by a previous run of this node, or by a node that died) stay
+        // resumable for the window after their last write; older ones are abandoned now, and later by the sweep.
+        await Self.abandonExpiredOrphans(context: context)
 
         var router = Router()
         ExerciseRoutes(context: context).add(to: &router)
@@ -173,7 +176,12 @@ public final class MotionServer: Sendable {
                 }
             }
         }
-        let sweep = Task { await Self.abandonExpiredOrphans(context: context) }
+        let sweep = Task {
+            while !Task.isCancelled {
+                let wait = await Self.abandonExpiredOrphans(context: context)
+                try? await Task.sleep(for: wait)
+            }
+        }
         reaper.withLock { $0 = task }
         orphanSweep.withLock { $0 = sweep }
         return address
@@ -190,29 +198,31 @@ public final class MotionServer: Sendable {
         return String(location[..<colon]) + String(location[at...])
     }
 
-    /// Abandons each session a previous run left live once its resume window has passed since its last write,
-    /// unless a resume claimed it first; ends when none is left.
-    private static func abandonExpiredOrphans(context: AppContext) async {
-        let window = milliseconds(context.limits.resumeWindow)
-        while !Task.isCancelled, let oldest = context.orphans.oldestWrite {
-            let wait = oldest + window - context.clock()
-            if wait > 0 { try? await Task.sleep(for: .milliseconds(wait)) }
-            for orphan in context.orphans.takeExpired(writtenBefore: context.clock() - window + 1) {
-                do {
-                    _ = try await context.timed("abandon") {
-                        try await context.store.abandon(id: orphan.id, tenant: orphan.tenant)
-                    }
-                } catch {
-                    context.metrics.storeFailed("abandon")
-                    context.logger.log(
-                        .error, "cannot abandon an expired session", ["id": "\(orphan.id)", "error": "\(error)"])
-                }
+    /// Abandons the live sessions that no live node holds (a previous run's, a dead node's) once their resume
+    /// window has passed since their last write, unless a resume claimed them first.
+    /// - Returns: How long until the next one's window ends (at most a few seconds: nodes may die meanwhile).
+    @discardableResult
+    private static func abandonExpiredOrphans(context: AppContext) async -> Duration {
+        let window = context.limits.resumeWindow.milliseconds
+        let longest = Duration.seconds(5)
+        do {
+            let alive = try await context.timed("nodes") { try await context.liveNodes() }
+            let now = context.clock()
+            let abandoned = try await context.timed("abandon") {
+                try await context.store.abandonLiveSessions(updatedBefore: now - window + 1, except: alive)
             }
+            if abandoned > 0 {
+                context.logger.log(.notice, "sessions no node resumed in time abandoned", ["count": "\(abandoned)"])
+            }
+            let orphans = try await context.timed("live") { try await context.store.liveSessions() }
+                .filter { $0.holder.map { !alive.contains($0) } ?? true }
+            guard let oldest = orphans.map(\.updatedAt).min() else { return longest }
+            return min(longest, .milliseconds(max(1, oldest + window - context.clock())))
+        } catch {
+            context.metrics.storeFailed("abandon")
+            context.logger.log(.error, "cannot abandon the sessions no node holds", ["error": "\(error)"])
+            return longest
         }
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
     /// Reads the TLS certificate and key again (SIGHUP) for connections accepted from now on; open connections are
@@ -251,8 +261,17 @@ public final class MotionServer: Sendable {
             await context.writes.waitForAll()
         }
         await context.writes.waitForAll()
+        // Every session is checkpointed: once this node leaves, the others may claim them at once.
+        await context.cluster.leave()
         await context.store.close()
         http.stopLoops()
+    }
+
+    /// The machine's host name (the default node name's first part).
+    private static func hostName() -> String {
+        var name = [CChar](repeating: 0, count: 256)
+        guard gethostname(&name, name.count - 1) == 0 else { return "localhost" }
+        return String(cString: name)
     }
 
     private static func readFile(_ path: String) -> String? {

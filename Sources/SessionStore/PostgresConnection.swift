@@ -1,5 +1,6 @@
 import Basics
 import CLibPQ
+import Glibc
 
 /// One libpq connection to a PostgreSQL server, its cache of prepared statements, and reconnection with backoff.
 ///
@@ -123,6 +124,49 @@ final class PostgresConnection {
             if isConnected { try? execute("ROLLBACK") }
             throw error
         }
+    }
+
+    // MARK: Notifications (LISTEN/NOTIFY)
+
+    /// The connection's socket, for waiting on notifications with `poll`; nil when not connected.
+    var socket: Int32? {
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { return nil }
+        let socket = PQsocket(handle)
+        return socket >= 0 ? socket : nil
+    }
+
+    /// Reads what the server sent (without waiting) and returns the notifications received, in order.
+    /// - Throws: ``SessionStoreError/unavailable(message:)`` when the connection is lost.
+    func notifications() throws(SessionStoreError) -> [(channel: String, payload: String)] {
+        guard !closed else { throw .closed }
+        guard let handle, PQstatus(handle) == CONNECTION_OK else {
+            drop()
+            throw .unavailable(message: "not connected")
+        }
+        guard PQconsumeInput(handle) == 1 else {
+            let message = Self.message(of: handle)
+            drop()
+            throw .unavailable(message: message)
+        }
+        var received: [(channel: String, payload: String)] = []
+        while let notification = PQnotifies(handle) {
+            received.append(
+                (String(cString: notification.pointee.relname), String(cString: notification.pointee.extra)))
+            PQfreemem(notification)
+        }
+        return received
+    }
+
+    /// `text` as an SQL string literal, quoted and escaped for this connection (for statements built as text).
+    /// - Throws: ``SessionStoreError/unavailable(message:)`` when not connected.
+    func literal(_ text: String) throws(SessionStoreError) -> String {
+        let connection = try openConnection()
+        let escaped = text.withCString { PQescapeLiteral(connection, $0, strlen($0)) }
+        guard let escaped else {
+            throw .server(sqlState: "22021", message: Self.message(of: connection))
+        }
+        defer { PQfreemem(escaped) }
+        return String(cString: escaped)
     }
 
     /// The open connection, connecting first when there is none (unless a failed attempt's backoff runs).

@@ -104,6 +104,22 @@ enum PostgresSchema {
                 ALTER TABLE reps ADD COLUMN motion_rms DOUBLE PRECISION;
                 ALTER TABLE reps ADD COLUMN motion_covered DOUBLE PRECISION;
                 """),
+        // v3: the SQLite schema's version 9, a live session's holder; and the nodes sharing the database
+        // (PostgresNodeBus): each registers itself, heartbeats, and holds the session-level advisory lock `lock_key`
+        // while its connection lives, so its death shows at once (the lock goes with the connection).
+        Migration(
+            version: 3,
+            sql: """
+                ALTER TABLE sessions ADD COLUMN holder TEXT COLLATE "C";
+                CREATE INDEX sessions_live_by_holder ON sessions (holder) WHERE status = 'live';
+                CREATE TABLE nodes (
+                    id TEXT COLLATE "C" PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    lock_key BIGINT NOT NULL CHECK (lock_key > 0),
+                    started_at BIGINT NOT NULL,
+                    heartbeat_at BIGINT NOT NULL
+                );
+                """),
     ]
 
     /// The version this code writes.

@@ -53,7 +53,7 @@ extension PostgresSessionStore {
             guard let session = try wholeSession(id: id, tenant: tenant, in: db) else { return nil }
             let row = try db.query(
                 """
-                SELECT resume_digest, start_request, engine_state, checkpoint_t, updated_at FROM sessions
+                SELECT resume_digest, start_request, engine_state, checkpoint_t, updated_at, holder FROM sessions
                 WHERE id = $1 AND tenant = $2
                 """, [.string(id.description), .string(tenant)]
             ).first
@@ -63,7 +63,9 @@ extension PostgresSessionStore {
                 resumption = SessionResumption(tokenDigest: row.blob(0), start: start)
             }
             let state = row.isNull(2) ? nil : (state: row.blob(2), t: row.optionalDouble(3))
-            return ResumePoint(session: session, resumption: resumption, engineState: state, updatedAt: row.int64(4))
+            return ResumePoint(
+                session: session, resumption: resumption, engineState: state, updatedAt: row.int64(4),
+                holder: row.optionalString(5))
         }
     }
 
@@ -73,14 +75,17 @@ extension PostgresSessionStore {
     public func liveSessions() throws(SessionStoreError) -> [LiveSessionEntry] {
         let db = try database()
         let rows = try db.query(
-            "SELECT id, tenant, updated_at, resume_digest FROM sessions WHERE status = 'live' ORDER BY updated_at, id")
+            """
+            SELECT id, tenant, updated_at, resume_digest, holder FROM sessions WHERE status = 'live'
+            ORDER BY updated_at, id
+            """)
         var entries: [LiveSessionEntry] = []
         for row in rows.rows {
             guard let id = SessionID(row.string(0)) else { throw .corruptRecord(id: row.string(0)) }
             entries.append(
                 LiveSessionEntry(
                     id: id, tenant: row.string(1), updatedAt: row.int64(2),
-                    tokenDigest: row.isNull(3) ? nil : row.blob(3)))
+                    tokenDigest: row.isNull(3) ? nil : row.blob(3), holder: row.optionalString(4)))
         }
         return entries
     }

@@ -15,6 +15,7 @@ extension PostgresSessionStore {
                 .bytes(session.resumption?.tokenDigest), .string(session.resumption?.start),
             ]
             parameters += Self.summaryColumns(session.summary)
+            parameters.append(.string(node))
             // ON CONFLICT rather than catching the unique violation, which would abort the transaction.
             let inserted = try db.query(
                 """
@@ -22,9 +23,9 @@ extension PostgresSessionStore {
                     start_request, exercise, side, first_t, last_t, frames, visible_frames, rep_count, rejected_count,
                     best, baseline, fault_counts, exercise_version, prescribed_target, prescribed_rest,
                     prescribed_enter, prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets,
-                    per_side, mean_peak)
+                    per_side, mean_peak, holder)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-                    $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)
+                    $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)
                 ON CONFLICT (id) DO NOTHING
                 """,
                 parameters)
@@ -72,6 +73,8 @@ extension PostgresSessionStore {
                         (batchWritten[item.id], refused[item.id]) = (.some(nil), .notFound)
                     } catch .notLive(let status) {
                         (batchWritten[item.id], refused[item.id]) = (.some(nil), .notLive(status))
+                    } catch .heldElsewhere {
+                        (batchWritten[item.id], refused[item.id]) = (.some(nil), .heldElsewhere)
                     }
                 }
                 return refused
@@ -118,13 +121,16 @@ extension PostgresSessionStore {
     /// - Parameter cutoff: Unix milliseconds (store clock).
     /// - Returns: How many sessions were abandoned.
     /// - Throws: Database errors.
-    public func abandonLiveSessions(updatedBefore cutoff: Int64) throws(SessionStoreError) -> Int {
+    public func abandonLiveSessions(
+        updatedBefore cutoff: Int64, except holders: Set<String>
+    ) throws(SessionStoreError) -> Int {
         let db = try database()
         let changed = try db.query(
             """
             UPDATE sessions SET status = 'abandoned', ended_at = updated_at, updated_at = $2
             WHERE status = 'live' AND updated_at < $1
-            """, [.int(cutoff), .int(clock())]
+                AND (holder IS NULL OR NOT holder = ANY (string_to_array($3, ',')))
+            """, [.int(cutoff), .int(clock()), .string(holders.sorted().joined(separator: ","))]
         ).changed
         if changed > 0 { written.removeAll() }
         return changed
@@ -146,6 +152,59 @@ extension PostgresSessionStore {
             WHERE id = $1 AND tenant = $2 AND status = 'live'
             """, [.string(id.description), .string(tenant), .int(clock())]
         ).changed > 0
+    }
+
+    /// Makes this store's node the holder of a live session that `holder` holds now.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    ///   - holder: The holder the caller saw, nil for none.
+    /// - Returns: Whether this node holds it now.
+    /// - Throws: Database errors.
+    public func claim(id: SessionID, tenant: String, from holder: String?) throws(SessionStoreError) -> Bool {
+        let db = try database()
+        written[id] = nil
+        return try db.query(
+            """
+            UPDATE sessions SET holder = $3
+            WHERE id = $1 AND tenant = $2 AND status = 'live' AND holder IS NOT DISTINCT FROM $4
+            """, [.string(id.description), .string(tenant), .string(node), .string(holder)]
+        ).changed > 0
+    }
+
+    /// Lets go of a live session this store's node holds.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: Whether this node held it.
+    /// - Throws: Database errors.
+    public func release(id: SessionID, tenant: String) throws(SessionStoreError) -> Bool {
+        let db = try database()
+        written[id] = nil
+        return try db.query(
+            "UPDATE sessions SET holder = NULL WHERE id = $1 AND tenant = $2 AND status = 'live' AND holder = $3",
+            [.string(id.description), .string(tenant), .string(node)]
+        ).changed > 0
+    }
+
+    /// The nodes alive: registered (``PostgresNodeBus``), heartbeating since `cutoff`, and holding their advisory
+    /// lock, which their database connection takes with it when the process dies. This store's node counts as alive
+    /// even without a bus (a store used alone).
+    /// - Parameter cutoff: Unix milliseconds (store clock).
+    /// - Returns: The nodes' ids.
+    /// - Throws: Database errors.
+    public func liveNodes(heartbeatSince cutoff: Int64) throws(SessionStoreError) -> Set<String> {
+        let rows = try database().query(
+            """
+            SELECT n.id FROM nodes n
+            WHERE n.heartbeat_at >= $1 AND EXISTS (
+                SELECT 1 FROM pg_locks l
+                WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+                    AND l.classid = (n.lock_key >> 32)::oid AND l.objid = (n.lock_key & 4294967295)::oid)
+            """, [.int(cutoff)])
+        var nodes: Set<String> = [node]
+        for row in rows.rows { nodes.insert(row.string(0)) }
+        return nodes
     }
 
     /// Updates a live session in one transaction (see ``SQLiteSessionStore``: checkpoints append, the final write is
@@ -176,7 +235,9 @@ extension PostgresSessionStore {
             .string(id.description), .string(tenant), .string(status.rawValue), .int(endedAt), .int(now),
         ]
         parameters += Self.summaryColumns(summary)
-        // Only a live session changes, so a late checkpoint never overwrites a final summary.
+        parameters.append(.string(node))
+        // Only a live session changes, so a late checkpoint never overwrites a final summary; only its holder's
+        // writes are taken, so a node that lost it (taken over) cannot overwrite its new holder's.
         let changed = try db.query(
             """
             UPDATE sessions SET status = $3, ended_at = $4, updated_at = $5, exercise = $6, side = $7,
@@ -187,7 +248,7 @@ extension PostgresSessionStore {
                 mean_peak = $26,
                 engine_state = CASE WHEN $3 = 'live' THEN engine_state END,
                 checkpoint_t = CASE WHEN $3 = 'live' THEN checkpoint_t END
-            WHERE id = $1 AND tenant = $2 AND status = 'live'
+            WHERE id = $1 AND tenant = $2 AND status = 'live' AND holder = $27
             """,
             parameters
         ).changed
@@ -199,7 +260,7 @@ extension PostgresSessionStore {
             guard let current = SessionStatus(rawValue: row.string(0)) else {
                 throw .corruptRecord(id: id.description)
             }
-            throw .notLive(current)
+            throw current == .live ? .heldElsewhere : .notLive(current)
         }
         return try writeDetails(of: id, with: summary, after: after, in: db)
     }

@@ -28,6 +28,9 @@ public actor PostgresSessionStore: SessionStore {
         /// The store's wall clock, Unix milliseconds: stamps each write, which
         /// ``abandonLiveSessions(updatedBefore:)`` compares with its cutoff.
         public var clock: @Sendable () -> Int64
+        /// The node this store writes for (``SessionStore/node``; the id its ``PostgresNodeBus`` registers): by
+        /// default a new id for each store opened.
+        public var node = StoreNode.generateID()
 
         /// Creates a configuration.
         /// - Parameters:
@@ -59,6 +62,8 @@ public actor PostgresSessionStore: SessionStore {
 
     private let executor: StoreThreadExecutor
     let clock: @Sendable () -> Int64
+    /// The node this store writes for.
+    public nonisolated let node: String
     private var connection: PostgresConnection?
     /// How much of each live session's reps and series this store has written (see ``WrittenDetails``), so that a
     /// checkpoint writes only what came since. Changed only once the transaction that wrote them has committed.
@@ -80,6 +85,7 @@ public actor PostgresSessionStore: SessionStore {
     public init(url: String, configuration: Configuration = Configuration()) async throws(SessionStoreError) {
         executor = StoreThreadExecutor()
         clock = configuration.clock
+        node = configuration.node
         connection = nil
         // Fully initialized: from here on the init runs isolated, on the store's thread.
         var options = PostgresConnection.Configuration()

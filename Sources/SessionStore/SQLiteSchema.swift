@@ -153,6 +153,11 @@ enum SQLiteSchema {
                 ALTER TABLE reps ADD COLUMN motion_rms REAL;
                 ALTER TABLE reps ADD COLUMN motion_covered REAL;
                 """),
+        // v9: the node that holds a live session (PROTOCOL.md §8): the process that created or claimed it. NULL for
+        // none (released, or live before this version), which any node may claim.
+        Migration(
+            version: 9,
+            sql: "ALTER TABLE sessions ADD COLUMN holder TEXT;"),
     ]
 
     /// The version this code writes.

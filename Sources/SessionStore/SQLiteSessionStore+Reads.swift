@@ -56,7 +56,7 @@ extension SQLiteSessionStore {
             guard let session = try wholeSession(id: id, tenant: tenant, in: db) else { return nil }
             return try db.withStatement(
                 """
-                SELECT resume_digest, start_request, engine_state, checkpoint_t, updated_at FROM sessions
+                SELECT resume_digest, start_request, engine_state, checkpoint_t, updated_at, holder FROM sessions
                 WHERE id = ?1 AND tenant = ?2
                 """
             ) { select throws(SessionStoreError) -> ResumePoint? in
@@ -69,7 +69,8 @@ extension SQLiteSessionStore {
                 }
                 let state = select.isNull(2) ? nil : (state: select.blob(2), t: select.optionalDouble(3))
                 return ResumePoint(
-                    session: session, resumption: resumption, engineState: state, updatedAt: select.int64(4))
+                    session: session, resumption: resumption, engineState: state, updatedAt: select.int64(4),
+                    holder: select.optionalString(5))
             }
         }
     }
@@ -80,7 +81,7 @@ extension SQLiteSessionStore {
     public func liveSessions() throws(SessionStoreError) -> [LiveSessionEntry] {
         let db = try database()
         return try db.withStatement(
-            "SELECT id, tenant, updated_at, resume_digest FROM sessions WHERE status = 'live' ORDER BY updated_at"
+            "SELECT id, tenant, updated_at, resume_digest, holder FROM sessions WHERE status = 'live' ORDER BY updated_at"
         ) { select throws(SessionStoreError) -> [LiveSessionEntry] in
             var entries: [LiveSessionEntry] = []
             while try select.step() {
@@ -90,7 +91,7 @@ extension SQLiteSessionStore {
                 entries.append(
                     LiveSessionEntry(
                         id: id, tenant: select.string(1), updatedAt: select.int64(2),
-                        tokenDigest: select.isNull(3) ? nil : select.blob(3)))
+                        tokenDigest: select.isNull(3) ? nil : select.blob(3), holder: select.optionalString(4)))
             }
             return entries
         }

@@ -43,6 +43,14 @@ extension SQLiteSessionStore {
             } catch .database(let code, _) where code == csqlite_constraint_primarykey() {
                 throw .alreadyExists
             }
+            if tracksHolders {
+                try db.withStatement("UPDATE sessions SET holder = ?2 WHERE id = ?1") {
+                    update throws(SessionStoreError) in
+                    try update.bind(session.id.description, at: 1)
+                    try update.bind(node, at: 2)
+                    try update.step()
+                }
+            }
             if let resumption = session.resumption {
                 try db.withStatement("UPDATE sessions SET resume_digest = ?2, start_request = ?3 WHERE id = ?1") {
                     update throws(SessionStoreError) in
@@ -96,6 +104,8 @@ extension SQLiteSessionStore {
                         (batchWritten[item.id], refused[item.id]) = (.some(nil), .notFound)
                     } catch .notLive(let status) {
                         (batchWritten[item.id], refused[item.id]) = (.some(nil), .notLive(status))
+                    } catch .heldElsewhere {
+                        (batchWritten[item.id], refused[item.id]) = (.some(nil), .heldElsewhere)
                     }
                 }
                 return refused
@@ -146,17 +156,23 @@ extension SQLiteSessionStore {
     /// - Parameter cutoff: Unix milliseconds (store clock).
     /// - Returns: How many sessions were abandoned.
     /// - Throws: Database errors.
-    public func abandonLiveSessions(updatedBefore cutoff: Int64) throws(SessionStoreError) -> Int {
+    public func abandonLiveSessions(
+        updatedBefore cutoff: Int64, except holders: Set<String>
+    ) throws(SessionStoreError) -> Int {
         let db = try database()
         let now = clock()
+        let kept = holders.sorted()
+        let placeholders = (0..<kept.count).map { "?\($0 + 3)" }.joined(separator: ", ")
+        let exception = kept.isEmpty ? "" : " AND (holder IS NULL OR holder NOT IN (\(placeholders)))"
         return try db.withStatement(
             """
             UPDATE sessions SET status = 'abandoned', ended_at = updated_at, updated_at = ?2
-            WHERE status = 'live' AND updated_at < ?1
+            WHERE status = 'live' AND updated_at < ?1\(exception)
             """
         ) { abandon throws(SessionStoreError) -> Int in
             try abandon.bind(cutoff, at: 1)
             try abandon.bind(now, at: 2)
+            for (index, holder) in kept.enumerated() { try abandon.bind(holder, at: Int32(index + 3)) }
             try abandon.step()
             // What was written of the abandoned sessions is forgotten with the rest: a live session still checkpointing
             // here then rewrites its details once.
@@ -189,6 +205,53 @@ extension SQLiteSessionStore {
             return db.changes > 0
         }
     }
+
+    /// Makes this store's node the holder of a live session that `holder` holds now.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    ///   - holder: The holder the caller saw, nil for none.
+    /// - Returns: Whether this node holds it now.
+    /// - Throws: Database errors.
+    public func claim(id: SessionID, tenant: String, from holder: String?) throws(SessionStoreError) -> Bool {
+        let db = try database()
+        written[id] = nil
+        return try db.withStatement(
+            "UPDATE sessions SET holder = ?3 WHERE id = ?1 AND tenant = ?2 AND status = 'live' AND holder IS ?4"
+        ) { claim throws(SessionStoreError) -> Bool in
+            try claim.bind(id.description, at: 1)
+            try claim.bind(tenant, at: 2)
+            try claim.bind(node, at: 3)
+            try claim.bind(holder, at: 4)
+            try claim.step()
+            return db.changes > 0
+        }
+    }
+
+    /// Lets go of a live session this store's node holds.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: Whether this node held it.
+    /// - Throws: Database errors.
+    public func release(id: SessionID, tenant: String) throws(SessionStoreError) -> Bool {
+        let db = try database()
+        written[id] = nil
+        return try db.withStatement(
+            "UPDATE sessions SET holder = NULL WHERE id = ?1 AND tenant = ?2 AND status = 'live' AND holder = ?3"
+        ) { release throws(SessionStoreError) -> Bool in
+            try release.bind(id.description, at: 1)
+            try release.bind(tenant, at: 2)
+            try release.bind(node, at: 3)
+            try release.step()
+            return db.changes > 0
+        }
+    }
+
+    /// The nodes alive: an embedded database is written by one process, so only this store's node.
+    /// - Parameter cutoff: Unused: this process is alive.
+    /// - Returns: This store's node.
+    public func liveNodes(heartbeatSince cutoff: Int64) -> Set<String> { [node] }
 
     /// Updates a live session in one transaction. A checkpoint writes only the reps and samples that came since the
     /// last write; the final write (`finished`, `abandoned`) is whole, so an ended session's details are exactly
@@ -241,7 +304,7 @@ extension SQLiteSessionStore {
                 mean_peak = ?26,
                 engine_state = CASE WHEN ?3 = 'live' THEN engine_state END,
                 checkpoint_t = CASE WHEN ?3 = 'live' THEN checkpoint_t END
-            WHERE id = ?1 AND tenant = ?2 AND status = 'live'
+            WHERE id = ?1 AND tenant = ?2 AND status = 'live' AND holder = ?27
             """
         ) { update throws(SessionStoreError) in
             try update.bind(id.description, at: 1)
@@ -250,12 +313,13 @@ extension SQLiteSessionStore {
             try update.bind(endedAt, at: 4)
             try update.bind(now, at: 5)
             try bindSummaryColumns(summary, to: update, from: 6)
+            try update.bind(node, at: 27)
             try update.step()
             return db.changes > 0
         }
         guard changed else {
             guard let current = try self.status(of: id, tenant: tenant, in: db) else { throw .notFound }
-            throw .notLive(current)
+            throw current == .live ? .heldElsewhere : .notLive(current)
         }
         return try writeDetails(of: id, with: summary, after: after, in: db)
     }

@@ -33,6 +33,9 @@ public actor SQLiteSessionStore: SessionStore {
         public var clock: @Sendable () -> Int64
         /// The schema version to migrate to; tests build older databases with a lower one.
         var schemaVersion = SQLiteSchema.newestVersion
+        /// The node this store writes for (``SessionStore/node``): by default a new id for each store opened, so
+        /// the live sessions a previous process left are orphans that a resume claims.
+        public var node = StoreNode.generateID()
 
         /// Creates a configuration.
         /// - Parameters:
@@ -57,6 +60,10 @@ public actor SQLiteSessionStore: SessionStore {
 
     private let executor: StoreThreadExecutor
     let clock: @Sendable () -> Int64
+    /// The node this store writes for. An embedded database has one process: every other node is dead.
+    public nonisolated let node: String
+    /// Whether the schema has holders (version 9): only the databases tests build at older versions lack them.
+    let tracksHolders: Bool
     private var connection: SQLiteConnection?
     /// How much of each live session's reps and series this store has written (see ``WrittenDetails``), so that a
     /// checkpoint writes only what came since. Changed only once the transaction that wrote them has committed.
@@ -76,6 +83,8 @@ public actor SQLiteSessionStore: SessionStore {
     public init(path: String, configuration: Configuration = Configuration()) async throws(SessionStoreError) {
         executor = StoreThreadExecutor()
         clock = configuration.clock
+        node = configuration.node
+        tracksHolders = configuration.schemaVersion >= 9
         connection = nil
         // Fully initialized: from here on the init runs isolated, on the store's thread.
         Self.createParentDirectories(of: path)

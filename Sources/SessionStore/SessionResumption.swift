@@ -30,16 +30,19 @@ public struct ResumePoint: Sendable {
     public var engineState: (state: [UInt8], t: Double?)?
     /// When the session was last written, Unix milliseconds (store clock).
     public var updatedAt: Int64
+    /// The node that holds it (PROTOCOL.md §8); nil when none does (released, or stored before nodes existed).
+    public var holder: String?
 
     /// Creates a resume point.
     public init(
         session: StoredSession, resumption: SessionResumption?, engineState: (state: [UInt8], t: Double?)?,
-        updatedAt: Int64
+        updatedAt: Int64, holder: String? = nil
     ) {
         self.session = session
         self.resumption = resumption
         self.engineState = engineState
         self.updatedAt = updatedAt
+        self.holder = holder
     }
 }
 
@@ -54,12 +57,15 @@ public struct LiveSessionEntry: Sendable, Hashable {
     public var updatedAt: Int64
     /// SHA-256 of its resume token; nil for a session that cannot be resumed.
     public var tokenDigest: [UInt8]?
+    /// The node that holds it; nil when none does.
+    public var holder: String?
 
     /// Creates an entry.
-    public init(id: SessionID, tenant: String, updatedAt: Int64, tokenDigest: [UInt8]?) {
+    public init(id: SessionID, tenant: String, updatedAt: Int64, tokenDigest: [UInt8]?, holder: String? = nil) {
         self.id = id
         self.tenant = tenant
         self.updatedAt = updatedAt
         self.tokenDigest = tokenDigest
+        self.holder = holder
     }
 }

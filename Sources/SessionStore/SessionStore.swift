@@ -16,6 +16,10 @@ public import MotionCore
 ///
 /// and at start, before taking sessions: `try await store.abandonLiveSessions()`.
 public protocol SessionStore: Sendable {
+    /// The node this store writes for (PROTOCOL.md §8): it holds the live sessions it creates or claims, and only the
+    /// holder's checkpoints and final summary of a session are taken (``SessionStoreError/heldElsewhere``).
+    var node: String { get }
+
     /// Stores a new session: its row, reps and series, and its ``StoredSession/resumption`` if any, atomically.
     ///
     /// Usually `live` with the summary so far; a recorded session (`POST /v1/analyze`) may be stored `finished`.
@@ -29,15 +33,16 @@ public protocol SessionStore: Sendable {
     ///   - tenant: Its tenant.
     ///   - summary: The summary so far.
     /// - Throws: ``SessionStoreError/notFound``; ``SessionStoreError/notLive(_:)`` if it already ended (a late
-    ///   checkpoint never overwrites a final summary); database errors.
+    ///   checkpoint never overwrites a final summary); ``SessionStoreError/heldElsewhere`` if another node holds it;
+    ///   database errors.
     func checkpoint(id: SessionID, tenant: String, summary: SessionSummary) async throws
 
     /// Checkpoints several live sessions at once, all or nothing (one transaction where the store has them), as
     /// ``checkpoint(id:tenant:summary:)`` would one by one: a checkpoint of a session that is unknown or already
     /// ended changes nothing and is reported, the others are applied.
     /// - Parameter batch: The checkpoints, applied in order (a session may appear more than once).
-    /// - Returns: The checkpoints not applied, by session, with why (``SessionStoreError/notFound`` or
-    ///   ``SessionStoreError/notLive(_:)``).
+    /// - Returns: The checkpoints not applied, by session, with why (``SessionStoreError/notFound``,
+    ///   ``SessionStoreError/notLive(_:)`` or ``SessionStoreError/heldElsewhere``).
     /// - Throws: Database errors (then none was applied).
     func checkpoint(_ batch: [SessionCheckpoint]) async throws -> [SessionID: SessionStoreError]
 
@@ -49,7 +54,7 @@ public protocol SessionStore: Sendable {
     ///   - status: `finished` or `abandoned`.
     ///   - endedAt: When it ended, Unix milliseconds.
     /// - Throws: ``SessionStoreError/invalidEndStatus(_:)`` for `live`; ``SessionStoreError/notFound``;
-    ///   ``SessionStoreError/notLive(_:)`` if it already ended; database errors.
+    ///   ``SessionStoreError/notLive(_:)`` if it already ended; ``SessionStoreError/heldElsewhere``; database errors.
     func finish(
         id: SessionID, tenant: String, summary: SessionSummary, status: SessionStatus, endedAt: Int64)
         async throws
@@ -123,15 +128,44 @@ public protocol SessionStore: Sendable {
     /// - Throws: Database errors.
     func delete(id: SessionID, tenant: String) async throws -> Bool
 
-    /// Marks `abandoned` every live session (of any tenant) last written before `cutoff`, keeping its last
-    /// checkpoint; its end time becomes the time of that last write.
+    /// Marks `abandoned` every live session (of any tenant) last written before `cutoff` and held by none of
+    /// `holders`, keeping its last checkpoint; its end time becomes the time of that last write.
     ///
-    /// A single node calls ``abandonLiveSessions()`` at start: whatever is live then was left by a dead process.
-    /// Nodes sharing a database pass a cutoff a few checkpoint intervals in the past instead.
-    /// - Parameter cutoff: Unix milliseconds (store clock).
+    /// Nodes pass the live nodes (``liveNodes(heartbeatSince:)``) as `holders` and the resume window as the cutoff:
+    /// what a dead node held and nobody resumed in time is abandoned, what a live node holds is its own business.
+    /// - Parameters:
+    ///   - cutoff: Unix milliseconds (store clock).
+    ///   - holders: Nodes whose sessions stay untouched.
     /// - Returns: How many sessions were abandoned.
     /// - Throws: Database errors.
-    func abandonLiveSessions(updatedBefore cutoff: Int64) async throws -> Int
+    func abandonLiveSessions(updatedBefore cutoff: Int64, except holders: Set<String>) async throws -> Int
+
+    // MARK: Holders (PROTOCOL.md §8)
+
+    /// Makes this store's ``node`` the holder of a live session if `holder` holds it now (compare and set), so two
+    /// nodes resuming one session never both take it.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    ///   - holder: The holder the caller saw (a dead node's id, or nil for a session nobody holds).
+    /// - Returns: Whether this node holds the session now (false: it ended, vanished, or its holder changed).
+    /// - Throws: Database errors.
+    func claim(id: SessionID, tenant: String, from holder: String?) async throws -> Bool
+
+    /// Lets go of a live session this node holds (after its last checkpoint), so another node can claim it.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: Whether this node held it.
+    /// - Throws: Database errors.
+    func release(id: SessionID, tenant: String) async throws -> Bool
+
+    /// The nodes alive now: registered, heartbeating since `cutoff`, and connected to the database. An embedded
+    /// store has one node, its own process.
+    /// - Parameter cutoff: Unix milliseconds (store clock): a node whose last heartbeat is older is dead.
+    /// - Returns: The nodes' ids, this store's ``node`` among them.
+    /// - Throws: Database errors.
+    func liveNodes(heartbeatSince cutoff: Int64) async throws -> Set<String>
 
     // MARK: Custom exercises (PROTOCOL.md §5.1)
 
@@ -197,7 +231,15 @@ extension SessionStore {
     /// - Returns: How many sessions were abandoned.
     /// - Throws: Database errors.
     public func abandonLiveSessions() async throws -> Int {
-        try await abandonLiveSessions(updatedBefore: .max)
+        try await abandonLiveSessions(updatedBefore: .max, except: [])
+    }
+
+    /// Marks `abandoned` every live session last written before `cutoff`, whoever holds it.
+    /// - Parameter cutoff: Unix milliseconds (store clock).
+    /// - Returns: How many sessions were abandoned.
+    /// - Throws: Database errors.
+    public func abandonLiveSessions(updatedBefore cutoff: Int64) async throws -> Int {
+        try await abandonLiveSessions(updatedBefore: cutoff, except: [])
     }
 }
 

@@ -29,7 +29,13 @@ struct FailingStore: SessionStore {
     func list(_ query: SessionQuery) async throws -> SessionPage { throw Down() }
     func progress(_ query: ProgressQuery) async throws -> ProgressPage { throw Down() }
     func delete(id: SessionID, tenant: String) async throws -> Bool { throw Down() }
-    func abandonLiveSessions(updatedBefore cutoff: Int64) async throws -> Int { throw Down() }
+    var node: String { "failing" }
+    func abandonLiveSessions(updatedBefore cutoff: Int64, except holders: Set<String>) async throws -> Int {
+        throw Down()
+    }
+    func claim(id: SessionID, tenant: String, from holder: String?) async throws -> Bool { throw Down() }
+    func release(id: SessionID, tenant: String) async throws -> Bool { throw Down() }
+    func liveNodes(heartbeatSince cutoff: Int64) async throws -> Set<String> { throw Down() }
     func saveExercise(
         id: String, tenant: String, as write: ExerciseWrite, quota: ExerciseQuota,
         definition: @Sendable (Int) -> String

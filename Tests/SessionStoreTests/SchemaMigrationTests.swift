@@ -9,7 +9,7 @@ import Testing
         try await withSQLiteStore { store, path in
             let raw = try RawDatabase(path: path)
             #expect(try raw.integer("PRAGMA user_version") == SQLiteSchema.newestVersion)
-            #expect(SQLiteSchema.newestVersion == 8)
+            #expect(SQLiteSchema.newestVersion == 9)
             #expect(try raw.strings("PRAGMA journal_mode") == ["wal"])
             let tables = try raw.strings("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
             #expect(tables == ["exercises", "reps", "series", "series_chunks", "sessions"])
@@ -94,6 +94,11 @@ import Testing
 
             // Version-2 features on migrated rows: series, filter indexes, abandoning by last write.
             let summary = SessionSummary.make(exercise: "squat", side: nil)
+            // Live before holders existed: nobody holds it, and a node claims it before writing.
+            await #expect(throws: SessionStoreError.heldElsewhere) {
+                try await store.checkpoint(id: live, tenant: "clinic-1", summary: summary)
+            }
+            #expect(try await store.claim(id: live, tenant: "clinic-1", from: nil))
             try await store.checkpoint(id: live, tenant: "clinic-1", summary: summary)
             #expect(try await store.series(id: live, tenant: "clinic-1") == summary.series)
             let page = try await store.list(SessionQuery(tenant: "clinic-1", subject: "patient-18"))
@@ -194,6 +199,7 @@ import Testing
 
             // The old live session goes on with the new fields, through a checkpoint and its final write.
             var summary = SessionSummary.make(exercise: "squat", side: nil, reps: 3, alternating: true)
+            #expect(try await store.claim(id: live, tenant: "clinic-1", from: nil))
             try await store.checkpoint(id: live, tenant: "clinic-1", summary: summary)
             #expect(try await store.session(id: live, tenant: "clinic-1")?.summary == summary)
             summary = .make(exercise: "squat", side: nil, reps: 4, alternating: true)

@@ -91,10 +91,18 @@ struct TestDatabase: Sendable {
     let clock: ManualClock
 
     /// Opens another store on the database (the test closes it).
-    func open() async throws -> any TestedStore {
+    /// - Parameter node: The node it writes for: by default the same for every store a test opens, as one process
+    ///   opening its database again; another id is another node (or a later run).
+    func open(as node: String = "test-node") async throws -> any TestedStore {
         switch kind {
-        case .sqlite: return try await SQLiteSessionStore(path: location, configuration: .init(clock: clock.read))
-        case .postgres: return try await PostgresSessionStore(url: location, configuration: .init(clock: clock.read))
+        case .sqlite:
+            var configuration = SQLiteSessionStore.Configuration(clock: clock.read)
+            configuration.node = node
+            return try await SQLiteSessionStore(path: location, configuration: configuration)
+        case .postgres:
+            var configuration = PostgresSessionStore.Configuration(clock: clock.read)
+            configuration.node = node
+            return try await PostgresSessionStore(url: location, configuration: configuration)
         }
     }
 

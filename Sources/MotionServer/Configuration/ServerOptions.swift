@@ -30,6 +30,12 @@ public struct ServerOptions: Sendable, Equatable {
     public var tlsCertificate: String?
     /// The PEM private key of ``tlsCertificate``.
     public var tlsKey: String?
+    /// This node's name among the nodes sharing a PostgreSQL database (PROTOCOL.md §8), in logs and `/metrics`;
+    /// nil names it by host name and port.
+    public var nodeName: String?
+    /// How long a node sharing the database may go without a heartbeat before the others take it for dead (its
+    /// sessions are then resumable on any node). A node whose process dies is seen dead at once.
+    public var nodeTimeout: Duration = .seconds(10)
 
     /// Creates the defaults.
     public init() {}
@@ -49,11 +55,11 @@ public struct ServerOptions: Sendable, Equatable {
                              [--frames-per-second 240] [--max-message-bytes 1048576] [--write-timeout 30]
                              [--max-http-sessions 10000] [--max-http-sessions-per-tenant 1000]
                              [--max-exercises-per-tenant 200] [--resume-seconds 120]
-                             [--tls-cert FILE --tls-key FILE]
+                             [--tls-cert FILE --tls-key FILE] [--node NAME] [--node-timeout 10]
         Every flag also reads from the environment: MOTION_HOST, MOTION_PORT, MOTION_DATABASE, MOTION_PUBLIC,
         MOTION_THREADS, MOTION_TOKENS, MOTION_LOG_LEVEL, MOTION_WS_ECHO=1, MOTION_FRAMES_PER_SECOND,
         MOTION_MAX_MESSAGE_BYTES, MOTION_WRITE_TIMEOUT, MOTION_MAX_HTTP_SESSIONS, MOTION_MAX_HTTP_SESSIONS_PER_TENANT,
-        MOTION_MAX_EXERCISES_PER_TENANT, MOTION_RESUME_SECONDS, MOTION_TLS_CERT, MOTION_TLS_KEY. SIGHUP reads the certificate and key again.
+        MOTION_MAX_EXERCISES_PER_TENANT, MOTION_RESUME_SECONDS, MOTION_TLS_CERT, MOTION_TLS_KEY, MOTION_NODE, MOTION_NODE_TIMEOUT. SIGHUP reads the certificate and key again.
         """
 
     /// The flags, each with its variable.
@@ -70,6 +76,7 @@ public struct ServerOptions: Sendable, Equatable {
         .value("max-exercises-per-tenant", environment: "MOTION_MAX_EXERCISES_PER_TENANT"),
         .value("resume-seconds", environment: "MOTION_RESUME_SECONDS"),
         .value("tls-cert", environment: "MOTION_TLS_CERT"), .value("tls-key", environment: "MOTION_TLS_KEY"),
+        .value("node", environment: "MOTION_NODE"), .value("node-timeout", environment: "MOTION_NODE_TIMEOUT"),
     ])
 
     /// Reads the options from the environment, then the arguments.
@@ -126,6 +133,16 @@ public struct ServerOptions: Sendable, Equatable {
         case "max-exercises-per-tenant": exercises.maxExercisesPerTenant = try flag.integer(in: 0...100_000)
         case "tls-cert": tlsCertificate = value
         case "tls-key": tlsKey = value
+        case "node":
+            guard !value.isEmpty, value.utf8.count <= 100, value.unicodeScalars.allSatisfy({ $0.value > 32 }) else {
+                throw flag.invalid("a name of 1 to 100 bytes without spaces")
+            }
+            nodeName = value
+        case "node-timeout":
+            guard let seconds = Double(value), seconds >= 1, seconds <= 3600 else {
+                throw flag.invalid("seconds within [1, 3600]")
+            }
+            nodeTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
         default: preconditionFailure("--\(flag.name) is not in ServerOptions.flags")
         }
     }

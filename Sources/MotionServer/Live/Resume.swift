@@ -20,20 +20,22 @@ struct TakenSession {
 }
 
 extension AppContext {
-    /// Finds the session a `resume` names and takes it for `holder` (PROTOCOL.md §3.1).
+    /// Finds the session a `resume` names and takes it for `holder` (PROTOCOL.md §3.1, §8).
     ///
-    /// Three places may have it, tried in order: this node's registry (the session is held by a connection's actor,
-    /// attached or detached: it is handed over), the sessions a previous process left live (claimed, then restored
-    /// from the store's last checkpoint), and otherwise the store alone, which says why it cannot be resumed. The
-    /// token is checked before anything about the session's state is told. Holders can change while this runs (two
-    /// resumes at once, an expiry): a holder that has nothing to hand over any more is looked up again.
+    /// Where it is decides how: held by a connection's actor on this node (attached or detached), it is handed over
+    /// from memory; held by another live node, that node is asked to store it and let go, then it is claimed here;
+    /// held by nobody, or by a dead node (a previous run of this one, a node killed), it is claimed from the store
+    /// (compare and set on its holder, so two resumes never both take it) and restored from its last checkpoint.
+    /// The token is checked before anything about the session's state is told. Holders can change while this runs
+    /// (two resumes at once, an expiry): each step that finds the session moved looks again.
     /// - Parameters:
     ///   - request: The `resume` message.
     ///   - tenant: The connection's tenant.
     ///   - holder: The actor of the connection that sent it.
     /// - Returns: The session.
     /// - Throws: `unknownSession` (malformed id, no such session, another tenant's), `invalidResume` (wrong token),
-    ///   `resumeExpired` (ended, past its window, or its state does not restore), `storeUnavailable`.
+    ///   `resumeExpired` (ended, past its window, or its state does not restore), `storeUnavailable` (the store, or
+    ///   the node holding the session, does not answer).
     func takeOver(
         _ request: ResumeRequest, tenant: String, for holder: LiveSession
     ) async throws(WireError) -> TakenSession {
@@ -42,7 +44,7 @@ extension AppContext {
         let expired = WireError(code: .resumeExpired, message: "the session has ended and cannot be resumed")
         guard let id = SessionID(request.session) else { throw unknown }
         let digest = ResumeToken.digest(of: request.token)
-        for _ in 0..<8 {
+        for attempt in 0..<8 {
             if let entry = live.entry(id, tenant: tenant) {
                 guard ResumeToken.matches(digest, entry.tokenDigest) else { throw wrongToken }
                 guard entry.holder !== holder else { throw expired }
@@ -52,33 +54,46 @@ extension AppContext {
                 }
                 continue
             }
-            switch orphans.claim(id, tenant: tenant, tokenDigest: digest) {
-            case .wrongToken: throw wrongToken
-            case .claimed(let orphan):
-                // Held here from now on, so a second resume waits for this one instead of restoring it again.
-                live.insert(holder, id: id, tokenDigest: digest, connected: false)
-                do throws(WireError) {
-                    return try await restore(id, tenant: tenant, tokenDigest: digest)
-                } catch {
-                    live.remove(id, holder: holder)
-                    if error.code == .storeUnavailable { orphans.putBack(orphan) }
-                    throw error
-                }
-            case .none:
-                break
-            }
-            // Neither held nor left by a previous process: the store tells which error it is.
-            let point = try await resumePoint(id, tenant: tenant)
-            guard let point else { throw unknown }
+            guard let point = try await resumePoint(id, tenant: tenant) else { throw unknown }
             guard let expected = point.resumption?.tokenDigest, ResumeToken.matches(digest, expected) else {
                 throw wrongToken
             }
-            throw expired
+            guard point.session.status == .live else { throw expired }
+            if point.holder == cluster.id {
+                // Claimed here by a resume that has not put it in the registry yet: look again in a moment.
+                try? await Task.sleep(for: .milliseconds(10 << min(attempt, 4)))
+                continue
+            }
+            let alive = try await storeCall("nodes") { try await liveNodes() }
+            if let current = point.holder, alive.contains(current) {
+                // Another node runs it: it stores the session and lets go, then it is claimed here.
+                guard await cluster.askToRelease(id, tenant: tenant, from: current, timeout: .seconds(3)) else {
+                    throw WireError(
+                        code: .storeUnavailable, message: "the node holding the session does not answer; try again")
+                }
+                continue
+            }
+            // Nobody alive holds it: resumable for the window after its last write.
+            guard point.updatedAt + limits.resumeWindow.milliseconds > clock() else {
+                _ = try? await store.abandon(id: id, tenant: tenant)
+                throw expired
+            }
+            guard try await storeCall("claim", { try await store.claim(id: id, tenant: tenant, from: point.holder) })
+            else { continue }
+            // Held here from now on, so a second resume waits for this one instead of restoring it again.
+            live.insert(holder, id: id, tokenDigest: digest, connected: false)
+            do throws(WireError) {
+                return try await restore(id, tenant: tenant, tokenDigest: digest)
+            } catch {
+                live.remove(id, holder: holder)
+                if error.code == .storeUnavailable { _ = try? await store.release(id: id, tenant: tenant) }
+                throw error
+            }
         }
-        throw expired
+        throw WireError(code: .storeUnavailable, message: "the session kept moving between nodes; try again")
     }
 
-    /// Rebuilds a session left by a previous process from the store: its `start`, its exercise at the version it
+    /// Rebuilds a session claimed from the store: its `start`, its exercise at the version it
     /// began with, and the engine state and series of its last checkpoint. A session that cannot be rebuilt is
     /// abandoned.
     private func restore(
@@ -112,7 +127,7 @@ extension AppContext {
     private func exercise(of session: StoredSession, tenant: String) async throws(WireError) -> Exercise {
         if let builtin = Exercise.named(session.exercise) { return builtin }
         let version = session.summary.exerciseVersion
-        let record = try await storeCall {
+        let record = try await storeCall("resume") {
             try await store.exercise(id: session.exercise, tenant: tenant, version: version)
         }
         guard let record else {
@@ -122,16 +137,19 @@ extension AppContext {
     }
 
     private func resumePoint(_ id: SessionID, tenant: String) async throws(WireError) -> ResumePoint? {
-        try await storeCall { try await store.resumePoint(id: id, tenant: tenant) }
+        try await storeCall("resume") { try await store.resumePoint(id: id, tenant: tenant) }
     }
 
-    /// A store call for a resume, timed; a failure is counted, logged and answered `storeUnavailable`.
-    private func storeCall<T: Sendable>(_ call: () async throws -> T) async throws(WireError) -> T {
+    /// A store call for a resume, timed as `operation`; a failure is counted, logged and answered
+    /// `storeUnavailable`.
+    private func storeCall<T: Sendable>(
+        _ operation: String, _ call: () async throws -> T
+    ) async throws(WireError) -> T {
         do {
-            return try await timed("resume", call)
+            return try await timed(operation, call)
         } catch {
-            metrics.storeFailed("resume")
-            logger.log(.error, "store call failed", ["operation": "resume", "error": "\(error)"])
+            metrics.storeFailed(operation)
+            logger.log(.error, "store call failed", ["operation": operation, "error": "\(error)"])
             throw WireError(code: .storeUnavailable, message: "the session store is unavailable; try again")
         }
     }

@@ -36,8 +36,12 @@ struct SessionWatchers {
     /// - Parameter status: How the session ended: watchers of a finished session are closed with 1000, those of an
     ///   abandoned one (its client vanished or went idle, or the server is shutting down) with 1001.
     mutating func closeAll(status: SessionStatus) {
-        let code: WebSocketCloseCode = status == .finished ? .normal : .goingAway
-        for watcher in sockets { watcher.close(code: code, reason: "session ended") }
+        closeAll(code: status == .finished ? .normal : .goingAway, reason: "session ended")
+    }
+
+    /// Closes every watcher with `code`.
+    mutating func closeAll(code: WebSocketCloseCode, reason: String) {
+        for watcher in sockets { watcher.close(code: code, reason: reason) }
         sockets.removeAll()
     }
 }

@@ -84,6 +84,10 @@ extension AppContext {
             for (id, error) in refused {
                 metrics.storeFailed("checkpoint")
                 logger.log(.warning, "cannot store the session (checkpoint)", ["id": "\(id)", "error": "\(error)"])
+                if error == .heldElsewhere, let item = batch.first(where: { $0.id == id }) {
+                    // Another node took it over (it thought this one dead): this node stops running it.
+                    Task { _ = await drop(id, tenant: item.tenant) }
+                }
             }
             if let storeObserver {
                 for item in batch {

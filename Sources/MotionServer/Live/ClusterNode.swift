@@ -1,0 +1,173 @@
+import Basics
+import HTTPServer
+import SessionStore
+
+/// This node among the nodes that share its store (PROTOCOL.md §8), and what it says to them.
+///
+/// Who holds a live session is in the store (``SessionStore/claim(id:tenant:from:)``); which nodes are alive too
+/// (``SessionStore/liveNodes(heartbeatSince:)``). The nodes talk over the store's bus (``PostgresNodeBus``, one
+/// line of text per message) when one needs another to act: a node that a client resumes a session on asks the
+/// holder to let it go (`release`), and the holder answers once the session's whole state is stored (`released`).
+/// With an embedded store there is no bus and no other node: every holder other than this node is dead.
+final class ClusterNode: Sendable {
+    /// This node's id in the store: the holder of the sessions it runs.
+    let id: String
+    /// This node's name for people (`--node`).
+    let name: String
+    /// How long a node may go without a heartbeat before it is dead.
+    let deadAfter: Duration
+    private let bus = Locked<PostgresNodeBus?>(nil)
+    /// Resumes waiting for a holder's `released`, by session.
+    private let releases = Locked<(next: UInt64, waiting: [SessionID: [UInt64: CheckedContinuation<Bool, Never>]])>(
+        (0, [:]))
+
+    init(id: String, name: String, deadAfter: Duration) {
+        self.id = id
+        self.name = name
+        self.deadAfter = deadAfter
+    }
+
+    /// Connects the node to the others.
+    func attach(_ bus: PostgresNodeBus) { self.bus.withLock { $0 = bus } }
+
+    /// Disconnects: deregisters the node, so its sessions are claimable by the others at once.
+    func leave() async {
+        guard let bus = bus.withLock({ $0 }) else { return }
+        await bus.stop()
+    }
+
+    /// Whether the node is registered with the others (always with an embedded store, which has no others).
+    var isRegistered: Bool { bus.withLock { $0 }?.isRegistered ?? true }
+
+    /// Sends a message to another node (nothing without a bus: there are no others).
+    func send(_ message: ClusterMessage, to node: String) {
+        bus.withLock { $0 }?.send(message.text, to: node)
+    }
+
+    /// Asks `holder` to let go of session `id` and waits for its answer.
+    /// - Returns: Whether it answered within `timeout` (it released the session, or did not have it).
+    func askToRelease(_ id: SessionID, tenant: String, from holder: String, timeout: Duration) async -> Bool {
+        guard bus.withLock({ $0 }) != nil else { return false }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let ticket = releases.withLock { state in
+                let ticket = state.next
+                state.next += 1
+                state.waiting[id, default: [:]][ticket] = continuation
+                return ticket
+            }
+            send(.release(id, tenant: tenant), to: holder)
+            Task {
+                try? await Task.sleep(for: timeout)
+                self.answer(id, ticket: ticket, released: false)
+            }
+        }
+    }
+
+    /// A holder answered that session `id` is let go.
+    func released(_ id: SessionID) {
+        let waiting = releases.withLock { $0.waiting.removeValue(forKey: id) } ?? [:]
+        for continuation in waiting.values { continuation.resume(returning: true) }
+    }
+
+    private func answer(_ id: SessionID, ticket: UInt64, released: Bool) {
+        let continuation = releases.withLock { state -> CheckedContinuation<Bool, Never>? in
+            let continuation = state.waiting[id]?.removeValue(forKey: ticket)
+            if state.waiting[id]?.isEmpty == true { state.waiting[id] = nil }
+            return continuation
+        }
+        continuation?.resume(returning: released)
+    }
+}
+
+/// What nodes say to each other: one line of text, its first word the kind.
+enum ClusterMessage: Equatable {
+    /// Let go of this session (a client resumed it on the sender).
+    case release(SessionID, tenant: String)
+    /// The session is let go: its state is stored and this node no longer holds it.
+    case released(SessionID)
+
+    /// The message as sent.
+    var text: String {
+        switch self {
+        case .release(let id, let tenant): "release \(id) \(tenant)"
+        case .released(let id): "released \(id)"
+        }
+    }
+
+    /// Reads a message; nil for one this node does not know.
+    init?(_ text: String) {
+        let words = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard words.count >= 2, let id = SessionID(String(words[1])) else { return nil }
+        switch words[0] {
+        case "release" where words.count == 3: self = .release(id, tenant: String(words[2]))
+        case "released" where words.count == 2: self = .released(id)
+        default: return nil
+        }
+    }
+}
+
+extension AppContext {
+    /// Acts on a message from another node (on the bus's thread: the work goes to a task).
+    func receive(_ message: PostgresNodeBus.Message) {
+        guard let decoded = ClusterMessage(message.text) else {
+            return logger.log(.warning, "unknown message from a node", ["from": message.from])
+        }
+        switch decoded {
+        case .release(let id, let tenant):
+            Task {
+                await self.letGo(id, tenant: tenant)
+                self.cluster.send(.released(id), to: message.from)
+            }
+        case .released(let id):
+            cluster.released(id)
+        }
+    }
+
+    /// The nodes alive now, this one among them.
+    func liveNodes() async throws -> Set<String> {
+        let cutoff = clock() - cluster.deadAfter.milliseconds
+        return try await store.liveNodes(heartbeatSince: cutoff)
+    }
+
+    /// Lets another node have a session this node holds: takes it from its connection (closed with 4001 if still
+    /// open), stores its whole state as a checkpoint, and releases it in the store. A session this node does not
+    /// run is released in the store if it names this node.
+    func letGo(_ id: SessionID, tenant: String) async {
+        do {
+            if var core = await drop(id, tenant: tenant) {
+                let (summary, engineState) = core.takeCheckpoint()
+                let checkpoint = SessionCheckpoint(id: id, tenant: tenant, summary: summary, engineState: engineState)
+                let refused = try await timed("checkpoint") { try await store.checkpoint([checkpoint]) }
+                if let error = refused[id] {
+                    logger.log(.warning, "a session let go was not checkpointed", ["id": "\(id)", "error": "\(error)"])
+                }
+            }
+            _ = try await timed("release") { try await store.release(id: id, tenant: tenant) }
+        } catch {
+            metrics.storeFailed("release")
+            logger.log(.error, "cannot let a session go", ["id": "\(id)", "error": "\(error)"])
+        }
+    }
+}
+
+extension AppContext {
+    /// Takes a session this node runs from its connection (closed with 4001 if still open) and its watchers (closed
+    /// with 1001), once its last write is done: another node has it, or is about to.
+    /// - Returns: The session, or nil when this node does not run it.
+    func drop(_ id: SessionID, tenant: String) async -> SessionCore? {
+        guard let entry = live.entry(id, tenant: tenant), let handover = await entry.holder.handOver() else {
+            return nil
+        }
+        live.remove(id, holder: entry.holder)
+        metrics.sessionClosed()
+        var watchers = handover.watchers
+        watchers.closeAll(code: .goingAway, reason: "session moved to another node")
+        await handover.lastWrite?.value
+        return handover.core
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds.
+    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+}
