@@ -91,7 +91,8 @@ struct HolderStoreTests {
             #expect(try await store.release(id: nobodys.id, tenant: nobodys.tenant))
             database.clock.advance(by: 10_000)
 
-            #expect(try await store.abandonLiveSessions(updatedBefore: 1_000_001, except: ["test-node", "node-b"]) == 1)
+            #expect(
+                try await store.abandonLiveSessions(updatedBefore: 1_000_001, except: ["test-node", "node-b"]) == 1)
             #expect(try await store.session(id: nobodys.id, tenant: nobodys.tenant)?.status == .abandoned)
             #expect(try await store.abandonLiveSessions(updatedBefore: 1_000_001, except: ["test-node"]) == 1)
             #expect(try await store.session(id: theirs.id, tenant: theirs.tenant)?.status == .abandoned)
