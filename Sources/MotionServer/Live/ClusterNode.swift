@@ -17,9 +17,8 @@ final class ClusterNode: Sendable {
     /// How long a node may go without a heartbeat before it is dead.
     let deadAfter: Duration
     private let bus = Locked<PostgresNodeBus?>(nil)
-    /// Resumes waiting for a holder's `released`, by session.
-    private let releases = Locked<(next: UInt64, waiting: [SessionID: [UInt64: CheckedContinuation<Bool, Never>]])>(
-        (0, [:]))
+    /// The sessions holders said they let go of, with when (monotonic nanoseconds), for the resumes that asked.
+    private let releases = Locked<[SessionID: UInt64]>([:])
 
     init(id: String, name: String, deadAfter: Duration) {
         self.id = id
@@ -48,34 +47,26 @@ final class ClusterNode: Sendable {
     /// - Returns: Whether it answered within `timeout` (it released the session, or did not have it).
     func askToRelease(_ id: SessionID, tenant: String, from holder: String, timeout: Duration) async -> Bool {
         guard bus.withLock({ $0 }) != nil else { return false }
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let ticket = releases.withLock { state in
-                let ticket = state.next
-                state.next += 1
-                state.waiting[id, default: [:]][ticket] = continuation
-                return ticket
-            }
-            send(.release(id, tenant: tenant), to: holder)
-            Task {
-                try? await Task.sleep(for: timeout)
-                self.answer(id, ticket: ticket, released: false)
-            }
+        let asked = MonotonicClock.nanoseconds()
+        send(.release(id, tenant: tenant), to: holder)
+        let deadline = asked + UInt64(timeout.milliseconds) * 1_000_000
+        var pause: UInt64 = 1_000_000
+        while MonotonicClock.nanoseconds() < deadline {
+            if let answered = releases.withLock({ $0[id] }), answered >= asked { return true }
+            try? await Task.sleep(nanoseconds: pause)
+            pause = min(pause * 2, 20_000_000)
         }
+        return false
     }
 
     /// A holder answered that session `id` is let go.
     func released(_ id: SessionID) {
-        let waiting = releases.withLock { $0.waiting.removeValue(forKey: id) } ?? [:]
-        for continuation in waiting.values { continuation.resume(returning: true) }
-    }
-
-    private func answer(_ id: SessionID, ticket: UInt64, released: Bool) {
-        let continuation = releases.withLock { state -> CheckedContinuation<Bool, Never>? in
-            let continuation = state.waiting[id]?.removeValue(forKey: ticket)
-            if state.waiting[id]?.isEmpty == true { state.waiting[id] = nil }
-            return continuation
+        let now = MonotonicClock.nanoseconds()
+        releases.withLock { releases in
+            // Answers older than any wait are dropped, so the table stays small.
+            if releases.count > 1_000 { releases = releases.filter { now - $0.value < 60_000_000_000 } }
+            releases[id] = now
         }
-        continuation?.resume(returning: released)
     }
 }
 

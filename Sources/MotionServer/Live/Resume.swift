@@ -61,7 +61,7 @@ extension AppContext {
             guard point.session.status == .live else { throw expired }
             if point.holder == cluster.id {
                 // Claimed here by a resume that has not put it in the registry yet: look again in a moment.
-                try? await Task.sleep(for: .milliseconds(10 << min(attempt, 4)))
+                try? await Task.sleep(nanoseconds: UInt64(10_000_000 << min(attempt, 4)))
                 continue
             }
             let alive = try await storeCall("nodes") { try await liveNodes() }

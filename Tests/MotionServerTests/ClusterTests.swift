@@ -1,0 +1,121 @@
+import Foundation
+import HTTPServer
+import HTTPWire
+import MotionCore
+import MotionServer
+import NetworkTestSupport
+import PostgresTestSupport
+import SessionStore
+import Testing
+
+/// Several nodes on one PostgreSQL database (PROTOCOL.md §8), in process: a session resumed on another node than
+/// the one that ran it continues exactly, whether its holder is alive (it lets go) or gone (its last checkpoint).
+// Needs Debian's `postgresql` package (PostgreSQL 15 server binaries); `make deps` installs it.
+@Suite(.enabled(if: PostgresTestServer.isInstalled, "PostgreSQL server binaries missing: apt install postgresql"))
+struct ClusterTests {
+    typealias Server = MotionServerTests
+    typealias Resume = ResumeTests
+
+    /// Starts a session on `address` and sends the first `count` poses; answers its id, token and connection.
+    static func begin(
+        _ address: SocketAddress, poses count: Int, group: EventLoopGroup
+    ) async throws -> (id: String, token: String, socket: WebSocket, inbox: Inbox) {
+        let (socket, inbox) = try await Server.connect(address, group: group)
+        socket.send(.text(Resume.start))
+        await inbox.wait { !$0.messages.isEmpty }
+        let started = try #require(inbox.objects().first)
+        for pose in Resume.poses[..<count] { socket.send(.text(poseMessage(pose))) }
+        return (
+            try #require(started["session"] as? String), try #require(started["resume"] as? String), socket, inbox
+        )
+    }
+
+    /// Re-sends what a client kept after `resumed.t`, then the rest, and stops; answers the summary.
+    static func finish(
+        _ socket: WebSocket, _ inbox: Inbox, resumed: [String: Any], sent: Int
+    ) async throws -> [String: Any] {
+        for pose in Resume.poses(after: resumed["t"] as? Double, upTo: sent) { socket.send(.text(poseMessage(pose))) }
+        for pose in Resume.poses[sent...] { socket.send(.text(poseMessage(pose))) }
+        socket.send(.text(#"{"type":"stop"}"#))
+        await inbox.wait { $0.close != nil }
+        #expect(inbox.close?.0 == .normal)
+        return try #require(inbox.objects().last { $0["type"] as? String == "summary" })
+    }
+
+    @Test func aSessionDroppedOnOneNodeResumesOnAnotherWhichTheHolderLetsHave() async throws {
+        let url = try await PostgresTestServer.shared.createDatabase()
+        let group = try EventLoopGroup(loops: 2)
+        defer { group.shutdown() }
+        try await withMotionServer(database: url) { a, _, _ in
+            try await withMotionServer(database: url) { b, _, _ in
+                let expected = try await Resume.reference(a, group: group)
+                let session = try await Self.begin(a, poses: 150, group: group)
+                session.socket.close(code: .normal, reason: "")
+                await session.inbox.wait { $0.close != nil }
+
+                let (socket, inbox, resumed) = try await Resume.resume(
+                    b, id: session.id, token: session.token, group: group)
+                #expect(resumed["type"] as? String == "resumed", "\(resumed)")
+                // The holder stored everything it had before letting go: nothing is re-sent but what it never got.
+                #expect(abs((resumed["t"] as? Double ?? 0) - Resume.poses[149].timestamp) < 1e-9)
+                let summary = try await Self.finish(socket, inbox, resumed: resumed, sent: 150)
+                #expect(summary["id"] as? String == session.id)
+                #expect(Resume.comparable(summary) == Resume.comparable(expected))
+
+                // Either node answers for it: one history.
+                for node in [a, b] {
+                    let stored = Server.json(try await request(node, "GET", "/v1/sessions/\(session.id)"))
+                    #expect(stored?["status"] as? String == "finished")
+                    #expect(stored?["repCount"] as? Int == 3)
+                }
+            }
+        }
+    }
+
+    @Test func aResumeOnAnotherNodeWhileTheOldConnectionLivesClosesItWith4001() async throws {
+        let url = try await PostgresTestServer.shared.createDatabase()
+        let group = try EventLoopGroup(loops: 2)
+        defer { group.shutdown() }
+        try await withMotionServer(database: url) { a, _, _ in
+            try await withMotionServer(database: url) { b, _, _ in
+                let expected = try await Resume.reference(b, group: group)
+                let session = try await Self.begin(a, poses: 80, group: group)
+                let (socket, inbox, resumed) = try await Resume.resume(
+                    b, id: session.id, token: session.token, group: group)
+                #expect(resumed["type"] as? String == "resumed", "\(resumed)")
+                await session.inbox.wait { $0.close != nil }
+                #expect(session.inbox.close?.0 == WebSocketCloseCode(rawValue: 4001))
+                let summary = try await Self.finish(socket, inbox, resumed: resumed, sent: 80)
+                #expect(Resume.comparable(summary) == Resume.comparable(expected))
+
+                // Stopped on the second node: the first knows it ended.
+                let (_, againInbox, again) = try await Resume.resume(
+                    a, id: session.id, token: session.token, group: group)
+                #expect(again["type"] as? String == "error")
+                #expect(again["code"] as? String == "resumeExpired", "it ended: \(again)")
+                await againInbox.wait { $0.close != nil }
+            }
+        }
+    }
+
+    @Test func aSessionOfANodeThatLeftResumesFromItsLastCheckpoint() async throws {
+        let url = try await PostgresTestServer.shared.createDatabase()
+        let group = try EventLoopGroup(loops: 2)
+        defer { group.shutdown() }
+        try await withMotionServer(database: url) { b, _, _ in
+            let expected = try await Resume.reference(b, group: group)
+            var session: (id: String, token: String, socket: WebSocket, inbox: Inbox)?
+            try await withMotionServer(database: url) { a, _, _ in
+                session = try await Self.begin(a, poses: 200, group: group)
+            }
+            // The node stopped: it checkpointed its sessions and left; the other claims the session at once.
+            let (id, token) = (try #require(session?.id), try #require(session?.token))
+            let (socket, inbox, resumed) = try await Resume.resume(b, id: id, token: token, group: group)
+            #expect(resumed["type"] as? String == "resumed", "\(resumed)")
+            // What the node had processed when it stopped; the client re-sends the rest.
+            #expect((resumed["t"] as? Double ?? .infinity) <= Resume.poses[199].timestamp)
+            let summary = try await Self.finish(socket, inbox, resumed: resumed, sent: 200)
+            #expect(Resume.comparable(summary) == Resume.comparable(expected))
+        }
+    }
+}
