@@ -14,7 +14,12 @@
 ///     SessionID(id.description) == id  // true
 public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The 128 bits: time in the top 48, randomness in the low 80.
-    public let rawValue: UInt128
+    public var rawValue: UInt128 { UInt128(high) << 64 | UInt128(low) }
+
+    // Kept as two 64-bit halves, not one `UInt128`: a value with 16-byte alignment captured by a task's closure
+    // crashes the task when it ends (Swift 6.3 on x86-64 Linux), and ids are captured by tasks everywhere.
+    private let high: UInt64
+    private let low: UInt64
 
     /// The largest time a ULID can hold, Unix milliseconds (year 10889).
     public static let maximumTime: UInt64 = (1 << 48) - 1
@@ -29,7 +34,7 @@ public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible
     /// - Precondition: `time <= SessionID.maximumTime`.
     public init(time: UInt64, random: UInt128) {
         precondition(time <= Self.maximumTime, "a ULID time has 48 bits")
-        rawValue = UInt128(time) << 80 | (random & Self.randomMask)
+        self.init(rawValue: UInt128(time) << 80 | (random & Self.randomMask))
     }
 
     /// Parses the canonical text form: exactly 26 upper-case Crockford base32 characters, the first at most `7`.
@@ -54,7 +59,7 @@ public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible
             count += 1
         }
         guard count == 26 else { return nil }
-        rawValue = value
+        self.init(rawValue: value)
     }
 
     /// A new id for a session started at `unixMilliseconds`, with 80 bits from `generator`.
@@ -126,5 +131,8 @@ public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible
 extension SessionID {
     /// Creates an id from its 128 bits.
     /// - Parameter rawValue: The bits: time in the top 48, randomness in the low 80.
-    public init(rawValue: UInt128) { self.rawValue = rawValue }
+    public init(rawValue: UInt128) {
+        high = UInt64(truncatingIfNeeded: rawValue >> 64)
+        low = UInt64(truncatingIfNeeded: rawValue)
+    }
 }
