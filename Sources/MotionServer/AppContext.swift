@@ -46,6 +46,8 @@ final class AppContext: Sendable {
     let live = LiveRegistry()
     /// This node among those sharing the store.
     let cluster: ClusterNode
+    /// The sessions this node's watchers follow on other nodes.
+    let followed = FollowedSessions()
     let writes = StoreWrites()
     let checkpoints: CheckpointBatcher
     let httpSessions: HTTPSessionRegistry

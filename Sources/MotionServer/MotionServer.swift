@@ -177,8 +177,13 @@ public final class MotionServer: Sendable {
             }
         }
         let sweep = Task {
+            var renewed = context.clock()
             while !Task.isCancelled {
                 let wait = await Self.abandonExpiredOrphans(context: context)
+                if context.clock() - renewed >= FollowedSessions.renewal.milliseconds {
+                    context.followed.renew(cluster: context.cluster)
+                    renewed = context.clock()
+                }
                 try? await Task.sleep(for: wait)
             }
         }

@@ -118,4 +118,61 @@ struct ClusterTests {
             #expect(Resume.comparable(summary) == Resume.comparable(expected))
         }
     }
+
+    @Test func watchersOnEitherNodeFollowASessionAcrossAResumeOnTheOther() async throws {
+        let url = try await PostgresTestServer.shared.createDatabase()
+        let group = try EventLoopGroup(loops: 2)
+        defer { group.shutdown() }
+        try await withMotionServer(database: url) { a, _, _ in
+            try await withMotionServer(database: url) { b, _, _ in
+                let session = try await Self.begin(a, poses: 0, group: group)
+                let path = "/v1/sessions/\(session.id)/watch"
+                let (_, local) = try await Server.connect(a, path: path, group: group)
+                let (_, remote) = try await Server.connect(b, path: path, group: group)
+                for watcher in [local, remote] {
+                    await watcher.wait { inbox in inbox.objects().contains { $0["type"] as? String == "snapshot" } }
+                    #expect(watcher.objects().first?["type"] as? String == "started")
+                    #expect(watcher.objects().first?["session"] as? String == session.id)
+                }
+                for pose in Resume.poses[..<200] { session.socket.send(.text(poseMessage(pose))) }
+                // The watcher on the other node hears the first rep over the node bus.
+                await remote.wait { inbox in inbox.objects().contains { $0["event"] as? String == "repCompleted" } }
+                session.socket.close(code: .normal, reason: "")
+                await session.inbox.wait { $0.close != nil }
+
+                // Resumed on the second node: both watchers follow it there and hear the rest.
+                let (socket, inbox, resumed) = try await Resume.resume(
+                    b, id: session.id, token: session.token, group: group)
+                #expect(resumed["type"] as? String == "resumed", "\(resumed)")
+                let summary = try await Self.finish(socket, inbox, resumed: resumed, sent: 200)
+                #expect(summary["repCount"] as? Int == 3)
+                for watcher in [local, remote] {
+                    await watcher.wait { $0.close != nil }
+                    #expect(watcher.close?.0 == .normal)
+                    let heard = watcher.objects()
+                    #expect(heard.filter { $0["event"] as? String == "repCompleted" }.count == 3, "\(heard.count)")
+                    #expect(heard.last { $0["type"] as? String == "summary" }?["repCount"] as? Int == 3)
+                }
+            }
+        }
+    }
+
+    @Test func aWatchOfASessionNoNodeRunsIsRefused() async throws {
+        let url = try await PostgresTestServer.shared.createDatabase()
+        try await withMotionServer(database: url) { a, _, _ in
+            try await withMotionServer(database: url) { b, _, _ in
+                let created = try #require(
+                    try await request(a, "POST", "/v1/sessions", body: #"{"exercise":"squat"}"#))
+                let id = try #require(Server.json(created)?["id"] as? String)
+                let upgrade =
+                    "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                #expect(try await request(b, "GET", "/v1/sessions/\(id)/watch", headers: upgrade)?.status == 101)
+                #expect(try await request(a, "POST", "/v1/sessions/\(id)/stop")?.status == 200)
+                #expect(try await request(b, "GET", "/v1/sessions/\(id)/watch", headers: upgrade)?.status == 404)
+                let unknown = SessionID.generate(at: 1_700_000_000_000).description
+                #expect(try await request(b, "GET", "/v1/sessions/\(unknown)/watch", headers: upgrade)?.status == 404)
+            }
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Basics
 import HTTPServer
+import HTTPWire
 import SessionStore
 
 /// This node among the nodes that share its store (PROTOCOL.md §8), and what it says to them.
@@ -70,28 +71,52 @@ final class ClusterNode: Sendable {
     }
 }
 
-/// What nodes say to each other: one line of text, its first word the kind.
+/// What nodes say to each other: one line of text, its first word the kind, the session's id the second.
 enum ClusterMessage: Equatable {
     /// Let go of this session (a client resumed it on the sender).
     case release(SessionID, tenant: String)
     /// The session is let go: its state is stored and this node no longer holds it.
     case released(SessionID)
+    /// The sender's watchers follow this session: send them what it sends its watchers (renewed every few seconds).
+    case watch(SessionID, tenant: String)
+    /// The sender's watchers of this session are gone.
+    case unwatch(SessionID, tenant: String)
+    /// A message for the watchers of this session, as they receive it; `snapshot` for one a newer one replaces.
+    case watched(SessionID, snapshot: Bool, text: String)
+    /// The session ended: close its watchers with this code.
+    case ended(SessionID, code: UInt16)
+    /// The session is not here (it moved, or never was): look for its holder again.
+    case moved(SessionID)
 
     /// The message as sent.
     var text: String {
         switch self {
         case .release(let id, let tenant): "release \(id) \(tenant)"
         case .released(let id): "released \(id)"
+        case .watch(let id, let tenant): "watch \(id) \(tenant)"
+        case .unwatch(let id, let tenant): "unwatch \(id) \(tenant)"
+        case .watched(let id, let snapshot, let text): "watched \(id) \(snapshot ? "s" : "-") \(text)"
+        case .ended(let id, let code): "ended \(id) \(code)"
+        case .moved(let id): "moved \(id)"
         }
     }
 
     /// Reads a message; nil for one this node does not know.
     init?(_ text: String) {
-        let words = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        let words = text.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
         guard words.count >= 2, let id = SessionID(String(words[1])) else { return nil }
-        switch words[0] {
-        case "release" where words.count == 3: self = .release(id, tenant: String(words[2]))
-        case "released" where words.count == 2: self = .released(id)
+        let rest = words.count > 2 ? text[words[2].startIndex...] : ""
+        switch (words[0], words.count) {
+        case ("release", 3...) where !rest.isEmpty: self = .release(id, tenant: String(rest))
+        case ("released", 2): self = .released(id)
+        case ("watch", 3...) where !rest.isEmpty: self = .watch(id, tenant: String(rest))
+        case ("unwatch", 3...) where !rest.isEmpty: self = .unwatch(id, tenant: String(rest))
+        case ("watched", 4) where words[2] == "s" || words[2] == "-":
+            self = .watched(id, snapshot: words[2] == "s", text: String(words[3]))
+        case ("ended", 3):
+            guard let code = UInt16(words[2]), code >= 1000 else { return nil }
+            self = .ended(id, code: code)
+        case ("moved", 2): self = .moved(id)
         default: return nil
         }
     }
@@ -111,7 +136,30 @@ extension AppContext {
             }
         case .released(let id):
             cluster.released(id)
+        case .watch(let id, let tenant):
+            Task { await self.addRemoteWatcher(of: id, tenant: tenant, node: message.from) }
+        case .unwatch(let id, let tenant):
+            if let session = watchedSession(id, tenant: tenant) {
+                Task { await session.removeRemoteWatcher(node: message.from) }
+            }
+        case .watched(let id, let snapshot, let text):
+            followed.deliver(id, text: text, snapshot: snapshot)
+        case .ended(let id, let code):
+            followed.end(id, code: WebSocketCloseCode(rawValue: code))
+        case .moved(let id):
+            if let (tenant, sockets) = followed.take(id) {
+                Task { await self.follow(id, tenant: tenant, sockets: sockets, awayFrom: message.from) }
+            }
         }
+    }
+
+    /// Subscribes another node's watchers to a session here; a session not here (any more) sends them looking.
+    private func addRemoteWatcher(of id: SessionID, tenant: String, node: String) async {
+        var added = false
+        if let session = watchedSession(id, tenant: tenant) {
+            added = await session.addRemoteWatcher(node: node)
+        }
+        if !added { cluster.send(.moved(id), to: node) }
     }
 
     /// The nodes alive now, this one among them.
@@ -152,7 +200,11 @@ extension AppContext {
         live.remove(id, holder: entry.holder)
         metrics.sessionClosed()
         var watchers = handover.watchers
-        watchers.closeAll(code: .goingAway, reason: "session moved to another node")
+        let sockets = watchers.move()
+        if !sockets.isEmpty {
+            // This node's watchers follow the session to its next holder.
+            Task { await self.follow(id, tenant: tenant, sockets: sockets, awayFrom: cluster.id) }
+        }
         await handover.lastWrite?.value
         return handover.core
     }

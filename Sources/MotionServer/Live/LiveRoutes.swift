@@ -21,22 +21,27 @@ struct LiveRoutes {
             }
             LiveSession(socket: socket, tenant: tenant, context: context).attach()
         }
-        // Any session in progress, live or driven over HTTP; a tenant learns only of its own sessions: another
-        // tenant's id answers 404 like an unknown one.
+        // Any session in progress, live or driven over HTTP, on this node or another; a tenant learns only of its
+        // own sessions: another tenant's id answers 404 like an unknown one.
         let watchable: @Sendable (HTTPRequest) async throws -> WebSocketUpgradeDecision = { request in
-            guard Self.watchedSession(of: request, context: context) != nil else { throw RESTError.notFound }
+            guard let tenant = request.tenant, let id = request.sessionID else { throw RESTError.notFound }
+            if context.watchedSession(id, tenant: tenant) == nil,
+                await context.remoteHolder(of: id, tenant: tenant) == nil
+            {
+                throw RESTError.notFound
+            }
             return Self.echoBearerSubprotocol(request)
         }
         router.webSocket(
             "/v1/sessions/{id}/watch", configuration: configuration, hub: hub, logger: context.logger,
             shouldUpgrade: watchable
         ) { socket in
-            guard let request = socket.request, let session = Self.watchedSession(of: request, context: context) else {
+            guard let request = socket.request, let tenant = request.tenant, let id = request.sessionID else {
                 return socket.close(code: .normal, reason: "session ended")
             }
             socket.onMessage = { _ in }
-            socket.onClose = { _, _ in Task { await session.removeWatcher(socket) } }
-            Task { await session.addWatcher(socket) }
+            socket.onClose = { _, _ in Task { await context.unwatch(socket, of: id, tenant: tenant) } }
+            Task { await context.follow(id, tenant: tenant, sockets: [socket], awayFrom: "") }
         }
         if echo {
             router.webSocket(
@@ -46,12 +51,6 @@ struct LiveRoutes {
                 socket.onMessage = { message in socket.send(message) }
             }
         }
-    }
-
-    /// The session `/v1/sessions/{id}/watch` names, if it is in progress on this node and the tenant's.
-    static func watchedSession(of request: HTTPRequest, context: AppContext) -> (any WatchableSession)? {
-        guard let tenant = request.tenant, let id = request.sessionID else { return nil }
-        return context.live.session(id, tenant: tenant) ?? context.httpSessions.session(id, tenant: tenant)
     }
 
     /// Accepts the upgrade, agreeing on the client's `bearer.<token>` subprotocol if it offered one (browsers

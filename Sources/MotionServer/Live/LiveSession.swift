@@ -363,6 +363,14 @@ actor LiveSession: WatchableSession {
 
     func removeWatcher(_ watcher: WebSocket) { watchers.remove(watcher) }
 
+    func addRemoteWatcher(node: String) -> Bool {
+        guard !finished, let running else { return false }
+        watchers.addRemote(node, session: running.core, cluster: context.cluster)
+        return true
+    }
+
+    func removeRemoteWatcher(node: String) { watchers.removeRemote(node) }
+
     // MARK: Checkpoints, idle, ending
 
     private func scheduleTimer() {

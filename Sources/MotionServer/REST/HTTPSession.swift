@@ -16,8 +16,11 @@ actor HTTPSession: WatchableSession {
     private var lastWrite: Task<Void, Never>?
     private(set) var isFinished = false
     private var watchers = SessionWatchers()
+    /// This node, for other nodes' watchers.
+    private let cluster: ClusterNode
 
-    init(core: SessionCore, now: Int64) {
+    init(core: SessionCore, now: Int64, cluster: ClusterNode) {
+        self.cluster = cluster
         self.core = core
         id = core.id
         tenant = core.tenant
@@ -116,6 +119,14 @@ actor HTTPSession: WatchableSession {
     }
 
     func removeWatcher(_ watcher: WebSocket) { watchers.remove(watcher) }
+
+    func addRemoteWatcher(node: String) -> Bool {
+        guard !isFinished else { return false }
+        watchers.addRemote(node, session: core, cluster: cluster)
+        return true
+    }
+
+    func removeRemoteWatcher(node: String) { watchers.removeRemote(node) }
 
     /// Sends one pose's events and the snapshot after it to the watchers, as a live session sends them.
     private static func tell(

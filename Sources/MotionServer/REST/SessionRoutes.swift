@@ -29,7 +29,7 @@ struct SessionRoutes {
         let start = try StartRequest(decoding: request.body)
         let now = context.clock()
         let core = try SessionCore(start: start, tenant: tenant, now: now, exercises: context.exercises)
-        switch context.httpSessions.insert(HTTPSession(core: core, now: now)) {
+        switch context.httpSessions.insert(HTTPSession(core: core, now: now, cluster: context.cluster)) {
         case .admitted: break
         case .tenantFull: throw RESTError.tooManySessions(limit: context.limits.maxHTTPSessionsPerTenant)
         case .serverFull: throw RESTError.serverBusy

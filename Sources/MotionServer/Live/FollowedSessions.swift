@@ -1,0 +1,142 @@
+import Basics
+import HTTPServer
+import HTTPWire
+import SessionStore
+
+/// The sessions this node's watchers follow on other nodes (PROTOCOL.md §8): by session, the node that holds it and
+/// the watchers here. The holder sends what its watchers get over the node bus (``RemoteWatchers``); this node hands
+/// it to its watchers, renews the subscription every ``renewal``, and ends it when the last watcher leaves.
+final class FollowedSessions: Sendable {
+    /// How often subscriptions are renewed (well inside ``RemoteWatchers/lease``).
+    static let renewal: Duration = .seconds(10)
+
+    private struct Followed {
+        var tenant: String
+        var holder: String
+        var sockets: [WebSocket]
+    }
+
+    private let sessions = Locked<[SessionID: Followed]>([:])
+
+    /// Adds watchers of session `id`, which `holder` runs; the first ones subscribe this node there.
+    func add(_ sockets: [WebSocket], to id: SessionID, tenant: String, holder: String, cluster: ClusterNode) {
+        let subscribe = sessions.withLock { sessions -> Bool in
+            if var followed = sessions[id], followed.holder == holder {
+                followed.sockets += sockets
+                sessions[id] = followed
+                return false
+            }
+            let earlier = sessions[id]?.sockets ?? []
+            sessions[id] = Followed(tenant: tenant, holder: holder, sockets: earlier + sockets)
+            return true
+        }
+        if subscribe { cluster.send(.watch(id, tenant: tenant), to: holder) }
+    }
+
+    /// Removes a watcher that closed; the last one ends the subscription.
+    func remove(_ socket: WebSocket, from id: SessionID, cluster: ClusterNode) {
+        let ended = sessions.withLock { sessions -> Followed? in
+            guard var followed = sessions[id] else { return nil }
+            followed.sockets.removeAll { $0 === socket }
+            if !followed.sockets.isEmpty {
+                sessions[id] = followed
+                return nil
+            }
+            sessions[id] = nil
+            return followed
+        }
+        if let ended { cluster.send(.unwatch(id, tenant: ended.tenant), to: ended.holder) }
+    }
+
+    /// Hands a message from the holder to the watchers.
+    func deliver(_ id: SessionID, text: String, snapshot: Bool) {
+        for socket in sessions.withLock({ $0[id]?.sockets }) ?? [] {
+            socket.send(.text(text), replacing: snapshot ? "snapshot" : nil)
+        }
+    }
+
+    /// The session ended: its watchers are closed with `code`.
+    func end(_ id: SessionID, code: WebSocketCloseCode) {
+        for socket in take(id)?.sockets ?? [] { socket.close(code: code, reason: "session ended") }
+    }
+
+    /// Takes the watchers of a session whose holder changed, to follow it again.
+    func take(_ id: SessionID) -> (tenant: String, sockets: [WebSocket])? {
+        sessions.withLock { $0.removeValue(forKey: id) }.map { ($0.tenant, $0.sockets) }
+    }
+
+    /// Renews every subscription with its holder.
+    func renew(cluster: ClusterNode) {
+        for (id, followed) in sessions.withLock({ $0 }) {
+            cluster.send(.watch(id, tenant: followed.tenant), to: followed.holder)
+        }
+    }
+
+    var count: Int { sessions.withLock { $0.count } }
+}
+
+extension AppContext {
+    /// The session in progress on this node that a watcher of `tenant` may follow: live, or driven over HTTP.
+    func watchedSession(_ id: SessionID, tenant: String) -> (any WatchableSession)? {
+        live.session(id, tenant: tenant) ?? httpSessions.session(id, tenant: tenant)
+    }
+
+    /// The live node, other than this one, that holds session `id` of `tenant` now; nil when none does (it ended,
+    /// waits for a resume after its node died, or is unknown).
+    func remoteHolder(of id: SessionID, tenant: String) async -> String? {
+        let point: ResumePoint?
+        let alive: Set<String>
+        do {
+            point = try await store.resumePoint(id: id, tenant: tenant)
+            alive = try await liveNodes()
+        } catch {
+            return nil
+        }
+        guard let point, point.session.status == .live, let holder = point.holder, holder != cluster.id,
+            alive.contains(holder)
+        else { return nil }
+        return holder
+    }
+
+    /// Makes watchers follow session `id` wherever it runs now: here (they join it), on another live node (they
+    /// subscribe there), or nowhere (once it has ended, or after a few seconds without a holder: they are closed).
+    /// - Parameter previous: The node it was on, which it is leaving.
+    func follow(_ id: SessionID, tenant: String, sockets: [WebSocket], awayFrom previous: String) async {
+        for attempt in 0..<40 {
+            if let session = watchedSession(id, tenant: tenant) {
+                for socket in sockets { await session.addWatcher(socket) }
+                return
+            }
+            let holder = await remoteHolder(of: id, tenant: tenant)
+            // Right after a move the store may still name the node it left: that one is taken only at the end.
+            if let holder, holder != previous || attempt >= 20 {
+                followed.add(sockets, to: id, tenant: tenant, holder: holder, cluster: cluster)
+                return
+            }
+            let status = await storedStatus(of: id, tenant: tenant)
+            if let status, status != .live {
+                for socket in sockets {
+                    socket.close(code: status == .finished ? .normal : .goingAway, reason: "session ended")
+                }
+                return
+            }
+            try? await Task.sleep(nanoseconds: 100_000_000)
+        }
+        for socket in sockets { socket.close(code: .goingAway, reason: "session not found on any node") }
+    }
+
+    /// A session's stored status; nil when unknown or when the store fails.
+    private func storedStatus(of id: SessionID, tenant: String) async -> SessionStatus? {
+        do {
+            return try await store.resumePoint(id: id, tenant: tenant)?.session.status
+        } catch {
+            return nil
+        }
+    }
+
+    /// A watcher closed: it leaves the session here, or the subscription to the session's node.
+    func unwatch(_ socket: WebSocket, of id: SessionID, tenant: String) async {
+        if let session = watchedSession(id, tenant: tenant) { await session.removeWatcher(socket) }
+        followed.remove(socket, from: id, cluster: cluster)
+    }
+}
