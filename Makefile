@@ -19,7 +19,7 @@ export PYTHON
 # $(call blackbox,SUITE): the unittest modules of blackbox/SUITE (test_SUITE_*.py, one per subject).
 blackbox = $(PYTHON) -m unittest discover -s blackbox/$(1) -p 'test_$(1)_*.py'
 
-.PHONY: run demo test browser autobahn deps deps-run deps-packages lint build-tests unit-tests integration fuzz tsan bench \
+.PHONY: cluster run demo test browser autobahn deps deps-run deps-packages lint build-tests unit-tests integration fuzz tsan bench \
 	docker-check fresh-check dev-cert clean
 
 # $(call apt_install,PACKAGES): installs those of PACKAGES that are not installed (with sudo unless root).
@@ -61,6 +61,16 @@ run: deps-run
 dev-cert:
 	Docker/dev-cert.sh data/tls
 
+## Several nodes on this machine without Docker (PROTOCOL.md §8): Debian's PostgreSQL and nginx as processes in a
+## temporary directory, NODES motion-server nodes (default 2), one port for clients (PORT, default 8080); Ctrl-C
+## stops everything.
+NODES ?= 2
+PORT ?= 8080
+cluster: deps
+	$(SWIFT) build -c release --product motion-server
+	MOTION_SERVER=$(CURDIR)/.build/release/motion-server $(PYTHON) blackbox/support/cluster.py --nodes $(NODES) \
+		--port $(PORT)
+
 ## The engine alone on simulated sessions of every exercise (EXERCISE=squat for one).
 demo:
 	$(SWIFT) run -c release motion-demo $(EXERCISE)
@@ -88,6 +98,7 @@ integration: build-tests
 	$(SWIFT) build --product motion-load
 	$(call blackbox,server)
 	$(call blackbox,security)
+	$(call blackbox,cluster)
 	$(call blackbox,tls)
 	MOTION_TEST_TLS=1 $(call blackbox,http)
 	MOTION_TEST_TLS=1 $(PYTHON) blackbox/websocket/run.py

@@ -110,3 +110,21 @@ struct StoreFailureTests {
         #expect(context.httpSessions.count == 0, "a session whose row could not be stored is not kept open")
     }
 }
+
+/// `/metrics` of a node sharing its database: every sample carries the node's name (PROTOCOL.md §8).
+@Suite struct NodeMetricsTests {
+    @Test func everySampleIsLabelledWithTheNode() {
+        let metrics = ServerMetrics()
+        metrics.countRequest(route: "/v1/sessions", status: 200)
+        let plain = metrics.render(http: HTTPMetrics().snapshot, webSockets: 3, httpSessions: 1, storeFailing: false)
+        let text = metrics.render(
+            http: HTTPMetrics().snapshot, webSockets: 3, httpSessions: 1, storeFailing: false, node: #"node-"1""#)
+        let samples = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(samples.count == plain.split(separator: "\n").filter { !$0.hasPrefix("#") }.count)
+        #expect(!samples.isEmpty)
+        for sample in samples { #expect(sample.contains(#"node="node-\"1\"""#), "\(sample)") }
+        #expect(text.contains(#"motion_websocket_connections{node="node-\"1\""} 3"#))
+        #expect(text.contains(#"motion_http_requests_total{node="node-\"1\"",route="/v1/sessions",status="200"} 1"#))
+        #expect(!plain.contains("node="), "a node alone is not labelled")
+    }
+}

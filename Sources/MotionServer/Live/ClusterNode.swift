@@ -36,6 +36,9 @@ final class ClusterNode: Sendable {
         await bus.stop()
     }
 
+    /// Whether other nodes may share the store (a shared store, whose bus this node joined).
+    var hasPeers: Bool { bus.withLock { $0 } != nil }
+
     /// Whether the node is registered with the others (always with an embedded store, which has no others).
     var isRegistered: Bool { bus.withLock { $0 }?.isRegistered ?? true }
 

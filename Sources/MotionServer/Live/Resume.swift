@@ -44,7 +44,8 @@ extension AppContext {
         let expired = WireError(code: .resumeExpired, message: "the session has ended and cannot be resumed")
         guard let id = SessionID(request.session) else { throw unknown }
         let digest = ResumeToken.digest(of: request.token)
-        for attempt in 0..<8 {
+        var misses = 0
+        for attempt in 0..<16 {
             if let entry = live.entry(id, tenant: tenant) {
                 guard ResumeToken.matches(digest, entry.tokenDigest) else { throw wrongToken }
                 guard entry.holder !== holder else { throw expired }
@@ -54,7 +55,13 @@ extension AppContext {
                 }
                 continue
             }
-            guard let point = try await resumePoint(id, tenant: tenant) else { throw unknown }
+            guard let point = try await resumePoint(id, tenant: tenant) else {
+                // A session started a moment ago on another node may not be stored yet: look again, briefly.
+                guard cluster.hasPeers, misses < 5 else { throw unknown }
+                misses += 1
+                try? await Task.sleep(nanoseconds: 100_000_000)
+                continue
+            }
             guard let expected = point.resumption?.tokenDigest, ResumeToken.matches(digest, expected) else {
                 throw wrongToken
             }

@@ -51,8 +51,37 @@ final class ServerMetrics: Sendable {
         registry.add("motion_http_requests_total", labels: [route, String(status)])
     }
 
-    /// The Prometheus text of everything, including the HTTP server's counters.
-    func render(http: HTTPMetrics.Snapshot, webSockets: Int, httpSessions: Int, storeFailing: Bool) -> String {
+    /// The Prometheus text of everything, including the HTTP server's counters, every sample labelled with the
+    /// node's name when it has one (PROTOCOL.md §8: nodes sharing a database tell their figures apart).
+    func render(
+        http: HTTPMetrics.Snapshot, webSockets: Int, httpSessions: Int, storeFailing: Bool, node: String? = nil
+    ) -> String {
+        let text = unlabelled(http: http, webSockets: webSockets, httpSessions: httpSessions, storeFailing: storeFailing)
+        guard let node else { return text }
+        let label = "node=\"\(MetricsRegistry.escapedLabelValue(node))\""
+        var out = ""
+        out.reserveCapacity(text.utf8.count * 5 / 4)
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("#") || line.isEmpty {
+                out += line
+            } else if let space = line.firstIndex(of: " ") {
+                let name = line[..<space]
+                if let brace = name.firstIndex(of: "{") {
+                    out += line[...brace] + label + "," + line[line.index(after: brace)...]
+                } else {
+                    out += name + "{" + label + "}" + line[space...]
+                }
+            } else {
+                out += line
+            }
+            out += "\n"
+        }
+        return String(out.dropLast())
+    }
+
+    private func unlabelled(
+        http: HTTPMetrics.Snapshot, webSockets: Int, httpSessions: Int, storeFailing: Bool
+    ) -> String {
         var lines = [
             "# HELP motion_live_sessions Live WebSocket sessions on this node.", "# TYPE motion_live_sessions gauge",
             "motion_live_sessions \(liveSessions.load(ordering: .relaxed))",

@@ -21,7 +21,8 @@ struct OperationsRoutes {
                 bytes: Array(
                     context.metrics.render(
                         http: httpMetrics(), webSockets: webSockets(), httpSessions: context.httpSessions.count,
-                        storeFailing: context.storeFailing.load(ordering: .relaxed)
+                        storeFailing: context.storeFailing.load(ordering: .relaxed),
+                        node: context.cluster.hasPeers ? context.cluster.name : nil
                     ).utf8))
         }
         router.get("/openapi.json") { _ in HTTPResponse(contentType: "application/json", bytes: OpenAPI.document) }
