@@ -56,7 +56,8 @@ final class ServerMetrics: Sendable {
     func render(
         http: HTTPMetrics.Snapshot, webSockets: Int, httpSessions: Int, storeFailing: Bool, node: String? = nil
     ) -> String {
-        let text = unlabelled(http: http, webSockets: webSockets, httpSessions: httpSessions, storeFailing: storeFailing)
+        let text = unlabelled(
+            http: http, webSockets: webSockets, httpSessions: httpSessions, storeFailing: storeFailing)
         guard let node else { return text }
         let label = "node=\"\(MetricsRegistry.escapedLabelValue(node))\""
         var out = ""
