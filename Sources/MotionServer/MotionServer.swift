@@ -103,13 +103,19 @@ public final class MotionServer: Sendable {
             exercises: exercises, cluster: cluster)
         self.context = context
         if shared {
+            let bus: PostgresNodeBus
             do {
-                cluster.attach(
-                    try PostgresNodeBus(url: options.database, node: cluster.id, name: cluster.name) { message in
-                        context.receive(message)
-                    })
+                bus = try PostgresNodeBus(url: options.database, node: cluster.id, name: cluster.name) { message in
+                    context.receive(message)
+                }
             } catch {
                 throw StartError(description: "cannot join the other nodes: \(error)")
+            }
+            cluster.attach(bus)
+            // Until it is registered the others would take this node for dead: it serves only once it is.
+            guard await bus.waitUntilRegistered(timeout: .seconds(15)) else {
+                await bus.stop()
+                throw StartError(description: "cannot register with the other nodes in the database within 15 s")
             }
         }
         // Sessions that no live node holds (left by a previous run of this node, or by a node that died) stay

@@ -109,6 +109,16 @@ public final class PostgresNodeBus: Sendable {
     /// Whether the node is registered and listening now (false while the database is unreachable).
     public var isRegistered: Bool { state.withLock { $0.registered } }
 
+    /// Waits until the node is registered (its first registration, when it starts), at most `timeout`.
+    /// - Returns: Whether it is registered.
+    public func waitUntilRegistered(timeout: Duration) async -> Bool {
+        let deadline = MonotonicClock.nanoseconds() + UInt64(Self.nanoseconds(timeout))
+        while !isRegistered && MonotonicClock.nanoseconds() < deadline {
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
+        return isRegistered
+    }
+
     /// Queues `text` for `node`; it is sent at once from the bus's thread.
     /// - Parameters:
     ///   - text: The message, at most ``maximumMessageBytes`` bytes of UTF-8 (longer ones are dropped).

@@ -111,6 +111,7 @@ enum PostgresSchema {
             version: 3,
             sql: """
                 ALTER TABLE sessions ADD COLUMN holder TEXT COLLATE "C";
+                ALTER TABLE sessions ADD COLUMN connected BOOLEAN;
                 CREATE INDEX sessions_live_by_holder ON sessions (holder) WHERE status = 'live';
                 CREATE TABLE nodes (
                     id TEXT COLLATE "C" PRIMARY KEY,

@@ -90,6 +90,27 @@ extension PostgresSessionStore {
         return entries
     }
 
+    /// Whether a client is attached to each of these live sessions, as their holders last wrote it.
+    /// - Parameters:
+    ///   - ids: The sessions.
+    ///   - tenant: Their tenant.
+    /// - Returns: The flags of those that are live and have one.
+    /// - Throws: Database errors.
+    public func connected(_ ids: [SessionID], tenant: String) throws(SessionStoreError) -> [SessionID: Bool] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try database().query(
+            """
+            SELECT id, connected::int FROM sessions
+            WHERE id = ANY (string_to_array($1, ',')) AND tenant = $2 AND status = 'live' AND connected IS NOT NULL
+            """, [.string(ids.map(\.description).joined(separator: ",")), .string(tenant)])
+        var flags: [SessionID: Bool] = [:]
+        for row in rows.rows {
+            guard let id = SessionID(row.string(0)) else { continue }
+            flags[id] = row.int(1) != 0
+        }
+        return flags
+    }
+
     /// A session's value series.
     /// - Parameters:
     ///   - id: The session.

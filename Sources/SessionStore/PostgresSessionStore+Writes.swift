@@ -23,9 +23,9 @@ extension PostgresSessionStore {
                     start_request, exercise, side, first_t, last_t, frames, visible_frames, rep_count, rejected_count,
                     best, baseline, fault_counts, exercise_version, prescribed_target, prescribed_rest,
                     prescribed_enter, prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets,
-                    per_side, mean_peak, holder)
+                    per_side, mean_peak, holder, connected)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-                    $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)
+                    $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, CASE WHEN $4 = 'live' THEN true END)
                 ON CONFLICT (id) DO NOTHING
                 """,
                 parameters)
@@ -185,6 +185,18 @@ extension PostgresSessionStore {
             "UPDATE sessions SET holder = NULL WHERE id = $1 AND tenant = $2 AND status = 'live' AND holder = $3",
             [.string(id.description), .string(tenant), .string(node)]
         ).changed > 0
+    }
+
+    /// Records whether a client is attached to a live session this store's node holds.
+    /// - Parameters:
+    ///   - connected: Whether a client is attached.
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Throws: Database errors.
+    public func setConnected(_ connected: Bool, id: SessionID, tenant: String) throws(SessionStoreError) {
+        try database().query(
+            "UPDATE sessions SET connected = $3 WHERE id = $1 AND tenant = $2 AND status = 'live' AND holder = $4",
+            [.string(id.description), .string(tenant), .string(connected ? "true" : "false"), .string(node)])
     }
 
     /// The nodes alive: registered (``PostgresNodeBus``), heartbeating since `cutoff`, and holding their advisory

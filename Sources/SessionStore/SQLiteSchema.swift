@@ -154,10 +154,14 @@ enum SQLiteSchema {
                 ALTER TABLE reps ADD COLUMN motion_covered REAL;
                 """),
         // v9: the node that holds a live session (PROTOCOL.md §8): the process that created or claimed it. NULL for
-        // none (released, or live before this version), which any node may claim.
+        // none (released, or live before this version), which any node may claim. And whether a client is attached
+        // to it (1/0), as its holder last wrote it, for REST on the other nodes; NULL for unknown.
         Migration(
             version: 9,
-            sql: "ALTER TABLE sessions ADD COLUMN holder TEXT;"),
+            sql: """
+                ALTER TABLE sessions ADD COLUMN holder TEXT;
+                ALTER TABLE sessions ADD COLUMN connected INTEGER;
+                """),
     ]
 
     /// The version this code writes.

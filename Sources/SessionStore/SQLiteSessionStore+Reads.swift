@@ -97,6 +97,33 @@ extension SQLiteSessionStore {
         }
     }
 
+    /// Whether a client is attached to each of these live sessions, as their holders last wrote it.
+    /// - Parameters:
+    ///   - ids: The sessions.
+    ///   - tenant: Their tenant.
+    /// - Returns: The flags of those that are live and have one.
+    /// - Throws: Database errors.
+    public func connected(_ ids: [SessionID], tenant: String) throws(SessionStoreError) -> [SessionID: Bool] {
+        guard !ids.isEmpty else { return [:] }
+        let db = try database()
+        let list = "[" + ids.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        return try db.withStatement(
+            """
+            SELECT id, connected FROM sessions
+            WHERE id IN (SELECT value FROM json_each(?1)) AND tenant = ?2 AND status = 'live' AND connected IS NOT NULL
+            """
+        ) { select throws(SessionStoreError) -> [SessionID: Bool] in
+            try select.bind(list, at: 1)
+            try select.bind(tenant, at: 2)
+            var flags: [SessionID: Bool] = [:]
+            while try select.step() {
+                guard let id = select.withUTF8(0, { SessionID(utf8: $0) }) else { continue }
+                flags[id] = select.int64(1) != 0
+            }
+            return flags
+        }
+    }
+
     /// One session with its reps and series, inside the caller's transaction.
     private func wholeSession(
         id: SessionID, tenant: String, in db: SQLiteConnection

@@ -44,8 +44,9 @@ extension SQLiteSessionStore {
                 throw .alreadyExists
             }
             if tracksHolders {
-                try db.withStatement("UPDATE sessions SET holder = ?2 WHERE id = ?1") {
-                    update throws(SessionStoreError) in
+                try db.withStatement(
+                    "UPDATE sessions SET holder = ?2, connected = CASE WHEN status = 'live' THEN 1 END WHERE id = ?1"
+                ) { update throws(SessionStoreError) in
                     try update.bind(session.id.description, at: 1)
                     try update.bind(node, at: 2)
                     try update.step()
@@ -245,6 +246,25 @@ extension SQLiteSessionStore {
             try release.bind(node, at: 3)
             try release.step()
             return db.changes > 0
+        }
+    }
+
+    /// Records whether a client is attached to a live session this store's node holds.
+    /// - Parameters:
+    ///   - connected: Whether a client is attached.
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Throws: Database errors.
+    public func setConnected(_ connected: Bool, id: SessionID, tenant: String) throws(SessionStoreError) {
+        let db = try database()
+        try db.withStatement(
+            "UPDATE sessions SET connected = ?3 WHERE id = ?1 AND tenant = ?2 AND status = 'live' AND holder = ?4"
+        ) { update throws(SessionStoreError) in
+            try update.bind(id.description, at: 1)
+            try update.bind(tenant, at: 2)
+            try update.bind(connected ? 1 : 0, at: 3)
+            try update.bind(node, at: 4)
+            try update.step()
         }
     }
 

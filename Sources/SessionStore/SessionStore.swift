@@ -160,6 +160,23 @@ public protocol SessionStore: Sendable {
     /// - Throws: Database errors.
     func release(id: SessionID, tenant: String) async throws -> Bool
 
+    /// Records whether a client is attached to a live session this store's node holds (for REST on the other
+    /// nodes); a session is created attached.
+    /// - Parameters:
+    ///   - connected: Whether a client is attached.
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Throws: Database errors (a session not held here, or ended, is left as it is).
+    func setConnected(_ connected: Bool, id: SessionID, tenant: String) async throws
+
+    /// Whether a client is attached to each of these live sessions, as their holders last wrote it.
+    /// - Parameters:
+    ///   - ids: The sessions.
+    ///   - tenant: Their tenant.
+    /// - Returns: The flags of those that are live and have one.
+    /// - Throws: Database errors.
+    func connected(_ ids: [SessionID], tenant: String) async throws -> [SessionID: Bool]
+
     /// The nodes alive now: registered, heartbeating since `cutoff`, and connected to the database. An embedded
     /// store has one node, its own process.
     /// - Parameter cutoff: Unix milliseconds (store clock): a node whose last heartbeat is older is dead.

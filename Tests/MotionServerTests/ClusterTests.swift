@@ -42,6 +42,15 @@ struct ClusterTests {
         return try #require(inbox.objects().last { $0["type"] as? String == "summary" })
     }
 
+    /// The session as `GET /v1/sessions/{id}` on `node` shows it, once stored (up to 2 s after `started`).
+    static func stored(_ id: String, on node: SocketAddress) async throws -> [String: Any]? {
+        for _ in 0..<100 {
+            if let shown = Server.json(try await request(node, "GET", "/v1/sessions/\(id)")) { return shown }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        return nil
+    }
+
     @Test func aSessionDroppedOnOneNodeResumesOnAnotherWhichTheHolderLetsHave() async throws {
         let url = try await PostgresTestServer.shared.createDatabase()
         let group = try EventLoopGroup(loops: 2)
@@ -126,6 +135,9 @@ struct ClusterTests {
         try await withMotionServer(database: url) { a, _, _ in
             try await withMotionServer(database: url) { b, _, _ in
                 let session = try await Self.begin(a, poses: 0, group: group)
+                // A clinician finds the session in the shared history (stored a moment after `started`), then
+                // watches it from either node.
+                #expect(try await Self.stored(session.id, on: b) != nil)
                 let path = "/v1/sessions/\(session.id)/watch"
                 let (_, local) = try await Server.connect(a, path: path, group: group)
                 let (_, remote) = try await Server.connect(b, path: path, group: group)
@@ -153,6 +165,32 @@ struct ClusterTests {
                     #expect(heard.filter { $0["event"] as? String == "repCompleted" }.count == 3, "\(heard.count)")
                     #expect(heard.last { $0["type"] as? String == "summary" }?["repCount"] as? Int == 3)
                 }
+            }
+        }
+    }
+
+    @Test func everyNodeSaysWhetherAClientIsAttached() async throws {
+        let url = try await PostgresTestServer.shared.createDatabase()
+        let group = try EventLoopGroup(loops: 2)
+        defer { group.shutdown() }
+        try await withMotionServer(database: url) { a, _, _ in
+            try await withMotionServer(database: url) { b, _, _ in
+                let session = try await Self.begin(a, poses: 30, group: group)
+                let path = "/v1/sessions/\(session.id)"
+                let shown = try await Self.stored(session.id, on: b)
+                #expect(shown?["connected"] as? Bool == true, "\(String(describing: shown))")
+                session.socket.close(code: .normal, reason: "")
+                await session.inbox.wait { $0.close != nil }
+                // The holder writes the change after the session's last checkpoint.
+                var connected: Bool? = true
+                for _ in 0..<100 where connected != false {
+                    connected = Server.json(try await request(b, "GET", path))?["connected"] as? Bool
+                    if connected != false { try await Task.sleep(nanoseconds: 50_000_000) }
+                }
+                #expect(connected == false)
+                let listed = Server.json(try await request(b, "GET", "/v1/sessions?status=live"))
+                let sessions = try #require(listed?["sessions"] as? [[String: Any]])
+                #expect(sessions.first { $0["id"] as? String == session.id }?["connected"] as? Bool == false)
             }
         }
     }

@@ -36,6 +36,8 @@ struct FailingStore: SessionStore {
     func claim(id: SessionID, tenant: String, from holder: String?) async throws -> Bool { throw Down() }
     func release(id: SessionID, tenant: String) async throws -> Bool { throw Down() }
     func liveNodes(heartbeatSince cutoff: Int64) async throws -> Set<String> { throw Down() }
+    func setConnected(_ connected: Bool, id: SessionID, tenant: String) async throws { throw Down() }
+    func connected(_ ids: [SessionID], tenant: String) async throws -> [SessionID: Bool] { throw Down() }
     func saveExercise(
         id: String, tenant: String, as write: ExerciseWrite, quota: ExerciseQuota,
         definition: @Sendable (Int) -> String

@@ -103,6 +103,29 @@ struct HolderStoreTests {
         }
     }
 
+    @Test(arguments: StoreKind.allCases)
+    func theHolderWritesWhetherAClientIsAttached(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, database in
+            let other = try await database.open(as: "node-b")
+            let live = StoredSession.make(random: 1)
+            let ended = StoredSession.make(random: 2, status: .finished, endedAt: 1_764_424_900_000)
+            try await store.create(live)
+            try await store.create(ended)
+            let ids = [live.id, ended.id, SessionID(time: 1, random: 3)]
+            #expect(try await other.connected(ids, tenant: "clinic-1") == [live.id: true], "created attached")
+            #expect(try await other.connected(ids, tenant: "clinic-2") == [:], "another tenant's")
+            #expect(try await other.connected([], tenant: "clinic-1") == [:])
+            try await store.setConnected(false, id: live.id, tenant: "clinic-1")
+            #expect(try await other.connected(ids, tenant: "clinic-1") == [live.id: false])
+            try await other.setConnected(true, id: live.id, tenant: "clinic-1")
+            #expect(try await store.connected(ids, tenant: "clinic-1") == [live.id: false], "only its holder writes it")
+            try await store.finish(
+                id: live.id, tenant: "clinic-1", summary: live.summary, status: .finished, endedAt: 1_764_424_900_000)
+            #expect(try await other.connected(ids, tenant: "clinic-1") == [:], "ended: none")
+            await other.close()
+        }
+    }
+
     @Test func anEmbeddedStoreKnowsOnlyItsOwnProcess() async throws {
         try await withStore(.sqlite) { store, _ in
             let nodes = try await store.liveNodes(heartbeatSince: .min)

@@ -18,6 +18,17 @@ final class ClusterNode: Sendable {
     /// How long a node may go without a heartbeat before it is dead.
     let deadAfter: Duration
     private let bus = Locked<PostgresNodeBus?>(nil)
+    /// The sessions a resume here is taking from another node right now: watchers asking for them wait.
+    private let arriving = Locked<Set<SessionID>>([])
+
+    /// Marks a session as on its way here (or no longer).
+    func setArriving(_ id: SessionID, _ arriving: Bool) {
+        _ = self.arriving.withLock { arriving ? $0.insert(id).inserted : $0.remove(id) != nil }
+    }
+
+    /// Whether a resume here is taking the session from another node right now.
+    func isArriving(_ id: SessionID) -> Bool { arriving.withLock { $0.contains(id) } }
+
     /// The sessions holders said they let go of, with when (monotonic nanoseconds), for the resumes that asked.
     private let releases = Locked<[SessionID: UInt64]>([:])
 
@@ -88,8 +99,8 @@ enum ClusterMessage: Equatable {
     case watched(SessionID, snapshot: Bool, text: String)
     /// The session ended: close its watchers with this code.
     case ended(SessionID, code: UInt16)
-    /// The session is not here (it moved, or never was): look for its holder again.
-    case moved(SessionID)
+    /// The session is not here (it moved, or never was): look for it at this node when named, else look it up.
+    case moved(SessionID, to: String?)
 
     /// The message as sent.
     var text: String {
@@ -100,7 +111,7 @@ enum ClusterMessage: Equatable {
         case .unwatch(let id, let tenant): "unwatch \(id) \(tenant)"
         case .watched(let id, let snapshot, let text): "watched \(id) \(snapshot ? "s" : "-") \(text)"
         case .ended(let id, let code): "ended \(id) \(code)"
-        case .moved(let id): "moved \(id)"
+        case .moved(let id, let node): node.map { "moved \(id) \($0)" } ?? "moved \(id)"
         }
     }
 
@@ -119,7 +130,8 @@ enum ClusterMessage: Equatable {
         case ("ended", 3):
             guard let code = UInt16(words[2]), code >= 1000 else { return nil }
             self = .ended(id, code: code)
-        case ("moved", 2): self = .moved(id)
+        case ("moved", 2): self = .moved(id, to: nil)
+        case ("moved", 3) where !words[2].isEmpty: self = .moved(id, to: String(words[2]))
         default: return nil
         }
     }
@@ -134,7 +146,7 @@ extension AppContext {
         switch decoded {
         case .release(let id, let tenant):
             Task {
-                await self.letGo(id, tenant: tenant)
+                await self.letGo(id, tenant: tenant, to: message.from)
                 self.cluster.send(.released(id), to: message.from)
             }
         case .released(let id):
@@ -149,8 +161,11 @@ extension AppContext {
             followed.deliver(id, text: text, snapshot: snapshot)
         case .ended(let id, let code):
             followed.end(id, code: WebSocketCloseCode(rawValue: code))
-        case .moved(let id):
-            if let (tenant, sockets) = followed.take(id) {
+        case .moved(let id, let holder):
+            guard let (tenant, sockets) = followed.take(id) else { return }
+            if let holder, holder != cluster.id {
+                followed.add(sockets, to: id, tenant: tenant, holder: holder, cluster: cluster)
+            } else {
                 Task { await self.follow(id, tenant: tenant, sockets: sockets, awayFrom: message.from) }
             }
         }
@@ -158,11 +173,20 @@ extension AppContext {
 
     /// Subscribes another node's watchers to a session here; a session not here (any more) sends them looking.
     private func addRemoteWatcher(of id: SessionID, tenant: String, node: String) async {
+        await waitWhileArriving(id, tenant: tenant)
         var added = false
         if let session = watchedSession(id, tenant: tenant) {
             added = await session.addRemoteWatcher(node: node)
         }
-        if !added { cluster.send(.moved(id), to: node) }
+        if !added { cluster.send(.moved(id, to: nil), to: node) }
+    }
+
+    /// Waits, at most 5 s, while a resume here is taking the session from another node and has not claimed it yet
+    /// (once claimed, the session's actor takes watchers in until it has arrived).
+    func waitWhileArriving(_ id: SessionID, tenant: String) async {
+        for _ in 0..<500 where cluster.isArriving(id) && watchedSession(id, tenant: tenant) == nil {
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
     }
 
     /// The nodes alive now, this one among them.
@@ -174,9 +198,9 @@ extension AppContext {
     /// Lets another node have a session this node holds: takes it from its connection (closed with 4001 if still
     /// open), stores its whole state as a checkpoint, and releases it in the store. A session this node does not
     /// run is released in the store if it names this node.
-    func letGo(_ id: SessionID, tenant: String) async {
+    func letGo(_ id: SessionID, tenant: String, to asker: String) async {
         do {
-            if var core = await drop(id, tenant: tenant) {
+            if var core = await drop(id, tenant: tenant, movingTo: asker) {
                 let (summary, engineState) = core.takeCheckpoint()
                 let checkpoint = SessionCheckpoint(id: id, tenant: tenant, summary: summary, engineState: engineState)
                 let refused = try await timed("checkpoint") { try await store.checkpoint([checkpoint]) }
@@ -196,17 +220,21 @@ extension AppContext {
     /// Takes a session this node runs from its connection (closed with 4001 if still open) and its watchers (closed
     /// with 1001), once its last write is done: another node has it, or is about to.
     /// - Returns: The session, or nil when this node does not run it.
-    func drop(_ id: SessionID, tenant: String) async -> SessionCore? {
+    func drop(_ id: SessionID, tenant: String, movingTo next: String? = nil) async -> SessionCore? {
         guard let entry = live.entry(id, tenant: tenant), let handover = await entry.holder.handOver() else {
             return nil
         }
         live.remove(id, holder: entry.holder)
         metrics.sessionClosed()
         var watchers = handover.watchers
-        let sockets = watchers.move()
+        let sockets = watchers.move(to: next)
         if !sockets.isEmpty {
             // This node's watchers follow the session to its next holder.
-            Task { await self.follow(id, tenant: tenant, sockets: sockets, awayFrom: cluster.id) }
+            if let next {
+                followed.add(sockets, to: id, tenant: tenant, holder: next, cluster: cluster)
+            } else {
+                Task { await self.follow(id, tenant: tenant, sockets: sockets, awayFrom: cluster.id) }
+            }
         }
         await handover.lastWrite?.value
         return handover.core

@@ -103,6 +103,7 @@ extension AppContext {
     /// - Parameter previous: The node it was on, which it is leaving.
     func follow(_ id: SessionID, tenant: String, sockets: [WebSocket], awayFrom previous: String) async {
         for attempt in 0..<40 {
+            await waitWhileArriving(id, tenant: tenant)
             if let session = watchedSession(id, tenant: tenant) {
                 for socket in sockets { await session.addWatcher(socket) }
                 return

@@ -48,6 +48,8 @@ actor LiveSession: WatchableSession {
     private var expiry: LoopTimer?
     /// A `resume` being carried out: the socket is not read meanwhile, and a hand-over waits for it.
     private var resuming: Task<Void, Never>?
+    /// Watchers, here and on other nodes, that asked for the session while a resume brought it here.
+    private var arriving: (sockets: [WebSocket], nodes: [String]) = ([], [])
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { socket.loop.asUnownedSerialExecutor() }
 
@@ -247,6 +249,11 @@ actor LiveSession: WatchableSession {
             context.metrics.countResume(error.code.rawValue)
             tell(error)
             finished = true
+            for socket in arriving.sockets { socket.close(code: .goingAway, reason: "session not resumed") }
+            if let id = SessionID(request.session) {
+                for node in arriving.nodes { context.cluster.send(.moved(id, to: nil), to: node) }
+            }
+            arriving = ([], [])
             // A store failure may pass: 1011 says try again; the other refusals are final (1008).
             let code: WebSocketCloseCode = error.code == .storeUnavailable ? .internalError : .policyViolation
             socket.close(code: code, reason: error.code.rawValue)
@@ -261,6 +268,9 @@ actor LiveSession: WatchableSession {
         let core = handover.core
         running = RunningSession(core)
         watchers = handover.watchers
+        for socket in arriving.sockets { watchers.add(socket, session: core) }
+        for node in arriving.nodes { watchers.addRemote(node, session: core, cluster: context.cluster) }
+        arriving = ([], [])
         lastWrite = handover.lastWrite
         configure(for: core.start)
         lastMessage = socket.loop.time
@@ -269,6 +279,7 @@ actor LiveSession: WatchableSession {
         socket.sendText(utf8: output)
         context.live.insert(self, id: core.id, tokenDigest: core.tokenDigest ?? [], connected: !socketClosed)
         if socketClosed { return detach() }
+        lastWrite = context.store(.connection(true), id: core.id, tenant: core.tenant, after: lastWrite)
         output.removeAll(keepingCapacity: true)
         WireEncoder.encodeConnection(connected: true, into: &output)
         watchers.send(output, replacing: nil)
@@ -351,7 +362,10 @@ actor LiveSession: WatchableSession {
     // MARK: Watchers
 
     /// Adds a read-only observer that receives this session's events and snapshots from now on.
-    func addWatcher(_ watcher: WebSocket) {
+    func addWatcher(_ watcher: WebSocket) async {
+        // The session is arriving (a resume, maybe from another node): the watcher joins it with its handover,
+        // before any frame of the resumed connection is read.
+        if resuming != nil { return arriving.sockets.append(watcher) }
         guard !finished, let running else { return watcher.close(code: .normal, reason: "session ended") }
         watchers.add(watcher, session: running.core)
         if socketClosed {
@@ -363,7 +377,11 @@ actor LiveSession: WatchableSession {
 
     func removeWatcher(_ watcher: WebSocket) { watchers.remove(watcher) }
 
-    func addRemoteWatcher(node: String) -> Bool {
+    func addRemoteWatcher(node: String) async -> Bool {
+        if resuming != nil {
+            arriving.nodes.append(node)
+            return true
+        }
         guard !finished, let running else { return false }
         watchers.addRemote(node, session: running.core, cluster: context.cluster)
         return true
@@ -446,6 +464,8 @@ actor LiveSession: WatchableSession {
             assumeIsolated { $0.expire() }
         }
         checkpoint()
+        lastWrite = context.store(
+            .connection(false), id: running.core.id, tenant: running.core.tenant, after: lastWrite)
         output.removeAll(keepingCapacity: true)
         WireEncoder.encodeConnection(connected: false, into: &output)
         watchers.send(output, replacing: nil)

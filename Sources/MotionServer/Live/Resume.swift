@@ -45,6 +45,8 @@ extension AppContext {
         guard let id = SessionID(request.session) else { throw unknown }
         let digest = ResumeToken.digest(of: request.token)
         var misses = 0
+        var arriving = false
+        defer { if arriving { cluster.setArriving(id, false) } }
         for attempt in 0..<16 {
             if let entry = live.entry(id, tenant: tenant) {
                 guard ResumeToken.matches(digest, entry.tokenDigest) else { throw wrongToken }
@@ -73,7 +75,10 @@ extension AppContext {
             }
             let alive = try await storeCall("nodes") { try await liveNodes() }
             if let current = point.holder, alive.contains(current) {
-                // Another node runs it: it stores the session and lets go, then it is claimed here.
+                // Another node runs it: it stores the session and lets go, then it is claimed here. Its watchers
+                // come here meanwhile, and wait until it has arrived.
+                cluster.setArriving(id, true)
+                arriving = true
                 guard await cluster.askToRelease(id, tenant: tenant, from: current, timeout: .seconds(3)) else {
                     throw WireError(
                         code: .storeUnavailable, message: "the node holding the session does not answer; try again")

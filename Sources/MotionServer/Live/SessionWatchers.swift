@@ -62,11 +62,11 @@ struct SessionWatchers {
         remotes?.end(code: code)
     }
 
-    /// The session moves to another node: the other nodes' watchers are told to look for it there, and this node's
-    /// watchers are handed back to follow it.
+    /// The session moves to another node: the other nodes' watchers are told to look for it there (at `node` when
+    /// it is known), and this node's watchers are handed back to follow it.
     /// - Returns: This node's watchers.
-    mutating func move() -> [WebSocket] {
-        remotes?.moved()
+    mutating func move(to node: String?) -> [WebSocket] {
+        remotes?.moved(to: node)
         defer { sockets.removeAll() }
         return sockets
     }
@@ -153,9 +153,9 @@ final class RemoteWatchers: Sendable {
         for node in take() { cluster.send(.ended(session, code: code.rawValue), to: node) }
     }
 
-    /// The session moves: every node looks for its new holder.
-    func moved() {
-        for node in take() { cluster.send(.moved(session), to: node) }
+    /// The session moves (to `holder` when it is known): every node looks for it there.
+    func moved(to holder: String?) {
+        for node in take() { cluster.send(.moved(session, to: holder), to: node) }
     }
 
     private func take() -> [String] {
@@ -168,13 +168,13 @@ final class RemoteWatchers: Sendable {
 
 /// A session a watcher can follow: a live WebSocket session or one driven over HTTP.
 protocol WatchableSession: Actor {
-    /// Adds a read-only observer (closed at once if the session has ended).
-    func addWatcher(_ watcher: WebSocket)
+    /// Adds a read-only observer (closed at once if the session has ended; once it is here if it is arriving).
+    func addWatcher(_ watcher: WebSocket) async
     /// Removes an observer that closed.
     func removeWatcher(_ watcher: WebSocket)
     /// Adds, or renews, another node's watchers (PROTOCOL.md §8).
     /// - Returns: False when the session has ended or moved on.
-    func addRemoteWatcher(node: String) -> Bool
+    func addRemoteWatcher(node: String) async -> Bool
     /// Removes another node's watchers.
     func removeRemoteWatcher(node: String)
 }

@@ -10,6 +10,8 @@ package enum SessionWrite: Sendable {
     case checkpoint(SessionSummary, engineState: [UInt8]?)
     /// The final summary.
     case finish(SessionSummary, status: SessionStatus, endedAt: Int64)
+    /// Whether a client is attached now (for REST on the other nodes).
+    case connection(Bool)
 
     /// Its name in the store metrics.
     package var operation: String {
@@ -17,6 +19,7 @@ package enum SessionWrite: Sendable {
         case .create: "create"
         case .checkpoint: "checkpoint"
         case .finish: "finish"
+        case .connection: "connection"
         }
     }
 }
@@ -72,6 +75,8 @@ extension AppContext {
         case .checkpoint: preconditionFailure("checkpoints are written in batches (CheckpointBatcher)")
         case .finish(let summary, let status, let endedAt):
             try await store.finish(id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt)
+        case .connection(let connected):
+            try await store.setConnected(connected, id: id, tenant: tenant)
         }
     }
 

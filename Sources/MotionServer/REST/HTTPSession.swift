@@ -113,14 +113,14 @@ actor HTTPSession: WatchableSession {
 
     // MARK: Watchers
 
-    func addWatcher(_ watcher: WebSocket) {
+    func addWatcher(_ watcher: WebSocket) async {
         guard !isFinished else { return watcher.close(code: .normal, reason: "session ended") }
         watchers.add(watcher, session: core)
     }
 
     func removeWatcher(_ watcher: WebSocket) { watchers.remove(watcher) }
 
-    func addRemoteWatcher(node: String) -> Bool {
+    func addRemoteWatcher(node: String) async -> Bool {
         guard !isFinished else { return false }
         watchers.addRemote(node, session: core, cluster: cluster)
         return true

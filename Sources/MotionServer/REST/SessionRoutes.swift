@@ -128,8 +128,10 @@ struct SessionRoutes {
         // About 0.5 KiB a summary without reps: one allocation rather than a dozen doublings.
         body.reserveCapacity(64 + page.sessions.count * 512)
         // By index: each summary is encoded in place, not copied out of the page first.
+        let connected = await context.connectedFlags(page.sessions, tenant: tenant)
         WireEncoder.encodeSessionPage(count: page.sessions.count, next: page.next, into: &body) { index, body in
-            Self.encode(page.sessions[index], connected: context.isConnected(page.sessions[index]), into: &body)
+            let session = page.sessions[index]
+            Self.encode(session, connected: connected[session.id], into: &body)
         }
         return REST.json(body)
     }
@@ -198,7 +200,8 @@ struct SessionRoutes {
             || (request.headers["Accept"]?.lowercased().contains("text/csv") ?? false)
         var body: [UInt8] = []
         guard wantsCSV else {
-            Self.encode(session, connected: context.isConnected(session), into: &body)
+            let connected = await context.connectedFlags([session], tenant: tenant)
+            Self.encode(session, connected: connected[session.id], into: &body)
             return REST.json(body)
         }
         WireEncoder.encodeRepsCSV(session.summary.reps, into: &body)
@@ -263,7 +266,7 @@ struct SessionRoutes {
     /// A stored session as PROTOCOL.md §5's summary object.
     /// - Parameters:
     ///   - session: The stored session.
-    ///   - connected: Whether a client is attached (``AppContext/isConnected(_:)``).
+    ///   - connected: Whether a client is attached (``AppContext/connectedFlags(_:tenant:)``).
     ///   - body: The buffer to append to.
     static func encode(_ session: StoredSession, connected: Bool?, into body: inout [UInt8]) {
         let metadata = SummaryMetadata(
@@ -275,13 +278,27 @@ struct SessionRoutes {
 }
 
 extension AppContext {
-    /// Whether a client is attached to a stored session (PROTOCOL.md §3.1, `connected`): for a live session, true
-    /// while this node runs it with its connection open (or as an HTTP session), false while it waits for a resume;
-    /// nil once it has ended.
-    func isConnected(_ session: StoredSession) -> Bool? {
-        guard session.status == .live else { return nil }
-        if let connected = live.isConnected(session.id) { return connected }
-        return httpSessions.session(session.id, tenant: session.tenant) != nil
+    /// Whether a client is attached to each live session (PROTOCOL.md §3.1, `connected`): true while a node runs it
+    /// with its connection open (or as an HTTP session), false while it waits for a resume. This node answers for
+    /// the sessions it runs; the others' holders wrote theirs in the store. Ended sessions have none.
+    func connectedFlags(_ sessions: [StoredSession], tenant: String) async -> [SessionID: Bool] {
+        var flags: [SessionID: Bool] = [:]
+        var elsewhere: [SessionID] = []
+        for session in sessions where session.status == .live {
+            if let connected = live.isConnected(session.id) {
+                flags[session.id] = connected
+            } else if httpSessions.session(session.id, tenant: session.tenant) != nil {
+                flags[session.id] = true
+            } else {
+                flags[session.id] = false
+                elsewhere.append(session.id)
+            }
+        }
+        guard cluster.hasPeers, !elsewhere.isEmpty,
+            let stored = try? await timed("connected", { try await store.connected(elsewhere, tenant: tenant) })
+        else { return flags }
+        flags.merge(stored) { _, stored in stored }
+        return flags
     }
 }
 
