@@ -149,10 +149,7 @@ extension WireEncoder {
         buffer.appendLiteral(#"{"interval":"#)
         buffer.appendJSONNumber(series.interval)
         buffer.appendLiteral(#","t":["#)
-        for (index, t) in series.times.enumerated() {
-            if index > 0 { buffer.append(UInt8(ascii: ",")) }
-            buffer.appendJSONNumber(t)
-        }
+        appendNumbers(series.times, into: &buffer)
         buffer.appendLiteral(#"],"value":["#)
         for (index, value) in series.values.enumerated() {
             if index > 0 { buffer.append(UInt8(ascii: ",")) }
@@ -171,21 +168,23 @@ extension WireEncoder {
         buffer.appendLiteral(#"{"interval":"#)
         buffer.appendJSONNumber(series.interval)
         buffer.appendLiteral(#","t":["#)
-        for (index, t) in series.times.enumerated() {
-            if index > 0 { buffer.append(UInt8(ascii: ",")) }
-            buffer.appendJSONNumber(t)
-        }
+        appendNumbers(series.times, into: &buffer)
         let axes: [(StaticString, KeyPath<MotionVector, Double>)] = [
             (#"],"x":["#, \.x), (#"],"y":["#, \.y), (#"],"z":["#, \.z),
         ]
         for (name, axis) in axes {
             buffer.appendLiteral(name)
-            for index in 0..<series.count {
-                if index > 0 { buffer.append(UInt8(ascii: ",")) }
-                buffer.appendJSONNumber(series[index].acceleration[keyPath: axis])
-            }
+            appendNumbers((0..<series.count).map { series[$0].acceleration[keyPath: axis] }, into: &buffer)
         }
         buffer.appendLiteral("]}")
+    }
+
+    /// Appends `values` as JSON numbers separated by commas: the inside of an array.
+    private static func appendNumbers(_ values: [Double], into buffer: inout [UInt8]) {
+        for (index, value) in values.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            buffer.appendJSONNumber(value)
+        }
     }
 
     /// Writes a session's reps as CSV (RFC 4180, CRLF line ends), `GET /v1/sessions/{id}?format=csv`:
