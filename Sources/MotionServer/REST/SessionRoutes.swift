@@ -215,21 +215,27 @@ struct SessionRoutes {
     }
 
     private func series(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
-        guard let id = request.sessionID else { throw RESTError.notFound }
-        let series = try await store("series") { try await context.store.series(id: id, tenant: tenant) }
-        guard let series else { throw RESTError.notFound }
-        var body: [UInt8] = []
-        WireEncoder.encodeSeries(series, into: &body)
-        return REST.json(body)
+        try await chart(
+            request, "series", read: { try await context.store.series(id: $0, tenant: tenant) },
+            encode: { WireEncoder.encodeSeries($0, into: &$1) })
     }
 
     /// `GET /v1/sessions/{id}/motion`: the stored motion series (PROTOCOL.md §5.2), empty without motion samples.
     private func motionSeries(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+        try await chart(
+            request, "motion", read: { try await context.store.motion(id: $0, tenant: tenant) },
+            encode: { WireEncoder.encodeMotionSeries($0, into: &$1) })
+    }
+
+    /// One of a stored session's series as JSON: 404 when the path names no session of the tenant.
+    private func chart<Series: Sendable>(
+        _ request: HTTPRequest, _ operation: String, read: (SessionID) async throws -> Series?,
+        encode: (Series, inout [UInt8]) -> Void
+    ) async throws -> HTTPResponse {
         guard let id = request.sessionID else { throw RESTError.notFound }
-        let series = try await store("motion") { try await context.store.motion(id: id, tenant: tenant) }
-        guard let series else { throw RESTError.notFound }
+        guard let series = try await store(operation, { try await read(id) }) else { throw RESTError.notFound }
         var body: [UInt8] = []
-        WireEncoder.encodeMotionSeries(series, into: &body)
+        encode(series, &body)
         return REST.json(body)
     }
 
