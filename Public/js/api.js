@@ -66,6 +66,8 @@ export function listSessions(filters = {}) {
 
 export const getSession = (id) => getJSON(`/v1/sessions/${encodeURIComponent(id)}`);
 export const getSeries = (id) => getJSON(`/v1/sessions/${encodeURIComponent(id)}/series`);
+/** The phone's acceleration over the session, downsampled (`GET /v1/sessions/{id}/motion`, PROTOCOL.md §5.2). */
+export const getMotion = (id) => getJSON(`/v1/sessions/${encodeURIComponent(id)}/motion`);
 export const deleteSession = (id) => request('DELETE', `/v1/sessions/${encodeURIComponent(id)}`);
 /** One subject's sessions, oldest first, for trend charts (`GET /v1/subjects/{subject}/progress`, §5.2). */
 export function getProgress(subject, { exercise } = {}) {

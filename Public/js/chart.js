@@ -4,6 +4,8 @@
 const C = {
   bg: '#101820', grid: '#263445', axis: '#9fb3c8', line: '#4cc9f0', target: '#80ed99', threshold: '#adb5bd',
   clean: '#80ed99', rejected: '#ff7b54', baseline: '#c77dff',
+  // The phone's three axes (the Live and History motion charts and their legends, app.css `.sw.axis-*`).
+  x: '#ff7b9c', y: '#ffd166', z: '#4cc9f0',
 };
 
 function fitCanvas(canvas) {
@@ -172,8 +174,8 @@ function frame(ctx, w, h, dpr) {
   ctx.textAlign = 'right';
 }
 
-function yAxis(ctx, vmax, step, unit, left, right, yOf, dpr) {
-  for (let v = 0; v <= vmax; v += step) {
+function yAxis(ctx, vmax, step, unit, left, right, yOf, dpr, vmin = 0) {
+  for (let v = vmin; v <= vmax; v += step) {
     hline(ctx, yOf(v), left, right, C.grid, []);
     ctx.fillText(`${v}${unit}`, left - 5 * dpr, yOf(v));
   }
@@ -183,7 +185,7 @@ function yAxis(ctx, vmax, step, unit, left, right, yOf, dpr) {
  * The History and Progress charts' common ground: the canvas fitted and framed, a plot area with room for the axis
  * labels, and a value axis from 0 to `largest` plus `headroom`, rounded up to a tick of `step`; angles by default.
  */
-function valuePlot(canvas, largest, { headroom = 5, step = null, unit = '°' } = {}) {
+function valuePlot(canvas, largest, { headroom = 5, step = null, unit = '°', symmetric = false } = {}) {
   fitCanvas(canvas);
   const ctx = canvas.getContext('2d');
   const dpr = window.devicePixelRatio || 1;
@@ -192,9 +194,118 @@ function valuePlot(canvas, largest, { headroom = 5, step = null, unit = '°' } =
   const left = 42 * dpr, right = w - 8 * dpr, top = 10 * dpr, bottom = h - 20 * dpr;
   const tick = step ?? tickStep(largest);
   const vmax = Math.ceil((largest + headroom) / tick) * tick;
-  const yOf = (v) => bottom - (v / vmax) * (bottom - top);
-  yAxis(ctx, vmax, step ?? tickStep(vmax), unit, left, right, yOf, dpr);
+  // Symmetric: from -vmax to vmax (signed readings, such as acceleration on a phone's axes).
+  const vmin = symmetric ? -vmax : 0;
+  const yOf = (v) => bottom - ((v - vmin) / (vmax - vmin)) * (bottom - top);
+  yAxis(ctx, vmax, step ?? tickStep(vmax), unit, left, right, yOf, dpr, vmin);
   return { ctx, dpr, left, right, top, bottom, vmax, yOf };
+}
+
+/** A tick step for acceleration in m/s² that gives a handful of grid lines up to `largest`. */
+function accelerationStep(largest) {
+  return largest <= 4 ? 1 : largest <= 10 ? 2 : largest <= 25 ? 5 : 10;
+}
+
+/** The three axes of motion samples as lines over a time window; `xOf` maps sample times to the plot. */
+function motionLines(ctx, dpr, count, timeAt, valueAt, xOf, yOf, inWindow) {
+  for (const [axis, color] of [[0, C.x], [1, C.y], [2, C.z]]) {
+    ctx.strokeStyle = color;
+    ctx.lineWidth = 2 * dpr;
+    ctx.lineJoin = 'round';
+    ctx.beginPath();
+    let pen = false;
+    for (let k = 0; k < count; k++) {
+      const t = timeAt(k);
+      if (!inWindow(t)) { pen = false; continue; }
+      const x = xOf(t), y = yOf(valueAt(k, axis));
+      if (pen) ctx.lineTo(x, y); else ctx.moveTo(x, y);
+      pen = true;
+    }
+    ctx.stroke();
+  }
+}
+
+/**
+ * The live motion chart: the phone's acceleration including gravity on x, y and z (m/s²) over the last
+ * `windowSeconds`, from ring buffers in typed arrays (60 samples/s kept), drawn at display rate when new samples came.
+ */
+export class MotionChart {
+  constructor(canvas, { windowSeconds = 10, rate = 60 } = {}) {
+    this.canvas = canvas;
+    this.windowSeconds = windowSeconds;
+    this.capacity = windowSeconds * rate + 1;
+    this.minSpacing = 1 / rate;
+    this.times = new Float64Array(this.capacity);
+    this.values = new Float64Array(this.capacity * 3);
+    this.reset();
+  }
+
+  reset() {
+    this.head = 0;
+    this.count = 0;
+    this.lastT = -Infinity;
+    this.drawn = 0;
+    this.dirty = true;
+  }
+
+  /** Adds a sample `[t, ax, ay, az, …]`; one closer than 1/rate to the last kept is left out of the chart. */
+  push(sample) {
+    const t = sample[0];
+    if (!(t >= this.lastT + this.minSpacing * 0.999)) return;
+    const i = this.head;
+    this.times[i] = t;
+    this.values[i * 3] = sample[1];
+    this.values[i * 3 + 1] = sample[2];
+    this.values[i * 3 + 2] = sample[3];
+    this.head = (i + 1) % this.capacity;
+    if (this.count < this.capacity) this.count++;
+    this.lastT = t;
+    this.dirty = true;
+  }
+
+  draw() {
+    if (fitCanvas(this.canvas)) this.dirty = true;
+    if (!this.dirty || !this.count) return;
+    this.dirty = false;
+    const start = (this.head - this.count + this.capacity) % this.capacity;
+    const t1 = this.lastT, t0 = t1 - this.windowSeconds;
+    let largest = 2;
+    for (let k = 0; k < this.count; k++) {
+      const i = (start + k) % this.capacity;
+      if (this.times[i] < t0) continue;
+      for (let a = 0; a < 3; a++) largest = Math.max(largest, Math.abs(this.values[i * 3 + a]));
+    }
+    const { ctx, dpr, left, right, yOf } = valuePlot(this.canvas, largest,
+      { headroom: 0.5, step: accelerationStep(largest), unit: '', symmetric: true });
+    const xOf = (t) => left + ((t - t0) / this.windowSeconds) * (right - left);
+    motionLines(ctx, dpr, this.count, (k) => this.times[(start + k) % this.capacity],
+      (k, a) => this.values[((start + k) % this.capacity) * 3 + a], xOf, yOf, (t) => t >= t0);
+    this.drawn++;
+    this.canvas.dataset.drawn = String(this.drawn);
+  }
+}
+
+/** The History motion chart: the stored series `{t, x, y, z}` (m/s²) over the whole session. */
+export function drawMotionSeries(canvas, series) {
+  const ts = series?.t || [];
+  const axes = [series?.x || [], series?.y || [], series?.z || []];
+  let largest = 2;
+  for (const values of axes) for (const v of values) largest = Math.max(largest, Math.abs(v));
+  const { ctx, dpr, left, right, bottom, yOf } = valuePlot(canvas, largest,
+    { headroom: 0.5, step: accelerationStep(largest), unit: '', symmetric: true });
+  const { xOf } = timeAxis(ctx, ts, left, right, bottom, dpr);
+  motionLines(ctx, dpr, ts.length, (k) => ts[k], (k, a) => axes[a][k], xOf, yOf, () => true);
+}
+
+/** A whole session's time axis under a plot: seconds from its first sample, about eight labels; its x mapping. */
+function timeAxis(ctx, ts, left, right, bottom, dpr) {
+  const t0 = ts.length ? ts[0] : 0;
+  const t1 = ts.length ? Math.max(ts[ts.length - 1], t0 + 1) : 1;
+  const xOf = (t) => left + ((t - t0) / (t1 - t0)) * (right - left);
+  ctx.textAlign = 'center';
+  const secondsStep = Math.max(1, Math.ceil((t1 - t0) / 8));
+  for (let s = 0; t0 + s <= t1; s += secondsStep) ctx.fillText(`${s} s`, xOf(t0 + s), bottom + 10 * dpr);
+  return { t0, t1, xOf };
 }
 
 /** The History bar chart: one bar per rep peak (clean vs rejected), baseline and target as lines. */
@@ -224,12 +335,7 @@ export function drawSeries(canvas, series, { target = null, enter = null, exit =
   const ts = series?.t || [], vs = series?.value || [];
   const { ctx, dpr, left, right, top, bottom, vmax, yOf } = valuePlot(
     canvas, Math.max(30, target ?? 0, enter ?? 0, ...vs.filter((v) => v != null)));
-  const t0 = ts.length ? ts[0] : 0;
-  const t1 = ts.length ? Math.max(ts[ts.length - 1], t0 + 1) : 1;
-  const xOf = (t) => left + ((t - t0) / (t1 - t0)) * (right - left);
-  ctx.textAlign = 'center';
-  const secondsStep = Math.max(1, Math.ceil((t1 - t0) / 8));
-  for (let s = 0; t0 + s <= t1; s += secondsStep) ctx.fillText(`${s} s`, xOf(t0 + s), bottom + 10 * dpr);
+  const { t0, t1, xOf } = timeAxis(ctx, ts, left, right, bottom, dpr);
   ctx.lineWidth = 1.5 * dpr;
   if (enter != null) hline(ctx, yOf(enter), left, right, C.threshold, [4 * dpr, 4 * dpr]);
   if (exit != null) hline(ctx, yOf(exit), left, right, C.threshold, [1.5 * dpr, 4 * dpr]);

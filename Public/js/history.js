@@ -4,9 +4,9 @@
 import { initPage, $, formatDate, askForToken, errorStatus } from './common.js';
 import { t, faultText, exerciseName, onLanguageChange } from './i18n.js';
 import {
-  exercises, listSessions, getSession, getSeries, deleteSession, TOKEN_EVENT,
+  exercises, listSessions, getSession, getSeries, getMotion, deleteSession, TOKEN_EVENT,
 } from './api.js';
-import { drawRepBars, drawSeries } from './chart.js';
+import { drawRepBars, drawSeries, drawMotionSeries } from './chart.js';
 import { renderSummary } from './summary.js';
 
 initPage();
@@ -164,7 +164,7 @@ function initList() {
 
 // ---- One session ----------------------------------------------------------------------------------------
 
-const detail = { session: null, series: null, exercise: null };
+const detail = { session: null, series: null, motion: null, exercise: null };
 
 function drawDetail() {
   const s = detail.session;
@@ -174,6 +174,7 @@ function drawDetail() {
   drawSeries($('series-chart'), detail.series, {
     target: ex?.target ?? null, enter: ex?.thresholds?.enter ?? null, exit: ex?.thresholds?.exit ?? null, reps: s.reps || [],
   });
+  if (detail.motion?.t?.length) drawMotionSeries($('motion-chart'), detail.motion);
 }
 
 const one = (v) => (v == null || Number.isNaN(v) ? '' : v.toFixed(1));
@@ -193,8 +194,11 @@ function renderRepTable(s) {
     tr.className = r.clean ? 'good' : 'bad';
     const result = r.clean ? t('hud.cleanRep') : (r.faults || []).map(faultText).join('; ');
     const range = r.range ?? (r.trough != null ? r.peak - r.trough : null);
+    // Smoothness (SPARC, closer to 0 is smoother) and tremor share from the phone's motion sensors, when it sent them.
+    const smoothness = r.smoothness == null ? '–' : r.smoothness.toFixed(2);
+    const tremor = r.tremor == null ? '–' : `${Math.round(r.tremor * 100)} %`;
     for (const text of [String(r.index), degrees(r.peak), degrees(r.trough), degrees(range),
-      r.duration == null ? '–' : `${one(r.duration)} s`, result]) {
+      r.duration == null ? '–' : `${one(r.duration)} s`, smoothness, tremor, result]) {
       const td = document.createElement('td');
       td.textContent = text;
       tr.append(td);
@@ -203,7 +207,7 @@ function renderRepTable(s) {
   });
   if (!rows.length) {
     const tr = document.createElement('tr');
-    tr.append(Object.assign(document.createElement('td'), { colSpan: 6, textContent: t('history.noReps') }));
+    tr.append(Object.assign(document.createElement('td'), { colSpan: 8, textContent: t('history.noReps') }));
     rows.push(tr);
   }
   $('rep-table').querySelector('tbody').replaceChildren(...rows);
@@ -266,6 +270,15 @@ function renderDetail() {
       min: one(Math.min(...values)), max: one(Math.max(...values)), reps: (s.reps || []).length,
     })
     : t('history.noSeries'));
+  // The motion chart, for sessions whose phone sent its sensors, described in words as well.
+  const motion = detail.motion;
+  $('motion-section').hidden = !motion?.t?.length;
+  if (motion?.t?.length) {
+    const all = [...motion.x, ...motion.y, ...motion.z];
+    $('motion-chart').setAttribute('aria-label', t('history.motionText', {
+      seconds: one(motion.t[motion.t.length - 1] - motion.t[0]), min: one(Math.min(...all)), max: one(Math.max(...all)),
+    }));
+  }
   drawDetail();
 }
 
@@ -293,10 +306,12 @@ async function initDetail() {
     window.addEventListener(TOKEN_EVENT, () => location.reload(), { once: true });
     return;
   }
-  const [catalogList, series] = await Promise.all([
+  const [catalogList, series, motion] = await Promise.all([
     exercises().catch(() => []),
     getSeries(sessionID).catch(() => null),
+    getMotion(sessionID).catch(() => null),
   ]);
+  detail.motion = motion;
   catalog = catalogList;
   detail.exercise = catalog.find((e) => e.id === detail.session.exercise) || null;
   detail.series = series;

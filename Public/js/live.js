@@ -9,7 +9,8 @@ import { exercises, checkToken, TOKEN_EVENT } from './api.js';
 import { LiveStream, RESUME_WINDOW_SECONDS } from './stream.js';
 import { DemoSource } from './demo.js';
 import { SkeletonView } from './skeleton.js';
-import { RealtimeChart } from './chart.js';
+import { RealtimeChart, MotionChart } from './chart.js';
+import { MotionSensor, requestMotionPermission } from './motion.js';
 import { Hud, Feedback } from './hud.js';
 import { measuredJoints, decodePose } from './joints.js';
 import { parseRecording, createReplaySource, recordingText } from './replay.js';
@@ -20,6 +21,7 @@ initPage();
 const hud = new Hud($('hud'));
 const feedback = new Feedback($('feedback-line'), $('feedback-log'));
 const chart = new RealtimeChart($('chart'));
+const motionChart = new MotionChart($('motion-chart'));
 const stage = new SkeletonView($('stage-canvas'));
 const overlay = new SkeletonView($('overlay'), { background: false });
 const sessionView = new SessionView({ hud, chart, feedback, lines: $('chart-lines') });
@@ -139,8 +141,31 @@ function initialBinary() {
 $('opt-binary').checked = initialBinary();
 $('opt-binary').addEventListener('change', (e) => remember(BINARY_KEY, e.target.checked));
 
+// The phone's motion sensors (PROTOCOL.md §3.3): on by default on a touch screen, remembered; `?motion=1` (or `0`)
+// in the URL for one visit. Asked for at Start, the tap iOS needs for its permission prompt.
+const MOTION_KEY = 'motion.sensors';
+function initialMotion() {
+  const fromURL = new URLSearchParams(location.search).get('motion');
+  if (fromURL === '1' || fromURL === '0') return fromURL === '1';
+  try {
+    const stored = localStorage.getItem(MOTION_KEY);
+    if (stored != null) return stored === '1';
+  } catch { /* storage may be unavailable */ }
+  return matchMedia('(pointer: coarse)').matches;
+}
+$('opt-motion').checked = initialMotion();
+$('opt-motion').closest('label').hidden = typeof window.DeviceMotionEvent === 'undefined';
+$('opt-motion').addEventListener('change', (e) => remember(MOTION_KEY, e.target.checked));
+let motionPermission = null;
+
+function showMotionStatus(key) {
+  $('motion-status').hidden = !key;
+  $('motion-status').textContent = key ? t(key) : '';
+  $('motion-status').dataset.key = key || '';
+}
+
 function setRunning(running) {
-  for (const id of ['exercise', 'side', 'subject', 'source', 'replay-file', 'camera-swap', 'opt-binary']) {
+  for (const id of ['exercise', 'side', 'subject', 'source', 'replay-file', 'camera-swap', 'opt-binary', 'opt-motion']) {
     $(id).disabled = running;
   }
   for (const input of $('prescription').querySelectorAll('input')) input.disabled = running;
@@ -367,6 +392,11 @@ async function startSession() {
   $('summary').hidden = true;
   showBanner(false);
   const view = kind === 'camera' ? overlay : stage;
+  motionChart.reset();
+  $('motion-panel').hidden = true;
+  showMotionStatus(null);
+  const permission = motionPermission;
+  motionPermission = null;
   sessionView.skeleton = view;
   sessionView.clear();
   sessionView.setExercise(ex);
@@ -402,6 +432,7 @@ async function startSession() {
     const names = { exercise: exerciseName(ex), subject };
     setStatus(subject ? 'status.started' : 'status.startedAnonymous', names, 'good');
     $('status').dataset.session = m.session;
+    startMotion(s, permission);
     source.begin((frame) => {
       if (s.stopping || s.finishing) return;
       // Keep time strictly increasing (PROTOCOL.md §2); replays carry their own clock.
@@ -418,6 +449,7 @@ async function startSession() {
   });
   stream.on('snapshot', (m) => {
     sessionView.snapshot(m);
+    if (m.motion) showMotionLevel(m.motion);
     s.seenT = Math.max(s.seenT, m.t);
   });
   stream.on('event', (m) => {
@@ -442,6 +474,7 @@ async function startSession() {
   });
   stream.on('end', (e) => {
     source.stop();
+    s.motion?.stop();
     showBanner(false);
     if (session === s) session = null;
     const hadFocus = document.activeElement === $('stop');
@@ -460,10 +493,40 @@ async function startSession() {
   stream.open();
 }
 
+/**
+ * Streams the phone's motion samples beside the poses once permission is known (`permission`: the promise asked for
+ * at Start, or null when the option is off), on the session's clock, and draws them as they come.
+ */
+function startMotion(s, permission) {
+  if (!permission) return;
+  permission.then((answer) => {
+    if (session !== s || s.stopping || s.finishing) return;
+    if (answer !== 'granted') { showMotionStatus(answer === 'denied' ? 'motion.denied' : 'motion.unavailable'); return; }
+    showMotionStatus('motion.waiting');
+    s.motion = new MotionSensor({
+      clock: () => Math.round(performance.now() - s.t0) / 1000,
+      send: (samples) => s.stream.sendMotion(samples),
+      onSample: (sample) => {
+        if ($('motion-panel').hidden) { $('motion-panel').hidden = false; showMotionStatus(null); }
+        motionChart.push(sample);
+      },
+    });
+    s.motion.start();
+  });
+}
+
+/** `snapshot.motion` beside the motion chart: how much the phone moves and the share of it that is tremor. */
+function showMotionLevel(level) {
+  $('motion-level').textContent = t('motion.level', {
+    rms: level.rms.toFixed(2), tremor: Math.round(level.tremor * 100),
+  });
+}
+
 /** The person's Stop: works while reconnecting too (the session then ends here, kept up to its checkpoint). */
 function stopSession() {
   const s = session;
   if (!s || s.stopping) return;
+  s.motion?.stop();
   s.stopping = true;
   s.source.stop();
   showBanner(false);
@@ -475,6 +538,7 @@ function stopSession() {
 function finishSession() {
   const s = session;
   if (!s || s.stopping || s.finishing) return;
+  s.motion?.stop();
   s.finishing = true;
   s.source.stop();
   s.stream.finish();
@@ -511,6 +575,8 @@ $('controls').addEventListener('submit', (e) => {
   if (feedback.voice && 'speechSynthesis' in window) {
     try { window.speechSynthesis.speak(new SpeechSynthesisUtterance('')); } catch { /* speech is best effort */ }
   }
+  // iOS asks for motion permission only from inside a tap: ask now, before anything awaits.
+  motionPermission = !session && $('opt-motion').checked ? requestMotionPermission() : null;
   startSession().catch((err) => { setStatus(...errorStatus(err), 'bad'); setRunning(false); });
 });
 $('stop').addEventListener('click', stopSession);
@@ -531,6 +597,7 @@ function frame() {
   stage.draw();
   if (!$('overlay').hidden) overlay.draw();
   chart.draw();
+  if (!$('motion-panel').hidden) motionChart.draw();
   requestAnimationFrame(frame);
 }
 requestAnimationFrame(frame);

@@ -165,6 +165,19 @@ export class LiveStream {
     return true;
   }
 
+  /**
+   * Sends motion samples (PROTOCOL.md §3.3) as one `motion` message on the open connection, after the poses kept so
+   * far. They are not kept for a resume: returns false (the samples dropped) when not connected or on a backed-up
+   * link.
+   */
+  sendMotion(samples) {
+    if (this.state !== 'streaming' || this.stopWanted || this.finishWanted || !samples.length) return false;
+    if (this.socket.buffered > HIGH_WATER_BYTES) return false;
+    this.pump();
+    this.socket.send({ type: 'motion', samples });
+    return true;
+  }
+
   /** The person's Stop: finishes on the server when it can be reached; never waits out the resume window. */
   stop() {
     if (this.ended || this.stopWanted) return;

@@ -179,19 +179,27 @@ public struct Simulation: Sendable {
         return 1
     }
 
-    private func pose(at t: Double, random: inout SeededRandom) -> Pose {
-        let size = imageSize
-        var pose = Pose(timestamp: t, imageSize: size)
-        if outOfFrame.contains(where: { $0.contains(t) }) { return pose }
+    /// The figure acted out at `t`: its joints in body coordinates (fractions of stature), the side moving, and the
+    /// figure (for its anchor).
+    func body(at t: Double) -> (joints: [Joint: Vector], moving: BodySide, figure: Figure) {
         let (value, rep, intensity) = value(at: t)
         let moving = rep.flatMap { reps[$0].side } ?? side
         let acting = Acting(
             faults: rep.map { reps[$0].faults } ?? [], intensity: intensity, side: moving, arms: arms,
             shinShare: shinShare, restValue: resolvedRestValue)
-        let view = self.view ?? exercise.view
         var figure = Performance.of(exercise).pose(value, acting)
-        if let posture, posture != exercise.posture { figure = figure.adopting(posture, view: view, side: moving) }
-        let body = figure.joints(side: moving)
+        if let posture, posture != exercise.posture {
+            figure = figure.adopting(posture, view: view ?? exercise.view, side: moving)
+        }
+        return (figure.joints(side: moving), moving, figure)
+    }
+
+    private func pose(at t: Double, random: inout SeededRandom) -> Pose {
+        let size = imageSize
+        var pose = Pose(timestamp: t, imageSize: size)
+        if outOfFrame.contains(where: { $0.contains(t) }) { return pose }
+        let view = self.view ?? exercise.view
+        let (body, _, figure) = body(at: t)
         let scale = stature ?? size.height * 0.62
         let facing: Double = side == .right ? 1 : -1
         func horizontal(_ position: Vector) -> Double {

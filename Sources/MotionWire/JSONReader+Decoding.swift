@@ -34,7 +34,8 @@ extension JSONReader {
     ///   - element: Reads one element, given its index.
     /// - Throws: ``WireError`` with `code` for the shape; ``JSONError`` for syntax; what `element` throws.
     mutating func readBatch(
-        of name: StaticString, code: ErrorCode, _ element: (inout JSONReader, Int) throws -> Void
+        of name: StaticString, code: ErrorCode, required: Bool = true,
+        _ element: (inout JSONReader, Int) throws -> Void
     ) throws {
         var hasArray = false
         var hasType = false
@@ -62,7 +63,7 @@ extension JSONReader {
                 count += 1
             }
         }
-        guard hasArray else { throw WireError(code: code, message: "\(name) is required") }
+        guard hasArray || !required else { throw WireError(code: code, message: "\(name) is required") }
     }
 
     /// The error to answer for what a decoding body threw: a syntax error anywhere in `bytes` first.

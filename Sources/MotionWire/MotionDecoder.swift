@@ -55,26 +55,47 @@ public struct MotionDecoder: Sendable, Hashable {
         try JSONReader.decode(bytes, limits: limits) { reader in try readSamples(&reader) }
     }
 
-    /// Reads the object at the reader's position: its `samples`, each judged alone.
+    /// Decodes the `motion` member of a `POST /v1/analyze` body: the recording's samples, judged one by one as a
+    /// `motion` message's are, each refusal naming `motion[i]`. Without the member there are none; at most
+    /// ``WireLimits/maxSamplesPerRecording`` (`messageTooBig` beyond). Other members (the frames, the options) are
+    /// skipped: the body is read again for them.
+    /// - Parameter bytes: The UTF-8 JSON object.
+    /// - Returns: Each sample in order, the sample or the error that refused it; the element's index is the sample's
+    ///   index in `motion`.
+    /// - Throws: `WireError` for the whole body, as ``decodeSamples(_:)-([UInt8])``.
+    public func decodeRecordingSamples(_ bytes: [UInt8]) throws(WireError) -> [Result<MotionSample, WireError>] {
+        try JSONReader.decode(bytes, limits: limits) { reader in
+            try readSamples(&reader, member: "motion", required: false, limit: limits.maxSamplesPerRecording)
+        }
+    }
+
+    /// Reads the object at the reader's position: its `samples` (or `member`), each judged alone.
     func readSamples(_ reader: inout JSONReader) throws -> [Result<MotionSample, WireError>] {
+        try readSamples(&reader, member: "samples", required: true, limit: limits.maxSamplesPerMessage)
+    }
+
+    private func readSamples(
+        _ reader: inout JSONReader, member: StaticString, required: Bool, limit: Int
+    ) throws -> [Result<MotionSample, WireError>] {
         guard try reader.peekKind() == .object else {
             throw WireError.invalidMessage("a motion message must be a JSON object")
         }
         var samples: [Result<MotionSample, WireError>] = []
         samples.reserveCapacity(16)
-        try reader.readBatch(of: "samples", code: .invalidMessage) { reader, index in
-            guard index < limits.maxSamplesPerMessage else {
-                throw WireError(code: .messageTooBig, message: "more than \(limits.maxSamplesPerMessage) samples")
+        try reader.readBatch(of: member, code: .invalidMessage, required: required) { reader, index in
+            guard index < limit else {
+                throw WireError(code: .messageTooBig, message: "more than \(limit) samples")
             }
-            samples.append(try readSample(&reader, index: index))
+            samples.append(try readSample(&reader, member: member, index: index))
         }
         return samples
     }
 
     /// Reads sample `index`: the sample, or the error that refuses it alone. A refused sample is then skipped from
     /// its start, still validated, so a syntax error later in it throws as anywhere else.
-    private func readSample(_ reader: inout JSONReader, index: Int) throws(JSONError) -> Result<MotionSample, WireError>
-    {
+    private func readSample(
+        _ reader: inout JSONReader, member: StaticString, index: Int
+    ) throws(JSONError) -> Result<MotionSample, WireError> {
         let start = reader.mark
         if let sample = Self.readPlainSample(&reader) { return .success(sample) }
         reader.rewind(to: start)
@@ -83,7 +104,7 @@ public struct MotionDecoder: Sendable, Hashable {
         } catch let error as WireError {
             reader.rewind(to: start)
             try reader.skipValue()
-            return .failure(WireError(code: error.code, message: "samples[\(index)]: \(error.message)"))
+            return .failure(WireError(code: error.code, message: "\(member)[\(index)]: \(error.message)"))
         } catch let error as JSONError {
             throw error
         } catch {

@@ -52,16 +52,23 @@ extension WireEncoder {
     ///   - summary: The stored summary.
     ///   - metadata: What the server adds to it.
     ///   - errors: The frames refused alone.
+    ///   - motionErrors: The motion samples refused alone (`"motionErrors"`, each `batchIndex` the sample's index
+    ///     in `motion`); absent when none was.
     ///   - buffer: The buffer to append to.
     public static func encodeAnalysis(
         events: [(t: Double, event: MotionEvent)], summary: SessionSummary, metadata: SummaryMetadata,
-        errors: [(batchIndex: Int?, error: WireError)], into buffer: inout [UInt8]
+        errors: [(batchIndex: Int?, error: WireError)], motionErrors: [(batchIndex: Int?, error: WireError)] = [],
+        into buffer: inout [UInt8]
     ) {
         buffer.appendLiteral(#"{"events":"#)
         encodeEvents(events, into: &buffer)
         buffer.appendLiteral(#","summary":"#)
         encodeSummary(summary, metadata: metadata, into: &buffer)
         appendErrorsMember(errors, into: &buffer)
+        if !motionErrors.isEmpty {
+            buffer.appendLiteral(#","motionErrors":"#)
+            encodeFrameErrors(motionErrors, into: &buffer)
+        }
         buffer.append(UInt8(ascii: "}"))
     }
 
@@ -142,16 +149,42 @@ extension WireEncoder {
         buffer.appendLiteral(#"{"interval":"#)
         buffer.appendJSONNumber(series.interval)
         buffer.appendLiteral(#","t":["#)
-        for (index, t) in series.times.enumerated() {
-            if index > 0 { buffer.append(UInt8(ascii: ",")) }
-            buffer.appendJSONNumber(t)
-        }
+        appendNumbers(series.times, into: &buffer)
         buffer.appendLiteral(#"],"value":["#)
         for (index, value) in series.values.enumerated() {
             if index > 0 { buffer.append(UInt8(ascii: ",")) }
             buffer.appendJSONNumber(value)
         }
         buffer.appendLiteral("]}")
+    }
+
+    /// Writes `GET /v1/sessions/{id}/motion` (PROTOCOL.md §5.2): the phone's acceleration including gravity over
+    /// the session, downsampled, `{"interval":0.05,"t":[…],"x":[…],"y":[…],"z":[…]}` (m/s², device axes; every
+    /// array empty for a session without motion samples).
+    /// - Parameters:
+    ///   - series: The stored motion series.
+    ///   - buffer: The buffer to append to.
+    public static func encodeMotionSeries(_ series: MotionSeries, into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#"{"interval":"#)
+        buffer.appendJSONNumber(series.interval)
+        buffer.appendLiteral(#","t":["#)
+        appendNumbers(series.times, into: &buffer)
+        let axes: [(StaticString, KeyPath<MotionVector, Double>)] = [
+            (#"],"x":["#, \.x), (#"],"y":["#, \.y), (#"],"z":["#, \.z),
+        ]
+        for (name, axis) in axes {
+            buffer.appendLiteral(name)
+            appendNumbers((0..<series.count).map { series[$0].acceleration[keyPath: axis] }, into: &buffer)
+        }
+        buffer.appendLiteral("]}")
+    }
+
+    /// Appends `values` as JSON numbers separated by commas: the inside of an array.
+    private static func appendNumbers(_ values: [Double], into buffer: inout [UInt8]) {
+        for (index, value) in values.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            buffer.appendJSONNumber(value)
+        }
     }
 
     /// Writes a session's reps as CSV (RFC 4180, CRLF line ends), `GET /v1/sessions/{id}?format=csv`:

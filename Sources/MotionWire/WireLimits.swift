@@ -12,6 +12,9 @@ public struct WireLimits: Sendable, Hashable {
     /// The most samples in one `motion` message or `POST /v1/sessions/{id}/motion` body (PROTOCOL.md §3.3).
     /// Default 1000 (10 s at 100 samples/s).
     public var maxSamplesPerMessage: Int
+    /// The most motion samples in the `motion` array of a `POST /v1/analyze` body. Default 4000 (40 s at
+    /// 100 samples/s, beyond the 33 s of a full frame batch at 30 fps).
+    public var maxSamplesPerRecording: Int
 
     /// Creates limits.
     /// - Parameters:
@@ -19,13 +22,15 @@ public struct WireLimits: Sendable, Hashable {
     ///   - maxDepth: The deepest nesting of objects and arrays.
     ///   - maxFramesPerBatch: The most frames in one batch.
     ///   - maxSamplesPerMessage: The most motion samples in one message.
+    ///   - maxSamplesPerRecording: The most motion samples in an analysed recording.
     public init(
         maxMessageBytes: Int = 1 << 20, maxDepth: Int = 64, maxFramesPerBatch: Int = 1000,
-        maxSamplesPerMessage: Int = 1000
+        maxSamplesPerMessage: Int = 1000, maxSamplesPerRecording: Int = 4000
     ) {
         self.maxMessageBytes = maxMessageBytes
         self.maxDepth = maxDepth
         self.maxFramesPerBatch = maxFramesPerBatch
         self.maxSamplesPerMessage = maxSamplesPerMessage
+        self.maxSamplesPerRecording = maxSamplesPerRecording
     }
 }

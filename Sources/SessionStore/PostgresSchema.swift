@@ -121,6 +121,22 @@ enum PostgresSchema {
                     heartbeat_at BIGINT NOT NULL
                 );
                 """),
+        // v4: the SQLite schema's version 10, the motion series (MotionSeries) kept as the value series is.
+        Migration(
+            version: 4,
+            sql: """
+                CREATE TABLE motion_series (
+                    session_id TEXT COLLATE "C" PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+                    "interval" DOUBLE PRECISION NOT NULL,
+                    capacity BIGINT NOT NULL
+                );
+                CREATE TABLE motion_chunks (
+                    session_id TEXT COLLATE "C" NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                    first BIGINT NOT NULL,
+                    samples BYTEA NOT NULL,
+                    PRIMARY KEY (session_id, first)
+                );
+                """),
     ]
 
     /// The version this code writes.

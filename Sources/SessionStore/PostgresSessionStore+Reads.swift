@@ -118,14 +118,31 @@ extension PostgresSessionStore {
     /// - Returns: The series (empty if none was stored), or nil if this tenant has no such session.
     /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
     public func series(id: SessionID, tenant: String) throws(SessionStoreError) -> ValueSeries? {
+        try chunkedSeries(id: id, tenant: tenant)
+    }
+
+    /// A session's motion series.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: The series (empty if none was stored), or nil if this tenant has no such session.
+    /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
+    public func motion(id: SessionID, tenant: String) throws(SessionStoreError) -> MotionSeries? {
+        try chunkedSeries(id: id, tenant: tenant)
+    }
+
+    /// One of a session's series, read in one snapshot; nil if this tenant has no such session.
+    private func chunkedSeries<Series: ChunkedSeries>(
+        id: SessionID, tenant: String
+    ) throws(SessionStoreError) -> Series? {
         let db = try database()
-        return try db.transaction(Self.snapshot) { () throws(SessionStoreError) -> ValueSeries? in
+        return try db.transaction(Self.snapshot) { () throws(SessionStoreError) -> Series? in
             let exists =
                 try db.query(
                     "SELECT 1 FROM sessions WHERE id = $1 AND tenant = $2", [.string(id.description), .string(tenant)]
                 ).count > 0
             guard exists else { return nil }
-            return try storedSeries(of: id, in: db) ?? ValueSeries()
+            return try storedSeries(of: id, in: db) ?? Series()
         }
     }
 
@@ -228,6 +245,7 @@ extension PostgresSessionStore {
         try readReps(into: &sessions, in: db)
         session.summary.reps = sessions[0].summary.reps
         session.summary.series = try storedSeries(of: id, in: db) ?? ValueSeries()
+        session.summary.motion = try storedSeries(of: id, in: db) ?? MotionSeries()
         return session
     }
 
@@ -294,22 +312,26 @@ extension PostgresSessionStore {
 
     /// A session's series: its interval and capacity, and its chunks of samples in order, which must follow one
     /// another without a gap.
-    private func storedSeries(of id: SessionID, in db: PostgresConnection) throws(SessionStoreError) -> ValueSeries? {
+    private func storedSeries<Series: ChunkedSeries>(
+        of id: SessionID, in db: PostgresConnection
+    ) throws(SessionStoreError) -> Series? {
         let key = id.description
-        let shape = try db.query("SELECT \"interval\", capacity FROM series WHERE session_id = $1", [.string(key)])
-            .first.map { (interval: $0.double(0), capacity: $0.int(1)) }
+        let size = Series.bytesPerSample
+        let shape = try db.query(
+            "SELECT \"interval\", capacity FROM \(Series.shapeTable) WHERE session_id = $1", [.string(key)]
+        ).first.map { (interval: $0.double(0), capacity: $0.int(1)) }
         guard let shape else { return nil }
         var samples: [UInt8] = []
         for row in try db.query(
-            "SELECT first, samples FROM series_chunks WHERE session_id = $1 ORDER BY first", [.string(key)]
+            "SELECT first, samples FROM \(Series.chunkTable) WHERE session_id = $1 ORDER BY first", [.string(key)]
         ).rows {
-            guard samples.count % 16 == 0, row.int(0) == samples.count / 16, samples.count / 16 < shape.capacity
+            guard samples.count % size == 0, row.int(0) == samples.count / size, samples.count / size < shape.capacity
             else { throw .corruptRecord(id: key) }
             samples += row.blob(1)
         }
-        guard
-            let series = SessionRecordCoding.decodeSeries(samples, interval: shape.interval, capacity: shape.capacity)
-        else { throw .corruptRecord(id: key) }
+        guard let series = Series.decoded(samples, interval: shape.interval, capacity: shape.capacity) else {
+            throw .corruptRecord(id: key)
+        }
         return series
     }
 }

@@ -322,23 +322,33 @@ extension PostgresSessionStore {
                     .double(rep.motion?.rms), .double(rep.motion?.covered),
                 ])
         }
-        let series = summary.series
+        try writeSeries(summary.series, of: key, after: after?.series, in: db)
+        try writeSeries(summary.motion, of: key, after: after?.motion, in: db)
+        return WrittenDetails(summary)
+    }
+
+    /// Writes one of the session's series inside the caller's transaction: a chunk of the samples past `after` when
+    /// the series continues it, the whole series otherwise.
+    private func writeSeries<Series: ChunkedSeries>(
+        _ series: Series, of key: PostgresValue, after: SeriesMark?, in db: PostgresConnection
+    ) throws(SessionStoreError) {
+        guard Series.storesEmpty || series.count > 0 || (after?.count ?? 0) > 0 else { return }
         var firstSample = 0
-        if let after, after.seriesContinues(in: series) {
-            firstSample = after.sampleCount
+        // A series not stored while empty has no shape row yet: its first samples write one.
+        if let after, after.continues(in: series), Series.storesEmpty || after.count > 0 {
+            firstSample = after.count
         } else {
-            try db.query("DELETE FROM series_chunks WHERE session_id = $1", [key])
+            try db.query("DELETE FROM \(Series.chunkTable) WHERE session_id = $1", [key])
             try db.query(
                 """
-                INSERT INTO series (session_id, "interval", capacity) VALUES ($1, $2, $3)
+                INSERT INTO \(Series.shapeTable) (session_id, "interval", capacity) VALUES ($1, $2, $3)
                 ON CONFLICT (session_id) DO UPDATE SET "interval" = excluded."interval", capacity = excluded.capacity
                 """, [key, .double(series.interval), .int(series.capacity)])
         }
         if firstSample < series.count {
             try db.query(
-                "INSERT INTO series_chunks (session_id, first, samples) VALUES ($1, $2, $3)",
-                [key, .int(firstSample), .bytes(SessionRecordCoding.encodeSamples(series, from: firstSample))])
+                "INSERT INTO \(Series.chunkTable) (session_id, first, samples) VALUES ($1, $2, $3)",
+                [key, .int(firstSample), .bytes(series.encodedSamples(from: firstSample))])
         }
-        return WrittenDetails(summary)
     }
 }

@@ -162,6 +162,25 @@ enum SQLiteSchema {
                 ALTER TABLE sessions ADD COLUMN holder TEXT;
                 ALTER TABLE sessions ADD COLUMN connected INTEGER;
                 """),
+        // v10: the phone's acceleration over the session (PROTOCOL.md §5.2, MotionSeries: 20 samples/s by default),
+        // kept as the value series is (v2, v3): interval and capacity in `motion_series`, the samples in chunks of
+        // little-endian binary64 quadruples (t, x, y, z) keyed by their first sample's position, so a checkpoint
+        // appends what came since the last one.
+        Migration(
+            version: 10,
+            sql: """
+                CREATE TABLE motion_series (
+                    session_id TEXT PRIMARY KEY NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                    interval REAL NOT NULL,
+                    capacity INTEGER NOT NULL
+                );
+                CREATE TABLE motion_chunks (
+                    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                    first INTEGER NOT NULL,
+                    samples BLOB NOT NULL,
+                    PRIMARY KEY (session_id, first)
+                );
+                """),
     ]
 
     /// The version this code writes.

@@ -138,6 +138,7 @@ extension SQLiteSessionStore {
         guard var session = found else { return nil }
         session.summary.reps = try reps(of: id.description, in: db)
         session.summary.series = try storedSeries(of: id, in: db) ?? ValueSeries()
+        session.summary.motion = try storedSeries(of: id, in: db) ?? MotionSeries()
         return session
     }
 
@@ -148,8 +149,25 @@ extension SQLiteSessionStore {
     /// - Returns: The series (empty if none was stored), or nil if this tenant has no such session.
     /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
     public func series(id: SessionID, tenant: String) throws(SessionStoreError) -> ValueSeries? {
+        try chunkedSeries(id: id, tenant: tenant)
+    }
+
+    /// A session's motion series.
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: The series (empty if none was stored), or nil if this tenant has no such session.
+    /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
+    public func motion(id: SessionID, tenant: String) throws(SessionStoreError) -> MotionSeries? {
+        try chunkedSeries(id: id, tenant: tenant)
+    }
+
+    /// One of a session's series, read in one snapshot; nil if this tenant has no such session.
+    private func chunkedSeries<Series: ChunkedSeries>(
+        id: SessionID, tenant: String
+    ) throws(SessionStoreError) -> Series? {
         let db = try database()
-        return try db.readTransaction { () throws(SessionStoreError) -> ValueSeries? in
+        return try db.readTransaction { () throws(SessionStoreError) -> Series? in
             let exists = try db.withStatement("SELECT 1 FROM sessions WHERE id = ?1 AND tenant = ?2") {
                 select throws(SessionStoreError) in
                 try select.bind(id.description, at: 1)
@@ -157,7 +175,7 @@ extension SQLiteSessionStore {
                 return try select.step()
             }
             guard exists else { return nil }
-            return try storedSeries(of: id, in: db) ?? ValueSeries()
+            return try storedSeries(of: id, in: db) ?? Series()
         }
     }
 
@@ -328,9 +346,12 @@ extension SQLiteSessionStore {
 
     /// A session's series: its interval and capacity, and its chunks of samples in order, which must follow one
     /// another without a gap.
-    private func storedSeries(of id: SessionID, in db: SQLiteConnection) throws(SessionStoreError) -> ValueSeries? {
+    private func storedSeries<Series: ChunkedSeries>(
+        of id: SessionID, in db: SQLiteConnection
+    ) throws(SessionStoreError) -> Series? {
         let key = id.description
-        let shape = try db.withStatement("SELECT interval, capacity FROM series WHERE session_id = ?1") {
+        let size = Series.bytesPerSample
+        let shape = try db.withStatement("SELECT interval, capacity FROM \(Series.shapeTable) WHERE session_id = ?1") {
             select throws(SessionStoreError) -> (interval: Double, capacity: Int)? in
             try select.bind(key, at: 1)
             guard try select.step() else { return nil }
@@ -338,20 +359,21 @@ extension SQLiteSessionStore {
         }
         guard let shape else { return nil }
         let samples = try db.withStatement(
-            "SELECT first, samples FROM series_chunks WHERE session_id = ?1 ORDER BY first"
+            "SELECT first, samples FROM \(Series.chunkTable) WHERE session_id = ?1 ORDER BY first"
         ) { select throws(SessionStoreError) -> [UInt8] in
             try select.bind(key, at: 1)
             var samples: [UInt8] = []
             while try select.step() {
-                guard samples.count % 16 == 0, select.int(0) == samples.count / 16, samples.count / 16 < shape.capacity
+                guard samples.count % size == 0, select.int(0) == samples.count / size,
+                    samples.count / size < shape.capacity
                 else { throw .corruptRecord(id: key) }
                 samples += select.blob(1)
             }
             return samples
         }
-        guard
-            let series = SessionRecordCoding.decodeSeries(samples, interval: shape.interval, capacity: shape.capacity)
-        else { throw .corruptRecord(id: key) }
+        guard let series = Series.decoded(samples, interval: shape.interval, capacity: shape.capacity) else {
+            throw .corruptRecord(id: key)
+        }
         return series
     }
 }

@@ -434,18 +434,32 @@ extension SQLiteSessionStore {
                 }
             }
         }
-        let series = summary.series
+        try writeSeries(summary.series, of: key, after: after?.series, in: db)
+        try writeSeries(summary.motion, of: key, after: after?.motion, in: db)
+        return WrittenDetails(summary)
+    }
+}
+
+extension SQLiteSessionStore {
+    /// Writes one of the session's series inside the caller's transaction: a chunk of the samples past `after` when
+    /// the series continues it, the whole series otherwise.
+    private func writeSeries<Series: ChunkedSeries>(
+        _ series: Series, of key: String, after: SeriesMark?, in db: SQLiteConnection
+    ) throws(SessionStoreError) {
+        guard Series.storesEmpty || series.count > 0 || (after?.count ?? 0) > 0 else { return }
         var firstSample = 0
-        if let after, after.seriesContinues(in: series) {
-            firstSample = after.sampleCount
+        // A series not stored while empty has no shape row yet: its first samples write one.
+        if let after, after.continues(in: series), Series.storesEmpty || after.count > 0 {
+            firstSample = after.count
         } else {
-            try db.withStatement("DELETE FROM series_chunks WHERE session_id = ?1") {
+            try db.withStatement("DELETE FROM \(Series.chunkTable) WHERE session_id = ?1") {
                 delete throws(SessionStoreError) in
                 try delete.bind(key, at: 1)
                 try delete.step()
             }
-            try db.withStatement("INSERT OR REPLACE INTO series (session_id, interval, capacity) VALUES (?1, ?2, ?3)") {
-                upsert throws(SessionStoreError) in
+            try db.withStatement(
+                "INSERT OR REPLACE INTO \(Series.shapeTable) (session_id, interval, capacity) VALUES (?1, ?2, ?3)"
+            ) { upsert throws(SessionStoreError) in
                 try upsert.bind(key, at: 1)
                 try upsert.bind(series.interval, at: 2)
                 try upsert.bind(series.capacity, at: 3)
@@ -453,15 +467,14 @@ extension SQLiteSessionStore {
             }
         }
         if firstSample < series.count {
-            try db.withStatement("INSERT INTO series_chunks (session_id, first, samples) VALUES (?1, ?2, ?3)") {
+            try db.withStatement("INSERT INTO \(Series.chunkTable) (session_id, first, samples) VALUES (?1, ?2, ?3)") {
                 insert throws(SessionStoreError) in
                 try insert.bind(key, at: 1)
                 try insert.bind(firstSample, at: 2)
-                try insert.bind(blob: SessionRecordCoding.encodeSamples(series, from: firstSample), at: 3)
+                try insert.bind(blob: series.encodedSamples(from: firstSample), at: 3)
                 try insert.step()
             }
         }
-        return WrittenDetails(summary)
     }
 }
 
@@ -475,33 +488,21 @@ struct WrittenDetails: Sendable, Equatable {
     var repCount: Int
     /// The last of them.
     var lastRep: Rep?
-    /// Samples written.
-    var sampleCount: Int
-    /// The series' interval when they were.
-    var interval: Double
-    /// The series' capacity.
-    var capacity: Int
-    /// The last sample's time.
-    var lastSampleTime: Double?
+    /// How far the value series is written.
+    var series: SeriesMark
+    /// How far the motion series is written.
+    var motion: SeriesMark
 
     /// What writing `summary` whole (or up to its end) leaves.
     init(_ summary: SessionSummary) {
         repCount = summary.reps.count
         lastRep = summary.reps.last
-        sampleCount = summary.series.count
-        interval = summary.series.interval
-        capacity = summary.series.capacity
-        lastSampleTime = summary.series.times.last
+        series = SeriesMark(summary.series)
+        motion = SeriesMark(summary.motion)
     }
 
     /// Whether `summary`'s reps begin with the written ones.
     func repsContinue(in summary: SessionSummary) -> Bool {
         summary.reps.count >= repCount && (repCount == 0 || summary.reps[repCount - 1] == lastRep)
-    }
-
-    /// Whether `series` begins with the written samples.
-    func seriesContinues(in series: ValueSeries) -> Bool {
-        series.interval == interval && series.capacity == capacity && series.count >= sampleCount
-            && (sampleCount == 0 || series.times[sampleCount - 1] == lastSampleTime)
     }
 }

@@ -119,6 +119,50 @@ enum SessionRecordCoding {
         return ValueSeries(times: times, values: values, interval: interval, capacity: capacity)
     }
 
+    /// A motion series' samples as little-endian IEEE 754 binary64 quadruples, time then acceleration x, y, z:
+    ///
+    ///     +---------+---------+---------+---------+---------+----
+    ///     | t0 (8B) | x0 (8B) | y0 (8B) | z0 (8B) | t1 (8B) | …
+    ///     +---------+---------+---------+---------+---------+----
+    ///
+    /// Chunks concatenate to the whole encoding, as ``encodeSamples(_:from:)``'s do.
+    /// - Parameters:
+    ///   - series: The series.
+    ///   - first: The first sample to encode (default: all of them).
+    static func encodeMotion(_ series: MotionSeries, from first: Int = 0) -> [UInt8] {
+        var bytes: [UInt8] = []
+        guard first < series.count else { return bytes }
+        bytes.reserveCapacity((series.count - first) * 32)
+        for index in first..<series.count {
+            let (t, acceleration) = series[index]
+            for value in [t, acceleration.x, acceleration.y, acceleration.z] { append(value, to: &bytes) }
+        }
+        return bytes
+    }
+
+    /// Rebuilds a motion series from ``encodeMotion(_:from:)``'s bytes.
+    /// - Returns: The series, or nil if the bytes are not whole quadruples of finite numbers with ascending times, or
+    ///   the interval or capacity is impossible.
+    static func decodeMotion(_ bytes: [UInt8], interval: Double, capacity: Int) -> MotionSeries? {
+        guard bytes.count % 32 == 0, interval > 0, interval.isFinite, capacity >= 2, bytes.count / 32 <= capacity
+        else { return nil }
+        let count = bytes.count / 32
+        var times: [Double] = []
+        var accelerations: [MotionVector] = []
+        times.reserveCapacity(count)
+        accelerations.reserveCapacity(count)
+        for i in 0..<count {
+            let t = double(bytes, at: i * 32)
+            guard t.isFinite, t > (times.last ?? -.infinity) else { return nil }
+            let vector = MotionVector(
+                x: double(bytes, at: i * 32 + 8), y: double(bytes, at: i * 32 + 16), z: double(bytes, at: i * 32 + 24))
+            guard vector.isFinite else { return nil }
+            times.append(t)
+            accelerations.append(vector)
+        }
+        return MotionSeries(times: times, accelerations: accelerations, interval: interval, capacity: capacity)
+    }
+
     private static func append(_ value: Double, to bytes: inout [UInt8]) {
         let bits = value.bitPattern
         for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: bits >> shift)) }

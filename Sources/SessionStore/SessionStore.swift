@@ -107,6 +107,14 @@ public protocol SessionStore: Sendable {
     /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
     func series(id: SessionID, tenant: String) async throws -> ValueSeries?
 
+    /// A session's motion series: the phone's acceleration, downsampled (`GET /v1/sessions/{id}/motion`).
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - tenant: Its tenant.
+    /// - Returns: The series (empty if none was stored), or nil if this tenant has no such session.
+    /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
+    func motion(id: SessionID, tenant: String) async throws -> MotionSeries?
+
     /// One page of a tenant's sessions, newest first, with reps but without series.
     /// - Parameter query: Tenant, filters, page size and cursor.
     /// - Returns: The page and the cursor of the next one.
@@ -120,7 +128,7 @@ public protocol SessionStore: Sendable {
     /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
     func progress(_ query: ProgressQuery) async throws -> ProgressPage
 
-    /// Deletes a session and everything stored for it (reps, series).
+    /// Deletes a session and everything stored for it (reps, series, motion series).
     /// - Parameters:
     ///   - id: The session.
     ///   - tenant: Its tenant.

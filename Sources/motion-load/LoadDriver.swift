@@ -49,6 +49,7 @@ struct LoadDriver: Sendable {
             ("script", Report.string(script.source)),
             ("message_bytes", "\(options.binary ? script.meanBinaryBytes : script.meanMessageBytes)"),
             ("binary", "\(options.binary)"),
+            ("motion", "\(options.motion)"),
             ("rate_per_session", Report.fixed(options.rate, 1)),
             ("snapshots", Report.string(options.snapshots)),
             ("client_loops", "\(options.loops)"),

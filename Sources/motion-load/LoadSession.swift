@@ -60,6 +60,9 @@ final class LoadSession: RawWebSocketDelegate {
         guard state == .streaming, let socket else { return }
         let now = EventLoop.now()
         if worker.options.measuresLatency { waiting.push(intended: due, actual: now) }
+        if worker.options.motion {
+            worker.withMotionMessage(frame: frame, offset: offset) { socket.sendText($0) }
+        }
         worker.withPoseMessage(frame: frame, offset: offset) { bytes, isBinary in
             if isBinary { socket.sendBinary(bytes) } else { socket.sendText(bytes) }
         }

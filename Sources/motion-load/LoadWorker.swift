@@ -89,6 +89,30 @@ final class LoadWorker: @unchecked Sendable {
         scratch.withUnsafeBytes { send($0, false) }
     }
 
+    /// Writes the `motion` message that goes before frame `frame` of a session (`--motion`): the samples of the frame's
+    /// interval at ``PoseScript/motionRate``, the last at the frame's time, and hands it to `send`. Sample `j` of
+    /// the session is `t = j / rate` (the frame's own clock), so the stream increases across messages.
+    func withMotionMessage(frame: Int, offset: Int, _ send: (UnsafeRawBufferPointer) -> Void) {
+        let perFrame = max(1, Int((PoseScript.motionRate * microsecondsPerFrame / 1e6).rounded()))
+        let microsecondsPerSample = microsecondsPerFrame / Double(perFrame)
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: Self.motionPrefix)
+        // Frame 0 has only its own sample; later frames the samples since the previous one.
+        let first = frame == 0 ? 0 : (frame - 1) * perFrame + 1
+        for sample in first...(frame * perFrame) {
+            if sample > first { scratch.append(UInt8(ascii: ",")) }
+            scratch.append(UInt8(ascii: "["))
+            Timestamp.append(frame: sample, microsecondsPerFrame: microsecondsPerSample, to: &scratch)
+            let samples = script.motionSamples
+            scratch.append(contentsOf: samples[(offset * perFrame + sample) % samples.count])
+        }
+        scratch.append(contentsOf: Self.motionSuffix)
+        scratch.withUnsafeBytes { send($0) }
+    }
+
+    static let motionPrefix: [UInt8] = Array(#"{"type":"motion","samples":["#.utf8)
+    static let motionSuffix: [UInt8] = Array("]}".utf8)
+
     /// Sends `stop` to every streaming session; returns how many were asked.
     func stopAll() -> Int {
         sessions.reduce(0) { $0 + ($1.stop() ? 1 : 0) }

@@ -16,6 +16,11 @@ struct PoseScript: Sendable {
     static let binaryTimeOffset = 8
     /// Where the script came from, for the report.
     let source: String
+    /// Motion samples (`--motion`) at ``motionRate`` per second, each as what follows its `t`: `,ax,ay,az]`. A
+    /// simulated script's phone is on the moving limb (`Simulation.motionSamples`); a recorded one's lies still.
+    let motionSamples: [[UInt8]]
+    /// Motion samples per second.
+    static let motionRate = 60.0
 
     /// The mean message size in bytes (with a typical timestamp).
     var meanMessageBytes: Int {
@@ -44,7 +49,10 @@ struct PoseScript: Sendable {
         simulation.frameRate = rate
         simulation.noise = 1.0
         simulation.seed = 17
-        return try PoseScript(poses: simulation.poses(), source: "simulated \(exercise.id) (\(side.rawValue))")
+        let phone = simulation.motionSamples(SimulatedPhone(rate: motionRate))
+        return try PoseScript(
+            poses: simulation.poses(), source: "simulated \(exercise.id) (\(side.rawValue))",
+            motion: phone.map(\.acceleration))
     }
 
     /// A recorded session: NDJSON poses, one per line, or `{"frames":[…]}`, in the `joints` format. The
@@ -72,7 +80,9 @@ struct PoseScript: Sendable {
         return try PoseScript(poses: poses, source: "recorded \(path)")
     }
 
-    private init(poses: [Pose], source: String) throws(Failure) {
+    private init(
+        poses: [Pose], source: String, motion: [MotionVector] = [MotionVector(x: 0, y: 9.81, z: 0)]
+    ) throws(Failure) {
         guard !poses.isEmpty else { throw Failure(description: "\(source): no poses") }
         var buffer: [UInt8] = []
         frames = poses.map { pose in
@@ -91,6 +101,10 @@ struct PoseScript: Sendable {
             return buffer
         }
         self.source = source
+        motionSamples = motion.map { a in
+            func text(_ value: Double) -> String { String(Double((value * 1000).rounded()) / 1000) }
+            return Array(",\(text(a.x)),\(text(a.y)),\(text(a.z))]".utf8)
+        }
     }
 
     /// The largest recording read (it is held in memory, encoded once more for sending).

@@ -34,6 +34,12 @@ import Testing
         #expect(!options.json && !options.poll && options.seconds == 30 && options.exercise == "squat")
     }
 
+    @Test func motionIsOffUnlessAsked() throws {
+        #expect(try #require(try Self.read(Self.url)).motion == false)
+        #expect(try #require(try Self.read(Self.url + ["--motion"])).motion)
+        #expect(Self.refusal(Self.url + ["--motion=yes"]) != nil)
+    }
+
     @Test func helpWinsOverWhatFollows() throws {
         #expect(try Self.read(["--help", "--nope"]) == nil)
         #expect(try Self.read(["-h"]) == nil)

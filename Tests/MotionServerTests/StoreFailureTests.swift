@@ -26,6 +26,7 @@ struct FailingStore: SessionStore {
     func liveSessions() async throws -> [LiveSessionEntry] { throw Down() }
     func abandon(id: SessionID, tenant: String) async throws -> Bool { throw Down() }
     func series(id: SessionID, tenant: String) async throws -> ValueSeries? { throw Down() }
+    func motion(id: SessionID, tenant: String) async throws -> MotionSeries? { throw Down() }
     func list(_ query: SessionQuery) async throws -> SessionPage { throw Down() }
     func progress(_ query: ProgressQuery) async throws -> ProgressPage { throw Down() }
     func delete(id: SessionID, tenant: String) async throws -> Bool { throw Down() }

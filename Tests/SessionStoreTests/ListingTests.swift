@@ -38,6 +38,7 @@ import Testing
                 let original = try #require(sessions.first { $0.id == listed.id })
                 var withoutSeries = original
                 withoutSeries.summary.series = ValueSeries()
+                withoutSeries.summary.motion = MotionSeries()
                 #expect(listed == withoutSeries)
             }
         }

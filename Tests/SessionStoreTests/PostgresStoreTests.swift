@@ -16,11 +16,15 @@ struct PostgresStoreTests {
         let stores = try await [first, second]
         let raw = try RawDatabase(url: url)
         defer { raw.close() }
-        #expect(try raw.strings("SELECT version FROM schema_migrations ORDER BY version") == ["1", "2", "3"])
-        #expect(PostgresSchema.newestVersion == 3)
+        #expect(try raw.strings("SELECT version FROM schema_migrations ORDER BY version") == ["1", "2", "3", "4"])
+        #expect(PostgresSchema.newestVersion == 4)
         let tables = try raw.strings(
             "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")
-        #expect(tables == ["exercises", "nodes", "reps", "schema_migrations", "series", "series_chunks", "sessions"])
+        #expect(
+            tables == [
+                "exercises", "motion_chunks", "motion_series", "nodes", "reps", "schema_migrations", "series",
+                "series_chunks", "sessions",
+            ])
         let session = StoredSession.make()
         try await stores[0].create(session)
         #expect(try await stores[1].session(id: session.id, tenant: session.tenant) == session)
@@ -33,7 +37,7 @@ struct PostgresStoreTests {
         let raw = try RawDatabase(url: url)
         defer { raw.close() }
         try raw.execute("INSERT INTO schema_migrations (version, applied_at) VALUES (99, 0)")
-        await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 3)) {
+        await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 4)) {
             _ = try await PostgresSessionStore(url: url)
         }
     }

@@ -76,7 +76,7 @@ import Testing
     }
 
     /// SQLite's blob literals in PostgreSQL's words: `x'00'` is `'\x00'::bytea`, `zeroblob(15)` fifteen zero bytes.
-    private static func postgresBlobs(_ sql: String) -> String {
+    static func postgresBlobs(_ sql: String) -> String {
         sql.replacing(/x'([0-9A-F]*)'/) { #"'\x"# + $0.output.1 + "'::bytea" }
             .replacing(/zeroblob\((\d+)\)/) { "decode(repeat('00', \($0.output.1)), 'hex')" }
     }

@@ -9,10 +9,13 @@ import Testing
         try await withSQLiteStore { store, path in
             let raw = try RawDatabase(path: path)
             #expect(try raw.integer("PRAGMA user_version") == SQLiteSchema.newestVersion)
-            #expect(SQLiteSchema.newestVersion == 9)
+            #expect(SQLiteSchema.newestVersion == 10)
             #expect(try raw.strings("PRAGMA journal_mode") == ["wal"])
             let tables = try raw.strings("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-            #expect(tables == ["exercises", "reps", "series", "series_chunks", "sessions"])
+            #expect(
+                tables == [
+                    "exercises", "motion_chunks", "motion_series", "reps", "series", "series_chunks", "sessions",
+                ])
             let indexes = try raw.strings(
                 "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             #expect(

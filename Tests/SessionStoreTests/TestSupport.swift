@@ -206,6 +206,18 @@ extension ValueSeries {
     }
 }
 
+extension MotionSeries {
+    /// A series of `count` samples at 20 Hz of a phone turning slowly.
+    static func make(count: Int = 40) -> MotionSeries {
+        var series = MotionSeries()
+        for i in 0..<count {
+            let acceleration = MotionVector(x: Double(i % 5) * 0.5, y: -9.81 + Double(i) / 64, z: 0.25)
+            series.record(MotionSample(t: 3.0 + Double(i) * 0.05, acceleration: acceleration))
+        }
+        return series
+    }
+}
+
 extension SessionSummary {
     /// The prescription ``make(exercise:side:frames:reps:baseline:alternating:series:)`` records.
     static let prescribed = Prescription(
@@ -213,10 +225,11 @@ extension SessionSummary {
 
     /// A summary with every part filled: reps with and without faults, with and without a time to peak, with and
     /// without motion values (smoothness and tremor), fault
-    /// counts, a version and prescription, a series with gaps; for an alternating exercise, sides and tallies.
+    /// counts, a version and prescription, a series with gaps, a motion series; for an alternating exercise, sides and tallies.
     static func make(
         exercise: String = "elbowFlexion", side: BodySide? = .right, frames: Int = 2_802, reps: Int = 3,
-        baseline: Double? = 128.0, alternating: Bool = false, series: ValueSeries = .make()
+        baseline: Double? = 128.0, alternating: Bool = false, series: ValueSeries = .make(),
+        motion: MotionSeries = .make()
     ) -> SessionSummary {
         let repList = (0..<reps).map { (i: Int) -> Rep in
             let offset = Double(i)
@@ -244,7 +257,7 @@ extension SessionSummary {
             repCount: max(0, reps - 1), rejectedCount: reps > 1 ? 1 : 0, best: reps > 0 ? 132.2 : nil,
             baseline: baseline, reps: repList,
             faultCounts: reps > 1 ? [.keepUpperArmStill: 2, .keepHipsLevel: 1] : [:],
-            perSide: perSide, series: series)
+            perSide: perSide, series: series, motion: motion)
     }
 }
 

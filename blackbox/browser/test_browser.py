@@ -2015,6 +2015,108 @@ class BrowserTests(unittest.TestCase):
             time.sleep(0.5)
             self.assert_no_horizontal_scroll()
 
+    # ---- Motion sensors (PROTOCOL.md §3.3) ---------------------------------------------------------------------
+
+    def test_20_phone_motion_streams_draws_and_is_stored(self):
+        """Synthetic `devicemotion` events reach the server as `motion` samples: the live x/y/z chart draws, the
+        session's stored motion series holds them (REST), and History shows the motion chart and each rep's
+        smoothness; iOS's permission prompt is asked for from the Start tap. At phone and desktop sizes."""
+        x_rgb = (0xFF, 0x7B, 0x9C)
+        try:
+            for size in (PHONE, DESKTOP):
+                self.open("/?lang=en")
+                self.emulate(self.driver, size)
+                self.open("/?lang=en&motion=1&source=demo")
+                wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                         message="catalog loaded")
+                self.assertTrue(self.el("opt-motion").is_selected())
+                # iOS Safari's permission call, stubbed: it must be made from the Start tap, once.
+                self.driver.execute_script("""
+                    window.__motionAsked = 0;
+                    DeviceMotionEvent.requestPermission = () => {
+                      window.__motionAsked++;
+                      window.__motionAskedInGesture = navigator.userActivation.isActive;
+                      return Promise.resolve('granted');
+                    };""")
+                Select(self.el("exercise")).select_by_value("elbowFlexion")
+                self.el("subject").clear()
+                self.el("subject").send_keys(f"motion-{uuid.uuid4().hex[:8]}")
+                self.el("start").click()
+                wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
+                session_id = self.el("status").get_attribute("data-session")
+                self.assertEqual(self.driver.execute_script("return window.__motionAsked"), 1)
+                self.assertTrue(self.driver.execute_script("return window.__motionAskedInGesture"))
+                # A phone at 60 Hz: a slow swing on x, gravity on y, a small 8 Hz tremor on z, rotation too.
+                self.driver.execute_script("""
+                    window.__motionTimer = setInterval(() => {
+                      const t = performance.now() / 1000;
+                      window.dispatchEvent(new DeviceMotionEvent('devicemotion', {
+                        accelerationIncludingGravity: { x: 3 * Math.sin(Math.PI * t), y: -9.81,
+                          z: 0.5 + 0.3 * Math.sin(16 * Math.PI * t) },
+                        rotationRate: { alpha: 10, beta: 5, gamma: -3 }, interval: 16 }));
+                    }, 16);""")
+                wait_for(lambda: self.el("motion-panel").is_displayed(), 5, message="the motion chart shown")
+                wait_for(lambda: int(self.el("motion-chart").get_attribute("data-drawn") or 0) > 10, 5,
+                         message="the motion chart drawing")
+                before = self.canvas_hash("motion-chart")
+                wait_for(lambda: self.canvas_hash("motion-chart") != before, 5, message="the motion chart moving")
+                self.assertGreater(self.driver.execute_script(CANVAS_COLOR_COUNT, "motion-chart", *x_rgb), 0,
+                                   "the x line drawn in its colour")
+                self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#motion-panel .sw")), 3)
+                wait_for(lambda: "Movement" in self.text("motion-level"), 5, message="snapshot.motion shown")
+                wait_for(lambda: self.counts()[0] >= 1, 15, message="a clean rep")
+                self.screenshot(self.driver, "live-motion", size)
+                self.driver.execute_script("clearInterval(window.__motionTimer)")
+                self.el("stop").click()
+                wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+
+                # The samples reached the server: the stored series, 20 per second.
+                status, _, body = self.api(f"/v1/sessions/{session_id}/motion")
+                self.assertEqual(status, 200)
+                series = json.loads(body)
+                self.assertGreater(len(series["t"]), 40, "over two seconds of samples at 20/s")
+                self.assertEqual(len(series["x"]), len(series["t"]))
+                self.assertTrue(all(abs(y + 9.81) < 1e-9 for y in series["y"]), series["y"][:5])
+                self.assertTrue(all(abs(x) <= 3.001 for x in series["x"]))
+                self.assertGreater(max(series["x"]) - min(series["x"]), 1, "the swing is kept")
+                _, _, summary = self.api(f"/v1/sessions/{session_id}")
+                reps = json.loads(summary)["reps"]
+                self.assertTrue(any(isinstance(r.get("smoothness"), (int, float)) for r in reps), reps)
+
+                # History: the stored motion chart and each rep's smoothness.
+                self.open(f"/history.html?session={session_id}&lang=en")
+                wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                         message="session page")
+                self.assertTrue(self.el("motion-section").is_displayed())
+                self.assertGreater(self.driver.execute_script(CANVAS_COLOR_COUNT, "motion-chart", *x_rgb), 0)
+                self.assertIn("acceleration", self.el("motion-chart").get_attribute("aria-label"))
+                headers = [th.text for th in self.driver.find_elements(By.CSS_SELECTOR, "#rep-table th")]
+                self.assertIn("Smoothness", headers)
+                column = headers.index("Smoothness") + 1
+                cells = [td.text for td in self.driver.find_elements(
+                    By.CSS_SELECTOR, f"#rep-table tbody td:nth-child({column})")]
+                self.assertTrue(any(re.fullmatch(r"-\d+\.\d\d", c) for c in cells), cells)
+                self.screenshot(self.driver, "history-motion", size)
+                if size == PHONE:
+                    self.assert_no_horizontal_scroll()
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_20b_motion_permission_refused_leaves_the_session_going(self):
+        self.open("/?lang=es&motion=1&source=demo")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="catalog loaded")
+        self.driver.execute_script("DeviceMotionEvent.requestPermission = () => Promise.resolve('denied');")
+        self.el("subject").clear()
+        self.el("subject").send_keys(f"motion-{uuid.uuid4().hex[:8]}")
+        self.el("start").click()
+        wait_for(lambda: self.el("motion-status").is_displayed(), 5, message="the refusal said")
+        self.assertIn("no permitidos", self.text("motion-status"))
+        wait_for(lambda: re.search(r"\d", self.text("hud-angle")), 5, message="the session going on")
+        self.assertFalse(self.el("motion-panel").is_displayed())
+        self.el("stop").click()
+        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+
     # ---- Screenshots ----------------------------------------------------------------------------------------
 
     def test_9_screenshots_at_phone_and_desktop_sizes(self):

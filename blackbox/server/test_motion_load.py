@@ -108,6 +108,32 @@ class MotionLoadTests(unittest.TestCase):
         self.assertEqual(len(listing), 6)
         self.assertEqual(sum(s["frames"] for s in listing), run["frames_sent"])
 
+    def test_motion_samples_go_beside_the_poses_and_are_stored(self):
+        # --motion: a `motion` message of the simulated phone's samples (60/s) before each pose; every pose is
+        # still answered, and each stored session has the phone's series and its reps' smoothness and tremor.
+        status, report, stderr = run_load(
+            "--url", self.url, "--sessions", "4", "--seconds", "5", "--ramp-rate", "0", "--motion",
+            "--exercise", "elbowFlexion", "--subject", "load-motion")
+        self.assertEqual(status, 0, stderr)
+        self.assertIs(report["motion"], True)
+        run = report["run"]
+        self.assertEqual(run["errors"], 0, run)
+        self.assertEqual(run["unanswered"], 0)
+        self.assertEqual(run["snapshots"], run["frames_sent"])
+        self.assertEqual(run["summaries"], 4)
+        listing = self.server.get("/v1/sessions?subject=load-motion&limit=100").json()["sessions"]
+        self.assertEqual(len(listing), 4)
+        for summary in listing:
+            series = self.server.get(f"/v1/sessions/{summary['id']}/motion").json()
+            # 20 samples/s kept of the 60 sent, over the session's poses.
+            seconds = summary["duration"]
+            self.assertGreater(len(series["t"]), 20 * seconds - 5, (len(series["t"]), seconds))
+            self.assertTrue(all(abs(y - 9.81) < 5 for y in series["y"]), "gravity on y")
+            judged = [r for r in summary["reps"] if "tremor" in r]
+            self.assertTrue(judged, summary["reps"])
+            for rep in judged:
+                self.assertLess(rep["tremor"], 0.1, rep)
+
     def test_polling_loops_answer_and_count_every_pose(self):
         # --poll: the loops never sleep in epoll; answers are read at the next tick, and still all of them.
         status, report, stderr = run_load(

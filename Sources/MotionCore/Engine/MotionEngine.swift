@@ -27,6 +27,8 @@ public struct MotionEngine: Sendable {
     private var visibleFrames = 0
     private var confidence: Double?
     private var series: ValueSeries
+    /// The phone's acceleration, downsampled, as ``recordMotion(_:)`` gave it.
+    private var motionSeries = MotionSeries()
 
     /// Creates an engine.
     /// - Parameter configuration: The exercise, side and options.
@@ -190,6 +192,14 @@ public struct MotionEngine: Sendable {
         return true
     }
 
+    /// Keeps a motion sample's acceleration in the summary's downsampled ``SessionSummary/motion`` series. The
+    /// engine judges poses only; the session that accepted the sample (``MotionAnalyzer/append(_:)``) calls this.
+    /// - Parameter sample: An accepted sample.
+    /// - Complexity: Amortised O(1).
+    public mutating func recordMotion(_ sample: MotionSample) {
+        motionSeries.record(sample)
+    }
+
     /// Starts (or restarts) the baseline: the mean peak of the next clean reps (``SessionConfiguration/baselineReps``),
     /// or of the next completed hold.
     public mutating func startBaseline() {
@@ -229,7 +239,7 @@ public struct MotionEngine: Sendable {
             firstTimestamp: firstTimestamp, lastTimestamp: lastTimestamp, frames: frames,
             visibleFrames: visibleFrames, repCount: results.repCount, rejectedCount: results.rejectedCount,
             best: results.best, baseline: results.baseline?.value, reps: results.reps, faultCounts: counts,
-            perSide: perSide, series: series)
+            perSide: perSide, series: series, motion: motionSeries)
     }
 }
 
@@ -529,10 +539,12 @@ extension MotionEngine {
     ///   - state: What ``savedState(includingSeries:)`` returned.
     ///   - series: The value series to continue, when the state was saved without it (e.g. read back from the
     ///     store); ignored when the state carries its own.
+    ///   - motion: The motion series to continue (the saved state never carries it: the store does).
     /// - Throws: ``RestoreError/session(_:)`` when the configuration is unusable (as ``init(configuration:)``),
     ///   ``RestoreError/state(_:)`` when the state is truncated, corrupt or saved for another configuration.
     public init(
-        configuration: SessionConfiguration, restoring state: [UInt8], series: ValueSeries? = nil
+        configuration: SessionConfiguration, restoring state: [UInt8], series: ValueSeries? = nil,
+        motion: MotionSeries = MotionSeries()
     )
         throws(RestoreError)
     {
@@ -546,6 +558,7 @@ extension MotionEngine {
         } catch {
             throw .state(error)
         }
+        motionSeries = motion
     }
 
     private mutating func restore(from state: [UInt8], series stored: ValueSeries?) throws(EngineStateError) {

@@ -32,6 +32,8 @@ public struct SessionSummary: Sendable, Hashable {
     public var perSide: [BodySide: SideTally]
     /// The smoothed value over time, downsampled.
     public var series: ValueSeries
+    /// The phone's acceleration over time, downsampled (empty without motion samples, PROTOCOL.md §3.3).
+    public var motion: MotionSeries
 
     /// Creates a summary from its parts (e.g. one read back from storage).
     /// - Parameters:
@@ -51,12 +53,14 @@ public struct SessionSummary: Sendable, Hashable {
     ///   - faultCounts: How many times each fault was reported.
     ///   - perSide: Alternating exercises: each side's counts and best.
     ///   - series: The value over time.
+    ///   - motion: The phone's acceleration over time.
     public init(
         exercise: String, exerciseVersion: Int = 1, side: BodySide? = nil,
         prescription: Prescription = Prescription(), firstTimestamp: Double? = nil, lastTimestamp: Double? = nil,
         frames: Int = 0, visibleFrames: Int = 0, repCount: Int = 0, rejectedCount: Int = 0, best: Double? = nil,
         baseline: Double? = nil, reps: [Rep] = [], faultCounts: [FormFeedback: Int] = [:],
-        perSide: [BodySide: SideTally] = [:], series: ValueSeries = ValueSeries()
+        perSide: [BodySide: SideTally] = [:], series: ValueSeries = ValueSeries(),
+        motion: MotionSeries = MotionSeries()
     ) {
         self.exercise = exercise
         self.exerciseVersion = exerciseVersion
@@ -74,6 +78,7 @@ public struct SessionSummary: Sendable, Hashable {
         self.faultCounts = faultCounts
         self.perSide = perSide
         self.series = series
+        self.motion = motion
     }
 
     /// Seconds from the first to the last pose.

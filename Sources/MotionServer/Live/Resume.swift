@@ -120,7 +120,8 @@ extension AppContext {
             let exercise = try await exercise(of: point.session, tenant: tenant)
             let core = try SessionCore(
                 id: id, tenant: tenant, start: start, exercise: exercise, startedAt: point.session.startedAt,
-                tokenDigest: tokenDigest, restoring: point.engineState?.state, series: point.session.summary.series)
+                tokenDigest: tokenDigest, restoring: point.engineState?.state, series: point.session.summary.series,
+                motion: point.session.summary.motion)
             metrics.sessionOpened()
             return TakenSession(
                 handover: Handover(core: core, watchers: SessionWatchers(), lastWrite: nil),

@@ -57,16 +57,18 @@ struct SessionCore: Sendable {
     ///   - state: The engine's saved state at the last checkpoint, or nil for none (a fresh engine: no checkpoint
     ///     was written).
     ///   - series: The stored value series that goes with the state.
+    ///   - motion: The stored motion series, continued by the samples that come.
     /// - Throws: `resumeExpired` when the state does not restore (it was saved for another configuration, or is
     ///   corrupt); the configuration's errors as ``init(start:tenant:now:exercises:tokenDigest:)``.
     init(
         id: SessionID, tenant: String, start: StartRequest, exercise: Exercise, startedAt: Int64,
-        tokenDigest: [UInt8]?, restoring state: [UInt8]?, series: ValueSeries
+        tokenDigest: [UInt8]?, restoring state: [UInt8]?, series: ValueSeries, motion: MotionSeries = MotionSeries()
     ) throws(WireError) {
         var engine = try Self.engine(for: start, exercise: exercise)
         if let state {
             do {
-                engine = try MotionEngine(configuration: engine.configuration, restoring: state, series: series)
+                engine = try MotionEngine(
+                    configuration: engine.configuration, restoring: state, series: series, motion: motion)
             } catch {
                 throw WireError(code: .resumeExpired, message: "the session's saved state cannot be restored: \(error)")
             }
@@ -140,13 +142,15 @@ struct SessionCore: Sendable {
         }
     }
 
-    /// Adds one motion sample (PROTOCOL.md §3.3) to the session's analysis, creating it with the first sample.
+    /// Adds one motion sample (PROTOCOL.md §3.3) to the session's analysis, creating it with the first sample, and
+    /// keeps it in the summary's downsampled motion series.
     /// - Throws: `nonIncreasingTime` for a `t` not after the previous sample's, `invalidMessage` for a sample the
     ///   decoder should have refused; the analysis is then unchanged.
     mutating func process(_ sample: MotionSample) throws(WireError) {
         if motion == nil { motion = MotionAnalyzer() }
         do {
             try motion?.append(sample)
+            engine.recordMotion(sample)
         } catch {
             switch error {
             case .nonIncreasingTime(let previous, let t):
@@ -224,24 +228,45 @@ struct BatchOutcome {
     var events: [(Double, MotionEvent)] = []
     /// The refused frames with their index, and session-wide notices (`unknownJoint`) without one.
     var errors: [(batchIndex: Int?, error: WireError)] = []
+    /// The refused motion samples of a recording, with their index.
+    var motionErrors: [(batchIndex: Int?, error: WireError)] = []
 }
 
 extension SessionCore {
     /// Processes a batch frame by frame: a frame the decoder or the engine refuses is set aside with its index and
     /// the others go on.
+    ///
+    /// A recording's motion samples (`POST /v1/analyze`) go in by time, as a phone streaming both would send them:
+    /// before each accepted pose, the samples not after its time, in their order; after the last pose, the rest. A
+    /// refused sample is set aside in ``BatchOutcome/motionErrors`` with its index.
     /// - Parameters:
     ///   - frames: The decoded frames, each a pose or why it was refused.
+    ///   - samples: The decoded motion samples, each a sample or why it was refused.
     ///   - metrics: Where frames and events are counted.
     ///   - processed: If given, called after each accepted frame with its events and the snapshot after it (e.g. to
     ///     tell watchers).
     mutating func process(
-        _ frames: [Result<Pose, WireError>], metrics: ServerMetrics,
-        processed: ((Pose, [MotionEvent], MotionSnapshot) -> Void)? = nil
+        _ frames: [Result<Pose, WireError>], samples: [Result<MotionSample, WireError>] = [],
+        metrics: ServerMetrics, processed: ((Pose, [MotionEvent], MotionSnapshot) -> Void)? = nil
     ) -> BatchOutcome {
         var outcome = BatchOutcome()
         var buffer: [MotionEvent] = []
+        var nextSample = 0
+        func processSamples(upTo t: Double) {
+            while nextSample < samples.count {
+                let sample = samples[nextSample]
+                if case .success(let value) = sample, !(value.t <= t) { return }
+                do throws(WireError) {
+                    try process(try sample.get())
+                } catch {
+                    outcome.motionErrors.append((nextSample, error))
+                }
+                nextSample += 1
+            }
+        }
         for (index, frame) in frames.enumerated() {
             buffer.removeAll(keepingCapacity: true)
+            if case .success(let pose) = frame { processSamples(upTo: pose.timestamp) }
             do throws(WireError) {
                 let pose = try frame.get()
                 try process(pose, into: &buffer)
@@ -255,6 +280,7 @@ extension SessionCore {
                 outcome.errors.append((index, error))
             }
         }
+        processSamples(upTo: .infinity)
         return outcome
     }
 }

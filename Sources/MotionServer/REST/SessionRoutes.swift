@@ -18,6 +18,7 @@ struct SessionRoutes {
         router.get("/v1/subjects/{subject}/progress", handler: REST.tenanted(progress))
         router.post("/v1/sessions/{id}/poses", handler: REST.tenanted(poses))
         router.post("/v1/sessions/{id}/motion", handler: REST.tenanted(motion))
+        router.get("/v1/sessions/{id}/motion", handler: REST.tenanted(motionSeries))
         router.post("/v1/sessions/{id}/stop", handler: REST.tenanted(stop))
         router.post("/v1/analyze", handler: REST.tenanted(analyze))
     }
@@ -90,8 +91,10 @@ struct SessionRoutes {
         let now = context.clock()
         var core = try SessionCore(start: start, tenant: tenant, now: now, exercises: context.exercises)
         var unknownJoint = UnknownJointNotice()
-        let frames = try PoseDecoder(start).decodeFrames(request.body, report: &unknownJoint.report)
-        var outcome = core.process(frames, metrics: context.metrics)
+        let decoder = PoseDecoder(start)
+        let frames = try decoder.decodeFrames(request.body, report: &unknownJoint.report)
+        let samples = try MotionDecoder(limits: decoder.limits).decodeRecordingSamples(request.body)
+        var outcome = core.process(frames, samples: samples, metrics: context.metrics)
         if let notice = unknownJoint.take() { outcome.errors.insert((nil, notice), at: 0) }
         var record = core.newRecord
         record.status = .finished
@@ -102,7 +105,8 @@ struct SessionRoutes {
         var body: [UInt8] = []
         WireEncoder.encodeAnalysis(
             events: outcome.events, summary: stored.summary,
-            metadata: core.metadata(status: .finished, endedAt: stored.endedAt), errors: outcome.errors, into: &body)
+            metadata: core.metadata(status: .finished, endedAt: stored.endedAt), errors: outcome.errors,
+            motionErrors: outcome.motionErrors, into: &body)
         return REST.json(body)
     }
 
@@ -214,11 +218,27 @@ struct SessionRoutes {
     }
 
     private func series(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+        try await chart(
+            request, "series", read: { try await context.store.series(id: $0, tenant: tenant) },
+            encode: { WireEncoder.encodeSeries($0, into: &$1) })
+    }
+
+    /// `GET /v1/sessions/{id}/motion`: the stored motion series (PROTOCOL.md §5.2), empty without motion samples.
+    private func motionSeries(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+        try await chart(
+            request, "motion", read: { try await context.store.motion(id: $0, tenant: tenant) },
+            encode: { WireEncoder.encodeMotionSeries($0, into: &$1) })
+    }
+
+    /// One of a stored session's series as JSON: 404 when the path names no session of the tenant.
+    private func chart<Series: Sendable>(
+        _ request: HTTPRequest, _ operation: String, read: (SessionID) async throws -> Series?,
+        encode: (Series, inout [UInt8]) -> Void
+    ) async throws -> HTTPResponse {
         guard let id = request.sessionID else { throw RESTError.notFound }
-        let series = try await store("series") { try await context.store.series(id: id, tenant: tenant) }
-        guard let series else { throw RESTError.notFound }
+        guard let series = try await store(operation, { try await read(id) }) else { throw RESTError.notFound }
         var body: [UInt8] = []
-        WireEncoder.encodeSeries(series, into: &body)
+        encode(series, &body)
         return REST.json(body)
     }
 
