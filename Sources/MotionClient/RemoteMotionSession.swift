@@ -170,15 +170,13 @@ public final class RemoteMotionSession: Sendable {
     }
 
     private func read(from provider: some PoseProvider) async throws {
-        for try await pose in provider {
-            if Task.isCancelled { return }
-            do {
+        try await provider.forEachPose { pose in
+            do throws(RemoteSessionError) {
                 try process(pose)
-            } catch .notRunning {
-                return
             } catch {
-                continue
+                return error != .notRunning
             }
+            return true
         }
     }
 

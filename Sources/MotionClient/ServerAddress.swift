@@ -13,6 +13,19 @@ public struct ServerAddress: Sendable, Hashable {
     /// The request target; `/v1/stream` when the URL has no path.
     public var path: String
 
+    /// Creates an address from its parts.
+    /// - Parameters:
+    ///   - isSecure: Whether to use TLS.
+    ///   - host: A numeric address or `localhost`.
+    ///   - port: The port.
+    ///   - path: The request target.
+    public init(isSecure: Bool, host: String, port: UInt16, path: String = "/v1/stream") {
+        self.isSecure = isSecure
+        self.host = host
+        self.port = port
+        self.path = path
+    }
+
     /// Parses a WebSocket URL.
     /// - Parameter url: `ws://` or `wss://`, a host (IPv6 in brackets), an optional port and path.
     /// - Throws: ``RemoteSessionError/invalidServer(_:)`` for any other form.

@@ -12,12 +12,12 @@ import Testing
 /// never a hang.
 @Suite("remote session against bad servers", .timeLimit(.minutes(1)))
 struct BadServerTests {
-    /// Short timers, so a test of a silent server ends in about a second.
-    static var quick: RemoteSessionConfiguration {
+    /// Short timers, so a test of a silent server ends in seconds; long enough for a loaded machine's answers.
+    static func quick(answerTimeout: Duration = .seconds(8)) -> RemoteSessionConfiguration {
         var configuration = RemoteSessionConfiguration()
         configuration.connectTimeout = .seconds(2)
-        configuration.answerTimeout = .seconds(1)
-        configuration.stopTimeout = .seconds(2)
+        configuration.answerTimeout = answerTimeout
+        configuration.stopTimeout = .seconds(10)
         return configuration
     }
 
@@ -36,7 +36,12 @@ struct BadServerTests {
             Thread {
                 while true {
                     let client = accept(listener, nil, nil)
-                    guard client >= 0 else { return }
+                    guard client >= 0 else {
+                        // Closed here, by the only thread that uses it: a close in deinit could leave this loop
+                        // calling accept on a number another test's socket has taken since.
+                        Glibc.close(listener)
+                        return
+                    }
                     var buffer = [UInt8](repeating: 0, count: 4096)
                     _ = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
                     _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -48,16 +53,16 @@ struct BadServerTests {
 
         var url: String { "ws://127.0.0.1:\(port)" }
 
-        deinit {
-            shutdown(fd, Int32(SHUT_RDWR))
-            Glibc.close(fd)
-        }
+        /// Ends the accept loop, which then closes the socket.
+        deinit { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     /// What `connect()` and `stop()` of a session against `url` throw.
-    static func failure(at url: String) async throws -> RemoteSessionError? {
+    static func failure(
+        at url: String, configuration: RemoteSessionConfiguration = quick()
+    ) async throws -> RemoteSessionError? {
         let session = try RemoteMotionSession(
-            server: url, exercise: .elbowFlexion, side: .right, configuration: quick)
+            server: url, exercise: .elbowFlexion, side: .right, configuration: configuration)
         try session.process(Pose(timestamp: 1))
         var first: RemoteSessionError?
         do {
@@ -106,11 +111,12 @@ struct BadServerTests {
     }
 
     @Test func reportsNothingListening() async throws {
-        let server = try RawServer(answer: [])
-        let url = server.url
-        shutdown(server.fd, Int32(SHUT_RDWR))
-        Glibc.close(server.fd)
-        let error = try await Self.failure(at: url)
+        // A port that was free a moment ago; its socket is closed once, here (a second close could hit a socket
+        // another test opened since under the same number).
+        let fd = try Socket.listen(on: SocketAddress(host: "127.0.0.1", port: 0), backlog: 1, reusePort: false)
+        let port = try #require(Socket.localAddress(fd)).port
+        Glibc.close(fd)
+        let error = try await Self.failure(at: "ws://127.0.0.1:\(port)")
         guard case .connectionFailed(.system)? = error else { Issue.record("\(String(describing: error))")
             return }
     }
@@ -160,7 +166,7 @@ struct BadServerTests {
 
     @Test func timesOutWhenStartIsNeverAnswered() async throws {
         try await Self.withWebSocketServer(answers: []) { url in
-            let error = try await Self.failure(at: url)
+            let error = try await Self.failure(at: url, configuration: Self.quick(answerTimeout: .seconds(1)))
             #expect(error == .timedOut)
         }
     }
@@ -168,7 +174,7 @@ struct BadServerTests {
     @Test func reportsARefusedStart() async throws {
         try await withMotionServer { url in
             let session = try RemoteMotionSession(
-                server: url, exercise: .elbowFlexion, side: nil, configuration: Self.quick)
+                server: url, exercise: .elbowFlexion, side: nil, configuration: Self.quick())
             var failure: RemoteSessionError?
             do throws(RemoteSessionError) {
                 try await session.connect()

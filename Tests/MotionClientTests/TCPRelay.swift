@@ -41,7 +41,11 @@ final class TCPRelay: @unchecked Sendable {
     private func acceptLoop() {
         while true {
             let client = accept(listener, nil, nil)
-            guard client >= 0 else { return }
+            guard client >= 0 else {
+                // Closed by this thread only, so no later accept can reach a number another socket has taken.
+                Glibc.close(listener)
+                return
+            }
             guard let upstream = Self.connect(to: target) else {
                 Glibc.close(client)
                 continue
@@ -99,10 +103,9 @@ final class TCPRelay: @unchecked Sendable {
         }
     }
 
-    /// Stops listening and tears everything down.
+    /// Stops listening (the accept loop then closes the socket) and tears everything down.
     func close() {
         cut()
         shutdown(listener, Int32(SHUT_RDWR))
-        Glibc.close(listener)
     }
 }
