@@ -156,7 +156,8 @@ extension RemoteMotionSession {
         case .snapshot(let snapshot):
             publish(snapshot)
         case .summary(_, var summary):
-            let waiters = state.withLock { state -> [CheckedContinuation<Result<SessionSummary, RemoteSessionError>, Never>] in
+            let waiters = state.withLock {
+                state -> [CheckedContinuation<Result<SessionSummary, RemoteSessionError>, Never>] in
                 if summary.frames > 0 {
                     summary.firstTimestamp = state.firstPoseTime
                     summary.lastTimestamp = state.outbox.lastPoseTime
@@ -188,7 +189,10 @@ extension RemoteMotionSession {
 
     /// The connection closed: resume unless the session is over or the close is final.
     private func connectionClosed(_ socket: WebSocket, code: Int?, reason: String) {
-        enum Next { case nothing, reconnect, fail(RemoteSessionError) }
+        enum Next {
+            case nothing, reconnect
+            case fail(RemoteSessionError)
+        }
         let next: Next = state.withLock { state in
             guard state.socket === socket else { return .nothing }
             state.socket = nil
@@ -279,9 +283,9 @@ extension RemoteMotionSession {
 
     private func store(_ snapshot: MotionSnapshot) {
         #if canImport(Observation)
-            registrar.withMutation(of: self, keyPath: \.snapshot) { published.withLock { $0 = snapshot } }
+        registrar.withMutation(of: self, keyPath: \.snapshot) { published.withLock { $0 = snapshot } }
         #else
-            published.withLock { $0 = snapshot }
+        published.withLock { $0 = snapshot }
         #endif
     }
 

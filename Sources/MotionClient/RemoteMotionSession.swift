@@ -5,7 +5,7 @@ public import MotionWire
 import Synchronization
 
 #if canImport(Observation)
-    public import Observation
+public import Observation
 #endif
 
 /// A ``MotionSession`` whose analysis runs on a motion-server: the same surface and types, so app code compiles
@@ -35,7 +35,7 @@ public final class RemoteMotionSession: Sendable {
     let listeners = Mutex(Listeners())
     let published: Mutex<MotionSnapshot>
     #if canImport(Observation)
-        let registrar = ObservationRegistrar()
+    let registrar = ObservationRegistrar()
     #endif
 
     /// Creates a session and starts connecting in the background.
@@ -80,7 +80,7 @@ public final class RemoteMotionSession: Sendable {
     /// exists (on the main actor with ``RemoteSessionConfiguration/updatesSnapshotOnMainActor``).
     public var snapshot: MotionSnapshot {
         #if canImport(Observation)
-            registrar.access(self, keyPath: \.snapshot)
+        registrar.access(self, keyPath: \.snapshot)
         #endif
         return published.withLock { $0 }
     }
@@ -251,5 +251,5 @@ public final class RemoteMotionSession: Sendable {
 }
 
 #if canImport(Observation)
-    extension RemoteMotionSession: Observable {}
+extension RemoteMotionSession: Observable {}
 #endif

@@ -84,8 +84,10 @@ struct BadServerTests {
     @Test func refusesAServerThatAnswersGarbage() async throws {
         let server = try RawServer(answer: Array("SSH-2.0-OpenSSH_9.2\r\n\r\n".utf8))
         let error = try await Self.failure(at: server.url)
-        guard case .connectionFailed(.handshakeRefused)? = error else { Issue.record("\(String(describing: error))")
-            return }
+        guard case .connectionFailed(.handshakeRefused)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
     }
 
     @Test func refusesAnHTTPServerThatDoesNotUpgrade() async throws {
@@ -117,8 +119,10 @@ struct BadServerTests {
         let port = try #require(Socket.localAddress(fd)).port
         Glibc.close(fd)
         let error = try await Self.failure(at: "ws://127.0.0.1:\(port)")
-        guard case .connectionFailed(.system)? = error else { Issue.record("\(String(describing: error))")
-            return }
+        guard case .connectionFailed(.system)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
     }
 
     /// A WebSocket server on `/v1/stream` that answers the first message with `answers`, then does `then`.

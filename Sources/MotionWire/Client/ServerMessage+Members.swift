@@ -5,11 +5,6 @@ struct MemberReader {
     let type: String
     let object: [String: JSONValue]
 
-    init(type: String, object: [String: JSONValue]) {
-        self.type = type
-        self.object = object
-    }
-
     private func invalid(_ member: String) -> ServerMessageError { .invalid(type: type, member: member) }
 
     private func nested(_ member: String, _ object: [String: JSONValue]) -> MemberReader {
@@ -131,7 +126,8 @@ struct MemberReader {
     func snapshot() throws(ServerMessageError) -> MotionSnapshot {
         var baseline: BaselineStatus?
         if let member = try optionalObject("baseline") {
-            baseline = BaselineStatus(progress: try member.number("progress"), value: try member.optionalNumber("value"))
+            baseline = BaselineStatus(
+                progress: try member.number("progress"), value: try member.optionalNumber("value"))
         }
         var set: SetProgress?
         if let member = try optionalObject("set") {

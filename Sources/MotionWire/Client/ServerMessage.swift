@@ -63,7 +63,8 @@ extension ServerMessage {
             self = .summary(id: try reader.string("id"), try reader.summary())
         case "error":
             self = .error(
-                code: ErrorCode(rawValue: try reader.string("code")), message: try reader.optionalString("message") ?? "")
+                code: ErrorCode(rawValue: try reader.string("code")),
+                message: try reader.optionalString("message") ?? "")
         default:
             self = .other(type: type)
         }
