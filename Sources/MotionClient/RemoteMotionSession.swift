@@ -16,6 +16,8 @@ public import Observation
 /// again and the session resumed, with the poses since the last checkpoint sent again (PROTOCOL.md §3.1): the
 /// summary is the one a single connection would give.
 ///
+/// The connection holds the session until ``stop()`` answers or the session fails: end every session with `stop()`.
+///
 /// ```swift
 /// let session = try RemoteMotionSession(server: "wss://motion.example:443", exercise: .elbowFlexion, side: .right,
 ///                                       token: "secret")

@@ -5,11 +5,19 @@ import MotionServer
 import MotionSimulation
 import MotionWire
 
+/// Tests/HTTPServerTests/Fixtures/tls/`name`: the test certificates (for `localhost`), found from this file's path.
+func tlsFixture(_ name: String) -> String {
+    var components = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+    components.removeLast(2)
+    return components.joined(separator: "/") + "/HTTPServerTests/Fixtures/tls/" + name
+}
+
 /// A motion-server on a free loopback port with a fresh SQLite file, shut down after `body`.
 /// - Parameters:
 ///   - tokens: The tokens file's text (`token tenant` lines); nil runs without authentication.
-///   - body: Given the server's `ws://` URL.
-func withMotionServer(tokens: String? = nil, _ body: (String) async throws -> Void) async throws {
+///   - tls: Whether to serve TLS with the `ecdsa` test certificate (the URL is then `wss://localhost:…`).
+///   - body: Given the server's `ws://` (or `wss://`) URL.
+func withMotionServer(tokens: String? = nil, tls: Bool = false, _ body: (String) async throws -> Void) async throws {
     let directory = NSTemporaryDirectory() + "motion-client-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -25,10 +33,14 @@ func withMotionServer(tokens: String? = nil, _ body: (String) async throws -> Vo
         options.tokensFile = directory + "/tokens"
         try tokens.write(toFile: directory + "/tokens", atomically: true, encoding: .utf8)
     }
+    if tls {
+        options.tlsCertificate = tlsFixture("ecdsa.pem")
+        options.tlsKey = tlsFixture("ecdsa.key")
+    }
     let server = try await MotionServer(options: options)
     let address = try server.start()
     do {
-        try await body("ws://127.0.0.1:\(address.port)")
+        try await body(tls ? "wss://localhost:\(address.port)" : "ws://127.0.0.1:\(address.port)")
     } catch {
         await server.shutdown(gracePeriod: .milliseconds(200))
         throw error

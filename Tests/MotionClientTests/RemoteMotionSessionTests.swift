@@ -122,6 +122,28 @@ struct RemoteMotionSessionTests {
         }
     }
 
+    @Test func runsOverTLSAndRefusesAnUntrustedCertificate() async throws {
+        try await withMotionServer(tls: true) { url in
+            var configuration = RemoteSessionConfiguration()
+            configuration.certificateAuthorityFile = tlsFixture("ecdsa.pem")
+            let session = try RemoteMotionSession(
+                server: url, exercise: .elbowFlexion, side: .right, configuration: configuration)
+            for pose in simulatedPoses(.elbowFlexion) { try session.process(pose) }
+            #expect(try await session.stop().repCount == 3)
+            let untrusted = try RemoteMotionSession(server: url, exercise: .elbowFlexion, side: .right)
+            var failure: RemoteSessionError?
+            do throws(RemoteSessionError) {
+                try await untrusted.connect()
+            } catch {
+                failure = error
+            }
+            guard case .connectionFailed(.tlsFailed)? = failure else {
+                Issue.record("\(String(describing: failure))")
+                return
+            }
+        }
+    }
+
     @Test func refusesPosesAfterStopAndOutOfOrder() async throws {
         try await withMotionServer { url in
             let session = try RemoteMotionSession(server: url, exercise: .elbowFlexion, side: .right)
