@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "MotionSimulation", targets: ["MotionSimulation"]),
+        .library(name: "MotionClient", targets: ["MotionClient"]),
         .executable(name: "motion-server", targets: ["motion-server"]),
         .executable(name: "motion-demo", targets: ["motion-demo"]),
         .executable(name: "motion-load", targets: ["motion-load"]),
@@ -33,6 +34,10 @@ let package = Package(
         .target(name: "HTTPWire", dependencies: ["CZlib", "COpenSSL", "Basics"], swiftSettings: strict),
         .target(
             name: "HTTPServer", dependencies: ["Basics", "HTTPWire", "CNetShim", "CZlib", "COpenSSL"],
+            swiftSettings: strict),
+        // The client library for apps: MotionSession's surface, served by the server over the project's WebSocket client.
+        .target(
+            name: "MotionClient", dependencies: ["MotionCore", "MotionWire", "HTTPServer", "HTTPWire"],
             swiftSettings: strict),
         .target(name: "LoadKit", dependencies: ["Basics", "HTTPServer", "HTTPWire"], swiftSettings: strict),
         .target(
@@ -104,6 +109,13 @@ let package = Package(
             dependencies: [
                 "MotionServer", "MotionCore", "MotionSimulation", "SessionStore", "HTTPServer", "HTTPWire",
                 "NetworkTestSupport", "PostgresTestSupport",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "MotionClientTests",
+            dependencies: [
+                "MotionClient", "MotionServer", "MotionCore", "MotionWire", "MotionSimulation", "HTTPServer",
+                "HTTPWire", "NetworkTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

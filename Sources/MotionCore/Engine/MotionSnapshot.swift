@@ -35,6 +35,32 @@ public struct MotionSnapshot: Sendable, Hashable {
     /// How much the phone moves over the last seconds (PROTOCOL.md §3.3 `snapshot.motion`); nil without motion
     /// samples. The engine never sets it: the session that feeds a ``MotionAnalyzer`` does.
     public var motion: MotionLevel? = nil
+
+    /// Creates a snapshot from its parts: what a client rebuilds from a server's `snapshot` message.
+    /// - Parameters: One per property, with the same meaning; `isVisible` defaults to `missingJoints` being empty.
+    public init(
+        timestamp: Double? = nil, value: Double? = nil, best: Double? = nil, repCount: Int = 0, rejectedCount: Int = 0,
+        lastRep: Rep? = nil, holdProgress: Double? = nil, confidence: Double? = nil, setupIssues: SetupIssueSet = [],
+        isVisible: Bool? = nil, missingJoints: JointSet = [], isRunning: Bool = true, baseline: BaselineStatus? = nil,
+        side: BodySide? = nil, set: SetProgress? = nil, motion: MotionLevel? = nil
+    ) {
+        self.timestamp = timestamp
+        self.value = value
+        self.best = best
+        self.repCount = repCount
+        self.rejectedCount = rejectedCount
+        self.lastRep = lastRep
+        self.holdProgress = holdProgress
+        self.confidence = confidence
+        self.setupIssues = setupIssues
+        self.isVisible = isVisible ?? missingJoints.isEmpty
+        self.missingJoints = missingJoints
+        self.isRunning = isRunning
+        self.baseline = baseline
+        self.side = side
+        self.set = set
+        self.motion = motion
+    }
 }
 
 /// Progress through prescribed sets of reps (``Prescription/reps`` × ``Prescription/sets``).

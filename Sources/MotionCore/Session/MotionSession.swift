@@ -129,15 +129,13 @@ public final class MotionSession: Sendable {
 
     /// Processes the provider's poses until it ends, the task is cancelled or the session stops.
     private func read(from provider: some PoseProvider) async throws {
-        for try await pose in provider {
-            if Task.isCancelled { return }
-            do {
+        try await provider.forEachPose { pose in
+            do throws(PoseError) {
                 try process(pose)
-            } catch .notRunning {
-                return
             } catch {
-                continue
+                return error != .notRunning
             }
+            return true
         }
     }
 

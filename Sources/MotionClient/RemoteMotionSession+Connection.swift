@@ -1,0 +1,303 @@
+import Dispatch
+import HTTPServer
+import HTTPWire
+import MotionCore
+import MotionWire
+
+/// The connection: opening it, the `start` or `resume` handshake, the server's messages, drops and reconnection.
+///
+/// Socket callbacks run on the client's loop thread; the state is changed under the session's lock, and nothing
+/// that may call back (a send, a close) is done while it is held: sends are queued on the loop in lock order.
+extension RemoteMotionSession {
+    /// The loop every client connection of the process runs on (one thread).
+    static let loops: EventLoopGroup? = try? EventLoopGroup(loops: 1, name: "motion-client")
+
+    /// Opens the connection, and again after every drop, until the session ends.
+    func drive() async {
+        guard let group = Self.loops else { return fail(.system("cannot start the client's event loop")) }
+        var options = WebSocketClient.Options()
+        options.timeout = configuration.connectTimeout
+        if let token { options.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if server.isSecure {
+            do {
+                options.tls = try TLSContext.client(
+                    certificateAuthorityFile: configuration.certificateAuthorityFile,
+                    verifiesPeer: configuration.verifiesPeer)
+            } catch {
+                return fail(.connectionFailed(.tlsFailed("\(error)")))
+            }
+        }
+        var failures = 0
+        while !Task.isCancelled, !state.withLock({ $0.isOver }) {
+            if failures > 0 {
+                guard failures <= configuration.maxReconnectAttempts else {
+                    return fail(.reconnectFailed(attempts: failures - 1))
+                }
+                try? await Task.sleep(for: reconnectDelay(after: failures))
+            }
+            let socket: WebSocket
+            do {
+                socket = try await WebSocketClient.connect(
+                    host: server.host, port: server.port, path: server.path, options: options, on: group.next())
+            } catch {
+                if state.withLock({ $0.sessionID == nil }) { return fail(.connectionFailed(error)) }
+                failures += 1
+                continue
+            }
+            failures = await serve(socket) ? 1 : failures + 1
+        }
+    }
+
+    private func reconnectDelay(after failures: Int) -> Duration {
+        var delay = configuration.reconnectDelay
+        for _ in 1..<max(1, failures) where delay < configuration.maxReconnectDelay { delay *= 2 }
+        return min(delay, configuration.maxReconnectDelay)
+    }
+
+    /// Runs one connection until it closes.
+    /// - Returns: Whether the server started or resumed the session on it.
+    private func serve(_ socket: WebSocket) async -> Bool {
+        let (closes, closed) = AsyncStream.makeStream(of: Void.self)
+        await withCheckedContinuation { (installed: CheckedContinuation<Void, Never>) in
+            socket.loop.execute { [weak self] in
+                socket.onMessage = { view in self?.receive(view, on: socket) }
+                socket.onClose = { code, reason in
+                    self?.connectionClosed(socket, code: code.map { Int($0.rawValue) }, reason: reason)
+                    closed.finish()
+                }
+                installed.resume()
+            }
+        }
+        let before: Int? = state.withLock { state in
+            guard !state.isOver else { return nil }
+            state.socket = socket
+            state.ready = false
+            state.stopSent = false
+            var first: [UInt8] = []
+            if let session = state.sessionID, let token = state.resumeToken {
+                WireEncoder.encodeResume(ResumeRequest(session: session, token: token), into: &first)
+            } else {
+                first = start.encoded()
+            }
+            let text = String(decoding: first, as: UTF8.self)
+            socket.loop.execute { socket.send(.text(text)) }
+            return state.readyCount
+        }
+        guard let before else {
+            socket.close(code: .goingAway, reason: "")
+            return false
+        }
+        let timeout = configuration.answerTimeout
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled, let self else { return }
+            let (unanswered, started) = state.withLock { ($0.socket === socket && !$0.ready, $0.sessionID != nil) }
+            guard unanswered else { return }
+            if started {
+                socket.close(code: .goingAway, reason: "no answer to resume")
+            } else {
+                fail(.timedOut)
+            }
+        }
+        for await _ in closes {}
+        timer.cancel()
+        return state.withLock { $0.readyCount } > before
+    }
+
+    // MARK: Messages
+
+    private func receive(_ view: WebSocketMessageView, on socket: WebSocket) {
+        guard view.isText else { return violation("a binary message from the server", on: socket) }
+        let message: ServerMessage
+        do {
+            message = try ServerMessage(decoding: Array(view.bytes))
+        } catch {
+            return violation("\(error)", on: socket)
+        }
+        handle(message, on: socket)
+    }
+
+    private func violation(_ reason: String, on socket: WebSocket) {
+        fail(.protocolViolation(reason))
+        socket.close(code: .protocolError, reason: "")
+    }
+
+    private func handle(_ message: ServerMessage, on socket: WebSocket) {
+        switch message {
+        case .started(let session, let resume):
+            let waiters = state.withLock { state -> [CheckedContinuation<Result<Void, RemoteSessionError>, Never>]? in
+                guard state.socket === socket, !state.ready, state.sessionID == nil else { return nil }
+                state.sessionID = session
+                state.resumeToken = resume
+                state.binary = configuration.binaryFrames && resume != nil
+                state.ready = true
+                state.readyCount += 1
+                flush(&state)
+                defer { state.readyWaiters.removeAll() }
+                return state.readyWaiters
+            }
+            guard let waiters else { return violation("an unexpected started", on: socket) }
+            for waiter in waiters { waiter.resume(returning: .success(())) }
+            tell(.started(session: session))
+        case .resumed(_, let t):
+            let resent = state.withLock { state -> Int? in
+                guard state.socket === socket, !state.ready, state.sessionID != nil else { return nil }
+                state.ready = true
+                state.readyCount += 1
+                defer { flush(&state) }
+                return state.outbox.rewind(after: t)
+            }
+            guard let resent else { return violation("an unexpected resumed", on: socket) }
+            tell(.resumed(t: t, resent: resent))
+        case .checkpoint(let t):
+            state.withLock { $0.outbox.acknowledge(through: t) }
+        case .event(_, let event):
+            deliver(event)
+        case .snapshot(let snapshot):
+            publish(snapshot)
+        case .summary(_, var summary):
+            let waiters = state.withLock {
+                state -> [CheckedContinuation<Result<SessionSummary, RemoteSessionError>, Never>] in
+                if summary.frames > 0 {
+                    summary.firstTimestamp = state.firstPoseTime
+                    summary.lastTimestamp = state.outbox.lastPoseTime
+                }
+                state.summary = summary
+                defer { state.stopWaiters.removeAll() }
+                return state.stopWaiters
+            }
+            var last = snapshot
+            last.isRunning = false
+            publish(last)
+            for waiter in waiters { waiter.resume(returning: .success(summary)) }
+            finishListeners()
+        case .error(let code, let text):
+            let phase = state.withLock { ($0.ready, $0.sessionID != nil) }
+            switch phase {
+            case (true, _): tell(.serverError(code: code.rawValue, message: text))
+            case (false, false):
+                fail(.refused(code: code.rawValue, message: text))
+                socket.close(code: .normal, reason: "")
+            case (false, true):
+                fail(.resumeRefused(code: code.rawValue, message: text))
+                socket.close(code: .normal, reason: "")
+            }
+        case .other(let type):
+            if !state.withLock({ $0.ready }) { violation("\(type) before started", on: socket) }
+        }
+    }
+
+    /// The connection closed: resume unless the session is over or the close is final.
+    private func connectionClosed(_ socket: WebSocket, code: Int?, reason: String) {
+        enum Next {
+            case nothing, reconnect
+            case fail(RemoteSessionError)
+        }
+        let next: Next = state.withLock { state in
+            guard state.socket === socket else { return .nothing }
+            state.socket = nil
+            state.ready = false
+            if state.isOver { return .nothing }
+            // 1001 (a server going away) and a lost connection are resumed; the other codes are final.
+            let resumable = code == nil || code == 1001 || code == 1006 || code == 1012
+            guard state.sessionID != nil, state.resumeToken != nil, resumable else {
+                return .fail(.closed(code: code, reason: reason))
+            }
+            return .reconnect
+        }
+        switch next {
+        case .nothing: break
+        case .reconnect: tell(.disconnected(code: code))
+        case .fail(let error): fail(error)
+        }
+    }
+
+    // MARK: Sending and telling
+
+    /// Sends the queued entries not sent yet (and `stop` once asked), when the server is ready. Call under the lock.
+    func flush(_ state: inout ClientState) {
+        guard state.ready, let socket = state.socket else { return }
+        var messages: [WebSocketMessage] = []
+        for item in state.outbox.takeUnsent() {
+            var buffer: [UInt8] = []
+            switch item {
+            case .pose(let pose):
+                if state.binary {
+                    BinaryPoseFrame.encode(pose, into: &buffer)
+                    messages.append(.binary(buffer))
+                    continue
+                }
+                WireEncoder.encodePose(pose, into: &buffer)
+            case .motion(let samples): WireEncoder.encodeMotion(samples, into: &buffer)
+            case .reset: buffer = Array(#"{"type":"reset"}"#.utf8)
+            case .baseline: buffer = Array(#"{"type":"baseline"}"#.utf8)
+            }
+            messages.append(.text(String(decoding: buffer, as: UTF8.self)))
+        }
+        if state.stopRequested && !state.stopSent {
+            state.stopSent = true
+            messages.append(.text(#"{"type":"stop"}"#))
+        }
+        guard !messages.isEmpty else { return }
+        socket.loop.execute { [messages] in
+            for message in messages { socket.send(message) }
+        }
+    }
+
+    /// Ends the session with `error`: waiters get it, streams end, the connection closes.
+    func fail(_ error: RemoteSessionError) {
+        let taken = state.withLock { state in
+            guard !state.isOver else { return nil as (ClientState.Waiters, WebSocket?)? }
+            state.failure = error
+            defer {
+                state.readyWaiters.removeAll()
+                state.stopWaiters.removeAll()
+                state.socket = nil
+            }
+            return ((state.readyWaiters, state.stopWaiters), state.socket)
+        }
+        guard let ((ready, stop), socket) = taken else { return }
+        for waiter in ready { waiter.resume(returning: .failure(error)) }
+        for waiter in stop { waiter.resume(returning: .failure(error)) }
+        socket?.close(code: .goingAway, reason: "")
+        tell(.failed(error))
+        finishListeners()
+    }
+
+    func tell(_ event: ConnectionEvent) {
+        listeners.withLock { listeners in
+            for continuation in listeners.connection.values { continuation.yield(event) }
+        }
+    }
+
+    private func deliver(_ event: MotionEvent) {
+        listeners.withLock { listeners in
+            for continuation in listeners.events.values { continuation.yield(event) }
+        }
+    }
+
+    private func publish(_ snapshot: MotionSnapshot) {
+        guard configuration.updatesSnapshotOnMainActor else { return store(snapshot) }
+        DispatchQueue.main.async { self.store(snapshot) }
+    }
+
+    private func store(_ snapshot: MotionSnapshot) {
+        #if canImport(Observation)
+        registrar.withMutation(of: self, keyPath: \.snapshot) { published.withLock { $0 = snapshot } }
+        #else
+        published.withLock { $0 = snapshot }
+        #endif
+    }
+
+    func finishListeners() {
+        let (events, connection) = listeners.withLock { listeners in
+            defer {
+                listeners.events.removeAll()
+                listeners.connection.removeAll()
+            }
+            return (Array(listeners.events.values), Array(listeners.connection.values))
+        }
+        for continuation in events { continuation.finish() }
+        for continuation in connection { continuation.finish() }
+    }
+}
