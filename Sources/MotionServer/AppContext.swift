@@ -92,12 +92,16 @@ final class AppContext: Sendable {
     }
 
     /// Times a store call into the `motion_store_seconds` histogram and records whether the store works.
-    func timed<T: Sendable>(_ operation: String, _ body: () async throws -> T) async rethrows -> T {
+    /// - Parameter vouches: Whether a success says the store works again (false for background calls that may
+    ///   succeed while writes fail, such as the sweep's reads: only a request or a probe clears a failure then).
+    func timed<T: Sendable>(
+        _ operation: String, vouches: Bool = true, _ body: () async throws -> T
+    ) async rethrows -> T {
         let started = EventLoop.now()
         defer { metrics.observeStore(operation, seconds: Double(EventLoop.now() - started) / 1e9) }
         do {
             let result = try await body()
-            storeFailing.store(false, ordering: .relaxed)
+            if vouches { storeFailing.store(false, ordering: .relaxed) }
             return result
         } catch {
             storeFailing.store(true, ordering: .relaxed)

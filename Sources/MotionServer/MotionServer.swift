@@ -217,15 +217,15 @@ public final class MotionServer: Sendable {
         let window = context.limits.resumeWindow.milliseconds
         let longest = Duration.seconds(5)
         do {
-            let alive = try await context.timed("nodes") { try await context.liveNodes() }
+            let alive = try await context.timed("nodes", vouches: false) { try await context.liveNodes() }
             let now = context.clock()
-            let abandoned = try await context.timed("abandon") {
+            let abandoned = try await context.timed("abandon", vouches: false) {
                 try await context.store.abandonLiveSessions(updatedBefore: now - window + 1, except: alive)
             }
             if abandoned > 0 {
                 context.logger.log(.notice, "sessions no node resumed in time abandoned", ["count": "\(abandoned)"])
             }
-            let orphans = try await context.timed("live") { try await context.store.liveSessions() }
+            let orphans = try await context.timed("live", vouches: false) { try await context.store.liveSessions() }
                 .filter { $0.holder.map { !alive.contains($0) } ?? true }
             guard let oldest = orphans.map(\.updatedAt).min() else { return longest }
             return min(longest, .milliseconds(max(1, oldest + window - context.clock())))
