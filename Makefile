@@ -119,7 +119,7 @@ autobahn: deps
 	blackbox/websocket/autobahn.sh
 
 tsan:
-	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --scratch-path .build-tsan --sanitize=thread --disable-xctest --filter "MotionSessionTests|EventLoopTests|HTTPServerTests|WebSocketTests|SessionStoreTests|ResumeTests"
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --scratch-path .build-tsan --sanitize=thread --disable-xctest --filter "(^|\.)(MotionSessionTests|EventLoopTests|HTTPServerTests|WebSocketTests|SessionStoreTests|ResumeTests)\b"
 
 ## The newcomer's proof: `make test` in a new Debian 12 minbase root (debootstrap) with only the Swift toolchain and
 ## its documented prerequisites (about 25 minutes on 2 cores; as root).
