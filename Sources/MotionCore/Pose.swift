@@ -133,9 +133,14 @@ public struct Pose: Sendable {
     ///
     /// A derived joint's confidence is the lower of its parents'.
     public mutating func deriveCentralJoints() {
-        derive(.neck, from: .leftShoulder, .rightShoulder)
-        derive(.root, from: .leftHip, .rightHip)
+        for (joint, parents) in Self.centralJointParents { derive(joint, from: parents.0, parents.1) }
     }
+
+    /// The joints ``deriveCentralJoints()`` fills, each with the two joints it is the midpoint of.
+    public static let centralJointParents: [(joint: Joint, parents: (Joint, Joint))] = [
+        (.neck, (.leftShoulder, .rightShoulder)),
+        (.root, (.leftHip, .rightHip)),
+    ]
 
     private mutating func derive(_ joint: Joint, from first: Joint, _ second: Joint) {
         guard self[joint] == nil, let a = self[first], let b = self[second] else { return }

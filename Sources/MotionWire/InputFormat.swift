@@ -19,4 +19,30 @@ public enum InputFormat: String, Sendable, Hashable, CaseIterable {
         case .coco: 0.3
         }
     }
+
+    /// What the format's coordinates are measured in.
+    public enum Coordinates: String, Sendable {
+        /// Image pixels.
+        case pixels
+        /// Fractions 0…1 of the image's `width` and `height`.
+        case normalized
+        /// Pixels, or normalised when `start` says `"normalized": true`.
+        case pixelsOrNormalized
+    }
+
+    /// What the coordinates are measured in.
+    public var coordinates: Coordinates {
+        switch self {
+        case .joints: .pixels
+        case .vision, .mediapipe: .normalized
+        case .coco: .pixelsOrNormalized
+        }
+    }
+
+    /// Whether y grows upwards from the image's bottom edge (Apple Vision) rather than down from its top.
+    public var isYUp: Bool { self == .vision }
+
+    /// Whether `neck` and `root` are derived from the shoulders and hips (``Pose/centralJointParents``): the
+    /// formats whose keypoints do not have them.
+    public var derivesCentralJoints: Bool { self == .mediapipe || self == .coco }
 }

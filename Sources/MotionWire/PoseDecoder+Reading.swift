@@ -303,7 +303,8 @@ extension PoseDecoder {
             imageSize = ImageSize(width: width, height: height)
         default: throw WireError.invalidPose("width and height go together")
         }
-        let isNormalized = format == .vision || format == .mediapipe || (format == .coco && normalized)
+        let isNormalized =
+            format.coordinates == .normalized || (format.coordinates == .pixelsOrNormalized && normalized)
         if isNormalized, imageSize == nil {
             throw WireError.invalidPose("\(format.rawValue) poses need width and height")
         }
@@ -313,7 +314,7 @@ extension PoseDecoder {
         for index in raw.seenIndices {
             let joint = RawJoints.joint(at: index)
             let (rawX, rawY) = raw.coordinates(at: index)
-            let point = Point(x: rawX * scale.0, y: (format == .vision ? 1 - rawY : rawY) * scale.1)
+            let point = Point(x: rawX * scale.0, y: (format.isYUp ? 1 - rawY : rawY) * scale.1)
             guard point.isFinite, abs(point.x) <= Self.maxCoordinate, abs(point.y) <= Self.maxCoordinate else {
                 throw WireError.invalidPose("\(joint.rawValue) must be finite and within ±1e6 pixels")
             }
@@ -322,7 +323,7 @@ extension PoseDecoder {
             pose[joint] = point
             pose.setConfidence(confidence, for: joint)
         }
-        if format == .mediapipe || format == .coco { pose.deriveCentralJoints() }
+        if format.derivesCentralJoints { pose.deriveCentralJoints() }
         return mirrored ? pose.swappingSides() : pose
     }
 

@@ -27,17 +27,26 @@ extension WireEncoder {
     }
 
     /// Writes the answer to `POST /v1/sessions/{id}/poses`: `{"events":[…],"snapshot":{…}}`, with
-    /// `"errors":[…]` (``encodeFrameErrors(_:into:)``) after them when frames were refused.
+    /// `"errors":[…]` (``encodeFrameErrors(_:into:)``) after them when frames were refused; and, with `exercise`
+    /// first, the answer to `POST /v1/exercises/preview`.
     /// - Parameters:
+    ///   - exercise: The exercise the frames were measured with, written first as `"exercise"` (a preview's
+    ///     draft as the server reads it); nil for none.
     ///   - events: The events of the posted frames, with their pose times.
     ///   - snapshot: The snapshot after them.
     ///   - errors: The frames refused alone.
     ///   - buffer: The buffer to append to.
     public static func encodeBatchAnswer(
-        events: [(t: Double, event: MotionEvent)], snapshot: MotionSnapshot,
+        exercise: Exercise? = nil, events: [(t: Double, event: MotionEvent)], snapshot: MotionSnapshot,
         errors: [(batchIndex: Int?, error: WireError)], into buffer: inout [UInt8]
     ) {
-        buffer.appendLiteral(#"{"events":"#)
+        buffer.append(UInt8(ascii: "{"))
+        if let exercise {
+            buffer.appendLiteral(#""exercise":"#)
+            encodeExercise(exercise, into: &buffer)
+            buffer.append(UInt8(ascii: ","))
+        }
+        buffer.appendLiteral(#""events":"#)
         encodeEvents(events, into: &buffer)
         buffer.appendLiteral(#","snapshot":"#)
         encodeSnapshot(snapshot, into: &buffer)
@@ -213,5 +222,55 @@ extension WireEncoder {
                 + "\(rep.range),\(timeToPeak),\(rep.side?.rawValue ?? ""),\(smoothness),\(tremor)\r\n"
             buffer.append(contentsOf: line.utf8)
         }
+    }
+}
+
+extension WireEncoder {
+    /// Writes the answer to `GET /v1/formats`: the 19 joints of PROTOCOL.md §1 in wire order, the joints derived
+    /// from others, and for every input format (§4) the joint of each keypoint (`null`: ignored), what the
+    /// coordinates are measured in, where y starts and the default confidence floor — what a client needs to
+    /// read a pose line exactly as the server does.
+    ///
+    /// ```json
+    /// {"joints":["nose",…],"derived":{"neck":["leftShoulder","rightShoulder"],…},
+    ///  "formats":[{"id":"mediapipe","keypoints":["nose",null,"leftEye",…],"coordinates":"normalized",
+    ///              "origin":"topLeft","minConfidence":0.5,"derivesCentralJoints":true},…]}
+    /// ```
+    /// - Parameter buffer: The buffer to append to.
+    public static func encodeFormats(into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#"{"joints":"#)
+        buffer.appendJSONStrings(Joint.allCases)
+        buffer.appendLiteral(#","derived":{"#)
+        for (index, (joint, parents)) in Pose.centralJointParents.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            buffer.appendJSONString(joint.rawValue)
+            buffer.append(UInt8(ascii: ":"))
+            buffer.appendJSONStrings([parents.0, parents.1])
+        }
+        buffer.appendLiteral(#"},"formats":["#)
+        for (index, format) in InputFormat.allCases.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            encodeFormat(format, into: &buffer)
+        }
+        buffer.appendLiteral("]}")
+    }
+
+    private static func encodeFormat(_ format: InputFormat, into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#"{"id":"#)
+        buffer.appendJSONString(format.rawValue)
+        buffer.appendLiteral(#","keypoints":["#)
+        for (index, joint) in KeypointLayout.joints(of: format).enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            if let joint { buffer.appendJSONString(joint.rawValue) } else { buffer.appendLiteral("null") }
+        }
+        buffer.appendLiteral(#"],"coordinates":"#)
+        buffer.appendJSONString(format.coordinates.rawValue)
+        buffer.appendLiteral(#","origin":"#)
+        buffer.appendJSONString(format.isYUp ? "bottomLeft" : "topLeft")
+        buffer.appendLiteral(#","minConfidence":"#)
+        buffer.appendJSONNumber(format.defaultMinConfidence)
+        buffer.appendLiteral(#","derivesCentralJoints":"#)
+        buffer.appendJSONBool(format.derivesCentralJoints)
+        buffer.append(UInt8(ascii: "}"))
     }
 }

@@ -187,6 +187,73 @@ struct ExerciseRoutesTests {
         }
     }
 
+    @Test func servesTheInputFormatMapsToEveryTenant() async throws {
+        var expected: [UInt8] = []
+        WireEncoder.encodeFormats(into: &expected)
+        try await withMotionServer(tokens: Self.tokens) { address, _, _ in
+            for token in [Self.alice, Self.bob] {
+                let formats = try #require(try await request(address, "GET", "/v1/formats", token: token))
+                #expect(formats.status == 200)
+                #expect(formats.header("Content-Type")?.hasPrefix("application/json") == true)
+                #expect(formats.body == expected)
+            }
+            #expect(try await request(address, "GET", "/v1/formats")?.status == 401)
+            #expect(try await request(address, "POST", "/v1/formats", token: Self.alice, body: "{}")?.status == 405)
+            #expect(try await request(address, "GET", "/v1/formats/coco", token: Self.alice)?.status == 404)
+        }
+    }
+
+    @Test func previewsADraftOnFramesAndStoresNothing() async throws {
+        let draft = try ExerciseDefinition.decode(Array(Self.curl().utf8))
+        let poses = Simulation(exercise: draft, side: .left, reps: [.init(peak: 100), .init(peak: 95)]).poses()
+        let frames = poses.map { poseMessage($0).replacingOccurrences(of: #""type":"pose","#, with: "") }
+            .joined(separator: ",")
+        func body(_ definition: String, side: String = #""left""#) -> String {
+            #"{"exercise":\#(definition),"side":\#(side),"frames":[\#(frames)]}"#
+        }
+        try await withMotionServer(tokens: Self.tokens) { address, _, _ in
+            let preview = try #require(
+                try await request(address, "POST", "/v1/exercises/preview", token: Self.alice, body: body(Self.curl())))
+            #expect(preview.status == 200, "\(preview.text)")
+            let answer = try #require(Self.json(preview))
+            #expect((answer["exercise"] as? [String: Any])?["id"] as? String == "curl")
+            #expect((answer["snapshot"] as? [String: Any])?["repCount"] as? Int == 2)
+            let reps = (answer["events"] as? [[String: Any]])?.filter { $0["event"] as? String == "repCompleted" }
+            #expect(reps?.count == 2)
+            // A higher entry threshold than either peak: the same frames count nothing.
+            let strict = try await request(
+                address, "POST", "/v1/exercises/preview", token: Self.alice, body: body(Self.curl(enter: 110)))
+            #expect((Self.json(strict)?["snapshot"] as? [String: Any])?["repCount"] as? Int == 0)
+            // Nothing was stored: no session, no exercise.
+            let sessions = Self.json(try await request(address, "GET", "/v1/sessions", token: Self.alice))
+            #expect((sessions?["sessions"] as? [Any])?.isEmpty == true)
+            #expect(try await request(address, "GET", "/v1/exercises/curl", token: Self.alice)?.status == 404)
+
+            let refusals: [(String, Int, String, String?)] = [
+                (body(Self.curl(enter: 20)), 422, "invalidExercise", "/exercise/thresholds"),
+                (body(#""curl""#), 422, "invalidExercise", "/exercise"),
+                (#"{"side":"left","frames":[]}"#, 400, "invalidMessage", nil),
+                (body(Self.curl(), side: #""up""#), 400, "invalidMessage", nil),
+                (body(Self.curl(), side: "null"), 400, "missingSide", nil),
+                (#"{"exercise":\#(Self.curl()),"exercise":\#(Self.curl())}"#, 400, "invalidMessage", nil),
+                (#"{"exercise":\#(Self.curl()),"subject":"x"}"#, 400, "invalidMessage", nil),
+                (#"{"exercise":\#(Self.curl()),"side":"left","frames":[{"t":1,"points":"#, 400, "invalidJSON", nil),
+                ("[]", 400, "invalidMessage", nil),
+            ]
+            for (text, status, code, pointer) in refusals {
+                let refused = try await request(address, "POST", "/v1/exercises/preview", token: Self.alice, body: text)
+                #expect(refused?.status == status, "\(text.prefix(80)): \(refused?.text ?? "")")
+                #expect(Self.error(refused)?["code"] as? String == code, "\(text.prefix(80))")
+                if let pointer {
+                    #expect(
+                        (Self.error(refused)?["pointer"] as? String)?.hasPrefix(pointer) == true,
+                        "\(refused?.text ?? "")")
+                }
+            }
+            #expect(try await request(address, "POST", "/v1/exercises/preview", body: body(Self.curl()))?.status == 401)
+        }
+    }
+
     @Test func refusesExercisesBeyondTheTenantsLimit() async throws {
         var limits = ExerciseLimits()
         limits.maxExercisesPerTenant = 2

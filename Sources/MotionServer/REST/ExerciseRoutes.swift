@@ -5,7 +5,7 @@ import MotionWire
 import SessionStore
 
 /// The exercise endpoints of PROTOCOL.md §5.1: the built-in catalog and each tenant's custom exercises, with every
-/// version kept.
+/// version kept; and the input formats' keypoint maps (`GET /v1/formats`) exercises and clients draw with.
 ///
 /// Reads of current exercises come from the ``ExerciseLibrary`` (memory); writes go to the store, then to the
 /// library. A tenant's custom exercises are invisible to every other tenant (404, like unknown ids).
@@ -19,7 +19,17 @@ struct ExerciseRoutes {
         router.put("/v1/exercises/{id}", handler: REST.tenanted(update))
         router.delete("/v1/exercises/{id}", handler: REST.tenanted(delete))
         router.get("/v1/exercises/{id}/versions/{version}", handler: REST.tenanted(version))
+        router.post("/v1/exercises/preview", handler: REST.tenanted(preview))
+        router.get("/v1/formats") { _ in REST.json(Self.formats) }
     }
+
+    /// `GET /v1/formats`: how each input format's keypoints map to joints (``WireEncoder/encodeFormats(into:)``).
+    /// The same for every tenant: it describes the protocol, not anyone's data.
+    private static let formats: [UInt8] = {
+        var body: [UInt8] = []
+        WireEncoder.encodeFormats(into: &body)
+        return body
+    }()
 
     // MARK: Reads
 
@@ -52,6 +62,27 @@ struct ExerciseRoutes {
         }
         guard let record else { throw RESTError.unknownExercise(id) }
         return Self.json(try decodeStored(record))
+    }
+
+    /// `POST /v1/exercises/preview` (``ExercisePreviewRequest``): a draft definition, checked as a save would check
+    /// it, measured on the posted frames by a session of its own that is never stored; answers the draft as read,
+    /// the events and the last snapshot, like a batch of poses.
+    private func preview(_ request: HTTPRequest, tenant: String) throws -> HTTPResponse {
+        _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
+        let draft = try ExercisePreviewRequest(
+            decoding: request.body, limits: WireLimits(), definitionLimits: definitionLimits)
+        let start = StartRequest(exercise: draft.exercise.id, side: draft.side)
+        let now = context.clock()
+        var session = try SessionCore(
+            id: SessionID.generate(at: now), tenant: tenant, start: start, exercise: draft.exercise, startedAt: now,
+            tokenDigest: nil, restoring: nil, series: ValueSeries())
+        let frames = try PoseDecoder(start).decodeFrames(request.body)
+        let outcome = session.process(frames, metrics: context.metrics)
+        var body: [UInt8] = []
+        WireEncoder.encodeBatchAnswer(
+            exercise: draft.exercise, events: outcome.events, snapshot: session.latestSnapshot,
+            errors: outcome.errors, into: &body)
+        return REST.json(body)
     }
 
     // MARK: Writes
@@ -112,10 +143,14 @@ struct ExerciseRoutes {
     // MARK: Helpers
 
     private func decode(_ body: [UInt8], id: String?) throws(WireError) -> Exercise {
-        let limits = WireLimits(
+        try ExerciseDefinition.decode(body, limits: definitionLimits, id: id)
+    }
+
+    /// The size and depth a definition may have.
+    private var definitionLimits: WireLimits {
+        WireLimits(
             maxMessageBytes: context.exercises.limits.maxDefinitionBytes,
             maxDepth: ExerciseDefinition.defaultLimits.maxDepth)
-        return try ExerciseDefinition.decode(body, limits: limits, id: id)
     }
 
     /// A stored version as an exercise; one that no longer decodes is a damaged record: logged, `503`.
