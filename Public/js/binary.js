@@ -9,11 +9,11 @@
 //   4       u16       image height (0 = unknown)
 //   6       u16       reserved, 0
 //   8       f64       t
-//   16      u32       seen mask: bit i = joint i of JOINTS (the order of PROTOCOL.md §1)
+//   16      u32       seen mask: bit i = joint i of jointOrder() (PROTOCOL.md §1)
 //   20      f32 × 2   x, y in pixels (y down) per seen joint, in joint order
 //   then    u8        confidence × 255 per seen joint (when flag bit 0)
 
-import { JOINTS } from './joints.js';
+import { jointOrder } from './joints.js';
 
 export const POSE_KIND = 1;
 export const CONFIDENCE_FLAG = 1;
@@ -37,7 +37,7 @@ export function frameLength(seen, confidences) {
 const finite = (v) => typeof v === 'number' && Number.isFinite(v);
 
 /**
- * The joints of a page frame in the `joints` format, as `[index, x, y, confidence]` in JOINTS order: from
+ * The joints of a page frame in the `joints` format, as `[index, x, y, confidence]` in wire order: from
  * `points` (`{name: [x, y]}`, with `confidence` `{name: c}`), else from the compact `keypoints`
  * (`[x, y, c, …]`, 19 triples, `null` x for an unseen joint). A joint whose x or y is not a finite number within
  * ±1e6 px once narrowed to f32 is left out, as is an unknown name; a confidence that is not a finite number
@@ -52,15 +52,16 @@ function seenJoints(frame) {
     if (!(Math.abs(fx) <= MAX_COORDINATE && Math.abs(fy) <= MAX_COORDINATE)) return;
     seen.push([index, fx, fy, finite(c) ? c : null]);
   };
+  const joints = jointOrder();
   if (frame.points && typeof frame.points === 'object') {
     const confidence = frame.confidence && typeof frame.confidence === 'object' ? frame.confidence : {};
-    JOINTS.forEach((name, i) => {
+    joints.forEach((name, i) => {
       const p = frame.points[name];
       if (Array.isArray(p) && p.length === 2) add(i, p[0], p[1], confidence[name]);
     });
   } else if (Array.isArray(frame.keypoints)) {
-    if (frame.keypoints.length !== JOINTS.length * 3) return null;
-    JOINTS.forEach((_, i) => add(i, frame.keypoints[i * 3], frame.keypoints[i * 3 + 1], frame.keypoints[i * 3 + 2]));
+    if (frame.keypoints.length !== joints.length * 3) return null;
+    joints.forEach((_, i) => add(i, frame.keypoints[i * 3], frame.keypoints[i * 3 + 1], frame.keypoints[i * 3 + 2]));
   }
   return seen;
 }

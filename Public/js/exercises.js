@@ -5,10 +5,13 @@
 import { initPage, $, askForToken, errorStatus } from './common.js';
 import { t, onLanguageChange } from './i18n.js';
 import { exercises, request, TOKEN_EVENT } from './api.js';
+import { ExerciseTrial } from './exercisetrial.js';
 
 initPage();
 
 let editing = null; // the stored definition being edited, or null for a new one
+const trial = new ExerciseTrial({ canvas: $('ex-figure'), acted: $('ex-acted'), counts: $('ex-counts') });
+let trialTimer = null;
 let statusKey = [null];
 
 function status(key, params, cls = '') {
@@ -40,13 +43,26 @@ function definition() {
   return d;
 }
 
+/** Shows what will be sent and, once typing pauses, tries the draft on the Demo figure. */
 function preview() {
   $('ex-hold-box').hidden = $('ex-kind').value !== 'hold';
+  clearTimeout(trialTimer);
+  let d;
   try {
-    $('ex-preview').textContent = JSON.stringify(definition(), null, 2);
+    d = definition();
+    $('ex-preview').textContent = JSON.stringify(d, null, 2);
   } catch {
     $('ex-preview').textContent = t('exercises.badJSON');
+    trial.refuse(t('exercises.badJSON'));
+    return;
   }
+  // Until the numbers a definition needs are there, there is nothing to try (and nothing to refuse).
+  if (['rest', 'enter', 'exit', 'minAmplitude'].some((key) => d.thresholds[key] === undefined) || d.target === undefined) {
+    trial.wait();
+    return;
+  }
+  // An id is not needed to try a draft.
+  trialTimer = setTimeout(() => trial.show({ ...d, id: d.id || 'draft' }), 400);
 }
 
 /** The form's field for a JSON Pointer of the definition: `/thresholds/enter` → the Enter field. */
@@ -162,7 +178,7 @@ async function load(reload = false) {
 $('ex-form').addEventListener('submit', (e) => { e.preventDefault(); save(); });
 $('ex-form').addEventListener('input', preview);
 $('ex-new').addEventListener('click', () => { fill(null); $('ex-id').focus(); });
-onLanguageChange(() => { renderList(); status(...statusKey); fill(editing); });
+onLanguageChange(() => { renderList(); status(...statusKey); fill(editing); trial.retranslate(); });
 fill(null);
 load();
 window.addEventListener(TOKEN_EVENT, () => load(true));

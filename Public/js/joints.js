@@ -1,11 +1,29 @@
-// The 19 joints of PROTOCOL.md §1 (in the order of the compact `keypoints` form), the bones drawn between
-// them, and helpers to turn an exercise's side-relative joint names into real ones.
+// The joints of PROTOCOL.md §1 as the server describes them (`GET /v1/formats`), the bones drawn between them,
+// and helpers to turn an exercise's side-relative joint names into real ones.
 
-export const JOINTS = [
-  'nose', 'leftEye', 'rightEye', 'leftEar', 'rightEar', 'neck', 'root',
-  'leftShoulder', 'rightShoulder', 'leftElbow', 'rightElbow', 'leftWrist', 'rightWrist',
-  'leftHip', 'rightHip', 'leftKnee', 'rightKnee', 'leftAnkle', 'rightAnkle',
-];
+import { getJSON } from './api.js';
+
+let formats = null;
+let formatsPromise = null;
+
+/**
+ * Fetches the server's input-format maps (`GET /v1/formats`: the joint of every keypoint of each format of
+ * PROTOCOL.md §4, what the coordinates are measured in, the joints derived from others) once; the page awaits it
+ * before it draws or encodes a pose, so what it draws is read exactly as the server reads it.
+ */
+export function loadFormats({ reload = false } = {}) {
+  if (!formatsPromise || reload) {
+    formatsPromise = getJSON('/v1/formats').then((map) => { formats = map; return map; })
+      .catch((e) => { formatsPromise = null; throw e; });
+  }
+  return formatsPromise;
+}
+
+/** The 19 joints of PROTOCOL.md §1 in wire order (the compact `keypoints` and binary frames), once loaded. */
+export function jointOrder() {
+  if (!formats) throw new Error('the input formats are not loaded yet (loadFormats)');
+  return formats.joints;
+}
 
 export const BONES = [
   ['nose', 'neck'], ['neck', 'root'],
@@ -40,52 +58,41 @@ export function measuredJoints(exercise, side) {
 }
 
 /**
- * Decodes one pose line of any PROTOCOL.md §4 input format into {points: {joint: [x, y]}, width, height},
- * for drawing. Returns null when it cannot.
+ * Decodes one pose line of any PROTOCOL.md §4 input format into {points: {joint: [x, y]}, width, height}, for
+ * drawing, with the server's map of that format (`loadFormats`): keypoints to joints, normalised or bottom-up
+ * coordinates to pixels, joints below the format's confidence floor left out, `neck` and `root` derived where the
+ * format has none. Returns null for an unknown format or before the maps are loaded.
  */
 export function decodePose(frame, format = 'joints', normalized = false) {
+  const map = formats && formats.formats.find((f) => f.id === format);
+  if (!map) return null;
   const width = frame.width || 0;
   const height = frame.height || 0;
+  const scaled = map.coordinates === 'normalized' || (map.coordinates === 'pixelsOrNormalized' && normalized);
+  const bottomUp = map.origin === 'bottomLeft';
   const points = {};
-  if (format === 'joints' || format === 'vision') {
-    if (frame.points) {
-      for (const [name, p] of Object.entries(frame.points)) {
-        if (!Array.isArray(p)) continue;
-        points[name] = format === 'vision' ? [p[0] * width, (1 - p[1]) * height] : [p[0], p[1]];
+  const add = (name, x, y, c) => {
+    if (!name || typeof x !== 'number' || typeof y !== 'number') return;
+    if (map.minConfidence != null && typeof c === 'number' && c < map.minConfidence) return;
+    const up = bottomUp ? (scaled ? 1 - y : height - y) : y;
+    points[name] = scaled ? [x * width, up * height] : [x, up];
+  };
+  if (frame.points && typeof frame.points === 'object') {
+    const confidence = frame.confidence || {};
+    for (const name of formats.joints) {
+      const p = frame.points[name];
+      if (Array.isArray(p)) add(name, p[0], p[1], confidence[name]);
+    }
+  } else if (Array.isArray(frame.keypoints)) {
+    map.keypoints.forEach((name, i) => add(name, frame.keypoints[i * 3], frame.keypoints[i * 3 + 1],
+      frame.keypoints[i * 3 + 2]));
+  }
+  if (map.derivesCentralJoints) {
+    for (const [joint, [a, b]] of Object.entries(formats.derived)) {
+      if (!points[joint] && points[a] && points[b]) {
+        points[joint] = [(points[a][0] + points[b][0]) / 2, (points[a][1] + points[b][1]) / 2];
       }
-    } else if (Array.isArray(frame.keypoints)) {
-      JOINTS.forEach((name, i) => {
-        const x = frame.keypoints[i * 3];
-        const y = frame.keypoints[i * 3 + 1];
-        if (x == null || y == null) return;
-        points[name] = format === 'vision' ? [x * width, (1 - y) * height] : [x, y];
-      });
     }
-  } else if (format === 'mediapipe' || format === 'coco') {
-    const kp = frame.keypoints || [];
-    const map = format === 'mediapipe'
-      ? { nose: 0, leftEye: 2, rightEye: 5, leftEar: 7, rightEar: 8, leftShoulder: 11, rightShoulder: 12,
-        leftElbow: 13, rightElbow: 14, leftWrist: 15, rightWrist: 16, leftHip: 23, rightHip: 24,
-        leftKnee: 25, rightKnee: 26, leftAnkle: 27, rightAnkle: 28 }
-      : { nose: 0, leftEye: 1, rightEye: 2, leftEar: 3, rightEar: 4, leftShoulder: 5, rightShoulder: 6,
-        leftElbow: 7, rightElbow: 8, leftWrist: 9, rightWrist: 10, leftHip: 11, rightHip: 12,
-        leftKnee: 13, rightKnee: 14, leftAnkle: 15, rightAnkle: 16 };
-    const min = format === 'mediapipe' ? 0.5 : 0.3;
-    const scaled = format === 'mediapipe' || normalized;
-    for (const [name, i] of Object.entries(map)) {
-      const x = kp[i * 3];
-      const y = kp[i * 3 + 1];
-      const c = kp[i * 3 + 2];
-      if (x == null || y == null || (c != null && c < min)) continue;
-      points[name] = scaled ? [x * width, y * height] : [x, y];
-    }
-    const mid = (a, b, out) => {
-      if (points[a] && points[b]) points[out] = [(points[a][0] + points[b][0]) / 2, (points[a][1] + points[b][1]) / 2];
-    };
-    mid('leftShoulder', 'rightShoulder', 'neck');
-    mid('leftHip', 'rightHip', 'root');
-  } else {
-    return null;
   }
   return { points, width, height };
 }

@@ -12,7 +12,7 @@ import { SkeletonView } from './skeleton.js';
 import { RealtimeChart, MotionChart } from './chart.js';
 import { MotionSensor, requestMotionPermission } from './motion.js';
 import { Hud, Feedback } from './hud.js';
-import { measuredJoints, decodePose } from './joints.js';
+import { measuredJoints, decodePose, loadFormats } from './joints.js';
 import { parseRecording, createReplaySource, recordingText } from './replay.js';
 import { SessionView } from './sessionview.js';
 
@@ -609,7 +609,8 @@ if (params.get('source')) $('source').value = params.get('source');
 showSourceOptions();
 setStatus('status.idle');
 function loadCatalog(reload = false) {
-  exercises({ reload }).then((list) => {
+  // The format maps first: a session must not start before its poses can be drawn and encoded.
+  Promise.all([exercises({ reload }), loadFormats({ reload })]).then(([list]) => {
     catalog = list;
     fillExercises();
     if (reload && !session) setStatus('status.idle');

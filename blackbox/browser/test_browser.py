@@ -1591,7 +1591,7 @@ class BrowserTests(unittest.TestCase):
         for field, value in (("ex-rest", "20"), ("ex-enter", "30"), ("ex-exit", "40"), ("ex-minAmplitude", "10"),
                              ("ex-target", "110")):
             self.el(field).send_keys(value)
-        preview = json.loads(self.text("ex-preview"))
+        preview = json.loads(self.driver.execute_script("return document.getElementById('ex-preview').textContent"))
         self.assertEqual((preview["id"], preview["thresholds"]["enter"], preview["target"]), (ident, 30, 110))
         self.el("ex-save").click()
         wait_for(lambda: self.el("ex-error").is_displayed(), 5, message="the refusal")
@@ -1648,6 +1648,63 @@ class BrowserTests(unittest.TestCase):
             self.screenshot(self.driver, "exercises", PHONE)
         finally:
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_18b_exercise_editor_tries_a_draft_on_the_demo_figure(self):
+        """Exercises, "Try it": once a draft has its numbers the Demo figure performs it and the counts are the
+        server's, measured with the draft before it is saved (nothing stored); the counts rise as the figure plays;
+        a draft the server refuses says why there without taking the focus from the field being typed in."""
+        self.allowed_console = ("422",)
+        self.open("/exercises.html?lang=en")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="the list loaded")
+        self.assertEqual(self.text("ex-counts"), "Fill in rest, enter, exit, least amplitude and target to try it.")
+        before = self.canvas_hash("ex-figure")
+        self.el("ex-name").send_keys("Curl to try")
+        for field, value in (("ex-rest", "20"), ("ex-enter", "70"), ("ex-exit", "40"), ("ex-minAmplitude", "10"),
+                             ("ex-target", "110")):
+            self.el(field).send_keys(value)
+        counts = self.el("ex-counts")
+        wait_for(lambda: counts.get_attribute("data-reps") is not None, 15, message="the server measured the draft")
+        # The figure acts six clean repetitions of an elbow curl; the engine counts them all.
+        self.assertEqual(self.text("ex-acted"), "The figure does 6 repetitions; 0 of them with a form fault.")
+        self.assertEqual((counts.get_attribute("data-reps"), counts.get_attribute("data-rejected")), ("6", "0"))
+        # The counts follow the figure: they rise while it plays (the loop lasts about 22 s).
+        seen = set()
+        hashes = set()
+        deadline = time.time() + 25
+        while time.time() < deadline and not ({0, 6} <= seen and len(seen) >= 3):
+            text = self.text("ex-counts")
+            match = re.match(r"Counted: (\d+) · rejected: 0$", text)
+            self.assertIsNotNone(match, text)
+            seen.add(int(match.group(1)))
+            hashes.add(self.canvas_hash("ex-figure"))
+            time.sleep(0.25)
+        self.assertTrue({0, 6} <= seen and len(seen) >= 3, f"counts seen while the figure played: {sorted(seen)}")
+        self.assertGreater(len(hashes - {before}), 5, "the figure moves")
+        try:
+            for size in (PHONE, DESKTOP):
+                self.emulate(self.driver, size)
+                self.driver.execute_script("document.getElementById('ex-figure').scrollIntoView()")
+                self.assertLessEqual(self.rect("ex-figure")["right"], size[0], "the figure fits the width")
+                self.screenshot(self.driver, "exercises-try", size)
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        # Nothing was stored.
+        self.assertEqual(self.api_json("/v1/exercises/draft")[0], 404)
+        # A draft the server refuses: its reason shown under the figure, the focus left where the user types.
+        self.el("ex-enter").clear()
+        self.el("ex-enter").send_keys("30")
+        wait_for(lambda: self.text("ex-counts").startswith("Not measurable yet:"), 10, message="the refusal")
+        self.assertEqual(self.text("ex-counts"),
+                         "Not measurable yet: thresholds.enter must be above exit for a rising exercise")
+        self.assertIn("bad", counts.get_attribute("class"))
+        self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "ex-enter")
+        self.assertFalse(self.el("ex-error").is_displayed(), "the form's own error is for saving")
+        self.assertEqual(self.text("ex-acted"), "")
+        # Fixed again: measured again.
+        self.el("ex-enter").clear()
+        self.el("ex-enter").send_keys("70")
+        wait_for(lambda: counts.get_attribute("data-reps") == "6", 10, message="measured again")
 
     def test_19_camera_source_with_a_fake_camera_and_a_stub_detector(self):
         """The whole Camera path in headless Chromium: Chromium's fake camera feeds the video, a stub detector
