@@ -9,7 +9,7 @@ import { carriesBinary, encodePose } from './binary.js';
 /** How long the server keeps a dropped session resumable (its `--resume-seconds`, default 120). */
 export const RESUME_WINDOW_SECONDS = 120;
 
-// The frames kept for a resume are those after the last checkpoint (at most ~5 s old while the server is there)
+// The entries kept for a resume are those after the last checkpoint (at most ~5 s old while the server is there)
 // plus those produced while disconnected (at most the 120 s window). Four minutes at 30 frames/s covers that
 // with room for a faster source; past it the oldest are dropped (a gap in the session rather than unbounded
 // memory on a long outage).
@@ -37,50 +37,90 @@ export function backoffDelay(n, random = Math.random) {
   return base / 2 + (random() * base) / 2;
 }
 
-/** The frames sent after the last checkpoint, oldest first, and how many the current connection has sent. */
+/**
+ * What was sent after the last checkpoint, oldest first, and how much of it the current connection has sent:
+ * pose frames (objects with their `t`), control messages (`{control: 'reset'}`, placed at the `t` of the last
+ * frame before them) and motion batches (`{samples: [[t, …], …]}`, placed at their last sample's `t`). A resume
+ * re-sends, in order, what the server does not hold: the frames after `resumed.t`, the controls from it on (a
+ * `reset` or `baseline` given twice at the same frame has the effect of one), the samples after `resumed.motionT`.
+ */
 export class FrameLog {
   constructor(max = MAX_KEPT_FRAMES) {
     this.max = max;
-    this.frames = [];
+    this.entries = [];
     this.sent = 0;
     this.dropped = 0;
+    this.lastFrameT = -Infinity;
   }
 
-  get length() { return this.frames.length; }
-  get caughtUp() { return this.sent >= this.frames.length; }
+  get length() { return this.entries.length; }
+  get caughtUp() { return this.sent >= this.entries.length; }
 
+  /** Keeps a pose frame. */
   push(frame) {
-    this.frames.push(frame);
-    const excess = this.frames.length - this.max;
+    this.lastFrameT = frame.t;
+    this.keep(frame);
+  }
+
+  /** Keeps a control message (`reset`, `baseline`), after the frames kept so far. */
+  pushControl(type) {
+    this.keep({ control: type, t: this.lastFrameT });
+  }
+
+  /** Keeps a batch of motion samples (`[t, ax, ay, az(, rx, ry, rz)]`, `t` increasing). */
+  pushMotion(samples) {
+    this.keep({ samples, t: samples[samples.length - 1][0] });
+  }
+
+  keep(entry) {
+    this.entries.push(entry);
+    const excess = this.entries.length - this.max;
     if (excess > 0) this.forget(excess);
   }
 
-  /** Forgets the frames up to `t`: the server holds their state durably. */
+  /**
+   * Forgets what the server holds durably up to the pose at `t`: the frames up to it, the controls before it, the
+   * motion batches whose samples all came before it.
+   */
   checkpoint(t) {
-    this.forget(this.indexAfter(t));
+    let n = 0;
+    while (n < this.entries.length && (this.entries[n].control ? this.entries[n].t < t : this.entries[n].t <= t)) n++;
+    this.forget(n);
   }
 
-  /** After `resumed`: every frame after `t` (all of them when `t` is null) is to be sent again. */
-  rewind(t) {
-    this.sent = t == null ? 0 : this.indexAfter(t);
+  /**
+   * After `resumed`: keeps to be sent again the frames after `t`, the controls from `t` on and the samples after
+   * `motionT` (everything when `t` or `motionT` is null), and forgets the rest: the server holds it.
+   */
+  rewind(t, motionT = null) {
+    const after = (time, bound) => bound == null || time > bound;
+    this.entries = this.entries.flatMap((entry) => {
+      if (entry.control) return t == null || entry.t >= t ? [entry] : [];
+      if (!entry.samples) return after(entry.t, t) ? [entry] : [];
+      const samples = entry.samples.filter((sample) => after(sample[0], motionT));
+      return samples.length ? [{ ...entry, samples }] : [];
+    });
+    this.sent = 0;
   }
 
-  /** The next `n` unsent frames, counted as sent. */
-  take(n) {
-    const batch = this.frames.slice(this.sent, this.sent + n);
-    this.sent += batch.length;
-    return batch;
-  }
-
-  indexAfter(t) {
-    let i = 0;
-    while (i < this.frames.length && this.frames[i].t <= t) i++;
-    return i;
+  /** The next entry not sent on this connection, counted as sent; with `frames`, up to that many frames in a row. */
+  take(frames = 1) {
+    const first = this.entries[this.sent];
+    if (first.control || first.samples) {
+      this.sent++;
+      return first;
+    }
+    let end = this.sent;
+    while (end < this.entries.length && end - this.sent < frames && !this.entries[end].control
+      && !this.entries[end].samples) end++;
+    const batch = this.entries.slice(this.sent, end);
+    this.sent = end;
+    return { frames: batch };
   }
 
   forget(n) {
     if (n <= 0) return;
-    this.frames.splice(0, n);
+    this.entries.splice(0, n);
     this.sent = Math.max(0, this.sent - n);
     this.dropped += n;
   }
@@ -155,26 +195,25 @@ export class LiveStream {
   }
 
   /**
-   * Sends a control message (`reset`, `baseline`: PROTOCOL.md §3) on the open connection, after the frames kept so
-   * far. Returns false when not connected: it is not kept for a later resume.
+   * Keeps a control message (`reset`, `baseline`: PROTOCOL.md §3) after the frames kept so far and sends it when
+   * connected: given while reconnecting, it goes after the resume. Returns false once the session is stopping.
    */
   control(type) {
-    if (this.state !== 'streaming' || this.stopWanted || this.finishWanted) return false;
+    if (this.ended || this.stopWanted || this.finishWanted) return false;
+    this.log.pushControl(type);
     this.pump(true);
-    this.socket.send({ type });
     return true;
   }
 
   /**
-   * Sends motion samples (PROTOCOL.md §3.3) as one `motion` message on the open connection, after the poses kept so
-   * far. They are not kept for a resume: returns false (the samples dropped) when not connected or on a backed-up
-   * link.
+   * Keeps motion samples (PROTOCOL.md §3.3) after the poses kept so far and sends them as one `motion` message when
+   * connected; those the server does not hold are sent again after a resume. Returns false once the session is
+   * stopping.
    */
   sendMotion(samples) {
-    if (this.state !== 'streaming' || this.stopWanted || this.finishWanted || !samples.length) return false;
-    if (this.socket.buffered > HIGH_WATER_BYTES) return false;
+    if (this.ended || this.stopWanted || this.finishWanted || !samples.length) return false;
+    this.log.pushMotion(samples);
     this.pump();
-    this.socket.send({ type: 'motion', samples });
     return true;
   }
 
@@ -225,7 +264,7 @@ export class LiveStream {
         clearTimeout(this.timer);
         this.state = 'streaming';
         this.attempts = 0;
-        this.log.rewind(m.t);
+        this.log.rewind(m.t, m.motionT ?? null);
         this.emit('resumed', m);
         if (this.stopWanted || this.finishWanted) this.sendStop();
         else this.pump();
@@ -300,14 +339,16 @@ export class LiveStream {
 
   // ---- sending ------------------------------------------------------------------------------------------
 
-  /** Sends kept frames not yet sent on this connection, in order, while the socket is not backed up. */
+  /** Sends what is kept and not yet sent on this connection, in order, while the socket is not backed up. */
   pump(all = false) {
     if (this.state !== 'streaming') return;
     while (!this.log.caughtUp && (all || this.socket.buffered < HIGH_WATER_BYTES)) {
-      const frames = this.log.take(BATCH_FRAMES);
-      if (this.binary) this.sendBinary(frames);
-      else if (frames.length === 1) this.socket.send({ type: 'pose', ...frames[0] });
-      else this.socket.send({ type: 'poses', frames });
+      const entry = this.log.take(BATCH_FRAMES);
+      if (entry.control) this.socket.send({ type: entry.control });
+      else if (entry.samples) this.socket.send({ type: 'motion', samples: entry.samples });
+      else if (this.binary) this.sendBinary(entry.frames);
+      else if (entry.frames.length === 1) this.socket.send({ type: 'pose', ...entry.frames[0] });
+      else this.socket.send({ type: 'poses', frames: entry.frames });
     }
   }
 

@@ -41,18 +41,27 @@ public enum WireEncoder {
         buffer.append(UInt8(ascii: "}"))
     }
 
-    /// Writes `resumed`: `{"type":"resumed","session":"<id>","t":12.3,"exercise":{…}}` (PROTOCOL.md §3.1).
+    /// Writes `resumed`: `{"type":"resumed","session":"<id>","t":12.3,"exercise":{…}}` (PROTOCOL.md §3.1), with
+    /// `"motionT"` after `t` when the session holds motion samples (§3.3).
     /// - Parameters:
     ///   - session: The session id.
     ///   - t: The timestamp of the last pose the restored state covers (the client re-sends the frames after it), or
     ///     nil when it covers none (`null`: the client re-sends every frame it kept).
+    ///   - motionT: The time of the last motion sample the session holds (the client re-sends the samples after
+    ///     it), or nil when it holds none (absent: the client re-sends every sample it kept).
     ///   - exercise: The exercise as configured for the session.
     ///   - buffer: The buffer to append to.
-    public static func encodeResumed(session: String, t: Double?, exercise: Exercise, into buffer: inout [UInt8]) {
+    public static func encodeResumed(
+        session: String, t: Double?, motionT: Double? = nil, exercise: Exercise, into buffer: inout [UInt8]
+    ) {
         buffer.appendLiteral(#"{"type":"resumed","session":"#)
         buffer.appendJSONString(session)
         buffer.appendLiteral(#","t":"#)
         buffer.appendJSONNumber(t)
+        if let motionT {
+            buffer.appendLiteral(#","motionT":"#)
+            buffer.appendJSONNumber(motionT)
+        }
         buffer.appendLiteral(#","exercise":"#)
         encodeExercise(exercise, into: &buffer)
         buffer.append(UInt8(ascii: "}"))

@@ -62,6 +62,9 @@ struct MotionResumeTests {
                 let resumed: [String: Any]
                 (socket, inbox, resumed) = try await ResumeTests.resume(address, id: id, token: token, group: group)
                 #expect(resumed["type"] as? String == "resumed", "\(resumed)")
+                // The session held in memory has every sample sent: the last one's time comes back as motionT.
+                let lastSample = MotionSeriesRESTTests.sample(before: ResumeTests.poses[sent - 1]).0
+                #expect(resumed["motionT"] as? Double == lastSample, "\(resumed)")
                 // The client re-sends its poses after `t`, each with the motion samples before it.
                 Self.send(ResumeTests.poses(after: resumed["t"] as? Double, upTo: sent), on: socket)
             }

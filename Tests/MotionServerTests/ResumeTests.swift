@@ -77,6 +77,7 @@ struct ResumeTests {
                 let resumed: [String: Any]
                 (socket, inbox, resumed) = try await Self.resume(address, id: id, token: token, group: group)
                 #expect(resumed["type"] as? String == "resumed", "\(resumed)")
+                #expect(resumed["motionT"] == nil, "no motion samples, no motionT")
                 // A client keeps every frame until a checkpoint: it re-sends those after `t`.
                 for pose in Self.poses(after: resumed["t"] as? Double, upTo: sent) {
                     socket.send(.text(poseMessage(pose)))

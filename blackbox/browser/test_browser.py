@@ -2159,6 +2159,62 @@ class BrowserTests(unittest.TestCase):
         finally:
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
+    def test_20c_motion_and_start_over_survive_a_server_restart(self):
+        """A server restart mid-session with the phone's motion sensors on: the samples produced while the server is
+        away are kept and sent after the resume (the stored motion series has no hole), and a Start over pressed
+        while reconnecting takes effect on the resumed session (the stored reps all begin after it)."""
+        self.allowed_console = ("ERR_CONNECTION_REFUSED", "WebSocket connection to")
+        self.open("/?lang=en&motion=1&source=demo")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="catalog loaded")
+        self.driver.execute_script("DeviceMotionEvent.requestPermission = () => Promise.resolve('granted');")
+        Select(self.el("exercise")).select_by_value("elbowFlexion")
+        self.el("subject").clear()
+        self.el("subject").send_keys(f"motion-restart-{uuid.uuid4().hex[:8]}")
+        self.el("start").click()
+        wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
+        session_id = self.el("status").get_attribute("data-session")
+        self.driver.execute_script("""
+            window.__motionTimer = setInterval(() => {
+              const t = performance.now() / 1000;
+              window.dispatchEvent(new DeviceMotionEvent('devicemotion', {
+                accelerationIncludingGravity: { x: 3 * Math.sin(Math.PI * t), y: -9.81, z: 0.5 },
+                interval: 16 }));
+            }, 16);""")
+        try:
+            wait_for(lambda: sum(self.counts()) >= 2, 20, message="two reps before the restart")
+            # The stored state of a live session is its last checkpoint's: at least one rep by now.
+            before = json.loads(self.api(f"/v1/sessions/{session_id}")[2])
+            self.assertGreaterEqual(len(before["reps"]), 1, before)
+            port = urllib.parse.urlsplit(self.base).port
+            self.stop_server()
+            try:
+                wait_for(lambda: self.el("connection-banner").is_displayed(), 10, message="the reconnecting banner")
+                time.sleep(1)
+                self.el("reset").click()  # kept, sent after the resume
+                time.sleep(2)  # poses and samples go on while the server is away
+            finally:
+                self.start_server(port)
+            wait_for(lambda: not self.el("connection-banner").is_displayed(), 30, message="the banner to go away")
+            self.assertEqual(self.el("status").get_attribute("data-session"), session_id)
+            wait_for(lambda: self.counts()[0] >= 1, 20, message="a clean rep after the resume")
+        finally:
+            self.driver.execute_script("clearInterval(window.__motionTimer)")
+        self.el("stop").click()
+        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+        stored = json.loads(self.api(f"/v1/sessions/{session_id}")[2])
+        self.assertEqual(stored["status"], "finished")
+        last_before = max(r["end"] for r in before["reps"])
+        self.assertTrue(stored["reps"], stored)
+        self.assertTrue(all(r["start"] > last_before for r in stored["reps"]),
+                        f"the reset took effect: reps {[(r['start'], r['end']) for r in stored['reps']]}, "
+                        f"the last one before the restart ended at {last_before}")
+        self.assertEqual([r["index"] for r in stored["reps"]], list(range(1, len(stored["reps"]) + 1)))
+        series = json.loads(self.api(f"/v1/sessions/{session_id}/motion")[2])
+        gaps = [b - a for a, b in zip(series["t"], series["t"][1:])]
+        self.assertGreater(series["t"][-1] - series["t"][0], 5, "samples before, during and after the restart")
+        self.assertLess(max(gaps), 0.5, "the longest gap in the stored motion series, seconds")
+
     def test_20b_motion_permission_refused_leaves_the_session_going(self):
         self.open("/?lang=es&motion=1&source=demo")
         wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,

@@ -275,7 +275,9 @@ actor LiveSession: WatchableSession {
         configure(for: core.start)
         lastMessage = socket.loop.time
         output.removeAll(keepingCapacity: true)
-        WireEncoder.encodeResumed(session: core.id.description, t: t, exercise: core.engine.exercise, into: &output)
+        WireEncoder.encodeResumed(
+            session: core.id.description, t: t, motionT: core.lastMotionTime, exercise: core.engine.exercise,
+            into: &output)
         socket.sendText(utf8: output)
         context.live.insert(self, id: core.id, tokenDigest: core.tokenDigest ?? [], connected: !socketClosed)
         if socketClosed { return detach() }

@@ -18,6 +18,11 @@ struct SessionCore: Sendable {
     /// The phone's motion analysis (PROTOCOL.md §3.3), created with the first motion sample: its buffers take about
     /// 210 KB, which sessions without motion sensors never pay.
     private(set) var motion: MotionAnalyzer?
+    /// The time of the last motion sample the session holds: the analysis's, or, restored from the store (whose
+    /// checkpoints keep the series, not the analysis), the stored series' last; nil when it holds none. A client
+    /// that resumes re-sends the samples after it (`resumed.motionT`).
+    var lastMotionTime: Double? { motion?.lastTime ?? engine.summary.motion.times.last }
+
     /// ``motion``'s level over its last seconds, and the time of the last sample it was computed at: a snapshot
     /// per pose must not cost three FFTs when no sample came in between.
     private var motionLevel: (level: MotionLevel?, at: Double)?
