@@ -139,13 +139,13 @@ extension RemoteMotionSession {
             guard let waiters else { return violation("an unexpected started", on: socket) }
             for waiter in waiters { waiter.resume(returning: .success(())) }
             tell(.started(session: session))
-        case .resumed(_, let t):
+        case .resumed(_, let t, let motionT):
             let resent = state.withLock { state -> Int? in
                 guard state.socket === socket, !state.ready, state.sessionID != nil else { return nil }
                 state.ready = true
                 state.readyCount += 1
                 defer { flush(&state) }
-                return state.outbox.rewind(after: t)
+                return state.outbox.rewind(after: t, motionAfter: motionT)
             }
             guard let resent else { return violation("an unexpected resumed", on: socket) }
             tell(.resumed(t: t, resent: resent))

@@ -31,13 +31,37 @@ struct OutboxTests {
         #expect(outbox.takeUnsent() == [.baseline, Self.pose(1), Self.pose(2)])
     }
 
-    @Test func forgetsMotionOnceSent() {
+    static func samples(_ times: Double...) -> [MotionSample] {
+        times.map { MotionSample(t: $0, acceleration: MotionVector(x: 0, y: -9.8, z: 0)) }
+    }
+
+    @Test func keepsMotionUntilACheckpointCoversEverySample() {
         var outbox = Outbox(capacity: 10)
-        let samples = [MotionSample(t: 0.5, acceleration: MotionVector(x: 0, y: -9.8, z: 0))]
         _ = outbox.append(Self.pose(1))
-        _ = outbox.append(.motion(samples))
-        #expect(outbox.takeUnsent() == [Self.pose(1), .motion(samples)])
-        #expect(outbox.entries.map(\.item) == [Self.pose(1)])
+        _ = outbox.append(.motion(Self.samples(0.9, 1.1)))
+        _ = outbox.append(Self.pose(2))
+        #expect(outbox.takeUnsent() == [Self.pose(1), .motion(Self.samples(0.9, 1.1)), Self.pose(2)])
+        outbox.acknowledge(through: 1)
+        #expect(outbox.entries.map(\.item) == [.motion(Self.samples(0.9, 1.1)), Self.pose(2)], "1.1 is not covered")
+        outbox.acknowledge(through: 2)
+        #expect(outbox.entries.isEmpty)
+    }
+
+    @Test func resendsTheSamplesAfterMotionTAndControlsAtT() {
+        var outbox = Outbox(capacity: 10)
+        _ = outbox.append(Self.pose(1))
+        _ = outbox.append(.motion(Self.samples(0.8, 0.9, 1.0)))
+        _ = outbox.append(.reset)
+        _ = outbox.append(Self.pose(2))
+        _ = outbox.append(.motion(Self.samples(1.9)))
+        _ = outbox.takeUnsent()
+        // The server holds the pose at 1 and the samples up to 0.9: the sample at 1.0, the reset given at pose 1
+        // (it may not have been taken) and everything after go again.
+        #expect(outbox.rewind(after: 1, motionAfter: 0.9) == 4)
+        #expect(outbox.takeUnsent() == [.motion(Self.samples(1.0)), .reset, Self.pose(2), .motion(Self.samples(1.9))])
+        // No motionT: every kept sample goes again.
+        #expect(outbox.rewind(after: 2, motionAfter: nil) == 2)
+        #expect(outbox.takeUnsent() == [.motion(Self.samples(1.0)), .motion(Self.samples(1.9))])
     }
 
     @Test func dropsTheOldestWhenFullAndSaysHowMany() {

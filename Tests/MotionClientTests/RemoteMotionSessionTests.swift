@@ -186,6 +186,43 @@ struct RemoteMotionSessionTests {
         }
     }
 
+    @Test func resumesWithTheMotionSamplesTheServerDidNotHold() async throws {
+        let poses = simulatedPoses(.elbowFlexion)
+        // Before each pose, the accelerometer's samples since the previous one, at 100/s.
+        let samples = stride(from: 0.0, through: poses[poses.count - 1].timestamp, by: 0.01).map {
+            MotionSample(t: $0, acceleration: MotionVector(x: 0.5 * sin(40 * $0), y: -9.8, z: 0.2 + 0.1 * cos(9 * $0)))
+        }
+        func feed(_ session: RemoteMotionSession, _ range: Range<Int>) throws {
+            for index in range {
+                let pose = poses[index]
+                let previous = index > 0 ? poses[index - 1].timestamp : -1
+                let batch = samples.filter { $0.t > previous && $0.t <= pose.timestamp }
+                if !batch.isEmpty { try session.process(motion: batch) }
+                try session.process(pose)
+            }
+        }
+        try await withMotionServer { url in
+            let whole = try RemoteMotionSession(server: url, exercise: .elbowFlexion, side: .right)
+            try feed(whole, 0..<poses.count)
+            let expected = try await whole.stop()
+            #expect(expected.reps.count == 3 && expected.reps.allSatisfy { $0.motion != nil })
+
+            let port = try #require(UInt16(url.split(separator: ":").last ?? ""))
+            let relay = try TCPRelay(to: port)
+            defer { relay.close() }
+            let session = try RemoteMotionSession(server: relay.url, exercise: .elbowFlexion, side: .right)
+            let third = poses.count / 3
+            try feed(session, 0..<third)
+            try await waitUntil { session.snapshot.timestamp == poses[third - 1].timestamp }
+            relay.cut()
+            try feed(session, third..<(2 * third))
+            relay.cut()
+            try feed(session, (2 * third)..<poses.count)
+            let summary = try await session.stop()
+            #expect(summary.reps.map(\.motion) == expected.reps.map(\.motion), "every sample reached the analysis")
+        }
+    }
+
     @Test func resetsOnTheServer() async throws {
         try await withMotionServer { url in
             let session = try RemoteMotionSession(server: url, exercise: .elbowFlexion, side: .right)

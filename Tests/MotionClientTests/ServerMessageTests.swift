@@ -63,6 +63,10 @@ struct ServerMessageTests {
         #expect(
             try Self.decode { WireEncoder.encodeResumed(session: "a", t: nil, exercise: .squat, into: &$0) }
                 == .resumed(session: "a", t: nil))
+        #expect(
+            try Self.decode {
+                WireEncoder.encodeResumed(session: "a", t: 4.5, motionT: 4.49, exercise: .squat, into: &$0)
+            } == .resumed(session: "a", t: 4.5, motionT: 4.49))
         #expect(try Self.decode { WireEncoder.encodeCheckpoint(at: 5.5, into: &$0) } == .checkpoint(t: 5.5))
         #expect(
             try Self.decode { WireEncoder.encodeError(WireError(code: .invalidPose, message: "no"), into: &$0) }

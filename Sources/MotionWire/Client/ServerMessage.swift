@@ -13,8 +13,9 @@ public import MotionCore
 public enum ServerMessage: Sendable, Equatable {
     /// `started`: the session's id and its resume token (PROTOCOL.md §3.1; nil from a server without resuming).
     case started(session: String, resume: String?)
-    /// `resumed`: the t of the last pose the server holds (nil: none), after which kept frames are re-sent.
-    case resumed(session: String, t: Double?)
+    /// `resumed`: the t of the last pose the server holds (nil: none), after which kept frames are re-sent, and of
+    /// the last motion sample it holds (nil: none), after which kept samples are.
+    case resumed(session: String, t: Double?, motionT: Double? = nil)
     /// `checkpoint`: every pose up to `t` is durable on the server.
     case checkpoint(t: Double)
     /// `event`: one engine event, with the t of the pose that caused it.
@@ -52,7 +53,9 @@ extension ServerMessage {
         case "started":
             self = .started(session: try reader.string("session"), resume: try reader.optionalString("resume"))
         case "resumed":
-            self = .resumed(session: try reader.string("session"), t: try reader.optionalNumber("t"))
+            self = .resumed(
+                session: try reader.string("session"), t: try reader.optionalNumber("t"),
+                motionT: try reader.optionalNumber("motionT"))
         case "checkpoint":
             self = .checkpoint(t: try reader.number("t"))
         case "event":
