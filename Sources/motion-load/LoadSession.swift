@@ -117,15 +117,27 @@ final class LoadSession: RawWebSocketDelegate {
         connect()
     }
 
-    /// The session is back: frames after the server's `t`, those kept while disconnected included, are sent again.
+    /// The session is back: frames after the server's `t`, those kept while disconnected included, are sent again,
+    /// each with its motion samples (`--motion`) when they come after the server's `motionT`.
     private func resumed(_ payload: UnsafeRawBufferPointer) {
         guard state == .resuming, let socket else { return }
+        let rate = worker.options.rate
         let held = ServerMessage.numberField(ServerMessage.timeKey, in: payload).flatMap {
-            Timestamp.frame(of: $0, framesPerSecond: worker.options.rate)
+            Timestamp.frame(of: $0, framesPerSecond: rate)
         }
+        // Frame k's motion message ends with a sample at frame k's time: the first not held is the one after.
+        let motionHeld = ServerMessage.numberField(ServerMessage.motionTimeKey, in: payload).flatMap {
+            Timestamp.frame(of: $0, framesPerSecond: rate, atOrBefore: true)
+        }
+        let firstPose = held.map { $0 + 1 } ?? 0
+        let firstMotion = worker.options.motion ? (motionHeld.map { $0 + 1 } ?? 0) : frame
         let elapsed = EventLoop.now() &- connectedAt
         var resent = 0
-        for again in (held.map { $0 + 1 } ?? 0)..<frame {
+        for again in min(firstPose, firstMotion)..<frame {
+            if again >= firstMotion {
+                worker.withMotionMessage(frame: again, offset: offset) { socket.sendText($0) }
+            }
+            guard again >= firstPose else { continue }
             worker.withPoseMessage(frame: again, offset: offset) { bytes, isBinary in
                 if isBinary { socket.sendBinary(bytes) } else { socket.sendText(bytes) }
             }

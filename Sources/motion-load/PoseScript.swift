@@ -169,7 +169,11 @@ enum Timestamp {
     }
 
     /// The frame number a snapshot's `t` (the bytes of a JSON number) answers, or nil when it is no number.
-    static func frame(of number: UnsafeRawBufferPointer, framesPerSecond: Double) -> Int? {
+    /// - Parameter atOrBefore: Whether to take the last frame at or before the time (for a time between frames,
+    ///   as `resumed.motionT` may be) rather than the nearest.
+    static func frame(
+        of number: UnsafeRawBufferPointer, framesPerSecond: Double, atOrBefore: Bool = false
+    ) -> Int? {
         guard !number.isEmpty, number.count < 40 else { return nil }
         let value = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 41) { text -> Double? in
             for index in 0..<number.count { text[index] = CChar(bitPattern: number[index]) }
@@ -180,6 +184,8 @@ enum Timestamp {
             return end == base + number.count ? value : nil
         }
         guard let value, value.isFinite, value >= 0 else { return nil }
+        // A microsecond of slack: a time written for frame k reads back within it of k / rate.
+        if atOrBefore { return Int((value * framesPerSecond + 1e-6 * framesPerSecond).rounded(.down)) }
         return Int((value * framesPerSecond).rounded())
     }
 }

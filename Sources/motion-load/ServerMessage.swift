@@ -26,6 +26,7 @@ enum ServerMessage {
 
     /// Keys, as they appear in the server's messages.
     static let timeKey: [UInt8] = Array(#""t":"#.utf8)
+    static let motionTimeKey: [UInt8] = Array(#""motionT":"#.utf8)
     static let eventKey: [UInt8] = Array(#""event":"#.utf8)
     static let codeKey: [UInt8] = Array(#""code":"#.utf8)
     static let sessionKey: [UInt8] = Array(#""session":"#.utf8)

@@ -134,6 +134,27 @@ class MotionLoadTests(unittest.TestCase):
             for rep in judged:
                 self.assertLess(rep["tremor"], 0.1, rep)
 
+    def test_motion_samples_survive_dropped_connections(self):
+        # --motion with --drop-every: the samples due while a connection is down, and those the server did not hold
+        # (after `resumed.motionT`), are sent after the resume: the stored motion series has no hole and no sample
+        # is refused as out of order.
+        status, report, stderr = run_load(
+            "--url", self.url, "--sessions", "4", "--seconds", "4", "--ramp-rate", "0", "--motion",
+            "--drop-every", "1", "--drop-share", "1", "--exercise", "elbowFlexion", "--subject", "load-motion-drops")
+        self.assertEqual(status, 0, stderr)
+        run = report["run"]
+        self.assertGreaterEqual(run["drops"], 4 * 2, run)
+        self.assertEqual(run["resumes"], run["drops"])
+        self.assertEqual(run["errors"], 0, run)
+        self.assertEqual(run["summaries"], 4)
+        listing = self.server.get("/v1/sessions?subject=load-motion-drops&limit=100").json()["sessions"]
+        self.assertEqual(len(listing), 4)
+        for summary in listing:
+            series = self.server.get(f"/v1/sessions/{summary['id']}/motion").json()
+            gaps = [b - a for a, b in zip(series["t"], series["t"][1:])]
+            self.assertLess(max(gaps), 0.06, f"{summary['id']}: a hole in the motion series")
+            self.assertGreater(series["t"][-1] - series["t"][0], summary["duration"] - 0.1)
+
     def test_polling_loops_answer_and_count_every_pose(self):
         # --poll: the loops never sleep in epoll; answers are read at the next tick, and still all of them.
         status, report, stderr = run_load(
