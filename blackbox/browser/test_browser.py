@@ -2183,6 +2183,19 @@ class BrowserTests(unittest.TestCase):
 
     # ---- History pager, Progress faults, the summary's tiles, the keyboard (issues 22 and 26) ----------------
 
+    def use_own_server(self):
+        """Points this test at a server of its own (a fresh database) until it ends, so the sessions it stores do
+        not push the other tests' sessions off History's first page."""
+        server, base = self.spawn_server()
+        self.base = base  # shadows the class's server for this test only
+
+        def stop():
+            del self.base
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=10)
+
+        self.addCleanup(stop)
+
     def analyze_sessions(self, subject, count, exercise="elbowFlexion", faulty_reps=0):
         """Stores `count` sessions of `subject` through POST /v1/analyze, each of three elbow flexions of which the
         first `faulty_reps` swing the upper arm forward 45° at their peak; returns their ids, oldest first."""
@@ -2213,6 +2226,7 @@ class BrowserTests(unittest.TestCase):
         """The pager says "Sessions 21–40 of 42" from the server's total; the page's cursor is in the URL with the
         filters, so "Back to list" and a reload return to page 2 even once the tab's own cursors are gone; there
         "Newer" from page 3 becomes "First page"; a refused cursor in the URL opens the first page."""
+        self.use_own_server()
         subject = f"pager-{uuid.uuid4().hex[:8]}"
         ids = self.analyze_sessions(subject + "-a", 21) + self.analyze_sessions(subject + "-b", 21)
         self.analyze_sessions(subject + "-c", 2, exercise="shoulderAbduction")  # filtered out by exercise
@@ -2281,8 +2295,9 @@ class BrowserTests(unittest.TestCase):
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
     def test_22_progress_shows_each_sessions_faults(self):
-        """Progress lists each session's form faults (the total, then each fault with its count) and draws them as
+        """Progress lists each session's form faults (the total, and which faults in a row beneath) and draws them as
         dots over the rep bars; sessions without faults say 0."""
+        self.use_own_server()
         subject = f"faults-{uuid.uuid4().hex[:8]}"
         self.analyze_sessions(subject, 1, faulty_reps=0)
         self.analyze_sessions(subject, 1, faulty_reps=2)
@@ -2411,6 +2426,7 @@ class BrowserTests(unittest.TestCase):
     def test_24_keyboard_reaches_every_control_and_operates_the_main_buttons(self):
         """Tab goes through every control of Live, History, Progress and Exercises with a visible focus ring;
         Enter and Space start and stop a Live session and apply History's filters and turn its pages."""
+        self.use_own_server()
         subject = f"keys-{uuid.uuid4().hex[:8]}"
         self.analyze_sessions(subject, 22)
         pages = (("/?lang=en", "Live"), ("/history.html?lang=en", "History"),
