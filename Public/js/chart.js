@@ -412,7 +412,9 @@ export function drawTrend(canvas, sessions, { target = null } = {}) {
 
 /** The Progress counts: per session, clean reps and reps rejected for a fault, stacked. */
 export function drawCountBars(canvas, sessions) {
-  const largest = Math.max(5, ...sessions.map((s) => (s.repCount ?? 0) + (s.rejectedCount ?? 0)));
+  // Form faults given in each session (its `faultCounts`, summed), drawn over the bars as a line of dots.
+  const faults = sessions.map((s) => Object.values(s.faultCounts || {}).reduce((a, b) => a + b, 0));
+  const largest = Math.max(5, ...faults, ...sessions.map((s) => (s.repCount ?? 0) + (s.rejectedCount ?? 0)));
   const step = largest <= 10 ? 2 : largest <= 25 ? 5 : largest <= 50 ? 10 : 20;
   const { ctx, dpr, left, right, bottom, yOf } = valuePlot(canvas, largest, { headroom: 0, step, unit: '' });
   const { slot, xOf } = sessionSlots(ctx, sessions, left, right, bottom, dpr);
@@ -424,4 +426,17 @@ export function drawCountBars(canvas, sessions) {
     ctx.fillStyle = C.rejected;
     ctx.fillRect(xOf(i) - bar / 2, yOf(clean + rejected), bar, yOf(clean) - yOf(clean + rejected));
   });
+  if (!sessions.some((s) => s.faultCounts)) return;
+  ctx.strokeStyle = C.y;
+  ctx.fillStyle = C.y;
+  ctx.lineWidth = 2 * dpr;
+  ctx.setLineDash([]);
+  ctx.beginPath();
+  faults.forEach((n, i) => (i ? ctx.lineTo(xOf(i), yOf(n)) : ctx.moveTo(xOf(i), yOf(n))));
+  ctx.stroke();
+  for (const [i, n] of faults.entries()) {
+    ctx.beginPath();
+    ctx.arc(xOf(i), yOf(n), 3.5 * dpr, 0, 2 * Math.PI);
+    ctx.fill();
+  }
 }

@@ -23,7 +23,9 @@ function status(el, key, vars, cls = '') {
 
 // ---- List -----------------------------------------------------------------------------------------------
 
-const list = { cursors: [null], page: 0, next: null, rows: [] };
+// `cursors[i]` opens page i (`null` for the first); an entry is `undefined` when this tab never saw that page (a
+// list opened from a URL that names a later page): "Newer" then goes back to the first page.
+const list = { cursors: [null], page: 0, next: null, rows: [], total: null };
 
 /** Local midnight starting the day `value` (`YYYY-MM-DD`) plus `days`, as Unix seconds. */
 function localMidnight(value, days = 0) {
@@ -44,25 +46,37 @@ async function loadPage() {
   status($('list-status'), null);
   try {
     const cursor = list.cursors[list.page];
-    const response = await listSessions({ ...filters(), cursor });
+    // The total is counted by the server on request, for "21–40 of 137".
+    const response = await listSessions({ ...filters(), cursor, total: 'true' });
     list.rows = response.sessions || [];
     list.next = response.next || null;
+    list.total = typeof response.total === 'number' ? response.total : null;
     renderList();
   } catch (e) {
+    if (e.status === 400 && e.code === 'invalidCursor' && list.page > 0) {
+      // A cursor from an edited or stale URL: the first page instead of an error.
+      list.cursors = [null];
+      list.page = 0;
+      rememberList();
+      return loadPage();
+    }
     status($('list-status'), ...errorStatus(e), 'bad');
     askForToken(e);
   }
+  return undefined;
 }
 
 function renderList() {
   const tbody = $('sessions').querySelector('tbody');
+  const back = listSearch();
   tbody.replaceChildren(...list.rows.map((s) => {
     const tr = document.createElement('tr');
     tr.dataset.session = s.id;
     const started = document.createElement('td');
     started.dataset.label = t('history.started');
     const a = document.createElement('a');
-    a.href = `history.html?session=${encodeURIComponent(s.id)}`;
+    // The list's filters and page go along, for "Back to list".
+    a.href = `history.html?session=${encodeURIComponent(s.id)}${back ? '&' + back : ''}`;
     a.textContent = formatDate(s.startedAt);
     started.append(a);
     const cells = [
@@ -81,26 +95,42 @@ function renderList() {
   }));
   if (!list.rows.length) status($('list-status'), 'history.empty');
   $('prev').disabled = list.page === 0;
+  // Without the previous page's cursor, the way back is the first page, and the button says so.
+  const prevKey = list.page > 1 && list.cursors[list.page - 1] === undefined ? 'btn.first' : 'btn.prev';
+  $('prev').dataset.i18n = prevKey;
+  $('prev').textContent = t(prevKey);
   $('next').disabled = !list.next;
-  // The server does not count matches: the range shown, and the total once the last page is reached.
   const first = list.page * PAGE_SIZE + 1;
   const last = list.page * PAGE_SIZE + list.rows.length;
+  // Without a total (an older server), the total is known once the last page is reached.
+  const total = list.total ?? (list.next ? null : last);
   $('page-label').textContent = !list.rows.length ? ''
-    : list.next ? t('history.range', { first, last }) : t('history.rangeOf', { first, last, total: last });
+    : total == null ? t('history.pageRange', { first, last }) : t('history.pageRangeOf', { first, last, total });
 }
 
-/** The list's filters and page, kept in the URL (and for "Back to list") so a reload or a return finds them. */
-function rememberList() {
+/** The list's filters and position as URL parameters: what reopens this page of the list. */
+function listSearch() {
   const q = new URLSearchParams();
   if ($('f-subject').value.trim()) q.set('subject', $('f-subject').value.trim());
   if ($('f-exercise').value) q.set('exercise', $('f-exercise').value);
   if ($('f-from').value) q.set('from', $('f-from').value);
   if ($('f-to').value) q.set('to', $('f-to').value);
-  if (list.page > 0) q.set('page', String(list.page + 1));
-  const search = q.toString() ? '?' + q : '';
+  if (list.page > 0) {
+    q.set('page', String(list.page + 1));
+    q.set('cursor', list.cursors[list.page]);
+  }
+  return q.toString();
+}
+
+/** The list's filters and page, kept in the URL (so a reload or "Back to list" finds them) and, with the cursors of
+ * the pages before, in this tab's storage (so "Newer" can go back one page at a time). */
+function rememberList() {
+  const search = listSearch() ? '?' + listSearch() : '';
   history.replaceState(null, '', 'history.html' + search);
   try {
-    sessionStorage.setItem(LIST_KEY, JSON.stringify({ search, cursors: list.cursors.slice(0, list.page + 1) }));
+    // An unknown cursor is kept as '' (JSON has no `undefined`; `null` is the first page's).
+    const cursors = Array.from(list.cursors.slice(0, list.page + 1), (c) => (c === undefined ? '' : c));
+    sessionStorage.setItem(LIST_KEY, JSON.stringify({ search, cursors }));
   } catch { /* storage may be unavailable */ }
 }
 
@@ -123,6 +153,11 @@ function initList() {
     select.replaceChildren(any, ...catalog.map((e) => new Option(exerciseName(e), e.id)));
     select.value = chosen;
   }).catch(() => {});
+  // The exercise filter is in the URL before the catalog fills the select: an option for it keeps it meanwhile.
+  if (params.get('exercise')) {
+    $('f-exercise').append(new Option(params.get('exercise'), params.get('exercise')));
+    $('f-exercise').value = params.get('exercise');
+  }
   fillExercises(false);
   window.addEventListener(TOKEN_EVENT, () => { fillExercises(true); loadPage(); });
   $('filters').addEventListener('submit', (e) => {
@@ -145,16 +180,23 @@ function initList() {
   });
   $('prev').addEventListener('click', () => {
     if (list.page === 0) return;
-    list.page--;
+    list.page = list.cursors[list.page - 1] === undefined ? 0 : list.page - 1;
     rememberList();
     loadPage();
   });
   onLanguageChange(renderList);
-  // Back on the page the list was left at, when its cursors are known here.
-  const saved = rememberedList();
+  // The page the URL names, with the cursors before it when this tab still has them.
   const page = Number(params.get('page')) || 1;
-  if (page > 1 && saved?.search === location.search && saved.cursors?.length === page) {
-    list.cursors = saved.cursors;
+  const cursor = params.get('cursor');
+  // A page number past any real list (a mangled URL) opens the first page.
+  if (Number.isInteger(page) && page > 1 && page <= 100000 && cursor) {
+    const saved = rememberedList();
+    if (saved?.search === location.search && saved.cursors?.length === page && saved.cursors[page - 1] === cursor) {
+      list.cursors = saved.cursors.map((c) => (c === '' ? undefined : c));
+    } else {
+      list.cursors = [null];
+      list.cursors[page - 1] = cursor;
+    }
     list.page = page - 1;
   }
   rememberList();
@@ -284,14 +326,18 @@ function renderDetail() {
 
 async function initDetail() {
   $('detail-view').hidden = false;
-  $('back').href = 'history.html' + (rememberedList()?.search || '');
+  // The list this session was opened from: its filters and page came along in the URL.
+  const back = new URLSearchParams(location.search);
+  back.delete('session');
+  $('back').href = 'history.html' + (back.toString() ? '?' + back : rememberedList()?.search || '');
   // The CSV is made here from the session already loaded (readable columns, one decimal); the server's
   // `?format=csv` stays the raw export for scripts.
   $('delete').addEventListener('click', async () => {
     if (!window.confirm(t('history.confirmDelete', { id: sessionID }))) return;
     try {
       await deleteSession(sessionID);
-      location.href = `history.html?deleted=${encodeURIComponent(sessionID)}`;
+      back.set('deleted', sessionID);
+      location.href = `history.html?${back}`;
     } catch (e) {
       status($('detail-status'), ...errorStatus(e), 'bad');
     }

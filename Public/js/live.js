@@ -329,6 +329,16 @@ function showBanner(shown) {
   $('connection-banner').hidden = !shown;
 }
 
+/**
+ * How long a dropped session is tried again before the page gives up: the server's `--resume-seconds`. The server
+ * does not announce it, so a page served by one started with another window says so in
+ * `globalThis.motionResumeSeconds` (as a test does); otherwise the default.
+ */
+function resumeWindowSeconds() {
+  const seconds = globalThis.motionResumeSeconds;
+  return typeof seconds === 'number' && seconds > 0 && Number.isFinite(seconds) ? seconds : RESUME_WINDOW_SECONDS;
+}
+
 /** The status parts for a session that ended without its summary: what the server keeps of it. */
 function keptParts(checkpoint) {
   return checkpoint == null ? [['resume.kept']] : [['resume.keptAt', { t: checkpoint.toFixed(1) }]];
@@ -360,7 +370,7 @@ function showEnd(s, e) {
   } else if (e.reason === 'unknownSession') {
     setStatus('resume.unknownSession', { id: s.id }, 'bad');
   } else {
-    const seconds = RESUME_WINDOW_SECONDS;
+    const seconds = s.stream.windowMs / 1000;
     setStatus([[END_KEYS[e.reason] || 'resume.ended', { seconds }], ...keptParts(e.checkpoint)], null, 'bad');
   }
 }
@@ -414,7 +424,7 @@ async function startSession() {
   const format = source.format;
   const normalized = source.normalized;
 
-  const stream = new LiveStream(start, { binary: $('opt-binary').checked });
+  const stream = new LiveStream(start, { binary: $('opt-binary').checked, windowSeconds: resumeWindowSeconds() });
   // seenT: the latest pose time answered so far. After a resume from an older checkpoint (a server that
   // crashed) the server answers again for poses it had answered before: those events are not shown twice.
   // What was streamed, to be saved as a recording after the session (the start line's fields, then the frames).

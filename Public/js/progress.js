@@ -1,9 +1,10 @@
 // Progress: one subject's sessions of one exercise over the weeks (GET /v1/subjects/{subject}/progress,
 // PROTOCOL.md §5.2), oldest first: best and mean peak as a trend, clean and rejected reps per session, and the
-// same figures as a table whose dates open each session's page in History.
+// same figures as a table whose dates open each session's page in History, with each session's form faults (its
+// `faultCounts`: a column, and a line of dots over the rep bars).
 
 import { initPage, $, formatDate, askForToken, errorStatus } from './common.js';
-import { t, exerciseName, onLanguageChange } from './i18n.js';
+import { t, exerciseName, faultText, onLanguageChange } from './i18n.js';
 import { exercises, getProgress, TOKEN_EVENT } from './api.js';
 import { drawTrend, drawCountBars } from './chart.js';
 
@@ -50,7 +51,7 @@ function render() {
   });
   $('trend-summary').textContent = summary;
   $('trend-chart').setAttribute('aria-label', `${t('progress.rangeChart')}. ${summary}`);
-  $('progress-table').querySelector('tbody').replaceChildren(...sessions.map((s) => {
+  $('progress-table').querySelector('tbody').replaceChildren(...sessions.flatMap((s) => {
     const tr = document.createElement('tr');
     const when = document.createElement('td');
     const link = document.createElement('a');
@@ -63,7 +64,22 @@ function render() {
       td.textContent = value;
       tr.append(td);
     }
-    return tr;
+    const entries = Object.entries(s.faultCounts || {}).sort((a, b) => b[1] - a[1]);
+    const faults = document.createElement('td');
+    faults.className = 'fault-cell';
+    faults.textContent = s.faultCounts ? String(entries.reduce((sum, [, n]) => sum + n, 0)) : '–';
+    faults.dataset.total = faults.textContent;
+    tr.append(faults);
+    if (!entries.length) return [tr];
+    // Which faults, in a row of their own below the session's: the whole table width, on a phone too.
+    tr.className = 'has-faults';
+    const detail = document.createElement('tr');
+    detail.className = 'fault-row';
+    const cell = document.createElement('td');
+    cell.colSpan = 6;
+    cell.textContent = entries.map(([f, n]) => `${faultText(f)}: ${n}`).join('; ');
+    detail.append(cell);
+    return [tr, detail];
   }));
 }
 

@@ -1,3 +1,5 @@
+public import MotionCore
+
 /// One session of a subject's progress (PROTOCOL.md §5.2, `GET /v1/subjects/{subject}/progress`): when it was,
 /// what, and how it went.
 public struct ProgressEntry: Sendable, Hashable {
@@ -17,6 +19,8 @@ public struct ProgressEntry: Sendable, Hashable {
     public var rejectedCount: Int
     /// The mean peak of the clean reps, nil without any.
     public var meanPeak: Double?
+    /// How often each form fault was given in the session, as in its summary.
+    public var faultCounts: [FormFeedback: Int]
 
     /// Creates an entry.
     /// - Parameters:
@@ -28,9 +32,10 @@ public struct ProgressEntry: Sendable, Hashable {
     ///   - repCount: Clean reps.
     ///   - rejectedCount: Rejected reps.
     ///   - meanPeak: The clean reps' mean peak.
+    ///   - faultCounts: How often each form fault was given.
     public init(
         id: String, startedAt: Double, exercise: String, status: SummaryMetadata.Status, best: Double?,
-        repCount: Int, rejectedCount: Int, meanPeak: Double?
+        repCount: Int, rejectedCount: Int, meanPeak: Double?, faultCounts: [FormFeedback: Int] = [:]
     ) {
         self.id = id
         self.startedAt = startedAt
@@ -40,5 +45,6 @@ public struct ProgressEntry: Sendable, Hashable {
         self.repCount = repCount
         self.rejectedCount = rejectedCount
         self.meanPeak = meanPeak
+        self.faultCounts = faultCounts
     }
 }

@@ -89,17 +89,20 @@ extension WireEncoder {
         encodeFrameErrors(errors, into: &buffer)
     }
 
-    /// Writes one page of `GET /v1/sessions`: `{"sessions":[…],"next":"<cursor>"}`, `next` `null` on the last page.
+    /// Writes one page of `GET /v1/sessions`: `{"sessions":[…],"next":"<cursor>"}`, `next` `null` on the last page,
+    /// and `"total":137` after it when the total was asked for (`?total=true`).
     ///
     /// The caller writes each summary in place (usually with ``encodeSummary(_:metadata:includeType:into:)``), so
     /// a page of stored sessions is never copied into another form first.
     /// - Parameters:
     ///   - count: How many summaries the page has.
     ///   - next: The cursor of the following page, or nil.
+    ///   - total: How many sessions match the filters on all pages, or nil to leave the member out.
     ///   - buffer: The buffer to append to.
     ///   - summary: Writes the summary at an index in `0..<count`.
     public static func encodeSessionPage(
-        count: Int, next: String?, into buffer: inout [UInt8], summary: (Int, inout [UInt8]) -> Void
+        count: Int, next: String?, total: Int? = nil, into buffer: inout [UInt8],
+        summary: (Int, inout [UInt8]) -> Void
     ) {
         buffer.appendLiteral(#"{"sessions":["#)
         for index in 0..<count {
@@ -108,16 +111,21 @@ extension WireEncoder {
         }
         buffer.appendLiteral(#"],"next":"#)
         if let next { buffer.appendJSONString(next) } else { buffer.appendLiteral("null") }
+        if let total {
+            buffer.appendLiteral(#","total":"#)
+            buffer.appendJSONInteger(total)
+        }
         buffer.append(UInt8(ascii: "}"))
     }
 
     /// Writes `GET /v1/subjects/{subject}/progress`, oldest first:
     ///
     ///     {"sessions":[{"id":"…","startedAt":"2026-11-29T14:00:00Z","exercise":"squat","status":"finished",
-    ///                   "best":92.5,"repCount":10,"rejectedCount":1,"meanPeak":88.25}],"next":null}
+    ///                   "best":92.5,"repCount":10,"rejectedCount":1,"meanPeak":88.25,
+    ///                   "faultCounts":{"keepTrunkUpright":2}}],"next":null}
     ///
-    /// `best` and `meanPeak` are `null` when there is none; `next` is the cursor of the older sessions left out,
-    /// `null` when none was.
+    /// `best` and `meanPeak` are `null` when there is none; `faultCounts` is the session's, as in its summary;
+    /// `next` is the cursor of the older sessions left out, `null` when none was.
     /// - Parameters:
     ///   - entries: The sessions, oldest first.
     ///   - next: The cursor of the older sessions' page, or nil.
@@ -142,10 +150,31 @@ extension WireEncoder {
             buffer.appendJSONInteger(entry.rejectedCount)
             buffer.appendLiteral(#","meanPeak":"#)
             buffer.appendJSONNumber(entry.meanPeak)
+            buffer.appendLiteral(#","faultCounts":"#)
+            encodeFaultCounts(entry.faultCounts, into: &buffer)
             buffer.append(UInt8(ascii: "}"))
         }
         buffer.appendLiteral(#"],"next":"#)
         if let next { buffer.appendJSONString(next) } else { buffer.appendLiteral("null") }
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes fault counts as a summary's `faultCounts` object, `{"keepUpperArmStill":2}`: faults in vocabulary
+    /// order, those never counted left out.
+    /// - Parameters:
+    ///   - counts: How often each fault was given.
+    ///   - buffer: The buffer to append to.
+    public static func encodeFaultCounts(_ counts: [FormFeedback: Int], into buffer: inout [UInt8]) {
+        buffer.append(UInt8(ascii: "{"))
+        var first = true
+        for fault in FormFeedback.allCases {
+            guard let count = counts[fault] else { continue }
+            if !first { buffer.append(UInt8(ascii: ",")) }
+            first = false
+            buffer.appendJSONString(fault.rawValue)
+            buffer.append(UInt8(ascii: ":"))
+            buffer.appendJSONInteger(count)
+        }
         buffer.append(UInt8(ascii: "}"))
     }
 

@@ -173,17 +173,9 @@ extension WireEncoder {
             if position > 0 { buffer.append(UInt8(ascii: ",")) }
             encodeRep(rep, into: &buffer)
         }
-        buffer.appendLiteral(#"],"faultCounts":{"#)
-        var first = true
-        for fault in FormFeedback.allCases {
-            guard let count = summary.faultCounts[fault] else { continue }
-            if !first { buffer.append(UInt8(ascii: ",")) }
-            first = false
-            buffer.appendJSONString(fault.rawValue)
-            buffer.append(UInt8(ascii: ":"))
-            buffer.appendJSONInteger(count)
-        }
-        buffer.appendLiteral(#"},"exerciseVersion":"#)
+        buffer.appendLiteral(#"],"faultCounts":"#)
+        encodeFaultCounts(summary.faultCounts, into: &buffer)
+        buffer.appendLiteral(#","exerciseVersion":"#)
         buffer.appendJSONInteger(summary.exerciseVersion)
         buffer.appendLiteral(#","prescription":"#)
         encodePrescription(summary.prescription, into: &buffer)

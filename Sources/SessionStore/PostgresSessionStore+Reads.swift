@@ -155,17 +155,7 @@ extension PostgresSessionStore {
     public func list(_ query: SessionQuery) throws(SessionStoreError) -> SessionPage {
         let after = try query.cursor.map { text throws(SessionStoreError) in try SessionCursor(parsing: text) }
         let limit = query.effectiveLimit
-        var statement = PostgresStatementBuilder(
-            "SELECT \(Self.columns) FROM sessions WHERE tenant = ", .string(query.tenant))
-        if let subject = query.subject { statement.append(" AND subject = ", .string(subject)) }
-        if let prefix = query.subjectPrefix {
-            statement.append(" AND starts_with(subject, ", .string(prefix))
-            statement.append(")")
-        }
-        if let exercise = query.exercise { statement.append(" AND exercise = ", .string(exercise)) }
-        if let status = query.status { statement.append(" AND status = ", .string(status.rawValue)) }
-        if let from = query.from { statement.append(" AND started_at >= ", .int(from)) }
-        if let to = query.to { statement.append(" AND started_at < ", .int(to)) }
+        var statement = Self.filteredStatement("SELECT \(Self.columns) FROM sessions", for: query)
         if let after {
             statement.append(" AND (started_at, id) < (", .int(after.startedAt))
             statement.append(", ", .string(after.id.description))
@@ -189,6 +179,33 @@ extension PostgresSessionStore {
         }
     }
 
+    /// How many of a tenant's sessions match the query's filters, all pages together (its cursor and limit are
+    /// ignored), counted through the index a listing with these filters takes.
+    /// - Parameter query: Tenant and filters.
+    /// - Returns: The number of matching sessions.
+    /// - Throws: Database errors.
+    /// - Complexity: O(matching sessions) index entries read.
+    public func count(_ query: SessionQuery) throws(SessionStoreError) -> Int {
+        let statement = Self.filteredStatement("SELECT count(*) FROM sessions", for: query)
+        let db = try database()
+        return try db.query(statement.sql, statement.parameters).first?.int(0) ?? 0
+    }
+
+    /// `select` with the `WHERE` condition of the query's tenant and filters (not its cursor).
+    private static func filteredStatement(_ select: String, for query: SessionQuery) -> PostgresStatementBuilder {
+        var statement = PostgresStatementBuilder(select + " WHERE tenant = ", .string(query.tenant))
+        if let subject = query.subject { statement.append(" AND subject = ", .string(subject)) }
+        if let prefix = query.subjectPrefix {
+            statement.append(" AND starts_with(subject, ", .string(prefix))
+            statement.append(")")
+        }
+        if let exercise = query.exercise { statement.append(" AND exercise = ", .string(exercise)) }
+        if let status = query.status { statement.append(" AND status = ", .string(status.rawValue)) }
+        if let from = query.from { statement.append(" AND started_at >= ", .int(from)) }
+        if let to = query.to { statement.append(" AND started_at < ", .int(to)) }
+        return statement
+    }
+
     /// One subject's latest sessions in a window, oldest first, read from `sessions` alone.
     /// - Parameter query: Tenant, subject, filters and limit.
     /// - Returns: The sessions, oldest first, and the cursor of the older ones left out.
@@ -198,8 +215,8 @@ extension PostgresSessionStore {
         let before = try query.cursor.map { text throws(SessionStoreError) in try SessionCursor(parsing: text) }
         let limit = query.effectiveLimit
         var statement = PostgresStatementBuilder(
-            "SELECT id, started_at, exercise, status, best, rep_count, rejected_count, mean_peak FROM sessions"
-                + " WHERE tenant = ", .string(query.tenant))
+            "SELECT id, started_at, exercise, status, best, rep_count, rejected_count, mean_peak, fault_counts"
+                + " FROM sessions WHERE tenant = ", .string(query.tenant))
         statement.append(" AND subject = ", .string(query.subject))
         if let exercise = query.exercise { statement.append(" AND exercise = ", .string(exercise)) }
         if let from = query.from { statement.append(" AND started_at >= ", .int(from)) }
@@ -213,14 +230,14 @@ extension PostgresSessionStore {
         let db = try database()
         var points: [ProgressPoint] = []
         for row in try db.query(statement.sql, statement.parameters).rows {
-            guard let id = SessionID(row.string(0)), let status = SessionStatus(rawValue: row.string(3)) else {
-                throw .corruptRecord(id: row.string(0))
-            }
+            guard let id = SessionID(row.string(0)), let status = SessionStatus(rawValue: row.string(3)),
+                let faultCounts = SessionRecordCoding.decodeFaultCounts(row.string(8))
+            else { throw .corruptRecord(id: row.string(0)) }
             points.append(
                 ProgressPoint(
                     id: id, startedAt: row.int64(1), exercise: row.string(2), status: status,
                     best: row.optionalDouble(4), repCount: row.int(5), rejectedCount: row.int(6),
-                    meanPeak: row.optionalDouble(7)))
+                    meanPeak: row.optionalDouble(7), faultCounts: faultCounts))
         }
         var next: String?
         if points.count > limit {

@@ -1,3 +1,5 @@
+public import MotionCore
+
 /// One subject's sessions for a trend chart, oldest first (PROTOCOL.md §5.2
 /// `GET /v1/subjects/{subject}/progress?exercise=&from=&to=`).
 ///
@@ -72,6 +74,8 @@ public struct ProgressPoint: Sendable, Hashable {
     public var rejectedCount: Int
     /// The mean peak of the clean reps, nil without any.
     public var meanPeak: Double?
+    /// How often each form fault was given in the session, as in its summary.
+    public var faultCounts: [FormFeedback: Int]
 
     /// Creates a point.
     /// - Parameters:
@@ -83,9 +87,10 @@ public struct ProgressPoint: Sendable, Hashable {
     ///   - repCount: Clean reps.
     ///   - rejectedCount: Rejected reps.
     ///   - meanPeak: The clean reps' mean peak.
+    ///   - faultCounts: How often each form fault was given.
     public init(
         id: SessionID, startedAt: Int64, exercise: String, status: SessionStatus, best: Double?, repCount: Int,
-        rejectedCount: Int, meanPeak: Double?
+        rejectedCount: Int, meanPeak: Double?, faultCounts: [FormFeedback: Int] = [:]
     ) {
         self.id = id
         self.startedAt = startedAt
@@ -95,6 +100,7 @@ public struct ProgressPoint: Sendable, Hashable {
         self.repCount = repCount
         self.rejectedCount = rejectedCount
         self.meanPeak = meanPeak
+        self.faultCounts = faultCounts
     }
 }
 

@@ -28,13 +28,14 @@ extension SQLiteSessionStore {
             points.reserveCapacity(min(limit + 1, 64))
             while try select.step() {
                 guard let id = select.withUTF8(0, { SessionID(utf8: $0) }),
-                    let status = SessionStatus(rawValue: select.string(3))
+                    let status = SessionStatus(rawValue: select.string(3)),
+                    let faultCounts = SessionRecordCoding.decodeFaultCounts(select.string(8))
                 else { throw .corruptRecord(id: select.string(0)) }
                 points.append(
                     ProgressPoint(
                         id: id, startedAt: select.int64(1), exercise: select.string(2), status: status,
                         best: select.optionalDouble(4), repCount: select.int(5), rejectedCount: select.int(6),
-                        meanPeak: select.optionalDouble(7)))
+                        meanPeak: select.optionalDouble(7), faultCounts: faultCounts))
             }
             return points
         }
@@ -52,8 +53,8 @@ extension SQLiteSessionStore {
     /// cursor's start time and id.
     static func progressSQL(for query: ProgressQuery) -> String {
         var sql = """
-            SELECT id, started_at, exercise, status, best, rep_count, rejected_count, mean_peak FROM sessions
-            WHERE tenant = ?1 AND subject = ?2
+            SELECT id, started_at, exercise, status, best, rep_count, rejected_count, mean_peak, fault_counts
+            FROM sessions WHERE tenant = ?1 AND subject = ?2
             """
         if query.exercise != nil { sql += " AND exercise = ?3" }
         if query.from != nil { sql += " AND started_at >= ?4" }

@@ -192,19 +192,13 @@ extension SQLiteSessionStore {
         let db = try database()
         return try db.readTransaction { () throws(SessionStoreError) -> SessionPage in
             var sessions = try db.withStatement(sql) { select throws(SessionStoreError) -> [StoredSession] in
-                try select.bind(query.tenant, at: 1)
-                if let subject = query.subject { try select.bind(subject, at: 2) }
-                if let exercise = query.exercise { try select.bind(exercise, at: 3) }
-                if let status = query.status { try select.bind(status.rawValue, at: 4) }
-                if let from = query.from { try select.bind(from, at: 5) }
-                if let to = query.to { try select.bind(to, at: 6) }
+                try bindFilters(of: query, to: select)
                 if let after {
                     try select.bind(after.startedAt, at: 7)
                     try select.bind(after.id.description, at: 8)
                 }
                 // One extra row tells whether another page follows.
                 try select.bind(limit + 1, at: 9)
-                if let prefix = query.subjectPrefix { try select.bind(prefix, at: 10) }
                 var sessions: [StoredSession] = []
                 sessions.reserveCapacity(limit + 1)
                 while try select.step() { sessions.append(try readSession(from: select)) }
@@ -220,11 +214,49 @@ extension SQLiteSessionStore {
         }
     }
 
+    /// How many of a tenant's sessions match the query's filters, all pages together (its cursor and limit are
+    /// ignored).
+    ///
+    /// Counted through the `(tenant, …, started_at, id)` index a listing with these filters takes: with one of
+    /// subject, exercise or status (or subject and exercise) and a time window, only that index is read.
+    /// - Parameter query: Tenant and filters.
+    /// - Returns: The number of matching sessions.
+    /// - Throws: Database errors.
+    /// - Complexity: O(matching sessions) index entries read.
+    public func count(_ query: SessionQuery) throws(SessionStoreError) -> Int {
+        var filters = query
+        filters.cursor = nil
+        let sql = "SELECT count(*) FROM sessions WHERE " + Self.filterSQL(for: filters)
+        let db = try database()
+        return try db.withStatement(sql) { select throws(SessionStoreError) -> Int in
+            try bindFilters(of: filters, to: select)
+            guard try select.step() else { return 0 }
+            return select.int(0)
+        }
+    }
+
+    /// Binds the parameters of ``filterSQL(for:)`` that `query` uses (not the cursor's nor the limit).
+    private func bindFilters(of query: SessionQuery, to select: SQLiteStatement) throws(SessionStoreError) {
+        try select.bind(query.tenant, at: 1)
+        if let subject = query.subject { try select.bind(subject, at: 2) }
+        if let exercise = query.exercise { try select.bind(exercise, at: 3) }
+        if let status = query.status { try select.bind(status.rawValue, at: 4) }
+        if let from = query.from { try select.bind(from, at: 5) }
+        if let to = query.to { try select.bind(to, at: 6) }
+        if let prefix = query.subjectPrefix { try select.bind(prefix, at: 10) }
+    }
+
     /// The listing statement for the filters `query` uses (one cached statement per combination): numbered
     /// parameters `?1` tenant, `?2` subject, `?3` exercise, `?4` status, `?5` from, `?6` to, `?7`/`?8` the cursor's
     /// start time and id, `?9` the row limit, `?10` the subject prefix.
     static func listSQL(for query: SessionQuery) -> String {
-        var sql = "SELECT \(columns) FROM sessions WHERE tenant = ?1"
+        "SELECT \(columns) FROM sessions WHERE " + filterSQL(for: query)
+            + " ORDER BY started_at DESC, id DESC LIMIT ?9"
+    }
+
+    /// The `WHERE` condition of ``listSQL(for:)``, numbered alike.
+    static func filterSQL(for query: SessionQuery) -> String {
+        var sql = "tenant = ?1"
         if query.subject != nil { sql += " AND subject = ?2" }
         if query.subjectPrefix != nil { sql += " AND substr(subject, 1, length(?10)) = ?10" }
         if query.exercise != nil { sql += " AND exercise = ?3" }
@@ -232,7 +264,7 @@ extension SQLiteSessionStore {
         if query.from != nil { sql += " AND started_at >= ?5" }
         if query.to != nil { sql += " AND started_at < ?6" }
         if query.cursor != nil { sql += " AND (started_at, id) < (?7, ?8)" }
-        return sql + " ORDER BY started_at DESC, id DESC LIMIT ?9"
+        return sql
     }
 
     /// Reads the current row of a statement over ``columns`` (reps and series left empty).

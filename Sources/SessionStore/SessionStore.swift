@@ -121,6 +121,15 @@ public protocol SessionStore: Sendable {
     /// - Throws: ``SessionStoreError/invalidCursor``; ``SessionStoreError/corruptRecord(id:)``; database errors.
     func list(_ query: SessionQuery) async throws -> SessionPage
 
+    /// How many of a tenant's sessions match a listing's filters, all its pages together: the total a pager shows
+    /// ("21–40 of 137"). The query's cursor and limit are ignored.
+    /// - Parameter query: Tenant and filters.
+    /// - Returns: The number of matching sessions.
+    /// - Throws: Database errors.
+    /// - Complexity: O(matching sessions): a count reads every matching index entry, which is why listings ask for
+    ///   it only on request (`GET /v1/sessions?total=true`).
+    func count(_ query: SessionQuery) async throws -> Int
+
     /// One subject's latest sessions in a window, oldest first, for trend charts (counts, best and the clean reps'
     /// mean peak, without reps or series).
     /// - Parameter query: Tenant, subject, filters and limit.

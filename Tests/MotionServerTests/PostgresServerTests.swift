@@ -23,6 +23,12 @@ struct PostgresServerTests {
             let listed = MotionServerTests.json(try await request(address, "GET", "/v1/sessions?subject=p-1"))
             let sessions = try #require(listed?["sessions"] as? [[String: Any]])
             #expect(sessions.map { $0["id"] as? String } == [id])
+            let counted = MotionServerTests.json(
+                try await request(address, "GET", "/v1/sessions?subjectPrefix=p-&total=true&limit=1"))
+            #expect(counted?["total"] as? Int == 1)
+            let progress = MotionServerTests.json(try await request(address, "GET", "/v1/subjects/p-1/progress"))
+            let points = try #require(progress?["sessions"] as? [[String: Any]])
+            #expect(points.first?["faultCounts"] as? [String: Int] == [:])
         }
         let store = try await PostgresSessionStore(url: url)
         let stored = try await store.session(id: try #require(SessionID(id)), tenant: "default")

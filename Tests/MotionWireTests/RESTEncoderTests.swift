@@ -70,6 +70,15 @@ import Testing
                 == #"{"sessions":[],"next":null}"#)
     }
 
+    @Test func writesTheTotalAfterTheCursorOnlyWhenGiven() {
+        #expect(
+            Self.encode { WireEncoder.encodeSessionPage(count: 0, next: "c2", total: 137, into: &$0) { _, _ in } }
+                == #"{"sessions":[],"next":"c2","total":137}"#)
+        #expect(
+            Self.encode { WireEncoder.encodeSessionPage(count: 0, next: nil, total: 0, into: &$0) { _, _ in } }
+                == #"{"sessions":[],"next":null,"total":0}"#)
+    }
+
     @Test func encodesASeriesWithNullWhereNothingWasMeasured() {
         var series = ValueSeries(interval: 0.5)
         series.record(10, at: 0)
@@ -126,7 +135,7 @@ import Testing
         let entries = [
             ProgressEntry(
                 id: "a", startedAt: 1_795_960_800.5, exercise: "squat", status: .finished, best: 92.5, repCount: 10,
-                rejectedCount: 1, meanPeak: 88.25),
+                rejectedCount: 1, meanPeak: 88.25, faultCounts: [.keepHipsLevel: 1, .keepTrunkUpright: 3]),
             ProgressEntry(
                 id: "b\"", startedAt: 1_795_964_400, exercise: "hipAbduction", status: .live, best: nil, repCount: 0,
                 rejectedCount: 0, meanPeak: nil),
@@ -134,9 +143,10 @@ import Testing
         #expect(
             Self.encode { WireEncoder.encodeProgress(entries, next: nil, into: &$0) }
                 == #"{"sessions":[{"id":"a","startedAt":"2026-11-29T14:00:00Z","exercise":"squat","status":"finished","#
-                + #""best":92.5,"repCount":10,"rejectedCount":1,"meanPeak":88.25},"#
+                + #""best":92.5,"repCount":10,"rejectedCount":1,"meanPeak":88.25,"#
+                + #""faultCounts":{"keepTrunkUpright":3,"keepHipsLevel":1}},"#
                 + #"{"id":"b\"","startedAt":"2026-11-29T15:00:00Z","exercise":"hipAbduction","status":"live","#
-                + #""best":null,"repCount":0,"rejectedCount":0,"meanPeak":null}],"next":null}"#)
+                + #""best":null,"repCount":0,"rejectedCount":0,"meanPeak":null,"faultCounts":{}}],"next":null}"#)
         #expect(
             Self.encode { WireEncoder.encodeProgress([], next: "c1", into: &$0) } == #"{"sessions":[],"next":"c1"}"#)
     }

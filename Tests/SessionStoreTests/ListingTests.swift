@@ -291,6 +291,44 @@ import Testing
             #expect(crossed.sessions.allSatisfy { $0.tenant == "clinic-2" })
         }
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func countsEveryPageOfTheFilteredSessions(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
+            let sessions = try await fill(store)
+            func count(_ query: SessionQuery, where keep: (StoredSession) -> Bool) async throws {
+                #expect(try await store.count(query) == sessions.filter(keep).count, "\(query)")
+            }
+            let from = Self.base + 5 * 60_000
+            let to = Self.base + 20 * 60_000
+            try await count(SessionQuery(tenant: "clinic-1")) { _ in true }
+            try await count(SessionQuery(tenant: "clinic-1", subject: "b")) { $0.subject == "b" }
+            try await count(SessionQuery(tenant: "clinic-1", subjectPrefix: "c")) { $0.subject == "c" }
+            try await count(SessionQuery(tenant: "clinic-1", exercise: "squat")) { $0.exercise == "squat" }
+            try await count(SessionQuery(tenant: "clinic-1", status: .abandoned)) { $0.status == .abandoned }
+            try await count(SessionQuery(tenant: "clinic-1", from: from, to: to)) {
+                $0.startedAt >= from && $0.startedAt < to
+            }
+            try await count(SessionQuery(tenant: "clinic-1", subject: "a", exercise: "squat", status: .live)) {
+                $0.subject == "a" && $0.exercise == "squat" && $0.status == .live
+            }
+            try await count(SessionQuery(tenant: "clinic-1", subject: "nobody")) { _ in false }
+            #expect(try await store.count(SessionQuery(tenant: "clinic-2")) == 1)
+            #expect(try await store.count(SessionQuery(tenant: "clinic-3")) == 0)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func countsTheSameWhateverThePageAndItsLimit(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
+            _ = try await fill(store)
+            let first = try await store.list(SessionQuery(tenant: "clinic-1", exercise: "squat", limit: 5))
+            let later = SessionQuery(tenant: "clinic-1", exercise: "squat", limit: 5, cursor: first.next)
+            #expect(try await store.count(later) == 12)
+            // A cursor is not even read: a garbled one cannot make the count fail.
+            #expect(try await store.count(SessionQuery(tenant: "clinic-1", limit: 1, cursor: "garbage")) == 24)
+        }
+    }
 }
 
 /// A counter shared by a test's tasks.

@@ -45,7 +45,8 @@ import Testing
                 page.points[2]
                     == ProgressPoint(
                         id: sessions[0].id, startedAt: sessions[0].startedAt, exercise: "squat", status: .finished,
-                        best: 500, repCount: 2, rejectedCount: 1, meanPeak: 85))
+                        best: 500, repCount: 2, rejectedCount: 1, meanPeak: 85,
+                        faultCounts: [.keepTrunkUpright: 1]))
             #expect(
                 try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "p-17", exercise: "squat"))
                     .points.map(\.id) == [sessions[1].id, sessions[0].id])

@@ -41,6 +41,7 @@ from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -199,6 +200,19 @@ def elbow_pose(t, angle):
             "rightHip": [600, 450], "rightKnee": [600, 560], "rightAnkle": [600, 660],
         },
     }
+
+
+def swinging_elbow_pose(t, angle, swing):
+    """`elbow_pose` with the upper arm swung `swing` degrees forward from vertical (the elbow angle unchanged): a
+    `keepUpperArmStill` fault when it moves during a rep."""
+    s = math.radians(swing)
+    a = math.radians(angle)
+    elbow = (600 + 150 * math.sin(s), 250 + 150 * math.cos(s))
+    pose = elbow_pose(t, angle)
+    pose["points"]["rightElbow"] = [round(elbow[0], 2), round(elbow[1], 2)]
+    pose["points"]["rightWrist"] = [round(elbow[0] + 150 * math.sin(s + a), 2),
+                                    round(elbow[1] + 150 * math.cos(s + a), 2)]
+    return pose
 
 
 def elbow_angle(clock):
@@ -2279,6 +2293,356 @@ class BrowserTests(unittest.TestCase):
         overflow = driver.execute_script(
             "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
         self.assertLessEqual(overflow, 0, f"page scrolls horizontally by {overflow}px")
+
+    # ---- History pager, Progress faults, the summary's tiles, the keyboard (issues 22 and 26) ----------------
+
+    def use_own_server(self):
+        """Points this test at a server of its own (a fresh database) until it ends, so the sessions it stores do
+        not push the other tests' sessions off History's first page."""
+        server, base = self.spawn_server()
+        self.base = base  # shadows the class's server for this test only
+
+        def stop():
+            del self.base
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=10)
+
+        self.addCleanup(stop)
+
+    def analyze_sessions(self, subject, count, exercise="elbowFlexion", faulty_reps=0):
+        """Stores `count` sessions of `subject` through POST /v1/analyze, each of three elbow flexions of which the
+        first `faulty_reps` swing the upper arm forward 45° at their peak; returns their ids, oldest first."""
+        ids = []
+        for _ in range(count):
+            frames = []
+            samples = clean_reps_angles(3)
+            rep_length = len(samples) // 3
+            for index, (clock, angle) in enumerate(samples):
+                swing = 0.0
+                if index // rep_length < faulty_reps:
+                    swing = 45.0 * max(0.0, angle - 10.0) / 120.0
+                frame = swinging_elbow_pose(clock, angle, swing)
+                del frame["type"]
+                frames.append(frame)
+            status, answer = self.api_json("/v1/analyze", "POST", {
+                "exercise": exercise, "side": "right", "subject": subject, "frames": frames})
+            self.assertEqual(status, 200, answer)
+            ids.append(answer["summary"]["id"])
+            time.sleep(0.002)  # distinct start times, so the newest-first order is the creation order reversed
+        return ids
+
+    def history_rows(self):
+        return [tr.get_attribute("data-session")
+                for tr in self.driver.find_elements(By.CSS_SELECTOR, "#sessions tbody tr")]
+
+    def test_21_history_pager_total_and_back_to_a_later_page(self):
+        """The pager says "Sessions 21–40 of 42" from the server's total; the page's cursor is in the URL with the
+        filters, so "Back to list" and a reload return to page 2 even once the tab's own cursors are gone; there
+        "Newer" from page 3 becomes "First page"; a refused cursor in the URL opens the first page."""
+        self.use_own_server()
+        subject = f"pager-{uuid.uuid4().hex[:8]}"
+        ids = self.analyze_sessions(subject + "-a", 21) + self.analyze_sessions(subject + "-b", 21)
+        self.analyze_sessions(subject + "-c", 2, exercise="shoulderAbduction")  # filtered out by exercise
+        newest_first = list(reversed(ids))
+        status, listed = self.api_json(f"/v1/sessions?subjectPrefix={subject}&exercise=elbowFlexion&total=true&limit=1")
+        self.assertEqual((status, listed["total"]), (200, 42), listed)
+        try:
+            for size in (DESKTOP, PHONE):
+                self.open("/history.html?lang=en")
+                self.emulate(self.driver, size)
+                wait_for(lambda: len(Select(self.el("f-exercise")).options) > 1, 10, message="the catalog")
+                self.el("f-subject").send_keys(subject)
+                Select(self.el("f-exercise")).select_by_value("elbowFlexion")
+                self.el("f-subject").submit()
+                wait_for(lambda: self.text("page-label") == "Sessions 1–20 of 42", 10, message="page 1 of 42")
+                self.assertEqual(self.history_rows(), newest_first[:20])
+                self.el("next").click()
+                wait_for(lambda: self.text("page-label") == "Sessions 21–40 of 42", 10, message="page 2")
+                self.assertEqual(self.history_rows(), newest_first[20:40])
+                query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.driver.current_url).query)
+                self.assertEqual((query["subject"], query["exercise"], query["page"]),
+                                 ([subject], ["elbowFlexion"], ["2"]))
+                self.assertTrue(query["cursor"][0])
+                self.screenshot(self.driver, "history-page-2", size)
+                # A session of page 2, then back: page 2 with its filters.
+                self.driver.find_element(By.CSS_SELECTOR, f'tr[data-session="{newest_first[25]}"] a').click()
+                wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                         message="session page")
+                self.el("back").click()
+                wait_for(lambda: self.text("page-label") == "Sessions 21–40 of 42", 10, message="back on page 2")
+                self.assertEqual(self.history_rows(), newest_first[20:40])
+                self.assertEqual(self.el("f-subject").get_attribute("value"), subject)
+                self.assertEqual(Select(self.el("f-exercise")).first_selected_option.get_attribute("value"),
+                                 "elbowFlexion")
+                # The tab's cursors gone (another tab, or storage cleared): a reload still opens page 2.
+                self.driver.execute_script("sessionStorage.clear()")
+                self.driver.refresh()
+                wait_for(lambda: self.text("page-label") == "Sessions 21–40 of 42", 10, message="page 2 reloaded")
+                self.assertEqual(self.history_rows(), newest_first[20:40])
+                self.assertEqual(self.text("prev"), "Newer")
+                self.el("next").click()
+                wait_for(lambda: self.text("page-label") == "Sessions 41–42 of 42", 10, message="page 3")
+                self.assertFalse(self.el("next").is_enabled())
+                # Page 3 opened afresh: the cursor of page 2 is unknown here, so the way back is the first page.
+                self.driver.execute_script("sessionStorage.clear()")
+                self.driver.refresh()
+                wait_for(lambda: self.text("page-label") == "Sessions 41–42 of 42", 10, message="page 3 reloaded")
+                self.assertEqual(self.history_rows(), newest_first[40:])
+                self.assertEqual(self.text("prev"), "First page")
+                self.el("prev").click()
+                wait_for(lambda: self.text("page-label") == "Sessions 1–20 of 42", 10, message="the first page")
+                self.assertEqual(self.text("prev"), "Newer")
+                self.assertFalse(self.el("prev").is_enabled())
+                if size == PHONE:
+                    self.assert_no_horizontal_scroll()
+            # An edited cursor: the server refuses it (a 400 the browser logs) and the first page opens.
+            self.allowed_console = ("400 (Bad Request)",)
+            self.open(f"/history.html?lang=en&subject={subject}&exercise=elbowFlexion&page=2&cursor=garbage")
+            wait_for(lambda: self.text("page-label") == "Sessions 1–20 of 42", 10, message="the first page instead")
+            self.assertNotIn("cursor=", self.driver.current_url)
+            # In Spanish.
+            Select(self.el("lang")).select_by_value("es")
+            wait_for(lambda: self.text("page-label") == "Sesiones 1–20 de 42", 3, message="the Spanish pager")
+            Select(self.el("lang")).select_by_value("en")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_22_progress_shows_each_sessions_faults(self):
+        """Progress lists each session's form faults (the total, and which faults in a row beneath) and draws them as
+        dots over the rep bars; sessions without faults say 0."""
+        self.use_own_server()
+        subject = f"faults-{uuid.uuid4().hex[:8]}"
+        self.analyze_sessions(subject, 1, faulty_reps=0)
+        self.analyze_sessions(subject, 1, faulty_reps=2)
+        self.analyze_sessions(subject, 1, faulty_reps=1)
+        expected = self.api_json(f"/v1/subjects/{subject}/progress?exercise=elbowFlexion")[1]["sessions"]
+        totals = [sum(s["faultCounts"].values()) for s in expected]
+        self.assertEqual(totals[0], 0, expected)
+        self.assertGreater(totals[1], totals[2], f"two faulty reps give more faults than one: {expected}")
+        self.assertGreater(totals[2], 0, expected)
+        try:
+            for size in (DESKTOP, PHONE):
+                self.open(f"/progress.html?lang=en&subject={subject}&exercise=elbowFlexion")
+                self.emulate(self.driver, size)
+                wait_for(lambda: len(self.driver.find_elements(
+                    By.CSS_SELECTOR, "#progress-table tbody tr:not(.fault-row)")) == 3, 10, message="three sessions")
+                headers = [th.text for th in self.driver.find_elements(By.CSS_SELECTOR, "#progress-table th")]
+                self.assertEqual(headers[-2:], ["With faults", "Form faults"])
+                cells = self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody td.fault-cell")
+                self.assertEqual([c.get_attribute("data-total") for c in cells], [str(n) for n in totals])
+                self.assertEqual([c.text for c in cells], [str(n) for n in totals])
+                # Which faults, in a row below each session that had some.
+                details = [tr.text for tr in self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tr.fault-row")]
+                self.assertEqual(details, [f"Keep your upper arm still: {n}" for n in totals[1:]])
+                self.assertGreater(self.driver.execute_script(CANVAS_COLOR_COUNT, "count-chart", 0xFF, 0xD1, 0x66),
+                                   20, "the fault dots drawn")
+                if size == PHONE:
+                    self.assert_no_horizontal_scroll()
+                overflow = self.driver.execute_script(
+                    "const w = document.querySelector('.progress-table-panel .table-wrap');"
+                    "return w.scrollWidth - w.clientWidth")
+                self.assertLessEqual(overflow, 0, f"the sessions table scrolls sideways at {size}")
+                self.screenshot(self.driver, "progress-faults", size)
+            Select(self.el("lang")).select_by_value("es")
+            wait_for(lambda: "Mantenga quieto el brazo" in self.driver.find_elements(
+                By.CSS_SELECTOR, "#progress-table tr.fault-row")[0].text, 3, message="Spanish faults")
+            self.assertEqual(self.driver.execute_script(
+                "return document.querySelector('#progress-table th:last-child').textContent"), "Avisos de técnica")
+            Select(self.el("lang")).select_by_value("en")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_23_summary_fault_tile_does_not_stretch_its_row(self):
+        """After Stop, the summary's faults tile has a row of its own across the grid: the other tiles keep one
+        height, none shares a row with it, and it is as wide as the grid."""
+        self.live_demo("en", "Keep your upper arm still", "started", stop_after_fault=True)
+        wait_for(lambda: self.text("summary-faults") != "–", 5, message="faults in the summary")
+        try:
+            for size in (PHONE, DESKTOP):
+                self.emulate(self.driver, size)
+                boxes = self.driver.execute_script("""
+                    const box = (e) => { const r = e.getBoundingClientRect();
+                      return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height }; };
+                    const tiles = [...document.querySelectorAll('#summary-stats > div')];
+                    const fault = document.getElementById('summary-faults').parentElement;
+                    return { grid: box(document.getElementById('summary-stats')), fault: box(fault),
+                      others: tiles.filter((t) => t !== fault).map(box) };
+                """)
+                others, fault, grid = boxes["others"], boxes["fault"], boxes["grid"]
+                self.assertGreaterEqual(len(others), 5)
+                heights = [round(b["height"]) for b in others]
+                self.assertLessEqual(max(heights) - min(heights), 1, f"the other tiles' heights at {size}: {heights}")
+                for other in others:
+                    overlap = min(other["bottom"], fault["bottom"]) - max(other["top"], fault["top"])
+                    self.assertLessEqual(overlap, 0, f"a tile shares the faults tile's row at {size}: {other}")
+                self.assertAlmostEqual(fault["left"], grid["left"], delta=1)
+                self.assertAlmostEqual(fault["right"], grid["right"], delta=1)
+                self.el("summary").location_once_scrolled_into_view
+                self.screenshot(self.driver, "summary-faults-tile", size)
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    # The controls a person can reach with Tab: visible, enabled, not taken out of the order.
+    TABBABLE = """
+        const selector = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [tabindex]';
+        return [...document.querySelectorAll(selector)].filter((e) =>
+          !e.disabled && e.tabIndex >= 0 && !e.closest('[inert]')
+          && e.checkVisibility({ visibilityProperty: true })
+          && (e.getBoundingClientRect().width > 0 || e.classList.contains('skip')));
+    """
+
+    # The focused element and whether a focus ring shows: an opaque outline of at least 2px (the focus colour).
+    FOCUSED = """
+        const e = document.activeElement;
+        if (!e || e === document.body) return null;
+        const s = getComputedStyle(e);
+        return { element: e, ring: s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2
+          && s.outlineColor === 'rgb(255, 209, 102)' };
+    """
+
+    def tab_walk(self, limit=120):
+        """Presses Tab from the top of the page until the focus comes round; returns the elements reached in order,
+        each checked for a visible focus ring."""
+        self.driver.execute_script("document.activeElement?.blur(); window.scrollTo(0, 0)")
+        reached = []
+        for _ in range(limit):
+            webdriver.ActionChains(self.driver).send_keys(Keys.TAB).perform()
+            focused = self.driver.execute_script(self.FOCUSED)
+            if focused is None:
+                continue
+            element = focused["element"]
+            if reached and element == reached[0]:
+                break
+            label = element.get_attribute("id") or element.get_attribute("outerHTML")[:80]
+            self.assertTrue(focused["ring"], f"no visible focus ring on {label}")
+            reached.append(element)
+        return reached
+
+    def tab_to(self, element_id, limit=120):
+        """Presses Tab until the element with `element_id` has the focus."""
+        for _ in range(limit):
+            if self.driver.execute_script("return document.activeElement?.id") == element_id:
+                return
+            webdriver.ActionChains(self.driver).send_keys(Keys.TAB).perform()
+        self.fail(f"Tab never reached #{element_id}")
+
+    def press(self, key):
+        webdriver.ActionChains(self.driver).send_keys(key).perform()
+
+    def assert_tab_reaches_every_control(self, page):
+        controls = self.driver.execute_script(self.TABBABLE)
+        self.assertGreater(len(controls), 3, f"{page}: controls found")
+        reached = self.tab_walk(limit=len(controls) + 20)
+        missing = [c.get_attribute("id") or c.get_attribute("outerHTML")[:80] for c in controls if c not in reached]
+        self.assertEqual(missing, [], f"{page}: controls Tab does not reach")
+
+    def test_24_keyboard_reaches_every_control_and_operates_the_main_buttons(self):
+        """Tab goes through every control of Live, History, Progress and Exercises with a visible focus ring;
+        Enter and Space start and stop a Live session and apply History's filters and turn its pages."""
+        self.use_own_server()
+        subject = f"keys-{uuid.uuid4().hex[:8]}"
+        self.analyze_sessions(subject, 22)
+        pages = (("/?lang=en", "Live"), ("/history.html?lang=en", "History"),
+                 (f"/progress.html?lang=en&subject={subject}&exercise=elbowFlexion", "Progress"),
+                 ("/exercises.html?lang=en", "Exercises"))
+        for path, page in pages:
+            self.open(path)
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true"
+                     or page == "History", 10, message=f"{page} ready")
+            if page == "History":
+                wait_for(lambda: self.history_rows(), 10, message="History's rows")
+            if page == "Progress":
+                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody tr"), 10,
+                         message="Progress's rows")
+            self.assert_tab_reaches_every_control(page)
+            if page == "History":
+                try:
+                    self.emulate(self.driver, DESKTOP)
+                    self.tab_to("f-apply")
+                    self.screenshot(self.driver, "history-keyboard-focus", DESKTOP)
+                finally:
+                    self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        # Live: Enter on Start, Space on Stop.
+        self.open("/?lang=en")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="Live ready")
+        Select(self.el("source")).select_by_value("demo")
+        self.driver.execute_script("document.activeElement?.blur()")
+        self.tab_to("start")
+        self.press(Keys.ENTER)
+        wait_for(lambda: "started" in self.text("status"), 10, message="started with Enter")
+        wait_for(lambda: self.el("stop").is_enabled(), 5, message="Stop enabled")
+        self.driver.execute_script("document.activeElement?.blur()")
+        self.tab_to("stop")
+        self.press(Keys.SPACE)
+        wait_for(lambda: self.el("summary").is_displayed(), 10, message="stopped with Space")
+        # History: the filter applied with Enter on its button, the pages turned with Space and Enter.
+        self.open("/history.html?lang=en")
+        wait_for(lambda: self.history_rows(), 10, message="History's rows")
+        self.driver.execute_script("document.activeElement?.blur()")
+        self.tab_to("f-subject")
+        self.press(subject)
+        self.tab_to("f-apply")
+        self.press(Keys.ENTER)
+        wait_for(lambda: self.text("page-label") == "Sessions 1–20 of 22", 10, message="filtered with Enter")
+        self.tab_to("next")
+        self.press(Keys.SPACE)
+        wait_for(lambda: self.text("page-label") == "Sessions 21–22 of 22", 10, message="Older with Space")
+        self.driver.execute_script("document.activeElement?.blur()")
+        self.tab_to("prev")
+        self.press(Keys.ENTER)
+        wait_for(lambda: self.text("page-label") == "Sessions 1–20 of 22", 10, message="Newer with Enter")
+
+    def test_25_live_gives_up_after_the_resume_window_and_says_what_was_kept(self):
+        """With the server gone longer than the resume window (here 4 s: the page is told the window of a server
+        started with --resume-seconds 4), Live stops retrying, says plainly that the connection could not be
+        restored and what the server kept, hides the banner and offers Start again."""
+        self.allowed_console = ("ERR_CONNECTION_REFUSED", "WebSocket connection to")
+        server, base = self.spawn_server("--resume-seconds", "4")
+        count_sockets = """
+            globalThis.motionResumeSeconds = 4;
+            window.__sockets = 0;
+            const Native = WebSocket;
+            window.WebSocket = class extends Native {
+              constructor(...args) { super(...args); window.__sockets++; }
+            };
+        """
+        script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": count_sockets})
+        try:
+            self.driver.get(base + "/?lang=en")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            Select(self.el("exercise")).select_by_value("elbowFlexion")
+            Select(self.el("source")).select_by_value("demo")
+            self.el("start").click()
+            wait_for(lambda: "started" in self.text("status"), 10, message="started")
+            wait_for(lambda: self.counts()[0] >= 1, 20, message="a clean rep")
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=10)
+            gone = time.monotonic()
+            wait_for(lambda: self.el("connection-banner").is_displayed(), 10, message="the reconnecting banner")
+            wait_for(lambda: self.el("start").is_enabled(), 15, message="the page to give up")
+            self.assertGreaterEqual(time.monotonic() - gone, 3.5, "it tried for the whole window")
+            status = self.text("status")
+            self.assertRegex(status, r"^The connection could not be restored within 4 s\. The session stays stored "
+                                     r"up to its last checkpoint( \(pose time \d+\.\d s or later\))?\.$")
+            self.assertFalse(self.el("connection-banner").is_displayed())
+            self.assertFalse(self.el("stop").is_enabled())
+            attempts = self.driver.execute_script("return window.__sockets")
+            self.assertGreater(attempts, 2, "it retried while the window lasted")
+            time.sleep(3)
+            self.assertEqual(self.driver.execute_script("return window.__sockets"), attempts, "no retry after")
+            self.assertLess(float(self.el("hud").value_of_css_property("opacity")), 0.6, "the HUD dimmed")
+            for size in (PHONE, DESKTOP):
+                self.emulate(self.driver, size)
+                self.driver.execute_script("window.scrollTo(0, 0)")
+                self.screenshot(self.driver, "live-gave-up", size)
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+            self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+            if server.poll() is None:
+                server.send_signal(signal.SIGTERM)
+                server.wait(timeout=10)
 
 
 if __name__ == "__main__":

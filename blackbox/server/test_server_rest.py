@@ -250,6 +250,19 @@ class RESTTests(unittest.TestCase):
         self.assertEqual(len(seen), len(set(seen)), "pages overlap")
         self.assertEqual(seen, ids)
 
+        # total=true counts the matches of every page, whatever the page; absent unless asked
+        self.assertNotIn("total", everything)
+        first = SERVER.get(f"/v1/sessions?{q}&limit=10&total=true").json()
+        self.assertEqual(first["total"], 28)
+        later = SERVER.get(f"/v1/sessions?{q}&limit=10&total=true&cursor={mc.quote(first['next'])}").json()
+        self.assertEqual(later["total"], 28)
+        self.assertEqual(SERVER.get(f"/v1/sessions?{q}&exercise=squat&total=true").json()["total"], 3)
+        self.assertNotIn("total", SERVER.get(f"/v1/sessions?{q}&total=false").json())
+        for value in ("", "1", "yes", "TRUE", "true ", "%00"):
+            resp = SERVER.get(f"/v1/sessions?{q}&total={mc.quote(value)}")
+            self.assertEqual(resp.status, 400, (value, resp))
+            self.assertEqual(resp.json()["error"]["code"], "invalidQuery", value)
+
         bad = SERVER.get(f"/v1/sessions?{q}&cursor=garbage!!")
         self.assertEqual(bad.status, 400, bad)
         self.assertIn("code", bad.json()["error"])

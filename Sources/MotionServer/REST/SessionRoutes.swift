@@ -126,14 +126,18 @@ struct SessionRoutes {
         }
         (query.from, query.to) = try Self.window(of: request)
         if let limit = try Self.limit(of: request, maximum: SessionQuery.maximumLimit) { query.limit = limit }
+        let wantsTotal = try Self.flag("total", of: request)
         let finalQuery = query
         let page = try await store("list") { try await context.store.list(finalQuery) }
+        // Counting reads every matching index entry, so only a caller that shows the total pays for it.
+        let total = wantsTotal ? try await store("count") { try await context.store.count(finalQuery) } : nil
         var body: [UInt8] = []
         // About 0.5 KiB a summary without reps: one allocation rather than a dozen doublings.
         body.reserveCapacity(64 + page.sessions.count * 512)
         // By index: each summary is encoded in place, not copied out of the page first.
         let connected = await context.connectedFlags(page.sessions, tenant: tenant)
-        WireEncoder.encodeSessionPage(count: page.sessions.count, next: page.next, into: &body) { index, body in
+        WireEncoder.encodeSessionPage(count: page.sessions.count, next: page.next, total: total, into: &body) {
+            index, body in
             let session = page.sessions[index]
             Self.encode(session, connected: connected[session.id], into: &body)
         }
@@ -162,7 +166,7 @@ struct SessionRoutes {
             ProgressEntry(
                 id: point.id.description, startedAt: Double(point.startedAt) / 1000, exercise: point.exercise,
                 status: SummaryMetadata.Status(point.status), best: point.best, repCount: point.repCount,
-                rejectedCount: point.rejectedCount, meanPeak: point.meanPeak)
+                rejectedCount: point.rejectedCount, meanPeak: point.meanPeak, faultCounts: point.faultCounts)
         }
         var body: [UInt8] = []
         body.reserveCapacity(64 + entries.count * 192)
@@ -185,6 +189,16 @@ struct SessionRoutes {
             bounds.append(value)
         }
         return (bounds[0], bounds[1])
+    }
+
+    /// A yes-or-no query value: `true` or `false`, false when absent.
+    /// - Throws: ``RESTError/invalidQuery(_:)`` for anything else (`1`, `yes`, an empty value, another case).
+    private static func flag(_ name: String, of request: HTTPRequest) throws(RESTError) -> Bool {
+        switch request.query(name) {
+        case nil, "false": return false
+        case "true": return true
+        default: throw .invalidQuery("\(name) must be true or false")
+        }
     }
 
     /// The `limit` query value, nil when absent.
