@@ -6,7 +6,7 @@ import { initPage, $, askForToken, errorStatus } from './common.js';
 import { renderSummary } from './summary.js';
 import { t, exerciseName, onLanguageChange } from './i18n.js';
 import { exercises, checkToken, TOKEN_EVENT } from './api.js';
-import { LiveStream, RESUME_WINDOW_SECONDS } from './stream.js';
+import { LiveStream } from './stream.js';
 import { DemoSource } from './demo.js';
 import { SkeletonView } from './skeleton.js';
 import { RealtimeChart, MotionChart } from './chart.js';
@@ -329,16 +329,6 @@ function showBanner(shown) {
   $('connection-banner').hidden = !shown;
 }
 
-/**
- * How long a dropped session is tried again before the page gives up: the server's `--resume-seconds`. The server
- * does not announce it, so a page served by one started with another window says so in
- * `globalThis.motionResumeSeconds` (as a test does); otherwise the default.
- */
-function resumeWindowSeconds() {
-  const seconds = globalThis.motionResumeSeconds;
-  return typeof seconds === 'number' && seconds > 0 && Number.isFinite(seconds) ? seconds : RESUME_WINDOW_SECONDS;
-}
-
 /** The status parts for a session that ended without its summary: what the server keeps of it. */
 function keptParts(checkpoint) {
   return checkpoint == null ? [['resume.kept']] : [['resume.keptAt', { t: checkpoint.toFixed(1) }]];
@@ -424,7 +414,7 @@ async function startSession() {
   const format = source.format;
   const normalized = source.normalized;
 
-  const stream = new LiveStream(start, { binary: $('opt-binary').checked, windowSeconds: resumeWindowSeconds() });
+  const stream = new LiveStream(start, { binary: $('opt-binary').checked });
   // seenT: the latest pose time answered so far. After a resume from an older checkpoint (a server that
   // crashed) the server answers again for poses it had answered before: those events are not shown twice.
   // What was streamed, to be saved as a recording after the session (the start line's fields, then the frames).

@@ -6,7 +6,10 @@
 import { MessageSocket } from './api.js';
 import { carriesBinary, encodePose } from './binary.js';
 
-/** How long the server keeps a dropped session resumable (its `--resume-seconds`, default 120). */
+/**
+ * How long the server keeps a dropped session resumable (its `--resume-seconds`, default 120) when `started` does
+ * not say (`resumeSeconds`).
+ */
 export const RESUME_WINDOW_SECONDS = 120;
 
 // The entries kept for a resume are those after the last checkpoint (at most ~5 s old while the server is there)
@@ -256,6 +259,7 @@ export class LiveStream {
       case 'started':
         this.id = m.session;
         this.token = m.resume || null;
+        if (typeof m.resumeSeconds === 'number' && m.resumeSeconds >= 0) this.windowMs = m.resumeSeconds * 1000;
         this.state = 'streaming';
         this.emit('started', m);
         if (this.stopWanted || this.finishWanted) this.sendStop();

@@ -92,9 +92,10 @@ public final class RemoteMotionSession: Sendable {
     /// - Parameter pose: The pose, in image pixels (y down) with anatomical sides.
     /// - Returns: Always empty: the server's answers arrive later (kept for source compatibility with
     ///   ``MotionSession/process(_:)``).
-    /// - Throws: ``RemoteSessionError`` when the session stopped or failed, or the pose's time does not increase.
+    /// - Throws: `PoseError`, as ``MotionSession/process(_:)`` does: `notRunning` once the session stopped or
+    ///   failed (``stop()`` says why it failed), `nonIncreasingTime`, `nonFinite`.
     @discardableResult
-    public func process(_ pose: Pose) throws(RemoteSessionError) -> [MotionEvent] {
+    public func process(_ pose: Pose) throws(PoseError) -> [MotionEvent] {
         guard pose.isFinite, pose.timestamp.isFinite else { throw .nonFinite }
         try enqueue(.pose(pose), time: pose.timestamp)
         return []
@@ -102,8 +103,8 @@ public final class RemoteMotionSession: Sendable {
 
     /// Queues the phone's motion-sensor samples (PROTOCOL.md §3.3), on the poses' clock.
     /// - Parameter samples: Accelerometer (and gyroscope) samples in increasing `t`.
-    /// - Throws: ``RemoteSessionError`` when the session stopped or failed, or a number is not finite.
-    public func process(motion samples: [MotionSample]) throws(RemoteSessionError) {
+    /// - Throws: `PoseError`: `notRunning` once the session stopped or failed, `nonFinite` for a number that is not.
+    public func process(motion samples: [MotionSample]) throws(PoseError) {
         guard !samples.isEmpty else { return }
         for sample in samples {
             let values = [sample.t, sample.acceleration.x, sample.acceleration.y, sample.acceleration.z]
@@ -173,7 +174,7 @@ public final class RemoteMotionSession: Sendable {
 
     private func read(from provider: some PoseProvider) async throws {
         try await provider.forEachPose { pose in
-            do throws(RemoteSessionError) {
+            do throws(PoseError) {
                 try process(pose)
             } catch {
                 return error != .notRunning
@@ -233,11 +234,11 @@ public final class RemoteMotionSession: Sendable {
 
     // MARK: Queueing
 
-    private func enqueue(_ item: Outbox.Item, time: Double?) throws(RemoteSessionError) {
+    /// Queues one entry; a failed session takes no more (its failure is ``stop()``'s to tell).
+    private func enqueue(_ item: Outbox.Item, time: Double?) throws(PoseError) {
         let dropped: (count: Int, through: Double?) = try state.withLock {
-            (state) throws(RemoteSessionError) -> (Int, Double?) in
-            if let failure = state.failure { throw failure }
-            guard !state.stopRequested, state.summary == nil else { throw .notRunning }
+            (state) throws(PoseError) -> (Int, Double?) in
+            guard state.failure == nil, !state.stopRequested, state.summary == nil else { throw .notRunning }
             if let time, let previous = state.outbox.lastPoseTime, time <= previous {
                 throw .nonIncreasingTime(previous: previous, received: time)
             }

@@ -20,12 +20,6 @@ public enum RemoteSessionError: Error, Equatable, Sendable {
     case timedOut
     /// The connection dropped and could not be resumed within the configured attempts.
     case reconnectFailed(attempts: Int)
-    /// The session was stopped (or failed) before this call: it takes no more poses.
-    case notRunning
-    /// The pose's time is not after the previous pose's (PROTOCOL.md §2).
-    case nonIncreasingTime(previous: Double, received: Double)
-    /// The pose or sample has a non-finite number.
-    case nonFinite
     /// The process could not start the client's event loop.
     case system(String)
 }

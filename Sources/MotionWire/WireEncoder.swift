@@ -19,16 +19,20 @@ public import MotionCore
 /// same `Double` (full precision, `128.0` for whole values); nil and non-finite numbers are written as `null`.
 /// Strings are escaped per RFC 8259 §7.
 public enum WireEncoder {
-    /// Writes `started`: `{"type":"started","session":"<id>","exercise":{…catalog entry…},"resume":"<token>"}`.
+    /// Writes `started`: `{"type":"started","session":"<id>","exercise":{…catalog entry…},"resume":"<token>",
+    /// "resumeSeconds":120}`.
     /// - Parameters:
     ///   - session: The session id.
     ///   - exercise: The exercise as configured for the session, with overrides applied
     ///     (`SessionConfiguration.effectiveExercise`).
     ///   - resume: The session's resume token (PROTOCOL.md §3.1), for its client only: nil leaves the member out
     ///     (what watchers get).
+    ///   - resumeSeconds: How long after a drop the session stays resumable (`--resume-seconds`), written after the
+    ///     token (nil, or no token: left out), so a client knows how long to try.
     ///   - buffer: The buffer to append to.
     public static func encodeStarted(
-        session: String, exercise: Exercise, resume: String? = nil, into buffer: inout [UInt8]
+        session: String, exercise: Exercise, resume: String? = nil, resumeSeconds: Double? = nil,
+        into buffer: inout [UInt8]
     ) {
         buffer.appendLiteral(#"{"type":"started","session":"#)
         buffer.appendJSONString(session)
@@ -37,6 +41,10 @@ public enum WireEncoder {
         if let resume {
             buffer.appendLiteral(#","resume":"#)
             buffer.appendJSONString(resume)
+            if let resumeSeconds {
+                buffer.appendLiteral(#","resumeSeconds":"#)
+                buffer.appendJSONNumber(resumeSeconds)
+            }
         }
         buffer.append(UInt8(ascii: "}"))
     }

@@ -76,8 +76,8 @@ struct BadServerTests {
         } catch {
             #expect(error == first)
         }
-        // Once failed, a session takes no more poses.
-        #expect(throws: RemoteSessionError.self) { try session.process(Pose(timestamp: 2)) }
+        // Once failed, a session takes no more poses, as a stopped MotionSession.
+        #expect(throws: PoseError.notRunning) { try session.process(Pose(timestamp: 2)) }
         return first
     }
 

@@ -147,13 +147,19 @@ struct RemoteMotionSessionTests {
     @Test func refusesPosesAfterStopAndOutOfOrder() async throws {
         try await withMotionServer { url in
             let session = try RemoteMotionSession(server: url, exercise: .elbowFlexion, side: .right)
-            try session.process(Pose(timestamp: 1))
-            #expect(throws: RemoteSessionError.nonIncreasingTime(previous: 1, received: 1)) {
+            // Code written for the on-device session takes the remote one: the same signature, the same errors.
+            let local: (Pose) throws(PoseError) -> [MotionEvent] = try MotionSession(
+                exercise: .elbowFlexion, side: .right
+            ).process
+            let remote: (Pose) throws(PoseError) -> [MotionEvent] = session.process
+            #expect(try local(Pose(timestamp: 1)).isEmpty)
+            #expect(try remote(Pose(timestamp: 1)).isEmpty)
+            #expect(throws: PoseError.nonIncreasingTime(previous: 1, received: 1)) {
                 try session.process(Pose(timestamp: 1))
             }
             let summary = try await session.stop()
             #expect(summary.frames == 1)
-            #expect(throws: RemoteSessionError.notRunning) { try session.process(Pose(timestamp: 2)) }
+            #expect(throws: PoseError.notRunning) { try session.process(Pose(timestamp: 2)) }
             #expect(try await session.stop() == summary)
         }
     }

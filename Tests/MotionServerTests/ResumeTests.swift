@@ -67,6 +67,7 @@ struct ResumeTests {
             let started = try #require(inbox.objects().first)
             let id = try #require(started["session"] as? String)
             let token = try #require(started["resume"] as? String)
+            #expect(started["resumeSeconds"] as? Double == 120, "the default window, announced")
             #expect(token.utf8.count == 43)
             var sent = 0
             for cut in [100, 170, 171, 300] {

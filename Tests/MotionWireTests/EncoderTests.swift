@@ -46,6 +46,18 @@ import Testing
                 + #"{"type":"event","t":2.0,"event":"formFault","fault":"keepTrunkUpright"}]"#)
     }
 
+    @Test func encodesTheResumeWindowAfterTheTokenOnly() {
+        let withToken = Self.encode {
+            WireEncoder.encodeStarted(
+                session: "abc", exercise: .elbowFlexion, resume: "tok", resumeSeconds: 4.5, into: &$0)
+        }
+        #expect(withToken.hasSuffix(#","resume":"tok","resumeSeconds":4.5}"#))
+        let watcher = Self.encode {
+            WireEncoder.encodeStarted(session: "abc", exercise: .elbowFlexion, resumeSeconds: 4.5, into: &$0)
+        }
+        #expect(!watcher.contains("resume"), "a watcher's started has neither")
+    }
+
     @Test func encodesStartedWithTheWholeDefinitionAndTheV1Members() {
         let json = Self.encode { WireEncoder.encodeStarted(session: "abc", exercise: .elbowFlexion, into: &$0) }
         #expect(

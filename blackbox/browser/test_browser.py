@@ -2594,13 +2594,12 @@ class BrowserTests(unittest.TestCase):
         wait_for(lambda: self.text("page-label") == "Sessions 1–20 of 22", 10, message="Newer with Enter")
 
     def test_25_live_gives_up_after_the_resume_window_and_says_what_was_kept(self):
-        """With the server gone longer than the resume window (here 4 s: the page is told the window of a server
-        started with --resume-seconds 4), Live stops retrying, says plainly that the connection could not be
+        """With the server gone longer than the resume window (here 4 s: a server started with --resume-seconds 4
+        says so in `started.resumeSeconds`), Live stops retrying, says plainly that the connection could not be
         restored and what the server kept, hides the banner and offers Start again."""
         self.allowed_console = ("ERR_CONNECTION_REFUSED", "WebSocket connection to")
         server, base = self.spawn_server("--resume-seconds", "4")
         count_sockets = """
-            globalThis.motionResumeSeconds = 4;
             window.__sockets = 0;
             const Native = WebSocket;
             window.WebSocket = class extends Native {

@@ -218,8 +218,10 @@ actor LiveSession: WatchableSession {
         context.metrics.sessionOpened()
         lastWrite = context.store(.create(session.newRecord), id: session.id, tenant: tenant, after: lastWrite)
         output.removeAll(keepingCapacity: true)
+        let window = context.limits.resumeWindow.components
         WireEncoder.encodeStarted(
-            session: session.id.description, exercise: session.engine.exercise, resume: token, into: &output)
+            session: session.id.description, exercise: session.engine.exercise, resume: token,
+            resumeSeconds: Double(window.seconds) + Double(window.attoseconds) / 1e18, into: &output)
         socket.sendText(utf8: output)
     }
 
