@@ -6,7 +6,7 @@
 public struct ServerAddress: Sendable, Hashable {
     /// Whether the connection uses TLS (`wss://`).
     public var isSecure: Bool
-    /// The host: a numeric IPv4 or IPv6 address, or `localhost`.
+    /// The host: a name (resolved when connecting) or a numeric IPv4 or IPv6 address.
     public var host: String
     /// The port (default 80 for `ws://`, 443 for `wss://`).
     public var port: UInt16
@@ -16,7 +16,7 @@ public struct ServerAddress: Sendable, Hashable {
     /// Creates an address from its parts.
     /// - Parameters:
     ///   - isSecure: Whether to use TLS.
-    ///   - host: A numeric address or `localhost`.
+    ///   - host: A host name or numeric address.
     ///   - port: The port.
     ///   - path: The request target.
     public init(isSecure: Bool, host: String, port: UInt16, path: String = "/v1/stream") {

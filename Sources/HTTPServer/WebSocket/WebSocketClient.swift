@@ -32,7 +32,7 @@ public enum WebSocketClient {
 
     /// Why a connection could not be opened.
     public enum ConnectError: Error, Equatable, Sendable {
-        /// The host is not a numeric address.
+        /// The host has no IPv4 or IPv6 address.
         case invalidHost(String)
         /// A socket call failed.
         case system(SystemError)
@@ -48,7 +48,7 @@ public enum WebSocketClient {
 
     /// Connects and performs the opening handshake (RFC 6455 §4.1).
     /// - Parameters:
-    ///   - host: A numeric IPv4 or IPv6 address, or `localhost`.
+    ///   - host: A host name (resolved by ``SocketAddress/resolve(host:port:)``) or a numeric IPv4 or IPv6 address.
     ///   - port: The port.
     ///   - path: The request target, e.g. `/v1/stream?x=1`.
     ///   - options: Subprotocols, compression, headers, limits.
@@ -60,7 +60,8 @@ public enum WebSocketClient {
     ) async throws(ConnectError) -> WebSocket {
         let address: SocketAddress
         do {
-            address = try SocketAddress(host: host, port: port)
+            // The resolver's first choice; a name's other addresses are not tried.
+            address = try await SocketAddress.resolve(host: host, port: port)[0]
         } catch {
             throw .invalidHost(host)
         }
