@@ -114,7 +114,7 @@ return bad;
 """
 
 CLEAN_RGB = (0x80, 0xED, 0x99)
-SKELETON_BONE_RGB = (0x8F, 0xB3, 0xD9)  # skeleton.js COLORS.bone
+SKELETON_BACKGROUND_RGB = (0x15, 0x20, 0x2B)  # skeleton.js COLORS.background
 REJECTED_RGB = (0xFF, 0x7B, 0x54)
 
 # The joints of PROTOCOL.md §1 in their order, bit i of a binary pose frame's seen mask: the test's own copy, so the
@@ -1277,15 +1277,18 @@ class BrowserTests(unittest.TestCase):
         session_id = self.el("status").get_attribute("data-session")
         watcher = self.open_watcher(session_id)
         try:
-            def bone_pixels():
-                return watcher.execute_script(CANVAS_COLOR_COUNT, "watch-skeleton", *SKELETON_BONE_RGB)
+            def drawn_pixels():
+                """The skeleton canvas's pixels not of its background: bones and joints, whatever their colour."""
+                total = watcher.execute_script(
+                    "const c = document.getElementById(arguments[0]); return c.width * c.height;", "watch-skeleton")
+                return total - watcher.execute_script(CANVAS_COLOR_COUNT, "watch-skeleton", *SKELETON_BACKGROUND_RGB)
 
             def skeleton_hash():
                 return watcher.execute_script(CANVAS_HASH, "watch-skeleton")
 
             for size in (PHONE, DESKTOP):
                 self.emulate(watcher, size)
-                wait_for(lambda: bone_pixels() > 200, 10, message=f"the skeleton's bones drawn at {size}")
+                wait_for(lambda: drawn_pixels() > 500, 10, message=f"the skeleton drawn at {size}")
                 self.assertFalse(watcher.find_element(By.ID, "watch-stage-note").is_displayed(),
                                  "the waiting note stays over the skeleton")
                 before = skeleton_hash()
