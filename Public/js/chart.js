@@ -82,6 +82,25 @@ export class RealtimeChart {
     this.dirty = true;
   }
 
+  /**
+   * The chart in figures, for its text equivalent: the latest measured value and the lowest and highest over the
+   * last `windowSeconds`; null while nothing there was measured.
+   */
+  summary() {
+    let latest = null, min = Infinity, max = -Infinity;
+    const t0 = this.lastT - this.windowSeconds;
+    for (let k = 0; k < this.count; k++) {
+      const i = (this.head - 1 - k + this.capacity) % this.capacity;
+      if (this.times[i] < t0) break;
+      const v = this.values[i];
+      if (Number.isNaN(v)) continue;
+      if (latest === null) latest = v;
+      min = Math.min(min, v);
+      max = Math.max(max, v);
+    }
+    return latest === null ? null : { latest, min, max, seconds: this.windowSeconds };
+  }
+
   markRep(t, clean) {
     const i = this.repHead;
     this.repTimes[i] = t;

@@ -112,6 +112,8 @@ export const TABLE = {
     'hud.notVisible': 'You are out of the frame: step back into view.',
     'hud.missing': 'Not seen: {joints}. Make sure they are in the picture.',
     'chart.label': 'Measured value over the last seconds',
+    'chart.summary': 'Latest {value}° · lowest {min}° · highest {max}° in the last {seconds} s.',
+    'chart.summaryEmpty': 'No measurement yet.',
     'feedback.label': 'Feedback',
     'summary.heading': 'Session summary', 'summary.reps': 'Clean reps', 'summary.rejected': 'Rejected reps',
     'summary.best': 'Best', 'summary.duration': 'Duration', 'summary.frames': 'Frames',
@@ -165,6 +167,7 @@ export const TABLE = {
     'status.live': 'live', 'status.finished': 'finished', 'status.abandoned': 'abandoned',
     'watch.heading': 'Watch a live session', 'watch.session': 'Session id', 'watch.following': 'Following session {id} ({subject}, {exercise}).',
     'watch.ended': 'The session has ended.', 'watch.disconnected': 'The patient’s connection dropped — waiting for it to come back.', 'watch.pick': 'Live sessions:', 'watch.none': 'No live sessions right now.',
+    'watch.skeleton': 'The patient’s pose, live', 'watch.waitingPose': 'Waiting for the patient’s pose…',
     'unit.seconds': '{n} s',
   },
   es: {
@@ -277,6 +280,8 @@ export const TABLE = {
     'hud.notVisible': 'Está fuera de la imagen: vuelva a ponerse a la vista.',
     'hud.missing': 'No se ve: {joints}. Asegúrese de que aparezcan en la imagen.',
     'chart.label': 'Valor medido en los últimos segundos',
+    'chart.summary': 'Último {value}° · mínimo {min}° · máximo {max}° en los últimos {seconds} s.',
+    'chart.summaryEmpty': 'Aún no hay medida.',
     'feedback.label': 'Indicaciones',
     'summary.heading': 'Resumen de la sesión', 'summary.reps': 'Repeticiones válidas', 'summary.rejected': 'Repeticiones rechazadas',
     'summary.best': 'Mejor', 'summary.duration': 'Duración', 'summary.frames': 'Fotogramas',
@@ -330,6 +335,7 @@ export const TABLE = {
     'status.live': 'en vivo', 'status.finished': 'terminada', 'status.abandoned': 'abandonada',
     'watch.heading': 'Observar una sesión en vivo', 'watch.session': 'Id de la sesión', 'watch.following': 'Siguiendo la sesión {id} ({subject}, {exercise}).',
     'watch.ended': 'La sesión ha terminado.', 'watch.disconnected': 'Se perdió la conexión del paciente — esperando a que vuelva.', 'watch.pick': 'Sesiones en vivo:', 'watch.none': 'No hay sesiones en vivo ahora.',
+    'watch.skeleton': 'La postura del paciente, en vivo', 'watch.waitingPose': 'Esperando la postura del paciente…',
     'unit.seconds': '{n} s',
   },
 };

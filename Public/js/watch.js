@@ -1,6 +1,7 @@
-// Watch: a clinician's read-only live view of someone else's session through /v1/sessions/{id}/watch — the
-// same HUD, chart and feedback as Live (one SessionView binding), with the session's prescription and set
-// progress, without controls.
+// Watch: a clinician's read-only live view of someone else's session through /v1/sessions/{id}/watch?poses=1 —
+// the patient's skeleton live beside the same HUD, chart and feedback as Live (one SessionView binding), with the
+// session's prescription and set progress, without controls. The chart has a text equivalent: the latest value
+// and the range it shows, in words, renewed every few seconds.
 
 import { initPage, $, askForToken, errorStatus } from './common.js';
 import { t, exerciseName, onLanguageChange } from './i18n.js';
@@ -9,6 +10,8 @@ import { RealtimeChart } from './chart.js';
 import { Hud, Feedback } from './hud.js';
 import { renderSummary } from './summary.js';
 import { SessionView, prescribed } from './sessionview.js';
+import { SkeletonView } from './skeleton.js';
+import { measuredJoints } from './joints.js';
 
 initPage();
 
@@ -53,15 +56,33 @@ $('pick').addEventListener('submit', (e) => {
   if (id) location.href = `watch.html?session=${encodeURIComponent(id)}`;
 });
 
+// How often the chart's text equivalent is renewed: often enough to be current, calm enough to be read.
+const CHART_TEXT_MS = 2000;
+
+/** Says in words what `chart` shows, its latest value and range, in `element` (the chart's description). */
+function describeChart(chart, element) {
+  const figures = chart.summary();
+  const round = (v) => String(Math.round(v));
+  element.textContent = figures
+    ? t('chart.summary', {
+      value: round(figures.latest), min: round(figures.min), max: round(figures.max), seconds: figures.seconds,
+    })
+    : t('chart.summaryEmpty');
+}
+
 async function follow(id) {
   $('session-id').value = id;
   $('watch-layout').hidden = false;
   const hud = new Hud($('hud'));
   const feedback = new Feedback($('feedback-line'), $('feedback-log'));
   const chart = new RealtimeChart($('chart'));
-  const view = new SessionView({ hud, chart, feedback, lines: $('chart-lines') });
-  onLanguageChange(() => view.retranslate());
-  const draw = () => { chart.draw(); requestAnimationFrame(draw); };
+  const skeleton = new SkeletonView($('watch-skeleton'));
+  const view = new SessionView({ hud, chart, feedback, lines: $('chart-lines'), skeleton });
+  const describe = () => describeChart(chart, $('chart-summary'));
+  onLanguageChange(() => { view.retranslate(); describe(); });
+  describe();
+  setInterval(describe, CHART_TEXT_MS);
+  const draw = () => { chart.draw(); skeleton.draw(); requestAnimationFrame(draw); };
   requestAnimationFrame(draw);
   let info = null;
   try {
@@ -70,6 +91,7 @@ async function follow(id) {
     const ex = catalog.find((e) => e.id === info.exercise);
     // The session's own prescription (target, thresholds, goals), not the catalog's defaults.
     if (ex) view.setExercise(prescribed(ex, info.prescription));
+    if (ex) skeleton.setMeasured(measuredJoints(ex, info.side));
     setStatus('watch.following', { id, subject: info.subject || '–', exercise: exerciseName(info.exercise) }, 'good');
   } catch (e) {
     // The watch socket may still work (e.g. before the session is stored); say what failed and go on.
@@ -83,12 +105,19 @@ async function follow(id) {
     $('summary').hidden = false;
     return;
   }
-  const socket = new MessageSocket(`/v1/sessions/${encodeURIComponent(id)}/watch`);
+  // `poses=1`: the patient's poses too (at most 15 a second), drawn as they come.
+  const socket = new MessageSocket(`/v1/sessions/${encodeURIComponent(id)}/watch?poses=1`);
   socket.on('snapshot', (m) => view.snapshot(m));
   socket.on('event', (m) => view.event(m));
+  socket.on('pose', (m) => {
+    skeleton.setPose(m);
+    $('watch-stage-note').hidden = true;
+  });
   // PROTOCOL.md §3.1: the patient's connection dropped (the session waits for a resume) or came back.
   const following = statusArgs.slice();
   socket.on('connection', (m) => {
+    // The last pose stays, faded, while the patient is away.
+    $('watch-stage').classList.toggle('stale', !m.connected);
     if (m.connected) setStatus(...following);
     else setStatus('watch.disconnected', {}, 'warn');
   });

@@ -169,6 +169,56 @@ struct ClusterTests {
         }
     }
 
+    @Test func aWatcherOnAnotherNodeGetsThePosesItAskedForAndFollowsThemAcrossAResume() async throws {
+        let url = try await PostgresTestServer.shared.createDatabase()
+        let group = try EventLoopGroup(loops: 2)
+        defer { group.shutdown() }
+        try await withMotionServer(database: url) { a, _, _ in
+            try await withMotionServer(database: url) { b, _, _ in
+                let session = try await Self.begin(a, poses: 0, group: group)
+                #expect(try await Self.stored(session.id, on: b) != nil)
+                let path = "/v1/sessions/\(session.id)/watch"
+                let (_, poses) = try await Server.connect(b, path: path + "?poses=1", group: group)
+                await poses.wait { inbox in inbox.objects().contains { $0["type"] as? String == "snapshot" } }
+                // The node's second watcher of the session joins the subscription the first made.
+                let (_, plain) = try await Server.connect(b, path: path, group: group)
+                // At camera speed, so that the node bus's own bound (a pose per 50 ms) thins nothing.
+                for pose in Resume.poses[..<45] {
+                    session.socket.send(.text(poseMessage(pose)))
+                    try await Task.sleep(nanoseconds: 33_000_000)
+                }
+                await poses.wait { WatchPosesTests.poseMessages($0).count >= 5 }
+                session.socket.close(code: .normal, reason: "")
+                await session.inbox.wait { $0.close != nil }
+
+                // Resumed on the watchers' own node: the poses now come from there.
+                let (socket, inbox, resumed) = try await Resume.resume(
+                    b, id: session.id, token: session.token, group: group)
+                #expect(resumed["type"] as? String == "resumed", "\(resumed)")
+                for pose in Resume.poses(after: resumed["t"] as? Double, upTo: 45) {
+                    socket.send(.text(poseMessage(pose)))
+                }
+                for pose in Resume.poses[45..<90] { socket.send(.text(poseMessage(pose))) }
+                socket.send(.text(#"{"type":"stop"}"#))
+                await inbox.wait { $0.close != nil }
+                for watcher in [poses, plain] { await watcher.wait { $0.close != nil } }
+
+                // Both followed the session to the end; only the one that asked saw poses.
+                #expect(plain.objects().last?["type"] as? String == "summary")
+                #expect(WatchPosesTests.poseMessages(plain).isEmpty)
+                let heard = WatchPosesTests.poseMessages(poses)
+                let indices = heard.map { WatchPosesTests.index(of: $0["t"] as? Double ?? -1) }
+                let before = indices.filter { $0 < 45 }
+                #expect(before.count >= 5 && before.allSatisfy { $0 % 2 == 0 }, "\(indices)")
+                #expect(indices.contains { $0 >= 45 }, "no pose after the resume: \(indices)")
+                // In order, at most 15 a second: the new holder's grid starts again at the first pose it analyses.
+                let steps = zip(indices, indices.dropFirst()).map { $1 - $0 }
+                #expect(steps.allSatisfy { $0 >= 1 } && steps.filter { $0 < 2 }.count <= 1, "\(indices)")
+                #expect(zip(heard, indices).allSatisfy { WatchPosesTests.shows($0, Resume.poses[$1]) })
+            }
+        }
+    }
+
     @Test func everyNodeSaysWhetherAClientIsAttached() async throws {
         let url = try await PostgresTestServer.shared.createDatabase()
         let group = try EventLoopGroup(loops: 2)

@@ -115,6 +115,7 @@ return bad;
 """
 
 CLEAN_RGB = (0x80, 0xED, 0x99)
+SKELETON_BACKGROUND_RGB = (0x15, 0x20, 0x2B)  # skeleton.js COLORS.background
 REJECTED_RGB = (0xFF, 0x7B, 0x54)
 
 # The joints of PROTOCOL.md §1 in their order, bit i of a binary pose frame's seen mask: the test's own copy, so the
@@ -1278,6 +1279,58 @@ class BrowserTests(unittest.TestCase):
             wait_for(lambda: self.counts(watcher) == live_summary, 3,
                      message=f"Watch HUD {self.counts(watcher)} to equal the summary {live_summary}")
             wait_for(lambda: "ended" in watcher.find_element(By.ID, "status").text, 10, message="watch ended")
+            self.assert_no_console_errors_in(watcher)
+        finally:
+            watcher.quit()
+
+    def test_7f_watch_draws_the_patients_skeleton_beside_the_numbers(self):
+        """Watch asks for the patient's poses (`?poses=1`) and draws the skeleton live beside the HUD, at phone and
+        desktop sizes; the chart has a text equivalent (its description: the latest value and the range)."""
+        self.start_demo("en")
+        wait_for(lambda: "started" in self.text("status"), 10, message="started")
+        session_id = self.el("status").get_attribute("data-session")
+        watcher = self.open_watcher(session_id)
+        try:
+            def drawn_pixels():
+                """The skeleton canvas's pixels not of its background: bones and joints, whatever their colour."""
+                total = watcher.execute_script(
+                    "const c = document.getElementById(arguments[0]); return c.width * c.height;", "watch-skeleton")
+                return total - watcher.execute_script(CANVAS_COLOR_COUNT, "watch-skeleton", *SKELETON_BACKGROUND_RGB)
+
+            def skeleton_hash():
+                return watcher.execute_script(CANVAS_HASH, "watch-skeleton")
+
+            for size in (PHONE, DESKTOP):
+                self.emulate(watcher, size)
+                wait_for(lambda: drawn_pixels() > 500, 10, message=f"the skeleton drawn at {size}")
+                self.assertFalse(watcher.find_element(By.ID, "watch-stage-note").is_displayed(),
+                                 "the waiting note stays over the skeleton")
+                before = skeleton_hash()
+                wait_for(lambda: skeleton_hash() != before, 5, message="the skeleton to move")
+                # Beside the numbers: on a desktop to the left of the HUD, on a phone just above it.
+                stage = watcher.find_element(By.ID, "watch-stage").rect
+                hud = watcher.find_element(By.ID, "hud").rect
+                if size == DESKTOP:
+                    self.assertLessEqual(stage["x"] + stage["width"], hud["x"] + 1, (stage, hud))
+                    self.assertLess(abs(stage["y"] - hud["y"]), 40, (stage, hud))
+                else:
+                    self.assertLessEqual(stage["y"] + stage["height"], hud["y"] + 1, (stage, hud))
+                    self.assertLessEqual(hud["y"], size[1], "the HUD starts below the first screen")
+                    self.assert_no_horizontal_scroll_in(watcher)
+                self.screenshot(watcher, "watch-skeleton", size)
+            chart = watcher.find_element(By.ID, "chart")
+            self.assertEqual(chart.get_attribute("aria-describedby"), "chart-summary")
+            summary = wait_for(lambda: re.match(r"Latest \d+° · lowest \d+° · highest \d+° in the last 10 s\.$",
+                                                watcher.find_element(By.ID, "chart-summary").text)
+                               and watcher.find_element(By.ID, "chart-summary").text, 6,
+                               message="the chart's text equivalent")
+            low, high = (int(v) for v in re.findall(r"(?:lowest|highest) (\d+)", summary))
+            self.assertLessEqual(low, high, summary)
+            # Renewed at a calm rate, not with every snapshot.
+            self.assertEqual(watcher.execute_script(
+                "return document.getElementById('chart-summary').getAttribute('aria-live')"), None)
+            self.el("stop").click()
+            wait_for(lambda: watcher.find_element(By.ID, "summary").is_displayed(), 10, message="summary on Watch")
             self.assert_no_console_errors_in(watcher)
         finally:
             watcher.quit()

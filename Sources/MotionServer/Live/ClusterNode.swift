@@ -95,8 +95,11 @@ enum ClusterMessage: Equatable {
     case watch(SessionID, tenant: String)
     /// The sender's watchers of this session are gone.
     case unwatch(SessionID, tenant: String)
-    /// A message for the watchers of this session, as they receive it; `snapshot` for one a newer one replaces.
-    case watched(SessionID, snapshot: Bool, text: String)
+    /// The sender's watchers of this session want its poses too (`wanted`: sent with every `watch`, lapsing like
+    /// it), or no longer do. A node that does not know this message still serves the `watch` without poses.
+    case poses(SessionID, tenant: String, wanted: Bool)
+    /// A message for the watchers of this session, as they receive it, and how it coalesces with newer ones.
+    case watched(SessionID, kind: WatchedKind, text: String)
     /// The session ended: close its watchers with this code.
     case ended(SessionID, code: UInt16)
     /// The session is not here (it moved, or never was): look for it at this node when named, else look it up.
@@ -109,7 +112,8 @@ enum ClusterMessage: Equatable {
         case .released(let id): "released \(id)"
         case .watch(let id, let tenant): "watch \(id) \(tenant)"
         case .unwatch(let id, let tenant): "unwatch \(id) \(tenant)"
-        case .watched(let id, let snapshot, let text): "watched \(id) \(snapshot ? "s" : "-") \(text)"
+        case .poses(let id, let tenant, let wanted): "poses \(id) \(wanted ? 1 : 0) \(tenant)"
+        case .watched(let id, let kind, let text): "watched \(id) \(kind.rawValue) \(text)"
         case .ended(let id, let code): "ended \(id) \(code)"
         case .moved(let id, let node): node.map { "moved \(id) \($0)" } ?? "moved \(id)"
         }
@@ -125,14 +129,43 @@ enum ClusterMessage: Equatable {
         case ("released", 2): self = .released(id)
         case ("watch", 3...) where !rest.isEmpty: self = .watch(id, tenant: String(rest))
         case ("unwatch", 3...) where !rest.isEmpty: self = .unwatch(id, tenant: String(rest))
-        case ("watched", 4) where words[2] == "s" || words[2] == "-":
-            self = .watched(id, snapshot: words[2] == "s", text: String(words[3]))
+        case ("poses", 4) where (words[2] == "1" || words[2] == "0") && !words[3].isEmpty:
+            self = .poses(id, tenant: String(words[3]), wanted: words[2] == "1")
+        case ("watched", 4):
+            guard let kind = WatchedKind(rawValue: String(words[2])) else { return nil }
+            self = .watched(id, kind: kind, text: String(words[3]))
         case ("ended", 3):
             guard let code = UInt16(words[2]), code >= 1000 else { return nil }
             self = .ended(id, code: code)
         case ("moved", 2): self = .moved(id, to: nil)
         case ("moved", 3) where !words[2].isEmpty: self = .moved(id, to: String(words[2]))
         default: return nil
+        }
+    }
+}
+
+/// How a message for watchers coalesces (PROTOCOL.md §8: the `watched` message names it): kept whatever follows
+/// (events), or replaced by a newer one of its kind not yet written to a watcher (snapshots, poses).
+enum WatchedKind: String, Sendable {
+    case message = "-"
+    case snapshot = "s"
+    case pose = "p"
+
+    /// The kind of a message sent with coalescing key `key`.
+    init(replacing key: String?) {
+        switch key {
+        case "snapshot": self = .snapshot
+        case "pose": self = .pose
+        default: self = .message
+        }
+    }
+
+    /// The coalescing key watchers are sent it with.
+    var replacing: String? {
+        switch self {
+        case .message: nil
+        case .snapshot: "snapshot"
+        case .pose: "pose"
         }
     }
 }
@@ -157,8 +190,10 @@ extension AppContext {
             if let session = watchedSession(id, tenant: tenant) {
                 Task { await session.removeRemoteWatcher(node: message.from) }
             }
-        case .watched(let id, let snapshot, let text):
-            followed.deliver(id, text: text, snapshot: snapshot)
+        case .poses(let id, let tenant, let wanted):
+            Task { await self.setRemotePoses(of: id, tenant: tenant, node: message.from, wanted: wanted) }
+        case .watched(let id, let kind, let text):
+            followed.deliver(id, text: text, kind: kind)
         case .ended(let id, let code):
             followed.end(id, code: WebSocketCloseCode(rawValue: code))
         case .moved(let id, let holder):
@@ -176,9 +211,22 @@ extension AppContext {
         await waitWhileArriving(id, tenant: tenant)
         var added = false
         if let session = watchedSession(id, tenant: tenant) {
-            added = await session.addRemoteWatcher(node: node)
+            added = await session.addRemoteWatcher(node: node, poses: false)
         }
         if !added { cluster.send(.moved(id, to: nil), to: node) }
+    }
+
+    /// Starts or stops sending a session's poses to another node's watchers. Wanting them subscribes the node as
+    /// `watch` does, whichever of the two arrives first; a session not here is left to the `watch` that came with
+    /// it to answer.
+    private func setRemotePoses(of id: SessionID, tenant: String, node: String, wanted: Bool) async {
+        await waitWhileArriving(id, tenant: tenant)
+        guard let session = watchedSession(id, tenant: tenant) else { return }
+        if wanted {
+            _ = await session.addRemoteWatcher(node: node, poses: true)
+        } else {
+            await session.stopRemotePoses(node: node)
+        }
     }
 
     /// Waits, at most 5 s, while a resume here is taking the session from another node and has not claimed it yet

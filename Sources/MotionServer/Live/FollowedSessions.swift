@@ -5,7 +5,9 @@ import SessionStore
 
 /// The sessions this node's watchers follow on other nodes (PROTOCOL.md §8): by session, the node that holds it and
 /// the watchers here. The holder sends what its watchers get over the node bus (``RemoteWatchers``); this node hands
-/// it to its watchers, renews the subscription every ``renewal``, and ends it when the last watcher leaves.
+/// it to its watchers, renews the subscription every ``renewal``, and ends it when the last watcher leaves. While a
+/// watcher here asked for poses (``WatchOptions``), every `watch` goes with a `poses` wish, and the last such
+/// watcher to leave withdraws it.
 final class FollowedSessions: Sendable {
     /// How often subscriptions are renewed (well inside ``RemoteWatchers/lease``).
     static let renewal: Duration = .seconds(10)
@@ -14,44 +16,53 @@ final class FollowedSessions: Sendable {
         var tenant: String
         var holder: String
         var sockets: [WebSocket]
+
+        /// Whether a watcher asked for poses.
+        var wantsPoses: Bool { sockets.contains { $0.watchOptions.poses } }
     }
 
     private let sessions = Locked<[SessionID: Followed]>([:])
 
-    /// Adds watchers of session `id`, which `holder` runs; the first ones subscribe this node there.
+    /// Adds watchers of session `id`, which `holder` runs; the first ones subscribe this node there, the first to
+    /// ask for poses asks for them.
     func add(_ sockets: [WebSocket], to id: SessionID, tenant: String, holder: String, cluster: ClusterNode) {
-        let subscribe = sessions.withLock { sessions -> Bool in
+        let (subscribe, askPoses) = sessions.withLock { sessions -> (Bool, Bool) in
             if var followed = sessions[id], followed.holder == holder {
+                let wanted = followed.wantsPoses
                 followed.sockets += sockets
                 sessions[id] = followed
-                return false
+                return (false, !wanted && followed.wantsPoses)
             }
             let earlier = sessions[id]?.sockets ?? []
-            sessions[id] = Followed(tenant: tenant, holder: holder, sockets: earlier + sockets)
-            return true
+            let followed = Followed(tenant: tenant, holder: holder, sockets: earlier + sockets)
+            sessions[id] = followed
+            return (true, followed.wantsPoses)
         }
         if subscribe { cluster.send(.watch(id, tenant: tenant), to: holder) }
+        if askPoses { cluster.send(.poses(id, tenant: tenant, wanted: true), to: holder) }
     }
 
-    /// Removes a watcher that closed; the last one ends the subscription.
+    /// Removes a watcher that closed; the last one ends the subscription, the last that asked for poses the wish.
     func remove(_ socket: WebSocket, from id: SessionID, cluster: ClusterNode) {
-        let ended = sessions.withLock { sessions -> Followed? in
-            guard var followed = sessions[id] else { return nil }
+        let (ended, withdrawn) = sessions.withLock { sessions -> (Followed?, Followed?) in
+            guard var followed = sessions[id] else { return (nil, nil) }
+            let wanted = followed.wantsPoses
             followed.sockets.removeAll { $0 === socket }
             if !followed.sockets.isEmpty {
                 sessions[id] = followed
-                return nil
+                return (nil, wanted && !followed.wantsPoses ? followed : nil)
             }
             sessions[id] = nil
-            return followed
+            return (followed, nil)
         }
         if let ended { cluster.send(.unwatch(id, tenant: ended.tenant), to: ended.holder) }
+        if let withdrawn { cluster.send(.poses(id, tenant: withdrawn.tenant, wanted: false), to: withdrawn.holder) }
     }
 
-    /// Hands a message from the holder to the watchers.
-    func deliver(_ id: SessionID, text: String, snapshot: Bool) {
-        for socket in sessions.withLock({ $0[id]?.sockets }) ?? [] {
-            socket.send(.text(text), replacing: snapshot ? "snapshot" : nil)
+    /// Hands a message from the holder to the watchers: poses only to those that asked for them.
+    func deliver(_ id: SessionID, text: String, kind: WatchedKind) {
+        for socket in sessions.withLock({ $0[id]?.sockets }) ?? [] where kind != .pose || socket.watchOptions.poses {
+            socket.send(.text(text), replacing: kind.replacing)
         }
     }
 
@@ -65,10 +76,13 @@ final class FollowedSessions: Sendable {
         sessions.withLock { $0.removeValue(forKey: id) }.map { ($0.tenant, $0.sockets) }
     }
 
-    /// Renews every subscription with its holder.
+    /// Renews every subscription with its holder, and the wishes for poses.
     func renew(cluster: ClusterNode) {
         for (id, followed) in sessions.withLock({ $0 }) {
             cluster.send(.watch(id, tenant: followed.tenant), to: followed.holder)
+            if followed.wantsPoses {
+                cluster.send(.poses(id, tenant: followed.tenant, wanted: true), to: followed.holder)
+            }
         }
     }
 

@@ -22,9 +22,10 @@ struct LiveRoutes {
             LiveSession(socket: socket, tenant: tenant, context: context).attach()
         }
         // Any session in progress, live or driven over HTTP, on this node or another; a tenant learns only of its
-        // own sessions: another tenant's id answers 404 like an unknown one.
+        // own sessions: another tenant's id answers 404 like an unknown one. A query it cannot read answers 400.
         let watchable: @Sendable (HTTPRequest) async throws -> WebSocketUpgradeDecision = { request in
             guard let tenant = request.tenant, let id = request.sessionID else { throw RESTError.notFound }
+            _ = try WatchOptions(request)
             if context.watchedSession(id, tenant: tenant) == nil,
                 await context.remoteHolder(of: id, tenant: tenant) == nil
             {

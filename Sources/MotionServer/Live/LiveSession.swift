@@ -48,8 +48,9 @@ actor LiveSession: WatchableSession {
     private var expiry: LoopTimer?
     /// A `resume` being carried out: the socket is not read meanwhile, and a hand-over waits for it.
     private var resuming: Task<Void, Never>?
-    /// Watchers, here and on other nodes, that asked for the session while a resume brought it here.
-    private var arriving: (sockets: [WebSocket], nodes: [String]) = ([], [])
+    /// Watchers, here and on other nodes (with whether they want poses), that asked for the session while a resume
+    /// brought it here.
+    private var arriving: (sockets: [WebSocket], nodes: [(node: String, poses: Bool)]) = ([], [])
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { socket.loop.asUnownedSerialExecutor() }
 
@@ -253,7 +254,7 @@ actor LiveSession: WatchableSession {
             finished = true
             for socket in arriving.sockets { socket.close(code: .goingAway, reason: "session not resumed") }
             if let id = SessionID(request.session) {
-                for node in arriving.nodes { context.cluster.send(.moved(id, to: nil), to: node) }
+                for (node, _) in arriving.nodes { context.cluster.send(.moved(id, to: nil), to: node) }
             }
             arriving = ([], [])
             // A store failure may pass: 1011 says try again; the other refusals are final (1008).
@@ -271,7 +272,9 @@ actor LiveSession: WatchableSession {
         running = RunningSession(core)
         watchers = handover.watchers
         for socket in arriving.sockets { watchers.add(socket, session: core) }
-        for node in arriving.nodes { watchers.addRemote(node, session: core, cluster: context.cluster) }
+        for (node, poses) in arriving.nodes {
+            watchers.addRemote(node, poses: poses, session: core, cluster: context.cluster)
+        }
         arriving = ([], [])
         lastWrite = handover.lastWrite
         configure(for: core.start)
@@ -322,6 +325,7 @@ actor LiveSession: WatchableSession {
             send(output, replacing: nil)
         }
         sendSnapshot(force: false)
+        watchers.offer(pose)
     }
 
     private func sendSnapshot(force: Bool) {
@@ -381,17 +385,24 @@ actor LiveSession: WatchableSession {
 
     func removeWatcher(_ watcher: WebSocket) { watchers.remove(watcher) }
 
-    func addRemoteWatcher(node: String) async -> Bool {
+    func addRemoteWatcher(node: String, poses: Bool) async -> Bool {
         if resuming != nil {
-            arriving.nodes.append(node)
+            arriving.nodes.append((node, poses))
             return true
         }
         guard !finished, let running else { return false }
-        watchers.addRemote(node, session: running.core, cluster: context.cluster)
+        watchers.addRemote(node, poses: poses, session: running.core, cluster: context.cluster)
         return true
     }
 
     func removeRemoteWatcher(node: String) { watchers.removeRemote(node) }
+
+    func stopRemotePoses(node: String) {
+        for index in arriving.nodes.indices where arriving.nodes[index].node == node {
+            arriving.nodes[index].poses = false
+        }
+        watchers.stopRemotePoses(node)
+    }
 
     // MARK: Checkpoints, idle, ending
 

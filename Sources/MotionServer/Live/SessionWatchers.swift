@@ -1,6 +1,7 @@
 import Basics
 import HTTPServer
 import HTTPWire
+import MotionCore
 import MotionWire
 import SessionStore
 
@@ -8,29 +9,49 @@ import SessionStore
 /// session's `started` message and current snapshot when it joins, then every event and snapshot the session
 /// sends, and is closed when the session ends. Watchers may live on other loops, and on other nodes (PROTOCOL.md §8,
 /// fed over the node bus by ``RemoteWatchers``); sending to them is thread-safe.
+///
+/// Watchers that asked for poses (``WatchOptions``) also get the patient's poses, at most 15 a second
+/// (``PoseThrottle``); while none asks, poses are not even encoded.
 struct SessionWatchers {
-    private var sockets: [WebSocket] = []
+    /// A watcher on this node and whether it asked for poses.
+    private struct Watcher {
+        let socket: WebSocket
+        let poses: Bool
+    }
+
+    private var watchers: [Watcher] = []
+    /// How many of ``watchers`` asked for poses.
+    private var poseWatchers = 0
+    private var poseThrottle = PoseThrottle()
     /// The nodes whose watchers follow the session from there; shared by copies (an HTTP session sends through one).
     private var remotes: RemoteWatchers?
 
     /// Whether nobody watches (the session then encodes nothing for watchers).
-    var isEmpty: Bool { sockets.isEmpty && (remotes?.isEmpty ?? true) }
+    var isEmpty: Bool { watchers.isEmpty && (remotes?.isEmpty ?? true) }
 
-    /// Adds a watcher and tells it which session it follows and where that session is.
+    /// Adds a watcher, with the options of its request, and tells it which session it follows and where that
+    /// session is.
     mutating func add(_ watcher: WebSocket, session: SessionCore) {
-        sockets.append(watcher)
+        let poses = watcher.watchOptions.poses
+        watchers.append(Watcher(socket: watcher, poses: poses))
+        if poses { poseWatchers += 1 }
         let (started, snapshot) = Self.greeting(session)
         watcher.send(.text(String(decoding: started, as: UTF8.self)))
         watcher.send(.text(String(decoding: snapshot, as: UTF8.self)), replacing: "snapshot")
     }
 
-    mutating func remove(_ watcher: WebSocket) { sockets.removeAll { $0 === watcher } }
+    mutating func remove(_ watcher: WebSocket) {
+        guard let index = watchers.firstIndex(where: { $0.socket === watcher }) else { return }
+        if watchers.remove(at: index).poses { poseWatchers -= 1 }
+    }
 
     /// Adds (or renews the lease of) another node's watchers of the session: a new node is greeted like a watcher.
-    mutating func addRemote(_ node: String, session: SessionCore, cluster: ClusterNode) {
+    /// - Parameter poses: Whether that node's watchers want poses too (renewing that wish); false leaves the wish
+    ///   as it was (``stopRemotePoses(_:)`` ends it).
+    mutating func addRemote(_ node: String, poses: Bool = false, session: SessionCore, cluster: ClusterNode) {
         let remotes = self.remotes ?? RemoteWatchers(session: session.id, cluster: cluster)
         self.remotes = remotes
-        guard remotes.subscribe(node) else { return }
+        guard remotes.subscribe(node, poses: poses) else { return }
         let (started, snapshot) = Self.greeting(session)
         remotes.send(started, replacing: nil, to: node)
         remotes.send(snapshot, replacing: "snapshot", to: node)
@@ -39,13 +60,34 @@ struct SessionWatchers {
     /// Removes another node's watchers.
     func removeRemote(_ node: String) { remotes?.unsubscribe(node) }
 
+    /// Another node's watchers no longer want poses (they still get the rest).
+    func stopRemotePoses(_ node: String) { remotes?.stopPoses(node) }
+
     /// Sends one message to every watcher; snapshots (`replacing: "snapshot"`) coalesce under backpressure, and
     /// reach other nodes at most ten times a second.
     func send(_ bytes: [UInt8], replacing key: String?) {
         remotes?.send(bytes, replacing: key)
-        guard !sockets.isEmpty else { return }
+        guard !watchers.isEmpty else { return }
         let text = String(decoding: bytes, as: UTF8.self)
-        for watcher in sockets { watcher.send(.text(text), replacing: key) }
+        for watcher in watchers { watcher.socket.send(.text(text), replacing: key) }
+    }
+
+    /// Sends a processed pose as a `pose` message to the watchers that asked for poses, here and on other nodes,
+    /// unless the throttle drops it. Nothing is encoded while none asked.
+    ///
+    /// The message is the pose as a client sends it in the `joints` format (PROTOCOL.md §3), after the server's
+    /// conversion: image pixels, y down, anatomical sides, coordinates and confidences to one decimal. A pose not yet
+    /// written to a slow watcher when the next one comes is replaced by it (`replacing: "pose"`).
+    mutating func offer(_ pose: Pose) {
+        guard poseWatchers > 0 || remotes?.wantsPoses == true, poseThrottle.admits(pose.timestamp) else { return }
+        var bytes: [UInt8] = []
+        WireEncoder.encodePose(pose, decimals: 1, into: &bytes)
+        remotes?.send(bytes, replacing: WatchedKind.pose.replacing)
+        guard poseWatchers > 0 else { return }
+        let text = String(decoding: bytes, as: UTF8.self)
+        for watcher in watchers where watcher.poses {
+            watcher.socket.send(.text(text), replacing: WatchedKind.pose.replacing)
+        }
     }
 
     /// Closes every watcher: the session has ended.
@@ -57,8 +99,9 @@ struct SessionWatchers {
 
     /// Closes every watcher with `code`.
     mutating func closeAll(code: WebSocketCloseCode, reason: String) {
-        for watcher in sockets { watcher.close(code: code, reason: reason) }
-        sockets.removeAll()
+        for watcher in watchers { watcher.socket.close(code: code, reason: reason) }
+        watchers.removeAll()
+        poseWatchers = 0
         remotes?.end(code: code)
     }
 
@@ -67,8 +110,11 @@ struct SessionWatchers {
     /// - Returns: This node's watchers.
     mutating func move(to node: String?) -> [WebSocket] {
         remotes?.moved(to: node)
-        defer { sockets.removeAll() }
-        return sockets
+        defer {
+            watchers.removeAll()
+            poseWatchers = 0
+        }
+        return watchers.map(\.socket)
     }
 
     /// The `started` message and current snapshot a new watcher gets first.
@@ -83,16 +129,31 @@ struct SessionWatchers {
 
 /// The nodes whose watchers follow one session held here (PROTOCOL.md §8): each subscribed with `watch` and renews
 /// it; what the session sends its watchers goes to each node over the bus (snapshots at most every 100 ms, events
-/// all), and a node that stops renewing is dropped after ``lease``.
+/// all, poses at most every 50 ms to the nodes that asked with `poses`), and a node that stops renewing is dropped
+/// after ``lease``.
 final class RemoteWatchers: Sendable {
-    /// How long a subscription lasts without renewal (watching nodes renew every ``FollowedSessions/renewal``).
+    /// How long a subscription (or a wish for poses) lasts without renewal (watching nodes renew every
+    /// ``FollowedSessions/renewal``).
     static let lease: UInt64 = 30_000_000_000
     /// The shortest time between two snapshots sent to one node.
     static let snapshotInterval: UInt64 = 100_000_000
+    /// The shortest time between two poses sent to one node. Poses come at most 15 per second of the session's time
+    /// (``PoseThrottle``); this bounds the bus when a client streams faster than real time, without thinning a
+    /// real-time stream whose arrival jitters.
+    static let poseInterval: UInt64 = 50_000_000
+
+    /// One subscribed node: when its subscription and its wish for poses (0: none) lapse, and when it was last sent
+    /// a snapshot and a pose.
+    private struct Node {
+        var expires: UInt64
+        var posesExpire: UInt64 = 0
+        var lastSnapshot: UInt64 = 0
+        var lastPose: UInt64 = 0
+    }
 
     let session: SessionID
     let cluster: ClusterNode
-    private let nodes = Locked<[String: (expires: UInt64, lastSnapshot: UInt64)]>([:])
+    private let nodes = Locked<[String: Node]>([:])
 
     init(session: SessionID, cluster: ClusterNode) {
         self.session = session
@@ -108,26 +169,36 @@ final class RemoteWatchers: Sendable {
         }
     }
 
+    /// Whether a subscribed node wants poses.
+    var wantsPoses: Bool {
+        let now = MonotonicClock.nanoseconds()
+        return nodes.withLock { nodes in nodes.values.contains { $0.expires > now && $0.posesExpire > now } }
+    }
+
     /// Subscribes `node`, or renews its subscription.
+    /// - Parameter poses: Whether it wants poses too (renewing that wish); false leaves the wish as it was.
     /// - Returns: Whether it is new.
-    func subscribe(_ node: String) -> Bool {
+    func subscribe(_ node: String, poses: Bool = false) -> Bool {
         let expires = MonotonicClock.nanoseconds() + Self.lease
         return nodes.withLock { nodes in
-            if nodes[node] != nil {
-                nodes[node]?.expires = expires
-                return false
-            }
-            nodes[node] = (expires, 0)
-            return true
+            let isNew = nodes[node] == nil
+            var state = nodes[node] ?? Node(expires: expires)
+            state.expires = expires
+            if poses { state.posesExpire = expires }
+            nodes[node] = state
+            return isNew
         }
     }
 
     func unsubscribe(_ node: String) { _ = nodes.withLock { $0.removeValue(forKey: node) } }
 
-    /// Sends a watcher message to every subscribed node (or to `only`).
+    /// `node` no longer wants poses.
+    func stopPoses(_ node: String) { nodes.withLock { $0[node]?.posesExpire = 0 } }
+
+    /// Sends a watcher message to every subscribed node (or to `only`): poses only to the nodes that want them.
     func send(_ bytes: [UInt8], replacing key: String?, to only: String? = nil) {
         let now = MonotonicClock.nanoseconds()
-        let snapshot = key == "snapshot"
+        let kind = WatchedKind(replacing: key)
         let targets = nodes.withLock { nodes -> [String] in
             var targets: [String] = []
             for (node, state) in nodes where only == nil || only == node {
@@ -135,16 +206,21 @@ final class RemoteWatchers: Sendable {
                     nodes[node] = nil
                     continue
                 }
-                if snapshot {
+                switch kind {
+                case .message: break
+                case .snapshot:
                     guard only != nil || now - state.lastSnapshot >= Self.snapshotInterval else { continue }
                     nodes[node]?.lastSnapshot = now
+                case .pose:
+                    guard state.posesExpire > now, now - state.lastPose >= Self.poseInterval else { continue }
+                    nodes[node]?.lastPose = now
                 }
                 targets.append(node)
             }
             return targets
         }
         guard !targets.isEmpty else { return }
-        let message = ClusterMessage.watched(session, snapshot: snapshot, text: String(decoding: bytes, as: UTF8.self))
+        let message = ClusterMessage.watched(session, kind: kind, text: String(decoding: bytes, as: UTF8.self))
         for node in targets { cluster.send(message, to: node) }
     }
 
@@ -173,8 +249,11 @@ protocol WatchableSession: Actor {
     /// Removes an observer that closed.
     func removeWatcher(_ watcher: WebSocket)
     /// Adds, or renews, another node's watchers (PROTOCOL.md §8).
+    /// - Parameter poses: Whether they want poses too (renewing that wish); false leaves the wish as it was.
     /// - Returns: False when the session has ended or moved on.
-    func addRemoteWatcher(node: String) async -> Bool
+    func addRemoteWatcher(node: String, poses: Bool) async -> Bool
     /// Removes another node's watchers.
     func removeRemoteWatcher(node: String)
+    /// Another node's watchers no longer want poses.
+    func stopRemotePoses(node: String)
 }

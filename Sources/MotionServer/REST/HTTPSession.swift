@@ -44,11 +44,13 @@ actor HTTPSession: WatchableSession {
             ndjson
             ? try decoder.decodeNDJSON(body, report: &unknownJoint.report)
             : try decoder.decodeFrames(body, report: &unknownJoint.report)
-        let watchers = self.watchers
+        // The watchers (with their pose throttle) go through the batch and come back.
+        var watchers = self.watchers
         var outcome = core.process(
             frames, metrics: context.metrics,
             processed: watchers.isEmpty
-                ? nil : { pose, events, snapshot in Self.tell(watchers, events, snapshot, at: pose.timestamp) })
+                ? nil : { pose, events, snapshot in Self.tell(&watchers, events, snapshot, pose) })
+        self.watchers = watchers
         if let notice = unknownJoint.take() { outcome.errors.insert((nil, notice), at: 0) }
         if now - lastCheckpoint >= Int64(context.limits.checkpointInterval.components.seconds * 1000) {
             checkpoint(context: context)
@@ -120,27 +122,31 @@ actor HTTPSession: WatchableSession {
 
     func removeWatcher(_ watcher: WebSocket) { watchers.remove(watcher) }
 
-    func addRemoteWatcher(node: String) async -> Bool {
+    func addRemoteWatcher(node: String, poses: Bool) async -> Bool {
         guard !isFinished else { return false }
-        watchers.addRemote(node, session: core, cluster: cluster)
+        watchers.addRemote(node, poses: poses, session: core, cluster: cluster)
         return true
     }
 
     func removeRemoteWatcher(node: String) { watchers.removeRemote(node) }
 
-    /// Sends one pose's events and the snapshot after it to the watchers, as a live session sends them.
+    func stopRemotePoses(node: String) { watchers.stopRemotePoses(node) }
+
+    /// Sends one pose's events, the snapshot after it and (to those that asked, throttled) the pose itself to the
+    /// watchers, as a live session sends them.
     private static func tell(
-        _ watchers: SessionWatchers, _ events: [MotionEvent], _ snapshot: MotionSnapshot, at timestamp: Double
+        _ watchers: inout SessionWatchers, _ events: [MotionEvent], _ snapshot: MotionSnapshot, _ pose: Pose
     ) {
         var bytes: [UInt8] = []
         for event in events {
             bytes.removeAll(keepingCapacity: true)
-            WireEncoder.encodeEvent(event, at: timestamp, into: &bytes)
+            WireEncoder.encodeEvent(event, at: pose.timestamp, into: &bytes)
             watchers.send(bytes, replacing: nil)
         }
         bytes.removeAll(keepingCapacity: true)
         WireEncoder.encodeSnapshot(snapshot, into: &bytes)
         watchers.send(bytes, replacing: "snapshot")
+        watchers.offer(pose)
     }
 
     /// Whether the client has been quiet for longer than `timeout` milliseconds.
