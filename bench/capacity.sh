@@ -22,6 +22,8 @@
 #   RAW_DIR=<dir>  keeps every raw motion-load report there
 #   DROP_EVERY=S   a share of the sessions (DROP_SHARE, default 0.1) abort their connection every S seconds and
 #                  resume it (motion-load --drop-every, PROTOCOL.md §3.1)
+#   MOTION=1       each pose goes with a `motion` message of the phone's samples, 60 per second (motion-load
+#                  --motion, PROTOCOL.md §3.3)
 # Smoke run: RUNS=1 START=50 STEP=50 MAX_SESSIONS=100 STEP_SECONDS=2 MAX_LOAD= bench/capacity.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,6 +73,7 @@ LOAD_ARGS=(--find-capacity --rate "$RATE" --p99-limit-ms "$LIMIT" --start-sessio
     --tick-us "$TICK_US")
 [[ $POLL == 1 ]] && LOAD_ARGS+=(--poll)
 [[ -n ${DROP_EVERY:-} ]] && LOAD_ARGS+=(--drop-every "$DROP_EVERY" --drop-share "${DROP_SHARE:-0.1}")
+[[ ${MOTION:-0} == 1 ]] && LOAD_ARGS+=(--motion)
 [[ $TLS == 1 ]] && LOAD_ARGS+=(--ca "$PWD/Tests/HTTPServerTests/Fixtures/tls/ecdsa.pem")
 
 capacities=()
