@@ -42,10 +42,13 @@ struct ClusterTests {
         return try #require(inbox.objects().last { $0["type"] as? String == "summary" })
     }
 
-    /// The session as `GET /v1/sessions/{id}` on `node` shows it, once stored (up to 2 s after `started`).
+    /// The session as `GET /v1/sessions/{id}` on `node` shows it, once stored (asked for up to 2 s).
     static func stored(_ id: String, on node: SocketAddress) async throws -> [String: Any]? {
         for _ in 0..<100 {
-            if let shown = Server.json(try await request(node, "GET", "/v1/sessions/\(id)")) { return shown }
+            // Until the session is stored, the node answers 404 `notFound`: keep asking.
+            if let shown = Server.json(try await request(node, "GET", "/v1/sessions/\(id)")), shown["id"] != nil {
+                return shown
+            }
             try await Task.sleep(nanoseconds: 20_000_000)
         }
         return nil
