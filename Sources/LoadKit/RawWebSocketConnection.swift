@@ -93,6 +93,8 @@ public final class RawWebSocketConnection: EventLoopHandler {
     private var outputOffset = 0
     private var wantsWritable = false
     private var reading = false
+    /// Set once readiness reported the server's half-close: a short read no longer means the socket is empty.
+    private var peerHungUp = false
     private var timer: LoopTimer?
     private var maskState: UInt64
     // Incoming frame parsing.
@@ -128,6 +130,7 @@ public final class RawWebSocketConnection: EventLoopHandler {
             AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return fail("socket: \(String(cString: strerror(errno)))") }
         transport = .plain(fd)
+        peerHungUp = false
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         var address = context.address
@@ -190,9 +193,11 @@ public final class RawWebSocketConnection: EventLoopHandler {
                 fail("handshake: hangup")
             }
         case .open, .closing:
+            if events.contains(.readHangup) { peerHungUp = true }
             if events.contains(.writable) { flush() }
             if state != .closed
-                && (events.contains(.readable) || (events.contains(.writable) && transport.readWaitsForWritable))
+                && (events.contains(.readable) || events.contains(.readHangup)
+                    || (events.contains(.writable) && transport.readWaitsForWritable))
             {
                 readFrames()
             }
@@ -379,7 +384,7 @@ public final class RawWebSocketConnection: EventLoopHandler {
     }
 
     /// What an open connection watches: edge-triggered, since every read continues to a short read or EAGAIN.
-    private static let openInterest: IOEvents = [.readable, .edgeTriggered]
+    private static let openInterest: IOEvents = [.readable, .readHangup, .edgeTriggered]
 
     // MARK: Receiving
 
@@ -393,7 +398,8 @@ public final class RawWebSocketConnection: EventLoopHandler {
             switch transport.receive(into: readBuffer) {
             case .transferred(let count):
                 consume(UnsafeRawBufferPointer(start: context.buffer, count: count))
-                if !transport.mayHaveMore(afterReading: count, capacity: Context.bufferSize) { return }
+                // Data and the server's FIN reported in one event: read on to the end of the stream.
+                if !peerHungUp && !transport.mayHaveMore(afterReading: count, capacity: Context.bufferSize) { return }
             case .endOfStream:
                 return state == .closing ? finish() : lost("connection closed without a close frame")
             case .wouldBlock:

@@ -236,6 +236,32 @@ struct WebSocketTests {
         }
     }
 
+    /// A frame and the client's FIN that arrive while the loop is busy come in one readiness event, which is the
+    /// last edge the socket raises: the server must read on to the end of the stream to see the client has gone.
+    @Test func seesTheEndOfAStreamThatArrivesWithData() async throws {
+        // A manual clock no test advances: no ping, idle or close timer can end the connection, only the FIN.
+        let clock = ManualClock()
+        let ended = EndSeen()
+        var router = Router()
+        router.webSocket("/busy") { socket in
+            socket.onMessage = { message in
+                // Keeps the loop away from the socket while the rest arrives.
+                if case .text("busy") = message.message { usleep(500_000) }
+            }
+            socket.onClose = { code, _ in ended.record(code) }
+        }
+        try await withServer(testConfiguration { $0.clock = .manual(clock) }, router: router) { address, _ in
+            let client = try Self.rawSocket(address, path: "/busy")
+            client.send(Self.frame(0x81, Array("busy".utf8)))
+            try await Task.sleep(nanoseconds: 100_000_000)
+            client.send(Self.frame(0x81, Array("last".utf8)))
+            client.shutdownWrite()
+            for _ in 0..<200 where !ended.seen { try await Task.sleep(nanoseconds: 50_000_000) }
+            #expect(ended.seen, "the server did not see the client's FIN")
+            #expect(ended.code == nil, "no close frame: 1006")
+        }
+    }
+
     @Test func pingsQuietClientsAndClosesSilentOnes() async throws {
         let clock = ManualClock()
         var configuration = WebSocketConfiguration()
@@ -359,4 +385,14 @@ struct WebSocketFlowControlTests {
             socket.close()
         }
     }
+}
+
+/// Whether a server-side connection has ended, and with which close code.
+private final class EndSeen: Sendable {
+    private let state = Mutex<(seen: Bool, code: WebSocketCloseCode?)>((false, nil))
+
+    var seen: Bool { state.withLock { $0.seen } }
+    var code: WebSocketCloseCode? { state.withLock { $0.code } }
+
+    func record(_ code: WebSocketCloseCode?) { state.withLock { $0 = (true, code) } }
 }

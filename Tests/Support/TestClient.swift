@@ -67,6 +67,9 @@ public final class TestClient {
     /// Sends text as UTF-8.
     public func send(_ text: String) { send(Array(text.utf8)) }
 
+    /// Half-closes the connection: the peer reads the end of the stream after what was sent.
+    public func shutdownWrite() { _ = shutdown(fd, Int32(SHUT_WR)) }
+
     /// Sends bytes.
     public func send(_ bytes: [UInt8]) {
         var offset = 0

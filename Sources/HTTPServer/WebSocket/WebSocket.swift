@@ -76,6 +76,9 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     private var lifecycle: WebSocketLifecycle
     /// Set by ``pauseReading()``: the socket is not read (a half-close or reset is seen once reading resumes).
     private var readingPaused = false
+    /// Set once readiness reported the peer's half-close: a short read then no longer means the socket is empty,
+    /// since the end of the stream after the data raises no further edge.
+    private var peerHungUp = false
     private var closeObservers: [() -> Void] = []
     private var lastReceived: UInt64
     private var timer: LoopTimer?
@@ -355,6 +358,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
 
     /// Handles readiness. Loop thread only.
     public func handle(_ events: IOEvents) {
+        if events.contains(.readHangup) { peerHungUp = true }
         if events.contains(.writable) { flush() }
         if events.contains(.readable) || events.contains(.readHangup)
             || (events.contains(.writable) && transport.readWaitsForWritable)
@@ -372,7 +376,8 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
                 lastReceived = loop.time
                 if lifecycle.discardsInput { continue }
                 process(UnsafeMutableRawBufferPointer(start: buffer.pointer, count: count))
-                if !transport.mayHaveMore(afterReading: count, capacity: buffer.capacity) { return }
+                // Data and the peer's FIN reported in one event: read on to the end of the stream.
+                if !peerHungUp && !transport.mayHaveMore(afterReading: count, capacity: buffer.capacity) { return }
             case .endOfStream:
                 // RFC 6455 §7.1.5: the TCP connection closed without a close frame: code 1006 (abnormal).
                 finish()
