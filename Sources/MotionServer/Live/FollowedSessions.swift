@@ -16,9 +16,37 @@ final class FollowedSessions: Sendable {
         var tenant: String
         var holder: String
         var sockets: [WebSocket]
+        /// What the holder greeted this node with (`started`, then each latest snapshot) and its last `connection`
+        /// message, so that a watcher joining the subscription later is greeted as the first was.
+        var started: String?
+        var snapshot: String?
+        var connection: String?
 
         /// Whether a watcher asked for poses.
         var wantsPoses: Bool { sockets.contains { $0.watchOptions.poses } }
+
+        /// Keeps what a later watcher needs to be told first.
+        mutating func remember(_ text: String, kind: WatchedKind) {
+            switch kind {
+            case .snapshot: snapshot = text
+            case .pose: break
+            case .message:
+                if text.hasPrefix(#"{"type":"started""#) {
+                    started = text
+                } else if text.hasPrefix(#"{"type":"connection""#) {
+                    connection = text
+                }
+            }
+        }
+
+        /// Greets a watcher joining the subscription: the session's `started`, its latest snapshot, and whether its
+        /// client is away (as a watcher on the holder's node is told).
+        func greet(_ socket: WebSocket) {
+            guard let started else { return }
+            socket.send(.text(started))
+            if let snapshot { socket.send(.text(snapshot), replacing: WatchedKind.snapshot.replacing) }
+            if let connection, connection.hasSuffix("false}") { socket.send(.text(connection)) }
+        }
     }
 
     private let sessions = Locked<[SessionID: Followed]>([:])
@@ -29,6 +57,8 @@ final class FollowedSessions: Sendable {
         let (subscribe, askPoses) = sessions.withLock { sessions -> (Bool, Bool) in
             if var followed = sessions[id], followed.holder == holder {
                 let wanted = followed.wantsPoses
+                // Greeted under the lock, so that nothing the holder sends comes before.
+                for socket in sockets { followed.greet(socket) }
                 followed.sockets += sockets
                 sessions[id] = followed
                 return (false, !wanted && followed.wantsPoses)
@@ -61,7 +91,11 @@ final class FollowedSessions: Sendable {
 
     /// Hands a message from the holder to the watchers: poses only to those that asked for them.
     func deliver(_ id: SessionID, text: String, kind: WatchedKind) {
-        for socket in sessions.withLock({ $0[id]?.sockets }) ?? [] where kind != .pose || socket.watchOptions.poses {
+        let sockets = sessions.withLock { sessions -> [WebSocket] in
+            sessions[id]?.remember(text, kind: kind)
+            return sessions[id]?.sockets ?? []
+        }
+        for socket in sockets where kind != .pose || socket.watchOptions.poses {
             socket.send(.text(text), replacing: kind.replacing)
         }
     }
@@ -116,11 +150,16 @@ extension AppContext {
     /// subscribe there), or nowhere (once it has ended, or after a few seconds without a holder: they are closed).
     /// - Parameter previous: The node it was on, which it is leaving.
     func follow(_ id: SessionID, tenant: String, sockets: [WebSocket], awayFrom previous: String) async {
+        var sockets = sockets
         for attempt in 0..<40 {
             await waitWhileArriving(id, tenant: tenant)
             if let session = watchedSession(id, tenant: tenant) {
-                for socket in sockets { await session.addWatcher(socket) }
-                return
+                // All at once: the session cannot end between two of them. Those it could not take (it has just
+                // moved on) look again.
+                sockets = await session.addWatchers(sockets)
+                if sockets.isEmpty { return }
+                try? await Task.sleep(nanoseconds: 10_000_000)
+                continue
             }
             let holder = await remoteHolder(of: id, tenant: tenant)
             // Right after a move the store may still name the node it left: that one is taken only at the end.

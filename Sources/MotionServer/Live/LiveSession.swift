@@ -369,18 +369,27 @@ actor LiveSession: WatchableSession {
 
     // MARK: Watchers
 
-    /// Adds a read-only observer that receives this session's events and snapshots from now on.
-    func addWatcher(_ watcher: WebSocket) async {
-        // The session is arriving (a resume, maybe from another node): the watcher joins it with its handover,
+    /// Adds read-only observers that receive this session's events and snapshots from now on.
+    func addWatchers(_ sockets: [WebSocket]) async -> [WebSocket] {
+        // The session is arriving (a resume, maybe from another node): the watchers join it with its handover,
         // before any frame of the resumed connection is read.
-        if resuming != nil { return arriving.sockets.append(watcher) }
-        guard !finished, let running else { return watcher.close(code: .normal, reason: "session ended") }
-        watchers.add(watcher, session: running.core)
-        if socketClosed {
+        if resuming != nil {
+            arriving.sockets += sockets
+            return []
+        }
+        // Handed over to another connection (or a resume here failed): the watchers look for it where it is now.
+        guard let running else { return sockets }
+        var disconnected: String?
+        if socketClosed && !finished {
             var bytes: [UInt8] = []
             WireEncoder.encodeConnection(connected: false, into: &bytes)
-            watcher.send(.text(String(decoding: bytes, as: UTF8.self)))
+            disconnected = String(decoding: bytes, as: UTF8.self)
         }
+        for watcher in sockets {
+            watchers.add(watcher, session: running.core)
+            if let disconnected { watcher.send(.text(disconnected)) }
+        }
+        return []
     }
 
     func removeWatcher(_ watcher: WebSocket) { watchers.remove(watcher) }
@@ -390,7 +399,7 @@ actor LiveSession: WatchableSession {
             arriving.nodes.append((node, poses))
             return true
         }
-        guard !finished, let running else { return false }
+        guard let running else { return false }
         watchers.addRemote(node, poses: poses, session: running.core, cluster: context.cluster)
         return true
     }
@@ -504,18 +513,20 @@ actor LiveSession: WatchableSession {
         context.metrics.sessionClosed()
         let endedAt = context.clock()
         let summary = session.engine.summary
+        var summaryMessage: [UInt8]?
         if status == .finished {
             output.removeAll(keepingCapacity: true)
             WireEncoder.encodeSummary(
                 summary, metadata: session.metadata(status: status, endedAt: endedAt), includeType: true,
                 into: &output)
             send(output, replacing: nil)
+            summaryMessage = output
         }
         // After `stop` the connection closes once the summary is stored (PROTOCOL.md §3: answer, store, close), so
         // a client that saw the close finds the session finished over REST.
         let closeAfterStoring = status == .finished ? closeCode : nil
         if let closeCode, closeAfterStoring == nil { socket.close(code: closeCode, reason: reason) }
-        watchers.closeAll(status: status)
+        watchers.closeAll(status: status, summary: summaryMessage)
         let socket = socket
         lastWrite = context.store(
             .finish(summary, status: status, endedAt: endedAt), id: session.id, tenant: session.tenant, after: lastWrite

@@ -25,19 +25,27 @@ struct SessionWatchers {
     private var poseThrottle = PoseThrottle()
     /// The nodes whose watchers follow the session from there; shared by copies (an HTTP session sends through one).
     private var remotes: RemoteWatchers?
+    /// How the session ended, for watchers that come after (a watcher handed over as the session moved, one that
+    /// asked as it stopped): the `summary` message the others got, when it finished, and the close code.
+    private var ending: (summary: [UInt8]?, code: WebSocketCloseCode)?
 
     /// Whether nobody watches (the session then encodes nothing for watchers).
     var isEmpty: Bool { watchers.isEmpty && (remotes?.isEmpty ?? true) }
 
     /// Adds a watcher, with the options of its request, and tells it which session it follows and where that
-    /// session is.
+    /// session is. Once the session has ended, the watcher is told how (its last snapshot, the summary when it
+    /// finished) and closed as the others were.
     mutating func add(_ watcher: WebSocket, session: SessionCore) {
-        let poses = watcher.watchOptions.poses
-        watchers.append(Watcher(socket: watcher, poses: poses))
-        if poses { poseWatchers += 1 }
         let (started, snapshot) = Self.greeting(session)
         watcher.send(.text(String(decoding: started, as: UTF8.self)))
         watcher.send(.text(String(decoding: snapshot, as: UTF8.self)), replacing: "snapshot")
+        if let ending {
+            if let summary = ending.summary { watcher.send(.text(String(decoding: summary, as: UTF8.self))) }
+            return watcher.close(code: ending.code, reason: "session ended")
+        }
+        let poses = watcher.watchOptions.poses
+        watchers.append(Watcher(socket: watcher, poses: poses))
+        if poses { poseWatchers += 1 }
     }
 
     mutating func remove(_ watcher: WebSocket) {
@@ -48,7 +56,15 @@ struct SessionWatchers {
     /// Adds (or renews the lease of) another node's watchers of the session: a new node is greeted like a watcher.
     /// - Parameter poses: Whether that node's watchers want poses too (renewing that wish); false leaves the wish
     ///   as it was (``stopRemotePoses(_:)`` ends it).
+    /// Once the session has ended, the node's watchers get the summary (when it finished) and are closed.
     mutating func addRemote(_ node: String, poses: Bool = false, session: SessionCore, cluster: ClusterNode) {
+        if let ending {
+            if let summary = ending.summary {
+                let text = String(decoding: summary, as: UTF8.self)
+                cluster.send(.watched(session.id, kind: .message, text: text), to: node)
+            }
+            return cluster.send(.ended(session.id, code: ending.code.rawValue), to: node)
+        }
         let remotes = self.remotes ?? RemoteWatchers(session: session.id, cluster: cluster)
         self.remotes = remotes
         guard remotes.subscribe(node, poses: poses) else { return }
@@ -90,16 +106,16 @@ struct SessionWatchers {
         }
     }
 
-    /// Closes every watcher: the session has ended.
-    /// - Parameter status: How the session ended: watchers of a finished session are closed with 1000, those of an
-    ///   abandoned one (its client vanished or went idle, or the server is shutting down) with 1001.
-    mutating func closeAll(status: SessionStatus) {
-        closeAll(code: status == .finished ? .normal : .goingAway, reason: "session ended")
-    }
-
-    /// Closes every watcher with `code`.
-    mutating func closeAll(code: WebSocketCloseCode, reason: String) {
-        for watcher in watchers { watcher.socket.close(code: code, reason: reason) }
+    /// Closes every watcher, here and on other nodes: the session has ended. Watchers that come later are told the
+    /// same (``add(_:session:)``).
+    /// - Parameters:
+    ///   - status: How the session ended: watchers of a finished session are closed with 1000, those of an
+    ///     abandoned one (its client vanished or went idle, or the server is shutting down) with 1001.
+    ///   - summary: The `summary` message the watchers were sent (after `stop`).
+    mutating func closeAll(status: SessionStatus, summary: [UInt8]?) {
+        let code: WebSocketCloseCode = status == .finished ? .normal : .goingAway
+        ending = (summary, code)
+        for watcher in watchers { watcher.socket.close(code: code, reason: "session ended") }
         watchers.removeAll()
         poseWatchers = 0
         remotes?.end(code: code)
@@ -244,13 +260,15 @@ final class RemoteWatchers: Sendable {
 
 /// A session a watcher can follow: a live WebSocket session or one driven over HTTP.
 protocol WatchableSession: Actor {
-    /// Adds a read-only observer (closed at once if the session has ended; once it is here if it is arriving).
-    func addWatcher(_ watcher: WebSocket) async
+    /// Adds read-only observers, all at once (told how it ended and closed if the session has ended; taken in once
+    /// it is here if it is arriving).
+    /// - Returns: The observers not taken because the session moved on from this actor: they look for it again.
+    func addWatchers(_ sockets: [WebSocket]) async -> [WebSocket]
     /// Removes an observer that closed.
     func removeWatcher(_ watcher: WebSocket)
     /// Adds, or renews, another node's watchers (PROTOCOL.md §8).
     /// - Parameter poses: Whether they want poses too (renewing that wish); false leaves the wish as it was.
-    /// - Returns: False when the session has ended or moved on.
+    /// - Returns: False when the session moved on from this actor.
     func addRemoteWatcher(node: String, poses: Bool) async -> Bool
     /// Removes another node's watchers.
     func removeRemoteWatcher(node: String)

@@ -98,32 +98,29 @@ actor HTTPSession: WatchableSession {
             }
             guard stored || status == .abandoned else { return nil }
             isFinished = true
-        }
-        var out: [UInt8] = []
-        WireEncoder.encodeSummary(
-            core.engine.summary, metadata: core.metadata(status: status, endedAt: endedAt), into: &out)
-        if !watchers.isEmpty {
             var message: [UInt8] = []
             WireEncoder.encodeSummary(
                 core.engine.summary, metadata: core.metadata(status: status, endedAt: endedAt), includeType: true,
                 into: &message)
             watchers.send(message, replacing: nil)
-            watchers.closeAll(status: status)
+            watchers.closeAll(status: status, summary: message)
         }
+        var out: [UInt8] = []
+        WireEncoder.encodeSummary(
+            core.engine.summary, metadata: core.metadata(status: status, endedAt: endedAt), into: &out)
         return out
     }
 
     // MARK: Watchers
 
-    func addWatcher(_ watcher: WebSocket) async {
-        guard !isFinished else { return watcher.close(code: .normal, reason: "session ended") }
-        watchers.add(watcher, session: core)
+    func addWatchers(_ sockets: [WebSocket]) async -> [WebSocket] {
+        for watcher in sockets { watchers.add(watcher, session: core) }
+        return []
     }
 
     func removeWatcher(_ watcher: WebSocket) { watchers.remove(watcher) }
 
     func addRemoteWatcher(node: String, poses: Bool) async -> Bool {
-        guard !isFinished else { return false }
         watchers.addRemote(node, poses: poses, session: core, cluster: cluster)
         return true
     }
