@@ -52,6 +52,24 @@ import Testing
         #expect(im == [0, 0, 0, 0, 7, 7])
     }
 
+    /// A transform reading a longer transform's twiddle table at a stride computes the very same numbers as one
+    /// with its own table: the analysis shares one table per spectrum across window lengths.
+    @Test(arguments: [2, 8, 64, 256])
+    func aLongerTwiddleTableGivesBitIdenticalResults(count: Int) {
+        var random = SeededRandom(seed: UInt64(count) + 7)
+        let re = (0..<count).map { _ in Double.random(in: -1...1, using: &random) }
+        let im = (0..<count).map { _ in Double.random(in: -1...1, using: &random) }
+        var ownRe = re
+        var ownIm = im
+        FourierTransform.forward(real: &ownRe, imaginary: &ownIm, count: count)
+        var sharedRe = re
+        var sharedIm = im
+        let shared = FourierTransform.Twiddles(count: 4096)
+        FourierTransform.forward(real: &sharedRe, imaginary: &sharedIm, count: count, twiddles: shared)
+        #expect(sharedRe == ownRe)
+        #expect(sharedIm == ownIm)
+    }
+
     @Test func powerOfTwoRoundsUp() {
         #expect(FourierTransform.powerOfTwo(atLeast: 0) == 1)
         #expect(FourierTransform.powerOfTwo(atLeast: 1) == 1)

@@ -96,6 +96,43 @@ import Testing
         #expect(abs(recent.rms - recentExpected.rms) < recentExpected.rms * 0.07)
     }
 
+    /// Measures borrow their scratch from a pool shared by every analyzer (and keep a window length's Hann window
+    /// in it): what a measure answers must not depend on which scratch it got or what it measured before, nor on
+    /// other threads measuring at the same time.
+    @Test func measuresDoNotDependOnTheScratchTheyBorrow() async throws {
+        let shaky = try Signal.analyzer(
+            Signal.samples(rate: 100, duration: 6, Signal.sine(frequency: 8, amplitude: 1)))
+        let slow = try Signal.analyzer(
+            Signal.samples(rate: 60, duration: 6, Signal.sine(frequency: 1, amplitude: 2)))
+        var configuration = MotionAnalysisConfiguration()
+        configuration.rate = 50
+        var other = MotionAnalyzer(configuration: configuration)
+        for sample in Signal.samples(rate: 50, duration: 6, Signal.sine(frequency: 3, amplitude: 1)) {
+            try other.append(sample)
+        }
+        let level = shaky.recentLevel()
+        let rep = shaky.rep(from: 1, to: 4.5)
+        // Other window lengths and another configuration in between.
+        _ = slow.rep(from: 0.5, to: 5)
+        _ = other.recentLevel()
+        _ = slow.recentLevel()
+        #expect(shaky.recentLevel() == level)
+        #expect(shaky.rep(from: 1, to: 4.5) == rep)
+        let answers = await withTaskGroup(of: (MotionLevel?, RepMotion?).self) { group in
+            for index in 0..<16 {
+                group.addTask {
+                    index % 2 == 0
+                        ? (shaky.recentLevel(), shaky.rep(from: 1, to: 4.5))
+                        : (slow.recentLevel(), slow.rep(from: 0.5, to: 5))
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let slowAnswers = (slow.recentLevel(), slow.rep(from: 0.5, to: 5))
+        #expect(answers.filter { $0 == (level, rep) }.count == 8)
+        #expect(answers.filter { $0 == slowAnswers }.count == 8)
+    }
+
     @Test func refusesNonFiniteNumbersAndChangesNothing() throws {
         var analyzer = try Signal.analyzer(
             Signal.samples(rate: 100, duration: 2, Signal.sine(frequency: 8, amplitude: 1)))

@@ -19,25 +19,65 @@ enum FourierTransform {
         return n
     }
 
-    /// Transforms the first `count` elements of `real` and `imaginary` in place.
+    /// The twiddle factors e^(−2πi·k/n), k < n/2, of an `n`-point transform, computed once: a transform of any
+    /// power of two up to `n` reads them at a stride. Each comes straight from cos/sin (no recurrence), and the
+    /// angle of a shorter transform's factor is the same number as if computed for that length (the lengths differ
+    /// by a power of two, which scales exactly), so the results do not depend on which table is used.
+    struct Twiddles: Sendable {
+        /// The longest transform served, a power of two.
+        let count: Int
+        private let cosines: [Double]
+        private let sines: [Double]
+
+        /// - Parameter count: A power of two.
+        init(count: Int) {
+            precondition(count > 0 && count & (count - 1) == 0, "the transform length must be a power of two")
+            self.count = count
+            let step = -2 * Double.pi / Double(count)
+            cosines = (0..<max(1, count / 2)).map { cos(step * Double($0)) }
+            sines = (0..<max(1, count / 2)).map { sin(step * Double($0)) }
+        }
+
+        /// Runs `body` with the cosines and sines.
+        func withTables<R>(_ body: (UnsafeBufferPointer<Double>, UnsafeBufferPointer<Double>) -> R) -> R {
+            cosines.withUnsafeBufferPointer { c in sines.withUnsafeBufferPointer { s in body(c, s) } }
+        }
+    }
+
+    /// Transforms the first `count` elements of `real` and `imaginary` in place, computing its twiddle factors
+    /// (pass ``Twiddles`` to the other overload to reuse them).
     /// - Parameters:
     ///   - real: Real parts; at least `count` elements.
     ///   - imaginary: Imaginary parts; at least `count` elements.
     ///   - count: A power of two.
-    /// - Complexity: O(*n* log *n*) for *n* = `count`; no allocation.
+    /// - Complexity: O(*n* log *n*) for *n* = `count`.
     static func forward(real: inout [Double], imaginary: inout [Double], count: Int) {
+        forward(real: &real, imaginary: &imaginary, count: count, twiddles: Twiddles(count: count))
+    }
+
+    /// Transforms the first `count` elements of `real` and `imaginary` in place.
+    /// - Parameters:
+    ///   - real: Real parts; at least `count` elements.
+    ///   - imaginary: Imaginary parts; at least `count` elements.
+    ///   - count: A power of two, at most `twiddles.count`.
+    ///   - twiddles: The factors of a transform at least `count` long.
+    /// - Complexity: O(*n* log *n*) for *n* = `count`; no allocation.
+    static func forward(real: inout [Double], imaginary: inout [Double], count: Int, twiddles: Twiddles) {
         precondition(count > 0 && count & (count - 1) == 0, "the transform length must be a power of two")
+        precondition(count <= twiddles.count, "the twiddles are for a shorter transform")
         precondition(real.count >= count && imaginary.count >= count)
         real.withUnsafeMutableBufferPointer { re in
             imaginary.withUnsafeMutableBufferPointer { im in
-                transform(re, im, count)
+                twiddles.withTables { cosines, sines in
+                    transform(re, im, count, cosines: cosines, sines: sines, tableLength: twiddles.count)
+                }
             }
         }
     }
 
     private static func transform(
-        _ re: UnsafeMutableBufferPointer<Double>, _ im: UnsafeMutableBufferPointer<Double>,
-        _ n: Int
+        _ re: UnsafeMutableBufferPointer<Double>, _ im: UnsafeMutableBufferPointer<Double>, _ n: Int,
+        cosines: UnsafeBufferPointer<Double>, sines: UnsafeBufferPointer<Double>, tableLength: Int
     ) {
         var j = 0
         for i in 1..<max(n, 1) {
@@ -55,12 +95,11 @@ enum FourierTransform {
         var length = 2
         while length <= n {
             let half = length / 2
-            let step = -2 * Double.pi / Double(length)
+            // Factor k of a `length`-point transform is factor k·stride of the table's.
+            let stride = tableLength / length
             for k in 0..<half {
-                // Twiddles straight from cos/sin rather than a recurrence: no error grows along a long transform.
-                let angle = step * Double(k)
-                let wr = cos(angle)
-                let wi = sin(angle)
+                let wr = cosines[k * stride]
+                let wi = sines[k * stride]
                 var start = k
                 while start < n {
                     let other = start + half

@@ -12,8 +12,8 @@ public struct MotionAnalysisConfiguration: Sendable, Hashable {
     /// gravity estimate and grid (default 0.5; 0.05…10). Interpolating across a long silence would invent movement.
     public var maxGap: Double = 0.5
     /// Seconds of resampled history kept for rep analysis (default 30; 2…120). A rep that began earlier is judged
-    /// on its last `historySeconds`. Memory is fixed at setup: about 32 bytes per grid sample plus the transforms'
-    /// scratch, about 210 KB in all at the defaults.
+    /// on its last `historySeconds`. Memory is fixed at setup: 24 bytes per grid sample, 72 KB at the defaults; the
+    /// transforms' scratch (about 200 KB at the defaults) is shared by the analyzers of one configuration.
     public var historySeconds: Double = 30
     /// The window of ``MotionAnalyzer/recentLevel()``, seconds (default 2; 0.5…`historySeconds`).
     public var recentSeconds: Double = 2

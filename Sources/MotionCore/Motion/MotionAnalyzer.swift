@@ -9,8 +9,9 @@
 ///    samples estimates gravity on the device's axes; it is subtracted from the raw vector.
 /// 3. The gravity-free grid samples go into a fixed-capacity ring (``MotionAnalysisConfiguration/historySeconds``).
 ///
-/// Appending allocates nothing; every buffer, including the transforms' scratch, is allocated by the initialiser.
-/// Measures are computed when asked for (``recentLevel()``, ``rep(from:to:)``).
+/// Appending allocates nothing; the history is allocated by the initialiser. Measures are computed when asked for
+/// (``recentLevel()``, ``rep(from:to:)``), over scratch borrowed for the measure from a pool that every analyzer of
+/// the same configuration shares, so an analyzer holds only its history between measures.
 ///
 /// ```swift
 /// var analyzer = MotionAnalyzer()
@@ -27,7 +28,8 @@ public struct MotionAnalyzer: Sendable {
     public let configuration: MotionAnalysisConfiguration
     private var history: MotionHistory
     private var gravity: GravityFilter
-    private var spectrum: MotionSpectrum
+    /// The shape of the spectra measures borrow (``MotionSpectrumPool``).
+    private let spectrumShape: MotionSpectrum.Shape
     private var last: (t: Double, x: Double, y: Double, z: Double)?
 
     /// Creates an analyzer and allocates every buffer it will use.
@@ -38,7 +40,7 @@ public struct MotionAnalyzer: Sendable {
         let capacity = Int((c.historySeconds * c.rate).rounded(.up)) + 1
         history = MotionHistory(capacity: capacity, rate: c.rate)
         gravity = GravityFilter(cutoff: c.gravityCutoff, rate: c.rate)
-        spectrum = MotionSpectrum(
+        spectrumShape = MotionSpectrum.Shape(
             capacity: capacity, rate: c.rate, maxCutoff: c.sparcMaxCutoff, paddingLevel: c.sparcPaddingLevel)
     }
 
@@ -100,12 +102,16 @@ extension MotionAnalyzer {
     /// RMS and tremor share over the last ``MotionAnalysisConfiguration/recentSeconds`` of grid samples
     /// (`snapshot.motion`).
     /// - Returns: The level, or nil while less than ``MotionAnalysisConfiguration/minimumSeconds`` is held.
-    /// - Complexity: O(*n* log *n*) for the window's *n* grid samples; no allocation.
-    public mutating func recentLevel() -> MotionLevel? {
+    /// - Complexity: O(*n* log *n*) for the window's *n* grid samples; no allocation once the pool holds a spectrum
+    ///   for each thread that measures.
+    public func recentLevel() -> MotionLevel? {
         let wanted = Int((configuration.recentSeconds * configuration.rate).rounded())
         let end = history.endIndex
         let indices = max(history.startIndex, end - wanted)..<end
-        guard let (rms, tremor) = level(indices) else { return nil }
+        let measured = MotionSpectrumPool.withSpectrum(spectrumShape) { spectrum in
+            level(indices, spectrum: &spectrum)
+        }
+        guard let (rms, tremor) = measured else { return nil }
         return MotionLevel(rms: rms, tremor: tremor)
     }
 
@@ -121,10 +127,14 @@ extension MotionAnalyzer {
     /// - Returns: The rep's values over the grid samples held in `start...end`, or nil when they span less than
     ///   ``MotionAnalysisConfiguration/minimumSeconds``.
     /// - Complexity: O(*P* · *n* log *n*) for *n* grid samples and *P* = 2^``MotionAnalysisConfiguration/sparcPaddingLevel``;
-    ///   no allocation.
-    public mutating func rep(from start: Double, to end: Double) -> RepMotion? {
+    ///   no allocation once the pool holds a spectrum for each thread that measures.
+    public func rep(from start: Double, to end: Double) -> RepMotion? {
         let indices = history.indices(from: start, to: end)
-        guard let (rms, tremor) = level(indices) else { return nil }
+        return MotionSpectrumPool.withSpectrum(spectrumShape) { spectrum in rep(indices, spectrum: &spectrum) }
+    }
+
+    private func rep(_ indices: Range<Int>, spectrum: inout MotionSpectrum) -> RepMotion? {
+        guard let (rms, tremor) = level(indices, spectrum: &spectrum) else { return nil }
         let count = indices.count
         let dt = 1 / configuration.rate
         for i in 0..<count { spectrum.signal[i] = 0 }
@@ -162,7 +172,7 @@ extension MotionAnalyzer {
     /// The RMS, m/s², below which the phone counts as still: no tremor share, no smoothness.
     static let stillness = 1e-9
 
-    private mutating func level(_ indices: Range<Int>) -> (rms: Double, tremor: Double)? {
+    private func level(_ indices: Range<Int>, spectrum: inout MotionSpectrum) -> (rms: Double, tremor: Double)? {
         let count = indices.count
         guard count >= 2, Double(count - 1) / configuration.rate >= configuration.minimumSeconds - 1e-9 else {
             return nil

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -8,13 +10,48 @@ import Darwin
 
 /// The spectral measures of the motion analysis — the share of power in a band, and the spectral arc length
 /// (SPARC) — over buffers allocated once for the longest window, so judging a rep allocates nothing.
+///
+/// A spectrum is scratch: nothing in it outlives a measure but what depends only on its ``Shape`` (the transform's
+/// twiddle factors, the last Hann window), so analyzers of one shape share spectra through ``MotionSpectrumPool``.
 struct MotionSpectrum: Sendable {
+    /// What a spectrum's buffers are sized for.
+    struct Shape: Hashable, Sendable {
+        /// The most samples a window holds.
+        var capacity: Int
+        /// The sampling rate, Hz.
+        var rate: Double
+        /// SPARC's highest frequency, Hz.
+        var maxCutoff: Double
+        /// SPARC's zero-padding level.
+        var paddingLevel: Int
+    }
+
+    let shape: Shape
     /// The signal to measure: callers fill the first `count` elements before calling a measure.
     var signal: [Double]
     private var real: [Double]
     private var imaginary: [Double]
     private var magnitudes: [Double]
     private let paddingFactor: Int
+    private let twiddles: FourierTransform.Twiddles
+    /// The Hann window of the last ``addPower(count:rate:in:band:total:)``, for `windowCount` samples (0: none):
+    /// the live level asks for the same length ten times a second.
+    private var window: [Double]
+    private var windowCount = 0
+
+    init(_ shape: Shape) {
+        self.shape = shape
+        let capacity = max(1, shape.capacity)
+        let length = FourierTransform.powerOfTwo(atLeast: capacity)
+        paddingFactor = 1 << shape.paddingLevel
+        signal = Array(repeating: 0, count: capacity)
+        window = signal
+        real = Array(repeating: 0, count: length)
+        imaginary = real
+        magnitudes = Array(
+            repeating: 0, count: Self.lastBin(shape.maxCutoff, shape.rate, length * paddingFactor) + 1)
+        twiddles = FourierTransform.Twiddles(count: length)
+    }
 
     /// - Parameters:
     ///   - capacity: The most samples a window holds.
@@ -22,12 +59,7 @@ struct MotionSpectrum: Sendable {
     ///   - maxCutoff: SPARC's highest frequency, Hz.
     ///   - paddingLevel: SPARC's zero-padding level.
     init(capacity: Int, rate: Double, maxCutoff: Double, paddingLevel: Int) {
-        let length = FourierTransform.powerOfTwo(atLeast: capacity)
-        paddingFactor = 1 << paddingLevel
-        signal = Array(repeating: 0, count: max(1, capacity))
-        real = Array(repeating: 0, count: length)
-        imaginary = real
-        magnitudes = Array(repeating: 0, count: Self.lastBin(maxCutoff, rate, length * paddingFactor) + 1)
+        self.init(Shape(capacity: capacity, rate: rate, maxCutoff: maxCutoff, paddingLevel: paddingLevel))
     }
 
     /// The highest bin of an `n`-point transform at `rate` whose frequency is at most `cutoff`.
@@ -51,12 +83,16 @@ struct MotionSpectrum: Sendable {
         var mean = 0.0
         for i in 0..<count { mean += signal[i] }
         mean /= Double(count)
-        let step = 2 * Double.pi / Double(count - 1)
+        if windowCount != count {
+            let step = 2 * Double.pi / Double(count - 1)
+            for i in 0..<count { window[i] = 0.5 - 0.5 * cos(step * Double(i)) }
+            windowCount = count
+        }
         for i in 0..<length {
-            real[i] = i < count ? (signal[i] - mean) * (0.5 - 0.5 * cos(step * Double(i))) : 0
+            real[i] = i < count ? (signal[i] - mean) * window[i] : 0
             imaginary[i] = 0
         }
-        FourierTransform.forward(real: &real, imaginary: &imaginary, count: length)
+        FourierTransform.forward(real: &real, imaginary: &imaginary, count: length, twiddles: twiddles)
         let spacing = rate / Double(length)
         for k in 1...(length / 2) {
             let power = (real[k] * real[k] + imaginary[k] * imaginary[k]) * (k == length / 2 ? 1 : 2)
@@ -94,7 +130,7 @@ struct MotionSpectrum: Sendable {
                     imaginary[j] = 0
                 }
             }
-            FourierTransform.forward(real: &real, imaginary: &imaginary, count: length)
+            FourierTransform.forward(real: &real, imaginary: &imaginary, count: length, twiddles: twiddles)
             for q in 0..<length {
                 let magnitude = (real[q] * real[q] + imaginary[q] * imaginary[q]).squareRoot()
                 maximum = max(maximum, magnitude)
@@ -123,4 +159,31 @@ struct MotionSpectrum: Sendable {
         }
         return -arc
     }
+}
+
+/// The spectra of every analyzer, lent for one measure at a time: a session holds none between measures (at the
+/// defaults a spectrum is about 200 KB, the history it measures 72 KB), and as many exist as measures ever ran at
+/// once, which is at most the threads that measure. Results do not depend on which spectrum a measure gets.
+enum MotionSpectrumPool {
+    /// Spectra kept for reuse at most; more are let go when returned.
+    static let limit = 64
+
+    private static let free = Mutex<[MotionSpectrum]>([])
+
+    /// Runs `body` with a spectrum of `shape`, borrowed from the pool (or made) and returned after.
+    static func withSpectrum<R>(_ shape: MotionSpectrum.Shape, _ body: (inout MotionSpectrum) -> R) -> R {
+        var spectrum =
+            free.withLock { free -> MotionSpectrum? in
+                guard let index = free.lastIndex(where: { $0.shape == shape }) else { return nil }
+                return free.remove(at: index)
+            } ?? MotionSpectrum(shape)
+        let result = body(&spectrum)
+        free.withLock { free in
+            if free.count < limit { free.append(spectrum) }
+        }
+        return result
+    }
+
+    /// Spectra waiting in the pool.
+    static var count: Int { free.withLock { $0.count } }
 }
