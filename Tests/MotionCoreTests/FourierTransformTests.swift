@@ -70,6 +70,31 @@ import Testing
         #expect(sharedIm == ownIm)
     }
 
+    /// Two signals measured in one transform add the same power, in the band and in all, as each alone.
+    @Test(arguments: [3, 37, 200, 256])
+    func aPairInOneTransformAddsThePowerOfEachAlone(count: Int) {
+        var random = SeededRandom(seed: UInt64(count) + 11)
+        let x = (0..<count).map { i in sin(Double(i) * 0.9) + Double.random(in: -0.3...0.3, using: &random) }
+        let y = (0..<count).map { i in 2 * cos(Double(i) * 0.2) + Double.random(in: -0.3...0.3, using: &random) }
+        var spectrum = MotionSpectrum(capacity: 256, rate: 100, maxCutoff: 10, paddingLevel: 4)
+        var band = 0.0
+        var total = 0.0
+        for (i, value) in x.enumerated() { spectrum.signal[i] = value }
+        spectrum.addPower(count: count, rate: 100, in: 4...12, band: &band, total: &total)
+        for (i, value) in y.enumerated() { spectrum.signal[i] = value }
+        spectrum.addPower(count: count, rate: 100, in: 4...12, band: &band, total: &total)
+        var pairedBand = 0.0
+        var pairedTotal = 0.0
+        for i in 0..<count {
+            spectrum.signal[i] = x[i]
+            spectrum.pairedSignal[i] = y[i]
+        }
+        spectrum.addPower(count: count, rate: 100, in: 4...12, band: &pairedBand, total: &pairedTotal, paired: true)
+        #expect(total > 0)
+        #expect(abs(pairedTotal - total) <= total * 1e-12, "\(pairedTotal) vs \(total)")
+        #expect(abs(pairedBand - band) <= total * 1e-12, "\(pairedBand) vs \(band)")
+    }
+
     @Test func powerOfTwoRoundsUp() {
         #expect(FourierTransform.powerOfTwo(atLeast: 0) == 1)
         #expect(FourierTransform.powerOfTwo(atLeast: 1) == 1)

@@ -184,11 +184,17 @@ extension MotionAnalyzer {
         }
         var band = 0.0
         var total = 0.0
-        for axis in 0..<3 {
-            for (i, k) in indices.enumerated() { spectrum.signal[i] = history.component(axis, k) }
-            spectrum.addPower(
-                count: count, rate: configuration.rate, in: configuration.tremorBand, band: &band, total: &total)
+        // x and y in one transform, z in another.
+        for (i, k) in indices.enumerated() {
+            spectrum.signal[i] = history.component(0, k)
+            spectrum.pairedSignal[i] = history.component(1, k)
         }
+        spectrum.addPower(
+            count: count, rate: configuration.rate, in: configuration.tremorBand, band: &band, total: &total,
+            paired: true)
+        for (i, k) in indices.enumerated() { spectrum.signal[i] = history.component(2, k) }
+        spectrum.addPower(
+            count: count, rate: configuration.rate, in: configuration.tremorBand, band: &band, total: &total)
         let rms = (sum / Double(count)).squareRoot()
         // A phone lying still leaves only rounding residue, whose spectrum means nothing.
         return (rms, rms >= Self.stillness && total > 0 ? band / total : 0)

@@ -29,6 +29,8 @@ struct MotionSpectrum: Sendable {
     let shape: Shape
     /// The signal to measure: callers fill the first `count` elements before calling a measure.
     var signal: [Double]
+    /// A second signal measured with ``signal`` in one transform (``addPower(count:rate:in:band:total:paired:)``).
+    var pairedSignal: [Double]
     private var real: [Double]
     private var imaginary: [Double]
     private var magnitudes: [Double]
@@ -46,6 +48,7 @@ struct MotionSpectrum: Sendable {
         paddingFactor = 1 << shape.paddingLevel
         signal = Array(repeating: 0, count: capacity)
         window = signal
+        pairedSignal = signal
         real = Array(repeating: 0, count: length)
         imaginary = real
         magnitudes = Array(
@@ -73,16 +76,25 @@ struct MotionSpectrum: Sendable {
 
     /// Adds the one-sided power spectrum of `signal[0..<count]` — its mean removed, a Hann window applied, zero
     /// padded to the next power of two — to `band` (bins whose frequency lies in `range`) and `total` (every bin
-    /// but 0).
+    /// but 0); `paired`, that of `pairedSignal[0..<count]` too, in the same transform.
+    ///
+    /// Two real signals share one complex transform: with `z = x + i·y`, `|X[k]|² + |Y[k]|²` is
+    /// `(|Z[k]|² + |Z[n−k]|²) / 2`, so the pair's summed power needs no separation of the two spectra.
     /// - Complexity: O(*n* log *n*); no allocation.
     mutating func addPower(
-        count: Int, rate: Double, in range: ClosedRange<Double>, band: inout Double, total: inout Double
+        count: Int, rate: Double, in range: ClosedRange<Double>, band: inout Double, total: inout Double,
+        paired: Bool = false
     ) {
         guard count >= 2 else { return }
         let length = FourierTransform.powerOfTwo(atLeast: count)
         var mean = 0.0
+        var pairedMean = 0.0
         for i in 0..<count { mean += signal[i] }
         mean /= Double(count)
+        if paired {
+            for i in 0..<count { pairedMean += pairedSignal[i] }
+            pairedMean /= Double(count)
+        }
         if windowCount != count {
             let step = 2 * Double.pi / Double(count - 1)
             for i in 0..<count { window[i] = 0.5 - 0.5 * cos(step * Double(i)) }
@@ -90,12 +102,17 @@ struct MotionSpectrum: Sendable {
         }
         for i in 0..<length {
             real[i] = i < count ? (signal[i] - mean) * window[i] : 0
-            imaginary[i] = 0
+            imaginary[i] = paired && i < count ? (pairedSignal[i] - pairedMean) * window[i] : 0
         }
         FourierTransform.forward(real: &real, imaginary: &imaginary, count: length, twiddles: twiddles)
         let spacing = rate / Double(length)
         for k in 1...(length / 2) {
-            let power = (real[k] * real[k] + imaginary[k] * imaginary[k]) * (k == length / 2 ? 1 : 2)
+            var power = real[k] * real[k] + imaginary[k] * imaginary[k]
+            if paired {
+                let mirror = length - k
+                power = (power + real[mirror] * real[mirror] + imaginary[mirror] * imaginary[mirror]) / 2
+            }
+            power *= k == length / 2 ? 1 : 2
             total += power
             if range.contains(Double(k) * spacing) { band += power }
         }
