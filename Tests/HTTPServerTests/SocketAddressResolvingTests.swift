@@ -1,3 +1,4 @@
+import Glibc
 import HTTPServer
 import Testing
 
@@ -32,6 +33,60 @@ struct SocketAddressResolvingTests {
             await inbox.wait { !$0.messages.isEmpty }
             #expect(inbox.messages == [.text("by name")])
             socket.close(code: .normal, reason: "")
+        }
+    }
+    /// An address nothing listens on: a port the system gave a socket that is closed again.
+    static func refusingAddress() throws -> SocketAddress {
+        let fd = try Socket.listen(on: try SocketAddress(host: "127.0.0.1", port: 0), reusePort: false)
+        let address = try #require(Socket.localAddress(fd))
+        Glibc.close(fd)
+        return address
+    }
+
+    /// A name's addresses are tried in order until one takes the connection (a server on only one of a name's
+    /// IPv6 and IPv4 addresses); a handshake refused once connected is final.
+    @Test func theClientTriesTheNextAddressOnlyWhenOneRefusesTheConnection() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        let refusing = try Self.refusingAddress()
+        try await withServer(router: echoRouter()) { echo, _ in
+            let socket = try await WebSocketClient.connect(
+                to: [refusing, echo], host: "127.0.0.1", path: "/echo", on: group.next())
+            let inbox = Inbox()
+            await inbox.attach(to: socket)
+            socket.send(.text("second address"))
+            await inbox.wait { !$0.messages.isEmpty }
+            #expect(inbox.messages == [.text("second address")])
+            socket.close(code: .normal, reason: "")
+
+            // Nothing takes it: the last address's failure.
+            do throws(WebSocketClient.ConnectError) {
+                _ = try await WebSocketClient.connect(to: [refusing], host: "127.0.0.1", on: group.next())
+                Issue.record("connected to a closed port")
+            } catch {
+                if case .system(let system) = error {
+                    #expect(system.call.hasPrefix("connect") && system.code == ECONNREFUSED, "\(system)")
+                } else {
+                    Issue.record("\(error)")
+                }
+            }
+
+            // The echo server has no /other and refuses the handshake; the next server, which has it, is not tried.
+            var router = Router()
+            router.webSocket("/other") { _ in }
+            try await withServer(router: router) { other, _ in
+                do throws(WebSocketClient.ConnectError) {
+                    _ = try await WebSocketClient.connect(
+                        to: [echo, other], host: "127.0.0.1", path: "/other", on: group.next())
+                    Issue.record("the handshake went to the next address")
+                } catch {
+                    if case .handshakeRefused(let status, _) = error {
+                        #expect(status == 404)
+                    } else {
+                        Issue.record("\(error)")
+                    }
+                }
+            }
         }
     }
 }

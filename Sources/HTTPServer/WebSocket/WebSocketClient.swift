@@ -49,6 +49,7 @@ public enum WebSocketClient {
     /// Connects and performs the opening handshake (RFC 6455 §4.1).
     /// - Parameters:
     ///   - host: A host name (resolved by ``SocketAddress/resolve(host:port:)``) or a numeric IPv4 or IPv6 address.
+    ///     A name's addresses are tried in the resolver's order (``connect(to:host:path:options:on:)``).
     ///   - port: The port.
     ///   - path: The request target, e.g. `/v1/stream?x=1`.
     ///   - options: Subprotocols, compression, headers, limits.
@@ -58,27 +59,63 @@ public enum WebSocketClient {
     public static func connect(
         host: String, port: UInt16, path: String = "/", options: Options = Options(), on loop: EventLoop
     ) async throws(ConnectError) -> WebSocket {
-        let address: SocketAddress
+        let addresses: [SocketAddress]
         do {
-            // The resolver's first choice; a name's other addresses are not tried.
-            address = try await SocketAddress.resolve(host: host, port: port)[0]
+            addresses = try await SocketAddress.resolve(host: host, port: port)
         } catch {
             throw .invalidHost(host)
         }
+        return try await connect(to: addresses, host: host, path: path, options: options, on: loop)
+    }
+
+    /// Connects to the first of `addresses` that takes the connection, and performs the opening handshake there.
+    ///
+    /// The next address is tried only when one refuses the TCP connection or cannot be reached (a name with an IPv6
+    /// and an IPv4 address, a server listening on one of them); a handshake that fails once connected (refused,
+    /// TLS, the timeout) is final, since another address of the same server would answer the same.
+    /// - Parameters:
+    ///   - addresses: Where the server may be, in order; not empty.
+    ///   - host: The server's name or address, for the `Host` header and the TLS certificate's name.
+    ///   - path: The request target, e.g. `/v1/stream?x=1`.
+    ///   - options: Subprotocols, compression, headers, limits.
+    ///   - loop: The loop the connection will live on.
+    /// - Returns: The open connection.
+    /// - Throws: ``ConnectError``: the last address's when none took the connection.
+    public static func connect(
+        to addresses: [SocketAddress], host: String, path: String = "/", options: Options = Options(),
+        on loop: EventLoop
+    ) async throws(ConnectError) -> WebSocket {
+        var failure = ConnectError.invalidHost(host)
+        for address in addresses {
+            switch await attempt(address, host: host, path: path, options: options, on: loop) {
+            case .success(let socket):
+                return socket
+            case .failure(let error):
+                guard case .system(let system) = error, system.call.hasPrefix("connect") else { throw error }
+                failure = error
+            }
+        }
+        throw failure
+    }
+
+    private static func attempt(
+        _ address: SocketAddress, host: String, path: String, options: Options, on loop: EventLoop
+    ) async -> Result<WebSocket, ConnectError> {
         let fd = socket(
             address.family,
             Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .system(SystemError.last("socket")) }
+        guard fd >= 0 else { return .failure(.system(SystemError.last("socket"))) }
         let result = address.withSockAddr { Glibc.connect(fd, $0, $1) }
         if result != 0 && cnet_errno() != EINPROGRESS {
             let error = SystemError.last("connect \(address)")
             Glibc.close(fd)
-            throw .system(error)
+            return .failure(.system(error))
         }
         Socket.setNoDelay(fd)
         var random = SystemRandomNumberGenerator()
         let key = WebSocketHandshake.makeKey(using: &random)
         let offer = options.compression ? PerMessageDeflate.clientOffer() : nil
+        let port = address.port
         var headers = WebSocketHandshake.clientRequestHeaders(
             host: host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)", key: key, protocols: options.protocols,
             extensions: offer)
@@ -86,13 +123,12 @@ public enum WebSocketClient {
         var request = Array("GET \(path) HTTP/1.1\r\n".utf8)
         for (name, value) in headers { request += Array("\(name): \(value)\r\n".utf8) }
         request += [13, 10]
-        let result2: Result<WebSocket, ConnectError> = await withCheckedContinuation { continuation in
+        return await withCheckedContinuation { continuation in
             let handshake = ClientHandshake(
                 fd: fd, loop: loop, host: host, request: request, key: key, options: options, offer: offer,
                 continuation: continuation)
             loop.execute { handshake.start() }
         }
-        return try result2.get()
     }
 }
 
