@@ -16,7 +16,8 @@ SERVER = None  # the shared server of this module (no tokens, no public dir)
 
 REP_MEMBERS = ("index", "peak", "start", "end", "duration", "clean", "faults", "trough", "range", "timeToPeak", "side")
 PRESCRIPTION_MEMBERS = ("target", "rest", "enter", "exit", "holdSeconds", "reps", "sets")
-PROGRESS_MEMBERS = {"id", "startedAt", "exercise", "status", "best", "repCount", "rejectedCount", "meanPeak"}
+PROGRESS_MEMBERS = {"id", "startedAt", "exercise", "status", "best", "repCount", "rejectedCount", "meanPeak",
+                    "faultCounts"}
 
 
 def setUpModule():
@@ -295,6 +296,11 @@ class ProgressTests(unittest.TestCase):
         self.assertAlmostEqual(sessions[1]["meanPeak"], 130, delta=3)
         self.assertAlmostEqual(sessions[2]["meanPeak"], 55, delta=2)
         self.assertIsNone(sessions[3]["meanPeak"])
+        # Each session's fault counts are its stored summary's.
+        for s in sessions:
+            stored = SERVER.get(f"/v1/sessions/{s['id']}").json()
+            self.assertEqual(s["faultCounts"], stored["faultCounts"])
+            self.assertTrue(all(isinstance(n, int) and n > 0 for n in s["faultCounts"].values()), s)
         # The mean of the stored summary's clean reps.
         summary = SERVER.get(f"/v1/sessions/{self.ids[1]}").json()
         peaks = [r["peak"] for r in summary["reps"] if r["clean"]]
