@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # Store benchmark over HTTP: how fast the release motion-server stores sessions through POST /v1/analyze, then
 # GET /v1/sessions/{id} and list queries at SESSIONS stored sessions (req/s, p99), the database's size and the
-# server's RSS; then the in-process store micro-benchmark (bench/store, no HTTP). Prints a Markdown block for
-# bench/RESULTS.md on stdout; progress, installs and build output go to stderr.
+# server's RSS; then the in-process store micro-benchmark (bench/store, no HTTP): creates, checkpoints one by one
+# and batched as live sessions write them, list latency. Prints a Markdown block for bench/RESULTS.md on stdout;
+# progress, installs and build output go to stderr.
 #
-# Issue aim: list and get p99 under 5 ms at 100,000 stored sessions.
+# Issue aims: list and get p99 under 5 ms at 100,000 stored sessions (issue 5 on SQLite, issue 20 on PostgreSQL).
 #
 # Usage: bench/store.sh
 # Environment (defaults): SESSIONS=100000 SUBJECTS=1000 STORE_THREADS=2 STORE_CONNECTIONS=32
 #   DURATION=10s RUNS=3 THREADS=2 CONNECTIONS=16 WARMUP=2s STORE_BENCH_SESSIONS=2000 STORE_BENCH_RUNS=3
+#   DATABASE=sqlite   the server's store: `sqlite` (embedded, a file in the temp dir) or `postgres`: a PostgreSQL
+#       server this script starts (Debian's `postgresql` package, installed with apt when missing; `initdb` into a
+#       temp dir, Unix socket only, no TCP; as root it runs as the `postgres` user, since PostgreSQL refuses root).
+#       With `postgres` the in-process benchmark runs on both stores, alternating within each run, with
+#       PostgreSQL/SQLite ratios.
+#   PG_OPTIONS=""   extra server settings for `postgres` (e.g. "-c synchronous_commit=off"); by default PostgreSQL's
+#       own (fsync and synchronous_commit on), as a production server has them
 #   MAX_LOAD=2 LOAD_WAIT=300   wait up to LOAD_WAIT s for the 1-min load average to drop below MAX_LOAD
 #   RAW_DIR=<dir>  keeps every raw wrk output there (default: a temp dir, removed at exit)
-# Smoke run: SESSIONS=2000 DURATION=2s RUNS=1 LOAD_WAIT=0 bench/store.sh
+# Smoke run: SESSIONS=2000 DURATION=2s RUNS=1 STORE_BENCH_SESSIONS=200 STORE_BENCH_RUNS=1 LOAD_WAIT=0 bench/store.sh
+#   (and the same with DATABASE=postgres)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,17 +36,25 @@ CONNECTIONS=${CONNECTIONS:-16}
 WARMUP=${WARMUP:-2s}
 STORE_BENCH_SESSIONS=${STORE_BENCH_SESSIONS:-2000}
 STORE_BENCH_RUNS=${STORE_BENCH_RUNS:-3}
+DATABASE=${DATABASE:-sqlite}
+PG_OPTIONS=${PG_OPTIONS:-}
 MAX_LOAD=${MAX_LOAD:-2}
 LOAD_WAIT=${LOAD_WAIT:-300}
 HERE=bench/store-http
 
 BENCH_NAME=store.sh
 source bench/lib.sh
+[[ $DATABASE == sqlite || $DATABASE == postgres ]] || die "DATABASE must be sqlite or postgres, not $DATABASE"
 
 # ---- tools (idempotent) ----------------------------------------------------------------------------------------
 if ! command -v wrk >/dev/null; then
     log "installing wrk (apt)"
     { apt-get update -qq && apt-get install -y -qq wrk; } >&2 || die "apt-get install wrk failed"
+fi
+pg_bin() { find /usr/lib/postgresql -path '*/bin/pg_ctl' 2>/dev/null | sort -V | tail -1 | xargs -r dirname; }
+if [[ $DATABASE == postgres && -z $(pg_bin) ]]; then
+    log "installing postgresql (apt)"
+    { apt-get update -qq && apt-get install -y -qq postgresql; } >&2 || die "apt-get install postgresql failed"
 fi
 
 # ---- build -----------------------------------------------------------------------------------------------------
@@ -50,6 +67,39 @@ BIN=.build/release/motion-server
 # ---- scratch, cleanup ------------------------------------------------------------------------------------------
 RAW=${RAW_DIR:-$TMP/raw}
 mkdir -p "$RAW"
+# ---- PostgreSQL (DATABASE=postgres) ------------------------------------------------------------------------------
+# A throwaway server as blackbox/support/cluster.py and Tests/PostgresSupport start one: initdb into a directory of
+# its own (outside $TMP, which only root may enter), listening on a Unix socket there.
+PG_DIR=""
+PG_AS=()
+pg() { "${PG_AS[@]}" "$@" >>"$TMP/postgres-commands.log" 2>&1; }
+pg_start() {
+    PG_BIN=$(pg_bin)
+    PG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/$BENCH_NAME-pg.XXXXXX")
+    if ((EUID == 0)); then
+        chown postgres: "$PG_DIR"
+        PG_AS=(runuser -u postgres --)
+    fi
+    log "starting PostgreSQL ($("$PG_BIN/postgres" --version)) in $PG_DIR${PG_OPTIONS:+ with $PG_OPTIONS}"
+    pg "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth=trust --encoding=UTF8 --locale=C --no-sync ||
+        die "initdb failed: $(cat "$TMP/postgres-commands.log")"
+    pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 60 \
+        -o "-k $PG_DIR -c listen_addresses='' $PG_OPTIONS" start || die "pg_ctl start failed: $(cat "$PG_DIR/server.log")"
+    pg "$PG_BIN/createdb" -h "$PG_DIR" -U postgres motion || die "createdb failed"
+}
+pg_url() { echo "postgres://postgres@/$1?host=$PG_DIR"; }
+pg_sql() { "$PG_BIN/psql" -h "$PG_DIR" -U postgres -d "$1" -Atqc "$2"; }
+pg_stop() {
+    [[ -n $PG_DIR ]] || return 0
+    pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast -w stop || true
+    rm -rf "$PG_DIR"
+    PG_DIR=""
+}
+bench_before_cleanup() {
+    stop_server # before its database goes
+    pg_stop
+}
+
 # ---- helpers ---------------------------------------------------------------------------------------------------
 load1() { cut -d' ' -f1 /proc/loadavg; }
 wait_for_quiet() {
@@ -58,7 +108,11 @@ wait_for_quiet() {
 }
 median() { median_to 2 "$@"; }
 mib() { awk -v kb="$1" 'BEGIN { printf "%.1f", kb / 1024 }'; }
-db_bytes() { # the database and its WAL and shared-memory files
+db_bytes() { # the database and its WAL and shared-memory files; PostgreSQL: pg_database_size
+    if [[ $DATABASE == postgres ]]; then
+        pg_sql motion "SELECT pg_database_size('motion')"
+        return
+    fi
     local total=0 f
     for f in "$TMP/db.sqlite" "$TMP/db.sqlite-wal" "$TMP/db.sqlite-shm"; do
         [[ -f $f ]] && total=$((total + $(stat -c %s "$f")))
@@ -94,7 +148,13 @@ wait_for_quiet
 LOAD_BEFORE=$(load1)
 
 # ---- store -----------------------------------------------------------------------------------------------------
-start_server motion-server "$BIN" --host 127.0.0.1 --port 0 --database "$TMP/db.sqlite" --public "$PWD/Public" \
+if [[ $DATABASE == postgres ]]; then
+    pg_start
+    SERVER_DATABASE=$(pg_url motion)
+else
+    SERVER_DATABASE=$TMP/db.sqlite
+fi
+start_server motion-server "$BIN" --host 127.0.0.1 --port 0 --database "$SERVER_DATABASE" --public "$PWD/Public" \
     --log-level warning
 URL=${SERVER_URL%/}
 RSS_IDLE=$(proc_kb "$SERVER_PID" VmRSS)
@@ -156,16 +216,34 @@ stop_server
 DB_FINAL=$(db_bytes)
 DB_MAIN=$(file_mib "$TMP/db.sqlite")
 DB_WAL=$(file_mib "$TMP/db.sqlite-wal")
+if [[ $DATABASE == postgres ]]; then
+    PG_DATA_BYTES=$(du -sb "$PG_DIR/data" | cut -f1)
+    PG_WAL_BYTES=$(du -sb "$PG_DIR/data/pg_wal" | cut -f1)
+    pg "$PG_BIN/dropdb" -h "$PG_DIR" -U postgres motion || die "dropdb failed"
+fi
 LOAD_AFTER_HTTP=$(load1)
 
 # ---- in-process store micro-benchmark --------------------------------------------------------------------------
 wait_for_quiet
 LOAD_BEFORE_STORE_BENCH=$(load1)
-STORE_BENCH_OUT=()
+# With PostgreSQL: both stores in every run, alternating which goes first; each PostgreSQL run on a new database.
+STORES=(sqlite)
+[[ $DATABASE == postgres ]] && STORES=(sqlite postgres)
+declare -A STORE_BENCH_OUT
 for ((run = 1; run <= STORE_BENCH_RUNS; run++)); do
-    log "store-bench $STORE_BENCH_SESSIONS, run $run"
-    out=$(.build/release/store-bench "$STORE_BENCH_SESSIONS" 2>&1) || die "store-bench failed: $out"
-    STORE_BENCH_OUT+=("$out")
+    order=("${STORES[@]}")
+    ((run % 2 == 0 && ${#STORES[@]} == 2)) && order=(postgres sqlite)
+    for store in "${order[@]}"; do
+        args=("$STORE_BENCH_SESSIONS")
+        if [[ $store == postgres ]]; then
+            pg "$PG_BIN/createdb" -h "$PG_DIR" -U postgres "store_bench_$run" || die "createdb failed"
+            args+=(--database "$(pg_url "store_bench_$run")")
+        fi
+        log "store-bench ${args[*]}, run $run"
+        out=$(.build/release/store-bench "${args[@]}" 2>&1) || die "store-bench failed: $out"
+        STORE_BENCH_OUT[$store.$run]=$out
+        [[ $store == postgres ]] && { pg "$PG_BIN/dropdb" -h "$PG_DIR" -U postgres "store_bench_$run" || true; }
+    done
 done
 LOAD_AFTER=$(load1)
 
@@ -175,21 +253,41 @@ json_field() { "$PYTHON" -c 'import json, sys; print(json.loads(sys.argv[1])[sys
 
 cpu=$(cpu_model)
 n_fmt=$(printf "%'d" "$SESSIONS" 2>/dev/null || echo "$SESSIONS")
-echo "### Store over HTTP ($(date -u +%Y-%m-%d), commit $(commit_id))"
+if [[ $DATABASE == postgres ]]; then
+    store_name="PostgreSQL"
+    pg_settings="PostgreSQL's defaults, fsync and synchronous_commit on"
+    [[ -n $PG_OPTIONS ]] && pg_settings="the defaults and $PG_OPTIONS"
+    store_line="$("$PG_BIN/postgres" --version | sed 's/^postgres (PostgreSQL) /PostgreSQL /')"
+    store_line+=" (a server of the script's own on a Unix socket; settings: $pg_settings)"
+    server_database="'postgres://postgres@/motion?host=\$PGDIR'"
+else
+    store_name="SQLite"
+    store_line="SQLite (embedded store, WAL)"
+    server_database="\$TMP/db.sqlite"
+fi
+echo "### Store over HTTP on $store_name ($(date -u +%Y-%m-%d), commit $(commit_id))"
 echo
 echo "Machine: $(nproc) cores, $cpu, $(free -g | awk '/^Mem:/ { print $2 }') GiB;" \
-    "$(swift --version 2>&1 | head -1); $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2); SQLite (embedded store, WAL)"
+    "$(swift --version 2>&1 | head -1); $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2); $store_line"
 echo
-echo "Command: \`bench/store.sh\` (SESSIONS=$SESSIONS SUBJECTS=$SUBJECTS DURATION=$DURATION RUNS=$RUNS), which runs:"
+echo "Command: \`DATABASE=$DATABASE bench/store.sh\` (SESSIONS=$SESSIONS SUBJECTS=$SUBJECTS DURATION=$DURATION RUNS=$RUNS" \
+    "STORE_BENCH_SESSIONS=$STORE_BENCH_SESSIONS STORE_BENCH_RUNS=$STORE_BENCH_RUNS${PG_OPTIONS:+ PG_OPTIONS=\"$PG_OPTIONS\"}), which runs:"
 echo
 echo '```'
 echo "swift build -c release --product motion-server && swift build -c release --product store-bench"
-echo ".build/release/motion-server --port 0 --database \$TMP/db.sqlite --public Public --log-level warning   # fresh database"
+if [[ $DATABASE == postgres ]]; then
+    echo "initdb -D \$PGDIR/data --auth=trust && pg_ctl -D \$PGDIR/data -o \"-k \$PGDIR -c listen_addresses=''${PG_OPTIONS:+ $PG_OPTIONS}\" start && createdb motion   # as the postgres user"
+fi
+echo ".build/release/motion-server --port 0 --database $server_database --public Public --log-level warning   # fresh database"
 echo "wrk -t$STORE_THREADS -c$STORE_CONNECTIONS -d$STORE_LIMIT -s bench/store-http/store-post.lua \$URL -- templates.txt $SESSIONS $SUBJECTS $STORE_THREADS   # stops after $SESSIONS POST /v1/analyze"
 echo "python3 bench/store-http/collect.py \$URL \$TMP $SESSIONS $SUBJECTS   # pages all ids (limit 500), checks the count"
 echo "wrk -t$THREADS -c$CONNECTIONS -d$WARMUP …   # warm-up per target, not counted"
 echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency [-s bench/store-http/get-random.lua] \$URL/…   # $RUNS times per target"
-echo ".build/release/store-bench $STORE_BENCH_SESSIONS   # $STORE_BENCH_RUNS times"
+if [[ $DATABASE == postgres ]]; then
+    echo ".build/release/store-bench $STORE_BENCH_SESSIONS; .build/release/store-bench $STORE_BENCH_SESSIONS --database 'postgres://postgres@/store_bench_N?host=\$PGDIR'   # $STORE_BENCH_RUNS times, alternating which goes first; a new database each time"
+else
+    echo ".build/release/store-bench $STORE_BENCH_SESSIONS   # $STORE_BENCH_RUNS times"
+fi
 echo '```'
 echo
 echo "Sessions: recorded elbow-flexion sessions of $(json_field "$TEMPLATE_STATS" minFrames)–$(json_field "$TEMPLATE_STATS" maxFrames) frames" \
@@ -210,9 +308,17 @@ echo "| target | req/s, median (runs) | p99, median (runs) |"
 echo "| --- | --- | --- |"
 printf '%s\n' "${ROWS[@]}"
 echo
-echo "Database: $(awk -v b="$DB_AFTER_STORE" 'BEGIN { printf "%.1f", b / 1048576 }') MiB after storing (db + WAL + shm);" \
-    "after shutdown $(awk -v b="$DB_FINAL" 'BEGIN { printf "%.1f", b / 1048576 }') MiB (db.sqlite $DB_MAIN MiB, WAL $DB_WAL MiB)" \
-    "= $(awk -v b="$DB_FINAL" -v n="$SESSIONS" 'BEGIN { printf "%.1f", b / n / 1024 }') KiB per session."
+if [[ $DATABASE == postgres ]]; then
+    echo "Database: $(awk -v b="$DB_AFTER_STORE" 'BEGIN { printf "%.1f", b / 1048576 }') MiB after storing (pg_database_size);" \
+        "$(awk -v b="$DB_FINAL" 'BEGIN { printf "%.1f", b / 1048576 }') MiB after the queries" \
+        "= $(awk -v b="$DB_FINAL" -v n="$SESSIONS" 'BEGIN { printf "%.1f", b / n / 1024 }') KiB per session;" \
+        "the whole data directory $(awk -v b="$PG_DATA_BYTES" 'BEGIN { printf "%.1f", b / 1048576 }') MiB" \
+        "(WAL $(awk -v b="$PG_WAL_BYTES" 'BEGIN { printf "%.1f", b / 1048576 }') MiB)."
+else
+    echo "Database: $(awk -v b="$DB_AFTER_STORE" 'BEGIN { printf "%.1f", b / 1048576 }') MiB after storing (db + WAL + shm);" \
+        "after shutdown $(awk -v b="$DB_FINAL" 'BEGIN { printf "%.1f", b / 1048576 }') MiB (db.sqlite $DB_MAIN MiB, WAL $DB_WAL MiB)" \
+        "= $(awk -v b="$DB_FINAL" -v n="$SESSIONS" 'BEGIN { printf "%.1f", b / n / 1024 }') KiB per session."
+fi
 echo
 echo "Server RSS: $(mib "$RSS_IDLE") MiB idle; $(mib "$RSS_STORED") MiB after storing (peak $(mib "$HWM_STORED") MiB);" \
     "$(mib "$RSS_END") MiB after the queries (peak $(mib "$HWM_END") MiB)."
@@ -227,23 +333,57 @@ echo "Aim (p99 < 5 ms at $n_fmt sessions): get $get_ok (${P99['GET /v1/sessions/
     "(${P99['GET /v1/sessions?limit=50&cursor={random depth}']} ms)."
 report_notes "wrk reported:" "wrk reported no socket errors and no non-2xx responses."
 echo
-echo "**In-process store** (\`.build/release/store-bench $STORE_BENCH_SESSIONS\`, bench/store/main.swift: SQLiteSessionStore" \
-    "directly, no HTTP; each session has 10 reps and a 600-sample series; list = limit 50, half of them by subject):"
+store_label() { [[ $1 == postgres ]] && echo PostgreSQL || echo SQLite; }
+# bench_field STORE SED_EXPRESSION : that figure of every run of STORE, one per line.
+bench_field() {
+    local run
+    for ((run = 1; run <= STORE_BENCH_RUNS; run++)); do sed -n "$2" <<<"${STORE_BENCH_OUT[$1.$run]}"; done
+}
+# store-bench prints Swift Durations ("0.000294694 seconds"): shown in ms
+FIELDS=(
+    's/^create: \([0-9]*\)\/s.*/\1/p'
+    's/.*checkpoint: \([0-9]*\)\/s$/\1/p'
+    's/^batched checkpoint: \([0-9]*\)\/s.*/\1/p'
+    's/.*batch p50 \([0-9.]*\) ms,.*/\1/p'
+    's/.*p99 \([0-9.e-]*\) seconds$/\1/p'
+)
+declare -A MEDIANS
 echo
-echo "| run | create/s | checkpoint/s | list p50 | list p99 |"
-echo "| --- | --- | --- | --- | --- |"
-for ((run = 1; run <= STORE_BENCH_RUNS; run++)); do
-    out=${STORE_BENCH_OUT[run - 1]}
-    create=$(sed -n 's/^create: \([0-9]*\)\/s.*/\1/p' <<<"$out")
-    checkpoint=$(sed -n 's/.*checkpoint: \([0-9]*\)\/s.*/\1/p' <<<"$out")
-    # store-bench prints Swift Durations ("0.000294694 seconds"): shown in ms
-    p50=$(sed -n 's/.*p50 \([0-9.e-]*\) seconds,.*/\1/p' <<<"$out" | awk '{ printf "%.3f ms", $1 * 1000 }')
-    p99=$(sed -n 's/.*p99 \([0-9.e-]*\) seconds$/\1/p' <<<"$out" | awk '{ printf "%.3f ms", $1 * 1000 }')
-    echo "| $run | $create | $checkpoint | $p50 | $p99 |"
+echo "**In-process store** (\`.build/release/store-bench $STORE_BENCH_SESSIONS\`, bench/store/main.swift: the store" \
+    "directly, no HTTP, $STORE_BENCH_SESSIONS sessions with 10 reps and a 600-sample series each; checkpoint = one" \
+    "transaction per session; batched = the live path, 2,500 live sessions checkpointing with an 808-byte engine state" \
+    "and 5 s more of series and a rep, 25 a transaction as \`CheckpointBatcher\` gathers them, 3 rounds; list = limit" \
+    "50, half of them by subject; median of $STORE_BENCH_RUNS (runs)):"
+echo
+echo "| store | create/s | checkpoint/s, one by one | checkpoint/s, batched | batch of 25, p50 | list p99 |"
+echo "| --- | --- | --- | --- | --- | --- |"
+for store in "${STORES[@]}"; do
+    row="| $(store_label "$store") |"
+    for ((f = 0; f < ${#FIELDS[@]}; f++)); do
+        mapfile -t values < <(bench_field "$store" "${FIELDS[f]}")
+        ((f == 4)) && mapfile -t values < <(printf '%s\n' "${values[@]}" | awk '{ printf "%.3f\n", $1 * 1000 }')
+        ((${#values[@]} == STORE_BENCH_RUNS)) || die "could not parse store-bench output: ${STORE_BENCH_OUT[$store.1]}"
+        if ((f <= 2)); then median=$(median_to 0 "${values[@]}"); else median=$(median_to 3 "${values[@]}"); fi
+        MEDIANS[$store.$f]=$median
+        unit=""
+        ((f >= 3)) && unit=" ms"
+        list=$(printf '%s, ' "${values[@]}")
+        row+=" **$median$unit** (${list%, }) |"
+    done
+    echo "$row"
 done
-echo
-echo "Raw output of the last run:"
-echo
-echo '```'
-echo "${STORE_BENCH_OUT[STORE_BENCH_RUNS - 1]}"
-echo '```'
+if ((${#STORES[@]} == 2)); then
+    row="| PostgreSQL ÷ SQLite |"
+    for ((f = 0; f < ${#FIELDS[@]}; f++)); do
+        row+=" $(awk -v a="${MEDIANS[postgres.$f]}" -v b="${MEDIANS[sqlite.$f]}" 'BEGIN { printf "%.2f×", a / b }') |"
+    done
+    echo "$row"
+fi
+for store in "${STORES[@]}"; do
+    echo
+    echo "Raw output of the last run, $(store_label "$store"):"
+    echo
+    echo '```'
+    echo "${STORE_BENCH_OUT[$store.$STORE_BENCH_RUNS]}"
+    echo '```'
+done
