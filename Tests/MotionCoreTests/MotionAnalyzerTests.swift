@@ -12,7 +12,7 @@ import Testing
     @Test(arguments: [100.0, 60, 50])
     func eightHertzSineIsAllTremorWithRmsOfAmplitudeOverRootTwo(rate: Double) throws {
         let amplitude = 1.5
-        var analyzer = try Signal.analyzer(
+        let analyzer = try Signal.analyzer(
             Signal.samples(rate: rate, duration: 4, Signal.sine(frequency: 8, amplitude: amplitude)))
         let levelResult = analyzer.recentLevel()
         let level = try #require(levelResult)
@@ -27,7 +27,7 @@ import Testing
 
     @Test(arguments: [100.0, 50])
     func oneHertzSineHasNoTremor(rate: Double) throws {
-        var analyzer = try Signal.analyzer(
+        let analyzer = try Signal.analyzer(
             Signal.samples(rate: rate, duration: 4, Signal.sine(frequency: 1, amplitude: 1.5)))
         let levelResult = analyzer.recentLevel()
         let level = try #require(levelResult)
@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func stillPhoneReadsNoMovement() throws {
-        var analyzer = try Signal.analyzer(Signal.samples(rate: 100, duration: 3) { _ in 0 })
+        let analyzer = try Signal.analyzer(Signal.samples(rate: 100, duration: 3) { _ in 0 })
         let levelResult = analyzer.recentLevel()
         let level = try #require(levelResult)
         #expect(level.rms < 1e-9)
@@ -48,8 +48,8 @@ import Testing
 
     @Test func minimumJerkReachIsSmootherThanTheSameReachWithTremor() throws {
         let window = Signal.reachWindow
-        var clean = try Signal.analyzer(Signal.samples(rate: 100, duration: 3.5, Signal.reach()))
-        var shaky = try Signal.analyzer(Signal.samples(rate: 100, duration: 3.5, Signal.reach(tremor: 2)))
+        let clean = try Signal.analyzer(Signal.samples(rate: 100, duration: 3.5, Signal.reach()))
+        let shaky = try Signal.analyzer(Signal.samples(rate: 100, duration: 3.5, Signal.reach(tremor: 2)))
         let smoothResult = clean.rep(from: window.start, to: window.end)
         let smooth = try #require(smoothResult)
         let tremulousResult = shaky.rep(from: window.start, to: window.end)
@@ -69,8 +69,8 @@ import Testing
     func ratesAndJitterGiveTheSameResults(rate: Double, jitter: Double) throws {
         let window = Signal.reachWindow
         for tremor in [0.0, 2.0] {
-            var reference = try Signal.analyzer(Signal.samples(rate: 100, duration: 3.5, Signal.reach(tremor: tremor)))
-            var other = try Signal.analyzer(
+            let reference = try Signal.analyzer(Signal.samples(rate: 100, duration: 3.5, Signal.reach(tremor: tremor)))
+            let other = try Signal.analyzer(
                 Signal.samples(rate: rate, duration: 3.5, jitter: jitter, seed: 7, Signal.reach(tremor: tremor)))
             let expectedResult = reference.rep(from: window.start, to: window.end)
             let expected = try #require(expectedResult)
@@ -85,8 +85,8 @@ import Testing
         // The recent level on a steady mixture: 1 m/s² at 2 Hz and 0.8 m/s² at 7 Hz, so a share of about
         // 0.64 / (0.64 + 1) in the band.
         let mixture: (Double) -> Double = { t in sin(2 * Double.pi * 2 * t) + 0.8 * sin(2 * Double.pi * 7 * t) }
-        var reference = try Signal.analyzer(Signal.samples(rate: 100, duration: 4, mixture))
-        var other = try Signal.analyzer(Signal.samples(rate: rate, duration: 4, jitter: jitter, seed: 5, mixture))
+        let reference = try Signal.analyzer(Signal.samples(rate: 100, duration: 4, mixture))
+        let other = try Signal.analyzer(Signal.samples(rate: rate, duration: 4, jitter: jitter, seed: 5, mixture))
         let recentExpectedResult = reference.recentLevel()
         let recentExpected = try #require(recentExpectedResult)
         let recentResult = other.recentLevel()
@@ -198,7 +198,7 @@ import Testing
     }
 
     @Test func shortWindowsAreNotJudged() throws {
-        var analyzer = try Signal.analyzer(
+        let analyzer = try Signal.analyzer(
             Signal.samples(rate: 100, duration: 3, Signal.sine(frequency: 8, amplitude: 1)))
         let tooShort = analyzer.rep(from: 1, to: 1.4)
         #expect(tooShort == nil)
@@ -206,7 +206,7 @@ import Testing
         #expect(backwards == nil)
         let halfSecond = analyzer.rep(from: 1, to: 1.5)
         #expect(halfSecond != nil)
-        var young = try Signal.analyzer(Signal.samples(rate: 100, duration: 0.4) { _ in 0 })
+        let young = try Signal.analyzer(Signal.samples(rate: 100, duration: 0.4) { _ in 0 })
         let youngLevel = young.recentLevel()
         #expect(youngLevel == nil)
     }
@@ -214,7 +214,7 @@ import Testing
     @Test func historyIsBoundedAndRepsAreJudgedOnWhatIsKept() throws {
         var configuration = MotionAnalysisConfiguration()
         configuration.historySeconds = 3
-        var analyzer = try Signal.analyzer(
+        let analyzer = try Signal.analyzer(
             Signal.samples(rate: 100, duration: 20, Signal.sine(frequency: 8, amplitude: 1)),
             configuration: configuration)
         let repResult = analyzer.rep(from: 5, to: 20)

@@ -128,7 +128,7 @@ private struct ReferenceError: Error, CustomStringConvertible {
         var largest = (sparc: 0.0, tremor: 0.0, rms: 0.0)
         for (item, answer) in zip(Self.cases, answers) {
             #expect(answer["name"] as? String == item.name)
-            var analyzer = try MotionSignal.analyzer(item.samples, configuration: configuration)
+            let analyzer = try MotionSignal.analyzer(item.samples, configuration: configuration)
             let levelResult = analyzer.recentLevel()
             let level = try #require(levelResult)
             let recent = answer["recent"]
