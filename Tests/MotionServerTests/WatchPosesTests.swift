@@ -90,6 +90,43 @@ struct WatchPosesTests {
         }
     }
 
+    /// The client's `snapshots` option is its own: a client that turned snapshots off (Resume.start does) gets
+    /// none, and its watchers still get one after every pose.
+    /// Whether a message's `t` (written to the millisecond) is `timestamp`.
+    static func isTime(of message: [String: Any], _ timestamp: Double) -> Bool {
+        abs((message["t"] as? Double ?? -1) - timestamp) < 1e-3
+    }
+
+    @Test func watchersGetEverySnapshotWhateverTheClientAskedFor() async throws {
+        let group = try EventLoopGroup(loops: 2)
+        defer { group.shutdown() }
+        try await withMotionServer { address, _, _ in
+            let (socket, inbox) = try await Server.connect(address, group: group)
+            socket.send(.text(Resume.start))
+            await inbox.wait { !$0.messages.isEmpty }
+            let id = try #require(inbox.objects().first?["session"] as? String)
+            let (_, watcher) = try await Server.connect(address, path: "/v1/sessions/\(id)/watch", group: group)
+            await watcher.wait { $0.objects().contains { $0["type"] as? String == "started" } }
+            for pose in Resume.poses[..<30] {
+                socket.send(.text(poseMessage(pose)))
+                // One at a time, so that no snapshot is replaced by the next before it leaves.
+                await watcher.wait { inbox in
+                    inbox.objects().contains {
+                        $0["type"] as? String == "snapshot" && Self.isTime(of: $0, pose.timestamp)
+                    }
+                }
+            }
+            socket.send(.text(#"{"type":"stop"}"#))
+            await inbox.wait { $0.close != nil }
+            await watcher.wait { $0.close != nil }
+            #expect(!inbox.objects().contains { $0["type"] as? String == "snapshot" })
+            let snapshots = watcher.objects().filter { $0["type"] as? String == "snapshot" }
+            #expect(
+                Resume.poses[..<30].allSatisfy { pose in snapshots.contains { Self.isTime(of: $0, pose.timestamp) } })
+            #expect(watcher.objects().last?["type"] as? String == "summary")
+        }
+    }
+
     @Test func posesFollowTheSessionAcrossAResume() async throws {
         let group = try EventLoopGroup(loops: 2)
         defer { group.shutdown() }

@@ -328,20 +328,31 @@ actor LiveSession: WatchableSession {
         watchers.offer(pose)
     }
 
+    /// Sends the current snapshot to the client as its `snapshots` option asks (or always, `force`), and to the
+    /// watchers after every pose whatever the client chose: a client that saves its bandwidth does not blind the
+    /// clinician watching.
     private func sendSnapshot(force: Bool) {
-        guard let snapshot = running?.core.currentSnapshot() else { return }
+        guard let running else { return }
+        let watched = !watchers.isEmpty
+        if !force, !watched, case .off = snapshots { return }
+        let snapshot = running.core.currentSnapshot()
+        var toClient = true
         if !force {
             switch snapshots {
-            case .off: return
+            case .off: toClient = false
             case .every: break
             case .interval(let seconds):
-                if let last = lastSnapshotTime, let now = snapshot.timestamp, now - last < seconds { return }
+                if let last = lastSnapshotTime, let now = snapshot.timestamp, now - last < seconds { toClient = false }
             }
         }
-        lastSnapshotTime = snapshot.timestamp
+        guard toClient || watched else { return }
         output.removeAll(keepingCapacity: true)
         WireEncoder.encodeSnapshot(snapshot, cache: &snapshotCache, into: &output)
-        send(output, replacing: "snapshot")
+        if toClient {
+            lastSnapshotTime = snapshot.timestamp
+            socket.sendText(utf8: output, replacing: "snapshot")
+        }
+        watchers.send(output, replacing: "snapshot")
     }
 
     /// Sends to the client and every watcher; snapshots coalesce under backpressure, events never drop.

@@ -180,7 +180,7 @@ final class RemoteWatchers: Sendable {
     var isEmpty: Bool {
         let now = MonotonicClock.nanoseconds()
         return nodes.withLock { nodes in
-            nodes = nodes.filter { $0.value.expires > now }
+            if nodes.values.contains(where: { $0.expires <= now }) { nodes = nodes.filter { $0.value.expires > now } }
             return nodes.isEmpty
         }
     }
