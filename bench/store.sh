@@ -339,13 +339,14 @@ bench_field() {
     local run
     for ((run = 1; run <= STORE_BENCH_RUNS; run++)); do sed -n "$2" <<<"${STORE_BENCH_OUT[$1.$run]}"; done
 }
-# store-bench prints Swift Durations ("0.000294694 seconds"): shown in ms
 FIELDS=(
     's/^create: \([0-9]*\)\/s.*/\1/p'
     's/.*checkpoint: \([0-9]*\)\/s$/\1/p'
     's/^batched checkpoint: \([0-9]*\)\/s.*/\1/p'
     's/.*batch p50 \([0-9.]*\) ms,.*/\1/p'
-    's/.*p99 \([0-9.e-]*\) seconds$/\1/p'
+    's/^list (limit 50): .*p99 \([0-9.]*\) ms$/\1/p'
+    's/^get (.*p99 \([0-9.]*\) ms$/\1/p'
+    's/^[0-9]* clients reading at once.*p99 \([0-9.]*\) ms$/\1/p'
 )
 declare -A MEDIANS
 echo
@@ -353,15 +354,15 @@ echo "**In-process store** (\`.build/release/store-bench $STORE_BENCH_SESSIONS\`
     "directly, no HTTP, $STORE_BENCH_SESSIONS sessions with 10 reps and a 600-sample series each; checkpoint = one" \
     "transaction per session; batched = the live path, 2,500 live sessions checkpointing with an 808-byte engine state" \
     "and 5 s more of series and a rep, 25 a transaction as \`CheckpointBatcher\` gathers them, 3 rounds; list = limit" \
-    "50, half of them by subject; median of $STORE_BENCH_RUNS (runs)):"
+    "50, half of them by subject; get = one session with its reps and series; 16 readers = 16 tasks at once, each" \
+    "reading 50 times in turn a page, a page by subject and a session; median of $STORE_BENCH_RUNS (runs)):"
 echo
-echo "| store | create/s | checkpoint/s, one by one | checkpoint/s, batched | batch of 25, p50 | list p99 |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| store | create/s | checkpoint/s, one by one | checkpoint/s, batched | batch of 25, p50 | list p99 | get p99 | 16 readers p99 |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 for store in "${STORES[@]}"; do
     row="| $(store_label "$store") |"
     for ((f = 0; f < ${#FIELDS[@]}; f++)); do
         mapfile -t values < <(bench_field "$store" "${FIELDS[f]}")
-        ((f == 4)) && mapfile -t values < <(printf '%s\n' "${values[@]}" | awk '{ printf "%.3f\n", $1 * 1000 }')
         ((${#values[@]} == STORE_BENCH_RUNS)) || die "could not parse store-bench output: ${STORE_BENCH_OUT[$store.1]}"
         if ((f <= 2)); then median=$(median_to 0 "${values[@]}"); else median=$(median_to 3 "${values[@]}"); fi
         MEDIANS[$store.$f]=$median

@@ -84,7 +84,9 @@ public final class MotionServer: Sendable {
         let shared = PostgresSessionStore.isURL(options.database)
         do {
             if shared {
-                store = try await PostgresSessionStore(url: options.database)
+                var configuration = PostgresSessionStore.Configuration()
+                if let readers = options.databaseReaders { configuration.readConnections = readers }
+                store = try await PostgresSessionStore(url: options.database, configuration: configuration)
             } else {
                 store = try await SQLiteSessionStore(path: options.database)
             }

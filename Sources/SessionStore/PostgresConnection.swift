@@ -30,6 +30,8 @@ final class PostgresConnection {
     private var closed = false
     /// Statement names by SQL text, for this connection (a new connection prepares again).
     private var prepared: [String: String] = [:]
+    /// How many statement names this connection has given out.
+    private var statementsNamed = 0
     private var backoff: UInt64
     private var retryAt: UInt64?
     private var lastFailure = ""
@@ -73,6 +75,105 @@ final class PostgresConnection {
     func query(_ sql: String, _ parameters: [PostgresValue] = []) throws(SessionStoreError) -> PostgresRows {
         let connection = try openConnection()
         let name = try statementName(for: sql, on: connection)
+        let result = Self.withParameters(parameters) { count, values, lengths, formats in
+            PQexecPrepared(connection, name, count, values, lengths, formats, 1)
+        }
+        return try check(result, on: connection)
+    }
+
+    /// Runs statements one after another in one round trip (libpq's pipeline mode): all are sent, then all their
+    /// results read. Statements are prepared on first use, in the same round trip.
+    ///
+    /// The statements are one transaction, all or nothing: a statement that fails skips the ones after it (they
+    /// are not run), rolls back the ones before it, and its error is thrown.
+    /// - Parameters:
+    ///   - statements: The statements, in order.
+    ///   - mode: Nil for the server's implicit transaction (its default isolation level); otherwise the transaction
+    ///     begins with `BEGIN` followed by `mode` (an isolation level, `READ ONLY`).
+    /// - Returns: Each statement's rows, in order.
+    /// - Throws: The first failing statement's ``SessionStoreError/server(sqlState:message:)``;
+    ///   ``SessionStoreError/unavailable(message:)`` when the connection is lost (then a transaction had no effect).
+    @discardableResult
+    func pipeline(
+        _ statements: [PostgresStatement], transaction mode: String? = nil
+    ) throws(SessionStoreError) -> [PostgresRows] {
+        guard !statements.isEmpty || mode != nil else { return [] }
+        var sent = statements
+        if let mode {
+            sent.insert(PostgresStatement("BEGIN \(mode)"), at: 0)
+            sent.append(PostgresStatement("COMMIT"))
+        }
+        let connection = try openConnection()
+        guard PQenterPipelineMode(connection) == 1 else { throw lose(connection) }
+        // What comes back, in order: each new statement's preparation, then each statement's result.
+        var expected: [PipelineResult] = []
+        var preparing: [String: String] = [:]
+        for (index, statement) in sent.enumerated() {
+            let name: String
+            if let known = prepared[statement.sql] ?? preparing[statement.sql] {
+                name = known
+            } else {
+                name = newStatementName()
+                guard PQsendPrepare(connection, name, statement.sql, 0, nil) == 1 else { throw lose(connection) }
+                preparing[statement.sql] = name
+                expected.append(.preparation(sql: statement.sql, name: name))
+            }
+            let queued = Self.withParameters(statement.parameters) { count, values, lengths, formats in
+                PQsendQueryPrepared(connection, name, count, values, lengths, formats, 1)
+            }
+            guard queued == 1 else { throw lose(connection) }
+            expected.append(.statement(index))
+        }
+        guard PQpipelineSync(connection) == 1 else { throw lose(connection) }
+        var rows: [PostgresRows] = []
+        rows.reserveCapacity(sent.count)
+        var failure: SessionStoreError?
+        for item in expected {
+            guard let result = PQgetResult(connection) else { throw lose(connection) }
+            // Each statement's results end with a null result.
+            while let extra = PQgetResult(connection) { PQclear(extra) }
+            let status = PQresultStatus(result)
+            if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY {
+                switch item {
+                case .preparation(let sql, let name):
+                    prepared[sql] = name
+                    PQclear(result)
+                case .statement: rows.append(PostgresRows(result))
+                }
+            } else if status == PGRES_PIPELINE_ABORTED {
+                PQclear(result)
+            } else {
+                let error = Self.error(of: result, on: connection)
+                if case .unavailable = error {
+                    drop()
+                    throw error
+                }
+                failure = failure ?? error
+            }
+        }
+        guard let sync = PQgetResult(connection) else { throw lose(connection) }
+        let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+        PQclear(sync)
+        guard synced, PQexitPipelineMode(connection) == 1 else { throw lose(connection) }
+        if let failure {
+            // A failed statement inside the transaction leaves it open and aborted.
+            if PQtransactionStatus(connection) == PQTRANS_INERROR { try execute("ROLLBACK") }
+            throw failure
+        }
+        return mode == nil ? rows : Array(rows.dropFirst().dropLast())
+    }
+
+    /// What a pipeline reads back for each thing it sent.
+    private enum PipelineResult {
+        case preparation(sql: String, name: String)
+        case statement(Int)
+    }
+
+    /// Calls `body` with `parameters` laid out as libpq takes them: count, values, lengths and formats.
+    private static func withParameters<T>(
+        _ parameters: [PostgresValue],
+        _ body: (Int32, [UnsafePointer<CChar>?], [Int32], [Int32]) -> T
+    ) -> T {
         // Every value in one buffer, text NUL-terminated; a pad byte keeps an empty bytea's pointer non-null
         // (a null pointer would send NULL).
         var buffer: [UInt8] = []
@@ -99,13 +200,12 @@ final class PostgresConnection {
             }
         }
         buffer.append(0)
-        let result = buffer.withUnsafeBytes { bytes -> OpaquePointer? in
+        return buffer.withUnsafeBytes { bytes in
             let values: [UnsafePointer<CChar>?] = offsets.map { offset in
                 offset < 0 ? nil : bytes.baseAddress.map { ($0 + offset).assumingMemoryBound(to: CChar.self) }
             }
-            return PQexecPrepared(connection, name, Int32(parameters.count), values, lengths, formats, 1)
+            return body(Int32(parameters.count), values, lengths, formats)
         }
-        return try check(result, on: connection)
     }
 
     /// Runs `body` in a transaction, committing if it returns and rolling back if it throws.
@@ -199,15 +299,20 @@ final class PostgresConnection {
 
     private func statementName(for sql: String, on connection: OpaquePointer) throws(SessionStoreError) -> String {
         if let name = prepared[sql] { return name }
-        let name = "s\(prepared.count + 1)"
+        let name = newStatementName()
         _ = try check(PQprepare(connection, name, sql, 0, nil), on: connection)
         prepared[sql] = name
         return name
     }
 
-    /// The rows of a successful result; otherwise the result is cleared and its error thrown: lost connections
-    /// (and the server shutting down) as ``SessionStoreError/unavailable(message:)``, the rest as
-    /// ``SessionStoreError/server(sqlState:message:)``.
+    /// A statement name not used yet on this connection.
+    private func newStatementName() -> String {
+        statementsNamed += 1
+        return "s\(statementsNamed)"
+    }
+
+    /// The rows of a successful result; otherwise the result is cleared and its error thrown (see
+    /// ``error(of:on:)``), a lost connection dropped.
     private func check(
         _ result: OpaquePointer?, on connection: OpaquePointer
     ) throws(SessionStoreError) -> PostgresRows {
@@ -217,22 +322,37 @@ final class PostgresConnection {
                 return PostgresRows(result)
             }
         }
+        let error = Self.error(of: result, on: connection)
+        if case .unavailable = error { drop() }
+        throw error
+    }
+
+    /// A failed result's error, the result cleared: lost connections (and the server shutting down) as
+    /// ``SessionStoreError/unavailable(message:)``, the rest as ``SessionStoreError/server(sqlState:message:)``.
+    private static func error(of result: OpaquePointer?, on connection: OpaquePointer) -> SessionStoreError {
         defer { PQclear(result) }
-        let sqlState = result.flatMap { PQresultErrorField($0, Self.sqlStateField) }.map { String(cString: $0) } ?? ""
+        let sqlState = result.flatMap { PQresultErrorField($0, sqlStateField) }.map { String(cString: $0) } ?? ""
         let message =
-            result.flatMap { PQresultErrorField($0, Self.messageField) }.map { String(cString: $0) }
+            result.flatMap { PQresultErrorField($0, messageField) }.map { String(cString: $0) }
             ?? Self.message(of: connection)
         if PQstatus(connection) != CONNECTION_OK || sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") {
-            drop()
-            throw .unavailable(message: sqlState.isEmpty ? message : "\(sqlState): \(message)")
+            return .unavailable(message: sqlState.isEmpty ? message : "\(sqlState): \(message)")
         }
-        throw .server(sqlState: sqlState, message: message)
+        return .server(sqlState: sqlState, message: message)
+    }
+
+    /// Drops a connection found lost (or left in a state it cannot be used in) and returns the error to throw.
+    private func lose(_ connection: OpaquePointer) -> SessionStoreError {
+        let message = Self.message(of: connection)
+        drop()
+        return .unavailable(message: message)
     }
 
     private func drop() {
         if let handle { PQfinish(handle) }
         handle = nil
         prepared = [:]
+        statementsNamed = 0
     }
 
     /// `PG_DIAG_SQLSTATE` and `PG_DIAG_MESSAGE_PRIMARY` (character macros Swift does not import).
@@ -243,6 +363,17 @@ final class PostgresConnection {
         guard let text = PQerrorMessage(connection) else { return "unknown error" }
         let message = String(cString: text)
         return message.hasSuffix("\n") ? String(message.dropLast()) : message
+    }
+}
+
+/// One statement of a ``PostgresConnection/pipeline(_:transaction:)``: SQL with `$1`, `$2`, … and their values.
+struct PostgresStatement {
+    var sql: String
+    var parameters: [PostgresValue]
+
+    init(_ sql: String, _ parameters: [PostgresValue] = []) {
+        self.sql = sql
+        self.parameters = parameters
     }
 }
 

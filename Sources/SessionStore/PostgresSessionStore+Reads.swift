@@ -1,16 +1,6 @@
 public import MotionCore
 
 extension PostgresSessionStore {
-    /// The `sessions` columns a ``StoredSession`` is read from, in the order ``readSession(from:)`` expects.
-    private static let columns = """
-        id, tenant, subject, status, started_at, ended_at, exercise, side, first_t, last_t, frames, visible_frames,
-        rep_count, rejected_count, best, baseline, fault_counts, exercise_version, prescribed_target, prescribed_rest,
-        prescribed_enter, prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets, per_side
-        """
-
-    /// A snapshot that reads see whole: several statements, one view of the database.
-    private static let snapshot = "ISOLATION LEVEL REPEATABLE READ READ ONLY"
-
     /// A live session's engine state as of its last checkpoint, and the timestamp of the last pose it covers.
     /// - Parameters:
     ///   - id: The session.
@@ -28,16 +18,15 @@ extension PostgresSessionStore {
         return row.map { (state: $0.blob(0), t: $0.optionalDouble(1)) }
     }
 
-    /// One session with its reps and series, read in one snapshot.
+    /// One session with its reps and series, read in one snapshot on a read connection.
     /// - Parameters:
     ///   - id: The session.
     ///   - tenant: Its tenant.
     /// - Returns: The session, or nil if this tenant has none with this id.
     /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
-    public func session(id: SessionID, tenant: String) throws(SessionStoreError) -> StoredSession? {
-        let db = try database()
-        return try db.transaction(Self.snapshot) { () throws(SessionStoreError) -> StoredSession? in
-            try wholeSession(id: id, tenant: tenant, in: db)
+    public nonisolated func session(id: SessionID, tenant: String) async throws(SessionStoreError) -> StoredSession? {
+        try await readers.read { db throws(SessionStoreError) in
+            try PostgresSessionReads.wholeSession(id: id, tenant: tenant, in: db).session
         }
     }
 
@@ -48,25 +37,20 @@ extension PostgresSessionStore {
     /// - Returns: The resume point, or nil if this tenant has no such session.
     /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
     public func resumePoint(id: SessionID, tenant: String) throws(SessionStoreError) -> ResumePoint? {
-        let db = try database()
-        return try db.transaction(Self.snapshot) { () throws(SessionStoreError) -> ResumePoint? in
-            guard let session = try wholeSession(id: id, tenant: tenant, in: db) else { return nil }
-            let row = try db.query(
-                """
-                SELECT resume_digest, start_request, engine_state, checkpoint_t, updated_at, holder FROM sessions
-                WHERE id = $1 AND tenant = $2
-                """, [.string(id.description), .string(tenant)]
-            ).first
-            guard let row else { return nil }
-            var resumption: SessionResumption?
-            if !row.isNull(0), let start = row.optionalString(1) {
-                resumption = SessionResumption(tokenDigest: row.blob(0), start: start)
-            }
-            let state = row.isNull(2) ? nil : (state: row.blob(2), t: row.optionalDouble(3))
-            return ResumePoint(
-                session: session, resumption: resumption, engineState: state, updatedAt: row.int64(4),
-                holder: row.optionalString(5))
+        let resume = PostgresStatement(
+            "SELECT resume_digest, start_request, engine_state, checkpoint_t, updated_at, holder FROM sessions"
+                + " WHERE id = $1 AND tenant = $2", [.string(id.description), .string(tenant)])
+        let (session, rows) = try PostgresSessionReads.wholeSession(
+            id: id, tenant: tenant, in: database(), with: [resume])
+        guard let session, let row = rows[0].first else { return nil }
+        var resumption: SessionResumption?
+        if !row.isNull(0), let start = row.optionalString(1) {
+            resumption = SessionResumption(tokenDigest: row.blob(0), start: start)
         }
+        let state = row.isNull(2) ? nil : (state: row.blob(2), t: row.optionalDouble(3))
+        return ResumePoint(
+            session: session, resumption: resumption, engineState: state, updatedAt: row.int64(4),
+            holder: row.optionalString(5))
     }
 
     /// Every live session, oldest write first.
@@ -90,109 +74,200 @@ extension PostgresSessionStore {
         return entries
     }
 
-    /// Whether a client is attached to each of these live sessions, as their holders last wrote it.
+    /// Whether a client is attached to each of these live sessions, as their holders last wrote it; read on a read
+    /// connection.
     /// - Parameters:
     ///   - ids: The sessions.
     ///   - tenant: Their tenant.
     /// - Returns: The flags of those that are live and have one.
     /// - Throws: Database errors.
-    public func connected(_ ids: [SessionID], tenant: String) throws(SessionStoreError) -> [SessionID: Bool] {
+    public nonisolated func connected(
+        _ ids: [SessionID], tenant: String
+    ) async throws(SessionStoreError) -> [SessionID: Bool] {
         guard !ids.isEmpty else { return [:] }
-        let rows = try database().query(
-            """
-            SELECT id, connected::int FROM sessions
-            WHERE id = ANY (string_to_array($1, ',')) AND tenant = $2 AND status = 'live' AND connected IS NOT NULL
-            """, [.string(ids.map(\.description).joined(separator: ",")), .string(tenant)])
-        var flags: [SessionID: Bool] = [:]
-        for row in rows.rows {
-            guard let id = SessionID(row.string(0)) else { continue }
-            flags[id] = row.int(1) != 0
+        let list = ids.map(\.description).joined(separator: ",")
+        return try await readers.read { db throws(SessionStoreError) in
+            let rows = try db.query(
+                """
+                SELECT id, connected::int FROM sessions
+                WHERE id = ANY (string_to_array($1, ',')) AND tenant = $2 AND status = 'live' AND connected IS NOT NULL
+                """, [.string(list), .string(tenant)])
+            var flags: [SessionID: Bool] = [:]
+            for row in rows.rows {
+                guard let id = SessionID(row.string(0)) else { continue }
+                flags[id] = row.int(1) != 0
+            }
+            return flags
         }
-        return flags
     }
 
-    /// A session's value series.
+    /// A session's value series, read on a read connection.
     /// - Parameters:
     ///   - id: The session.
     ///   - tenant: Its tenant.
     /// - Returns: The series (empty if none was stored), or nil if this tenant has no such session.
     /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
-    public func series(id: SessionID, tenant: String) throws(SessionStoreError) -> ValueSeries? {
-        try chunkedSeries(id: id, tenant: tenant)
+    public nonisolated func series(id: SessionID, tenant: String) async throws(SessionStoreError) -> ValueSeries? {
+        try await readers.read { db throws(SessionStoreError) in
+            try PostgresSessionReads.chunkedSeries(id: id, tenant: tenant, in: db)
+        }
     }
 
-    /// A session's motion series.
+    /// A session's motion series, read on a read connection.
     /// - Parameters:
     ///   - id: The session.
     ///   - tenant: Its tenant.
     /// - Returns: The series (empty if none was stored), or nil if this tenant has no such session.
     /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
-    public func motion(id: SessionID, tenant: String) throws(SessionStoreError) -> MotionSeries? {
-        try chunkedSeries(id: id, tenant: tenant)
-    }
-
-    /// One of a session's series, read in one snapshot; nil if this tenant has no such session.
-    private func chunkedSeries<Series: ChunkedSeries>(
-        id: SessionID, tenant: String
-    ) throws(SessionStoreError) -> Series? {
-        let db = try database()
-        return try db.transaction(Self.snapshot) { () throws(SessionStoreError) -> Series? in
-            let exists =
-                try db.query(
-                    "SELECT 1 FROM sessions WHERE id = $1 AND tenant = $2", [.string(id.description), .string(tenant)]
-                ).count > 0
-            guard exists else { return nil }
-            return try storedSeries(of: id, in: db) ?? Series()
+    public nonisolated func motion(id: SessionID, tenant: String) async throws(SessionStoreError) -> MotionSeries? {
+        try await readers.read { db throws(SessionStoreError) in
+            try PostgresSessionReads.chunkedSeries(id: id, tenant: tenant, in: db)
         }
     }
 
-    /// One page of a tenant's sessions, newest first, with reps but without series, read in one snapshot.
+    /// One page of a tenant's sessions, newest first, with reps but without series, read in one snapshot on a read
+    /// connection.
     ///
     /// Keyset pagination on `(started_at, id)` descending, served by the `(tenant, …, started_at, id)` indexes.
     /// - Parameter query: Tenant, filters, page size and cursor.
     /// - Returns: The page and the cursor of the next one.
     /// - Throws: ``SessionStoreError/invalidCursor``; ``SessionStoreError/corruptRecord(id:)``; database errors.
-    public func list(_ query: SessionQuery) throws(SessionStoreError) -> SessionPage {
+    public nonisolated func list(_ query: SessionQuery) async throws(SessionStoreError) -> SessionPage {
         let after = try query.cursor.map { text throws(SessionStoreError) in try SessionCursor(parsing: text) }
+        return try await readers.read { db throws(SessionStoreError) in
+            try PostgresSessionReads.page(query, after: after, in: db)
+        }
+    }
+
+    /// How many of a tenant's sessions match the query's filters, all pages together (its cursor and limit are
+    /// ignored), counted through the index a listing with these filters takes, on a read connection.
+    /// - Parameter query: Tenant and filters.
+    /// - Returns: The number of matching sessions.
+    /// - Throws: Database errors.
+    /// - Complexity: O(matching sessions) index entries read.
+    public nonisolated func count(_ query: SessionQuery) async throws(SessionStoreError) -> Int {
+        let statement = PostgresSessionReads.filtered("SELECT count(*) FROM sessions", for: query)
+        return try await readers.read { db throws(SessionStoreError) in
+            try db.query(statement.sql, statement.parameters).first?.int(0) ?? 0
+        }
+    }
+
+    /// One subject's latest sessions in a window, oldest first, read from `sessions` alone on a read connection.
+    /// - Parameter query: Tenant, subject, filters and limit.
+    /// - Returns: The sessions, oldest first, and the cursor of the older ones left out.
+    /// - Throws: ``SessionStoreError/invalidCursor``; ``SessionStoreError/corruptRecord(id:)``; database errors.
+    /// - Complexity: O(limit) rows read.
+    public nonisolated func progress(_ query: ProgressQuery) async throws(SessionStoreError) -> ProgressPage {
+        let before = try query.cursor.map { text throws(SessionStoreError) in try SessionCursor(parsing: text) }
+        return try await readers.read { db throws(SessionStoreError) in
+            try PostgresSessionReads.progress(query, before: before, in: db)
+        }
+    }
+}
+
+/// The session store's reads, on whichever connection the caller has: a read connection of the pool
+/// (``PostgresReadPool``) or the store's own.
+///
+/// A read of several statements sends them in one pipeline (one round trip) inside a read-only snapshot
+/// transaction, so they see the database as of one moment.
+enum PostgresSessionReads {
+    /// The `sessions` columns a ``StoredSession`` is read from, in the order ``readSession(from:)`` expects.
+    private static let columns = """
+        id, tenant, subject, status, started_at, ended_at, exercise, side, first_t, last_t, frames, visible_frames,
+        rep_count, rejected_count, best, baseline, fault_counts, exercise_version, prescribed_target, prescribed_rest,
+        prescribed_enter, prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets, per_side
+        """
+
+    /// The `reps` columns ``readReps(_:into:)`` reads, after `session_id`.
+    private static let repColumns = """
+        session_id, number, peak, trough, start_t, end_t, faults, time_to_peak, side, motion_smoothness,
+        motion_tremor, motion_rms, motion_covered
+        """
+
+    /// A snapshot that reads see whole: several statements, one view of the database.
+    static let snapshot = "ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
+    /// One session with its reps and series, and the rows of `more` statements, all in one snapshot and one round
+    /// trip.
+    /// - Returns: The session (nil if this tenant has none with this id) and the rows of `more`, in order.
+    static func wholeSession(
+        id: SessionID, tenant: String, in db: PostgresConnection, with more: [PostgresStatement] = []
+    ) throws(SessionStoreError) -> (session: StoredSession?, more: [PostgresRows]) {
+        let key = PostgresValue.string(id.description)
+        let results = try db.pipeline(
+            [
+                PostgresStatement(
+                    "SELECT \(columns) FROM sessions WHERE id = $1 AND tenant = $2", [key, .string(tenant)]),
+                PostgresStatement(
+                    "SELECT \(repColumns) FROM reps WHERE session_id = $1 ORDER BY \"position\"", [key]),
+            ] + seriesStatements(ValueSeries.self, of: key) + seriesStatements(MotionSeries.self, of: key) + more,
+            transaction: snapshot)
+        let extra = Array(results.dropFirst(6))
+        guard let row = results[0].first else { return (nil, extra) }
+        var sessions = [try readSession(from: row)]
+        try readReps(results[1], into: &sessions)
+        var session = sessions[0]
+        session.summary.series = try storedSeries(of: id, shape: results[2], chunks: results[3]) ?? ValueSeries()
+        session.summary.motion = try storedSeries(of: id, shape: results[4], chunks: results[5]) ?? MotionSeries()
+        return (session, extra)
+    }
+
+    /// One of a session's series, read in one snapshot and one round trip; nil if this tenant has no such session.
+    static func chunkedSeries<Series: ChunkedSeries>(
+        id: SessionID, tenant: String, in db: PostgresConnection
+    ) throws(SessionStoreError) -> Series? {
+        let key = PostgresValue.string(id.description)
+        let results = try db.pipeline(
+            [PostgresStatement("SELECT 1 FROM sessions WHERE id = $1 AND tenant = $2", [key, .string(tenant)])]
+                + seriesStatements(Series.self, of: key),
+            transaction: snapshot)
+        guard results[0].count > 0 else { return nil }
+        return try storedSeries(of: id, shape: results[1], chunks: results[2]) ?? Series()
+    }
+
+    /// One page of sessions with their reps, in one snapshot and one round trip: the reps' statement selects the
+    /// page's sessions again with the same conditions.
+    static func page(
+        _ query: SessionQuery, after: SessionCursor?, in db: PostgresConnection
+    ) throws(SessionStoreError) -> SessionPage {
         let limit = query.effectiveLimit
-        var statement = Self.filteredStatement("SELECT \(Self.columns) FROM sessions", for: query)
+        // One extra row tells whether another page follows.
+        let page = pageStatement("SELECT \(columns) FROM sessions", query, after: after, limit: limit + 1)
+        let inner = pageStatement("SELECT id FROM sessions", query, after: after, limit: limit)
+        let reps = PostgresStatement(
+            // ARRAY(…) runs the page's query once, as its own plan, then looks its ids up in the reps' index.
+            "SELECT \(repColumns) FROM reps WHERE session_id = ANY (ARRAY(\(inner.sql)))"
+                + " ORDER BY session_id, \"position\"",
+            inner.parameters)
+        let results = try db.pipeline(
+            [PostgresStatement(page.sql, page.parameters), reps], transaction: snapshot)
+        var sessions: [StoredSession] = []
+        for row in results[0].rows { sessions.append(try readSession(from: row)) }
+        var next: String?
+        if sessions.count > limit {
+            sessions.removeLast(sessions.count - limit)
+            next = sessions.last.map { SessionCursor(startedAt: $0.startedAt, id: $0.id).encoded }
+        }
+        try readReps(results[1], into: &sessions)
+        return SessionPage(sessions: sessions, next: next)
+    }
+
+    /// `select` with the query's conditions and cursor, newest first, at most `limit` rows.
+    private static func pageStatement(
+        _ select: String, _ query: SessionQuery, after: SessionCursor?, limit: Int
+    ) -> PostgresStatementBuilder {
+        var statement = filtered(select, for: query)
         if let after {
             statement.append(" AND (started_at, id) < (", .int(after.startedAt))
             statement.append(", ", .string(after.id.description))
             statement.append(")")
         }
-        // One extra row tells whether another page follows.
-        statement.append(" ORDER BY started_at DESC, id DESC LIMIT ", .int(limit + 1))
-        let db = try database()
-        return try db.transaction(Self.snapshot) { () throws(SessionStoreError) -> SessionPage in
-            var sessions: [StoredSession] = []
-            for row in try db.query(statement.sql, statement.parameters).rows {
-                sessions.append(try readSession(from: row))
-            }
-            var next: String?
-            if sessions.count > limit {
-                sessions.removeLast(sessions.count - limit)
-                next = sessions.last.map { SessionCursor(startedAt: $0.startedAt, id: $0.id).encoded }
-            }
-            try readReps(into: &sessions, in: db)
-            return SessionPage(sessions: sessions, next: next)
-        }
-    }
-
-    /// How many of a tenant's sessions match the query's filters, all pages together (its cursor and limit are
-    /// ignored), counted through the index a listing with these filters takes.
-    /// - Parameter query: Tenant and filters.
-    /// - Returns: The number of matching sessions.
-    /// - Throws: Database errors.
-    /// - Complexity: O(matching sessions) index entries read.
-    public func count(_ query: SessionQuery) throws(SessionStoreError) -> Int {
-        let statement = Self.filteredStatement("SELECT count(*) FROM sessions", for: query)
-        let db = try database()
-        return try db.query(statement.sql, statement.parameters).first?.int(0) ?? 0
+        statement.append(" ORDER BY started_at DESC, id DESC LIMIT ", .int(limit))
+        return statement
     }
 
     /// `select` with the `WHERE` condition of the query's tenant and filters (not its cursor).
-    private static func filteredStatement(_ select: String, for query: SessionQuery) -> PostgresStatementBuilder {
+    static func filtered(_ select: String, for query: SessionQuery) -> PostgresStatementBuilder {
         var statement = PostgresStatementBuilder(select + " WHERE tenant = ", .string(query.tenant))
         if let subject = query.subject { statement.append(" AND subject = ", .string(subject)) }
         if let prefix = query.subjectPrefix {
@@ -206,13 +281,10 @@ extension PostgresSessionStore {
         return statement
     }
 
-    /// One subject's latest sessions in a window, oldest first, read from `sessions` alone.
-    /// - Parameter query: Tenant, subject, filters and limit.
-    /// - Returns: The sessions, oldest first, and the cursor of the older ones left out.
-    /// - Throws: ``SessionStoreError/invalidCursor``; ``SessionStoreError/corruptRecord(id:)``; database errors.
-    /// - Complexity: O(limit) rows read.
-    public func progress(_ query: ProgressQuery) throws(SessionStoreError) -> ProgressPage {
-        let before = try query.cursor.map { text throws(SessionStoreError) in try SessionCursor(parsing: text) }
+    /// One subject's latest sessions in a window, oldest first (see ``PostgresSessionStore/progress(_:)``).
+    static func progress(
+        _ query: ProgressQuery, before: SessionCursor?, in db: PostgresConnection
+    ) throws(SessionStoreError) -> ProgressPage {
         let limit = query.effectiveLimit
         var statement = PostgresStatementBuilder(
             "SELECT id, started_at, exercise, status, best, rep_count, rejected_count, mean_peak, fault_counts"
@@ -227,7 +299,6 @@ extension PostgresSessionStore {
             statement.append(")")
         }
         statement.append(" ORDER BY started_at DESC, id DESC LIMIT ", .int(limit + 1))
-        let db = try database()
         var points: [ProgressPoint] = []
         for row in try db.query(statement.sql, statement.parameters).rows {
             guard let id = SessionID(row.string(0)), let status = SessionStatus(rawValue: row.string(3)),
@@ -248,26 +319,8 @@ extension PostgresSessionStore {
         return ProgressPage(points: points, next: next)
     }
 
-    /// One session with its reps and series, inside the caller's transaction.
-    private func wholeSession(
-        id: SessionID, tenant: String, in db: PostgresConnection
-    ) throws(SessionStoreError) -> StoredSession? {
-        let row = try db.query(
-            "SELECT \(Self.columns) FROM sessions WHERE id = $1 AND tenant = $2",
-            [.string(id.description), .string(tenant)]
-        ).first
-        guard let row else { return nil }
-        var session = try readSession(from: row)
-        var sessions = [session]
-        try readReps(into: &sessions, in: db)
-        session.summary.reps = sessions[0].summary.reps
-        session.summary.series = try storedSeries(of: id, in: db) ?? ValueSeries()
-        session.summary.motion = try storedSeries(of: id, in: db) ?? MotionSeries()
-        return session
-    }
-
     /// Reads a row over ``columns`` (reps and series left empty).
-    private func readSession(from row: PostgresRow) throws(SessionStoreError) -> StoredSession {
+    private static func readSession(from row: PostgresRow) throws(SessionStoreError) -> StoredSession {
         guard let id = SessionID(row.string(0)), let status = SessionStatus(rawValue: row.string(3)),
             let faultCounts = SessionRecordCoding.decodeFaultCounts(row.string(16)),
             let perSide = SessionRecordCoding.decodeTallies(row.string(25))
@@ -292,19 +345,14 @@ extension PostgresSessionStore {
             endedAt: row.optionalInt64(5), summary: summary)
     }
 
-    /// Fills in the reps of every session of a page with one statement: the ids go in as one `text[]`.
-    private func readReps(into sessions: inout [StoredSession], in db: PostgresConnection) throws(SessionStoreError) {
+    /// Fills in the sessions' reps from rows over ``repColumns``, ordered by session and position; rows of sessions
+    /// not in `sessions` are corrupt.
+    private static func readReps(
+        _ rows: PostgresRows, into sessions: inout [StoredSession]
+    ) throws(SessionStoreError) {
         guard !sessions.isEmpty else { return }
         var positions: [SessionID: Int] = [:]
         for (index, session) in sessions.enumerated() { positions[session.id] = index }
-        // `{ID,ID,…}`: ids are Crockford base32, which needs no quoting in an array literal.
-        let ids = "{" + sessions.map(\.id.description).joined(separator: ",") + "}"
-        let rows = try db.query(
-            """
-            SELECT session_id, number, peak, trough, start_t, end_t, faults, time_to_peak, side, motion_smoothness,
-                motion_tremor, motion_rms, motion_covered
-            FROM reps WHERE session_id = ANY ($1::text[]) ORDER BY session_id, "position"
-            """, [.text(ids)])
         for row in rows.rows {
             guard let id = SessionID(row.string(0)), let index = positions[id] else {
                 throw .corruptRecord(id: row.string(0))
@@ -327,27 +375,32 @@ extension PostgresSessionStore {
         }
     }
 
-    /// A session's series: its interval and capacity, and its chunks of samples in order, which must follow one
-    /// another without a gap.
-    private func storedSeries<Series: ChunkedSeries>(
-        of id: SessionID, in db: PostgresConnection
+    /// The two statements a series is read with: its shape (interval and capacity), then its chunks in order.
+    private static func seriesStatements<Series: ChunkedSeries>(
+        _: Series.Type, of key: PostgresValue
+    ) -> [PostgresStatement] {
+        [
+            PostgresStatement("SELECT \"interval\", capacity FROM \(Series.shapeTable) WHERE session_id = $1", [key]),
+            PostgresStatement(
+                "SELECT first, samples FROM \(Series.chunkTable) WHERE session_id = $1 ORDER BY first", [key]),
+        ]
+    }
+
+    /// A session's series from the rows of ``seriesStatements(_:of:)``: nil without a shape; its chunks must follow
+    /// one another without a gap.
+    private static func storedSeries<Series: ChunkedSeries>(
+        of id: SessionID, shape: PostgresRows, chunks: PostgresRows
     ) throws(SessionStoreError) -> Series? {
-        let key = id.description
+        guard let shape = shape.first.map({ (interval: $0.double(0), capacity: $0.int(1)) }) else { return nil }
         let size = Series.bytesPerSample
-        let shape = try db.query(
-            "SELECT \"interval\", capacity FROM \(Series.shapeTable) WHERE session_id = $1", [.string(key)]
-        ).first.map { (interval: $0.double(0), capacity: $0.int(1)) }
-        guard let shape else { return nil }
         var samples: [UInt8] = []
-        for row in try db.query(
-            "SELECT first, samples FROM \(Series.chunkTable) WHERE session_id = $1 ORDER BY first", [.string(key)]
-        ).rows {
+        for row in chunks.rows {
             guard samples.count % size == 0, row.int(0) == samples.count / size, samples.count / size < shape.capacity
-            else { throw .corruptRecord(id: key) }
+            else { throw .corruptRecord(id: id.description) }
             samples += row.blob(1)
         }
         guard let series = Series.decoded(samples, interval: shape.interval, capacity: shape.capacity) else {
-            throw .corruptRecord(id: key)
+            throw .corruptRecord(id: id.description)
         }
         return series
     }

@@ -30,7 +30,8 @@ extension PostgresSessionStore {
                 """,
                 parameters)
             guard inserted.changed > 0 else { throw .alreadyExists }
-            return try writeDetails(of: session.id, with: session.summary, after: nil, in: db)
+            try db.pipeline(Self.detailStatements(of: session.id, with: session.summary, after: nil))
+            return WrittenDetails(session.summary)
         }
         if session.status == .live { written[session.id] = details }
     }
@@ -46,6 +47,9 @@ extension PostgresSessionStore {
     }
 
     /// Checkpoints several live sessions in one transaction: one commit, one round of fsync, for all of them.
+    ///
+    /// Four round trips whatever the batch's size: `BEGIN`, every row's update in one pipeline, every applied
+    /// checkpoint's reps and series in another, `COMMIT` (and one more per checkpoint refused, to tell why).
     /// - Parameter batch: The checkpoints.
     /// - Returns: The checkpoints not applied (unknown or ended sessions), by session.
     /// - Throws: Database errors; then none was applied.
@@ -57,26 +61,26 @@ extension PostgresSessionStore {
         let refused: [SessionID: SessionStoreError]
         do {
             refused = try db.transaction { () throws(SessionStoreError) -> [SessionID: SessionStoreError] in
-                var refused: [SessionID: SessionStoreError] = [:]
-                for item in batch {
-                    do throws(SessionStoreError) {
-                        batchWritten[item.id] = try updateRow(
-                            id: item.id, tenant: item.tenant, summary: item.summary, status: .live, endedAt: nil,
-                            now: now, after: batchWritten[item.id] ?? written[item.id], in: db)
-                        if let state = item.engineState {
-                            try db.query(
-                                "UPDATE sessions SET engine_state = $2, checkpoint_t = $3 WHERE id = $1",
-                                [.string(item.id.description), .bytes(state), .double(item.summary.lastTimestamp)])
-                        }
-                        refused[item.id] = nil
-                    } catch .notFound {
-                        (batchWritten[item.id], refused[item.id]) = (.some(nil), .notFound)
-                    } catch .notLive(let status) {
-                        (batchWritten[item.id], refused[item.id]) = (.some(nil), .notLive(status))
-                    } catch .heldElsewhere {
-                        (batchWritten[item.id], refused[item.id]) = (.some(nil), .heldElsewhere)
-                    }
+                let updates = batch.map { item in
+                    rowUpdate(
+                        id: item.id, tenant: item.tenant, summary: item.summary, status: .live, endedAt: nil,
+                        now: now, engineState: item.engineState)
                 }
+                let changed = try db.pipeline(updates).map(\.changed)
+                var refused: [SessionID: SessionStoreError] = [:]
+                var details: [PostgresStatement] = []
+                for (item, changed) in zip(batch, changed) {
+                    guard changed > 0 else {
+                        (batchWritten[item.id], refused[item.id]) =
+                            (.some(nil), try whyNotUpdated(id: item.id, tenant: item.tenant, in: db))
+                        continue
+                    }
+                    details += Self.detailStatements(
+                        of: item.id, with: item.summary, after: batchWritten[item.id] ?? written[item.id])
+                    batchWritten[item.id] = WrittenDetails(item.summary)
+                    refused[item.id] = nil
+                }
+                try db.pipeline(details)
                 return refused
             }
         } catch {
@@ -220,7 +224,7 @@ extension PostgresSessionStore {
     }
 
     /// Updates a live session in one transaction (see ``SQLiteSessionStore``: checkpoints append, the final write is
-    /// whole).
+    /// whole): `BEGIN`, the row, its reps and series in one pipeline, `COMMIT`.
     private func update(
         id: SessionID, tenant: String, summary: SessionSummary, status: SessionStatus, endedAt: Int64?
     ) throws(SessionStoreError) {
@@ -228,29 +232,29 @@ extension PostgresSessionStore {
         let now = clock()
         let after = status == .live ? written[id] : nil
         written[id] = nil
-        let details = try db.transaction { () throws(SessionStoreError) -> WrittenDetails in
-            try updateRow(
-                id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt, now: now, after: after,
-                in: db)
+        try db.transaction { () throws(SessionStoreError) in
+            let row = rowUpdate(id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt, now: now)
+            guard try db.query(row.sql, row.parameters).changed > 0 else {
+                throw try whyNotUpdated(id: id, tenant: tenant, in: db)
+            }
+            try db.pipeline(Self.detailStatements(of: id, with: summary, after: after))
         }
-        if status == .live { written[id] = details }
+        if status == .live { written[id] = WrittenDetails(summary) }
     }
 
-    /// Updates a live session's row, reps and series inside the caller's transaction.
-    /// - Throws: ``SessionStoreError/notFound`` or ``SessionStoreError/notLive(_:)`` having changed nothing; database
-    ///   errors.
-    private func updateRow(
+    /// The update of a live session's row, which changes it only if it is live and this node holds it (so a late
+    /// checkpoint never overwrites a final summary, and a node that lost the session, taken over, cannot overwrite
+    /// its new holder's). A live session keeps its engine state unless a new one comes; an ended one lets it go.
+    private func rowUpdate(
         id: SessionID, tenant: String, summary: SessionSummary, status: SessionStatus, endedAt: Int64?, now: Int64,
-        after: WrittenDetails?, in db: PostgresConnection
-    ) throws(SessionStoreError) -> WrittenDetails {
+        engineState: [UInt8]? = nil
+    ) -> PostgresStatement {
         var parameters: [PostgresValue] = [
             .string(id.description), .string(tenant), .string(status.rawValue), .int(endedAt), .int(now),
         ]
         parameters += Self.summaryColumns(summary)
-        parameters.append(.string(node))
-        // Only a live session changes, so a late checkpoint never overwrites a final summary; only its holder's
-        // writes are taken, so a node that lost it (taken over) cannot overwrite its new holder's.
-        let changed = try db.query(
+        parameters += [.string(node), .bytes(engineState)]
+        return PostgresStatement(
             """
             UPDATE sessions SET status = $3, ended_at = $4, updated_at = $5, exercise = $6, side = $7,
                 first_t = $8, last_t = $9, frames = $10, visible_frames = $11, rep_count = $12,
@@ -258,23 +262,25 @@ extension PostgresSessionStore {
                 prescribed_target = $18, prescribed_rest = $19, prescribed_enter = $20, prescribed_exit = $21,
                 prescribed_hold_seconds = $22, prescribed_reps = $23, prescribed_sets = $24, per_side = $25,
                 mean_peak = $26,
-                engine_state = CASE WHEN $3 = 'live' THEN engine_state END,
-                checkpoint_t = CASE WHEN $3 = 'live' THEN checkpoint_t END
+                engine_state = CASE WHEN $3 <> 'live' THEN NULL WHEN $28::bytea IS NULL THEN engine_state
+                    ELSE $28::bytea END,
+                checkpoint_t = CASE WHEN $3 <> 'live' THEN NULL WHEN $28::bytea IS NULL THEN checkpoint_t
+                    ELSE $9 END
             WHERE id = $1 AND tenant = $2 AND status = 'live' AND holder = $27
-            """,
-            parameters
-        ).changed
-        guard changed > 0 else {
-            let row = try db.query(
-                "SELECT status FROM sessions WHERE id = $1 AND tenant = $2", [.string(id.description), .string(tenant)]
-            ).first
-            guard let row else { throw .notFound }
-            guard let current = SessionStatus(rawValue: row.string(0)) else {
-                throw .corruptRecord(id: id.description)
-            }
-            throw current == .live ? .heldElsewhere : .notLive(current)
-        }
-        return try writeDetails(of: id, with: summary, after: after, in: db)
+            """, parameters)
+    }
+
+    /// Why a row update changed nothing: ``SessionStoreError/notFound``, ``SessionStoreError/notLive(_:)``, or
+    /// ``SessionStoreError/heldElsewhere``.
+    private func whyNotUpdated(
+        id: SessionID, tenant: String, in db: PostgresConnection
+    ) throws(SessionStoreError) -> SessionStoreError {
+        let row = try db.query(
+            "SELECT status FROM sessions WHERE id = $1 AND tenant = $2", [.string(id.description), .string(tenant)]
+        ).first
+        guard let row else { return .notFound }
+        guard let current = SessionStatus(rawValue: row.string(0)) else { throw .corruptRecord(id: id.description) }
+        return current == .live ? .heldElsewhere : .notLive(current)
     }
 
     /// exercise, side, first_t, last_t, frames, visible_frames, rep_count, rejected_count, best, baseline,
@@ -294,61 +300,67 @@ extension PostgresSessionStore {
         ]
     }
 
-    /// Writes the session's reps and series inside the caller's transaction: only what follows `after` when the
-    /// summary continues it, all of them otherwise.
-    /// - Returns: What is written of them now.
-    private func writeDetails(
-        of id: SessionID, with summary: SessionSummary, after: WrittenDetails?, in db: PostgresConnection
-    ) throws(SessionStoreError) -> WrittenDetails {
+    /// The statements that write the session's reps and series: only what follows `after` when the summary
+    /// continues it, all of them otherwise.
+    private static func detailStatements(
+        of id: SessionID, with summary: SessionSummary, after: WrittenDetails?
+    ) -> [PostgresStatement] {
         let key = PostgresValue.string(id.description)
+        var statements: [PostgresStatement] = []
         var firstRep = 0
         if let after, after.repsContinue(in: summary) {
             firstRep = after.repCount
         } else {
-            try db.query("DELETE FROM reps WHERE session_id = $1", [key])
+            statements.append(PostgresStatement("DELETE FROM reps WHERE session_id = $1", [key]))
         }
         for position in firstRep..<max(firstRep, summary.reps.count) {
             let rep = summary.reps[position]
-            try db.query(
-                """
-                INSERT INTO reps (session_id, "position", number, peak, trough, start_t, end_t, faults, time_to_peak,
-                    side, motion_smoothness, motion_tremor, motion_rms, motion_covered)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-                """,
-                [
-                    key, .int(position), .int(rep.index), .double(rep.peak), .double(rep.trough), .double(rep.start),
-                    .double(rep.end), .string(SessionRecordCoding.encode(rep.faults)), .double(rep.timeToPeak),
-                    .string(rep.side?.rawValue), .double(rep.motion?.smoothness), .double(rep.motion?.tremor),
-                    .double(rep.motion?.rms), .double(rep.motion?.covered),
-                ])
+            statements.append(
+                PostgresStatement(
+                    """
+                    INSERT INTO reps (session_id, "position", number, peak, trough, start_t, end_t, faults,
+                        time_to_peak, side, motion_smoothness, motion_tremor, motion_rms, motion_covered)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                    """,
+                    [
+                        key, .int(position), .int(rep.index), .double(rep.peak), .double(rep.trough),
+                        .double(rep.start), .double(rep.end), .string(SessionRecordCoding.encode(rep.faults)),
+                        .double(rep.timeToPeak), .string(rep.side?.rawValue), .double(rep.motion?.smoothness),
+                        .double(rep.motion?.tremor), .double(rep.motion?.rms), .double(rep.motion?.covered),
+                    ]))
         }
-        try writeSeries(summary.series, of: key, after: after?.series, in: db)
-        try writeSeries(summary.motion, of: key, after: after?.motion, in: db)
-        return WrittenDetails(summary)
+        statements += seriesStatements(summary.series, of: key, after: after?.series)
+        statements += seriesStatements(summary.motion, of: key, after: after?.motion)
+        return statements
     }
 
-    /// Writes one of the session's series inside the caller's transaction: a chunk of the samples past `after` when
-    /// the series continues it, the whole series otherwise.
-    private func writeSeries<Series: ChunkedSeries>(
-        _ series: Series, of key: PostgresValue, after: SeriesMark?, in db: PostgresConnection
-    ) throws(SessionStoreError) {
-        guard Series.storesEmpty || series.count > 0 || (after?.count ?? 0) > 0 else { return }
+    /// The statements that write one of the session's series: a chunk of the samples past `after` when the series
+    /// continues it, the whole series otherwise.
+    private static func seriesStatements<Series: ChunkedSeries>(
+        _ series: Series, of key: PostgresValue, after: SeriesMark?
+    ) -> [PostgresStatement] {
+        guard Series.storesEmpty || series.count > 0 || (after?.count ?? 0) > 0 else { return [] }
+        var statements: [PostgresStatement] = []
         var firstSample = 0
         // A series not stored while empty has no shape row yet: its first samples write one.
         if let after, after.continues(in: series), Series.storesEmpty || after.count > 0 {
             firstSample = after.count
         } else {
-            try db.query("DELETE FROM \(Series.chunkTable) WHERE session_id = $1", [key])
-            try db.query(
-                """
-                INSERT INTO \(Series.shapeTable) (session_id, "interval", capacity) VALUES ($1, $2, $3)
-                ON CONFLICT (session_id) DO UPDATE SET "interval" = excluded."interval", capacity = excluded.capacity
-                """, [key, .double(series.interval), .int(series.capacity)])
+            statements.append(PostgresStatement("DELETE FROM \(Series.chunkTable) WHERE session_id = $1", [key]))
+            statements.append(
+                PostgresStatement(
+                    """
+                    INSERT INTO \(Series.shapeTable) (session_id, "interval", capacity) VALUES ($1, $2, $3)
+                    ON CONFLICT (session_id) DO UPDATE SET "interval" = excluded."interval",
+                        capacity = excluded.capacity
+                    """, [key, .double(series.interval), .int(series.capacity)]))
         }
         if firstSample < series.count {
-            try db.query(
-                "INSERT INTO \(Series.chunkTable) (session_id, first, samples) VALUES ($1, $2, $3)",
-                [key, .int(firstSample), .bytes(series.encodedSamples(from: firstSample))])
+            statements.append(
+                PostgresStatement(
+                    "INSERT INTO \(Series.chunkTable) (session_id, first, samples) VALUES ($1, $2, $3)",
+                    [key, .int(firstSample), .bytes(series.encodedSamples(from: firstSample))]))
         }
+        return statements
     }
 }

@@ -3,10 +3,13 @@ import Basics
 /// The shared ``SessionStore``: a PostgreSQL database that several nodes may use at once (PROTOCOL.md §8), owned by
 /// an actor that runs on its own thread.
 ///
-/// Every call hops to the store's thread (a dedicated ``SerialExecutor``), so libpq's blocking I/O never runs on an
-/// event loop or in the cooperative pool, and its one connection is never used by two threads at once. Statements
-/// are prepared once per connection; multi-row writes are transactions; the schema is migrated when the store opens
-/// (``PostgresSchema``). Semantics are the SQLite store's, call for call.
+/// Writes, and the reads the live path depends on, hop to the store's thread (a dedicated ``SerialExecutor``), so
+/// libpq's blocking I/O never runs on an event loop or in the cooperative pool, and its connection is never used by
+/// two threads at once. The REST reads (a session, a page, a count, progress, series) go to a pool of read
+/// connections with a thread each (``PostgresReadPool``), so they run side by side and never wait for a checkpoint;
+/// a read of several statements is one round trip (a pipeline) in one snapshot. Statements are prepared once per
+/// connection; multi-row writes are transactions; the schema is migrated when the store opens (``PostgresSchema``).
+/// Semantics are the SQLite store's, call for call.
 ///
 ///     let store = try await PostgresSessionStore(url: "postgres://motion@db.internal:5432/motion")
 ///     _ = try await store.abandonLiveSessions(updatedBefore: now - window)
@@ -31,6 +34,8 @@ public actor PostgresSessionStore: SessionStore {
         /// The node this store writes for (``SessionStore/node``; the id its ``PostgresNodeBus`` registers): by
         /// default a new id for each store opened.
         public var node = StoreNode.generateID()
+        /// How many connections serve REST reads beside the store's own: by default one per processor, at most four.
+        public var readConnections = PostgresReadPool.defaultSize
 
         /// Creates a configuration.
         /// - Parameters:
@@ -65,6 +70,8 @@ public actor PostgresSessionStore: SessionStore {
     /// The node this store writes for.
     public nonisolated let node: String
     private var connection: PostgresConnection?
+    /// The connections REST reads run on.
+    nonisolated let readers: PostgresReadPool
     /// How much of each live session's reps and series this store has written (see ``WrittenDetails``), so that a
     /// checkpoint writes only what came since. Changed only once the transaction that wrote them has committed.
     var written: [SessionID: WrittenDetails] = [:]
@@ -83,27 +90,34 @@ public actor PostgresSessionStore: SessionStore {
     ///   ``SessionStoreError/server(sqlState:message:)`` if it refuses (authentication, permissions);
     ///   ``SessionStoreError/unsupportedSchemaVersion(found:newestKnown:)`` if newer code migrated it.
     public init(url: String, configuration: Configuration = Configuration()) async throws(SessionStoreError) {
-        executor = StoreThreadExecutor()
-        clock = configuration.clock
-        node = configuration.node
-        connection = nil
-        // Fully initialized: from here on the init runs isolated, on the store's thread.
         var options = PostgresConnection.Configuration()
         options.connectTimeoutSeconds = configuration.connectTimeoutSeconds
         options.initialBackoff = UInt64(max(1, configuration.reconnectDelayMilliseconds)) * 1_000_000
         options.maximumBackoff =
             UInt64(max(configuration.reconnectDelayMilliseconds, configuration.maximumReconnectDelayMilliseconds, 1))
             * 1_000_000
-        let connection = try PostgresConnection(url: url, configuration: options)
-        try PostgresSchema.migrate(connection, now: configuration.clock())
-        self.connection = connection
+        executor = StoreThreadExecutor()
+        clock = configuration.clock
+        node = configuration.node
+        connection = nil
+        readers = try await PostgresReadPool(size: configuration.readConnections, url: url, configuration: options)
+        // Fully initialized: from here on the init runs isolated, on the store's thread.
+        do {
+            let connection = try PostgresConnection(url: url, configuration: options)
+            try PostgresSchema.migrate(connection, now: configuration.clock())
+            self.connection = connection
+        } catch {
+            await readers.close()
+            throw error
+        }
         openedOnStoreThread = executor.isCurrentThread
     }
 
-    /// Closes the connection; later calls throw ``SessionStoreError/closed``. Calling it again does nothing.
-    public func close() {
+    /// Closes the connections; later calls throw ``SessionStoreError/closed``. Calling it again does nothing.
+    public func close() async {
         connection?.close()
         connection = nil
+        await readers.close()
     }
 
     /// Checks that the database takes a write transaction now (fails on a read-only standby or when unreachable),

@@ -20,10 +20,11 @@ final class StoreThreadExecutor: SerialExecutor {
     private let queue = Locked(Queue())
 
     /// Starts the thread.
-    init() {
+    /// - Parameter name: The thread's name, as tools show it.
+    init(name: String = "session-store") {
         let queue = self.queue
         let executor = UnownedSerialExecutor(ordinary: self)
-        startThread(name: "session-store") {
+        startThread(name: name) {
             queue.withLock { $0.thread = pthread_self() }
             while let batch = Self.takeAll(from: queue) {
                 for job in batch { job.runSynchronously(on: executor) }

@@ -34,6 +34,7 @@ struct ServerOptionsTests {
             "--tokens", "tokens.txt", "--log-level", "DEBUG", "--ws-echo", "--frames-per-second", "60.5",
             "--max-message-bytes", "2048", "--write-timeout", "1.5", "--max-http-sessions", "5",
             "--max-http-sessions-per-tenant", "2", "--tls-cert", "c.pem", "--tls-key", "k.pem",
+            "--database-readers", "3",
         ])
         var expected = ServerOptions()
         expected.host = "0.0.0.0"
@@ -51,6 +52,7 @@ struct ServerOptionsTests {
         expected.limits.maxHTTPSessionsPerTenant = 2
         expected.tlsCertificate = "c.pem"
         expected.tlsKey = "k.pem"
+        expected.databaseReaders = 3
         #expect(options == expected)
     }
 
@@ -118,6 +120,8 @@ struct ServerOptionsTests {
             "--max-http-sessions-per-tenant must be 1…1000000, got '1000001'"
         ),
         (["--max-exercises-per-tenant", "-1"], "--max-exercises-per-tenant must be 0…100000, got '-1'"),
+        (["--database-readers", "0"], "--database-readers must be 1…64, got '0'"),
+        (["--database-readers", "65"], "--database-readers must be 1…64, got '65'"),
         (["--port"], "--port needs a value"),
         (["--host", "h", "--database"], "--database needs a value"),
         (["--nope", "1"], "unknown flag --nope"),
@@ -139,6 +143,7 @@ struct ServerOptionsTests {
             ["--port", "65535"], ["--threads", "1"], ["--threads", "256"], ["--write-timeout", "0.001"],
             ["--write-timeout", "3600"], ["--frames-per-second", "1"], ["--frames-per-second", "100000"],
             ["--max-message-bytes", "1024"], ["--max-message-bytes", "268435456"], ["--max-http-sessions", "1000000"],
+            ["--database-readers", "1"], ["--database-readers", "64"],
         ] {
             #expect(Self.refusal(arguments) == nil, "\(arguments)")
         }
@@ -159,7 +164,7 @@ struct ServerOptionsTests {
         #expect(error?.description.hasPrefix("unknown flag --x\n\nusage: motion-server") == true)
         for flag in [
             "--frames-per-second", "--write-timeout", "--max-http-sessions-per-tenant", "--ws-echo",
-            "--max-exercises-per-tenant",
+            "--max-exercises-per-tenant", "--database-readers",
         ] {
             #expect(ServerOptions.usage.contains(flag))
         }

@@ -48,13 +48,92 @@ struct PostgresStoreTests {
             try await store.create(session)
             let raw = try database.raw()
             defer { raw.close() }
-            #expect(try await Self.terminateOtherConnections(raw) == 1)
+            let postgres = try #require(store as? PostgresSessionStore)
+            #expect(try await Self.terminateOtherConnections(raw) == 1 + postgres.readers.size)
             await #expect {
                 try await store.checkpoint(id: session.id, tenant: session.tenant, summary: .make(frames: 5))
             } throws: { Self.isUnavailable($0) }
             try await store.checkpoint(id: session.id, tenant: session.tenant, summary: .make(frames: 6))
             #expect(try await store.session(id: session.id, tenant: session.tenant)?.summary == .make(frames: 6))
         }
+    }
+
+    /// A read changes nothing, so one that finds its connection lost runs again on a new one.
+    @Test func aReadThatFindsItsConnectionLostRunsAgainOnANewOne() async throws {
+        try await withStore(.postgres) { store, database in
+            let session = StoredSession.make()
+            try await store.create(session)
+            let postgres = try #require(store as? PostgresSessionStore)
+            let raw = try database.raw()
+            defer { raw.close() }
+            #expect(try await Self.terminateOtherConnections(raw) == 1 + postgres.readers.size)
+            // Every read connection is lost; each read below finds one of them so.
+            for _ in 0..<postgres.readers.size + 1 {
+                #expect(try await store.session(id: session.id, tenant: session.tenant) == session)
+            }
+            #expect(try await store.list(SessionQuery(tenant: session.tenant)).sessions.map(\.id) == [session.id])
+        }
+    }
+
+    @Test func readsRunOnTheirOwnConnectionsSideBySide() async throws {
+        try await withStore(.postgres) { store, _ in
+            let postgres = try #require(store as? PostgresSessionStore)
+            try #require(postgres.readers.size >= 2, "the default pool has a connection per processor")
+            #expect(await postgres.readers.runsOnItsOwnThreads(besides: { postgres.isOnStoreThread() }))
+            let writer = try await postgres.backendProcess()
+            // The first read holds its connection while the second runs: they are two backends, and neither is the
+            // store's.
+            async let slow = postgres.readers.read { db throws(SessionStoreError) in
+                try db.query("SELECT pg_backend_pid(), pg_sleep(0.3)").first?.int(0)
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            let fast = try await postgres.readers.read { db throws(SessionStoreError) in
+                try db.query("SELECT pg_backend_pid()").first?.int(0)
+            }
+            let first = try await slow
+            #expect(first != nil && fast != nil && first != fast)
+            #expect(first != writer && fast != writer)
+        }
+    }
+
+    @Test func aPipelineAnswersEachStatementInOrder() async throws {
+        let connection = try PostgresConnection(url: try await PostgresTestServer.shared.createDatabase())
+        defer { connection.close() }
+        let results = try connection.pipeline([
+            PostgresStatement("SELECT $1::int * 2", [.int(21)]),
+            PostgresStatement("SELECT generate_series(1, $1::int)", [.int(3)]),
+            PostgresStatement("SELECT $1::int * 2", [.int(4)]),
+        ])
+        #expect(results.map { $0.rows.map { $0.int(0) } } == [[42], [1, 2, 3], [8]])
+        let inTransaction = try connection.pipeline(
+            [PostgresStatement("SELECT current_setting('transaction_isolation')")],
+            transaction: "ISOLATION LEVEL REPEATABLE READ")
+        #expect(inTransaction.map { $0.first?.string(0) } == ["repeatable read"])
+    }
+
+    @Test func aFailedStatementRollsBackItsPipelinesTransactionAndSkipsTheRest() async throws {
+        let connection = try PostgresConnection(url: try await PostgresTestServer.shared.createDatabase())
+        defer { connection.close() }
+        try connection.execute("CREATE TABLE t (n int PRIMARY KEY)")
+        let insert = "INSERT INTO t VALUES ($1)"
+        #expect(throws: SessionStoreError.server(sqlState: "22012", message: "division by zero")) {
+            try connection.pipeline(
+                [
+                    PostgresStatement(insert, [.int(1)]), PostgresStatement("SELECT 1 / $1::int", [.int(0)]),
+                    // Never run, so never prepared: a later use prepares it.
+                    PostgresStatement("INSERT INTO t SELECT $1::int + 100", [.int(2)]),
+                ], transaction: "")
+        }
+        #expect(try connection.query("SELECT count(*) FROM t").first?.int(0) == 0, "rolled back")
+        try connection.pipeline([PostgresStatement("INSERT INTO t SELECT $1::int + 100", [.int(3)])])
+        // Without an explicit transaction the pipeline is the server's implicit one: all or nothing too.
+        #expect(throws: SessionStoreError.self) {
+            try connection.pipeline([
+                PostgresStatement(insert, [.int(4)]), PostgresStatement(insert, [.int(4)]),
+                PostgresStatement(insert, [.int(5)]),
+            ])
+        }
+        #expect(try connection.query("SELECT n FROM t ORDER BY n").rows.map { $0.int(0) } == [103])
     }
 
     /// Driven by a clock the test moves, so that no step depends on how fast the machine is.
@@ -184,6 +263,13 @@ struct PostgresStoreTests {
 
     private static func host(_ url: String) -> String {
         String(url.split(separator: "host=").last ?? "")
+    }
+}
+
+extension PostgresSessionStore {
+    /// The server process of the store's own connection.
+    fileprivate func backendProcess() throws -> Int? {
+        try database().query("SELECT pg_backend_pid()").first?.int(0)
     }
 }
 

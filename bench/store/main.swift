@@ -86,6 +86,18 @@ func run() async throws {
         latencies.append(clock.now - start)
     }
     latencies.sort()
+    var gets: [Duration] = []
+    for i in 0..<500 {
+        let id = ids[(i * 7_919) % ids.count]
+        let start = clock.now
+        _ = try await store.session(id: id, tenant: "t\((i * 7_919) % ids.count % 4)")
+        gets.append(clock.now - start)
+    }
+    gets.sort()
+    // REST under load: 16 clients at once, each reading 50 times in turn a page, a page by subject and a session.
+    let clients = 16
+    let (concurrent, concurrentTime) = try await measureConcurrentReads(
+        store, ids: ids, clients: clients, readsEach: 50, clock: clock)
 
     // Long live sessions: an hour at 10 Hz (the series' full 36,000 samples) with 720 reps each, then one round of
     // checkpoints that each bring five more seconds (50 samples, one rep), as the live path writes them.
@@ -155,11 +167,19 @@ func run() async throws {
     }
     print("sessions: \(sessions) (10 reps, 600-sample series each)")
     print("create: \(perSecond(createTime))/s, checkpoint: \(perSecond(checkpointTime))/s")
-    print("list (limit 50): p50 \(latencies[latencies.count / 2]), p99 \(latencies[latencies.count * 99 / 100])")
     func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
     }
-    func ms(_ duration: Duration) -> String { String(format: "%.1f ms", seconds(duration) * 1_000) }
+    func ms(_ duration: Duration) -> String { String(format: "%.2f ms", seconds(duration) * 1_000) }
+    print(
+        "list (limit 50): p50 \(ms(latencies[latencies.count / 2])), p99 \(ms(latencies[latencies.count * 99 / 100]))")
+    print(
+        "get (one session with reps and series): p50 \(ms(gets[gets.count / 2])), p99 \(ms(gets[gets.count * 99 / 100]))"
+    )
+    print(
+        "\(clients) clients reading at once (list, list by subject, get): \(concurrent.count) reads, "
+            + "\(Int(Double(concurrent.count) / seconds(concurrentTime)))/s, p50 \(ms(concurrent[concurrent.count / 2])), "
+            + "p99 \(ms(concurrent[concurrent.count * 99 / 100]))")
     let longSeconds = seconds(longTime)
     print(
         "hour-long sessions: \(longSessions) (36,000 samples, 720 reps); checkpoint adding 5 s: "
@@ -176,3 +196,37 @@ func run() async throws {
 }
 
 try await run()
+
+/// Reads from `clients` tasks at once, each `readsEach` times in turn a page, a page by subject and one session.
+/// - Returns: Every read's latency, sorted, and the time all took.
+func measureConcurrentReads(
+    _ store: any SessionStore, ids: [SessionID], clients: Int, readsEach: Int, clock: ContinuousClock
+) async throws -> ([Duration], Duration) {
+    let start = clock.now
+    var all = try await withThrowingTaskGroup(of: [Duration].self) { group in
+        for client in 0..<clients {
+            group.addTask {
+                var latencies: [Duration] = []
+                for read in 0..<readsEach {
+                    let i = client * readsEach + read
+                    let began = clock.now
+                    switch read % 3 {
+                    case 0: _ = try await store.list(SessionQuery(tenant: "t\(i % 4)"))
+                    case 1: _ = try await store.list(SessionQuery(tenant: "t\(i % 4)", subject: "s\(i % 50)"))
+                    default:
+                        let index = (i * 7_919) % ids.count
+                        _ = try await store.session(id: ids[index], tenant: "t\(index % 4)")
+                    }
+                    latencies.append(clock.now - began)
+                }
+                return latencies
+            }
+        }
+        var all: [Duration] = []
+        for try await latencies in group { all += latencies }
+        return all
+    }
+    let time = clock.now - start
+    all.sort()
+    return (all, time)
+}

@@ -10,6 +10,9 @@ public struct ServerOptions: Sendable, Equatable {
     public var port: UInt16 = 8080
     /// The SQLite file, or the `postgres://` URL of a PostgreSQL database.
     public var database = "./data/motion.sqlite"
+    /// How many PostgreSQL connections serve REST reads beside the store's own; nil for one per processor, at most
+    /// four. The SQLite store has none.
+    public var databaseReaders: Int?
     /// The directory served under `/`.
     public var publicDirectory = "Public"
     /// Event-loop threads.
@@ -50,14 +53,14 @@ public struct ServerOptions: Sendable, Equatable {
 
     /// The usage text.
     public static let usage = """
-        usage: motion-server [--host 127.0.0.1] [--port 8080] [--database PATH | postgres://…]
+        usage: motion-server [--host 127.0.0.1] [--port 8080] [--database PATH | postgres://…] [--database-readers N]
                              [--public DIR] [--threads N] [--tokens FILE] [--log-level info] [--ws-echo]
                              [--frames-per-second 240] [--max-message-bytes 1048576] [--write-timeout 30]
                              [--max-http-sessions 10000] [--max-http-sessions-per-tenant 1000]
                              [--max-exercises-per-tenant 200] [--resume-seconds 120]
                              [--tls-cert FILE --tls-key FILE] [--node NAME] [--node-timeout 10]
-        Every flag also reads from the environment: MOTION_HOST, MOTION_PORT, MOTION_DATABASE, MOTION_PUBLIC,
-        MOTION_THREADS, MOTION_TOKENS, MOTION_LOG_LEVEL, MOTION_WS_ECHO=1, MOTION_FRAMES_PER_SECOND,
+        Every flag also reads from the environment: MOTION_HOST, MOTION_PORT, MOTION_DATABASE, MOTION_DATABASE_READERS,
+        MOTION_PUBLIC, MOTION_THREADS, MOTION_TOKENS, MOTION_LOG_LEVEL, MOTION_WS_ECHO=1, MOTION_FRAMES_PER_SECOND,
         MOTION_MAX_MESSAGE_BYTES, MOTION_WRITE_TIMEOUT, MOTION_MAX_HTTP_SESSIONS, MOTION_MAX_HTTP_SESSIONS_PER_TENANT,
         MOTION_MAX_EXERCISES_PER_TENANT, MOTION_RESUME_SECONDS, MOTION_TLS_CERT, MOTION_TLS_KEY, MOTION_NODE, MOTION_NODE_TIMEOUT. SIGHUP reads the certificate and key again.
         """
@@ -65,7 +68,9 @@ public struct ServerOptions: Sendable, Equatable {
     /// The flags, each with its variable.
     static let flags = CommandLineFlags([
         .value("host", environment: "MOTION_HOST"), .value("port", environment: "MOTION_PORT"),
-        .value("database", environment: "MOTION_DATABASE"), .value("public", environment: "MOTION_PUBLIC"),
+        .value("database", environment: "MOTION_DATABASE"),
+        .value("database-readers", environment: "MOTION_DATABASE_READERS"),
+        .value("public", environment: "MOTION_PUBLIC"),
         .value("threads", environment: "MOTION_THREADS"), .value("tokens", environment: "MOTION_TOKENS"),
         .value("log-level", environment: "MOTION_LOG_LEVEL"), .boolean("ws-echo", environment: "MOTION_WS_ECHO"),
         .value("frames-per-second", environment: "MOTION_FRAMES_PER_SECOND"),
@@ -107,6 +112,7 @@ public struct ServerOptions: Sendable, Equatable {
         case "host": host = value
         case "port": port = UInt16(try flag.integer(in: 0...65535))
         case "database": database = value
+        case "database-readers": databaseReaders = try flag.integer(in: 1...64)
         case "public": publicDirectory = value
         case "threads": threads = try flag.integer(in: 1...256)
         case "tokens": tokensFile = value
