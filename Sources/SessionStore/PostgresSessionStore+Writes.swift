@@ -300,20 +300,18 @@ extension PostgresSessionStore {
         ]
     }
 
-    /// The statements that write the session's reps and series: only what follows `after` when the summary
-    /// continues it, all of them otherwise.
+    /// The statements that write the session's reps and series (``DetailWrites``): only what follows `after` when
+    /// the summary continues it, all of them otherwise.
     private static func detailStatements(
         of id: SessionID, with summary: SessionSummary, after: WrittenDetails?
     ) -> [PostgresStatement] {
         let key = PostgresValue.string(id.description)
+        let writes = DetailWrites(summary, after: after)
         var statements: [PostgresStatement] = []
-        var firstRep = 0
-        if let after, after.repsContinue(in: summary) {
-            firstRep = after.repCount
-        } else {
+        if writes.replacesReps {
             statements.append(PostgresStatement("DELETE FROM reps WHERE session_id = $1", [key]))
         }
-        for position in firstRep..<max(firstRep, summary.reps.count) {
+        for position in writes.newReps {
             let rep = summary.reps[position]
             statements.append(
                 PostgresStatement(
@@ -329,23 +327,18 @@ extension PostgresSessionStore {
                         .double(rep.motion?.tremor), .double(rep.motion?.rms), .double(rep.motion?.covered),
                     ]))
         }
-        statements += seriesStatements(summary.series, of: key, after: after?.series)
-        statements += seriesStatements(summary.motion, of: key, after: after?.motion)
+        statements += seriesStatements(summary.series, writes.series, of: key)
+        statements += seriesStatements(summary.motion, writes.motion, of: key)
         return statements
     }
 
-    /// The statements that write one of the session's series: a chunk of the samples past `after` when the series
-    /// continues it, the whole series otherwise.
+    /// The statements that write one of the session's series, as `write` says.
     private static func seriesStatements<Series: ChunkedSeries>(
-        _ series: Series, of key: PostgresValue, after: SeriesMark?
+        _ series: Series, _ write: SeriesWrite?, of key: PostgresValue
     ) -> [PostgresStatement] {
-        guard Series.storesEmpty || series.count > 0 || (after?.count ?? 0) > 0 else { return [] }
+        guard let write else { return [] }
         var statements: [PostgresStatement] = []
-        var firstSample = 0
-        // A series not stored while empty has no shape row yet: its first samples write one.
-        if let after, after.continues(in: series), Series.storesEmpty || after.count > 0 {
-            firstSample = after.count
-        } else {
+        if write.replaces {
             statements.append(PostgresStatement("DELETE FROM \(Series.chunkTable) WHERE session_id = $1", [key]))
             statements.append(
                 PostgresStatement(
@@ -355,11 +348,11 @@ extension PostgresSessionStore {
                         capacity = excluded.capacity
                     """, [key, .double(series.interval), .int(series.capacity)]))
         }
-        if firstSample < series.count {
+        if write.appends {
             statements.append(
                 PostgresStatement(
                     "INSERT INTO \(Series.chunkTable) (session_id, first, samples) VALUES ($1, $2, $3)",
-                    [key, .int(firstSample), .bytes(series.encodedSamples(from: firstSample))]))
+                    [key, .int(write.firstSample), .bytes(series.encodedSamples(from: write.firstSample))]))
         }
         return statements
     }

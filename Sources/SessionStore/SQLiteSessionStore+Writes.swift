@@ -396,16 +396,14 @@ extension SQLiteSessionStore {
         of id: SessionID, with summary: SessionSummary, after: WrittenDetails?, in db: SQLiteConnection
     ) throws(SessionStoreError) -> WrittenDetails {
         let key = id.description
-        var firstRep = 0
-        if let after, after.repsContinue(in: summary) {
-            firstRep = after.repCount
-        } else {
+        let writes = DetailWrites(summary, after: after)
+        if writes.replacesReps {
             try db.withStatement("DELETE FROM reps WHERE session_id = ?1") { delete throws(SessionStoreError) in
                 try delete.bind(key, at: 1)
                 try delete.step()
             }
         }
-        if firstRep < summary.reps.count {
+        if !writes.newReps.isEmpty {
             try db.withStatement(
                 """
                 INSERT INTO reps (session_id, position, number, peak, trough, start_t, end_t, faults, time_to_peak,
@@ -413,7 +411,7 @@ extension SQLiteSessionStore {
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
                 """
             ) { insert throws(SessionStoreError) in
-                for position in firstRep..<summary.reps.count {
+                for position in writes.newReps {
                     let rep = summary.reps[position]
                     insert.reset()
                     try insert.bind(key, at: 1)
@@ -434,24 +432,19 @@ extension SQLiteSessionStore {
                 }
             }
         }
-        try writeSeries(summary.series, of: key, after: after?.series, in: db)
-        try writeSeries(summary.motion, of: key, after: after?.motion, in: db)
+        try writeSeries(summary.series, writes.series, of: key, in: db)
+        try writeSeries(summary.motion, writes.motion, of: key, in: db)
         return WrittenDetails(summary)
     }
 }
 
 extension SQLiteSessionStore {
-    /// Writes one of the session's series inside the caller's transaction: a chunk of the samples past `after` when
-    /// the series continues it, the whole series otherwise.
+    /// Writes one of the session's series inside the caller's transaction, as `write` says.
     private func writeSeries<Series: ChunkedSeries>(
-        _ series: Series, of key: String, after: SeriesMark?, in db: SQLiteConnection
+        _ series: Series, _ write: SeriesWrite?, of key: String, in db: SQLiteConnection
     ) throws(SessionStoreError) {
-        guard Series.storesEmpty || series.count > 0 || (after?.count ?? 0) > 0 else { return }
-        var firstSample = 0
-        // A series not stored while empty has no shape row yet: its first samples write one.
-        if let after, after.continues(in: series), Series.storesEmpty || after.count > 0 {
-            firstSample = after.count
-        } else {
+        guard let write else { return }
+        if write.replaces {
             try db.withStatement("DELETE FROM \(Series.chunkTable) WHERE session_id = ?1") {
                 delete throws(SessionStoreError) in
                 try delete.bind(key, at: 1)
@@ -466,43 +459,14 @@ extension SQLiteSessionStore {
                 try upsert.step()
             }
         }
-        if firstSample < series.count {
+        if write.appends {
             try db.withStatement("INSERT INTO \(Series.chunkTable) (session_id, first, samples) VALUES (?1, ?2, ?3)") {
                 insert throws(SessionStoreError) in
                 try insert.bind(key, at: 1)
-                try insert.bind(firstSample, at: 2)
-                try insert.bind(blob: series.encodedSamples(from: firstSample), at: 3)
+                try insert.bind(write.firstSample, at: 2)
+                try insert.bind(blob: series.encodedSamples(from: write.firstSample), at: 3)
                 try insert.step()
             }
         }
-    }
-}
-
-/// How far a live session's reps and series are in the database. The next checkpoint appends past this point as
-/// long as its summary still begins with what was written: the same last rep at the same position, the same last
-/// sample at the same position, the same sampling interval and capacity. Reps and samples carry their pose times, which only
-/// grow, so after a reset (reps cleared) or a series that halved its resolution (samples thinned, interval doubled)
-/// the check fails and everything is rewritten.
-struct WrittenDetails: Sendable, Equatable {
-    /// Reps written.
-    var repCount: Int
-    /// The last of them.
-    var lastRep: Rep?
-    /// How far the value series is written.
-    var series: SeriesMark
-    /// How far the motion series is written.
-    var motion: SeriesMark
-
-    /// What writing `summary` whole (or up to its end) leaves.
-    init(_ summary: SessionSummary) {
-        repCount = summary.reps.count
-        lastRep = summary.reps.last
-        series = SeriesMark(summary.series)
-        motion = SeriesMark(summary.motion)
-    }
-
-    /// Whether `summary`'s reps begin with the written ones.
-    func repsContinue(in summary: SessionSummary) -> Bool {
-        summary.reps.count >= repCount && (repCount == 0 || summary.reps[repCount - 1] == lastRep)
     }
 }
