@@ -1,40 +1,42 @@
 public import MotionCore
 
 extension PostgresSessionStore {
-    /// Stores a new session: its row, reps and series, in one transaction.
+    /// Stores a new session: its row, reps and series, in one transaction and one round trip (a pipeline).
     /// - Parameter session: The session.
     /// - Throws: ``SessionStoreError/alreadyExists`` if the id is taken; database errors.
     public func create(_ session: StoredSession) throws(SessionStoreError) {
         let db = try database()
         let now = clock()
         written[session.id] = nil
-        let details = try db.transaction { () throws(SessionStoreError) -> WrittenDetails in
-            var parameters: [PostgresValue] = [
-                .string(session.id.description), .string(session.tenant), .string(session.subject),
-                .string(session.status.rawValue), .int(session.startedAt), .int(session.endedAt), .int(now),
-                .bytes(session.resumption?.tokenDigest), .string(session.resumption?.start),
-            ]
-            parameters += Self.summaryColumns(session.summary)
-            parameters.append(.string(node))
-            // ON CONFLICT rather than catching the unique violation, which would abort the transaction.
-            let inserted = try db.query(
-                """
-                INSERT INTO sessions (id, tenant, subject, status, started_at, ended_at, updated_at, resume_digest,
-                    start_request, exercise, side, first_t, last_t, frames, visible_frames, rep_count, rejected_count,
-                    best, baseline, fault_counts, exercise_version, prescribed_target, prescribed_rest,
-                    prescribed_enter, prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets,
-                    per_side, mean_peak, holder, connected)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-                    $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, CASE WHEN $4 = 'live' THEN true END)
-                ON CONFLICT (id) DO NOTHING
-                """,
-                parameters)
-            guard inserted.changed > 0 else { throw .alreadyExists }
-            try db.pipeline(Self.detailStatements(of: session.id, with: session.summary, after: nil))
-            return WrittenDetails(session.summary)
+        var parameters: [PostgresValue] = [
+            .string(session.id.description), .string(session.tenant), .string(session.subject),
+            .string(session.status.rawValue), .int(session.startedAt), .int(session.endedAt), .int(now),
+            .bytes(session.resumption?.tokenDigest), .string(session.resumption?.start),
+        ]
+        parameters += Self.summaryColumns(session.summary)
+        parameters.append(.string(node))
+        let insert = PostgresStatement(
+            """
+            INSERT INTO sessions (id, tenant, subject, status, started_at, ended_at, updated_at, resume_digest,
+                start_request, exercise, side, first_t, last_t, frames, visible_frames, rep_count, rejected_count,
+                best, baseline, fault_counts, exercise_version, prescribed_target, prescribed_rest,
+                prescribed_enter, prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets,
+                per_side, mean_peak, holder, connected)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
+                $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, CASE WHEN $4 = 'live' THEN true END)
+            """, parameters)
+        do {
+            // The row goes first, so a taken id stops the pipeline before the reps and series: the unique violation
+            // can only be the row's (a new session's reps and series cannot collide with anything stored).
+            try db.pipeline([insert] + Self.detailStatements(of: session.id, with: session.summary, after: nil))
+        } catch .server(let sqlState, _) where sqlState == Self.uniqueViolation {
+            throw .alreadyExists
         }
-        if session.status == .live { written[session.id] = details }
+        if session.status == .live { written[session.id] = WrittenDetails(session.summary) }
     }
+
+    /// PostgreSQL's SQLSTATE for a unique violation.
+    private static let uniqueViolation = "23505"
 
     /// Replaces a live session's summary, reps and series, in one transaction.
     /// - Parameters:
