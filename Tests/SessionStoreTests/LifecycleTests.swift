@@ -150,6 +150,31 @@ import Testing
         }
     }
 
+    /// A batch may hold a session twice (two checkpoints gathered before a write): the later one wins, and the next
+    /// checkpoint appends to what both wrote.
+    @Test(arguments: StoreKind.allCases)
+    func aBatchWithOneSessionTwiceKeepsItsLaterCheckpoint(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
+            let session = StoredSession.make(random: 9)
+            try await store.create(session)
+            let first = SessionSummary.make(frames: 100, reps: 2, series: .make(count: 50), motion: .make(count: 20))
+            let second = SessionSummary.make(frames: 130, reps: 3, series: .make(count: 60), motion: .make(count: 30))
+            let refused = try await store.checkpoint([
+                SessionCheckpoint(id: session.id, tenant: session.tenant, summary: first, engineState: [1, 2]),
+                SessionCheckpoint(id: session.id, tenant: session.tenant, summary: second, engineState: [3, 4]),
+            ])
+            #expect(refused.isEmpty)
+            #expect(try await store.session(id: session.id, tenant: session.tenant)?.summary == second)
+            #expect(try await store.engineState(id: session.id, tenant: session.tenant)?.state == [3, 4])
+            let third = SessionSummary.make(frames: 160, reps: 4, series: .make(count: 70), motion: .make(count: 40))
+            _ = try await store.checkpoint([SessionCheckpoint(id: session.id, tenant: session.tenant, summary: third)])
+            #expect(try await store.session(id: session.id, tenant: session.tenant)?.summary == third)
+            #expect(
+                try await store.engineState(id: session.id, tenant: session.tenant)?.state == [3, 4],
+                "a checkpoint without engine state keeps the last one")
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func neverOverwritesAnEndedSession(_ kind: StoreKind) async throws {
         try await withStore(kind) { store, _ in
