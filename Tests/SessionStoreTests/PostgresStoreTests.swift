@@ -75,25 +75,54 @@ struct PostgresStoreTests {
         }
     }
 
+    /// A read does not wait for the store's writes, nor for another read: each blocked connection below waits on
+    /// an advisory lock the test holds, and the reads that must pass it do so before the test lets it go.
     @Test func readsRunOnTheirOwnConnectionsSideBySide() async throws {
-        try await withStore(.postgres) { store, _ in
+        try await withStore(.postgres) { store, database in
             let postgres = try #require(store as? PostgresSessionStore)
             try #require(postgres.readers.size >= 2, "the default pool has a connection per processor")
             #expect(await postgres.readers.runsOnItsOwnThreads(besides: { postgres.isOnStoreThread() }))
-            let writer = try await postgres.backendProcess()
-            // The first read holds its connection while the second runs: they are two backends, and neither is the
-            // store's.
-            async let slow = postgres.readers.read { db throws(SessionStoreError) in
-                try db.query("SELECT pg_backend_pid(), pg_sleep(0.3)").first?.int(0)
+            let session = StoredSession.make()
+            try await store.create(session)
+            let raw = try database.raw()
+            defer { raw.close() }
+            try raw.execute("SELECT pg_advisory_lock(42)")
+            // The store's own connection waits for the lock, and so does one read connection.
+            async let write: Void = postgres.waitForAdvisoryLock(42)
+            async let blockedRead = postgres.readers.read { db throws(SessionStoreError) in
+                try db.query("SELECT pg_backend_pid(), pg_advisory_lock(42), pg_advisory_unlock(42)").first?.int(0)
             }
-            try await Task.sleep(for: .milliseconds(50))
-            let fast = try await postgres.readers.read { db throws(SessionStoreError) in
-                try db.query("SELECT pg_backend_pid()").first?.int(0)
+            #expect(try await Self.waitForBackends(waitingOnALock: 2, raw))
+            // Both blocked, a read still passes: on the other read connection.
+            let passed = Flag()
+            let passing = Task {
+                let read = try await store.session(id: session.id, tenant: session.tenant)
+                let pid = try await postgres.readers.read { db throws(SessionStoreError) in
+                    try db.query("SELECT pg_backend_pid()").first?.int(0)
+                }
+                passed.set()
+                return (read, pid)
             }
-            let first = try await slow
-            #expect(first != nil && fast != nil && first != fast)
-            #expect(first != writer && fast != writer)
+            for _ in 0..<2_000 where !passed.isSet { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(passed.isSet, "a read waited for the blocked connections")
+            try raw.execute("SELECT pg_advisory_unlock(42)")
+            let (read, fast) = try await passing.value
+            #expect(read == session)
+            try await write
+            let blocked = try await blockedRead
+            #expect(blocked != nil && fast != nil && blocked != fast)
+            #expect(try await postgres.backendProcess() != fast)
         }
+    }
+
+    /// Waits until `count` backends of the database wait on a lock (seconds at most, to fail rather than hang).
+    private static func waitForBackends(waitingOnALock count: Int, _ raw: RawDatabase) async throws -> Bool {
+        let waiting =
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        for _ in 0..<2_000 where try raw.integer(waiting) < count {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return try raw.integer(waiting) >= count
     }
 
     @Test func aPipelineAnswersEachStatementInOrder() async throws {
@@ -271,6 +300,20 @@ extension PostgresSessionStore {
     fileprivate func backendProcess() throws -> Int? {
         try database().query("SELECT pg_backend_pid()").first?.int(0)
     }
+
+    /// Takes and lets go an advisory lock on the store's own connection: blocks the store while another holds it.
+    fileprivate func waitForAdvisoryLock(_ key: Int) throws {
+        try database().query("SELECT pg_advisory_lock($1), pg_advisory_unlock($1)", [.int(key)])
+    }
+}
+
+/// A flag one task sets and another reads.
+private final class Flag: Sendable {
+    private let value = Mutex(false)
+
+    func set() { value.withLock { $0 = true } }
+
+    var isSet: Bool { value.withLock { $0 } }
 }
 
 /// What the PostgreSQL store decides without a server.
