@@ -129,6 +129,13 @@ $('use-demo').addEventListener('click', () => {
   $('camera-message').hidden = true;
   $('start').focus();
 });
+// Or a recording: the Replay source with its file chooser, which takes the focus.
+$('use-replay').addEventListener('click', () => {
+  $('source').value = 'replay';
+  showSourceOptions();
+  $('camera-message').hidden = true;
+  $('replay-file').focus();
+});
 $('subject').value = localStorage.getItem('motion.subject') || '';
 
 // Binary pose frames (PROTOCOL.md §3.2): `?binary=1` (or `0`) in the URL, else the remembered choice.

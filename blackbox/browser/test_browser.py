@@ -613,7 +613,9 @@ class BrowserTests(unittest.TestCase):
         self.assertEqual(missing, {"es": [], "en": []}, "keys missing from each language's table")
 
     def test_3_camera_unavailable_offers_demo(self):
-        # No internet here: the MediaPipe CDN cannot load (or, with internet, there is no camera).
+        """The Camera source unavailable (no internet for the MediaPipe CDN here, or no camera): the page says so
+        without a raw address and offers Demo and Replay, side by side within a phone's width; Replay a recording
+        selects the Replay source with its file chooser focused, Use Demo instead the Demo source."""
         self.allowed_console = ("jsdelivr", "mediapipe", "googleapis")
         self.open("/?lang=en")
         wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
@@ -624,13 +626,35 @@ class BrowserTests(unittest.TestCase):
         message = self.text("camera-message-text")
         self.assertRegex(message, r"could not be (loaded|opened)")
         self.assertIn("Demo", message)
+        self.assertIn("replay a recording", message)
         self.assertNotIn("http", message, "no raw CDN address")
-        self.emulate(self.driver, PHONE)
+        self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "use-demo")
         try:
-            self.assert_no_horizontal_scroll()
-            self.assertLessEqual(self.rect("camera-message")["right"], PHONE[0])
+            for size in (PHONE, DESKTOP):
+                self.emulate(self.driver, size)
+                if size == PHONE:
+                    self.assert_no_horizontal_scroll()
+                for element_id in ("camera-message", "use-demo", "use-replay"):
+                    self.assertTrue(self.el(element_id).is_displayed(), element_id)
+                    self.assertLessEqual(self.rect(element_id)["right"], size[0], f"#{element_id} at {size}")
+                demo, replay = self.rect("use-demo"), self.rect("use-replay")
+                apart = max(replay["left"] - demo["right"], replay["top"] - demo["bottom"])
+                self.assertGreaterEqual(apart, 4, f"the two offers touch at {size}: {demo}, {replay}")
+                self.el("camera-message").location_once_scrolled_into_view
+                self.screenshot(self.driver, "camera-unavailable", size)
         finally:
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        # Replay: its file chooser shown and focused, the message gone.
+        self.assertEqual(self.text("use-replay"), "Replay a recording")
+        self.el("use-replay").click()
+        self.assertEqual(Select(self.el("source")).first_selected_option.get_attribute("value"), "replay")
+        self.assertTrue(self.el("replay-file").is_displayed())
+        self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "replay-file")
+        self.assertFalse(self.el("camera-message").is_displayed())
+        # The Camera again, then Demo.
+        Select(self.el("source")).select_by_value("camera")
+        self.el("start").click()
+        wait_for(lambda: self.el("camera-message").is_displayed(), 30, message="camera message again")
         self.el("use-demo").click()
         self.assertEqual(Select(self.el("source")).first_selected_option.get_attribute("value"), "demo")
         self.assertTrue(self.el("start").is_enabled())
