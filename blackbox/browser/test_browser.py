@@ -2252,8 +2252,9 @@ class BrowserTests(unittest.TestCase):
 
     def test_20c_motion_and_start_over_survive_a_server_restart(self):
         """A server restart mid-session with the phone's motion sensors on: the samples produced while the server is
-        away are kept and sent after the resume (the stored motion series has no hole), and a Start over pressed
-        while reconnecting takes effect on the resumed session (the stored reps all begin after it)."""
+        away are kept and sent after the resume (the stored motion series has no hole), and a Start over and a
+        Measure baseline pressed while reconnecting take effect on the resumed session (the stored reps all begin
+        after the reset; the HUD shows the baseline the server measures)."""
         self.allowed_console = ("ERR_CONNECTION_REFUSED", "WebSocket connection to")
         self.open("/?lang=en&motion=1&source=demo")
         wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
@@ -2283,11 +2284,16 @@ class BrowserTests(unittest.TestCase):
                 wait_for(lambda: self.el("connection-banner").is_displayed(), 10, message="the reconnecting banner")
                 time.sleep(1)
                 self.el("reset").click()  # kept, sent after the resume
+                self.assertFalse(self.el("hud-baseline-box").is_displayed(), "no baseline before the restart")
+                self.el("baseline").click()  # kept too, after the reset
                 time.sleep(2)  # poses and samples go on while the server is away
             finally:
                 self.start_server(port)
             wait_for(lambda: not self.el("connection-banner").is_displayed(), 30, message="the banner to go away")
             self.assertEqual(self.el("status").get_attribute("data-session"), session_id)
+            # The server measures the baseline asked for while it was away: its snapshots carry it.
+            wait_for(lambda: self.el("hud-baseline-box").is_displayed(), 10, message="the baseline after the resume")
+            self.assertRegex(self.text("hud-baseline"), r"^\d+(%|°)$")
             wait_for(lambda: self.counts()[0] >= 1, 20, message="a clean rep after the resume")
         finally:
             self.driver.execute_script("clearInterval(window.__motionTimer)")
