@@ -2457,6 +2457,16 @@ class BrowserTests(unittest.TestCase):
                 self.assertEqual(self.el("f-subject").get_attribute("value"), subject)
                 self.assertEqual(Select(self.el("f-exercise")).first_selected_option.get_attribute("value"),
                                  "elbowFlexion")
+                # Again with the tab's cursors gone while the session is open: its "Back to list" alone leads there.
+                self.driver.find_element(By.CSS_SELECTOR, f'tr[data-session="{newest_first[30]}"] a').click()
+                wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                         message="session page")
+                self.driver.execute_script("sessionStorage.clear()")
+                self.el("back").click()
+                wait_for(lambda: self.text("page-label") == "Sessions 21–40 of 42", 10,
+                         message="back on page 2 without the tab's cursors")
+                self.assertEqual(self.history_rows(), newest_first[20:40])
+                self.assertEqual(self.el("f-subject").get_attribute("value"), subject)
                 # The tab's cursors gone (another tab, or storage cleared): a reload still opens page 2.
                 self.driver.execute_script("sessionStorage.clear()")
                 self.driver.refresh()
