@@ -2630,14 +2630,14 @@ class BrowserTests(unittest.TestCase):
         self.assertEqual(missing, [], f"{page}: controls Tab does not reach")
 
     def test_24_keyboard_reaches_every_control_and_operates_the_main_buttons(self):
-        """Tab goes through every control of Live, History, Progress and Exercises with a visible focus ring;
+        """Tab goes through every control of Live, History, Progress, Exercises and Watch with a visible focus ring;
         Enter and Space start and stop a Live session and apply History's filters and turn its pages."""
         self.use_own_server()
         subject = f"keys-{uuid.uuid4().hex[:8]}"
         self.analyze_sessions(subject, 22)
         pages = (("/?lang=en", "Live"), ("/history.html?lang=en", "History"),
                  (f"/progress.html?lang=en&subject={subject}&exercise=elbowFlexion", "Progress"),
-                 ("/exercises.html?lang=en", "Exercises"))
+                 ("/exercises.html?lang=en", "Exercises"), ("/watch.html?lang=en", "Watch"))
         for path, page in pages:
             self.open(path)
             wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true"
