@@ -2736,6 +2736,66 @@ class BrowserTests(unittest.TestCase):
                 server.send_signal(signal.SIGTERM)
                 server.wait(timeout=10)
 
+    # Wraps fetch so that the server's `GET /v1/formats` answer reaches the page with the COCO map's left and right
+    # elbows swapped: a page that decodes with its own copy of the maps would not notice.
+    SWAP_COCO_ELBOWS = """
+        const nativeFetch = window.fetch;
+        window.fetch = async (input, init) => {
+          const response = await nativeFetch(input, init);
+          if (!String(input).endsWith('/v1/formats')) return response;
+          const map = await response.json();
+          const coco = map.formats.find((f) => f.id === 'coco');
+          const l = coco.keypoints.indexOf('leftElbow'), r = coco.keypoints.indexOf('rightElbow');
+          [coco.keypoints[l], coco.keypoints[r]] = [coco.keypoints[r], coco.keypoints[l]];
+          window.__formatsFetched = (window.__formatsFetched || 0) + 1;
+          return new Response(JSON.stringify(map), { status: 200, headers: { 'Content-Type': 'application/json' } });
+        };
+    """
+
+    DECODE_COCO = """
+        const done = arguments[arguments.length - 1];
+        import('./js/joints.js').then((j) => done({ order: j.jointOrder(),
+          pose: j.decodePose({ width: 100, height: 100, keypoints: arguments[0] }, 'coco') }))
+          .catch((e) => done({ error: String(e) }));
+    """
+
+    def test_26_live_decodes_poses_with_the_servers_format_maps(self):
+        """Live holds no copy of the input-format maps: it fetches `GET /v1/formats` before it is ready, the wire
+        order of the joints is the server's, a COCO pose is decoded with the server's keypoint map, and a map the
+        server changed (here its elbows swapped on the way) changes what the page decodes. (Watch gets the
+        patient's poses already in joints, named.)"""
+        _, formats = self.api_json("/v1/formats")
+        coco = next(f for f in formats["formats"] if f["id"] == "coco")
+        # Every COCO keypoint at a place of its own, confidence 1.
+        keypoints = []
+        for i in range(len(coco["keypoints"])):
+            keypoints += [10 + i, 50 + i, 1]
+        place = {name: [10 + i, 50 + i] for i, name in enumerate(coco["keypoints"]) if name}
+        self.open("/?lang=en")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="Live ready")
+        self.assertTrue(self.driver.execute_script(
+            "return performance.getEntriesByType('resource').some((e) => e.name.endsWith('/v1/formats'))"),
+            "Live asks the server for the format maps")
+        decoded = self.driver.execute_async_script(self.DECODE_COCO, keypoints)
+        self.assertNotIn("error", decoded)
+        self.assertEqual(decoded["order"], formats["joints"])
+        for name in ("leftElbow", "rightElbow", "leftKnee", "nose"):
+            self.assertEqual(decoded["pose"]["points"][name], place[name], name)
+        # The same page with the server's map changed on its way in: the page follows the map it was given.
+        script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": self.SWAP_COCO_ELBOWS})
+        try:
+            self.open("/?lang=en")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="Live ready")
+            self.assertEqual(self.driver.execute_script("return window.__formatsFetched"), 1)
+            decoded = self.driver.execute_async_script(self.DECODE_COCO, keypoints)
+            self.assertEqual(decoded["pose"]["points"]["leftElbow"], place["rightElbow"])
+            self.assertEqual(decoded["pose"]["points"]["rightElbow"], place["leftElbow"])
+            self.assertEqual(decoded["pose"]["points"]["leftKnee"], place["leftKnee"])
+        finally:
+            self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+
 
 if __name__ == "__main__":
     unittest.main()
