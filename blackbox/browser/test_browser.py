@@ -2002,7 +2002,8 @@ class BrowserTests(unittest.TestCase):
         wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
                  message="catalog loaded")
         self.assertEqual(self.el("hud").get_attribute("aria-label"), "Medición actual")
-        self.assertEqual(self.el("chart").get_attribute("aria-describedby"), "hud", "the chart's numbers in text")
+        self.assertEqual(self.el("chart").get_attribute("aria-describedby"), "chart-summary", "the chart in words")
+        self.assertEqual(self.text("chart-summary"), "Aún no hay medida.")
         self.assertEqual(self.driver.find_element(By.CSS_SELECTOR, "details.token summary").text, "Código de acceso")
         self.emulate(self.driver, PHONE)
         try:
@@ -2795,6 +2796,59 @@ class BrowserTests(unittest.TestCase):
             self.assertEqual(decoded["pose"]["points"]["leftKnee"], place["leftKnee"])
         finally:
             self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+
+    # The aria-label of every labelled element of the page, by a key that names it (its id, else its tag and place).
+    ARIA_LABELS = """
+        const out = {};
+        document.querySelectorAll('[aria-label]').forEach((e, i) => {
+          out[e.id || `${e.tagName.toLowerCase()}#${i}`] = e.getAttribute('aria-label'); });
+        return out;
+    """
+
+    def test_27_live_chart_in_words_and_watch_labels_in_the_pages_language(self):
+        """Live's angle chart has the text equivalent Watch's has (the latest value and the range of the last 10 s,
+        renewed every 2 s, not announced at every change), in English and Spanish; on Watch every aria-label,
+        the HUD's included, changes with the language."""
+        self.start_demo("en")
+        wait_for(lambda: "started" in self.text("status"), 10, message="started")
+        session_id = self.el("status").get_attribute("data-session")
+        self.assertEqual(self.el("chart").get_attribute("aria-describedby"), "chart-summary")
+        summary = wait_for(lambda: re.match(r"Latest \d+° · lowest \d+° · highest \d+° in the last 10 s\.$",
+                                            self.text("chart-summary")) and self.text("chart-summary"), 6,
+                           message="Live's chart in words")
+        low, high = (int(v) for v in re.findall(r"(?:lowest|highest) (\d+)", summary))
+        self.assertLessEqual(low, high, summary)
+        self.assertIsNone(self.el("chart-summary").get_attribute("aria-live"))
+        Select(self.el("lang")).select_by_value("es")
+        wait_for(lambda: re.match(r"Último \d+° · mínimo \d+° · máximo \d+° en los últimos 10 s\.$",
+                                  self.text("chart-summary")), 3, message="Live's chart in Spanish words")
+        Select(self.el("lang")).select_by_value("en")
+        try:
+            for size in (PHONE, DESKTOP):
+                self.emulate(self.driver, size)
+                if size == PHONE:
+                    self.assert_no_horizontal_scroll()
+                chart, words = self.rect("chart"), self.rect("chart-summary")
+                self.assertGreaterEqual(words["top"], chart["bottom"] - 1, f"the words under the chart at {size}")
+                self.assertLessEqual(words["bottom"] - words["top"], 60, f"the words take at most two lines at {size}")
+                self.screenshot(self.driver, "live-chart-words", size)
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        watcher = self.open_watcher(session_id)
+        try:
+            english = watcher.execute_script(self.ARIA_LABELS)
+            self.assertEqual(english.get("hud"), "Current measurement")
+            Select(watcher.find_element(By.ID, "lang")).select_by_value("es")
+            wait_for(lambda: watcher.execute_script(self.ARIA_LABELS).get("hud") == "Medición actual", 3,
+                     message="Watch's HUD labelled in Spanish")
+            spanish = watcher.execute_script(self.ARIA_LABELS)
+            same = {k: v for k, v in spanish.items() if english.get(k) == v and re.search(r"[A-Za-z]{3}", v)}
+            self.assertEqual(same, {}, "Watch's labels left in English")
+            self.assert_no_console_errors_in(watcher)
+        finally:
+            watcher.quit()
+        self.el("stop").click()
+        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
 
 
 if __name__ == "__main__":
