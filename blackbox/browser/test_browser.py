@@ -2850,6 +2850,57 @@ class BrowserTests(unittest.TestCase):
         self.el("stop").click()
         wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
 
+    # The controls and images a person meets on the page: visible, enabled or not.
+    CONTROLS = """
+        const selector = 'input:not([type=hidden]), select, textarea, button, a[href], summary, [role=img], '
+          + '[role=progressbar], progress';
+        return [...document.querySelectorAll(selector)].filter((e) =>
+          e.checkVisibility({ visibilityProperty: true }) && e.getBoundingClientRect().width > 0);
+    """
+
+    def assert_every_control_named(self, driver, page):
+        controls = driver.execute_script(self.CONTROLS)
+        self.assertGreater(len(controls), 3, f"{page}: controls found")
+        unnamed = [c.get_attribute("id") or c.get_attribute("outerHTML")[:100] for c in controls
+                   if not (c.accessible_name or "").strip()]
+        self.assertEqual(unnamed, [], f"{page}: controls without an accessible name")
+
+    def test_28_every_control_has_an_accessible_name(self):
+        """Every visible control, link, chart and progress bar of every page (Live idle and running, History's
+        list and a session, Progress, Exercises, Watch's list and a followed session) has an accessible name as
+        the browser computes it (label, aria-label or text), in English and in Spanish."""
+        self.use_own_server()
+        subject = f"names-{uuid.uuid4().hex[:8]}"
+        session_id = self.analyze_sessions(subject, 2)[-1]
+        pages = (("/", "Live"), ("/history.html", "History"), (f"/history.html?session={session_id}", "Session"),
+                 (f"/progress.html?subject={subject}&exercise=elbowFlexion", "Progress"),
+                 ("/exercises.html", "Exercises"), ("/watch.html", "Watch"))
+        for lang in ("en", "es"):
+            for path, page in pages:
+                self.open(path + ("&" if "?" in path else "?") + f"lang={lang}")
+                wait_for(lambda: page == "History"
+                         or self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                         message=f"{page} ready")
+                if page == "History":
+                    wait_for(lambda: self.history_rows(), 10, message="History's rows")
+                if page == "Progress":
+                    wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody tr"), 10,
+                             message="Progress's rows")
+                self.assert_every_control_named(self.driver, f"{page} ({lang})")
+        # Live while a session runs, and Watch following it.
+        self.start_demo("es")
+        wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
+        wait_for(lambda: self.counts()[0] >= 1, 20, message="a rep")
+        self.assert_every_control_named(self.driver, "Live running (es)")
+        watcher = self.open_watcher(self.el("status").get_attribute("data-session"))
+        try:
+            self.assert_every_control_named(watcher, "Watch following (en)")
+        finally:
+            watcher.quit()
+        self.el("stop").click()
+        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+        self.assert_every_control_named(self.driver, "Live after Stop (es)")
+
 
 if __name__ == "__main__":
     unittest.main()
