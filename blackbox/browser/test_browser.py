@@ -2632,7 +2632,8 @@ class BrowserTests(unittest.TestCase):
 
     def test_24_keyboard_reaches_every_control_and_operates_the_main_buttons(self):
         """Tab goes through every control of Live, History, Progress, Exercises and Watch with a visible focus ring;
-        Enter and Space start and stop a Live session and apply History's filters and turn its pages."""
+        Enter and Space start and stop a Live session, apply History's filters and turn its pages, save and delete an
+        exercise (a select's choice made with the arrow keys), and follow a session on Watch."""
         self.use_own_server()
         subject = f"keys-{uuid.uuid4().hex[:8]}"
         self.analyze_sessions(subject, 22)
@@ -2686,6 +2687,56 @@ class BrowserTests(unittest.TestCase):
         self.tab_to("prev")
         self.press(Keys.ENTER)
         wait_for(lambda: self.text("page-label") == "Sessions 1–20 of 22", 10, message="Newer with Enter")
+        # Exercises: a definition typed, saved with Enter, a kind chosen with the arrow keys, deleted with Space.
+        self.open("/exercises.html?lang=en")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="Exercises ready")
+        self.driver.execute_script("document.activeElement?.blur()")
+        for field, value in (("ex-id", "keyCurl"), ("ex-name", "Key curl"), ("ex-rest", "20"), ("ex-enter", "70"),
+                             ("ex-exit", "40"), ("ex-minAmplitude", "10"), ("ex-target", "110")):
+            self.tab_to(field)
+            self.press(value)
+        self.tab_to("ex-direction")
+        self.press(Keys.ARROW_DOWN)
+        self.assertEqual(Select(self.el("ex-direction")).first_selected_option.get_attribute("value"), "falling")
+        self.press(Keys.ARROW_UP)
+        self.tab_to("ex-save")
+        self.press(Keys.ENTER)
+        wait_for(lambda: "Saved “Key curl” (version 1)" in self.text("ex-status"), 5, message="saved with Enter")
+        self.assertEqual(self.api_json("/v1/exercises/keyCurl")[1]["thresholds"]["enter"], 70)
+        self.driver.execute_script("document.activeElement?.blur()")
+        delete = self.driver.find_element(By.CSS_SELECTOR, "#ex-list button[aria-label='Delete Key curl']")
+        for _ in range(60):
+            if self.driver.switch_to.active_element == delete:
+                break
+            self.press(Keys.TAB)
+        self.assertEqual(self.driver.switch_to.active_element, delete, "Tab reaches the delete button")
+        self.press(Keys.SPACE)
+        self.driver.switch_to.alert.accept()
+        wait_for(lambda: "Deleted “Key curl”" in self.text("ex-status"), 5, message="deleted with Space")
+        # Watch: a session id typed and followed with Enter.
+        self.start_demo("en")
+        wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
+        session_id = self.el("status").get_attribute("data-session")
+        watcher = self.new_driver()
+        try:
+            watcher.get(f"{self.base}/watch.html?lang=en")
+            wait_for(lambda: watcher.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="Watch ready")
+            for _ in range(40):
+                if watcher.execute_script("return document.activeElement?.id") == "session-id":
+                    break
+                webdriver.ActionChains(watcher).send_keys(Keys.TAB).perform()
+            self.assertEqual(watcher.execute_script("return document.activeElement?.id"), "session-id")
+            webdriver.ActionChains(watcher).send_keys(session_id).send_keys(Keys.ENTER).perform()
+            wait_for(lambda: "Following" in watcher.find_element(By.ID, "status").text, 10,
+                     message="following after Enter")
+            self.assertIn(f"session={session_id}", watcher.current_url)
+            self.assert_no_console_errors_in(watcher)
+        finally:
+            watcher.quit()
+        self.el("stop").click()
+        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
 
     def test_25_live_gives_up_after_the_resume_window_and_says_what_was_kept(self):
         """With the server gone longer than the resume window (here 4 s: a server started with --resume-seconds 4
