@@ -14,7 +14,7 @@ import { MotionSensor, requestMotionPermission } from './motion.js';
 import { Hud, Feedback } from './hud.js';
 import { measuredJoints, decodePose, loadFormats } from './joints.js';
 import { parseRecording, createReplaySource, recordingText } from './replay.js';
-import { SessionView } from './sessionview.js';
+import { SessionView, keepDescribed } from './sessionview.js';
 
 initPage();
 
@@ -25,6 +25,8 @@ const motionChart = new MotionChart($('motion-chart'));
 const stage = new SkeletonView($('stage-canvas'));
 const overlay = new SkeletonView($('overlay'), { background: false });
 const sessionView = new SessionView({ hud, chart, feedback, lines: $('chart-lines') });
+// The chart in words beside it, for those who cannot see it (as on Watch).
+keepDescribed(chart, $('chart-summary'));
 
 let catalog = [];
 let session = null; // {stream, source, exercise, id, stopping}
@@ -128,6 +130,13 @@ $('use-demo').addEventListener('click', () => {
   showSourceOptions();
   $('camera-message').hidden = true;
   $('start').focus();
+});
+// Or a recording: the Replay source with its file chooser, which takes the focus.
+$('use-replay').addEventListener('click', () => {
+  $('source').value = 'replay';
+  showSourceOptions();
+  $('camera-message').hidden = true;
+  $('replay-file').focus();
 });
 $('subject').value = localStorage.getItem('motion.subject') || '';
 

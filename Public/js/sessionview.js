@@ -2,7 +2,30 @@
 // HUD and the chart, `event` messages the feedback, the chart's rep markers and the HUD's last rep, and the
 // exercise as prescribed (PROTOCOL.md §5.1) sets the target and thresholds that the chart draws and names.
 
-import { t } from './i18n.js';
+import { t, onLanguageChange } from './i18n.js';
+
+/** How often a chart's text equivalent is renewed: often enough to be current, calm enough to be read. */
+export const CHART_TEXT_MS = 2000;
+
+/** Says in words what `chart` shows, its latest value and range, in `element` (the chart's description). */
+export function describeChart(chart, element) {
+  const figures = chart.summary();
+  const round = (v) => String(Math.round(v));
+  element.textContent = figures
+    ? t('chart.summary', {
+      value: round(figures.latest), min: round(figures.min), max: round(figures.max), seconds: figures.seconds,
+    })
+    : t('chart.summaryEmpty');
+}
+
+/** Keeps `element` describing `chart` in the page's language, renewed every CHART_TEXT_MS. */
+export function keepDescribed(chart, element) {
+  const describe = () => describeChart(chart, element);
+  onLanguageChange(describe);
+  describe();
+  setInterval(describe, CHART_TEXT_MS);
+  return describe;
+}
 
 /** The effective target and thresholds of a catalog entry under a stored summary's `prescription` (§5.2). */
 export function prescribed(exercise, prescription) {

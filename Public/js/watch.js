@@ -9,7 +9,7 @@ import { exercises, getSession, listSessions, MessageSocket, TOKEN_EVENT } from 
 import { RealtimeChart } from './chart.js';
 import { Hud, Feedback } from './hud.js';
 import { renderSummary } from './summary.js';
-import { SessionView, prescribed } from './sessionview.js';
+import { SessionView, prescribed, keepDescribed } from './sessionview.js';
 import { SkeletonView } from './skeleton.js';
 import { measuredJoints } from './joints.js';
 
@@ -56,20 +56,6 @@ $('pick').addEventListener('submit', (e) => {
   if (id) location.href = `watch.html?session=${encodeURIComponent(id)}`;
 });
 
-// How often the chart's text equivalent is renewed: often enough to be current, calm enough to be read.
-const CHART_TEXT_MS = 2000;
-
-/** Says in words what `chart` shows, its latest value and range, in `element` (the chart's description). */
-function describeChart(chart, element) {
-  const figures = chart.summary();
-  const round = (v) => String(Math.round(v));
-  element.textContent = figures
-    ? t('chart.summary', {
-      value: round(figures.latest), min: round(figures.min), max: round(figures.max), seconds: figures.seconds,
-    })
-    : t('chart.summaryEmpty');
-}
-
 async function follow(id) {
   $('session-id').value = id;
   $('watch-layout').hidden = false;
@@ -78,10 +64,8 @@ async function follow(id) {
   const chart = new RealtimeChart($('chart'));
   const skeleton = new SkeletonView($('watch-skeleton'));
   const view = new SessionView({ hud, chart, feedback, lines: $('chart-lines'), skeleton });
-  const describe = () => describeChart(chart, $('chart-summary'));
-  onLanguageChange(() => { view.retranslate(); describe(); });
-  describe();
-  setInterval(describe, CHART_TEXT_MS);
+  onLanguageChange(() => view.retranslate());
+  keepDescribed(chart, $('chart-summary'));
   const draw = () => { chart.draw(); skeleton.draw(); requestAnimationFrame(draw); };
   requestAnimationFrame(draw);
   let info = null;

@@ -613,7 +613,9 @@ class BrowserTests(unittest.TestCase):
         self.assertEqual(missing, {"es": [], "en": []}, "keys missing from each language's table")
 
     def test_3_camera_unavailable_offers_demo(self):
-        # No internet here: the MediaPipe CDN cannot load (or, with internet, there is no camera).
+        """The Camera source unavailable (no internet for the MediaPipe CDN here, or no camera): the page says so
+        without a raw address and offers Demo and Replay, side by side within a phone's width; Replay a recording
+        selects the Replay source with its file chooser focused, Use Demo instead the Demo source."""
         self.allowed_console = ("jsdelivr", "mediapipe", "googleapis")
         self.open("/?lang=en")
         wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
@@ -624,13 +626,35 @@ class BrowserTests(unittest.TestCase):
         message = self.text("camera-message-text")
         self.assertRegex(message, r"could not be (loaded|opened)")
         self.assertIn("Demo", message)
+        self.assertIn("replay a recording", message)
         self.assertNotIn("http", message, "no raw CDN address")
-        self.emulate(self.driver, PHONE)
+        self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "use-demo")
         try:
-            self.assert_no_horizontal_scroll()
-            self.assertLessEqual(self.rect("camera-message")["right"], PHONE[0])
+            for size in (PHONE, DESKTOP):
+                self.emulate(self.driver, size)
+                if size == PHONE:
+                    self.assert_no_horizontal_scroll()
+                for element_id in ("camera-message", "use-demo", "use-replay"):
+                    self.assertTrue(self.el(element_id).is_displayed(), element_id)
+                    self.assertLessEqual(self.rect(element_id)["right"], size[0], f"#{element_id} at {size}")
+                demo, replay = self.rect("use-demo"), self.rect("use-replay")
+                apart = max(replay["left"] - demo["right"], replay["top"] - demo["bottom"])
+                self.assertGreaterEqual(apart, 4, f"the two offers touch at {size}: {demo}, {replay}")
+                self.el("camera-message").location_once_scrolled_into_view
+                self.screenshot(self.driver, "camera-unavailable", size)
         finally:
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        # Replay: its file chooser shown and focused, the message gone.
+        self.assertEqual(self.text("use-replay"), "Replay a recording")
+        self.el("use-replay").click()
+        self.assertEqual(Select(self.el("source")).first_selected_option.get_attribute("value"), "replay")
+        self.assertTrue(self.el("replay-file").is_displayed())
+        self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "replay-file")
+        self.assertFalse(self.el("camera-message").is_displayed())
+        # The Camera again, then Demo.
+        Select(self.el("source")).select_by_value("camera")
+        self.el("start").click()
+        wait_for(lambda: self.el("camera-message").is_displayed(), 30, message="camera message again")
         self.el("use-demo").click()
         self.assertEqual(Select(self.el("source")).first_selected_option.get_attribute("value"), "demo")
         self.assertTrue(self.el("start").is_enabled())
@@ -1978,7 +2002,8 @@ class BrowserTests(unittest.TestCase):
         wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
                  message="catalog loaded")
         self.assertEqual(self.el("hud").get_attribute("aria-label"), "Medición actual")
-        self.assertEqual(self.el("chart").get_attribute("aria-describedby"), "hud", "the chart's numbers in text")
+        self.assertEqual(self.el("chart").get_attribute("aria-describedby"), "chart-summary", "the chart in words")
+        self.assertEqual(self.text("chart-summary"), "Aún no hay medida.")
         self.assertEqual(self.driver.find_element(By.CSS_SELECTOR, "details.token summary").text, "Código de acceso")
         self.emulate(self.driver, PHONE)
         try:
@@ -2228,8 +2253,9 @@ class BrowserTests(unittest.TestCase):
 
     def test_20c_motion_and_start_over_survive_a_server_restart(self):
         """A server restart mid-session with the phone's motion sensors on: the samples produced while the server is
-        away are kept and sent after the resume (the stored motion series has no hole), and a Start over pressed
-        while reconnecting takes effect on the resumed session (the stored reps all begin after it)."""
+        away are kept and sent after the resume (the stored motion series has no hole), and a Start over and a
+        Measure baseline pressed while reconnecting take effect on the resumed session (the stored reps all begin
+        after the reset; the HUD shows the baseline the server measures)."""
         self.allowed_console = ("ERR_CONNECTION_REFUSED", "WebSocket connection to")
         self.open("/?lang=en&motion=1&source=demo")
         wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
@@ -2259,11 +2285,16 @@ class BrowserTests(unittest.TestCase):
                 wait_for(lambda: self.el("connection-banner").is_displayed(), 10, message="the reconnecting banner")
                 time.sleep(1)
                 self.el("reset").click()  # kept, sent after the resume
+                self.assertFalse(self.el("hud-baseline-box").is_displayed(), "no baseline before the restart")
+                self.el("baseline").click()  # kept too, after the reset
                 time.sleep(2)  # poses and samples go on while the server is away
             finally:
                 self.start_server(port)
             wait_for(lambda: not self.el("connection-banner").is_displayed(), 30, message="the banner to go away")
             self.assertEqual(self.el("status").get_attribute("data-session"), session_id)
+            # The server measures the baseline asked for while it was away: its snapshots carry it.
+            wait_for(lambda: self.el("hud-baseline-box").is_displayed(), 10, message="the baseline after the resume")
+            self.assertRegex(self.text("hud-baseline"), r"^\d+(%|°)$")
             wait_for(lambda: self.counts()[0] >= 1, 20, message="a clean rep after the resume")
         finally:
             self.driver.execute_script("clearInterval(window.__motionTimer)")
@@ -2427,6 +2458,16 @@ class BrowserTests(unittest.TestCase):
                 self.assertEqual(self.el("f-subject").get_attribute("value"), subject)
                 self.assertEqual(Select(self.el("f-exercise")).first_selected_option.get_attribute("value"),
                                  "elbowFlexion")
+                # Again with the tab's cursors gone while the session is open: its "Back to list" alone leads there.
+                self.driver.find_element(By.CSS_SELECTOR, f'tr[data-session="{newest_first[30]}"] a').click()
+                wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                         message="session page")
+                self.driver.execute_script("sessionStorage.clear()")
+                self.el("back").click()
+                wait_for(lambda: self.text("page-label") == "Sessions 21–40 of 42", 10,
+                         message="back on page 2 without the tab's cursors")
+                self.assertEqual(self.history_rows(), newest_first[20:40])
+                self.assertEqual(self.el("f-subject").get_attribute("value"), subject)
                 # The tab's cursors gone (another tab, or storage cleared): a reload still opens page 2.
                 self.driver.execute_script("sessionStorage.clear()")
                 self.driver.refresh()
@@ -2590,14 +2631,15 @@ class BrowserTests(unittest.TestCase):
         self.assertEqual(missing, [], f"{page}: controls Tab does not reach")
 
     def test_24_keyboard_reaches_every_control_and_operates_the_main_buttons(self):
-        """Tab goes through every control of Live, History, Progress and Exercises with a visible focus ring;
-        Enter and Space start and stop a Live session and apply History's filters and turn its pages."""
+        """Tab goes through every control of Live, History, Progress, Exercises and Watch with a visible focus ring;
+        Enter and Space start and stop a Live session, apply History's filters and turn its pages, save and delete an
+        exercise (a select's choice made with the arrow keys), and follow a session on Watch."""
         self.use_own_server()
         subject = f"keys-{uuid.uuid4().hex[:8]}"
         self.analyze_sessions(subject, 22)
         pages = (("/?lang=en", "Live"), ("/history.html?lang=en", "History"),
                  (f"/progress.html?lang=en&subject={subject}&exercise=elbowFlexion", "Progress"),
-                 ("/exercises.html?lang=en", "Exercises"))
+                 ("/exercises.html?lang=en", "Exercises"), ("/watch.html?lang=en", "Watch"))
         for path, page in pages:
             self.open(path)
             wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true"
@@ -2645,6 +2687,56 @@ class BrowserTests(unittest.TestCase):
         self.tab_to("prev")
         self.press(Keys.ENTER)
         wait_for(lambda: self.text("page-label") == "Sessions 1–20 of 22", 10, message="Newer with Enter")
+        # Exercises: a definition typed, saved with Enter, a kind chosen with the arrow keys, deleted with Space.
+        self.open("/exercises.html?lang=en")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="Exercises ready")
+        self.driver.execute_script("document.activeElement?.blur()")
+        for field, value in (("ex-id", "keyCurl"), ("ex-name", "Key curl"), ("ex-rest", "20"), ("ex-enter", "70"),
+                             ("ex-exit", "40"), ("ex-minAmplitude", "10"), ("ex-target", "110")):
+            self.tab_to(field)
+            self.press(value)
+        self.tab_to("ex-direction")
+        self.press(Keys.ARROW_DOWN)
+        self.assertEqual(Select(self.el("ex-direction")).first_selected_option.get_attribute("value"), "falling")
+        self.press(Keys.ARROW_UP)
+        self.tab_to("ex-save")
+        self.press(Keys.ENTER)
+        wait_for(lambda: "Saved “Key curl” (version 1)" in self.text("ex-status"), 5, message="saved with Enter")
+        self.assertEqual(self.api_json("/v1/exercises/keyCurl")[1]["thresholds"]["enter"], 70)
+        self.driver.execute_script("document.activeElement?.blur()")
+        delete = self.driver.find_element(By.CSS_SELECTOR, "#ex-list button[aria-label='Delete Key curl']")
+        for _ in range(60):
+            if self.driver.switch_to.active_element == delete:
+                break
+            self.press(Keys.TAB)
+        self.assertEqual(self.driver.switch_to.active_element, delete, "Tab reaches the delete button")
+        self.press(Keys.SPACE)
+        self.driver.switch_to.alert.accept()
+        wait_for(lambda: "Deleted “Key curl”" in self.text("ex-status"), 5, message="deleted with Space")
+        # Watch: a session id typed and followed with Enter.
+        self.start_demo("en")
+        wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
+        session_id = self.el("status").get_attribute("data-session")
+        watcher = self.new_driver()
+        try:
+            watcher.get(f"{self.base}/watch.html?lang=en")
+            wait_for(lambda: watcher.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="Watch ready")
+            for _ in range(40):
+                if watcher.execute_script("return document.activeElement?.id") == "session-id":
+                    break
+                webdriver.ActionChains(watcher).send_keys(Keys.TAB).perform()
+            self.assertEqual(watcher.execute_script("return document.activeElement?.id"), "session-id")
+            webdriver.ActionChains(watcher).send_keys(session_id).send_keys(Keys.ENTER).perform()
+            wait_for(lambda: "Following" in watcher.find_element(By.ID, "status").text, 10,
+                     message="following after Enter")
+            self.assertIn(f"session={session_id}", watcher.current_url)
+            self.assert_no_console_errors_in(watcher)
+        finally:
+            watcher.quit()
+        self.el("stop").click()
+        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
 
     def test_25_live_gives_up_after_the_resume_window_and_says_what_was_kept(self):
         """With the server gone longer than the resume window (here 4 s: a server started with --resume-seconds 4
@@ -2695,6 +2787,170 @@ class BrowserTests(unittest.TestCase):
             if server.poll() is None:
                 server.send_signal(signal.SIGTERM)
                 server.wait(timeout=10)
+
+    # Wraps fetch so that the server's `GET /v1/formats` answer reaches the page with the COCO map's left and right
+    # elbows swapped: a page that decodes with its own copy of the maps would not notice.
+    SWAP_COCO_ELBOWS = """
+        const nativeFetch = window.fetch;
+        window.fetch = async (input, init) => {
+          const response = await nativeFetch(input, init);
+          if (!String(input).endsWith('/v1/formats')) return response;
+          const map = await response.json();
+          const coco = map.formats.find((f) => f.id === 'coco');
+          const l = coco.keypoints.indexOf('leftElbow'), r = coco.keypoints.indexOf('rightElbow');
+          [coco.keypoints[l], coco.keypoints[r]] = [coco.keypoints[r], coco.keypoints[l]];
+          window.__formatsFetched = (window.__formatsFetched || 0) + 1;
+          return new Response(JSON.stringify(map), { status: 200, headers: { 'Content-Type': 'application/json' } });
+        };
+    """
+
+    DECODE_COCO = """
+        const done = arguments[arguments.length - 1];
+        import('./js/joints.js').then((j) => done({ order: j.jointOrder(),
+          pose: j.decodePose({ width: 100, height: 100, keypoints: arguments[0] }, 'coco') }))
+          .catch((e) => done({ error: String(e) }));
+    """
+
+    def test_26_live_decodes_poses_with_the_servers_format_maps(self):
+        """Live holds no copy of the input-format maps: it fetches `GET /v1/formats` before it is ready, the wire
+        order of the joints is the server's, a COCO pose is decoded with the server's keypoint map, and a map the
+        server changed (here its elbows swapped on the way) changes what the page decodes. (Watch gets the
+        patient's poses already in joints, named.)"""
+        _, formats = self.api_json("/v1/formats")
+        coco = next(f for f in formats["formats"] if f["id"] == "coco")
+        # Every COCO keypoint at a place of its own, confidence 1.
+        keypoints = []
+        for i in range(len(coco["keypoints"])):
+            keypoints += [10 + i, 50 + i, 1]
+        place = {name: [10 + i, 50 + i] for i, name in enumerate(coco["keypoints"]) if name}
+        self.open("/?lang=en")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="Live ready")
+        self.assertTrue(self.driver.execute_script(
+            "return performance.getEntriesByType('resource').some((e) => e.name.endsWith('/v1/formats'))"),
+            "Live asks the server for the format maps")
+        decoded = self.driver.execute_async_script(self.DECODE_COCO, keypoints)
+        self.assertNotIn("error", decoded)
+        self.assertEqual(decoded["order"], formats["joints"])
+        for name in ("leftElbow", "rightElbow", "leftKnee", "nose"):
+            self.assertEqual(decoded["pose"]["points"][name], place[name], name)
+        # The same page with the server's map changed on its way in: the page follows the map it was given.
+        script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": self.SWAP_COCO_ELBOWS})
+        try:
+            self.open("/?lang=en")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="Live ready")
+            self.assertEqual(self.driver.execute_script("return window.__formatsFetched"), 1)
+            decoded = self.driver.execute_async_script(self.DECODE_COCO, keypoints)
+            self.assertEqual(decoded["pose"]["points"]["leftElbow"], place["rightElbow"])
+            self.assertEqual(decoded["pose"]["points"]["rightElbow"], place["leftElbow"])
+            self.assertEqual(decoded["pose"]["points"]["leftKnee"], place["leftKnee"])
+        finally:
+            self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+
+    # The aria-label of every labelled element of the page, by a key that names it (its id, else its tag and place).
+    ARIA_LABELS = """
+        const out = {};
+        document.querySelectorAll('[aria-label]').forEach((e, i) => {
+          out[e.id || `${e.tagName.toLowerCase()}#${i}`] = e.getAttribute('aria-label'); });
+        return out;
+    """
+
+    def test_27_live_chart_in_words_and_watch_labels_in_the_pages_language(self):
+        """Live's angle chart has the text equivalent Watch's has (the latest value and the range of the last 10 s,
+        renewed every 2 s, not announced at every change), in English and Spanish; on Watch every aria-label,
+        the HUD's included, changes with the language."""
+        self.start_demo("en")
+        wait_for(lambda: "started" in self.text("status"), 10, message="started")
+        session_id = self.el("status").get_attribute("data-session")
+        self.assertEqual(self.el("chart").get_attribute("aria-describedby"), "chart-summary")
+        summary = wait_for(lambda: re.match(r"Latest \d+° · lowest \d+° · highest \d+° in the last 10 s\.$",
+                                            self.text("chart-summary")) and self.text("chart-summary"), 6,
+                           message="Live's chart in words")
+        low, high = (int(v) for v in re.findall(r"(?:lowest|highest) (\d+)", summary))
+        self.assertLessEqual(low, high, summary)
+        self.assertIsNone(self.el("chart-summary").get_attribute("aria-live"))
+        Select(self.el("lang")).select_by_value("es")
+        wait_for(lambda: re.match(r"Último \d+° · mínimo \d+° · máximo \d+° en los últimos 10 s\.$",
+                                  self.text("chart-summary")), 3, message="Live's chart in Spanish words")
+        Select(self.el("lang")).select_by_value("en")
+        try:
+            for size in (PHONE, DESKTOP):
+                self.emulate(self.driver, size)
+                if size == PHONE:
+                    self.assert_no_horizontal_scroll()
+                chart, words = self.rect("chart"), self.rect("chart-summary")
+                self.assertGreaterEqual(words["top"], chart["bottom"] - 1, f"the words under the chart at {size}")
+                self.assertLessEqual(words["bottom"] - words["top"], 60, f"the words take at most two lines at {size}")
+                self.screenshot(self.driver, "live-chart-words", size)
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        watcher = self.open_watcher(session_id)
+        try:
+            english = watcher.execute_script(self.ARIA_LABELS)
+            self.assertEqual(english.get("hud"), "Current measurement")
+            Select(watcher.find_element(By.ID, "lang")).select_by_value("es")
+            wait_for(lambda: watcher.execute_script(self.ARIA_LABELS).get("hud") == "Medición actual", 3,
+                     message="Watch's HUD labelled in Spanish")
+            spanish = watcher.execute_script(self.ARIA_LABELS)
+            same = {k: v for k, v in spanish.items() if english.get(k) == v and re.search(r"[A-Za-z]{3}", v)}
+            self.assertEqual(same, {}, "Watch's labels left in English")
+            self.assert_no_console_errors_in(watcher)
+        finally:
+            watcher.quit()
+        self.el("stop").click()
+        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+
+    # The controls and images a person meets on the page: visible, enabled or not.
+    CONTROLS = """
+        const selector = 'input:not([type=hidden]), select, textarea, button, a[href], summary, [role=img], '
+          + '[role=progressbar], progress';
+        return [...document.querySelectorAll(selector)].filter((e) =>
+          e.checkVisibility({ visibilityProperty: true }) && e.getBoundingClientRect().width > 0);
+    """
+
+    def assert_every_control_named(self, driver, page):
+        controls = driver.execute_script(self.CONTROLS)
+        self.assertGreater(len(controls), 3, f"{page}: controls found")
+        unnamed = [c.get_attribute("id") or c.get_attribute("outerHTML")[:100] for c in controls
+                   if not (c.accessible_name or "").strip()]
+        self.assertEqual(unnamed, [], f"{page}: controls without an accessible name")
+
+    def test_28_every_control_has_an_accessible_name(self):
+        """Every visible control, link, chart and progress bar of every page (Live idle and running, History's
+        list and a session, Progress, Exercises, Watch's list and a followed session) has an accessible name as
+        the browser computes it (label, aria-label or text), in English and in Spanish."""
+        self.use_own_server()
+        subject = f"names-{uuid.uuid4().hex[:8]}"
+        session_id = self.analyze_sessions(subject, 2)[-1]
+        pages = (("/", "Live"), ("/history.html", "History"), (f"/history.html?session={session_id}", "Session"),
+                 (f"/progress.html?subject={subject}&exercise=elbowFlexion", "Progress"),
+                 ("/exercises.html", "Exercises"), ("/watch.html", "Watch"))
+        for lang in ("en", "es"):
+            for path, page in pages:
+                self.open(path + ("&" if "?" in path else "?") + f"lang={lang}")
+                wait_for(lambda: page == "History"
+                         or self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                         message=f"{page} ready")
+                if page == "History":
+                    wait_for(lambda: self.history_rows(), 10, message="History's rows")
+                if page == "Progress":
+                    wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody tr"), 10,
+                             message="Progress's rows")
+                self.assert_every_control_named(self.driver, f"{page} ({lang})")
+        # Live while a session runs, and Watch following it.
+        self.start_demo("es")
+        wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
+        wait_for(lambda: self.counts()[0] >= 1, 20, message="a rep")
+        self.assert_every_control_named(self.driver, "Live running (es)")
+        watcher = self.open_watcher(self.el("status").get_attribute("data-session"))
+        try:
+            self.assert_every_control_named(watcher, "Watch following (en)")
+        finally:
+            watcher.quit()
+        self.el("stop").click()
+        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+        self.assert_every_control_named(self.driver, "Live after Stop (es)")
 
 
 if __name__ == "__main__":
