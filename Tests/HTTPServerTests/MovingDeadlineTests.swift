@@ -85,7 +85,7 @@ import Testing
             #expect(await subject.on { $0.firedAt }.isEmpty)
             let pending = await subject.on { subject in
                 subject.set(after: 100)
-                subject.deadline.cancel()
+                subject.deadline.cancel(on: subject.loop)
                 return subject.deadline.deadline
             }
             #expect(pending == nil)

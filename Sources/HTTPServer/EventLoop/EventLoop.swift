@@ -84,6 +84,9 @@ public final class EventLoop: @unchecked Sendable {
     private var registrations: [Registration] = []
     private var lastRegistration: UInt32 = 0
     private var timers = TimerQueue()
+    /// The keep-alive checks of the loop's WebSocket connections, a queue per ping interval (nanoseconds). Loop
+    /// thread only.
+    var keepAliveQueues: [UInt64: IntervalQueue<WebSocket>] = [:]
     private let threadID = Atomic<UInt>(0)
     private let finished = DispatchSemaphore(value: 0)
     /// A read buffer shared by every connection of this loop (loop thread only): an idle connection holds
@@ -206,6 +209,16 @@ public final class EventLoop: @unchecked Sendable {
         timers.add(at: deadline, work)
     }
 
+    /// Cancels `timer`: its work will not run, what the work holds is released at once, and the timer itself leaves
+    /// the loop's queue soon, not at its deadline (``LoopTimer/cancel()`` alone leaves it there until then). Loop
+    /// thread only.
+    /// - Parameter timer: A timer of this loop; nil does nothing.
+    /// - Complexity: Amortized O(1).
+    public func cancel(_ timer: LoopTimer?) {
+        guard let timer else { return }
+        timers.cancel(timer)
+    }
+
     /// How many timers the loop holds, cancelled ones not yet dropped included. Loop thread only.
     var timerCount: Int { timers.count }
 
@@ -286,6 +299,8 @@ public final class EventLoop: @unchecked Sendable {
         registrations.removeAll()
         // Timers may hold their owners (and so this loop) strongly; a stopped loop runs none of them.
         timers.removeAll()
+        for queue in keepAliveQueues.values { queue.removeAll() }
+        keepAliveQueues.removeAll()
         finished.signal()
     }
 

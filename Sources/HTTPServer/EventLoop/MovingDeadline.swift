@@ -16,7 +16,7 @@ struct MovingDeadline {
     mutating func set(_ deadline: UInt64, on loop: EventLoop, _ due: @escaping () -> Void) {
         self.deadline = deadline
         if let timer, !timer.isDone, timerDeadline <= deadline { return }
-        timer?.cancel()
+        loop.cancel(timer)
         timerDeadline = deadline
         timer = loop.schedule(at: deadline, due)
     }
@@ -24,10 +24,12 @@ struct MovingDeadline {
     /// Clears the deadline; a pending timer stays and finds nothing due.
     mutating func clear() { deadline = nil }
 
-    /// Clears the deadline and cancels the pending timer, releasing what its work holds.
-    mutating func cancel() {
+    /// Clears the deadline and cancels the pending timer, releasing what its work holds; the timer leaves `loop`'s
+    /// queue soon (``EventLoop/cancel(_:)``).
+    /// - Parameter loop: The loop the timer runs on.
+    mutating func cancel(on loop: EventLoop) {
         deadline = nil
-        timer?.cancel()
+        loop.cancel(timer)
         timer = nil
     }
 

@@ -28,9 +28,18 @@ public final class LoopTimer {
 extension LoopTimer: Sendable {}
 
 /// A binary min-heap of timers ordered by deadline, then by creation.
+///
+/// A timer cancelled with ``LoopTimer/cancel()`` stays in the heap until its deadline comes up; one cancelled through
+/// ``cancel(_:)`` is counted, and once those make up an eighth of the heap they are all swept out at once. A connection
+/// that hands its socket over or closes long before its timeout thus leaves no timer behind for long (the heap's
+/// share of each idle connection stays its own live timers), at an amortized constant cost per cancellation.
 struct TimerQueue {
     private var heap: [LoopTimer] = []
     private var sequence: UInt64 = 0
+    /// Timers cancelled through ``cancel(_:)`` since the last sweep (some may have left the heap since).
+    private var cancelledCount = 0
+    /// The fewest counted cancellations worth a sweep: a small heap is not worth the pass.
+    static let sweepThreshold = 64
 
     mutating func add(at deadline: UInt64, _ work: @escaping () -> Void) -> LoopTimer {
         sequence += 1
@@ -67,10 +76,33 @@ struct TimerQueue {
 
     var count: Int { heap.count }
 
+    /// Cancels `timer` (its work will not run, and what the work holds is released) and drops it from the heap soon:
+    /// at the next sweep, due once cancelled timers make up an eighth of the heap.
+    /// - Parameter timer: A timer of this queue.
+    /// - Complexity: Amortized O(1); a sweep is O(*n*).
+    mutating func cancel(_ timer: LoopTimer) {
+        guard !timer.isDone else { return }
+        timer.cancel()
+        cancelledCount += 1
+        if cancelledCount >= Self.sweepThreshold && cancelledCount * 8 >= heap.count { sweep() }
+    }
+
+    /// Drops every cancelled or finished timer and restores the heap order.
+    private mutating func sweep() {
+        heap.removeAll { $0.isDone }
+        cancelledCount = 0
+        var index = heap.count / 2
+        while index > 0 {
+            index -= 1
+            siftDown(index)
+        }
+    }
+
     /// Cancels and drops every timer.
     mutating func removeAll() {
         for timer in heap { timer.cancel() }
         heap.removeAll()
+        cancelledCount = 0
     }
 
     private mutating func removeFirst() {

@@ -28,7 +28,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
     private var deadline = MovingDeadline()
     /// Armed while unsent output waits for the socket; closes the connection if the client takes no byte for a
     /// whole ``HTTPServerConfiguration/writeTimeout``.
-    private var writeTimeout: WriteTimeout
+    private var writeTimeout = WriteTimeout()
     private var writeWaiters: [CheckedContinuation<Bool, Never>] = []
     private var upgrade: (@Sendable (UpgradedConnection) -> Void, HTTPRequest)?
 
@@ -38,7 +38,6 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         self.server = server
         self.remote = remote
         parser = HTTPRequestParser(limits: server.configuration.limits)
-        writeTimeout = WriteTimeout(server.configuration.writeTimeout)
         state = HTTPConnectionState(
             limits: .init(
                 maxBufferedInput: server.configuration.maxBufferedInput,
@@ -358,7 +357,9 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
             case .wouldBlock:
                 if !interest.contains(.writable) {
                     setInterest(interest.union(.writable))
-                    writeTimeout.socketFilled(fd: fd, on: loop) { [self] in checkWriteProgress() }
+                    writeTimeout.socketFilled(fd: fd, on: loop, timeout: server.configuration.writeTimeout) { [self] in
+                        checkWriteProgress()
+                    }
                 }
                 return
             case .endOfStream, .failed:
@@ -366,7 +367,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
             }
         }
         output.reset()
-        writeTimeout.cancel()
+        writeTimeout.cancel(on: loop)
         if interest.contains(.writable) && !transport.readWaitsForWritable {
             setInterest(interest.subtracting(.writable))
         }
@@ -416,7 +417,9 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
     /// otherwise waits for the rest of that time (nothing when the output has left).
     private func checkWriteProgress() {
         guard
-            writeTimeout.check(fd: fd, on: loop, pending: !state.isClosed && output.hasUnsent, then: checkWriteProgress)
+            writeTimeout.check(
+                fd: fd, on: loop, timeout: server.configuration.writeTimeout,
+                pending: !state.isClosed && output.hasUnsent, then: checkWriteProgress)
                 != nil
         else { return }
         server.logger.log(
@@ -432,8 +435,8 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
 
     func closeNow() {
         guard state.closed() else { return }
-        deadline.cancel()
-        writeTimeout.cancel()
+        deadline.cancel(on: loop)
+        writeTimeout.cancel(on: loop)
         loop.deregister(fd)
         transport.close()
         for waiter in writeWaiters { waiter.resume(returning: false) }
@@ -443,8 +446,8 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
     }
 
     private func handOver() {
-        deadline.cancel()
-        writeTimeout.cancel()
+        deadline.cancel(on: loop)
+        writeTimeout.cancel(on: loop)
         loop.deregister(fd)
         server.registry(for: loop).remove(self)
         guard let (handler, request) = upgrade else { return }

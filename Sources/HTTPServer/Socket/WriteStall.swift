@@ -39,46 +39,51 @@ struct WriteStall {
 /// A connection's write timeout: armed when the socket first fills with output pending, it closes the connection
 /// once the peer has taken no byte for the whole timeout, and otherwise re-arms itself for the rest of it. Sends
 /// that find room cost no timer; a timer left from an earlier stall serves the next one. Loop thread only.
+///
+/// The timeout itself comes with each call, from the connection's configuration, rather than being stored in every
+/// connection.
 struct WriteTimeout {
-    /// How long the peer may take nothing.
-    let duration: Duration
     private var stall = WriteStall()
     private var timer: LoopTimer?
 
-    /// A write timeout of `duration`, not armed.
-    init(_ duration: Duration) {
-        self.duration = duration
-    }
+    /// A write timeout, not armed.
+    init() {}
 
     /// Bytes left the connection for the kernel at `now` (loop time).
     mutating func progressed(at now: UInt64) { stall.progressed(at: now) }
 
     /// The socket has just filled with output pending: the stall is timed from now, and `check` runs when the
-    /// timeout is up (unless a timer is armed already). `check` must call ``check(fd:on:pending:then:)``.
-    mutating func socketFilled(fd: Int32, on loop: EventLoop, then check: @escaping () -> Void) {
+    /// timeout is up (unless a timer is armed already). `check` must call ``check(fd:on:timeout:pending:then:)``.
+    /// - Parameters:
+    ///   - timeout: How long the peer may take nothing.
+    mutating func socketFilled(fd: Int32, on loop: EventLoop, timeout: Duration, then check: @escaping () -> Void) {
         stall.begin(fd: fd, at: loop.time)
-        if timer == nil { timer = loop.schedule(after: duration, check) }
+        if timer == nil { timer = loop.schedule(after: timeout, check) }
     }
 
     /// The timer has fired.
     /// - Parameters:
+    ///   - timeout: How long the peer may take nothing, as given to ``socketFilled(fd:on:timeout:then:)``.
     ///   - pending: Whether output still waits (nothing to check otherwise).
     ///   - check: What to run when the rest of the timeout is up, if the peer took bytes meanwhile.
     /// - Returns: How long the peer has taken nothing, when that is the whole timeout: the connection must close.
-    mutating func check(fd: Int32, on loop: EventLoop, pending: Bool, then check: @escaping () -> Void) -> Duration? {
+    mutating func check(
+        fd: Int32, on loop: EventLoop, timeout: Duration, pending: Bool, then check: @escaping () -> Void
+    ) -> Duration? {
         timer = nil
         guard pending else { return nil }
         let stalled = stall.duration(fd: fd, at: loop.now())
-        guard stalled >= duration else {
-            timer = loop.schedule(after: duration - stalled, check)
+        guard stalled >= timeout else {
+            timer = loop.schedule(after: timeout - stalled, check)
             return nil
         }
         return stalled
     }
 
     /// Disarms the timer (the output has left, or the connection closes).
-    mutating func cancel() {
-        timer?.cancel()
+    /// - Parameter loop: The loop the timer runs on.
+    mutating func cancel(on loop: EventLoop) {
+        loop.cancel(timer)
         timer = nil
     }
 }

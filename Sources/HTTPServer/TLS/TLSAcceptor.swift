@@ -92,7 +92,7 @@ final class TLSAcceptor: EventLoopHandler, ServerConnection, @unchecked Sendable
     private func advance(_ stream: TLSStream) {
         switch stream.handshake() {
         case .done:
-            timer?.cancel()
+            loop.cancel(timer)
             timer = nil
             phase = .finished
             loop.deregister(fd)
@@ -139,7 +139,7 @@ final class TLSAcceptor: EventLoopHandler, ServerConnection, @unchecked Sendable
         // A few hundred bytes into an empty send buffer: taken whole, or the client is gone.
         _ = bytes.withUnsafeBytes { Socket.send(fd, $0) }
         Glibc.shutdown(fd, Int32(SHUT_WR))
-        timer?.cancel()
+        loop.cancel(timer)
         timer = loop.schedule(after: server.configuration.lingeringTimeout) { [self] in finish() }
     }
 
@@ -161,7 +161,7 @@ final class TLSAcceptor: EventLoopHandler, ServerConnection, @unchecked Sendable
     private func finish(registered: Bool = true) {
         if case .finished = phase { return }
         phase = .finished
-        timer?.cancel()
+        loop.cancel(timer)
         timer = nil
         if registered {
             loop.deregister(fd)

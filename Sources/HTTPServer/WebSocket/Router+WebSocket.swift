@@ -37,6 +37,7 @@ extension Router {
         },
         onUpgrade: @escaping @Sendable (WebSocket) -> Void
     ) {
+        let settings = WebSocket.Settings(configuration: configuration, logger: logger)
         add(.get, pattern, isWebSocket: true) { request in
             let client: WebSocketHandshake.ClientRequest
             switch WebSocketUpgrade.validate(request) {
@@ -51,8 +52,8 @@ extension Router {
                 return response
             case .accept(let subprotocol):
                 return WebSocketUpgrade.accept(
-                    request, client: client, subprotocol: subprotocol, configuration: configuration, hub: hub,
-                    logger: logger, onUpgrade: onUpgrade)
+                    request, client: client, subprotocol: subprotocol, settings: settings, hub: hub,
+                    onUpgrade: onUpgrade)
             }
         }
     }
@@ -81,8 +82,8 @@ extension HTTPResponse {
             var configuration = WebSocketConfiguration()
             configuration.compression = nil
             return WebSocketUpgrade.accept(
-                request, client: client, subprotocol: subprotocol, configuration: configuration, hub: nil,
-                logger: logger
+                request, client: client, subprotocol: subprotocol,
+                settings: WebSocket.Settings(configuration: configuration, logger: logger), hub: nil
             ) { socket in socket.close(code: code, reason: reason) }
         }
     }
@@ -105,10 +106,9 @@ enum WebSocketUpgrade {
     /// The `101` response (RFC 6455 §4.2.2) whose upgrade opens the connection and hands it to `onUpgrade`.
     static func accept(
         _ request: HTTPRequest, client: WebSocketHandshake.ClientRequest, subprotocol: String?,
-        configuration: WebSocketConfiguration, hub: WebSocketHub?, logger: Logger,
-        onUpgrade: @escaping @Sendable (WebSocket) -> Void
+        settings: WebSocket.Settings, hub: WebSocketHub?, onUpgrade: @escaping @Sendable (WebSocket) -> Void
     ) -> HTTPResponse {
-        let negotiated = configuration.compression.flatMap {
+        let negotiated = settings.configuration.compression.flatMap {
             PerMessageDeflate.negotiate(
                 offers: request.headers.values(for: "Sec-WebSocket-Extensions"), configuration: $0)
         }
@@ -119,12 +119,9 @@ enum WebSocketUpgrade {
         response.upgrade = { connection in
             let socket = WebSocket(
                 transport: connection.transport, loop: connection.loop, role: .server, request: request,
-                subprotocol: subprotocol, compression: negotiated?.parameters, configuration: configuration,
-                lifetime: connection.lifetime, logger: logger)
-            if let hub {
-                hub.add(socket)
-                socket.addCloseObserver { hub.remove(socket) }
-            }
+                subprotocol: subprotocol, compression: negotiated?.parameters, settings: settings,
+                lifetime: connection.lifetime)
+            if let hub { socket.track(in: hub) }
             onUpgrade(socket)
             socket.start(leftover: connection.leftover)
         }

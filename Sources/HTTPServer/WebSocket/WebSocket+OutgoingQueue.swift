@@ -95,3 +95,24 @@ extension WebSocket {
         package mutating func removeAll() { self = OutgoingQueue(limit: limit) }
     }
 }
+
+extension WebSocket {
+    /// What a connection keeps only while frames wait for the socket: the queue and the write timeout. Loop thread
+    /// only, like the connection.
+    final class Backlog {
+        /// The frames waiting, oldest first.
+        var frames: OutgoingQueue
+        /// Armed when a write first finds the socket full; it checks that the peer takes bytes.
+        var writeTimeout = WriteTimeout()
+        /// Whether the write timeout is timing a stall of these frames (``WriteTimeout/socketFilled(fd:on:timeout:then:)``
+        /// was called for them).
+        var isStallTimed = false
+
+        /// An empty backlog.
+        /// - Parameter limit: The most unsent bytes the queue admits (``WebSocketConfiguration/maxQueuedBytes``).
+        init(limit: Int) { frames = OutgoingQueue(limit: limit) }
+    }
+}
+
+@available(*, unavailable)
+extension WebSocket.Backlog: Sendable {}

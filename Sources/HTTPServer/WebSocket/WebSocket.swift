@@ -18,8 +18,13 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
 
     /// The loop the connection lives on.
     public let loop: EventLoop
-    /// The request that opened the connection (server side), for its path, query and headers.
-    public let request: HTTPRequest?
+    /// The request that opened the connection (server side), for its path, query and headers: set while the route's
+    /// `onUpgrade` runs and nil afterwards, so that an open connection does not keep the handshake's headers (copy
+    /// what the connection needs), unless ``WebSocketConfiguration/keepsRequest`` is on; nil on the client side.
+    /// Read it on the loop thread.
+    public var request: HTTPRequest? { handshake?.request }
+    /// The request behind ``request``, boxed: a connection holds one reference, and none once started.
+    private var handshake: Handshake?
     /// The subprotocol agreed in the handshake, if any.
     public let subprotocol: String?
     /// Called with every message, on the loop thread, lent without a copy: the view's bytes are valid only during
@@ -58,49 +63,53 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         return stream
     }
 
+    // Every open connection carries these fields, idle or not: what all connections of an endpoint share is in
+    // `settings`, and the one-byte fields come last, together, so that they share one word of padding.
     private let transport: Transport
     private var fd: Int32 { transport.fd }
-    private let role: WebSocketRole
-    private let configuration: WebSocketConfiguration
+    private let settings: Settings
+    private var configuration: WebSocketConfiguration { settings.configuration }
+    private var logger: Logger { settings.logger }
     private let lifetime: ConnectionLifetime?
-    private let logger: Logger
     private var decoder: WebSocketFrameDecoder
     private var assembler: WebSocketMessageAssembler
     private let deflater: PerMessageDeflate.Deflater?
-    private let compressionThreshold: Int
-    private var outgoing: OutgoingQueue
+    /// The smallest payload worth compressing, when ``deflater`` is set.
+    private var compressionThreshold: Int { configuration.compression?.compressionThreshold ?? .max }
+    /// Frames waiting for the socket and the write timeout, present only while some wait: an idle connection, or
+    /// one whose frames leave at once, carries neither.
+    private var backlog: Backlog?
+    /// Open, closing from either side, failing, or closed: the state the connection acts on.
+    private var lifecycle: WebSocketLifecycle
+    /// The hub that counts the connection until it closes (``track(in:)``).
+    private var hub: WebSocketHub?
+    private var lastReceived: UInt64
+    /// Where the keep-alive check waits in the loop's queue (``schedulePing()``).
+    private var keepAliveTicket = 0
+    /// The close timer: armed with our close frame, it drops a peer that does not answer it.
+    private var timer: LoopTimer?
+    private var role: WebSocketRole { lifecycle.role }
     /// Edge-triggered: every read continues to a short read (the socket is then empty) or EAGAIN, and writes are
     /// only watched while the socket is full.
     private var interest: IOEvents = [.readable, .readHangup, .edgeTriggered]
-    /// Open, closing from either side, failing, or closed: the state the connection acts on.
-    private var lifecycle: WebSocketLifecycle
     /// Set by ``pauseReading()``: the socket is not read (a half-close or reset is seen once reading resumes).
     private var readingPaused = false
     /// Set once readiness reported the peer's half-close: a short read then no longer means the socket is empty,
     /// since the end of the stream after the data raises no further edge.
     private var peerHungUp = false
-    private var closeObservers: [() -> Void] = []
-    private var lastReceived: UInt64
-    private var timer: LoopTimer?
-    /// Armed when a write first finds the socket full; it checks that the peer takes bytes (``checkWriteProgress()``).
-    private var writeTimeout: WriteTimeout
 
     init(
         transport: Transport, loop: EventLoop, role: WebSocketRole, request: HTTPRequest?, subprotocol: String?,
-        compression: PerMessageDeflate.Parameters?, configuration: WebSocketConfiguration,
-        lifetime: ConnectionLifetime?, logger: Logger
+        compression: PerMessageDeflate.Parameters?, settings: Settings, lifetime: ConnectionLifetime?
     ) {
         self.transport = transport
         self.loop = loop
-        self.role = role
-        self.request = request
+        handshake = request.map(Handshake.init)
         self.subprotocol = subprotocol
-        self.configuration = configuration
+        self.settings = settings
         self.lifetime = lifetime
-        self.logger = logger
+        let configuration = settings.configuration
         lifecycle = WebSocketLifecycle(role: role)
-        writeTimeout = WriteTimeout(configuration.writeTimeout)
-        outgoing = OutgoingQueue(limit: configuration.maxQueuedBytes)
         // A compressed frame may be a little larger than the message it inflates to (incompressible data grows);
         // the message size limit applies after inflation, so the frame limit must leave that room.
         let frameLimit =
@@ -126,14 +135,16 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         } else {
             deflater = nil
         }
-        compressionThreshold = configuration.compression?.compressionThreshold ?? Int.max
         assembler = WebSocketMessageAssembler(maxMessageSize: configuration.maxMessageSize, inflater: inflater)
         lastReceived = loop.now()
     }
 
-    /// Registers with the loop, processes bytes that arrived with the handshake, and starts the ping timer.
-    /// Loop thread only.
+    /// Registers with the loop, processes bytes that arrived with the handshake, and arms the keep-alive check;
+    /// releases ``request`` (unless kept). Loop thread only.
     func start(leftover: [UInt8]) {
+        // The application has read what it needs in `onUpgrade`; the headers would otherwise stay for the
+        // connection's whole life.
+        if !configuration.keepsRequest { handshake = nil }
         do {
             try loop.register(fd, for: interest, handler: self)
         } catch {
@@ -223,7 +234,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     /// Loop thread only.
     package var queuedByteCount: Int {
         precondition(loop.inEventLoop, "queuedByteCount must be read on the socket's loop")
-        return outgoing.byteCount
+        return backlog?.frames.byteCount ?? 0
     }
 
     private func enqueue(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, key: String?) {
@@ -239,7 +250,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         let mask = role == .client ? Self.randomMask() : nil
         let header = WebSocketFrameHeader(rsv1: rsv1, opcode: opcode, payloadCount: payload.count, mask: mask)
         var sent = 0
-        if outgoing.isEmpty && mask == nil {
+        if backlog == nil && mask == nil {
             // Nothing waits: the frame leaves at once, header and payload in one call, the payload from where it is.
             switch header.withUnsafeBytes({ transport.send($0, payload) }) {
             case .transferred(let count):
@@ -285,8 +296,10 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     /// ``WebSocketConfiguration/maxQueuedBytes``, control frames included, except a close frame: it must always be
     /// sendable, and nothing is queued after it.
     private func queueFrame(_ frame: [UInt8], key: OutgoingQueue.Key?, sent: Int = 0, isClose: Bool = false) {
-        guard outgoing.append(frame, key: key, sent: sent, exempt: isClose) else {
-            logger.log(.warning, "websocket peer too slow; disconnecting", ["queued": "\(outgoing.byteCount)"])
+        let backlog = self.backlog ?? Backlog(limit: configuration.maxQueuedBytes)
+        self.backlog = backlog
+        guard backlog.frames.append(frame, key: key, sent: sent, exempt: isClose) else {
+            logger.log(.warning, "websocket peer too slow; disconnecting", ["queued": "\(backlog.frames.byteCount)"])
             failConnection(.policyViolation, reason: "too slow")
             return
         }
@@ -306,7 +319,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
             }
             payload += reasonBytes
             // Armed first: the frame may leave at once and end the connection, which cancels the timer.
-            timer?.cancel()
+            loop.cancel(timer)
             timer = loop.schedule(after: configuration.closeTimeout) { [self] in finish() }
             sendControl(.close, payload: payload)
             // The peer's close frame must be read, even from a connection paused for flow control.
@@ -318,8 +331,12 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         }
     }
 
-    /// Runs `observer` once the connection has closed (before ``onClose``). Loop thread only.
-    func addCloseObserver(_ observer: @escaping () -> Void) { closeObservers.append(observer) }
+    /// Counts the connection among `hub`'s open ones until it closes (it leaves the hub before ``onClose``). Loop
+    /// thread only.
+    func track(in hub: WebSocketHub) {
+        self.hub = hub
+        hub.add(self)
+    }
 
     private func failConnection(_ code: WebSocketCloseCode, reason: String) {
         // RFC 6455 §7.1.7: fail the connection: send a close frame if possible, then drop the socket.
@@ -330,17 +347,23 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     private func flush() {
         guard !lifecycle.isClosed else { return }
         // Until the queue is empty, and then any TLS record still waiting for the socket.
-        while !outgoing.isEmpty || transport.hasPendingOutput {
-            let queued = !outgoing.isEmpty
-            switch queued ? outgoing.withUnsentHead({ transport.send($0) }) : transport.flushPending() {
+        while true {
+            let queued = backlog.flatMap { $0.frames.isEmpty ? nil : $0 }
+            guard queued != nil || transport.hasPendingOutput else { break }
+            switch queued?.frames.withUnsentHead({ transport.send($0) }) ?? transport.flushPending() {
             case .transferred(let count):
-                if queued { outgoing.removeSent(count) }
-                writeTimeout.progressed(at: loop.time)
+                queued?.frames.removeSent(count)
+                queued?.writeTimeout.progressed(at: loop.time)
             case .wouldBlock:
                 // Edge-triggered: once watched, the socket reports when it has room again.
-                if !interest.contains(.writable) {
-                    setInterest(interest.union(.writable))
-                    writeTimeout.socketFilled(fd: fd, on: loop) { [self] in checkWriteProgress() }
+                let filled = !interest.contains(.writable)
+                if filled { setInterest(interest.union(.writable)) }
+                // Only queued frames can stall; their stall is timed from the write that first found no room.
+                if let backlog, filled || !backlog.isStallTimed {
+                    backlog.isStallTimed = true
+                    backlog.writeTimeout.socketFilled(fd: fd, on: loop, timeout: configuration.writeTimeout) {
+                        [self] in checkWriteProgress()
+                    }
                 }
                 return
             case .endOfStream, .failed:
@@ -348,6 +371,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
                 return
             }
         }
+        releaseBacklog()
         if interest.contains(.writable) && !transport.readWaitsForWritable {
             setInterest(interest.subtracting(.writable))
         }
@@ -437,35 +461,58 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
 
     // MARK: Timers and closing
 
+    /// Arms the keep-alive check one ping interval from now. It waits in the loop's queue for that interval, not in
+    /// a timer of its own: an idle connection holds no timer. The queue holds the socket strongly (a weak reference
+    /// would move its reference count to a slower side table for good); `finish` disarms it, which releases it.
     private func schedulePing() {
-        // The timer holds the socket strongly (a weak reference would move its reference count to a slower side
-        // table for good); `finish` cancels the timer, which releases it.
-        timer = loop.schedule(after: configuration.pingInterval) { [self] in
-            let silence = Duration.nanoseconds(Int64(loop.now() - lastReceived))
-            switch lifecycle.keepAlive(
-                silentFor: silence, pingInterval: configuration.pingInterval, idleTimeout: configuration.idleTimeout)
-            {
-            case .stop: return
-            case .closeIdle: return close(code: .goingAway, reason: "idle")
-            // Only a quiet connection needs a ping to show it is alive.
-            case .ping: sendControl(.ping, payload: [])
-            case .wait: break
-            }
-            schedulePing()
+        keepAliveTicket = keepAliveQueue.arm(self)
+    }
+
+    /// The loop's keep-alive queue for this connection's ping interval, made on first use.
+    private var keepAliveQueue: IntervalQueue<WebSocket> {
+        let interval = EventLoop.nanoseconds(configuration.pingInterval)
+        if let queue = loop.keepAliveQueues[interval] { return queue }
+        let queue = IntervalQueue<WebSocket>(interval: configuration.pingInterval, loop: loop) { $0.checkKeepAlive() }
+        loop.keepAliveQueues[interval] = queue
+        return queue
+    }
+
+    /// A ping interval has passed since the last check: ping a quiet connection, close a silent one.
+    private func checkKeepAlive() {
+        let silence = Duration.nanoseconds(Int64(loop.now() - lastReceived))
+        switch lifecycle.keepAlive(
+            silentFor: silence, pingInterval: configuration.pingInterval, idleTimeout: configuration.idleTimeout)
+        {
+        case .stop: return
+        case .closeIdle: return close(code: .goingAway, reason: "idle")
+        // Only a quiet connection needs a ping to show it is alive.
+        case .ping: sendControl(.ping, payload: [])
+        case .wait: break
         }
+        schedulePing()
     }
 
     /// Drops the connection if bytes are queued and the peer has taken none for
     /// ``WebSocketConfiguration/writeTimeout``; otherwise waits for the rest of that time (nothing when none is queued).
     private func checkWriteProgress() {
-        let pending = !lifecycle.isClosed && !outgoing.isEmpty
-        guard let stalled = writeTimeout.check(fd: fd, on: loop, pending: pending, then: checkWriteProgress) else {
-            return
-        }
+        guard let backlog else { return }
+        let pending = !lifecycle.isClosed && !backlog.frames.isEmpty
+        guard
+            let stalled = backlog.writeTimeout.check(
+                fd: fd, on: loop, timeout: configuration.writeTimeout, pending: pending, then: checkWriteProgress)
+        else { return }
         logger.log(
             .warning, "websocket peer stopped reading; dropping the connection",
-            ["queued": "\(outgoing.byteCount)", "stalled": "\(stalled)"])
+            ["queued": "\(backlog.frames.byteCount)", "stalled": "\(stalled)"])
         abort()
+    }
+
+    /// Gives back the queue's storage and disarms the write timeout once everything has left. A client's backlog
+    /// stays: every frame a client sends is masked, so each goes through the queue.
+    private func releaseBacklog() {
+        guard let backlog, role == .server || lifecycle.isClosed else { return }
+        backlog.writeTimeout.cancel(on: loop)
+        self.backlog = nil
     }
 
     /// Drops the connection without a close frame, resetting it. RFC 6455 §7.1.7 asks for a close frame before
@@ -484,15 +531,15 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
 
     private func finish() {
         guard lifecycle.finished() else { return }
-        timer?.cancel()
+        loop.cancel(timer)
         timer = nil
-        writeTimeout.cancel()
+        keepAliveQueue.disarm(keepAliveTicket, of: self)
         loop.deregister(fd)
         transport.close()
-        outgoing.removeAll()
+        releaseBacklog()
         lifetime?.close()
-        for observer in closeObservers { observer() }
-        closeObservers.removeAll()
+        hub?.remove(self)
+        hub = nil
         let callback = onClose
         onClose = nil
         onMessage = nil
@@ -503,5 +550,14 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     private static func randomMask() -> (UInt8, UInt8, UInt8, UInt8) {
         let value = UInt32.random(in: .min ... .max)
         return (UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF))
+    }
+}
+
+extension WebSocket {
+    /// The handshake request, boxed so that a connection without one spends a single word on it.
+    private final class Handshake {
+        let request: HTTPRequest
+
+        init(_ request: HTTPRequest) { self.request = request }
     }
 }

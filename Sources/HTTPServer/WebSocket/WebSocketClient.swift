@@ -262,12 +262,13 @@ private final class ClientHandshake: EventLoopHandler, @unchecked Sendable {
             }
             parameters = accepted
         }
-        timer?.cancel()
+        loop.cancel(timer)
         loop.deregister(fd)
         let socket = WebSocket(
             transport: transport, loop: loop, role: .client, request: nil, subprotocol: response.protocol,
-            compression: parameters, configuration: options.configuration, lifetime: nil,
-            logger: Logger(level: .warning))
+            compression: parameters,
+            settings: WebSocket.Settings(configuration: options.configuration, logger: Logger(level: .warning)),
+            lifetime: nil)
         let leftover = Array(received[used...])
         continuation?.resume(returning: .success(socket))
         continuation = nil
@@ -278,7 +279,7 @@ private final class ClientHandshake: EventLoopHandler, @unchecked Sendable {
     private func fail(_ error: WebSocketClient.ConnectError, registered: Bool = true) {
         guard let continuation else { return }
         self.continuation = nil
-        timer?.cancel()
+        loop.cancel(timer)
         if registered { loop.deregister(fd) }
         Glibc.close(fd)
         continuation.resume(returning: .failure(error))

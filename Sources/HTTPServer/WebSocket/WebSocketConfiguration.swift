@@ -26,6 +26,10 @@ public struct WebSocketConfiguration: Sendable {
     public var compression: PerMessageDeflate.ServerConfiguration? = PerMessageDeflate.ServerConfiguration()
     /// Allowed `Origin` values; nil allows any (browsers send one, other clients often none).
     public var allowedOrigins: Set<String>?
+    /// Whether ``WebSocket/request`` stays readable for the connection's whole life. Off, it is nil once the route's
+    /// `onUpgrade` has returned, so that an open connection does not keep the handshake's headers (several hundred
+    /// bytes each); turn it on for an endpoint whose connections read their request later.
+    public var keepsRequest = false
 
     /// Creates the defaults.
     public init() {}

@@ -33,8 +33,11 @@ struct LiveRoutes {
             }
             return Self.echoBearerSubprotocol(request)
         }
+        // A watcher's query (``WatchOptions``) is read from its request for every message it may get.
+        var watching = configuration
+        watching.keepsRequest = true
         router.webSocket(
-            "/v1/sessions/{id}/watch", configuration: configuration, hub: hub, logger: context.logger,
+            "/v1/sessions/{id}/watch", configuration: watching, hub: hub, logger: context.logger,
             shouldUpgrade: watchable
         ) { socket in
             guard let request = socket.request, let tenant = request.tenant, let id = request.sessionID else {
