@@ -13,7 +13,7 @@ import Testing
     }
 
     /// Loop-confined: touched only in ``on(_:)``.
-    final class Subject: @unchecked Sendable {
+    final class Subject: LoopTestSubject, @unchecked Sendable {
         // Safety: used on the loop's thread only.
         let loop: EventLoop
         lazy var queue: IntervalQueue<Owner> = IntervalQueue(interval: .milliseconds(100), loop: loop) {
@@ -27,24 +27,10 @@ import Testing
         var tickets: [String: Int] = [:]
 
         init(loop: EventLoop) { self.loop = loop }
-
-        /// Runs `body` on the loop and returns its result.
-        func on<T: Sendable>(_ body: @escaping @Sendable (Subject) -> T) async -> T {
-            await withCheckedContinuation { continuation in
-                loop.execute { continuation.resume(returning: body(self)) }
-            }
-        }
-    }
-
-    private static func withSubject(_ body: (Subject, ManualClock) async throws -> Void) async throws {
-        let clock = ManualClock()
-        let group = try EventLoopGroup(loops: 1, clock: .manual(clock))
-        defer { group.shutdown() }
-        try await body(Subject(loop: group.loops[0]), clock)
     }
 
     @Test func ownersComeDueInArmingOrderOneIntervalLaterOnOneLoopTimer() async throws {
-        try await Self.withSubject { subject, clock in
+        try await Subject.withSubject { subject, clock in
             let start = clock.now
             let owners = [Owner("a"), Owner("b"), Owner("c")]
             let timers = await subject.on { subject in
@@ -72,7 +58,7 @@ import Testing
     }
 
     @Test func aDisarmedOwnerIsReleasedAndNeverComesDue() async throws {
-        try await Self.withSubject { subject, clock in
+        try await Subject.withSubject { subject, clock in
             let released = await subject.on { subject in
                 var owner: Owner? = Owner("gone")
                 weak let watched = owner
@@ -89,7 +75,7 @@ import Testing
     }
 
     @Test func aStaleTicketDisarmsNoOtherOwner() async throws {
-        try await Self.withSubject { subject, clock in
+        try await Subject.withSubject { subject, clock in
             let first = Owner("first")
             let second = Owner("second")
             await subject.on { subject in
@@ -112,7 +98,7 @@ import Testing
     }
 
     @Test func ownersArmedAgainWhenDueKeepOneLoopTimerAndTheirPace() async throws {
-        try await Self.withSubject { subject, clock in
+        try await Subject.withSubject { subject, clock in
             let owners = (0..<100).map { Owner("o\($0)") }
             await subject.on { subject in
                 for owner in owners {
@@ -130,7 +116,7 @@ import Testing
     }
 
     @Test func cancelledLoopTimersAreSweptBeforeTheirDeadline() async throws {
-        try await Self.withSubject { subject, clock in
+        try await Subject.withSubject { subject, clock in
             let fired = Mutex<[Int]>([])
             let counts = await subject.on { subject in
                 let loop = subject.loop

@@ -6,7 +6,7 @@ import Testing
 /// A deadline that moves with every request and the one loop timer behind it, on a manual clock.
 @Suite struct MovingDeadlineTests {
     /// Loop-confined: touched only in ``on(_:)``.
-    final class Subject: @unchecked Sendable {
+    final class Subject: LoopTestSubject, @unchecked Sendable {
         // Safety: used on the loop's thread only.
         let loop: EventLoop
         var deadline = MovingDeadline()
@@ -21,24 +21,10 @@ import Testing
         private func due() {
             if deadline.fired(now: loop.now(), on: loop, { [self] in due() }) { firedAt.append(loop.now()) }
         }
-
-        /// Runs `body` on the loop and returns its result.
-        func on<T: Sendable>(_ body: @escaping @Sendable (Subject) -> T) async -> T {
-            await withCheckedContinuation { continuation in
-                loop.execute { continuation.resume(returning: body(self)) }
-            }
-        }
-    }
-
-    private static func withSubject(_ body: (Subject, ManualClock) async throws -> Void) async throws {
-        let clock = ManualClock()
-        let group = try EventLoopGroup(loops: 1, clock: .manual(clock))
-        defer { group.shutdown() }
-        try await body(Subject(loop: group.loops[0]), clock)
     }
 
     @Test func movedLaterItKeepsItsTimerAndFiresOnceAtTheNewDeadline() async throws {
-        try await Self.withSubject { subject, clock in
+        try await Subject.withSubject { subject, clock in
             let start = clock.now
             let timers = await subject.on { subject in
                 subject.set(after: 100)
@@ -62,7 +48,7 @@ import Testing
     }
 
     @Test func movedEarlierItSchedulesAgain() async throws {
-        try await Self.withSubject { subject, clock in
+        try await Subject.withSubject { subject, clock in
             let start = clock.now
             await subject.on { subject in
                 subject.set(after: 500)
@@ -76,7 +62,7 @@ import Testing
     }
 
     @Test func clearedOrCancelledItNeverFires() async throws {
-        try await Self.withSubject { subject, clock in
+        try await Subject.withSubject { subject, clock in
             await subject.on { subject in
                 subject.set(after: 100)
                 subject.deadline.clear()
