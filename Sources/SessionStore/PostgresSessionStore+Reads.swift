@@ -225,31 +225,40 @@ enum PostgresSessionReads {
         return try storedSeries(of: id, shape: results[1], chunks: results[2]) ?? Series()
     }
 
-    /// One page of sessions with their reps, in one snapshot and one round trip: the reps' statement selects the
-    /// page's sessions again with the same conditions.
+    /// One page of sessions with their reps, in one snapshot and two round trips: the page, then its reps.
     static func page(
         _ query: SessionQuery, after: SessionCursor?, in db: PostgresConnection
     ) throws(SessionStoreError) -> SessionPage {
         let limit = query.effectiveLimit
         // One extra row tells whether another page follows.
         let page = pageStatement("SELECT \(columns) FROM sessions", query, after: after, limit: limit + 1)
-        let inner = pageStatement("SELECT id FROM sessions", query, after: after, limit: limit)
-        let reps = PostgresStatement(
-            // ARRAY(…) runs the page's query once, as its own plan, then looks its ids up in the reps' index.
-            "SELECT \(repColumns) FROM reps WHERE session_id = ANY (ARRAY(\(inner.sql)))"
-                + " ORDER BY session_id, \"position\"",
-            inner.parameters)
-        let results = try db.pipeline(
-            [PostgresStatement(page.sql, page.parameters), reps], transaction: snapshot)
-        var sessions: [StoredSession] = []
-        for row in results[0].rows { sessions.append(try readSession(from: row)) }
-        var next: String?
-        if sessions.count > limit {
-            sessions.removeLast(sessions.count - limit)
-            next = sessions.last.map { SessionCursor(startedAt: $0.startedAt, id: $0.id).encoded }
+        // The snapshot opens with the page and stays open for its reps: BEGIN turns the pipeline's implicit
+        // transaction into one that outlives it.
+        let rows = try db.pipeline([
+            PostgresStatement("BEGIN \(snapshot)"), PostgresStatement(page.sql, page.parameters),
+        ])[1]
+        do {
+            var sessions: [StoredSession] = []
+            for row in rows.rows { sessions.append(try readSession(from: row)) }
+            var next: String?
+            if sessions.count > limit {
+                sessions.removeLast(sessions.count - limit)
+                next = sessions.last.map { SessionCursor(startedAt: $0.startedAt, id: $0.id).encoded }
+            }
+            // `{ID,ID,…}`: ids are Crockford base32, which needs no quoting in an array literal.
+            let ids = "{" + sessions.map(\.id.description).joined(separator: ",") + "}"
+            let reps = try db.pipeline([
+                PostgresStatement(
+                    "SELECT \(repColumns) FROM reps WHERE session_id = ANY ($1::text[]) ORDER BY session_id, \"position\"",
+                    [.text(ids)]),
+                PostgresStatement("COMMIT"),
+            ])[0]
+            try readReps(reps, into: &sessions)
+            return SessionPage(sessions: sessions, next: next)
+        } catch {
+            if db.isConnected { try? db.execute("ROLLBACK") }
+            throw error
         }
-        try readReps(results[1], into: &sessions)
-        return SessionPage(sessions: sessions, next: next)
     }
 
     /// `select` with the query's conditions and cursor, newest first, at most `limit` rows.

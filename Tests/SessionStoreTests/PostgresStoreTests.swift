@@ -138,6 +138,17 @@ struct PostgresStoreTests {
             [PostgresStatement("SELECT current_setting('transaction_isolation')")],
             transaction: "ISOLATION LEVEL REPEATABLE READ")
         #expect(inTransaction.map { $0.first?.string(0) } == ["repeatable read"])
+        // A BEGIN inside a pipeline opens a transaction that outlives it (a page's snapshot spans two pipelines).
+        try connection.pipeline([
+            PostgresStatement("BEGIN ISOLATION LEVEL REPEATABLE READ"), PostgresStatement("SELECT 1"),
+        ])
+        #expect(
+            try connection.query("SELECT current_setting('transaction_isolation')").first?.string(0)
+                == "repeatable read")
+        try connection.pipeline([PostgresStatement("COMMIT")])
+        #expect(
+            try connection.query("SELECT current_setting('transaction_isolation')").first?.string(0) == "read committed"
+        )
     }
 
     @Test func aFailedStatementRollsBackItsPipelinesTransactionAndSkipsTheRest() async throws {
