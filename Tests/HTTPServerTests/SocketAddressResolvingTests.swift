@@ -35,12 +35,23 @@ struct SocketAddressResolvingTests {
             socket.close(code: .normal, reason: "")
         }
     }
-    /// An address nothing listens on: a port the system gave a socket that is closed again.
-    static func refusingAddress() throws -> SocketAddress {
-        let fd = try Socket.listen(on: try SocketAddress(host: "127.0.0.1", port: 0), reusePort: false)
-        let address = try #require(Socket.localAddress(fd))
-        Glibc.close(fd)
-        return address
+    /// Runs `body` with an address that refuses connections: a socket bound to a port the system gave and never
+    /// listening (a connection attempt is reset), kept bound while `body` runs so that no other server takes the
+    /// port (a port closed again could be given to a test running beside this one).
+    static func withRefusingAddress(_ body: (SocketAddress) async throws -> Void) async throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { Glibc.close(fd) }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(bound == 0)
+        try await body(try #require(Socket.localAddress(fd)))
     }
 
     /// A name's addresses are tried in order until one takes the connection (a server on only one of a name's
@@ -48,7 +59,10 @@ struct SocketAddressResolvingTests {
     @Test func theClientTriesTheNextAddressOnlyWhenOneRefusesTheConnection() async throws {
         let group = try EventLoopGroup(loops: 1)
         defer { group.shutdown() }
-        let refusing = try Self.refusingAddress()
+        try await Self.withRefusingAddress { refusing in try await Self.tryAddresses(refusing: refusing, group: group) }
+    }
+
+    private static func tryAddresses(refusing: SocketAddress, group: EventLoopGroup) async throws {
         try await withServer(router: echoRouter()) { echo, _ in
             let socket = try await WebSocketClient.connect(
                 to: [refusing, echo], host: "127.0.0.1", path: "/echo", on: group.next())
