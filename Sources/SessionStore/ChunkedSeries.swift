@@ -19,15 +19,19 @@ protocol ChunkedSeries {
     static var storesEmpty: Bool { get }
     /// An empty series (what a session without one reads as).
     init()
-    /// Samples kept.
+    /// Samples recorded, held or released.
     var count: Int { get }
+    /// The position of the first sample held: 0 unless the owner released the ones before (see ``SeriesWrite``).
+    var heldStart: Int { get }
     /// The current spacing between samples, seconds.
     var interval: Double { get }
     /// The most samples kept.
     var capacity: Int { get }
-    /// Sample times, ascending.
+    /// The held samples' times, ascending.
     var times: [Double] { get }
-    /// Samples `first…` encoded as ``bytesPerSample`` bytes each.
+    /// The last recorded sample's time.
+    var lastTime: Double? { get }
+    /// Samples `first…` (held positions) encoded as ``bytesPerSample`` bytes each.
     func encodedSamples(from first: Int) -> [UInt8]
     /// Rebuilds a series from the concatenated chunks, or nil when they are malformed.
     static func decoded(_ bytes: [UInt8], interval: Double, capacity: Int) -> Self?
@@ -64,8 +68,9 @@ extension MotionSeries: ChunkedSeries {
 }
 
 /// How far one of a live session's series is written: the next checkpoint appends past it as long as the series
-/// still begins with it (same interval and capacity, the same last sample time at the same position). Sample times
-/// only grow, so a series that halved its resolution fails the check and is rewritten whole.
+/// still begins with it (same interval and capacity, the same last sample time at the same position, when that
+/// sample is still held). Sample times only grow, so a series that halved its resolution fails the check and is
+/// rewritten whole.
 struct SeriesMark: Sendable, Equatable {
     /// Samples written.
     var count: Int
@@ -81,12 +86,34 @@ struct SeriesMark: Sendable, Equatable {
         count = series.count
         interval = series.interval
         capacity = series.capacity
-        lastTime = series.times.last
+        lastTime = series.lastTime
     }
 
-    /// Whether `series` begins with the written samples.
+    /// Whether `series` begins with the written samples. A written sample the series no longer holds was released
+    /// because it was stored: the positions before it are the written ones.
     func continues(in series: some ChunkedSeries) -> Bool {
-        series.interval == interval && series.capacity == capacity && series.count >= count
-            && (count == 0 || series.times[count - 1] == lastTime)
+        guard series.interval == interval, series.capacity == capacity, series.count >= count else { return false }
+        return count <= series.heldStart || series.times[count - 1 - series.heldStart] == lastTime
+    }
+}
+
+/// Puts a stored series back together from its chunks, read in order of position. Each chunk must begin at or past
+/// the end of the one before: a gap is a stretch its session let go of without storing it (a store unreachable for
+/// as long as a series' capacity takes to fill; see `SampledSeries`), an overlap is damage.
+struct ChunkAssembly<Series: ChunkedSeries> {
+    private var samples: [UInt8] = []
+    private var end = 0
+
+    /// Adds the chunk at position `first`; false when it is damaged (not whole samples) or overlaps the last.
+    mutating func append(first: Int, samples chunk: [UInt8]) -> Bool {
+        guard chunk.count % Series.bytesPerSample == 0, first >= end else { return false }
+        samples += chunk
+        end = first + chunk.count / Series.bytesPerSample
+        return true
+    }
+
+    /// The series of the chunks added, thinned to `capacity`; nil when their samples are damaged.
+    func series(interval: Double, capacity: Int) -> Series? {
+        Series.decoded(samples, interval: interval, capacity: capacity)
     }
 }

@@ -52,11 +52,14 @@ struct DetailWrites {
     }
 }
 
-/// What writing one series does: a chunk of the samples past what was written when the series continues it; the
-/// whole series, its old chunks deleted and its shape written, otherwise.
+/// What writing one series does: a chunk of the samples past what was written when the series continues it;
+/// otherwise everything from its first held sample on, the stored chunks from there on deleted and its shape written
+/// first. That is the whole series, unless its owner released samples (``ValueSeries/release(before:)``), which it
+/// does only once they are stored: the chunks before them stand.
 struct SeriesWrite: Equatable {
-    /// Whether the stored chunks are deleted and the shape (interval, capacity) written first.
-    let replaces: Bool
+    /// The position from which the stored chunks are deleted, the shape (interval, capacity) written first; nil when
+    /// the write only appends.
+    let replacesFrom: Int?
     /// The first sample of the chunk to insert; the series' count when there is none.
     let firstSample: Int
     /// Whether a chunk is inserted.
@@ -68,9 +71,10 @@ struct SeriesWrite: Equatable {
         guard Series.storesEmpty || series.count > 0 || (after?.count ?? 0) > 0 else { return nil }
         // A series not stored while empty has no shape row yet: its first samples write one.
         if let after, after.continues(in: series), Series.storesEmpty || after.count > 0 {
-            (replaces, firstSample) = (false, after.count)
+            // Past the written samples, or past a stretch the series let go of unwritten (see `SampledSeries`).
+            (replacesFrom, firstSample) = (nil, max(after.count, series.heldStart))
         } else {
-            (replaces, firstSample) = (true, 0)
+            (replacesFrom, firstSample) = (series.heldStart, series.heldStart)
         }
         appends = firstSample < series.count
     }

@@ -395,20 +395,19 @@ enum PostgresSessionReads {
         ]
     }
 
-    /// A session's series from the rows of ``seriesStatements(_:of:)``: nil without a shape; its chunks must follow
-    /// one another without a gap.
+    /// A session's series from the rows of ``seriesStatements(_:of:)``: nil without a shape; its chunks in order
+    /// (``ChunkAssembly``).
     private static func storedSeries<Series: ChunkedSeries>(
         of id: SessionID, shape: PostgresRows, chunks: PostgresRows
     ) throws(SessionStoreError) -> Series? {
         guard let shape = shape.first.map({ (interval: $0.double(0), capacity: $0.int(1)) }) else { return nil }
-        let size = Series.bytesPerSample
-        var samples: [UInt8] = []
+        var assembly = ChunkAssembly<Series>()
         for row in chunks.rows {
-            guard samples.count % size == 0, row.int(0) == samples.count / size, samples.count / size < shape.capacity
-            else { throw .corruptRecord(id: id.description) }
-            samples += row.blob(1)
+            guard assembly.append(first: row.int(0), samples: row.blob(1)) else {
+                throw .corruptRecord(id: id.description)
+            }
         }
-        guard let series = Series.decoded(samples, interval: shape.interval, capacity: shape.capacity) else {
+        guard let series = assembly.series(interval: shape.interval, capacity: shape.capacity) else {
             throw .corruptRecord(id: id.description)
         }
         return series

@@ -340,8 +340,11 @@ extension PostgresSessionStore {
     ) -> [PostgresStatement] {
         guard let write else { return [] }
         var statements: [PostgresStatement] = []
-        if write.replaces {
-            statements.append(PostgresStatement("DELETE FROM \(Series.chunkTable) WHERE session_id = $1", [key]))
+        if let replacesFrom = write.replacesFrom {
+            statements.append(
+                PostgresStatement(
+                    "DELETE FROM \(Series.chunkTable) WHERE session_id = $1 AND first >= $2",
+                    [key, .int(replacesFrom)]))
             statements.append(
                 PostgresStatement(
                     """

@@ -376,13 +376,11 @@ extension SQLiteSessionStore {
             side: side, faults: SessionRecordCoding.decodeFaults(row.string(first + 5)), motion: motion)
     }
 
-    /// A session's series: its interval and capacity, and its chunks of samples in order, which must follow one
-    /// another without a gap.
+    /// A session's series: its interval and capacity, and its chunks of samples in order (``ChunkAssembly``).
     private func storedSeries<Series: ChunkedSeries>(
         of id: SessionID, in db: SQLiteConnection
     ) throws(SessionStoreError) -> Series? {
         let key = id.description
-        let size = Series.bytesPerSample
         let shape = try db.withStatement("SELECT interval, capacity FROM \(Series.shapeTable) WHERE session_id = ?1") {
             select throws(SessionStoreError) -> (interval: Double, capacity: Int)? in
             try select.bind(key, at: 1)
@@ -390,20 +388,17 @@ extension SQLiteSessionStore {
             return (select.double(0), select.int(1))
         }
         guard let shape else { return nil }
-        let samples = try db.withStatement(
+        let chunks = try db.withStatement(
             "SELECT first, samples FROM \(Series.chunkTable) WHERE session_id = ?1 ORDER BY first"
-        ) { select throws(SessionStoreError) -> [UInt8] in
+        ) { select throws(SessionStoreError) -> ChunkAssembly<Series> in
             try select.bind(key, at: 1)
-            var samples: [UInt8] = []
+            var chunks = ChunkAssembly<Series>()
             while try select.step() {
-                guard samples.count % size == 0, select.int(0) == samples.count / size,
-                    samples.count / size < shape.capacity
-                else { throw .corruptRecord(id: key) }
-                samples += select.blob(1)
+                guard chunks.append(first: select.int(0), samples: select.blob(1)) else { throw .corruptRecord(id: key) }
             }
-            return samples
+            return chunks
         }
-        guard let series = Series.decoded(samples, interval: shape.interval, capacity: shape.capacity) else {
+        guard let series = chunks.series(interval: shape.interval, capacity: shape.capacity) else {
             throw .corruptRecord(id: key)
         }
         return series

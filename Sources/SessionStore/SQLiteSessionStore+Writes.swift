@@ -444,10 +444,11 @@ extension SQLiteSessionStore {
         _ series: Series, _ write: SeriesWrite?, of key: String, in db: SQLiteConnection
     ) throws(SessionStoreError) {
         guard let write else { return }
-        if write.replaces {
-            try db.withStatement("DELETE FROM \(Series.chunkTable) WHERE session_id = ?1") {
+        if let replacesFrom = write.replacesFrom {
+            try db.withStatement("DELETE FROM \(Series.chunkTable) WHERE session_id = ?1 AND first >= ?2") {
                 delete throws(SessionStoreError) in
                 try delete.bind(key, at: 1)
+                try delete.bind(replacesFrom, at: 2)
                 try delete.step()
             }
             try db.withStatement(

@@ -85,9 +85,10 @@ enum SessionRecordCoding {
     /// which the engine never produces, reads back as nil.)
     /// - Parameters:
     ///   - series: The series.
-    ///   - first: The first sample to encode (default: all of them).
+    ///   - first: The position of the first sample to encode (default: the first held).
     static func encodeSamples(_ series: ValueSeries, from first: Int = 0) -> [UInt8] {
         var bytes: [UInt8] = []
+        let first = max(first, series.heldStart)
         guard first < series.count else { return bytes }
         bytes.reserveCapacity((series.count - first) * 16)
         for index in first..<series.count {
@@ -98,12 +99,13 @@ enum SessionRecordCoding {
         return bytes
     }
 
-    /// Rebuilds a series from ``encodeSamples(_:)``'s bytes.
+    /// Rebuilds a series from ``encodeSamples(_:)``'s bytes. A live session's series is stored whole however long it
+    /// ran (its samples are released from memory once stored, never thinned): more than `capacity` samples are
+    /// thinned here, as ``ValueSeries/init(times:values:interval:capacity:)`` says.
     /// - Returns: The series, or nil if the bytes are not whole pairs with finite, ascending times, or the
     ///   interval or capacity is impossible.
     static func decodeSeries(_ bytes: [UInt8], interval: Double, capacity: Int) -> ValueSeries? {
-        guard bytes.count % 16 == 0, interval > 0, interval.isFinite, capacity >= 2, bytes.count / 16 <= capacity
-        else { return nil }
+        guard bytes.count % 16 == 0, interval > 0, interval.isFinite, capacity >= 2 else { return nil }
         let count = bytes.count / 16
         var times: [Double] = []
         var values: [Double?] = []
@@ -128,9 +130,10 @@ enum SessionRecordCoding {
     /// Chunks concatenate to the whole encoding, as ``encodeSamples(_:from:)``'s do.
     /// - Parameters:
     ///   - series: The series.
-    ///   - first: The first sample to encode (default: all of them).
+    ///   - first: The position of the first sample to encode (default: the first held).
     static func encodeMotion(_ series: MotionSeries, from first: Int = 0) -> [UInt8] {
         var bytes: [UInt8] = []
+        let first = max(first, series.heldStart)
         guard first < series.count else { return bytes }
         bytes.reserveCapacity((series.count - first) * 32)
         for index in first..<series.count {
@@ -140,12 +143,12 @@ enum SessionRecordCoding {
         return bytes
     }
 
-    /// Rebuilds a motion series from ``encodeMotion(_:from:)``'s bytes.
+    /// Rebuilds a motion series from ``encodeMotion(_:from:)``'s bytes, thinned to `capacity` as
+    /// ``decodeSeries(_:interval:capacity:)``'s.
     /// - Returns: The series, or nil if the bytes are not whole quadruples of finite numbers with ascending times, or
     ///   the interval or capacity is impossible.
     static func decodeMotion(_ bytes: [UInt8], interval: Double, capacity: Int) -> MotionSeries? {
-        guard bytes.count % 32 == 0, interval > 0, interval.isFinite, capacity >= 2, bytes.count / 32 <= capacity
-        else { return nil }
+        guard bytes.count % 32 == 0, interval > 0, interval.isFinite, capacity >= 2 else { return nil }
         let count = bytes.count / 32
         var times: [Double] = []
         var accelerations: [MotionVector] = []

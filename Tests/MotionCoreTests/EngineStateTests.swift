@@ -191,22 +191,97 @@ struct EngineStateTests {
         #expect(restored.summary == engine.summary)
     }
 
-    @Test func stateOfTheFirstFormatVersionIsStillRead() throws {
+    /// A live session stores its series in stretches, lets go of each once stored
+    /// (``MotionEngine/releaseSeries(before:motion:)``) and may be restored from a state without samples: the
+    /// stretches, put together, are the series of a session never cut, and the restored engine holds none of them.
+    @Test func seriesReleasedAndRestoredByPositionGiveTheSameSamples() throws {
+        let configuration = Self.configuration(.elbowFlexion)
+        let poses = Self.simulation(.elbowFlexion, seed: 4).poses()
+        func sample(at pose: Pose) -> MotionSample {
+            MotionSample(t: pose.timestamp, acceleration: MotionVector(x: pose.timestamp.remainder(dividingBy: 1), y: -9.8, z: 0))
+        }
+        var whole = try MotionEngine(configuration: configuration)
+        for pose in poses {
+            _ = try whole.process(pose)
+            whole.recordMotion(sample(at: pose))
+        }
+        var engine = try MotionEngine(configuration: configuration)
+        var stored = (times: [Double](), values: [Double?](), motion: [Double]())
+        func store(_ summary: SessionSummary) {
+            for position in max(stored.times.count, summary.series.heldStart)..<summary.series.count {
+                stored.times.append(summary.series[position].t)
+                stored.values.append(summary.series[position].value)
+            }
+            for position in max(stored.motion.count, summary.motion.heldStart)..<summary.motion.count {
+                stored.motion.append(summary.motion[position].t)
+            }
+        }
+        for (index, pose) in poses.enumerated() {
+            if index % 97 == 50 {
+                let summary = engine.summary
+                store(summary)
+                engine.releaseSeries(before: summary.series.count, motion: summary.motion.count)
+                #expect(engine.summary.series.times.isEmpty && engine.summary.motion.times.isEmpty)
+                engine = try MotionEngine(configuration: configuration, restoring: engine.savedState())
+                #expect(engine.summary.series.heldStart == summary.series.count)
+                #expect(engine.summary.motion.heldStart == summary.motion.count)
+                #expect(engine.summary.series.lastTime == summary.series.lastTime)
+            }
+            _ = try engine.process(pose)
+            engine.recordMotion(sample(at: pose))
+        }
+        store(engine.summary)
+        let series = whole.summary.series
+        #expect(series.count > 100 && series.interval == 0.1)
+        #expect(stored.times == series.times)
+        #expect(stored.values.elementsEqual(series.values) { $0 == $1 || ($0?.isNaN == true && $1?.isNaN == true) })
+        #expect(stored.motion == whole.summary.motion.times)
+        #expect(engine.summary.series.count == series.count && engine.summary.reps == whole.summary.reps)
+    }
+
+    @Test func stateOfEarlierFormatVersionsIsStillRead() throws {
         let configuration = Self.configuration(.squat)
         var engine = try MotionEngine(configuration: configuration)
         // No rep yet: the first version's bytes differ from the second's only in the version byte.
         for pose in Self.simulation(.squat, seed: 1).poses().prefix(20) { _ = try engine.process(pose) }
         #expect(engine.summary.reps.isEmpty)
+        let series = engine.summary.series
+        #expect(series.count > 2 && series.heldStart == 0)
         let state = engine.savedState(includingSeries: true)
-        #expect(Array(state.prefix(4)) == [0x4D, 0x53, 0x45, 2])
-        let restored = try MotionEngine(
-            configuration: configuration, restoring: [0x4D, 0x53, 0x45, 1] + state.dropFirst(4))
-        #expect(restored.summary == engine.summary)
-        #expect(throws: RestoreError.state(.unsupportedFormat)) {
-            try MotionEngine(configuration: configuration, restoring: [0x4D, 0x53, 0x45, 3] + state.dropFirst(4))
+        #expect(Array(state.prefix(4)) == [0x4D, 0x53, 0x45, 3])
+        // Version 3 ends with the value series' position and samples, then the motion series' position (an empty
+        // series: interval, count 0, no origin, no last time); version 2 ended with the value series' interval,
+        // last slot + 1, count and samples.
+        func varint(_ value: Int) -> [UInt8] {
+            var bytes: [UInt8] = []
+            var rest = UInt64(value)
+            while rest >= 0x80 {
+                bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+                rest >>= 7
+            }
+            return bytes + [UInt8(rest)]
+        }
+        func double(_ value: Double) -> [UInt8] { withUnsafeBytes(of: value.bitPattern.littleEndian) { Array($0) } }
+        var samples: [UInt8] = []
+        for position in 0..<series.count { samples += double(series[position].t) + double(series[position].value ?? .nan) }
+        let (first, last) = (try #require(series.times.first), try #require(series.lastTime))
+        let version3Tail =
+            double(series.interval) + varint(series.count) + [1] + double(first) + [1] + double(last)
+            + varint(series.count) + samples + double(MotionSeries.defaultInterval) + [0, 0, 0]
+        #expect(Array(state.suffix(version3Tail.count)) == version3Tail)
+        let common = Array(state.dropFirst(4).dropLast(version3Tail.count))
+        let lastSlot = Int(((last - first) / series.interval + 1e-6).rounded(.down))
+        let version2Tail = double(series.interval) + varint(lastSlot + 1) + varint(series.count) + samples
+        for version: UInt8 in [1, 2] {
+            let restored = try MotionEngine(
+                configuration: configuration, restoring: [0x4D, 0x53, 0x45, version] + common + version2Tail)
+            #expect(restored.summary == engine.summary, "version \(version)")
         }
         #expect(throws: RestoreError.state(.unsupportedFormat)) {
-            try MotionEngine(configuration: configuration, restoring: [0x4D, 0x53, 0x46, 2] + state.dropFirst(4))
+            try MotionEngine(configuration: configuration, restoring: [0x4D, 0x53, 0x45, 4] + state.dropFirst(4))
+        }
+        #expect(throws: RestoreError.state(.unsupportedFormat)) {
+            try MotionEngine(configuration: configuration, restoring: [0x4D, 0x53, 0x46, 3] + state.dropFirst(4))
         }
     }
 }

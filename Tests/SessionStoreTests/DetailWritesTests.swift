@@ -21,10 +21,10 @@ import Testing
         let writes = DetailWrites(Self.summary(reps: 3, samples: 5), after: nil)
         #expect(writes.replacesReps && writes.newReps == 0..<3)
         let series = try #require(writes.series)
-        #expect(series.replaces && series.firstSample == 0 && series.appends)
+        #expect(series.replacesFrom == 0 && series.firstSample == 0 && series.appends)
         #expect(writes.motion == nil, "an empty motion series is not stored")
         let empty = try #require(DetailWrites(Self.summary(reps: 0, samples: 0), after: nil).series)
-        #expect(empty.replaces && !empty.appends, "an empty value series is stored: its shape, no chunk")
+        #expect(empty.replacesFrom == 0 && !empty.appends, "an empty value series is stored: its shape, no chunk")
     }
 
     @Test func aCheckpointThatContinuesAppendsOnlyWhatIsNew() throws {
@@ -32,9 +32,10 @@ import Testing
         let writes = DetailWrites(Self.summary(reps: 3, samples: 6), after: WrittenDetails(first))
         #expect(!writes.replacesReps && writes.newReps == 2..<3)
         let series = try #require(writes.series)
-        #expect(!series.replaces && series.firstSample == 4 && series.appends)
+        #expect(series.replacesFrom == nil && series.firstSample == 4 && series.appends)
         let unchanged = DetailWrites(first, after: WrittenDetails(first))
-        #expect(unchanged.newReps.isEmpty && unchanged.series?.appends == false && unchanged.series?.replaces == false)
+        #expect(unchanged.newReps.isEmpty && unchanged.series?.appends == false && unchanged.series?.firstSample == 4)
+        #expect(unchanged.series != nil && unchanged.series?.replacesFrom == nil)
     }
 
     @Test func repsThatDoNotContinueTheWrittenOnesAreRewritten() {
@@ -51,7 +52,7 @@ import Testing
         let halved = Self.summary(reps: 0, samples: 9)
         #expect(halved.series.interval == 0.2, "nine samples at capacity 8 halve the series")
         let series = try #require(DetailWrites(halved, after: written).series)
-        #expect(series.replaces && series.firstSample == 0 && series.appends)
+        #expect(series.replacesFrom == 0 && series.firstSample == 0 && series.appends)
     }
 
     @Test func aMotionSeriesIsWrittenOnceItHasSamples() throws {
@@ -59,9 +60,9 @@ import Testing
         let before = WrittenDetails(summary)
         summary.motion.record(MotionSample(t: 0, acceleration: MotionVector(x: 0, y: 0, z: 9.8)))
         let motion = try #require(DetailWrites(summary, after: before).motion)
-        #expect(motion.replaces && motion.firstSample == 0 && motion.appends, "its first samples write its shape")
+        #expect(motion.replacesFrom == 0 && motion.firstSample == 0 && motion.appends, "its first samples write its shape")
         summary.motion.record(MotionSample(t: 1, acceleration: MotionVector(x: 0, y: 0, z: 9.8)))
         let next = try #require(DetailWrites(summary, after: WrittenDetails(summary)).motion)
-        #expect(!next.replaces && !next.appends)
+        #expect(next.replacesFrom == nil && !next.appends)
     }
 }

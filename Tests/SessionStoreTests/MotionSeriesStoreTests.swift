@@ -107,10 +107,9 @@ import Testing
             "UPDATE motion_chunks SET samples = x'\(String(repeating: "0", count: 28))F07F\(String(repeating: "0", count: 32))'",
             // Two samples with the same time (times must increase).
             "UPDATE motion_chunks SET samples = zeroblob(64)",
-            // Chunks that do not follow one another, and more samples than the capacity.
+            // Chunks that overlap; a chunk after a gap whose times go back.
+            "INSERT INTO motion_chunks SELECT session_id, 39, samples FROM motion_chunks",
             "INSERT INTO motion_chunks SELECT session_id, 41, samples FROM motion_chunks",
-            "UPDATE motion_chunks SET first = 1",
-            "UPDATE motion_series SET capacity = 39",
             #"UPDATE motion_series SET "interval" = -1"#,
         ])
     func reportsADamagedMotionSeries(_ kind: StoreKind, damage: String) async throws {

@@ -165,16 +165,9 @@ import Testing
             "UPDATE series_chunks SET samples = x'00'", "UPDATE series_chunks SET samples = zeroblob(15)",
             "UPDATE series_chunks SET samples = x'000000000000F87F0000000000000000'",
             "UPDATE series_chunks SET samples = x'0000000000000040000000000000000000000000000000000000000000000000'",
-            // Chunks that do not follow one another: a gap, an overlap, a first chunk that does not start at 0.
-            "INSERT INTO series_chunks SELECT session_id, 41, samples FROM series_chunks",
+            // Chunks that overlap; a chunk after a gap whose times go back.
             "INSERT INTO series_chunks SELECT session_id, 39, samples FROM series_chunks",
-            "UPDATE series_chunks SET first = 1",
-            // More samples than the series' capacity: in its one chunk, or in a chunk past a full one.
-            "UPDATE series SET capacity = 39",
-            """
-            UPDATE series SET capacity = 40;
-            INSERT INTO series_chunks SELECT session_id, 40, samples FROM series_chunks
-            """,
+            "INSERT INTO series_chunks SELECT session_id, 41, samples FROM series_chunks",
         ])
     func reportsADamagedSeries(_ kind: StoreKind, damage: String) async throws {
         try await withStore(kind) { store, database in

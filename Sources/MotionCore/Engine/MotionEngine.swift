@@ -200,6 +200,18 @@ public struct MotionEngine: Sendable {
         motionSeries.record(sample)
     }
 
+    /// Lets go of the series samples the caller has stored: those before `position` in the value series and before
+    /// `motionPosition` in the motion series (their counts in a stored ``summary``). The summary then carries only
+    /// the samples recorded since, so a live session's memory stays bounded however long it runs; see
+    /// ``ValueSeries/release(before:)``.
+    /// - Parameters:
+    ///   - position: The value series' first position to keep holding.
+    ///   - motionPosition: The motion series' first position to keep holding.
+    public mutating func releaseSeries(before position: Int, motion motionPosition: Int) {
+        series.release(before: position)
+        motionSeries.release(before: motionPosition)
+    }
+
     /// Starts (or restarts) the baseline: the mean peak of the next clean reps (``SessionConfiguration/baselineReps``),
     /// or of the next completed hold.
     public mutating func startBaseline() {
@@ -498,8 +510,10 @@ extension MotionEngine.SetTracker {
 
 extension MotionEngine {
     /// The first bytes of saved state: `"MSE"` and the format version. Version 2 adds each rep's motion values;
-    /// state of version 1 is still read (its reps have none).
-    static let stateMagic: [UInt8] = [0x4D, 0x53, 0x45, 2]
+    /// version 3 saves both series' positions (and the value series' samples only when asked). State of versions 1
+    /// and 2 is still read (reps without motion values; the series given to the restore, or the value series saved
+    /// whole).
+    static let stateMagic: [UInt8] = [0x4D, 0x53, 0x45, 3]
 
     /// Saves everything the engine carries between frames — smoothing, rep counters, hold clocks, form rules,
     /// debouncers, baseline, sets, best, reps and counts — as compact, deterministic bytes (the same engine state
@@ -508,9 +522,10 @@ extension MotionEngine {
     /// An engine created with the same configuration and restored from them (``init(configuration:restoring:series:)``)
     /// continues exactly as this one: fed the same remaining poses, it produces the same events and summary, bit for
     /// bit.
-    /// - Parameter includingSeries: Whether the value series goes with it. A live session leaves it out: its store
-    ///   already holds the series, which the restore takes back.
-    /// - Returns: The state: about 200 bytes plus 40 per rep (and 16 per series sample when included).
+    /// - Parameter includingSeries: Whether the value series' held samples go with it. A live session leaves them
+    ///   out: its store holds the series, and the restored engine records the next samples where this one would
+    ///   have (both series' positions always go with the state).
+    /// - Returns: The state: about 250 bytes plus 40 per rep (and 16 per held series sample when included).
     public func savedState(includingSeries: Bool = false) -> [UInt8] {
         var writer = EngineStateWriter()
         writer.bytes.append(contentsOf: Self.stateMagic)
@@ -529,7 +544,8 @@ extension MotionEngine {
         writer.write(visibleFrames)
         writer.write(confidence)
         writer.write(includingSeries)
-        if includingSeries { series.save(to: &writer) }
+        series.save(to: &writer, includingSamples: includingSeries)
+        motionSeries.savePosition(to: &writer)
         return writer.bytes
     }
 
@@ -537,9 +553,11 @@ extension MotionEngine {
     /// - Parameters:
     ///   - configuration: The configuration the saving engine was created with.
     ///   - state: What ``savedState(includingSeries:)`` returned.
-    ///   - series: The value series to continue, when the state was saved without it (e.g. read back from the
-    ///     store); ignored when the state carries its own.
-    ///   - motion: The motion series to continue (the saved state never carries it: the store does).
+    ///   - series: The whole value series, when the state was saved without its samples (e.g. read back from the
+    ///     store): it is continued when it is the one the state was saved with (the same count, interval and last
+    ///     time), else the restored series holds no sample and records the next ones where the saved one would
+    ///     have. Ignored when the state carries the samples.
+    ///   - motion: The whole motion series (the saved state never carries its samples), taken as `series`.
     /// - Throws: ``RestoreError/session(_:)`` when the configuration is unusable (as ``init(configuration:)``),
     ///   ``RestoreError/state(_:)`` when the state is truncated, corrupt or saved for another configuration.
     public init(
@@ -554,17 +572,18 @@ extension MotionEngine {
             throw .session(error)
         }
         do {
-            try restore(from: state, series: series)
+            try restore(from: state, series: series, motion: motion)
         } catch {
             throw .state(error)
         }
-        motionSeries = motion
     }
 
-    private mutating func restore(from state: [UInt8], series stored: ValueSeries?) throws(EngineStateError) {
+    private mutating func restore(
+        from state: [UInt8], series stored: ValueSeries?, motion storedMotion: MotionSeries
+    ) throws(EngineStateError) {
         var reader = EngineStateReader(bytes: state)
         let magic = try reader.bytes(Self.stateMagic.count)
-        guard magic.dropLast() == Self.stateMagic.dropLast(), let version = magic.last, (1...2).contains(version) else {
+        guard magic.dropLast() == Self.stateMagic.dropLast(), let version = magic.last, (1...3).contains(version) else {
             throw .unsupportedFormat
         }
         guard try reader.readUInt64() == configurationFingerprint else { throw .configurationMismatch }
@@ -586,10 +605,20 @@ extension MotionEngine {
         frames = try reader.readCount()
         visibleFrames = try reader.readCount()
         confidence = try reader.readOptionalDouble()
-        if try reader.readBool() {
-            try series.restore(from: &reader)
-        } else if let stored {
-            series = stored
+        let includesSeries = try reader.readBool()
+        let capacity = configuration.seriesCapacity
+        if version < 3 {
+            if includesSeries {
+                series = try ValueSeries(restoringVersion2From: &reader, capacity: capacity)
+            } else if let stored {
+                series = stored
+            }
+            motionSeries = storedMotion
+        } else {
+            series = try ValueSeries(restoringFrom: &reader, capacity: capacity, includingSamples: includesSeries)
+            motionSeries = try MotionSeries(restoringPositionFrom: &reader)
+            if !includesSeries, let stored, stored.holdsAllSamples(of: series) { series = stored }
+            if storedMotion.holdsAllSamples(of: motionSeries) { motionSeries = storedMotion }
         }
         guard reader.isAtEnd else { throw .corrupt("bytes after the state") }
     }

@@ -114,59 +114,62 @@ public struct SideTally: Sendable, Hashable {
 
 /// A measured value over time, downsampled for charts and bounded in size.
 ///
-/// Keeps one sample per `interval` seconds of pose time; when `capacity` is reached it drops every other sample
-/// and doubles the interval, so an arbitrarily long session costs bounded memory. Storage grows with the samples
-/// (16 bytes each: an unmeasured value is kept as a NaN, which the engine never measures), so a live session
-/// costs little until it has run for a while.
+/// Keeps one sample per `interval` seconds of pose time, on a grid anchored at the first pose, 16 bytes each (an
+/// unmeasured value is kept as a NaN, which the engine never measures). Memory stays bounded however long the
+/// session: a series that holds all its samples drops every other one when `capacity` is reached and doubles the
+/// interval; a live session's series lets go of each stretch once its store has it (``release(before:)``) and holds
+/// only the samples since (see `SampledSeries`).
 public struct ValueSeries: Sendable, Hashable {
-    /// Sample times (pose time, seconds).
-    public private(set) var times: [Double] = []
-    /// The values, NaN where unmeasurable.
-    private var storedValues: [Double] = []
+    private var samples: SampledSeries<Double>
+
+    /// The held samples' times (pose time, seconds): positions ``heldStart``..<``count``, all of them unless some
+    /// were released.
+    public var times: [Double] { samples.times }
     /// The current spacing between samples, seconds.
-    public private(set) var interval: Double
-    /// The most samples kept.
-    public let capacity: Int
+    public var interval: Double { samples.interval }
+    /// The most samples held.
+    public var capacity: Int { samples.capacity }
 
     /// Values at ``times``; nil where the value could not be measured.
-    public var values: [Double?] { storedValues.map { $0.isNaN ? nil : $0 } }
+    public var values: [Double?] { samples.readings.map { $0.isNaN ? nil : $0 } }
 
     /// Creates an empty series.
     /// - Parameters:
     ///   - interval: Spacing between samples, seconds (0.1 gives 10 Hz).
-    ///   - capacity: The most samples kept, at least 2.
+    ///   - capacity: The most samples held, at least 2.
     public init(interval: Double = 0.1, capacity: Int = 36_000) {
-        self.interval = interval
-        self.capacity = max(2, capacity)
+        samples = SampledSeries(interval: interval, capacity: capacity)
     }
 
-    /// Rebuilds a series from samples kept earlier (e.g. read back from storage), so that it compares equal to the
-    /// series they were taken from and goes on recording as that one would.
+    /// Rebuilds a whole series from samples kept earlier (e.g. read back from storage), so that it compares equal to
+    /// the series they were taken from and goes on recording as that one would.
     ///
-    /// Only the common prefix of `times` and `values` is kept, and at most `capacity` samples of it.
+    /// Only the common prefix of `times` and `values` is kept; more than `capacity` samples are recorded
+    /// again, in order, so they are thinned as recording them would have (the interval doubling each time it fills).
     /// - Parameters:
     ///   - times: Sample times, ascending.
     ///   - values: Values at those times; nil (or NaN) where unmeasurable.
-    ///   - interval: The current spacing between samples, seconds.
-    ///   - capacity: The most samples kept, at least 2.
+    ///   - interval: The spacing of those samples, seconds.
+    ///   - capacity: The most samples held, at least 2.
     public init(times: [Double], values: [Double?], interval: Double, capacity: Int) {
-        self.init(interval: interval, capacity: capacity)
-        let count = min(times.count, values.count, self.capacity)
-        self.times = Array(times.prefix(count))
-        storedValues = values.prefix(count).map { $0 ?? .nan }
-        if let origin = self.times.first, let last = self.times.last {
-            lastSlot = Int(exactly: ((last - origin) / interval + 1e-6).rounded(.down))
-        }
+        samples = SampledSeries(
+            times: times, readings: values.map { $0 ?? .nan }, interval: interval, capacity: capacity)
     }
 
-    /// The number of samples kept.
-    public var count: Int { times.count }
+    /// The number of samples recorded: those held and those released before them.
+    public var count: Int { samples.count }
 
-    /// Sample `index`: its time and value (nil where unmeasurable).
-    /// - Parameter index: A position below ``count``.
-    public subscript(index: Int) -> (t: Double, value: Double?) {
-        let value = storedValues[index]
-        return (times[index], value.isNaN ? nil : value)
+    /// The position of the first held sample: 0 unless samples were released.
+    public var heldStart: Int { samples.heldStart }
+
+    /// The last recorded sample's time, held or not.
+    public var lastTime: Double? { samples.lastTime }
+
+    /// Sample `position`: its time and value (nil where unmeasurable).
+    /// - Parameter position: A held position, ``heldStart``..<``count``.
+    public subscript(position: Int) -> (t: Double, value: Double?) {
+        let sample = samples[position]
+        return (sample.t, sample.reading.isNaN ? nil : sample.reading)
     }
 
     /// Records a sample when at least `interval` has passed since the last one kept.
@@ -174,69 +177,60 @@ public struct ValueSeries: Sendable, Hashable {
     ///   - value: The value, or nil when unmeasurable.
     ///   - t: Pose time.
     public mutating func record(_ value: Double?, at t: Double) {
-        let origin = times.first ?? t
-        // Slots on a fixed grid, so 30 Hz input keeps every third pose rather than drifting to every fourth.
-        // A slot beyond any Int (a timestamp absurdly far from the first) is not recorded.
-        guard let slot = Int(exactly: ((t - origin) / interval + 1e-6).rounded(.down)) else { return }
-        if let last = lastSlot, slot <= last { return }
-        if times.count == capacity { halve() }
-        times.append(t)
-        storedValues.append(value ?? .nan)
-        lastSlot = Int(exactly: ((t - origin) / interval + 1e-6).rounded(.down))
+        samples.record(value ?? .nan, at: t)
     }
 
-    private var lastSlot: Int?
+    /// Lets go of the samples before `position`, which the caller has stored: the series then holds only the ones
+    /// after, keeps counting positions from its first sample, and no longer halves. Positions already released
+    /// change nothing.
+    /// - Parameter position: The first position to keep holding.
+    public mutating func release(before position: Int) {
+        samples.release(before: position)
+    }
 
-    /// Equal when the samples (NaN matching NaN), interval and capacity are.
+    /// Whether this series holds every sample of the one `position` stands for (restored from saved state without
+    /// its samples).
+    func holdsAllSamples(of position: ValueSeries) -> Bool { samples.holdsAllSamples(of: position.samples) }
+
+    /// Equal when the samples (NaN matching NaN), positions, interval and capacity are.
     public static func == (lhs: ValueSeries, rhs: ValueSeries) -> Bool {
-        lhs.times == rhs.times && lhs.interval == rhs.interval && lhs.capacity == rhs.capacity
-            && lhs.lastSlot == rhs.lastSlot
-            && lhs.storedValues.elementsEqual(rhs.storedValues) { $0 == $1 || ($0.isNaN && $1.isNaN) }
+        lhs.samples.isEqual(to: rhs.samples) { $0 == $1 || ($0.isNaN && $1.isNaN) }
     }
 
-    /// Hashes the samples (every NaN alike), interval and capacity.
+    /// Hashes the samples (every NaN alike), positions, interval and capacity.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(times)
-        hasher.combine(interval)
-        hasher.combine(capacity)
-        for value in storedValues { hasher.combine(value.isNaN ? Double.nan.bitPattern : value.bitPattern) }
+        samples.hashShape(into: &hasher)
+        for value in samples.readings { hasher.combine(value.isNaN ? Double.nan.bitPattern : value.bitPattern) }
     }
 
-    func save(to writer: inout EngineStateWriter) {
-        writer.write(interval)
-        writer.write(lastSlot.map { UInt64(max(0, $0)) + 1 } ?? 0)
-        writer.write(times.count)
-        for index in times.indices {
-            writer.write(times[index])
-            writer.write(storedValues[index])
-        }
+    /// Saves the series' position and, when `includingSamples`, its held samples.
+    func save(to writer: inout EngineStateWriter, includingSamples: Bool) {
+        samples.save(to: &writer, samples: includingSamples ? { value, writer in writer.write(value) } : nil)
     }
 
-    mutating func restore(from reader: inout EngineStateReader) throws(EngineStateError) {
-        interval = try reader.readDouble()
+    /// Restores what ``save(to:includingSamples:)`` saved.
+    init(restoringFrom reader: inout EngineStateReader, capacity: Int, includingSamples: Bool)
+        throws(EngineStateError)
+    {
+        samples = try SampledSeries(
+            restoringFrom: &reader, capacity: capacity,
+            samples: includingSamples ? { reader throws(EngineStateError) in try reader.readDouble() } : nil)
+    }
+
+    /// Restores a whole series in the format of engine state version 2 and before: interval, last slot, samples.
+    init(restoringVersion2From reader: inout EngineStateReader, capacity: Int) throws(EngineStateError) {
+        let interval = try reader.readDouble()
         guard interval > 0, interval.isFinite else { throw .corrupt("a series interval that is not positive") }
-        let slot = try reader.readUInt64()
-        lastSlot = slot == 0 ? nil : Int(exactly: slot - 1)
+        _ = try reader.readUInt64()  // the last slot, which the samples give again
         let count = try reader.readCount(atMost: capacity)
-        times.removeAll(keepingCapacity: true)
-        storedValues.removeAll(keepingCapacity: true)
+        var times: [Double] = []
+        var values: [Double] = []
         for _ in 0..<count {
             let t = try reader.readDouble()
             guard t.isFinite, t >= (times.last ?? -.infinity) else { throw .corrupt("series times out of order") }
             times.append(t)
-            storedValues.append(try reader.readDouble())
+            values.append(try reader.readDouble())
         }
-    }
-
-    private mutating func halve() {
-        var kept = 0
-        for i in stride(from: 0, to: times.count, by: 2) {
-            times[kept] = times[i]
-            storedValues[kept] = storedValues[i]
-            kept += 1
-        }
-        times.removeLast(times.count - kept)
-        storedValues.removeLast(storedValues.count - kept)
-        interval *= 2
+        samples = SampledSeries(times: times, readings: values, interval: interval, capacity: capacity)
     }
 }

@@ -450,19 +450,22 @@ actor LiveSession: WatchableSession {
     private func checkpoint() {
         guard let running, running.core.needsCheckpoint else { return }
         let (summary, engineState) = running.core.takeCheckpoint()
+        let (ends, t) = (SeriesEnds(summary), summary.lastTimestamp)
         let loop = socket.loop
         lastWrite = context.store(
             .checkpoint(summary, engineState: engineState), id: running.core.id, tenant: running.core.tenant,
             after: lastWrite
         ) { [self] stored in
-            guard stored, let t = summary.lastTimestamp else { return }
-            loop.execute { [self] in assumeIsolated { $0.checkpointStored(at: t) } }
+            guard stored, let t else { return }
+            loop.execute { [self] in assumeIsolated { $0.checkpointStored(at: t, series: ends) } }
         }
     }
 
-    /// Tells the client that the session's whole state up to the pose at `t` is durable (PROTOCOL.md §3.1): it
-    /// need keep only the frames after it.
-    private func checkpointStored(at t: Double) {
+    /// The checkpoint up to the pose at `t` is stored: the session lets go of the series samples it holds, and tells
+    /// the client that its whole state up to that pose is durable (PROTOCOL.md §3.1): it need keep only the frames
+    /// after it.
+    private func checkpointStored(at t: Double, series: SeriesEnds) {
+        running?.core.releaseSeries(series)
         guard !finished, !socketClosed else { return }
         output.removeAll(keepingCapacity: true)
         WireEncoder.encodeCheckpoint(at: t, into: &output)

@@ -21,7 +21,7 @@ struct SessionCore: Sendable {
     /// The time of the last motion sample the session holds: the analysis's, or, restored from the store (whose
     /// checkpoints keep the series, not the analysis), the stored series' last; nil when it holds none. A client
     /// that resumes re-sends the samples after it (`resumed.motionT`).
-    var lastMotionTime: Double? { motion?.lastTime ?? engine.summary.motion.times.last }
+    var lastMotionTime: Double? { motion?.lastTime ?? engine.summary.motion.lastTime }
 
     /// ``motion``'s level over its last seconds, and the time of the last sample it was computed at: a snapshot
     /// per pose must not cost three FFTs each time samples came in between.
@@ -206,6 +206,13 @@ struct SessionCore: Sendable {
         return (summary, engine.savedState())
     }
 
+    /// Lets go of the series samples a stored checkpoint's summary holds: the store has them, and appends the next
+    /// ones after them, so a session holds only the samples since its last stored checkpoint however long it runs.
+    /// - Parameter stored: Where the stored summary's series end (``SeriesEnds/init(_:)``).
+    mutating func releaseSeries(_ stored: SeriesEnds) {
+        engine.releaseSeries(before: stored.value, motion: stored.motion)
+    }
+
     /// The record the store keeps when the session is created.
     var newRecord: StoredSession {
         StoredSession(
@@ -221,6 +228,17 @@ struct SessionCore: Sendable {
         SummaryMetadata(
             id: id.description, subject: start.subject, status: SummaryMetadata.Status(status),
             startedAt: Double(startedAt) / 1000, endedAt: endedAt.map { Double($0) / 1000 })
+    }
+}
+
+/// Where a summary's two series end: what a stored checkpoint lets its session release (``SessionCore/releaseSeries(_:)``).
+struct SeriesEnds: Sendable {
+    let value: Int
+    let motion: Int
+
+    init(_ summary: SessionSummary) {
+        value = summary.series.count
+        motion = summary.motion.count
     }
 }
 

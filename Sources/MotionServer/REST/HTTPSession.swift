@@ -153,9 +153,17 @@ actor HTTPSession: WatchableSession {
         lastCheckpoint = context.clock()
         guard core.needsCheckpoint else { return }
         let (summary, engineState) = core.takeCheckpoint()
+        let ends = SeriesEnds(summary)
         lastWrite = context.store(
-            .checkpoint(summary, engineState: engineState), id: id, tenant: tenant, after: lastWrite)
+            .checkpoint(summary, engineState: engineState), id: id, tenant: tenant, after: lastWrite
+        ) { [self] stored in
+            guard stored else { return }
+            Task { await self.checkpointStored(series: ends) }
+        }
     }
+
+    /// A checkpoint is stored: the session lets go of the series samples it holds.
+    private func checkpointStored(series: SeriesEnds) { core.releaseSeries(series) }
 }
 
 /// The HTTP-driven sessions of this node, bounded in total and per tenant.
