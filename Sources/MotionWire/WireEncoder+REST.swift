@@ -212,7 +212,8 @@ extension WireEncoder {
         ]
         for (name, axis) in axes {
             buffer.appendLiteral(name)
-            appendNumbers((series.heldStart..<series.count).map { series[$0].acceleration[keyPath: axis] }, into: &buffer)
+            appendNumbers(
+                (series.heldStart..<series.count).map { series[$0].acceleration[keyPath: axis] }, into: &buffer)
         }
         buffer.appendLiteral("]}")
     }

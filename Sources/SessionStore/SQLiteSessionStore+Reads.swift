@@ -394,7 +394,9 @@ extension SQLiteSessionStore {
             try select.bind(key, at: 1)
             var chunks = ChunkAssembly<Series>()
             while try select.step() {
-                guard chunks.append(first: select.int(0), samples: select.blob(1)) else { throw .corruptRecord(id: key) }
+                guard chunks.append(first: select.int(0), samples: select.blob(1)) else {
+                    throw .corruptRecord(id: key)
+                }
             }
             return chunks
         }

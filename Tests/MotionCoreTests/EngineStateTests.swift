@@ -198,7 +198,9 @@ struct EngineStateTests {
         let configuration = Self.configuration(.elbowFlexion)
         let poses = Self.simulation(.elbowFlexion, seed: 4).poses()
         func sample(at pose: Pose) -> MotionSample {
-            MotionSample(t: pose.timestamp, acceleration: MotionVector(x: pose.timestamp.remainder(dividingBy: 1), y: -9.8, z: 0))
+            MotionSample(
+                t: pose.timestamp, acceleration: MotionVector(x: pose.timestamp.remainder(dividingBy: 1), y: -9.8, z: 0)
+            )
         }
         var whole = try MotionEngine(configuration: configuration)
         for pose in poses {
@@ -263,7 +265,9 @@ struct EngineStateTests {
         }
         func double(_ value: Double) -> [UInt8] { withUnsafeBytes(of: value.bitPattern.littleEndian) { Array($0) } }
         var samples: [UInt8] = []
-        for position in 0..<series.count { samples += double(series[position].t) + double(series[position].value ?? .nan) }
+        for position in 0..<series.count {
+            samples += double(series[position].t) + double(series[position].value ?? .nan)
+        }
         let (first, last) = (try #require(series.times.first), try #require(series.lastTime))
         let version3Tail =
             double(series.interval) + varint(series.count) + [1] + double(first) + [1] + double(last)

@@ -60,7 +60,8 @@ import Testing
         let before = WrittenDetails(summary)
         summary.motion.record(MotionSample(t: 0, acceleration: MotionVector(x: 0, y: 0, z: 9.8)))
         let motion = try #require(DetailWrites(summary, after: before).motion)
-        #expect(motion.replacesFrom == 0 && motion.firstSample == 0 && motion.appends, "its first samples write its shape")
+        #expect(
+            motion.replacesFrom == 0 && motion.firstSample == 0 && motion.appends, "its first samples write its shape")
         summary.motion.record(MotionSample(t: 1, acceleration: MotionVector(x: 0, y: 0, z: 9.8)))
         let next = try #require(DetailWrites(summary, after: WrittenDetails(summary)).motion)
         #expect(next.replacesFrom == nil && !next.appends)

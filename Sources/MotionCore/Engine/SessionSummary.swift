@@ -209,7 +209,9 @@ public struct ValueSeries: Sendable, Hashable {
     }
 
     /// Restores what ``save(to:includingSamples:)`` saved.
-    init(restoringFrom reader: inout EngineStateReader, capacity: Int, includingSamples: Bool)
+    init(
+        restoringFrom reader: inout EngineStateReader, capacity: Int, includingSamples: Bool
+    )
         throws(EngineStateError)
     {
         samples = try SampledSeries(
