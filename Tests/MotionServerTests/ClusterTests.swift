@@ -201,7 +201,12 @@ struct ClusterTests {
                 for pose in Resume.poses(after: resumed["t"] as? Double, upTo: 45) {
                     socket.send(.text(poseMessage(pose)))
                 }
-                for pose in Resume.poses[45..<90] { socket.send(.text(poseMessage(pose))) }
+                // At camera speed again: the watchers follow the session to its new holder over the node bus, which
+                // a loaded machine may deliver after a burst of poses has already ended.
+                for pose in Resume.poses[45..<90] {
+                    socket.send(.text(poseMessage(pose)))
+                    try await Task.sleep(nanoseconds: 33_000_000)
+                }
                 socket.send(.text(#"{"type":"stop"}"#))
                 await inbox.wait { $0.close != nil }
                 for watcher in [poses, plain] { await watcher.wait { $0.close != nil } }
