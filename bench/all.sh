@@ -5,7 +5,7 @@
 # in place and the rest still run; the exit status says whether all passed.
 #
 # Usage: bench/all.sh            (`make bench`; about an hour on 2 cores)
-# Environment: PARTS="engine wire http websocket store capacity" (a subset, in that order)
+# Environment: PARTS="engine wire http websocket store capacity frame-cost long-sessions" (a subset, in that order)
 #   OUT=<file>   also write the result there
 #   QUICK=1      a smoke run: short durations and one run each (figures not for RESULTS.md)
 set -uo pipefail
@@ -13,10 +13,11 @@ cd "$(dirname "$0")/.."
 BENCH_NAME=all.sh
 source bench/lib.sh
 
-PARTS=${PARTS:-engine wire http websocket store capacity}
+PARTS=${PARTS:-engine wire http websocket store capacity frame-cost long-sessions}
 if [[ ${QUICK:-0} == 1 ]]; then
     export DURATION=2s RUNS=1 WARMUP=1s RATE_DURATION=3 IDLE_CONNECTIONS=200 SESSIONS=2000 LOAD_WAIT=0 \
-        STORE_BENCH_SESSIONS=200 STORE_BENCH_RUNS=1 START=100 STEP=100 STEP_SECONDS=3 MAX_SESSIONS=300
+        STORE_BENCH_SESSIONS=200 STORE_BENCH_RUNS=1 START=100 STEP=100 STEP_SECONDS=3 MAX_SESSIONS=300 \
+        FRAME_SESSIONS=200 FRAME_SECONDS=3 PERF_SECONDS=2 LONG_SESSIONS=50 LONG_SECONDS=6 SHORT_SECONDS=3
 fi
 
 script_for() {
@@ -27,6 +28,8 @@ script_for() {
         websocket) echo "bench/websocket.sh" ;;
         store) echo "bench/store.sh" ;;
         capacity) echo "bench/capacity.sh" ;;
+        frame-cost) echo "bench/frame-cost.sh" ;;
+        long-sessions) echo "bench/long-sessions.sh" ;;
         *) return 1 ;;
     esac
 }
@@ -41,7 +44,7 @@ report=$TMP/report.md
 } >"$report"
 failed=()
 for part in $PARTS; do
-    command=$(script_for "$part") || die "unknown part: $part (engine wire http websocket store capacity)"
+    command=$(script_for "$part") || die "unknown part: $part (engine wire http websocket store capacity frame-cost long-sessions)"
     log "== $part: $command"
     started=$SECONDS
     if output=$($command); then

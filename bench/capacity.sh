@@ -24,6 +24,7 @@
 #                  resume it (motion-load --drop-every, PROTOCOL.md §3.1)
 #   MOTION=1       each pose goes with a `motion` message of the phone's samples, 60 per second (motion-load
 #                  --motion, PROTOCOL.md §3.3)
+#   BINARY=1       poses as binary frames (motion-load --binary, PROTOCOL.md §3.2)
 # Smoke run: RUNS=1 START=50 STEP=50 MAX_SESSIONS=100 STEP_SECONDS=2 MAX_LOAD= bench/capacity.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -74,6 +75,7 @@ LOAD_ARGS=(--find-capacity --rate "$RATE" --p99-limit-ms "$LIMIT" --start-sessio
 [[ $POLL == 1 ]] && LOAD_ARGS+=(--poll)
 [[ -n ${DROP_EVERY:-} ]] && LOAD_ARGS+=(--drop-every "$DROP_EVERY" --drop-share "${DROP_SHARE:-0.1}")
 [[ ${MOTION:-0} == 1 ]] && LOAD_ARGS+=(--motion)
+[[ ${BINARY:-0} == 1 ]] && LOAD_ARGS+=(--binary)
 [[ $TLS == 1 ]] && LOAD_ARGS+=(--ca "$PWD/Tests/HTTPServerTests/Fixtures/tls/ecdsa.pem")
 
 capacities=()
