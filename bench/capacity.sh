@@ -22,8 +22,8 @@
 #   RAW_DIR=<dir>  keeps every raw motion-load report there
 #   DROP_EVERY=S   a share of the sessions (DROP_SHARE, default 0.1) abort their connection every S seconds and
 #                  resume it (motion-load --drop-every, PROTOCOL.md §3.1)
-#   MOTION=1       each pose goes with a `motion` message of the phone's samples, 60 per second (motion-load
-#                  --motion, PROTOCOL.md §3.3)
+#   MOTION=1       the phone's samples too, 60 per second, a `motion` message every MOTION_EVERY poses
+#                  (default 3: every 100 ms, as the Live page sends them; motion-load --motion, PROTOCOL.md §3.3)
 #   BINARY=1       poses as binary frames (motion-load --binary, PROTOCOL.md §3.2)
 # Smoke run: RUNS=1 START=50 STEP=50 MAX_SESSIONS=100 STEP_SECONDS=2 MAX_LOAD= bench/capacity.sh
 set -euo pipefail
@@ -74,7 +74,7 @@ LOAD_ARGS=(--find-capacity --rate "$RATE" --p99-limit-ms "$LIMIT" --start-sessio
     --tick-us "$TICK_US")
 [[ $POLL == 1 ]] && LOAD_ARGS+=(--poll)
 [[ -n ${DROP_EVERY:-} ]] && LOAD_ARGS+=(--drop-every "$DROP_EVERY" --drop-share "${DROP_SHARE:-0.1}")
-[[ ${MOTION:-0} == 1 ]] && LOAD_ARGS+=(--motion)
+[[ ${MOTION:-0} == 1 ]] && LOAD_ARGS+=(--motion --motion-every "${MOTION_EVERY:-3}")
 [[ ${BINARY:-0} == 1 ]] && LOAD_ARGS+=(--binary)
 [[ $TLS == 1 ]] && LOAD_ARGS+=(--ca "$PWD/Tests/HTTPServerTests/Fixtures/tls/ecdsa.pem")
 

@@ -50,6 +50,7 @@ struct LoadDriver: Sendable {
             ("message_bytes", "\(options.binary ? script.meanBinaryBytes : script.meanMessageBytes)"),
             ("binary", "\(options.binary)"),
             ("motion", "\(options.motion)"),
+            ("motion_every", "\(options.motionEvery)"),
             ("rate_per_session", Report.fixed(options.rate, 1)),
             ("snapshots", Report.string(options.snapshots)),
             ("client_loops", "\(options.loops)"),

@@ -29,7 +29,9 @@ struct LoadOptions: Sendable {
           --side left|right      side for one-sided exercises (default right)
           --poses FILE           stream a recorded session instead (NDJSON poses or {"frames":[…]}, joints format)
           --binary               send poses as binary frames (PROTOCOL.md §3.2) instead of JSON text
-          --motion               send the phone's motion samples too (PROTOCOL.md §3.3): 60/s, before each pose
+          --motion               send the phone's motion samples too (PROTOCOL.md §3.3): 60/s, in batches
+          --motion-every N       poses per batch of samples (default 3: every 100 ms at 30 poses/s, as the Live
+                                 page sends them; 1: a batch before each pose)
           --snapshots every|off|SECONDS   the start option (default every; off measures no latency)
           --subject TEXT         the sessions' subject, to find them in the history (default motion-load)
           --token TOKEN          bearer token (or MOTION_LOAD_TOKEN)
@@ -89,9 +91,12 @@ struct LoadOptions: Sendable {
     var json = false
     /// Send poses as binary frames (PROTOCOL.md §3.2) instead of JSON.
     var binary = false
-    /// Send motion samples beside the poses (`--motion`, PROTOCOL.md §3.3): a `motion` message before each pose
-    /// with the samples since the last one, 60 per second.
+    /// Send motion samples beside the poses (`--motion`, PROTOCOL.md §3.3), 60 per second: a `motion` message of
+    /// the samples since the last one before every ``motionEvery``-th pose.
     var motion = false
+    /// Poses per `motion` message (`--motion-every`): 3 sends a batch every 100 ms at 30 poses/s, as the Live page
+    /// does; 1, one before each pose.
+    var motionEvery = 3
     /// Seconds between a dropping session's connection cuts (`--drop-every`); nil: no session drops.
     var dropEvery: Double?
     /// The share of sessions that drop (`--drop-share`).
@@ -140,7 +145,8 @@ struct LoadOptions: Sendable {
         .value("snapshots"), .value("subject"), .boolean("find-capacity"), .value("p99-limit-ms"),
         .value("start-sessions"), .value("step"), .value("step-seconds"), .value("max-sessions"), .value("loops"),
         .value("handshakes"), .value("tick-us"), .boolean("poll"), .value("server-pid"), .boolean("json"),
-        .boolean("quiet"), .boolean("binary"), .boolean("motion"), .value("drop-every"), .value("drop-share"),
+        .boolean("quiet"), .boolean("binary"), .boolean("motion"), .value("motion-every"), .value("drop-every"),
+        .value("drop-share"),
     ])
 
     /// Reads the command line, or prints the usage and exits 0 for `--help`; a problem is printed and exits 2.
@@ -231,6 +237,7 @@ struct LoadOptions: Sendable {
         case "json": json = true
         case "binary": binary = true
         case "motion": motion = true
+        case "motion-every": motionEvery = try flag.integer(in: 1...1000)
         case "drop-every": dropEvery = try Self.positive(flag)
         case "drop-share": dropShare = try flag.number(in: 0...1)
         case "quiet": quiet = true

@@ -22,6 +22,8 @@ final class LoadSession: RawWebSocketDelegate {
     private var connectedAt: UInt64 = 0
     /// The next frame to send.
     private var frame = 0
+    /// The last frame whose motion samples were sent (`--motion`); -1 before any.
+    private var motionThrough = -1
     /// Frames answered so far: the frame number of `waiting`'s oldest entry.
     private var answered = 0
     private var waiting = PendingSends()
@@ -60,8 +62,8 @@ final class LoadSession: RawWebSocketDelegate {
         guard state == .streaming, let socket else { return }
         let now = EventLoop.now()
         if worker.options.measuresLatency { waiting.push(intended: due, actual: now) }
-        if worker.options.motion {
-            worker.withMotionMessage(frame: frame, offset: offset) { socket.sendText($0) }
+        if worker.options.motion, frame - motionThrough >= worker.options.motionEvery {
+            sendMotion(through: frame, on: socket)
         }
         worker.withPoseMessage(frame: frame, offset: offset) { bytes, isBinary in
             if isBinary { socket.sendBinary(bytes) } else { socket.sendText(bytes) }
@@ -82,8 +84,17 @@ final class LoadSession: RawWebSocketDelegate {
         }
         guard state == .streaming || state == .starting, let socket else { return false }
         state = .stopping
+        // The samples of the last poses, short of a whole batch, go before `stop`.
+        if worker.options.motion { sendMotion(through: frame - 1, on: socket) }
         Self.stopMessage.withUnsafeBytes { socket.sendText($0) }
         return true
+    }
+
+    /// Sends the motion samples of the frames after ``motionThrough`` up to `last` in one `motion` message.
+    private func sendMotion(through last: Int, on socket: RawWebSocketConnection) {
+        guard last > motionThrough else { return }
+        worker.withMotionMessage(frames: (motionThrough + 1)...last, offset: offset) { socket.sendText($0) }
+        motionThrough = last
     }
 
     func abort() {
@@ -133,9 +144,10 @@ final class LoadSession: RawWebSocketDelegate {
         let firstMotion = worker.options.motion ? (motionHeld.map { $0 + 1 } ?? 0) : frame
         let elapsed = EventLoop.now() &- connectedAt
         var resent = 0
+        if worker.options.motion { motionThrough = firstMotion - 1 }
         for again in min(firstPose, firstMotion)..<frame {
-            if again >= firstMotion {
-                worker.withMotionMessage(frame: again, offset: offset) { socket.sendText($0) }
+            if worker.options.motion, again >= firstMotion, again - motionThrough >= worker.options.motionEvery {
+                sendMotion(through: again, on: socket)
             }
             guard again >= firstPose else { continue }
             worker.withPoseMessage(frame: again, offset: offset) { bytes, isBinary in

@@ -89,17 +89,17 @@ final class LoadWorker: @unchecked Sendable {
         scratch.withUnsafeBytes { send($0, false) }
     }
 
-    /// Writes the `motion` message that goes before frame `frame` of a session (`--motion`): the samples of the frame's
-    /// interval at ``PoseScript/motionRate``, the last at the frame's time, and hands it to `send`. Sample `j` of
-    /// the session is `t = j / rate` (the frame's own clock), so the stream increases across messages.
-    func withMotionMessage(frame: Int, offset: Int, _ send: (UnsafeRawBufferPointer) -> Void) {
+    /// Writes a `motion` message of the samples of `frames`' intervals at ``PoseScript/motionRate`` (`--motion`),
+    /// the last at the last frame's time, and hands it to `send`. Sample `j` of the session is `t = j / rate` (the
+    /// frames' own clock), so the stream increases across messages.
+    func withMotionMessage(frames: ClosedRange<Int>, offset: Int, _ send: (UnsafeRawBufferPointer) -> Void) {
         let perFrame = max(1, Int((PoseScript.motionRate * microsecondsPerFrame / 1e6).rounded()))
         let microsecondsPerSample = microsecondsPerFrame / Double(perFrame)
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: Self.motionPrefix)
-        // Frame 0 has only its own sample; later frames the samples since the previous one.
-        let first = frame == 0 ? 0 : (frame - 1) * perFrame + 1
-        for sample in first...(frame * perFrame) {
+        // Frame 0 has only its own sample; a later frame the samples since the previous one.
+        let first = frames.lowerBound == 0 ? 0 : (frames.lowerBound - 1) * perFrame + 1
+        for sample in first...(frames.upperBound * perFrame) {
             if sample > first { scratch.append(UInt8(ascii: ",")) }
             scratch.append(UInt8(ascii: "["))
             Timestamp.append(frame: sample, microsecondsPerFrame: microsecondsPerSample, to: &scratch)

@@ -40,6 +40,14 @@ import Testing
         #expect(Self.refusal(Self.url + ["--motion=yes"]) != nil)
     }
 
+    @Test func motionSamplesGoInBatchesOfThreePosesUnlessTold() throws {
+        #expect(try #require(try Self.read(Self.url + ["--motion"])).motionEvery == 3)
+        #expect(try #require(try Self.read(Self.url + ["--motion", "--motion-every", "1"])).motionEvery == 1)
+        for bad in ["0", "-2", "1.5", "x", "1001"] {
+            #expect(Self.refusal(Self.url + ["--motion-every", bad]) != nil, "\(bad)")
+        }
+    }
+
     @Test func helpWinsOverWhatFollows() throws {
         #expect(try Self.read(["--help", "--nope"]) == nil)
         #expect(try Self.read(["-h"]) == nil)
