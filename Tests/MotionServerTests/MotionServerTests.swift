@@ -99,6 +99,15 @@ func fastLimits() -> LiveLimits {
     return limits
 }
 
+/// ``fastLimits()`` with checkpoints every 200 ms of the server's clock, gathered for 50 ms: what a test moving a
+/// ``ManualClock`` steps through.
+func checkpointingLimits() -> LiveLimits {
+    var limits = fastLimits()
+    limits.checkpointInterval = .milliseconds(200)
+    limits.checkpointBatchWindow = .milliseconds(50)
+    return limits
+}
+
 /// A pose as a `pose` message in the `joints` format.
 func poseMessage(_ pose: Pose) -> String {
     var points: [String] = []
@@ -194,9 +203,7 @@ struct MotionServerTests {
         // The server's checkpoint timers and batch window run on a clock that moves only when the test moves it.
         let clock = ManualClock()
         let writes = Observed<[ReportedWrite]>([])
-        var limits = fastLimits()
-        limits.checkpointInterval = .milliseconds(200)
-        limits.checkpointBatchWindow = .milliseconds(50)
+        let limits = checkpointingLimits()
         try await withMotionServer(limits: limits, clock: .manual(clock), writes: writes) { address, _, _ in
             var ids: [String] = []
             var sockets: [(WebSocket, Inbox)] = []

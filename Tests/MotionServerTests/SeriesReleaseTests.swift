@@ -16,9 +16,7 @@ extension MotionServerTests {
         defer { group.shutdown() }
         let clock = ManualClock()
         let writes = Observed<[ReportedWrite]>([])
-        var limits = fastLimits()
-        limits.checkpointInterval = .milliseconds(200)
-        limits.checkpointBatchWindow = .milliseconds(50)
+        let limits = checkpointingLimits()
         let poses = Simulation(exercise: .squat, side: .right, reps: [.init(peak: 100), .init(peak: 95)]).poses()
         let decoder = PoseDecoder()
         var engine = try MotionEngine(configuration: SessionConfiguration(exercise: .squat, side: .right))
