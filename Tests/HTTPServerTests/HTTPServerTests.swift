@@ -290,26 +290,75 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func middlewareWrapsHandlersInOrder() async throws {
+    /// Middleware prepares requests outermost first and completes responses innermost first, around handlers that
+    /// answer at once, handlers that await, the fallback and errors alike; one that answers stops the request there.
+    @Test(arguments: ["/items/1", "/slow", "/nothing"])
+    func middlewareRunsAroundEveryKindOfAnswerInOrder(path: String) async throws {
         struct Tag: HTTPMiddleware {
             let name: String
-            func respond(to request: HTTPRequest, next: Router.Handler) async throws -> HTTPResponse {
+            func prepare(_ request: inout HTTPRequest) throws -> HTTPResponse? {
                 if request.headers["X-Block"] == name { throw HTTPError(.unauthorized, code: "blocked", message: name) }
-                var response = try await next(request)
+                if request.headers["X-Answer"] == name { return .text("answered by \(name)") }
+                request.attributes["seen", default: ""] += name + ";"
+                return nil
+            }
+            func complete(_ response: inout HTTPResponse, to request: HTTPRequest) {
                 response.headers.add(name: "X-Trace", value: name)
-                return response
+                response.headers.add(name: "X-Seen", value: request.attributes["seen"] ?? "-")
             }
         }
-        try await withServer(middleware: [Tag(name: "outer"), Tag(name: "inner")]) { address, _ in
+        let fallback: Router.Handler = { request in
+            await Task.yield()
+            return .text("fallback \(request.attributes["seen"] ?? "-")")
+        }
+        let middleware = [Tag(name: "outer"), Tag(name: "inner")]
+        try await withServer(fallback: fallback, middleware: middleware) { address, _ in
             let client = try TestClient(address)
-            client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            func traces(_ response: TestResponse) -> [String] { response.headers.filter { $0.0 == "X-Trace" }.map(\.1) }
+            client.send("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
             let response = try #require(client.readResponse())
-            #expect(response.headers.filter { $0.0 == "X-Trace" }.map(\.1) == ["inner", "outer"])
-            client.send("GET / HTTP/1.1\r\nHost: x\r\nX-Block: inner\r\n\r\n")
+            #expect(response.status == 200)
+            #expect(traces(response) == ["inner", "outer"])
+            #expect(response.header("X-Seen") == "outer;inner;", "both saw the request the handler got")
+            if path == "/nothing" { #expect(response.text == "fallback outer;inner;") }
+
+            client.send("GET \(path) HTTP/1.1\r\nHost: x\r\nX-Block: inner\r\n\r\n")
             let blocked = try #require(client.readResponse())
             #expect(blocked.status == 401)
-            // The outer middleware sees what the inner one threw as a response.
-            #expect(blocked.headers.filter { $0.0 == "X-Trace" }.map(\.1) == ["outer"])
+            // The outer middleware sees what the inner one threw as a response; the inner one does not.
+            #expect(traces(blocked) == ["outer"])
+
+            client.send("GET \(path) HTTP/1.1\r\nHost: x\r\nX-Answer: outer\r\n\r\n")
+            let answered = try #require(client.readResponse())
+            #expect(answered.text == "answered by outer")
+            #expect(traces(answered).isEmpty)
+        }
+    }
+
+    /// Tens of thousands of requests answered at once, pipelined in one write, are answered in order: the next
+    /// request starts inside the parsing loop already running, not in a call nested per request.
+    @Test func answersTensOfThousandsOfImmediateRequestsPipelined() async throws {
+        try await withServer { address, _ in
+            let client = try TestClient(address)
+            let count = 40_000
+            let requests = Array((0..<count).map { "GET /items/\($0) HTTP/1.1\r\nHost: x\r\n\r\n" }.joined().utf8)
+            // Sent while the responses are read, as fast as the socket takes them, so the server reads thousands of
+            // requests at a time.
+            let fd = client.fd
+            Thread {
+                var offset = 0
+                while offset < requests.count {
+                    let sent = requests[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
+                    guard sent > 0 else { return }
+                    offset += sent
+                }
+            }.start()
+            var answered = 0
+            for index in 0..<count {
+                guard let response = client.readResponse(), response.text == "item \(index)" else { break }
+                answered += 1
+            }
+            #expect(answered == count)
         }
     }
 

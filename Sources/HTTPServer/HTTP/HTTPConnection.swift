@@ -5,11 +5,12 @@ import HTTPWire
 /// One HTTP/1.1 connection on its event loop: reads and parses requests, runs their handlers one at a time
 /// (so pipelined responses leave in order), writes responses, and enforces the timeouts.
 ///
-/// Lives on its loop's thread; the only other code that touches it is the handler task, which runs on the
-/// same loop (its executor preference) and hands the response back with `loop.execute`.
+/// Lives on its loop's thread; the only other code that touches it is a handler's task, which runs on the same
+/// loop (its executor preference).
 final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Sendable {
-    // Safety: every method runs on `loop`'s thread (handlers are invoked by the loop, tasks prefer the loop
-    // as their executor and re-enter through `loop.execute`), so no state is shared between threads.
+    // Safety: every method runs on `loop`'s thread (handlers are invoked by the loop; a handler's task prefers the
+    // loop as its executor and re-enters through `loop.execute` when it is not on it), so no state is shared
+    // between threads.
 
     let transport: Transport
     var fd: Int32 { transport.fd }
@@ -31,6 +32,8 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
     private var writeTimeout = WriteTimeout()
     private var writeWaiters: [CheckedContinuation<Bool, Never>] = []
     private var upgrade: (@Sendable (UpgradedConnection) -> Void, HTTPRequest)?
+    /// Whether ``processInput()`` is on the stack.
+    private var isProcessingInput = false
 
     init(transport: Transport, loop: EventLoop, server: ServerContext, remote: SocketAddress?) {
         self.transport = transport
@@ -131,7 +134,14 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
     }
 
     /// Parses requests from the buffered input while no request is being answered.
+    ///
+    /// A request answered at once lets the next one start from inside this loop (its response leaves, the state
+    /// moves on, ``startNextRequest(resumeReading:)`` asks to parse again): the loop already running goes on with it,
+    /// so pipelined requests do not nest one call per request.
     private func processInput() {
+        guard !isProcessingInput else { return }
+        isProcessingInput = true
+        defer { isProcessingInput = false }
         parsing: while state.parsesInput {
             if state.phase == .idle {
                 guard parser.bufferedByteCount > 0 else { break }
@@ -170,17 +180,26 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
 
     // MARK: Responding
 
-    /// Runs the handler in a task on this loop; the response comes back through `loop.execute`. (Starting the task
-    /// with `Task.immediate` so that a handler that does not suspend answers at once was measured slower per request:
-    /// bench/RESULTS.md, 2026-12-04.)
+    /// Answers the request: at once when nothing in the pipeline waits, otherwise in a task on this loop.
+    /// (`Task.immediate` for every request was measured slower than a task created and enqueued on the loop:
+    /// bench/RESULTS.md, 2026-12-04; a request answered at once needs no task at all.)
     private func dispatch(_ request: HTTPRequest) {
         state.requestReceived()
         deadline.clear()
         let started = server.logger.level <= .info ? loop.now() : 0
-        let responder = server.responder
-        Task(executorPreference: loop) {
-            let response = await responder(request)
-            self.loop.execute { self.send(response, to: request, started: started) }
+        switch server.pipeline.start(request) {
+        case .answered(let response):
+            send(response, to: request, started: started)
+        case .pending(let pending):
+            let pipeline = server.pipeline
+            Task(executorPreference: loop) {
+                let response = await pipeline.finish(pending)
+                // The task prefers the loop, so it is normally there already.
+                guard self.loop.inEventLoop else {
+                    return self.loop.execute { self.send(response, to: request, started: started) }
+                }
+                self.send(response, to: request, started: started)
+            }
         }
     }
 

@@ -26,8 +26,8 @@ public final class HTTPServer: Sendable {
     /// - Parameters:
     ///   - configuration: Address, limits, timeouts.
     ///   - router: The routes.
-    ///   - middleware: Code run around every handler, outermost first.
-    ///   - fallback: Answers requests no route matches (e.g. static files); nil answers `404`.
+    ///   - middleware: Code run around every handler, outermost first (``HTTPMiddleware``).
+    ///   - fallback: Answers requests no route matches (e.g. static files), in a task; nil answers `404`.
     ///   - metrics: Where to count requests and connections (created here unless the application needs them
     ///     before the server exists, e.g. for a `/metrics` route).
     /// - Throws: ``SystemError`` when the event loops cannot be created.
@@ -39,45 +39,11 @@ public final class HTTPServer: Sendable {
         self.metrics = metrics
         group = try EventLoopGroup(loops: configuration.loops, clock: configuration.clock)
         let logger = Logger(level: configuration.logLevel)
-        let renderer = configuration.errorRenderer
-        // The router decides first, so middleware sees the matched route (never a raw spelling of the path).
-        let dispatch: Router.Handler = { request in
-            switch request.match {
-            case .found(let handler, _, _):
-                return try await handler(request)
-            case .methodNotAllowed(let allowed, _):
-                throw HTTPError(
-                    .methodNotAllowed, code: "methodNotAllowed",
-                    message: "\(request.method.rawValue) is not allowed here",
-                    headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")])
-            case .notFound:
-                if let fallback { return try await fallback(request) }
-                throw HTTPError.notFound
-            }
-        }
-        // Every layer renders what the layer inside it threw, so each middleware sees a response, and a successful
-        // request pays nothing for it (Swift errors are returned, not unwound).
-        let rendered: (@escaping Router.Handler) -> @Sendable (HTTPRequest) async -> HTTPResponse = { handler in
-            { request in
-                do {
-                    return try await handler(request)
-                } catch {
-                    return renderer.response(for: error, to: request, logger: logger)
-                }
-            }
-        }
-        let chain = middleware.reversed().reduce(rendered(dispatch)) { next, middleware in
-            rendered { request in try await middleware.respond(to: request, next: next) }
-        }
-        let responder: @Sendable (HTTPRequest) async -> HTTPResponse = { request in
-            var request = request
-            request.match = router.match(request.method, path: request.path)
-            request.route = request.match.route
-            if case .found(_, let parameters, _) = request.match { request.parameters = parameters }
-            return await chain(request)
-        }
+        let pipeline = HTTPPipeline(
+            router: router, middleware: middleware, fallback: fallback, renderer: configuration.errorRenderer,
+            logger: logger)
         context = ServerContext(
-            configuration: configuration, responder: responder, metrics: metrics, logger: logger,
+            configuration: configuration, pipeline: pipeline, metrics: metrics, logger: logger,
             loops: group.loops.count)
         cnet_ignore_sigpipe()
     }

@@ -2,12 +2,12 @@ import Basics
 import HTTPWire
 import Synchronization
 
-/// What every connection of one server shares: configuration, the responder, counters, and per-loop state.
+/// What every connection of one server shares: configuration, the pipeline, counters, and per-loop state.
 final class ServerContext: @unchecked Sendable {
     // Safety: `perLoop[i]` is touched only on loop i's thread; everything else is immutable or atomic.
     let configuration: HTTPServerConfiguration
     /// Answers every request; never throws (errors are rendered inside it).
-    let responder: @Sendable (HTTPRequest) async -> HTTPResponse
+    let pipeline: HTTPPipeline
     let metrics: HTTPMetrics
     let logger: Logger
     private let draining = Atomic<Bool>(false)
@@ -20,11 +20,11 @@ final class ServerContext: @unchecked Sendable {
     }
 
     init(
-        configuration: HTTPServerConfiguration, responder: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
+        configuration: HTTPServerConfiguration, pipeline: HTTPPipeline,
         metrics: HTTPMetrics, logger: Logger, loops: Int
     ) {
         self.configuration = configuration
-        self.responder = responder
+        self.pipeline = pipeline
         self.metrics = metrics
         self.logger = logger
         self.perLoop = (0..<loops).map { _ in LoopState() }

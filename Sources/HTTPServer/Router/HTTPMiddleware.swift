@@ -1,14 +1,30 @@
-/// Code that runs around every handler: logging, authentication, metrics.
+/// Code that runs around every handler: authentication, metrics, headers added to every response.
 ///
-/// A middleware may answer by itself (e.g. `401`, or by throwing an ``HTTPResponseError``) or call `next` and adjust
-/// its response. What the rest of the chain throws reaches it already rendered as a response, so a middleware that
-/// counts or logs responses sees every error response too.
+/// Middleware runs on the connection's loop and never waits: ``prepare(_:)`` runs before the handler, outermost
+/// first, and may answer in the handler's place; ``complete(_:to:)`` runs after, innermost first, and sees every
+/// response the rest gave — the handler's, an error rendered as a response, or the answer of a middleware inside
+/// it. A middleware that answered by itself does not see its own answer in ``complete(_:to:)``; the ones outside
+/// it do.
 public protocol HTTPMiddleware: Sendable {
-    /// Answers `request`, usually by calling `next`.
+    /// Runs before the handler: adjusts the request (e.g. attaches the authenticated tenant), or answers in the
+    /// handler's place.
+    /// - Parameter request: The request; what this leaves in it is what the rest sees.
+    /// - Returns: A response to answer with instead of going on (e.g. a WebSocket refusal); nil to go on.
+    /// - Throws: An error answered in the handler's place, rendered as a handler's is (``HTTPResponseError``,
+    ///   ``HTTPError``, or anything else as `500`).
+    func prepare(_ request: inout HTTPRequest) throws -> HTTPResponse?
+
+    /// Runs after the rest has answered: counts, logs or adjusts the response.
     /// - Parameters:
-    ///   - request: The request.
-    ///   - next: The rest of the chain.
-    /// - Returns: The response.
-    /// - Throws: An error the server renders (``HTTPResponseError``, ``HTTPError``, or anything else as `500`).
-    func respond(to request: HTTPRequest, next: Router.Handler) async throws -> HTTPResponse
+    ///   - response: The response about to be written.
+    ///   - request: The request as the handler saw it.
+    func complete(_ response: inout HTTPResponse, to request: HTTPRequest)
+}
+
+extension HTTPMiddleware {
+    /// Goes on, leaving the request as it is.
+    public func prepare(_ request: inout HTTPRequest) throws -> HTTPResponse? { nil }
+
+    /// Leaves the response as it is.
+    public func complete(_ response: inout HTTPResponse, to request: HTTPRequest) {}
 }

@@ -3,23 +3,39 @@ public import HTTPWire
 /// Maps a method and a path to a handler. Patterns are `/`-separated segments; `{name}` captures one segment,
 /// a final `{name...}` captures the rest of the path.
 ///
+/// A handler that does not `await` is an ``ImmediateHandler``: it answers on the connection's loop as soon as the
+/// request is in, with no task. One that awaits (the store, an actor) is a ``Handler`` and runs in a task on the
+/// same loop. Swift picks the overload from the closure, so nothing needs saying:
+///
 /// ```swift
 /// var router = Router()
-/// router.get("/v1/sessions/{id}") { request in
-///     guard let id = request.parameters["id"], let item = items[id] else { throw HTTPError(.notFound, …) }
+/// router.get("/healthz") { _ in .text("ok") }                    // immediate
+/// router.get("/v1/sessions/{id}") { request in                   // awaits: a task
+///     guard let id = request.parameters["id"], let item = await store.item(id) else { throw HTTPError(.notFound, …) }
 ///     return .json(item)
 /// }
 /// ```
 public struct Router: Sendable {
-    /// What answers a request. A thrown error is rendered by the server: an ``HTTPResponseError`` gives its own
-    /// response, an ``HTTPError`` goes through ``HTTPServerConfiguration/errorRenderer``, anything else is logged
-    /// and answered `500`.
+    /// What answers a request when it has to wait for something. A thrown error is rendered by the server: an
+    /// ``HTTPResponseError`` gives its own response, an ``HTTPError`` goes through
+    /// ``HTTPServerConfiguration/errorRenderer``, anything else is logged and answered `500`.
     public typealias Handler = @Sendable (HTTPRequest) async throws -> HTTPResponse
+    /// What answers a request without waiting: it runs on the connection's loop at once, so it must not block (no
+    /// file or network I/O, no lock held for long). Errors are rendered as a ``Handler``'s are.
+    public typealias ImmediateHandler = @Sendable (HTTPRequest) throws -> HTTPResponse
+
+    /// A route's handler, of either kind.
+    public enum RouteHandler: Sendable {
+        /// Answers at once, on the loop.
+        case immediate(ImmediateHandler)
+        /// Answers in a task on the loop.
+        case deferred(Handler)
+    }
 
     private struct Route: Sendable {
         let method: HTTPMethod
         let segments: [Segment]
-        let handler: Handler
+        let handler: RouteHandler
         let matched: MatchedRoute
     }
 
@@ -32,7 +48,7 @@ public struct Router: Sendable {
     /// The outcome of routing one request.
     public enum Match: Sendable {
         /// A route matched; its parameters are filled in.
-        case found(Handler, RouteParameters, MatchedRoute)
+        case found(RouteHandler, RouteParameters, MatchedRoute)
         /// The path exists but not for this method; the methods it allows, and the first route with the path.
         case methodNotAllowed([HTTPMethod], MatchedRoute)
         /// No route has this path.
@@ -58,17 +74,26 @@ public struct Router: Sendable {
         table.map { RegisteredRoute(method: $0.method, route: $0.matched) }
     }
 
-    /// Adds a route.
+    /// Adds a route that answers at once.
+    /// - Parameters:
+    ///   - method: The method.
+    ///   - pattern: The path pattern, e.g. `/v1/sessions/{id}/series`.
+    ///   - handler: What answers.
+    public mutating func on(_ method: HTTPMethod, _ pattern: String, handler: @escaping ImmediateHandler) {
+        add(method, pattern, isWebSocket: false, handler: .immediate(handler))
+    }
+
+    /// Adds a route that answers in a task.
     /// - Parameters:
     ///   - method: The method.
     ///   - pattern: The path pattern, e.g. `/v1/sessions/{id}/series`.
     ///   - handler: What answers.
     public mutating func on(_ method: HTTPMethod, _ pattern: String, handler: @escaping Handler) {
-        add(method, pattern, isWebSocket: false, handler: handler)
+        add(method, pattern, isWebSocket: false, handler: .deferred(handler))
     }
 
     /// Adds a route, marked as a WebSocket endpoint or not.
-    mutating func add(_ method: HTTPMethod, _ pattern: String, isWebSocket: Bool, handler: @escaping Handler) {
+    mutating func add(_ method: HTTPMethod, _ pattern: String, isWebSocket: Bool, handler: RouteHandler) {
         let segments: [Segment] = Self.split(pattern).map { part in
             guard part.hasPrefix("{"), part.hasSuffix("}") else { return .literal(part) }
             let name = String(part.dropFirst().dropLast())
@@ -78,28 +103,36 @@ public struct Router: Sendable {
         table.append(Route(method: method, segments: segments, handler: handler, matched: matched))
     }
 
-    /// Adds a `GET` route (which also answers `HEAD`).
-    /// - Parameters:
-    ///   - pattern: The path pattern.
-    ///   - handler: What answers.
+    /// Adds a `GET` route (which also answers `HEAD`) that answers at once.
+    public mutating func get(_ pattern: String, handler: @escaping ImmediateHandler) {
+        on(.get, pattern, handler: handler)
+    }
+
+    /// Adds a `GET` route (which also answers `HEAD`) that answers in a task.
     public mutating func get(_ pattern: String, handler: @escaping Handler) { on(.get, pattern, handler: handler) }
 
-    /// Adds a `POST` route.
-    /// - Parameters:
-    ///   - pattern: The path pattern.
-    ///   - handler: What answers.
+    /// Adds a `POST` route that answers at once.
+    public mutating func post(_ pattern: String, handler: @escaping ImmediateHandler) {
+        on(.post, pattern, handler: handler)
+    }
+
+    /// Adds a `POST` route that answers in a task.
     public mutating func post(_ pattern: String, handler: @escaping Handler) { on(.post, pattern, handler: handler) }
 
-    /// Adds a `PUT` route.
-    /// - Parameters:
-    ///   - pattern: The path pattern.
-    ///   - handler: What answers.
+    /// Adds a `PUT` route that answers at once.
+    public mutating func put(_ pattern: String, handler: @escaping ImmediateHandler) {
+        on(.put, pattern, handler: handler)
+    }
+
+    /// Adds a `PUT` route that answers in a task.
     public mutating func put(_ pattern: String, handler: @escaping Handler) { on(.put, pattern, handler: handler) }
 
-    /// Adds a `DELETE` route.
-    /// - Parameters:
-    ///   - pattern: The path pattern.
-    ///   - handler: What answers.
+    /// Adds a `DELETE` route that answers at once.
+    public mutating func delete(_ pattern: String, handler: @escaping ImmediateHandler) {
+        on(.delete, pattern, handler: handler)
+    }
+
+    /// Adds a `DELETE` route that answers in a task.
     public mutating func delete(_ pattern: String, handler: @escaping Handler) {
         on(.delete, pattern, handler: handler)
     }

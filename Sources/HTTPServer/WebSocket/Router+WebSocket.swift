@@ -38,24 +38,26 @@ extension Router {
         onUpgrade: @escaping @Sendable (WebSocket) -> Void
     ) {
         let settings = WebSocket.Settings(configuration: configuration, logger: logger)
-        add(.get, pattern, isWebSocket: true) { request in
-            let client: WebSocketHandshake.ClientRequest
-            switch WebSocketUpgrade.validate(request) {
-            case .success(let valid): client = valid
-            case .failure(let refusal): throw refusal
-            }
-            if let allowed = configuration.allowedOrigins, let origin = client.origin, !allowed.contains(origin) {
-                throw HTTPError(.forbidden, code: "originNotAllowed", message: "origin not allowed")
-            }
-            switch try await shouldUpgrade(request) {
-            case .reject(let response):
-                return response
-            case .accept(let subprotocol):
-                return WebSocketUpgrade.accept(
-                    request, client: client, subprotocol: subprotocol, settings: settings, hub: hub,
-                    onUpgrade: onUpgrade)
-            }
-        }
+        add(
+            .get, pattern, isWebSocket: true,
+            handler: .deferred { request in
+                let client: WebSocketHandshake.ClientRequest
+                switch WebSocketUpgrade.validate(request) {
+                case .success(let valid): client = valid
+                case .failure(let refusal): throw refusal
+                }
+                if let allowed = configuration.allowedOrigins, let origin = client.origin, !allowed.contains(origin) {
+                    throw HTTPError(.forbidden, code: "originNotAllowed", message: "origin not allowed")
+                }
+                switch try await shouldUpgrade(request) {
+                case .reject(let response):
+                    return response
+                case .accept(let subprotocol):
+                    return WebSocketUpgrade.accept(
+                        request, client: client, subprotocol: subprotocol, settings: settings, hub: hub,
+                        onUpgrade: onUpgrade)
+                }
+            })
     }
 }
 

@@ -18,10 +18,8 @@ struct Authentication: HTTPMiddleware {
     /// Routes that show figures across tenants.
     static let operatorRoutes: Set<String> = ["/metrics"]
 
-    func respond(to request: HTTPRequest, next: Router.Handler) async throws -> HTTPResponse {
-        guard let route = request.route, !Self.publicRoutes.contains(route.pattern) else {
-            return try await next(request)
-        }
+    func prepare(_ request: inout HTTPRequest) throws -> HTTPResponse? {
+        guard let route = request.route, !Self.publicRoutes.contains(route.pattern) else { return nil }
         let offered = route.isWebSocket ? Self.subprotocolToken(request.headers) : nil
         guard let grant = context.grant(forToken: Self.bearerToken(request.headers) ?? offered?.token) else {
             if route.isWebSocket,
@@ -34,9 +32,8 @@ struct Authentication: HTTPMiddleware {
             throw RESTError.unauthorized
         }
         if Self.operatorRoutes.contains(route.pattern) && !grant.isOperator { throw RESTError.forbidden }
-        var request = request
         request.attributes["tenant"] = grant.tenant
-        return try await next(request)
+        return nil
     }
 
     /// The token of an `Authorization: Bearer …` header.
@@ -64,13 +61,11 @@ struct Authentication: HTTPMiddleware {
 struct RequestMetrics: HTTPMiddleware {
     let metrics: ServerMetrics
 
-    func respond(to request: HTTPRequest, next: Router.Handler) async throws -> HTTPResponse {
-        // What the handlers and the middleware inside this one throw reaches it already rendered as a response.
-        let response = try await next(request)
+    func complete(_ response: inout HTTPResponse, to request: HTTPRequest) {
+        // Every response reaches it: the handler's, an error rendered, the answer of the middleware inside it.
         let status = response.status.code
         let route = request.route?.pattern ?? (status < 400 ? "static" : "other")
         metrics.countRequest(route: route, status: status)
-        return response
     }
 }
 
