@@ -47,13 +47,25 @@ public final class LogWriter: Sendable {
     /// Queues one or more whole lines.
     /// - Parameter line: The bytes, ending in a newline.
     public func write(_ line: [UInt8]) {
+        queue(line, newline: false)
+    }
+
+    /// Queues a log line and its newline.
+    /// - Parameter line: The line.
+    public func write(_ line: LogLine) {
+        queue(line.text, newline: true)
+    }
+
+    private func queue(_ line: [UInt8], newline: Bool) {
+        let count = line.count + (newline ? 1 : 0)
         let wake = state.withLock { state -> Bool in
-            guard state.pending.count + line.count <= capacity else {
+            guard state.pending.count + count <= capacity else {
                 state.dropped += 1
                 return false
             }
             state.pending += line
-            return state.pending.count == line.count
+            if newline { state.pending.append(0x0A) }
+            return state.pending.count == count
         }
         if wake { state.wakeWaiters() }
     }

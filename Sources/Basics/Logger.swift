@@ -7,8 +7,19 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
     /// Parses `debug`, `info`, `notice`, `warning` or `error`, in any case.
     /// - Parameter name: The level's name.
     public init?(name: String) {
-        guard let level = Self.allCases.first(where: { "\($0)" == name.lowercased() }) else { return nil }
+        guard let level = Self.allCases.first(where: { $0.name == name.lowercased() }) else { return nil }
         self = level
+    }
+
+    /// The level's name as written in log lines and flags: `debug`, `info`, `notice`, `warning` or `error`.
+    public var name: String {
+        switch self {
+        case .debug: "debug"
+        case .info: "info"
+        case .notice: "notice"
+        case .warning: "warning"
+        case .error: "error"
+        }
     }
 
     /// Orders by severity.
@@ -46,19 +57,70 @@ public struct Logger: Sendable {
         LogWriter.standardError.write(Self.line(level, message(), fields))
     }
 
+    /// Writes a line built field by field (for lines written often, such as one per request: numbers go in without
+    /// becoming Strings), whatever the logger's level; check ``level`` before building it.
+    /// - Parameter line: The line.
+    public func write(_ line: LogLine) {
+        LogWriter.standardError.write(line)
+    }
+
     /// The line ``log(_:_:_:)`` writes, with its newline.
     static func line(_ level: LogLevel, _ message: String, _ fields: KeyValuePairs<String, String>) -> [UInt8] {
-        var line: [UInt8] = []
-        line.append(contentsOf: "level=\(level) msg=".utf8)
-        append(message, to: &line)
-        for (key, value) in fields {
-            line.append(0x20)
-            line.append(contentsOf: key.utf8)
-            line.append(0x3D)
-            append(value, to: &line)
-        }
-        line.append(0x0A)
-        return line
+        var line = LogLine(level, message)
+        for (key, value) in fields { line.field(key, value) }
+        return line.bytes
+    }
+}
+
+/// One log line in ``Logger``'s format, built field by field: `level=info msg=request status=200`.
+///
+/// ```swift
+/// var line = LogLine(.info, "request")
+/// line.field("path", request.path)
+/// line.field("status", 200)
+/// logger.write(line)
+/// ```
+public struct LogLine: Sendable {
+    /// The line without its newline.
+    private(set) var text: [UInt8] = []
+
+    /// Starts a line.
+    /// - Parameters:
+    ///   - level: Its severity.
+    ///   - message: What happened.
+    public init(_ level: LogLevel, _ message: String) {
+        text.reserveCapacity(160)
+        text.append(contentsOf: "level=".utf8)
+        text.append(contentsOf: level.name.utf8)
+        text.append(contentsOf: " msg=".utf8)
+        Self.append(message, to: &text)
+    }
+
+    /// Adds `key=value`, the value quoted and escaped unless it is printable ASCII without space, `"` and `=`.
+    public mutating func field(_ key: String, _ value: String) {
+        startField(key)
+        Self.append(value, to: &text)
+    }
+
+    /// Adds `key=value` for a number.
+    public mutating func field(_ key: String, _ value: Int) {
+        startField(key)
+        if value < 0 { text.append(0x2D) }
+        guard value != .min else { return text.append(contentsOf: String(value).dropFirst().utf8) }
+        text.appendDecimal(abs(value))
+    }
+
+    /// The line's bytes, with its newline.
+    public var bytes: [UInt8] {
+        var bytes = text
+        bytes.append(0x0A)
+        return bytes
+    }
+
+    private mutating func startField(_ key: String) {
+        text.append(0x20)
+        text.append(contentsOf: key.utf8)
+        text.append(0x3D)
     }
 
     /// Appends `value` bare when it is printable ASCII without space, `"` and `=`, quoted and escaped otherwise.

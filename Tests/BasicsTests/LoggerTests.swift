@@ -31,7 +31,32 @@ import Testing
     @Test func writesOnlySevereEnoughLevels() {
         #expect(LogLevel(name: "WARNING") == .warning)
         #expect(LogLevel(name: "verbose") == nil)
-        #expect(LogLevel.allCases.map { "\($0)" } == ["debug", "info", "notice", "warning", "error"])
+        #expect(LogLevel.allCases.map(\.name) == ["debug", "info", "notice", "warning", "error"])
+        #expect(LogLevel.allCases.allSatisfy { LogLevel(name: $0.name) == $0 })
         #expect(LogLevel.debug < .info && LogLevel.warning < .error)
+    }
+
+    /// A line built field by field reads as ``Logger/log(_:_:_:)`` writes it; numbers go in as decimals.
+    @Test func buildsLinesFieldByField() {
+        var line = LogLine(.notice, "request")
+        line.field("path", "/a b")
+        line.field("status", 200)
+        line.field("zero", 0)
+        line.field("negative", -42)
+        line.field("least", Int.min)
+        line.field("most", Int.max)
+        let text = line.text + [0x0A]
+        #expect(
+            String(decoding: text, as: UTF8.self)
+                == #"level=notice msg=request path="/a b" status=200 zero=0 negative=-42 "#
+                + "least=\(Int.min) most=\(Int.max)\n")
+        #expect(
+            text
+                == Logger.line(
+                    .notice, "request",
+                    [
+                        "path": "/a b", "status": "200", "zero": "0", "negative": "-42", "least": "\(Int.min)",
+                        "most": "\(Int.max)",
+                    ]))
     }
 }

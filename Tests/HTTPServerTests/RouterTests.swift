@@ -90,4 +90,26 @@ struct RouterTests {
             ])
         #expect(Router().routes.isEmpty)
     }
+
+    /// The first route registered that matches both path and method wins, whatever kind its segments are; a path
+    /// that only matches other methods' routes is a 405 for every one of them.
+    @Test func theFirstRouteForPathAndMethodWins() {
+        var router = Router()
+        router.get("/v1/exercises/{id}") { _ in .text("one") }
+        router.post("/v1/exercises/preview") { _ in .text("preview") }
+        router.get("/v1/exercises/{id}/versions/{version}") { _ in .text("version") }
+        router.get("/v1/exercises/latest/versions/{version}") { _ in .text("never") }
+        #expect(parameters(router.match(.get, path: "/v1/exercises/preview"))?["id"] == "preview")
+        #expect(router.match(.post, path: "/v1/exercises/preview").route?.pattern == "/v1/exercises/preview")
+        let version = router.match(.get, path: "/v1/exercises/latest/versions/3")
+        #expect(version.route?.pattern == "/v1/exercises/{id}/versions/{version}")
+        #expect(parameters(version)?["id"] == "latest" && parameters(version)?["version"] == "3")
+        guard case .methodNotAllowed(let allowed, let route) = router.match(.put, path: "/v1/exercises/preview") else {
+            Issue.record("PUT on a path two routes match is a 405")
+            return
+        }
+        #expect(allowed.map(\.rawValue) == ["GET", "POST", "HEAD"])
+        #expect(route.pattern == "/v1/exercises/{id}")
+        #expect(router.match(.get, path: "/v1/exercises/a/b/c/d").route == nil)
+    }
 }

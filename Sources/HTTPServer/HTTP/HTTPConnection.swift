@@ -348,14 +348,14 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         server.metrics.responded(status)
         let logger = server.logger
         guard logger.level <= .info else { return }
-        let micros = (loop.now() - started) / 1000
-        logger.log(
-            .info, "request",
-            [
-                "method": request.method.rawValue, "path": request.path, "status": "\(status)",
-                "bytes": bytes < 0 ? "chunked" : "\(bytes)", "duration_us": "\(micros)",
-                "remote": remoteText,
-            ])
+        var line = LogLine(.info, "request")
+        line.field("method", request.method.rawValue)
+        line.field("path", request.path)
+        line.field("status", status)
+        if bytes < 0 { line.field("bytes", "chunked") } else { line.field("bytes", bytes) }
+        line.field("duration_us", Int((loop.now() - started) / 1000))
+        line.field("remote", remoteText)
+        logger.write(line)
     }
 
     /// The client's address as logged, formatted once.

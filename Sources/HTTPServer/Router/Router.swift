@@ -37,6 +37,12 @@ public struct Router: Sendable {
         let segments: [Segment]
         let handler: RouteHandler
         let matched: MatchedRoute
+
+        /// Whether a path of `count` segments can match (a final `{name...}` takes zero or more).
+        func accepts(segmentCount count: Int) -> Bool {
+            guard case .rest = segments.last else { return count == segments.count }
+            return count >= segments.count - 1
+        }
     }
 
     private enum Segment: Sendable, Equatable {
@@ -145,13 +151,13 @@ public struct Router: Sendable {
     /// - Returns: The handler with its parameters, or why there is none.
     /// - Complexity: O(routes × segments).
     public func match(_ method: HTTPMethod, path: String) -> Match {
-        let parts = Self.split(path)
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         var allowed: [HTTPMethod] = []
         var first: MatchedRoute?
-        for route in table {
-            guard let parameters = Self.bind(route.segments, to: parts) else { continue }
+        for route in table where route.accepts(segmentCount: parts.count) {
+            guard Self.matches(route.segments, parts) else { continue }
             if route.method == method || (method == .head && route.method == .get) {
-                return .found(route.handler, parameters, route.matched)
+                return .found(route.handler, Self.bind(route.segments, to: parts), route.matched)
             }
             first = first ?? route.matched
             if !allowed.contains(route.method) { allowed.append(route.method) }
@@ -165,21 +171,32 @@ public struct Router: Sendable {
         path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
     }
 
-    private static func bind(_ segments: [Segment], to parts: [String]) -> RouteParameters? {
+    /// Whether the literal segments match; the caller has checked the number of parts (``Route/accepts(segmentCount:)``).
+    private static func matches(_ segments: [Segment], _ parts: [Substring]) -> Bool {
+        for (index, segment) in segments.enumerated() {
+            switch segment {
+            case .rest: return true
+            case .literal(let literal): guard parts[index] == literal else { return false }
+            case .parameter: continue
+            }
+        }
+        return true
+    }
+
+    /// What the parameters of a matching route captured.
+    private static func bind(_ segments: [Segment], to parts: [Substring]) -> RouteParameters {
         var parameters = RouteParameters()
         for (index, segment) in segments.enumerated() {
             switch segment {
             case .rest(let name):
                 parameters.values.append((name, parts[min(index, parts.count)...].joined(separator: "/")))
-                return parameters
-            case .literal(let literal):
-                guard index < parts.count, parts[index] == literal else { return nil }
             case .parameter(let name):
-                guard index < parts.count else { return nil }
-                parameters.values.append((name, parts[index]))
+                parameters.values.append((name, String(parts[index])))
+            case .literal:
+                continue
             }
         }
-        return segments.count == parts.count ? parameters : nil
+        return parameters
     }
 }
 

@@ -18,6 +18,15 @@ public final class MetricsRegistry: Sendable {
         var series: [[String]: Double] = [:]
         var histograms: [[String]: HistogramValues] = [:]
         var buckets: [Double] = []
+
+        /// Adds to a series in place (no copy of the family), unless it is new and the family is full.
+        mutating func add(_ amount: Double, to labels: [String], maxSeries: Int) {
+            if let index = series.index(forKey: labels) {
+                series.values[index] += amount
+            } else if series.count < maxSeries {
+                series[labels] = amount
+            }
+        }
     }
 
     private struct HistogramValues: Sendable {
@@ -54,11 +63,7 @@ public final class MetricsRegistry: Sendable {
     ///   - labels: Label values, in the declared order.
     ///   - amount: The increment (negative for gauges going down).
     public func add(_ name: String, labels: [String] = [], _ amount: Double = 1) {
-        families.withLock { families in
-            guard let family = families[name], family.series[labels] != nil || family.series.count < maxSeriesPerFamily
-            else { return }
-            families[name]?.series[labels, default: 0] += amount
-        }
+        families.withLock { families in families[name]?.add(amount, to: labels, maxSeries: maxSeriesPerFamily) }
     }
 
     /// Sets a gauge series.
