@@ -404,10 +404,10 @@ echo
 for name in "${CONTENDERS[@]}"; do
     parts=()
     if [[ -n ${H_RPS[$name]:-} ]]; then
-        parts+=("HTTP $(join ', ' $(printf '%.0f ' ${H_RPS[$name]})) req/s, $(join ', ' ${H_CPU[$name]}) µs")
+        parts+=("HTTP $(join ', ' $(for v in ${H_RPS[$name]}; do fmt0 "$v"; done)) req/s, $(join ', ' ${H_CPU[$name]}) µs")
     fi
     if [[ -n ${W_P99[$name]:-} ]]; then
-        parts+=("WS $(join ', ' $(printf '%.2f ' ${W_P99[$name]})) ms, $(join ', ' ${W_CPU[$name]}) %")
+        parts+=("WS $(join ', ' $(for v in ${W_P99[$name]}; do fmt2 "$v"; done)) ms, $(join ', ' ${W_CPU[$name]}) %")
     fi
     if [[ -n ${I_KIB[$name]:-} ]]; then parts+=("idle $(join ', ' ${I_KIB[$name]}) KiB"); fi
     echo "- $name: $(join '; ' "${parts[@]}")"
