@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The whole benchmark suite in one go: engine, wire, HTTP, WebSocket, store and live-session capacity, each script's
-# Markdown block one after the other under a header with the commit and the machine, on stdout (and in OUT when
-# set), ready for bench/RESULTS.md. Progress, installs and build output go to stderr. A part that fails is reported
-# in place and the rest still run; the exit status says whether all passed.
+# The whole benchmark suite in one go: engine, wire, HTTP, WebSocket, store, live-session capacity and our servers
+# beside independent peers, each script's Markdown block one after the other under a header with the commit and the
+# machine, on stdout (and in OUT when set), ready for bench/RESULTS.md. Progress, installs and build output go to
+# stderr. A part that fails is reported in place and the rest still run; the exit status says whether all passed.
 #
-# Usage: bench/all.sh            (`make bench`; about an hour on 2 cores)
-# Environment: PARTS="engine wire http websocket store capacity frame-cost long-sessions" (a subset, in that order)
+# Usage: bench/all.sh            (`make bench`; about an hour and a quarter on 2 cores)
+# Environment: PARTS="engine wire http websocket store capacity frame-cost long-sessions peers"
+#                (a subset, in that order)
 #   OUT=<file>   also write the result there
 #   QUICK=1      a smoke run: short durations and one run each (figures not for RESULTS.md)
 set -uo pipefail
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 BENCH_NAME=all.sh
 source bench/lib.sh
 
-PARTS=${PARTS:-engine wire http websocket store capacity frame-cost long-sessions}
+PARTS=${PARTS:-engine wire http websocket store capacity frame-cost long-sessions peers}
 if [[ ${QUICK:-0} == 1 ]]; then
     export DURATION=2s RUNS=1 WARMUP=1s RATE_DURATION=3 IDLE_CONNECTIONS=200 SESSIONS=2000 LOAD_WAIT=0 \
         STORE_BENCH_SESSIONS=200 STORE_BENCH_RUNS=1 START=100 STEP=100 STEP_SECONDS=3 MAX_SESSIONS=300 \
@@ -30,6 +31,7 @@ script_for() {
         capacity) echo "bench/capacity.sh" ;;
         frame-cost) echo "bench/frame-cost.sh" ;;
         long-sessions) echo "bench/long-sessions.sh" ;;
+        peers) echo "bench/peers.sh" ;;
         *) return 1 ;;
     esac
 }
@@ -44,7 +46,7 @@ report=$TMP/report.md
 } >"$report"
 failed=()
 for part in $PARTS; do
-    command=$(script_for "$part") || die "unknown part: $part (engine wire http websocket store capacity frame-cost long-sessions)"
+    command=$(script_for "$part") || die "unknown part: $part (engine wire http websocket store capacity frame-cost long-sessions peers)"
     log "== $part: $command"
     started=$SECONDS
     if output=$($command); then

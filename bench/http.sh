@@ -22,10 +22,7 @@ BENCH_NAME=http.sh
 source bench/lib.sh
 
 # ---- tools (idempotent) ----------------------------------------------------------------------------------------
-if ! command -v wrk >/dev/null; then
-    log "installing wrk (apt)"
-    { apt-get update -qq && apt-get install -y -qq wrk; } >&2 || die "apt-get install wrk failed"
-fi
+need_tool wrk >/dev/null
 "$PYTHON" -c 'import aiohttp' 2>/dev/null || die "$PYTHON cannot import aiohttp; \`make deps\` installs it into .venv"
 AIOHTTP_VERSION=$("$PYTHON" -c 'import aiohttp; print(aiohttp.__version__)')
 

@@ -64,41 +64,97 @@ to_ms() {
         printf "%.2f", n }'
 }
 
-# wrk_runs LABEL WRK_ARGS... : a WARMUP-long warm-up, then RUNS runs of DURATION with --latency (THREADS threads,
-# CONNECTIONS connections; raw output kept in $RAW). Sets WRK_RPS and WRK_P99 (ms) to the runs' figures, appends
-# non-2xx answers, socket errors and maxima of 100 ms or more to NOTES, and dies if the server dies.
-wrk_runs() {
-    local label=$1 tag f r l max run
+# wrk_warmup LABEL WRK_ARGS... : a WARMUP-long wrk run that is not counted (THREADS threads, CONNECTIONS
+# connections; output kept in $RAW).
+wrk_warmup() {
+    local label=$1 tag
     shift
     tag=$(tr -c 'A-Za-z0-9' '_' <<<"$label")
     log "$label: warm-up $WARMUP"
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "$@" >"$RAW/$tag.warmup.txt" 2>&1 || die "wrk warm-up failed"
+}
+
+# wrk_measure LABEL FILE WRK_ARGS... : one DURATION-long run with --latency, its output in FILE. Sets WRK_R (req/s),
+# WRK_L (p99 as wrk writes it) and WRK_N (requests); appends non-2xx answers, socket errors and maxima of 100 ms or
+# more to NOTES, and dies if the server (SERVER_PID) died.
+wrk_measure() {
+    local label=$1 f=$2 max
+    shift 2
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$@" >"$f" 2>&1 || die "wrk failed: $(cat "$f")"
+    kill -0 "$SERVER_PID" 2>/dev/null || die "the server died during $label"
+    WRK_R=$(awk '/^Requests\/sec:/ { print $2 }' "$f")
+    WRK_L=$(awk '$1 == "99%" { print $2 }' "$f")
+    WRK_N=$(awk '/ requests in / { print $1 }' "$f")
+    [[ -n $WRK_R && -n $WRK_L ]] || die "could not parse wrk output: $(cat "$f")"
+    log "$label: $WRK_R req/s, p99 $WRK_L"
+    if grep -q 'Non-2xx' "$f"; then NOTES+=("$label: $(grep 'Non-2xx' "$f" | sed 's/^ *//')"); fi
+    if grep -q 'Socket errors' "$f"; then NOTES+=("$label: $(grep 'Socket errors' "$f" | sed 's/^ *//')"); fi
+    max=$(awk '$1 == "Latency" { print $4 }' "$f")
+    if [[ -n $max ]] && awk -v m="$(to_ms "$max")" 'BEGIN { exit !(m >= 100) }'; then
+        NOTES+=("$label: max latency $max (p99 $WRK_L)")
+    fi
+}
+
+# wrk_runs LABEL WRK_ARGS... : wrk_warmup, then RUNS wrk_measure runs (raw output kept in $RAW). Sets WRK_RPS and
+# WRK_P99 (ms) to the runs' figures.
+wrk_runs() {
+    local label=$1 tag run
+    shift
+    tag=$(tr -c 'A-Za-z0-9' '_' <<<"$label")
+    wrk_warmup "$label" "$@"
     WRK_RPS=()
     WRK_P99=()
     for ((run = 1; run <= RUNS; run++)); do
-        f=$RAW/$tag.run$run.txt
-        wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$@" >"$f" 2>&1 || die "wrk failed: $(cat "$f")"
-        kill -0 "$SERVER_PID" 2>/dev/null || die "the server died during $label run $run"
-        r=$(awk '/^Requests\/sec:/ { print $2 }' "$f")
-        l=$(awk '$1 == "99%" { print $2 }' "$f")
-        [[ -n $r && -n $l ]] || die "could not parse wrk output: $(cat "$f")"
-        WRK_RPS+=("$r")
-        WRK_P99+=("$(to_ms "$l")")
-        log "$label run $run: $r req/s, p99 $l"
-        if grep -q 'Non-2xx' "$f"; then NOTES+=("$label run $run: $(grep 'Non-2xx' "$f" | sed 's/^ *//')"); fi
-        if grep -q 'Socket errors' "$f"; then NOTES+=("$label run $run: $(grep 'Socket errors' "$f" | sed 's/^ *//')"); fi
-        max=$(awk '$1 == "Latency" { print $4 }' "$f")
-        if [[ -n $max ]] && awk -v m="$(to_ms "$max")" 'BEGIN { exit !(m >= 100) }'; then
-            NOTES+=("$label run $run: max latency $max (p99 $l)")
-        fi
+        wrk_measure "$label run $run" "$RAW/$tag.run$run.txt" "$@"
+        WRK_RPS+=("$WRK_R")
+        WRK_P99+=("$(to_ms "$WRK_L")")
     done
 }
+
+# need_tool COMMAND [PACKAGE] : prints COMMAND's path (also found in /usr/sbin, which a normal user's PATH may lack).
+# When it is missing, root installs PACKAGE (default: COMMAND) with apt-get; anyone else is told to.
+need_tool() {
+    local tool=$1 package=${2:-$1} path
+    path=$(command -v "$tool" || true)
+    [[ -z $path && -x /usr/sbin/$tool ]] && path=/usr/sbin/$tool
+    if [[ -z $path ]]; then
+        ((EUID == 0)) && command -v apt-get >/dev/null || die "$tool is missing: apt-get install $package (as root)"
+        log "installing $package (apt)"
+        { apt-get update -qq && apt-get install -y -qq "$package"; } >&2 || die "apt-get install $package failed"
+        path=$(command -v "$tool") || die "$tool is still missing after apt-get install $package"
+    fi
+    echo "$path"
+}
+
+# raise_nofile CONNECTIONS : raises the open-files limit of this shell, and so of the servers and clients it starts
+# (65536, else the hard limit); NOFILE is then the limit. Dies when CONNECTIONS (and 256 more) do not fit.
+raise_nofile() {
+    ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" || true
+    NOFILE=$(ulimit -n)
+    ((NOFILE >= $1 + 256)) || die "ulimit -n is $NOFILE; $1 idle connections need more"
+}
+
+# proc_ticks PID... : user+system clock ticks (1/CLK_TCK s, all threads) the processes have used so far, summed; a
+# process that is gone counts 0.
+proc_ticks() {
+    local total=0 pid ticks
+    for pid in "$@"; do
+        # Fields 14 and 15, counted after the command name, which may hold spaces and brackets.
+        ticks=$(awk '{ sub(/^.*\) /, ""); split($0, f, " "); print f[12] + f[13] }' "/proc/$pid/stat" 2>/dev/null) || ticks=0
+        total=$((total + ${ticks:-0}))
+    done
+    echo "$total"
+}
+
+# free_port : a TCP port on 127.0.0.1 that was free a moment ago (for servers that cannot take port 0).
+free_port() { "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # start_server / stop_server: blackbox/support/server.sh (shared with blackbox/fuzz/schemathesis.sh).
 source "$(dirname "${BASH_SOURCE[0]}")/../blackbox/support/server.sh"
 
 bench_cleanup() {
     if declare -F bench_before_cleanup >/dev/null; then bench_before_cleanup; fi
+    stop_client
     stop_server
     rm -rf "$TMP"
 }
@@ -137,3 +193,109 @@ report_notes() {
 
 # cpu_model : the processor's name from /proc/cpuinfo.
 cpu_model() { grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'; }
+
+# ---- WebSocket load with ws-bench-client (bench/ws-client), for bench/websocket.sh and bench/peers.sh ------------
+# The caller sets CLIENT (the client's binary), RAW (where its output goes), NOTES=() and the knobs it reads:
+# RATE_CONNECTIONS RATE RATE_DURATION SIZE RAMP DRAIN CLIENT_LOOPS TICK_US (ws_rate), IDLE_CONNECTIONS HOLD
+# CLIENT_LOOPS (ws_idle).
+CLIENT_PID=""
+
+# stop_client : ends a client still running in the background (at exit too).
+stop_client() {
+    local pid=$CLIENT_PID
+    CLIENT_PID=""
+    [[ -n $pid ]] || return 0
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+}
+
+# alive NAME WHAT : dies with the server's exit status and stderr if it is gone.
+alive() {
+    kill -0 "$SERVER_PID" 2>/dev/null && return 0
+    local status=0
+    wait "$SERVER_PID" 2>/dev/null || status=$?
+    SERVER_PID=""
+    die "$1 died during $2 (exit status $status$( ((status > 128)) && echo ", signal $((status - 128))")): $(tail -5 "$SERVER_ERR")"
+}
+
+# jget FILE KEY : a field of the client's one-line JSON (last line of FILE).
+jget() {
+    "$PYTHON" -c 'import json, sys
+d = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+v = d.get(sys.argv[2])
+print("null" if v is None else (json.dumps(v) if isinstance(v, dict) else v))' "$1" "$2"
+}
+
+fmt0() { awk -v v="$1" 'BEGIN { if (v == "null" || v == "") print "n/a"; else printf "%.0f", v }'; }
+fmt1() { awk -v v="$1" 'BEGIN { if (v == "null" || v == "") print "n/a"; else printf "%.1f", v }'; }
+fmt2() { awk -v v="$1" 'BEGIN { if (v == "null" || v == "") print "n/a"; else printf "%.2f", v }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0 || a == "null" || b == "null") print "n/a"; else printf "%.2f", a / b }'; }
+# ms NUMBER : "0.42 ms", or seconds when large
+ms() { awk -v v="$1" 'BEGIN { if (v >= 1000) printf "%.2f s", v / 1000; else if (v >= 10) printf "%.0f ms", v; else printf "%.2f ms", v }'; }
+
+# check_errors FILE LABEL : notes connect failures, lost connections and wrong-size echoes.
+check_errors() {
+    local f=$1 label=$2 key v
+    for key in connect_failures lost mismatched unexpected; do
+        v=$(jget "$f" $key)
+        if [[ $v != null && $v != 0 ]]; then
+            local why=""
+            [[ $key == connect_failures ]] && why=" $(jget "$f" connect_failure_reasons)"
+            [[ $key == lost ]] && why=" $(jget "$f" lost_reasons)"
+            NOTES+=("$label: $key = $v$why")
+        fi
+    done
+}
+
+# ws_rate NAME URL FILE [CLIENT_ARGS...] : `ws-bench-client rate` against the server (SERVER_PID, for its CPU),
+# the client's JSON in FILE. Notes errors, echoes still unanswered after DRAIN s, and a client that sent late.
+ws_rate() {
+    local name=$1 url=$2 f=$3
+    shift 3
+    log "$name rate: $RATE_CONNECTIONS x $RATE msg/s for $RATE_DURATION s (ramp $RAMP s)"
+    "$CLIENT" rate --url "$url" "$@" --connections "$RATE_CONNECTIONS" --rate "$RATE" --seconds "$RATE_DURATION" \
+        --size "$SIZE" --ramp-seconds "$RAMP" --drain-seconds "$DRAIN" --loops "$CLIENT_LOOPS" --tick-us "$TICK_US" \
+        --server-pid "$SERVER_PID" >"$f" 2>"$f.err" || die "client failed: $(cat "$f.err")"
+    alive "$name" "the fixed-rate run"
+    check_errors "$f" "$name rate"
+    local sent unanswered
+    sent=$(jget "$f" sent)
+    unanswered=$(jget "$f" unanswered)
+    if [[ $unanswered != 0 ]]; then
+        NOTES+=("$name rate: $unanswered of $sent messages still unanswered $DRAIN s after sending stopped (counted with their age then, so percentiles are lower bounds); echoes arrived at $(fmt0 "$(jget "$f" receive_rate_during_run)") msg/s during the run against $(fmt0 "$(jget "$f" send_rate)") sent")
+    fi
+    if awk -v l="$(jget "$f" send_lag_p99_ms)" 'BEGIN { exit !(l > 1) }'; then
+        NOTES+=("$name rate: the client sent late (send lag p99 $(ms "$(jget "$f" send_lag_p99_ms)"), max $(ms "$(jget "$f" send_lag_max_ms)")): it did not get the CPU in time, and that delay is in the latencies")
+    fi
+    log "$name rate: p50 $(jget "$f" p50_ms) ms, p99 $(jget "$f" p99_ms) ms, max $(jget "$f" max_ms) ms, server CPU $(jget "$f" server_cpu_percent) %"
+}
+
+# ws_idle NAME URL FILE [CLIENT_ARGS...] : on a server started just before (a fresh process), VmRSS before, then
+# `ws-bench-client idle` opens IDLE_CONNECTIONS connections and VmRSS again 1 s after they are open. Sets
+# IDLE_READY (connections open), IDLE_BEFORE and IDLE_AFTER (kB) and IDLE_PER (KiB per connection).
+ws_idle() {
+    local name=$1 url=$2 f=$3 i ready=""
+    shift 3
+    sleep 1
+    IDLE_BEFORE=$(proc_kb "$SERVER_PID" VmRSS)
+    log "$name idle: opening $IDLE_CONNECTIONS connections (server RSS before: $IDLE_BEFORE kB)"
+    "$CLIENT" idle --url "$url" "$@" --connections "$IDLE_CONNECTIONS" --hold-seconds "$HOLD" --loops "$CLIENT_LOOPS" \
+        >"$f" 2>"$f.err" &
+    CLIENT_PID=$!
+    for ((i = 0; i < 1200; i++)); do # 120 s
+        ready=$(awk '$1 == "ready" { print $2 }' "$f" 2>/dev/null || true)
+        [[ -n $ready ]] && break
+        kill -0 "$CLIENT_PID" 2>/dev/null || die "client exited before it was ready: $(cat "$f.err")"
+        sleep 0.1
+    done
+    [[ -n $ready ]] || die "$name: $IDLE_CONNECTIONS connections not open within 120 s"
+    sleep 1 # let the last upgrades settle
+    IDLE_AFTER=$(proc_kb "$SERVER_PID" VmRSS)
+    wait "$CLIENT_PID" || die "client failed: $(cat "$f.err")"
+    CLIENT_PID=""
+    alive "$name" "the idle run"
+    check_errors "$f" "$name idle"
+    IDLE_READY=$ready
+    IDLE_PER=$(awk -v a="$IDLE_AFTER" -v b="$IDLE_BEFORE" -v n="$ready" 'BEGIN { printf "%.2f", n ? (a - b) / n : 0 }')
+    log "$name idle: $ready open, RSS $IDLE_BEFORE → $IDLE_AFTER kB, $IDLE_PER KiB per connection"
+}

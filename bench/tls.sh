@@ -50,7 +50,6 @@ NOTES=()
 
 # ---- servers ---------------------------------------------------------------------------------------------------
 NGINX_PID=""
-free_port() { "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # start NAME : ours-tls, ours-plain or nginx; sets PORT and SERVER_PID (nginx: the master's).
 start() {
@@ -108,12 +107,9 @@ rss() {
 
 # cpu_ticks NAME : user+system clock ticks of the server's processes so far.
 cpu_ticks() {
-    local pids=$SERVER_PID total=0 pid
+    local pids=$SERVER_PID
     [[ $1 == nginx ]] && pids="$NGINX_PID $(pgrep -P "$NGINX_PID" | xargs)"
-    for pid in $pids; do
-        total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
-    done
-    echo "$total"
+    proc_ticks $pids
 }
 
 # ---- measurements ----------------------------------------------------------------------------------------------

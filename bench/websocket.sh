@@ -59,9 +59,7 @@ fi
 
 # ---- limits ----------------------------------------------------------------------------------------------------
 # 10,000 connections need 10,000 descriptors in the server and as many in the client (both inherit this limit).
-ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" || true
-NOFILE=$(ulimit -n)
-((NOFILE >= IDLE_CONNECTIONS + 256)) || die "ulimit -n is $NOFILE; $IDLE_CONNECTIONS idle connections need more"
+raise_nofile "$IDLE_CONNECTIONS"
 
 # ---- tools (idempotent) ----------------------------------------------------------------------------------------
 if [[ -n $PEERS ]] && ! "$PYTHON" -c 'import aiohttp' 2>/dev/null; then
@@ -82,16 +80,6 @@ CLIENT=${SCRATCH_PATH:-.build}/release/ws-bench-client
 # ---- scratch, cleanup ------------------------------------------------------------------------------------------
 RAW=${RAW_DIR:-$TMP/raw}
 mkdir -p "$RAW"
-CLIENT_PID=""
-
-stop_client() {
-    local pid=$CLIENT_PID
-    CLIENT_PID=""
-    [[ -n $pid ]] || return 0
-    kill -TERM "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-}
-bench_before_cleanup() { stop_client; }
 
 # ---- helpers ---------------------------------------------------------------------------------------------------
 # start_ws_server NAME CMD... : start_server, then WS_URL is its echo endpoint.
@@ -100,49 +88,11 @@ start_ws_server() {
     WS_URL="$([[ $TLS == 1 ]] && echo wss || echo ws)://127.0.0.1:${SERVER_URL##*:}/v1/echo"
 }
 
-# alive NAME WHAT : dies with the server's exit status and stderr if it is gone.
-alive() {
-    kill -0 "$SERVER_PID" 2>/dev/null && return 0
-    local status=0
-    wait "$SERVER_PID" 2>/dev/null || status=$?
-    SERVER_PID=""
-    die "$1 died during $2 (exit status $status$( ((status > 128)) && echo ", signal $((status - 128))")): $(tail -5 "$SERVER_ERR")"
-}
-
-# jget FILE KEY : a field of the client's one-line JSON (last line of FILE).
-jget() {
-    "$PYTHON" -c 'import json, sys
-d = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
-v = d.get(sys.argv[2])
-print("null" if v is None else (json.dumps(v) if isinstance(v, dict) else v))' "$1" "$2"
-}
-
-fmt0() { awk -v v="$1" 'BEGIN { if (v == "null" || v == "") print "n/a"; else printf "%.0f", v }'; }
-fmt1() { awk -v v="$1" 'BEGIN { if (v == "null" || v == "") print "n/a"; else printf "%.1f", v }'; }
-fmt2() { awk -v v="$1" 'BEGIN { if (v == "null" || v == "") print "n/a"; else printf "%.2f", v }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0 || a == "null" || b == "null") print "n/a"; else printf "%.2f", a / b }'; }
-# ms NUMBER : "0.42 ms", or seconds when large
-ms() { awk -v v="$1" 'BEGIN { if (v >= 1000) printf "%.2f s", v / 1000; else if (v >= 10) printf "%.0f ms", v; else printf "%.2f ms", v }'; }
-
 ECHO_ROWS=()
 RATE_ROWS=()
 IDLE_ROWS=()
 NOTES=()
 declare -A MPS P99 SCPU KIBPC # server name → echo median msg/s, rate p99 (ms), rate server CPU %, idle KiB/conn
-
-# check_errors FILE LABEL : notes connect failures, lost connections and wrong-size echoes.
-check_errors() {
-    local f=$1 label=$2 key v
-    for key in connect_failures lost mismatched unexpected; do
-        v=$(jget "$f" $key)
-        if [[ $v != null && $v != 0 ]]; then
-            local why=""
-            [[ $key == connect_failures ]] && why=" $(jget "$f" connect_failure_reasons)"
-            [[ $key == lost ]] && why=" $(jget "$f" lost_reasons)"
-            NOTES+=("$label: $key = $v$why")
-        fi
-    done
-}
 
 bench_echo() {
     local name=$1 run f
@@ -177,12 +127,7 @@ bench_echo() {
 
 bench_rate() {
     local name=$1 f=$RAW/$1.rate.json
-    log "$name rate: $RATE_CONNECTIONS x $RATE msg/s for $RATE_DURATION s (ramp $RAMP s)"
-    "$CLIENT" rate --url "$WS_URL" "${TLS_CLIENT[@]}" --connections "$RATE_CONNECTIONS" --rate "$RATE" --seconds "$RATE_DURATION" \
-        --size "$SIZE" --ramp-seconds "$RAMP" --drain-seconds "$DRAIN" --loops "$CLIENT_LOOPS" --tick-us "$TICK_US" \
-        --server-pid "$SERVER_PID" >"$f" 2>"$f.err" || die "client failed: $(cat "$f.err")"
-    alive "$name" "the fixed-rate run"
-    check_errors "$f" "$name rate"
+    ws_rate "$name" "$WS_URL" "$f" "${TLS_CLIENT[@]}"
     local sent received unanswered p99 lower=""
     sent=$(jget "$f" sent)
     received=$(jget "$f" received)
@@ -191,43 +136,14 @@ bench_rate() {
     [[ $unanswered != 0 ]] && lower="≥ "
     P99[$name]=$p99
     SCPU[$name]=$(jget "$f" server_cpu_percent)
-    if [[ $unanswered != 0 ]]; then
-        NOTES+=("$name rate: $unanswered of $sent messages still unanswered $DRAIN s after sending stopped (counted with their age then, so percentiles are lower bounds); echoes arrived at $(fmt0 "$(jget "$f" receive_rate_during_run)") msg/s during the run against $(fmt0 "$(jget "$f" send_rate)") sent")
-    fi
-    if awk -v l="$(jget "$f" send_lag_p99_ms)" 'BEGIN { exit !(l > 1) }'; then
-        NOTES+=("$name rate: the client sent late (send lag p99 $(ms "$(jget "$f" send_lag_p99_ms)"), max $(ms "$(jget "$f" send_lag_max_ms)")): it did not get the CPU in time, and that delay is in the latencies")
-    fi
-    log "$name rate: p50 $(jget "$f" p50_ms) ms, p99 $p99 ms, max $(jget "$f" max_ms) ms, server CPU ${SCPU[$name]} %"
     RATE_ROWS+=("| $name | $sent / $received / $unanswered | $lower$(ms "$(jget "$f" p50_ms)") | $lower$(ms "$(jget "$f" p90_ms)") | $lower$(ms "$p99") | $lower$(ms "$(jget "$f" p999_ms)") | $lower$(ms "$(jget "$f" max_ms)") | $(fmt1 "${SCPU[$name]}") % | $(fmt1 "$(jget "$f" client_cpu_percent)") % | $(ms "$(jget "$f" send_lag_p99_ms)") / $(ms "$(jget "$f" service_p99_ms)") |")
 }
 
 # bench_idle NAME : on a server started just before (fresh process): RSS before, open, RSS when all are open.
 bench_idle() {
-    local name=$1 f=$RAW/$1.idle.json i ready="" before after
-    sleep 1
-    before=$(proc_kb "$SERVER_PID" VmRSS)
-    log "$name idle: opening $IDLE_CONNECTIONS connections (server RSS before: $before kB)"
-    "$CLIENT" idle --url "$WS_URL" "${TLS_CLIENT[@]}" --connections "$IDLE_CONNECTIONS" --hold-seconds "$HOLD" --loops "$CLIENT_LOOPS" \
-        >"$f" 2>"$f.err" &
-    CLIENT_PID=$!
-    for ((i = 0; i < 1200; i++)); do # 120 s
-        ready=$(awk '$1 == "ready" { print $2 }' "$f" 2>/dev/null || true)
-        [[ -n $ready ]] && break
-        kill -0 "$CLIENT_PID" 2>/dev/null || die "client exited before it was ready: $(cat "$f.err")"
-        sleep 0.1
-    done
-    [[ -n $ready ]] || die "$name: $IDLE_CONNECTIONS connections not open within 120 s"
-    sleep 1 # let the last upgrades settle
-    after=$(proc_kb "$SERVER_PID" VmRSS)
-    wait "$CLIENT_PID" || die "client failed: $(cat "$f.err")"
-    CLIENT_PID=""
-    alive "$name" "the idle run"
-    check_errors "$f" "$name idle"
-    local per
-    per=$(awk -v a="$after" -v b="$before" -v n="$ready" 'BEGIN { printf "%.2f", n ? (a - b) / n : 0 }')
-    KIBPC[$name]=$per
-    log "$name idle: $ready open, RSS $before → $after kB, $per KiB per connection"
-    IDLE_ROWS+=("| $name | $ready | $(awk -v v="$before" 'BEGIN { printf "%.1f", v / 1024 }') MiB | $(awk -v v="$after" 'BEGIN { printf "%.1f", v / 1024 }') MiB | $per KiB | $(jget "$f" lost_during_hold) |")
+    ws_idle "$1" "$WS_URL" "$RAW/$1.idle.json" "${TLS_CLIENT[@]}"
+    KIBPC[$1]=$IDLE_PER
+    IDLE_ROWS+=("| $1 | $IDLE_READY | $(awk -v v="$IDLE_BEFORE" 'BEGIN { printf "%.1f", v / 1024 }') MiB | $(awk -v v="$IDLE_AFTER" 'BEGIN { printf "%.1f", v / 1024 }') MiB | $IDLE_PER KiB | $(jget "$RAW/$1.idle.json" lost_during_hold) |")
 }
 
 # ---- measure ---------------------------------------------------------------------------------------------------

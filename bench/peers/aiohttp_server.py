@@ -10,9 +10,10 @@ Single process, default event loop. Usage:
 """
 import argparse
 import asyncio
-import signal
 
 from aiohttp import web
+
+from peer_process import listening_until_stopped
 
 
 async def hello(_request: web.Request) -> web.Response:
@@ -36,13 +37,7 @@ async def main() -> None:
     site = web.TCPSite(runner, args.host, args.port, backlog=1024)
     await site.start()
     host, port = runner.addresses[0][:2]  # the real port when --port 0 asked the kernel for one
-    print(f"listening on http://{host}:{port}", flush=True)
-
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    await listening_until_stopped(host, port)
     await runner.cleanup()
 
 

@@ -11,9 +11,10 @@ Single process, default asyncio event loop, no access log. permessage-deflate is
 """
 import argparse
 import asyncio
-import signal
 
 from aiohttp import WSMsgType, web
+
+from peer_process import listening_until_stopped
 
 
 async def echo(request: web.Request) -> web.WebSocketResponse:
@@ -47,13 +48,7 @@ async def main() -> None:
     site = web.TCPSite(runner, args.host, args.port, backlog=1024)
     await site.start()
     host, port = runner.addresses[0][:2]  # the real port when --port 0 asked the kernel for one
-    print(f"listening on http://{host}:{port}", flush=True)
-
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    await listening_until_stopped(host, port)
     await runner.cleanup()
 
 
