@@ -26,6 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DURATION=${DURATION:-10}
+DURATION=${DURATION%s}   # seconds; wrk's "10s" (bench/all.sh shares DURATION with http.sh) is read as 10
 RUNS=${RUNS:-3}
 CONNECTIONS=${CONNECTIONS:-64}
 PIPELINE=${PIPELINE:-1}
