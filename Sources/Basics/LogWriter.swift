@@ -3,7 +3,7 @@ import Glibc
 /// Lines written to a file descriptor by a thread of their own, so that whoever logs (an event loop answering
 /// requests) never waits for the descriptor: a pipe to a slow reader, a terminal, a full disk. A line is appended to
 /// a buffer under a lock and the writer thread, woken by the first line into an empty buffer, lets lines gather for
-/// 2 ms and writes them all in one `write(2)`; lines keep their order.
+/// 20 ms and writes them all in one `write(2)`; lines keep their order.
 ///
 /// Bounded: past `capacity` unwritten bytes, new lines are dropped and counted, and once there is room a line says
 /// how many (`level=warning msg="log lines dropped" count=12`). What is buffered is written when the process exits
@@ -26,8 +26,10 @@ public final class LogWriter: Sendable {
         var writing = false
     }
 
-    /// How long the thread lets lines gather after the first one wakes it.
-    static let batchMicroseconds: UInt32 = 2000
+    /// How long the thread lets lines gather after the first one wakes it. Under a steady stream each batch is a
+    /// wake-up on another core; at one access-log line per request, 2 ms batches cost 3.5 µs of the server's CPU per
+    /// request beside no log at all, 20 ms batches 1 µs (bench/RESULTS.md, 2026-12-05). A line is late by at most this.
+    static let batchMicroseconds: UInt32 = 20_000
 
     private let fd: Int32
     private let capacity: Int
