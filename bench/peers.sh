@@ -404,10 +404,10 @@ echo
 for name in "${CONTENDERS[@]}"; do
     parts=()
     if [[ -n ${H_RPS[$name]:-} ]]; then
-        parts+=("HTTP $(join ', ' $(for v in ${H_RPS[$name]}; do fmt0 "$v"; done)) req/s, $(join ', ' ${H_CPU[$name]}) µs")
+        parts+=("HTTP $(join ', ' $(for v in ${H_RPS[$name]}; do fmt0 "$v"; echo; done)) req/s, $(join ', ' ${H_CPU[$name]}) µs")
     fi
     if [[ -n ${W_P99[$name]:-} ]]; then
-        parts+=("WS $(join ', ' $(for v in ${W_P99[$name]}; do fmt2 "$v"; done)) ms, $(join ', ' ${W_CPU[$name]}) %")
+        parts+=("WS $(join ', ' $(for v in ${W_P99[$name]}; do fmt2 "$v"; echo; done)) ms, $(join ', ' ${W_CPU[$name]}) %")
     fi
     if [[ -n ${I_KIB[$name]:-} ]]; then parts+=("idle $(join ', ' ${I_KIB[$name]}) KiB"); fi
     echo "- $name: $(join '; ' "${parts[@]}")"
