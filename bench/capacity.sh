@@ -78,26 +78,20 @@ LOAD_ARGS=(--find-capacity --rate "$RATE" --p99-limit-ms "$LIMIT" --start-sessio
 [[ ${BINARY:-0} == 1 ]] && LOAD_ARGS+=(--binary)
 [[ $TLS == 1 ]] && LOAD_ARGS+=(--ca "$PWD/Tests/HTTPServerTests/Fixtures/tls/ecdsa.pem")
 
-capacities=()
+CAPACITIES=()
 for ((run = 1; run <= RUNS; run++)); do
     start_server motion-server "$SERVER" "${SERVER_ARGS[@]}" --database "$TMP/run$run.sqlite"
     url="$SCHEME://${SERVER_URL#*://}/v1/stream"
     log "run $run: motion-load ${LOAD_ARGS[*]}"
-    nice -n "$CLIENT_NICE" "$LOAD" --url "$url" "${LOAD_ARGS[@]}" --server-pid "$SERVER_PID" --json >"$RAW/run$run.json" \
-        2> >(tee "$RAW/run$run.log" >&2) || log "run $run: motion-load exited non-zero (no level passed)"
-    kill -0 "$SERVER_PID" 2>/dev/null || die "the server died during run $run: $(tail -5 "$SERVER_ERR")"
-    stop_server
-    capacity=$(jfield "$RAW/run$run.json" capacity.sessions)
-    [[ $capacity == null ]] && capacity=0
-    capacities+=("$capacity")
-    log "run $run: capacity $capacity sessions"
+    find_capacity_run "$run" "the server" nice -n "$CLIENT_NICE" "$LOAD" --url "$url" "${LOAD_ARGS[@]}" \
+        --server-pid "$SERVER_PID"
 done
 
-MEDIAN=$(median "${capacities[@]}")
+MEDIAN=$(median "${CAPACITIES[@]}")
 # The run whose capacity is the median (the first such) gives the level table.
 MEDIAN_RUN=1
 for ((run = 1; run <= RUNS; run++)); do
-    if [[ $(median "${capacities[$((run - 1))]}") == "$MEDIAN" ]]; then
+    if [[ $(median "${CAPACITIES[$((run - 1))]}") == "$MEDIAN" ]]; then
         MEDIAN_RUN=$run
         break
     fi
@@ -113,7 +107,7 @@ CLIENT_NOTE=""
 echo "(embedded SQLite) and \`motion-load ${LOAD_ARGS[*]} --server-pid PID\`$CLIENT_NOTE on the same machine."
 echo
 echo "Capacity at $RATE poses/s with p99 ≤ $LIMIT ms: **$(printf '%.0f' "$MEDIAN") sessions** (median; runs:" \
-    "${capacities[*]})."
+    "${CAPACITIES[*]})."
 echo
 echo "Levels of run $MEDIAN_RUN:"
 echo

@@ -83,20 +83,13 @@ kind_ticks() {
     } END { for (k in ticks) print k, ticks[k] }'
 }
 
-capacities=()
+CAPACITIES=()
 for ((run = 1; run <= RUNS; run++)); do
     start_cluster
     log "run $run: motion-load ${CAPACITY_ARGS[*]} ${LOAD_ARGS[*]} through $URL"
-    "$LOAD" --url "$URL" "${CAPACITY_ARGS[@]}" "${LOAD_ARGS[@]}" --json >"$RAW/run$run.json" \
-        2> >(tee "$RAW/run$run.log" >&2) || log "run $run: motion-load exited non-zero (no level passed)"
-    kill -0 "$SERVER_PID" 2>/dev/null || die "the cluster stopped during run $run: $(tail -5 "$SERVER_ERR")"
-    stop_server
-    capacity=$(jfield "$RAW/run$run.json" capacity.sessions)
-    [[ $capacity == null ]] && capacity=0
-    capacities+=("$capacity")
-    log "run $run: capacity $capacity sessions"
+    find_capacity_run "$run" "the cluster" "$LOAD" --url "$URL" "${CAPACITY_ARGS[@]}" "${LOAD_ARGS[@]}"
 done
-MEDIAN=$(median_to 0 "${capacities[@]}")
+MEDIAN=$(median_to 0 "${CAPACITIES[@]}")
 
 # The split: CPU by kind while every session streams (motion-load's per-second line counts them all), for
 # SPLIT_SECONDS inside motion-load's measured phase (the ramp and the drain not counted).
@@ -134,7 +127,7 @@ echo "(\`blackbox/support/cluster.py --nodes $NODES\`, what \`make cluster\` run
 echo "release motion-server nodes, nginx in front with WebSocket proxying) and"
 echo "\`motion-load --url ws://NGINX/v1/stream ${CAPACITY_ARGS[*]} ${LOAD_ARGS[*]}\`, all on this machine."
 echo
-echo "Capacity at $RATE poses/s with p99 ≤ $LIMIT ms: **$MEDIAN sessions** (median; runs: ${capacities[*]})."
+echo "Capacity at $RATE poses/s with p99 ≤ $LIMIT ms: **$MEDIAN sessions** (median; runs: ${CAPACITIES[*]})."
 echo
 echo "Where the CPU goes at $SPLIT_SESSIONS sessions ($SPLIT_SECONDS s measured; motion-load's p99 $(ms "$SPLIT_P99"), $(fmt0 "$SPLIT_FRAMES") pose frames/s sent):"
 echo

@@ -191,6 +191,22 @@ report_notes() {
     fi
 }
 
+# find_capacity_run RUN WHAT COMMAND... : one `motion-load --find-capacity` run (COMMAND, without --json) against the
+# server start_server started: its report in $RAW/runRUN.json and .log, the server stopped after; appends the
+# capacity found (0 when no level passed) to CAPACITIES. WHAT names the server in errors.
+find_capacity_run() {
+    local run=$1 what=$2 capacity
+    shift 2
+    "$@" --json >"$RAW/run$run.json" 2> >(tee "$RAW/run$run.log" >&2) ||
+        log "run $run: motion-load exited non-zero (no level passed)"
+    kill -0 "$SERVER_PID" 2>/dev/null || die "$what stopped during run $run: $(tail -5 "$SERVER_ERR")"
+    stop_server
+    capacity=$(jfield "$RAW/run$run.json" capacity.sessions)
+    [[ $capacity == null ]] && capacity=0
+    CAPACITIES+=("$capacity")
+    log "run $run: capacity $capacity sessions"
+}
+
 # cpu_model : the processor's name from /proc/cpuinfo.
 cpu_model() { grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'; }
 
