@@ -99,6 +99,12 @@ enum ASCII {
         return true
     }
 
+    /// Whether every UTF-8 byte of `string` satisfies `predicate`, on the string's contiguous bytes when it has them
+    /// (every native string).
+    static func all(_ string: String, _ predicate: (UInt8) -> Bool) -> Bool {
+        string.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(predicate) } ?? string.utf8.allSatisfy(predicate)
+    }
+
     /// Removes leading and trailing `OWS` (RFC 9110 §5.6.3).
     static func trimmingWhitespace<C: BidirectionalCollection>(_ bytes: C) -> C.SubSequence where C.Element == UInt8 {
         var start = bytes.startIndex

@@ -37,7 +37,7 @@ enum ByteWriting {
 
     /// Throws unless `name` is a token and `value` contains no CR, LF, NUL or other control characters.
     static func validateField(name: String, value: String) throws(HTTPWriteError) {
-        guard !name.isEmpty, name.utf8.allSatisfy(ASCII.isTokenChar) else { throw .invalidHeaderName(name) }
-        guard value.utf8.allSatisfy(ASCII.isFieldValueChar) else { throw .invalidHeaderValue(name: name) }
+        guard !name.isEmpty, ASCII.all(name, ASCII.isTokenChar) else { throw .invalidHeaderName(name) }
+        guard ASCII.all(value, ASCII.isFieldValueChar) else { throw .invalidHeaderValue(name: name) }
     }
 }

@@ -31,11 +31,11 @@ public enum HTTPResponseWriter {
         requestMethod: HTTPMethod = .get,
         into buffer: inout [UInt8]
     ) throws(HTTPWriteError) {
-        try validate(head, date: date)
+        let fields = try HeadFields(head, date: date)
         let isHeadRequest = requestMethod == .head
         let status = head.status
-        let hasTransferEncoding = head.headers.contains(name: "Transfer-Encoding")
-        let declaredLength = head.headers["Content-Length"]
+        let hasTransferEncoding = fields.hasTransferEncoding
+        let declaredLength = fields.contentLength
         if hasTransferEncoding && declaredLength != nil { throw .conflictingFraming }
         var automaticLength: Int?
         if status.permitsContent && !hasTransferEncoding {
@@ -48,8 +48,8 @@ public enum HTTPResponseWriter {
             }
         }
         let writesBody = status.permitsContent && !isHeadRequest
-        buffer.reserveCapacity(buffer.count + estimatedHeadSize(head) + (writesBody ? body.count : 0))
-        appendHead(head, date: date, to: &buffer)
+        buffer.reserveCapacity(buffer.count + fields.estimatedSize + (writesBody ? body.count : 0))
+        appendHead(head, date: fields.hasDate ? nil : date, to: &buffer)
         if let automaticLength {
             buffer.append(contentsOf: "Content-Length: ".utf8)
             buffer.appendDecimal(automaticLength)
@@ -91,27 +91,49 @@ public enum HTTPResponseWriter {
         date: String? = nil,
         into buffer: inout [UInt8]
     ) throws(HTTPWriteError) {
-        try validate(head, date: date)
-        if head.headers.contains(name: "Transfer-Encoding") && head.headers.contains(name: "Content-Length") {
-            throw .conflictingFraming
-        }
-        buffer.reserveCapacity(buffer.count + estimatedHeadSize(head))
-        appendHead(head, date: date, to: &buffer)
+        let fields = try HeadFields(head, date: date)
+        if fields.hasTransferEncoding && fields.contentLength != nil { throw .conflictingFraming }
+        buffer.reserveCapacity(buffer.count + fields.estimatedSize)
+        appendHead(head, date: fields.hasDate ? nil : date, to: &buffer)
         buffer.append(contentsOf: ByteWriting.crlf)
     }
 
-    /// Validates everything that will be written, before writing anything.
-    private static func validate(_ head: HTTPResponseHead, date: String?) throws(HTTPWriteError) {
-        // RFC 9112 §4: status-code = 3DIGIT; reason-phrase = 1*( HTAB / SP / VCHAR / obs-text ).
-        guard (100...999).contains(head.status.code) else { throw .invalidStatusCode(head.status.code) }
-        guard head.status.reasonPhrase.utf8.allSatisfy(ASCII.isFieldValueChar) else { throw .invalidReasonPhrase }
-        try ByteWriting.validate(head.headers)
-        if let date {
-            try ByteWriting.validateField(name: "Date", value: date)
+    /// What the framing rules read from a head, found in the one pass that also checks every field (RFC 9110 §5.1,
+    /// §5.5: names are tokens, values have no CR, LF, NUL or other controls) before anything is written.
+    private struct HeadFields {
+        var hasTransferEncoding = false
+        /// The first `Content-Length` value.
+        var contentLength: String?
+        var hasDate = false
+        /// A generous estimate of the serialised head size, to reserve capacity once.
+        var estimatedSize: Int
+
+        init(_ head: HTTPResponseHead, date: String?) throws(HTTPWriteError) {
+            // RFC 9112 §4: status-code = 3DIGIT; reason-phrase = 1*( HTAB / SP / VCHAR / obs-text ).
+            guard (100...999).contains(head.status.code) else { throw .invalidStatusCode(head.status.code) }
+            guard ASCII.all(head.status.reasonPhrase, ASCII.isFieldValueChar) else { throw .invalidReasonPhrase }
+            estimatedSize = 64 + head.status.reasonPhrase.utf8.count + (date.map { $0.utf8.count + 8 } ?? 0)
+            for (name, value) in head.headers {
+                try ByteWriting.validateField(name: name, value: value)
+                let bytes = name.utf8
+                estimatedSize += bytes.count + value.utf8.count + 4
+                switch bytes.count {
+                case 4 where ASCII.equalsIgnoringCase(bytes, "Date".utf8):
+                    hasDate = true
+                case 14 where ASCII.equalsIgnoringCase(bytes, "Content-Length".utf8):
+                    if contentLength == nil { contentLength = value }
+                case 17 where ASCII.equalsIgnoringCase(bytes, "Transfer-Encoding".utf8):
+                    hasTransferEncoding = true
+                default:
+                    continue
+                }
+            }
+            if let date, !hasDate { try ByteWriting.validateField(name: "Date", value: date) }
         }
     }
 
-    /// Appends the status line, the fields and `Date` (without the terminating blank line).
+    /// Appends the status line, `Date` (when given: nil when the head has its own) and the fields, without the
+    /// terminating blank line.
     private static func appendHead(_ head: HTTPResponseHead, date: String?, to buffer: inout [UInt8]) {
         buffer.append(contentsOf: "HTTP/".utf8)
         buffer.appendDecimal(head.version.major)
@@ -122,20 +144,11 @@ public enum HTTPResponseWriter {
         buffer.append(ASCII.space)
         buffer.append(contentsOf: head.status.reasonPhrase.utf8)
         buffer.append(contentsOf: ByteWriting.crlf)
-        if let date, !head.headers.contains(name: "Date") {
+        if let date {
             ByteWriting.appendField(name: "Date", value: date, to: &buffer)
         }
         for field in head.headers {
             ByteWriting.appendField(name: field.name, value: field.value, to: &buffer)
         }
-    }
-
-    /// A generous estimate of the serialised head size, used to reserve capacity once.
-    private static func estimatedHeadSize(_ head: HTTPResponseHead) -> Int {
-        var size = 64 + head.status.reasonPhrase.utf8.count
-        for field in head.headers {
-            size += field.name.utf8.count + field.value.utf8.count + 4
-        }
-        return size
     }
 }

@@ -1,3 +1,4 @@
+import Basics
 import HTTPServer
 import MotionCore
 import Synchronization
@@ -10,6 +11,12 @@ final class ServerMetrics: Sendable {
     private let liveSessions = Atomic<Int>(0)
     private let flowPauses = Atomic<Int>(0)
     private let events = EventCounters()
+    private let requests = Locked<[RouteStatus: Int]>([:])
+
+    private struct RouteStatus: Hashable {
+        let route: String
+        let status: Int
+    }
 
     init() {
         registry.declare(
@@ -47,8 +54,17 @@ final class ServerMetrics: Sendable {
         registry.observe("motion_store_seconds", labels: [operation], seconds)
     }
     func storeFailed(_ operation: String) { registry.add("motion_store_errors_total", labels: [operation]) }
+    /// Counts a request by route pattern and status: once per request, so in a table of its own (no label array
+    /// built, no registry lookup by name), copied into the registry's `motion_http_requests_total` when rendered.
     func countRequest(route: String, status: Int) {
-        registry.add("motion_http_requests_total", labels: [route, String(status)])
+        requests.withLock { counts in
+            let key = RouteStatus(route: route, status: status)
+            if let index = counts.index(forKey: key) {
+                counts.values[index] += 1
+            } else if counts.count < registry.maxSeriesPerFamily {
+                counts[key] = 1
+            }
+        }
     }
 
     /// The Prometheus text of everything, including the HTTP server's counters, every sample labelled with the
@@ -111,6 +127,9 @@ final class ServerMetrics: Sendable {
             "# TYPE motion_connections_refused_total counter",
             "motion_connections_refused_total \(http.refusedConnections)",
         ]
+        for (key, count) in requests.withLock({ $0 }) {
+            registry.set("motion_http_requests_total", labels: [key.route, String(key.status)], Double(count))
+        }
         return registry.render(extra: lines)
     }
 }
