@@ -412,19 +412,21 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
 
     // MARK: Timers and closing
 
+    /// Runs `timeout`'s timer from the loop's latest wake-up (``EventLoop/time``: no clock call per request; the
+    /// work of one batch of events takes milliseconds at most, against timeouts of seconds).
     private func arm(_ timeout: HTTPConnectionState.Timeout) {
-        let configuration = server.configuration
+        let timeouts = server.timeouts
         let duration =
             switch timeout {
-            case .idle: configuration.idleTimeout
-            case .head: configuration.headTimeout
-            case .body: configuration.bodyTimeout
-            case .lingering: configuration.lingeringTimeout
+            case .idle: timeouts.idle
+            case .head: timeouts.head
+            case .body: timeouts.body
+            case .lingering: timeouts.lingering
             }
         self.timeout = timeout
         // Held strongly (a weak reference would move the reference count to a slower side table for good); every
         // way out of the connection cancels the timer, which releases it.
-        deadline.set(loop.now() + EventLoop.nanoseconds(duration), on: loop) { [self] in timerFired() }
+        deadline.set(loop.time + duration, on: loop) { [self] in timerFired() }
     }
 
     private func timerFired() {

@@ -10,6 +10,9 @@ final class ServerContext: @unchecked Sendable {
     let pipeline: HTTPPipeline
     let metrics: HTTPMetrics
     let logger: Logger
+    /// The configuration's connection timeouts in nanoseconds, converted once (``HTTPConnection`` arms one per phase,
+    /// several times per request).
+    let timeouts: Timeouts
     private let draining = Atomic<Bool>(false)
     private let perLoop: [LoopState]
 
@@ -25,6 +28,7 @@ final class ServerContext: @unchecked Sendable {
     ) {
         self.configuration = configuration
         self.pipeline = pipeline
+        timeouts = Timeouts(configuration)
         self.metrics = metrics
         self.logger = logger
         self.perLoop = (0..<loops).map { _ in LoopState() }
@@ -45,6 +49,21 @@ final class ServerContext: @unchecked Sendable {
             state.date = HTTPDate.imfFixdate(unixTime: now)
         }
         return state.date
+    }
+
+    /// ``HTTPServerConfiguration``'s connection timeouts, in nanoseconds.
+    struct Timeouts {
+        let idle: UInt64
+        let head: UInt64
+        let body: UInt64
+        let lingering: UInt64
+
+        init(_ configuration: HTTPServerConfiguration) {
+            idle = EventLoop.nanoseconds(configuration.idleTimeout)
+            head = EventLoop.nanoseconds(configuration.headTimeout)
+            body = EventLoop.nanoseconds(configuration.bodyTimeout)
+            lingering = EventLoop.nanoseconds(configuration.lingeringTimeout)
+        }
     }
 
     /// The open HTTP connections of one loop (loop thread only).
