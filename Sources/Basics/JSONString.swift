@@ -11,6 +11,13 @@ extension Array where Element == UInt8 {
     /// - Parameter text: Any string.
     @inlinable
     public mutating func appendJSONEscaped(_ text: String) {
+        // Most text needs no escape: one scan, then one copy.
+        let copied = text.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
+            append(contentsOf: utf8)
+            return true
+        }
+        guard copied != true else { return }
         for byte in text.utf8 {
             switch byte {
             case 0x22, 0x5C: append(0x5C, byte)  // \" \\

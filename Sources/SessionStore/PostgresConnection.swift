@@ -28,8 +28,13 @@ final class PostgresConnection {
     private let configuration: Configuration
     private var handle: OpaquePointer?
     private var closed = false
-    /// Statement names by SQL text, for this connection (a new connection prepares again).
+    /// Statement names by SQL text, for this connection (a new connection prepares again); at most
+    /// ``maximumPrepared``.
     private var prepared: [String: String] = [:]
+    /// How many statements a connection keeps prepared: more than the store's statement shapes with the few page
+    /// sizes clients use, while statements that differ without end (a client trying every page size) cost the
+    /// server's memory only up to this many before all are deallocated and prepared again as used.
+    static let maximumPrepared = 256
     /// How many statement names this connection has given out.
     private var statementsNamed = 0
     private var backoff: UInt64
@@ -104,6 +109,7 @@ final class PostgresConnection {
             sent.append(PostgresStatement("COMMIT"))
         }
         let connection = try openConnection()
+        try makeRoom(for: Set(sent.lazy.map(\.sql).filter { self.prepared[$0] == nil }).count, on: connection)
         guard PQenterPipelineMode(connection) == 1 else { throw lose(connection) }
         // What comes back, in order: each new statement's preparation, then each statement's result.
         var expected: [PipelineResult] = []
@@ -299,11 +305,22 @@ final class PostgresConnection {
 
     private func statementName(for sql: String, on connection: OpaquePointer) throws(SessionStoreError) -> String {
         if let name = prepared[sql] { return name }
+        try makeRoom(for: 1, on: connection)
         let name = newStatementName()
         _ = try check(PQprepare(connection, name, sql, 0, nil), on: connection)
         prepared[sql] = name
         return name
     }
+
+    /// Deallocates every prepared statement when `count` more would not fit in ``maximumPrepared``.
+    private func makeRoom(for count: Int, on connection: OpaquePointer) throws(SessionStoreError) {
+        guard prepared.count + count > Self.maximumPrepared else { return }
+        _ = try check(PQexec(connection, "DEALLOCATE ALL"), on: connection)
+        prepared.removeAll()
+    }
+
+    /// How many statements are prepared on this connection now (for tests).
+    var preparedCount: Int { prepared.count }
 
     /// A statement name not used yet on this connection.
     private func newStatementName() -> String {

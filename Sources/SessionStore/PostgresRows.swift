@@ -144,7 +144,18 @@ struct PostgresRow {
 
     /// A text column's value (a binary `text` is its UTF-8).
     func string(_ column: Int32) -> String {
-        PostgresText.decode(String(decoding: rows.bytes(index, column), as: UTF8.self))
+        let bytes = rows.bytes(index, column)
+        let text = String(decoding: bytes, as: UTF8.self)
+        // U+FFFE, which escapes, is EF BF BE in UTF-8: text without an EF byte is as stored.
+        return bytes.contains(0xEF) ? PostgresText.decode(text) : text
+    }
+
+    /// A text column's session id, read from its bytes; nil if it is not one.
+    func sessionID(_ column: Int32) -> SessionID? { SessionID(utf8: rows.bytes(index, column)) }
+
+    /// Whether a column's bytes equal another row's in the same column (of any result).
+    func hasSameBytes(_ column: Int32, as other: PostgresRow) -> Bool {
+        rows.bytes(index, column).elementsEqual(other.rows.bytes(other.index, column))
     }
 
     func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }

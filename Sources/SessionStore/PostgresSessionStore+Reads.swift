@@ -65,7 +65,7 @@ extension PostgresSessionStore {
             """)
         var entries: [LiveSessionEntry] = []
         for row in rows.rows {
-            guard let id = SessionID(row.string(0)) else { throw .corruptRecord(id: row.string(0)) }
+            guard let id = row.sessionID(0) else { throw .corruptRecord(id: row.string(0)) }
             entries.append(
                 LiveSessionEntry(
                     id: id, tenant: row.string(1), updatedAt: row.int64(2),
@@ -94,7 +94,7 @@ extension PostgresSessionStore {
                 """, [.string(list), .string(tenant)])
             var flags: [SessionID: Bool] = [:]
             for row in rows.rows {
-                guard let id = SessionID(row.string(0)) else { continue }
+                guard let id = row.sessionID(0) else { continue }
                 flags[id] = row.int(1) != 0
             }
             return flags
@@ -239,6 +239,7 @@ enum PostgresSessionReads {
         ])[1]
         do {
             var sessions: [StoredSession] = []
+            sessions.reserveCapacity(rows.count)
             for row in rows.rows { sessions.append(try readSession(from: row)) }
             var next: String?
             if sessions.count > limit {
@@ -271,9 +272,17 @@ enum PostgresSessionReads {
             statement.append(", ", .string(after.id.description))
             statement.append(")")
         }
-        statement.append(" ORDER BY started_at DESC, id DESC LIMIT ", .int(limit))
+        statement.append(" ORDER BY started_at DESC, id DESC LIMIT \(limitLiteral(limit))")
         return statement
     }
+
+    /// A page's `LIMIT`, written into the statement rather than passed as a parameter: with `LIMIT $n` PostgreSQL
+    /// prices a generic plan as if a tenth of the table were read and plans every execution anew (an eighth of a
+    /// page's time); with a number, a statement whose filters an index serves whatever their values keeps one
+    /// generic plan, and one that an index serves only for some values (a subject prefix) is still planned for
+    /// them. Limits are few (at most ``SessionQuery/maximumLimit``), and ``PostgresConnection`` bounds how many
+    /// statements it keeps prepared.
+    private static func limitLiteral(_ limit: Int) -> String { String(max(1, limit)) }
 
     /// `select` with the `WHERE` condition of the query's tenant and filters (not its cursor).
     static func filtered(_ select: String, for query: SessionQuery) -> PostgresStatementBuilder {
@@ -307,10 +316,10 @@ enum PostgresSessionReads {
             statement.append(", ", .string(before.id.description))
             statement.append(")")
         }
-        statement.append(" ORDER BY started_at DESC, id DESC LIMIT ", .int(limit + 1))
+        statement.append(" ORDER BY started_at DESC, id DESC LIMIT \(limitLiteral(limit + 1))")
         var points: [ProgressPoint] = []
         for row in try db.query(statement.sql, statement.parameters).rows {
-            guard let id = SessionID(row.string(0)), let status = SessionStatus(rawValue: row.string(3)),
+            guard let id = row.sessionID(0), let status = SessionStatus(rawValue: row.string(3)),
                 let faultCounts = SessionRecordCoding.decodeFaultCounts(row.string(8))
             else { throw .corruptRecord(id: row.string(0)) }
             points.append(
@@ -330,7 +339,7 @@ enum PostgresSessionReads {
 
     /// Reads a row over ``columns`` (reps and series left empty).
     private static func readSession(from row: PostgresRow) throws(SessionStoreError) -> StoredSession {
-        guard let id = SessionID(row.string(0)), let status = SessionStatus(rawValue: row.string(3)),
+        guard let id = row.sessionID(0), let status = SessionStatus(rawValue: row.string(3)),
             let faultCounts = SessionRecordCoding.decodeFaultCounts(row.string(16)),
             let perSide = SessionRecordCoding.decodeTallies(row.string(25))
         else { throw .corruptRecord(id: row.string(0)) }
@@ -362,10 +371,19 @@ enum PostgresSessionReads {
         guard !sessions.isEmpty else { return }
         var positions: [SessionID: Int] = [:]
         for (index, session) in sessions.enumerated() { positions[session.id] = index }
+        // Rows come grouped by session: the id is looked up once per session, not once per rep.
+        var previous: (row: PostgresRow, index: Int)?
         for row in rows.rows {
-            guard let id = SessionID(row.string(0)), let index = positions[id] else {
-                throw .corruptRecord(id: row.string(0))
+            let index: Int
+            if let previous, row.hasSameBytes(0, as: previous.row) {
+                index = previous.index
+            } else {
+                guard let id = row.sessionID(0), let found = positions[id] else {
+                    throw .corruptRecord(id: row.string(0))
+                }
+                index = found
             }
+            previous = (row, index)
             var side: BodySide?
             if let text = row.optionalString(8) {
                 guard let known = BodySide(rawValue: text) else { throw .corruptRecord(id: row.string(0)) }

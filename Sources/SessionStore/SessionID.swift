@@ -50,10 +50,11 @@ public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible
     /// - Parameter bytes: The bytes.
     /// - Complexity: O(1), no allocation.
     init?(utf8 bytes: some Sequence<UInt8>) {
+        let digitValues = Self.digitValues  // one lazy-global check, not one per byte
         var value: UInt128 = 0
         var count = 0
         for byte in bytes {
-            guard count < 26, let digit = Self.digitValues[Int(byte)] else { return nil }
+            guard count < 26, let digit = digitValues[Int(byte)] else { return nil }
             if count == 0 && digit > 7 { return nil }
             value = value << 5 | UInt128(digit)
             count += 1
@@ -106,9 +107,10 @@ public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible
     ///   - buffer: The buffer; `offset + 26` must not exceed its count.
     ///   - offset: Where the text starts.
     func write(to buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        let (alphabet, value) = (Self.alphabet, rawValue)
         for i in 0..<Self.textLength {
-            let digit = Int(truncatingIfNeeded: rawValue >> UInt128(125 - 5 * i)) & 31
-            buffer[offset + i] = Self.alphabet[digit]
+            let digit = Int(truncatingIfNeeded: value >> UInt128(125 - 5 * i)) & 31
+            buffer[offset + i] = alphabet[digit]
         }
     }
 

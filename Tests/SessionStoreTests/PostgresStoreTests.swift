@@ -151,6 +151,27 @@ struct PostgresStoreTests {
         )
     }
 
+    @Test func keepsAtMostItsBoundOfStatementsPrepared() async throws {
+        let connection = try PostgresConnection(url: try await PostgresTestServer.shared.createDatabase())
+        defer { connection.close() }
+        let bound = PostgresConnection.maximumPrepared
+        // Statements that differ without end (as a page's LIMIT could): each still answers.
+        for n in 0..<(bound + 10) {
+            #expect(try connection.query("SELECT \(n) + $1::int", [.int(1)]).first?.int(0) == n + 1)
+        }
+        let kept = connection.preparedCount
+        #expect(kept <= bound)
+        let onServer = "SELECT count(*) FROM pg_prepared_statements"
+        #expect(try connection.query(onServer).first?.int(0) == kept + 1)
+        // A pipeline that repeats a prepared statement prepares nothing and deallocates nothing.
+        let last = "SELECT \(bound + 9) + $1::int"
+        let results = try connection.pipeline(
+            (0..<(2 * bound)).map { PostgresStatement(last, [.int($0)]) })
+        #expect(results.map { $0.first?.int(0) } == (0..<(2 * bound)).map { bound + 9 + $0 })
+        #expect(connection.preparedCount == kept + 1)
+        #expect(try connection.query(onServer).first?.int(0) == kept + 1)
+    }
+
     @Test func aFailedStatementRollsBackItsPipelinesTransactionAndSkipsTheRest() async throws {
         let connection = try PostgresConnection(url: try await PostgresTestServer.shared.createDatabase())
         defer { connection.close() }

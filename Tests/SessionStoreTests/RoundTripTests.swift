@@ -215,7 +215,7 @@ import Testing
 
     static let hostileStrings: [String] = [
         "'; DROP TABLE sessions; --", "Robert'); DROP TABLE reps; --", "\"double\" 'single' `back`", "a\u{0}b\u{0}",
-        "\u{0}", "🏋️‍♀️ émoji ñ 中文 \u{202E}", "", " ", "%_*?\\", String(repeating: "x", count: 10_240),
+        "\u{0}", "\u{FFFE}x\u{FFFE}", "🏋️‍♀️ émoji ñ 中文 \u{202E}", "", " ", "%_*?\\", String(repeating: "x", count: 10_240),
         String(repeating: "💥'\"\u{0}", count: 1_000),
     ]
 
