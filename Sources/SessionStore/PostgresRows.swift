@@ -101,7 +101,7 @@ final class PostgresRows {
 
 /// One row of ``PostgresRows``: columns decoded by their type (`bigint`, `integer`, `smallint`, `boolean`,
 /// `double precision`, `real`, `text`, `bytea`).
-struct PostgresRow {
+struct PostgresRow: StoreRow {
     fileprivate let rows: PostgresRows
     fileprivate let index: Int32
 
@@ -126,8 +126,6 @@ struct PostgresRow {
         }
     }
 
-    func int(_ column: Int32) -> Int { Int(int64(column)) }
-
     func double(_ column: Int32) -> Double {
         let bytes = rows.bytes(index, column)
         switch rows.type(column) {
@@ -138,10 +136,6 @@ struct PostgresRow {
         }
     }
 
-    func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
-
-    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
-
     /// A text column's value (a binary `text` is its UTF-8).
     func string(_ column: Int32) -> String {
         let bytes = rows.bytes(index, column)
@@ -150,15 +144,7 @@ struct PostgresRow {
         return bytes.contains(0xEF) ? PostgresText.decode(text) : text
     }
 
-    /// A text column's session id, read from its bytes; nil if it is not one.
     func sessionID(_ column: Int32) -> SessionID? { SessionID(utf8: rows.bytes(index, column)) }
-
-    /// Whether a column's bytes equal another row's in the same column (of any result).
-    func hasSameBytes(_ column: Int32, as other: PostgresRow) -> Bool {
-        rows.bytes(index, column).elementsEqual(other.rows.bytes(other.index, column))
-    }
-
-    func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
 
     /// Any column as text: numbers in decimal, `NULL` for null; for checks that do not know a column's type.
     func text(_ column: Int32) -> String {

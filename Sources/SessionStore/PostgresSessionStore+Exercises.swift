@@ -31,24 +31,18 @@ extension PostgresSessionStore {
                 WHERE tenant = $1 AND id = $2
                 """, [.string(tenant), .string(id)]
             ).first
-            let (latest, isCurrent) = (mine?.int(0) ?? 0, (mine?.int(1) ?? 0) > 0)
             let all = try db.query(
                 """
                 SELECT count(DISTINCT id) FILTER (WHERE deleted_at IS NULL), count(*) FROM exercises
                 WHERE tenant = $1
                 """, [.string(tenant)]
             ).first
-            let (current, versions) = (all?.int(0) ?? 0, all?.int(1) ?? 0)
-            switch write {
-            case .create:
-                guard !isCurrent else { throw .alreadyExists }
-                guard current < quota.maxExercises else { throw .tooManyExercises(limit: quota.maxExercises) }
-            case .update:
-                guard isCurrent else { throw .notFound }
-            }
-            guard versions < quota.maxVersions else { throw .tooManyVersions(limit: quota.maxVersions) }
+            let version = try ExerciseHoldings(
+                latestVersion: mine?.int(0) ?? 0, isCurrent: (mine?.int(1) ?? 0) > 0,
+                currentExercises: all?.int(0) ?? 0, versions: all?.int(1) ?? 0
+            ).nextVersion(for: write, within: quota)
             let stored = StoredExercise(
-                id: id, tenant: tenant, version: latest + 1, definition: definition(latest + 1), createdAt: now)
+                id: id, tenant: tenant, version: version, definition: definition(version), createdAt: now)
             try db.query(
                 "INSERT INTO exercises (tenant, id, version, definition, created_at) VALUES ($1, $2, $3, $4, $5)",
                 [

@@ -38,19 +38,12 @@ extension PostgresSessionStore {
     /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
     public func resumePoint(id: SessionID, tenant: String) throws(SessionStoreError) -> ResumePoint? {
         let resume = PostgresStatement(
-            "SELECT resume_digest, start_request, engine_state, checkpoint_t, updated_at, holder FROM sessions"
-                + " WHERE id = $1 AND tenant = $2", [.string(id.description), .string(tenant)])
+            "SELECT \(SessionRows.resumeColumns) FROM sessions WHERE id = $1 AND tenant = $2",
+            [.string(id.description), .string(tenant)])
         let (session, rows) = try PostgresSessionReads.wholeSession(
             id: id, tenant: tenant, in: database(), with: [resume])
         guard let session, let row = rows[0].first else { return nil }
-        var resumption: SessionResumption?
-        if !row.isNull(0), let start = row.optionalString(1) {
-            resumption = SessionResumption(tokenDigest: row.blob(0), start: start)
-        }
-        let state = row.isNull(2) ? nil : (state: row.blob(2), t: row.optionalDouble(3))
-        return ResumePoint(
-            session: session, resumption: resumption, engineState: state, updatedAt: row.int64(4),
-            holder: row.optionalString(5))
+        return SessionRows.resumePoint(of: session, from: row)
     }
 
     /// Every live session, oldest write first.
@@ -171,18 +164,8 @@ extension PostgresSessionStore {
 /// A read of several statements sends them in one pipeline (one round trip) inside a read-only snapshot
 /// transaction, so they see the database as of one moment.
 enum PostgresSessionReads {
-    /// The `sessions` columns a ``StoredSession`` is read from, in the order ``readSession(from:)`` expects.
-    private static let columns = """
-        id, tenant, subject, status, started_at, ended_at, exercise, side, first_t, last_t, frames, visible_frames,
-        rep_count, rejected_count, best, baseline, fault_counts, exercise_version, prescribed_target, prescribed_rest,
-        prescribed_enter, prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets, per_side
-        """
-
-    /// The `reps` columns ``readReps(_:into:)`` reads, after `session_id`.
-    private static let repColumns = """
-        session_id, number, peak, trough, start_t, end_t, faults, time_to_peak, side, motion_smoothness,
-        motion_tremor, motion_rms, motion_covered
-        """
+    /// The `reps` columns ``SessionRows/PageReps`` reads: `session_id`, then ``SessionRows/repColumns``.
+    private static let repColumns = "session_id, " + SessionRows.repColumns
 
     /// A snapshot that reads see whole: several statements, one view of the database.
     static let snapshot = "ISOLATION LEVEL REPEATABLE READ READ ONLY"
@@ -197,14 +180,15 @@ enum PostgresSessionReads {
         let results = try db.pipeline(
             [
                 PostgresStatement(
-                    "SELECT \(columns) FROM sessions WHERE id = $1 AND tenant = $2", [key, .string(tenant)]),
+                    "SELECT \(SessionRows.sessionColumns) FROM sessions WHERE id = $1 AND tenant = $2",
+                    [key, .string(tenant)]),
                 PostgresStatement(
                     "SELECT \(repColumns) FROM reps WHERE session_id = $1 ORDER BY \"position\"", [key]),
             ] + seriesStatements(ValueSeries.self, of: key) + seriesStatements(MotionSeries.self, of: key) + more,
             transaction: snapshot)
         let extra = Array(results.dropFirst(6))
         guard let row = results[0].first else { return (nil, extra) }
-        var sessions = [try readSession(from: row)]
+        var sessions = [try SessionRows.session(from: row)]
         try readReps(results[1], into: &sessions)
         var session = sessions[0]
         session.summary.series = try storedSeries(of: id, shape: results[2], chunks: results[3]) ?? ValueSeries()
@@ -231,7 +215,8 @@ enum PostgresSessionReads {
     ) throws(SessionStoreError) -> SessionPage {
         let limit = query.effectiveLimit
         // One extra row tells whether another page follows.
-        let page = pageStatement("SELECT \(columns) FROM sessions", query, after: after, limit: limit + 1)
+        let page = pageStatement(
+            "SELECT \(SessionRows.sessionColumns) FROM sessions", query, after: after, limit: limit + 1)
         // The snapshot opens with the page and stays open for its reps: BEGIN turns the pipeline's implicit
         // transaction into one that outlives it.
         let rows = try db.pipeline([
@@ -240,12 +225,8 @@ enum PostgresSessionReads {
         do {
             var sessions: [StoredSession] = []
             sessions.reserveCapacity(rows.count)
-            for row in rows.rows { sessions.append(try readSession(from: row)) }
-            var next: String?
-            if sessions.count > limit {
-                sessions.removeLast(sessions.count - limit)
-                next = sessions.last.map { SessionCursor(startedAt: $0.startedAt, id: $0.id).encoded }
-            }
+            for row in rows.rows { sessions.append(try SessionRows.session(from: row)) }
+            let next = SessionCursor.cut(&sessions, to: limit) { ($0.startedAt, $0.id) }
             // `{ID,ID,…}`: ids are Crockford base32, which needs no quoting in an array literal.
             let ids = "{" + sessions.map(\.id.description).joined(separator: ",") + "}"
             let reps = try db.pipeline([
@@ -305,8 +286,7 @@ enum PostgresSessionReads {
     ) throws(SessionStoreError) -> ProgressPage {
         let limit = query.effectiveLimit
         var statement = PostgresStatementBuilder(
-            "SELECT id, started_at, exercise, status, best, rep_count, rejected_count, mean_peak, fault_counts"
-                + " FROM sessions WHERE tenant = ", .string(query.tenant))
+            "SELECT \(SessionRows.progressColumns) FROM sessions WHERE tenant = ", .string(query.tenant))
         statement.append(" AND subject = ", .string(query.subject))
         if let exercise = query.exercise { statement.append(" AND exercise = ", .string(exercise)) }
         if let from = query.from { statement.append(" AND started_at >= ", .int(from)) }
@@ -319,87 +299,19 @@ enum PostgresSessionReads {
         statement.append(" ORDER BY started_at DESC, id DESC LIMIT \(limitLiteral(limit + 1))")
         var points: [ProgressPoint] = []
         for row in try db.query(statement.sql, statement.parameters).rows {
-            guard let id = row.sessionID(0), let status = SessionStatus(rawValue: row.string(3)),
-                let faultCounts = SessionRecordCoding.decodeFaultCounts(row.string(8))
-            else { throw .corruptRecord(id: row.string(0)) }
-            points.append(
-                ProgressPoint(
-                    id: id, startedAt: row.int64(1), exercise: row.string(2), status: status,
-                    best: row.optionalDouble(4), repCount: row.int(5), rejectedCount: row.int(6),
-                    meanPeak: row.optionalDouble(7), faultCounts: faultCounts))
+            points.append(try SessionRows.progressPoint(from: row))
         }
-        var next: String?
-        if points.count > limit {
-            points.removeLast(points.count - limit)
-            next = points.last.map { SessionCursor(startedAt: $0.startedAt, id: $0.id).encoded }
-        }
+        let next = SessionCursor.cut(&points, to: limit) { ($0.startedAt, $0.id) }
         points.reverse()
         return ProgressPage(points: points, next: next)
     }
 
-    /// Reads a row over ``columns`` (reps and series left empty).
-    private static func readSession(from row: PostgresRow) throws(SessionStoreError) -> StoredSession {
-        guard let id = row.sessionID(0), let status = SessionStatus(rawValue: row.string(3)),
-            let faultCounts = SessionRecordCoding.decodeFaultCounts(row.string(16)),
-            let perSide = SessionRecordCoding.decodeTallies(row.string(25))
-        else { throw .corruptRecord(id: row.string(0)) }
-        var side: BodySide?
-        if let text = row.optionalString(7) {
-            guard let known = BodySide(rawValue: text) else { throw .corruptRecord(id: row.string(0)) }
-            side = known
-        }
-        let prescription = Prescription(
-            target: row.optionalDouble(18), rest: row.optionalDouble(19), enter: row.optionalDouble(20),
-            exit: row.optionalDouble(21), holdSeconds: row.optionalDouble(22),
-            reps: row.optionalInt64(23).map(Int.init), sets: row.optionalInt64(24).map(Int.init))
-        let summary = SessionSummary(
-            exercise: row.string(6), exerciseVersion: row.int(17), side: side, prescription: prescription,
-            firstTimestamp: row.optionalDouble(8), lastTimestamp: row.optionalDouble(9), frames: row.int(10),
-            visibleFrames: row.int(11), repCount: row.int(12), rejectedCount: row.int(13),
-            best: row.optionalDouble(14), baseline: row.optionalDouble(15), faultCounts: faultCounts,
-            perSide: perSide)
-        return StoredSession(
-            id: id, tenant: row.string(1), subject: row.optionalString(2), status: status, startedAt: row.int64(4),
-            endedAt: row.optionalInt64(5), summary: summary)
-    }
-
-    /// Fills in the sessions' reps from rows over ``repColumns``, ordered by session and position; rows of sessions
-    /// not in `sessions` are corrupt.
+    /// Fills in the sessions' reps from rows over ``repColumns``, grouped by session.
     private static func readReps(
         _ rows: PostgresRows, into sessions: inout [StoredSession]
     ) throws(SessionStoreError) {
-        guard !sessions.isEmpty else { return }
-        var positions: [SessionID: Int] = [:]
-        for (index, session) in sessions.enumerated() { positions[session.id] = index }
-        // Rows come grouped by session: the id is looked up once per session, not once per rep.
-        var previous: (row: PostgresRow, index: Int)?
-        for row in rows.rows {
-            let index: Int
-            if let previous, row.hasSameBytes(0, as: previous.row) {
-                index = previous.index
-            } else {
-                guard let id = row.sessionID(0), let found = positions[id] else {
-                    throw .corruptRecord(id: row.string(0))
-                }
-                index = found
-            }
-            previous = (row, index)
-            var side: BodySide?
-            if let text = row.optionalString(8) {
-                guard let known = BodySide(rawValue: text) else { throw .corruptRecord(id: row.string(0)) }
-                side = known
-            }
-            let motion = row.optionalDouble(10).map { tremor in
-                RepMotion(
-                    smoothness: row.optionalDouble(9), tremor: tremor, rms: row.optionalDouble(11) ?? 0,
-                    covered: row.optionalDouble(12) ?? 0)
-            }
-            sessions[index].summary.reps.append(
-                Rep(
-                    index: row.int(1), peak: row.double(2), trough: row.double(3), start: row.double(4),
-                    end: row.double(5), timeToPeak: row.optionalDouble(7), side: side,
-                    faults: SessionRecordCoding.decodeFaults(row.string(6)), motion: motion))
-        }
+        var reps = SessionRows.PageReps(of: sessions)
+        for row in rows.rows { try reps.add(row, to: &sessions) }
     }
 
     /// The two statements a series is read with: its shape (interval and capacity), then its chunks in order.

@@ -112,7 +112,7 @@ final class SQLiteConnection {
 ///
 /// Text and blobs are bound with `SQLITE_TRANSIENT` (SQLite copies them), so Swift buffers need not outlive the call;
 /// text is bound with its byte length, so embedded NULs survive.
-struct SQLiteStatement {
+struct SQLiteStatement: StoreRow {
     private let handle: OpaquePointer
     private unowned let connection: SQLiteConnection
 
@@ -185,13 +185,7 @@ struct SQLiteStatement {
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
-    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
-
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
-
-    func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
-
-    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
 
     func string(_ column: Int32) -> String {
         guard let text = sqlite3_column_text(handle, column) else { return "" }
@@ -199,7 +193,7 @@ struct SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
-    func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
+    func sessionID(_ column: Int32) -> SessionID? { withUTF8(column) { SessionID(utf8: $0) } }
 
     /// Runs `body` with a column's text as UTF-8 bytes in place (valid only during the call), sparing a `String`.
     func withUTF8<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {

@@ -43,16 +43,11 @@ extension SQLiteSessionStore {
                 guard try select.step() else { return (0, 0) }
                 return (select.int(0), select.int(1))
             }
-            switch write {
-            case .create:
-                guard !isCurrent else { throw .alreadyExists }
-                guard current < quota.maxExercises else { throw .tooManyExercises(limit: quota.maxExercises) }
-            case .update:
-                guard isCurrent else { throw .notFound }
-            }
-            guard versions < quota.maxVersions else { throw .tooManyVersions(limit: quota.maxVersions) }
+            let version = try ExerciseHoldings(
+                latestVersion: latest, isCurrent: isCurrent, currentExercises: current, versions: versions
+            ).nextVersion(for: write, within: quota)
             let stored = StoredExercise(
-                id: id, tenant: tenant, version: latest + 1, definition: definition(latest + 1), createdAt: now)
+                id: id, tenant: tenant, version: version, definition: definition(version), createdAt: now)
             try db.withStatement(
                 """
                 INSERT INTO exercises (tenant, id, version, definition, created_at) VALUES (?1, ?2, ?3, ?4, ?5)

@@ -26,24 +26,10 @@ extension SQLiteSessionStore {
             try select.bind(limit + 1, at: 6)
             var points: [ProgressPoint] = []
             points.reserveCapacity(min(limit + 1, 64))
-            while try select.step() {
-                guard let id = select.withUTF8(0, { SessionID(utf8: $0) }),
-                    let status = SessionStatus(rawValue: select.string(3)),
-                    let faultCounts = SessionRecordCoding.decodeFaultCounts(select.string(8))
-                else { throw .corruptRecord(id: select.string(0)) }
-                points.append(
-                    ProgressPoint(
-                        id: id, startedAt: select.int64(1), exercise: select.string(2), status: status,
-                        best: select.optionalDouble(4), repCount: select.int(5), rejectedCount: select.int(6),
-                        meanPeak: select.optionalDouble(7), faultCounts: faultCounts))
-            }
+            while try select.step() { points.append(try SessionRows.progressPoint(from: select)) }
             return points
         }
-        var next: String?
-        if points.count > limit {
-            points.removeLast(points.count - limit)
-            next = points.last.map { SessionCursor(startedAt: $0.startedAt, id: $0.id).encoded }
-        }
+        let next = SessionCursor.cut(&points, to: limit) { ($0.startedAt, $0.id) }
         points.reverse()
         return ProgressPage(points: points, next: next)
     }
@@ -52,10 +38,7 @@ extension SQLiteSessionStore {
     /// parameters `?1` tenant, `?2` subject, `?3` exercise, `?4` from, `?5` to, `?6` the row limit, `?7`/`?8` the
     /// cursor's start time and id.
     static func progressSQL(for query: ProgressQuery) -> String {
-        var sql = """
-            SELECT id, started_at, exercise, status, best, rep_count, rejected_count, mean_peak, fault_counts
-            FROM sessions WHERE tenant = ?1 AND subject = ?2
-            """
+        var sql = "SELECT \(SessionRows.progressColumns) FROM sessions WHERE tenant = ?1 AND subject = ?2"
         if query.exercise != nil { sql += " AND exercise = ?3" }
         if query.from != nil { sql += " AND started_at >= ?4" }
         if query.to != nil { sql += " AND started_at < ?5" }

@@ -2,13 +2,6 @@ import CSQLite
 public import MotionCore
 
 extension SQLiteSessionStore {
-    /// The `sessions` columns a ``StoredSession`` is read from, in the order ``readSession(from:)`` expects.
-    private static let columns = """
-        id, tenant, subject, status, started_at, ended_at, exercise, side, first_t, last_t, frames, visible_frames,
-        rep_count, rejected_count, best, baseline, fault_counts, exercise_version, prescribed_target, prescribed_rest,
-        prescribed_enter, prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets, per_side
-        """
-
     /// A live session's engine state as of its last checkpoint, and the timestamp of the last pose it covers.
     /// - Parameters:
     ///   - id: The session.
@@ -55,22 +48,12 @@ extension SQLiteSessionStore {
         return try db.readTransaction { () throws(SessionStoreError) -> ResumePoint? in
             guard let session = try wholeSession(id: id, tenant: tenant, in: db) else { return nil }
             return try db.withStatement(
-                """
-                SELECT resume_digest, start_request, engine_state, checkpoint_t, updated_at, holder FROM sessions
-                WHERE id = ?1 AND tenant = ?2
-                """
+                "SELECT \(SessionRows.resumeColumns) FROM sessions WHERE id = ?1 AND tenant = ?2"
             ) { select throws(SessionStoreError) -> ResumePoint? in
                 try select.bind(id.description, at: 1)
                 try select.bind(tenant, at: 2)
                 guard try select.step() else { return nil }
-                var resumption: SessionResumption?
-                if !select.isNull(0), let start = select.optionalString(1) {
-                    resumption = SessionResumption(tokenDigest: select.blob(0), start: start)
-                }
-                let state = select.isNull(2) ? nil : (state: select.blob(2), t: select.optionalDouble(3))
-                return ResumePoint(
-                    session: session, resumption: resumption, engineState: state, updatedAt: select.int64(4),
-                    holder: select.optionalString(5))
+                return SessionRows.resumePoint(of: session, from: select)
             }
         }
     }
@@ -129,11 +112,11 @@ extension SQLiteSessionStore {
         id: SessionID, tenant: String, in db: SQLiteConnection
     ) throws(SessionStoreError) -> StoredSession? {
         let found = try db.withStatement(
-            "SELECT \(Self.columns) FROM sessions WHERE id = ?1 AND tenant = ?2"
+            "SELECT \(SessionRows.sessionColumns) FROM sessions WHERE id = ?1 AND tenant = ?2"
         ) { select throws(SessionStoreError) -> StoredSession? in
             try select.bind(id.description, at: 1)
             try select.bind(tenant, at: 2)
-            return try select.step() ? try readSession(from: select) : nil
+            return try select.step() ? try SessionRows.session(from: select) : nil
         }
         guard var session = found else { return nil }
         session.summary.reps = try reps(of: id.description, in: db)
@@ -201,14 +184,10 @@ extension SQLiteSessionStore {
                 try select.bind(limit + 1, at: 9)
                 var sessions: [StoredSession] = []
                 sessions.reserveCapacity(limit + 1)
-                while try select.step() { sessions.append(try readSession(from: select)) }
+                while try select.step() { sessions.append(try SessionRows.session(from: select)) }
                 return sessions
             }
-            var next: String?
-            if sessions.count > limit {
-                sessions.removeLast(sessions.count - limit)
-                next = sessions.last.map { SessionCursor(startedAt: $0.startedAt, id: $0.id).encoded }
-            }
+            let next = SessionCursor.cut(&sessions, to: limit) { ($0.startedAt, $0.id) }
             try readReps(into: &sessions, in: db)
             return SessionPage(sessions: sessions, next: next)
         }
@@ -250,7 +229,7 @@ extension SQLiteSessionStore {
     /// parameters `?1` tenant, `?2` subject, `?3` exercise, `?4` status, `?5` from, `?6` to, `?7`/`?8` the cursor's
     /// start time and id, `?9` the row limit, `?10` the subject prefix.
     static func listSQL(for query: SessionQuery) -> String {
-        "SELECT \(columns) FROM sessions WHERE " + filterSQL(for: query)
+        "SELECT \(SessionRows.sessionColumns) FROM sessions WHERE " + filterSQL(for: query)
             + " ORDER BY started_at DESC, id DESC LIMIT ?9"
     }
 
@@ -267,47 +246,15 @@ extension SQLiteSessionStore {
         return sql
     }
 
-    /// Reads the current row of a statement over ``columns`` (reps and series left empty).
-    private func readSession(from row: SQLiteStatement) throws(SessionStoreError) -> StoredSession {
-        // The id is parsed in place: its text is only made for the error.
-        guard let id = row.withUTF8(0, { SessionID(utf8: $0) }), let status = SessionStatus(rawValue: row.string(3)),
-            let faultCounts = SessionRecordCoding.decodeFaultCounts(row.string(16)),
-            let perSide = SessionRecordCoding.decodeTallies(row.string(25))
-        else { throw .corruptRecord(id: row.string(0)) }
-        var side: BodySide?
-        if let text = row.optionalString(7) {
-            guard let known = BodySide(rawValue: text) else { throw .corruptRecord(id: row.string(0)) }
-            side = known
-        }
-        let prescription = Prescription(
-            target: row.optionalDouble(18), rest: row.optionalDouble(19), enter: row.optionalDouble(20),
-            exit: row.optionalDouble(21), holdSeconds: row.optionalDouble(22),
-            reps: row.optionalInt64(23).map(Int.init),
-            sets: row.optionalInt64(24).map(Int.init))
-        let summary = SessionSummary(
-            exercise: row.string(6), exerciseVersion: row.int(17), side: side, prescription: prescription,
-            firstTimestamp: row.optionalDouble(8), lastTimestamp: row.optionalDouble(9), frames: row.int(10),
-            visibleFrames: row.int(11), repCount: row.int(12), rejectedCount: row.int(13),
-            best: row.optionalDouble(14), baseline: row.optionalDouble(15), faultCounts: faultCounts,
-            perSide: perSide)
-        return StoredSession(
-            id: id, tenant: row.string(1), subject: row.optionalString(2), status: status, startedAt: row.int64(4),
-            endedAt: row.optionalInt64(5), summary: summary)
-    }
-
     /// One session's reps, in order.
     private func reps(of key: String, in db: SQLiteConnection) throws(SessionStoreError) -> [Rep] {
         try db.withStatement(
-            """
-            SELECT number, peak, trough, start_t, end_t, faults, time_to_peak, side, motion_smoothness, motion_tremor,
-                motion_rms, motion_covered
-            FROM reps WHERE session_id = ?1 ORDER BY position
-            """
+            "SELECT \(SessionRows.repColumns) FROM reps WHERE session_id = ?1 ORDER BY position"
         ) { select throws(SessionStoreError) -> [Rep] in
             try select.bind(key, at: 1)
             var reps: [Rep] = []
             while try select.step() {
-                guard let rep = readRep(from: select, at: 0) else { throw .corruptRecord(id: key) }
+                guard let rep = SessionRows.rep(from: select, at: 0) else { throw .corruptRecord(id: key) }
                 reps.append(rep)
             }
             return reps
@@ -322,9 +269,6 @@ extension SQLiteSessionStore {
     /// and reset once per page.
     private func readReps(into sessions: inout [StoredSession], in db: SQLiteConnection) throws(SessionStoreError) {
         guard !sessions.isEmpty else { return }
-        var positions: [SessionID: Int] = [:]
-        positions.reserveCapacity(sessions.count)
-        for (index, session) in sessions.enumerated() { positions[session.id] = index }
         // `["id","id",…]` written in one buffer; ids are Crockford base32, which needs no escaping in JSON.
         let ids = String(unsafeUninitializedCapacity: sessions.count * (SessionID.textLength + 3) + 1) { buffer in
             var end = 0
@@ -340,40 +284,13 @@ extension SQLiteSessionStore {
             return end + 1
         }
         try db.withStatement(
-            """
-            SELECT session_id, number, peak, trough, start_t, end_t, faults, time_to_peak, side, motion_smoothness,
-                motion_tremor, motion_rms, motion_covered
-            FROM reps WHERE session_id IN (SELECT value FROM json_each(?1)) ORDER BY session_id, position
-            """
+            "SELECT session_id, \(SessionRows.repColumns) FROM reps"
+                + " WHERE session_id IN (SELECT value FROM json_each(?1)) ORDER BY session_id, position"
         ) { select throws(SessionStoreError) in
             try select.bind(ids, at: 1)
-            while try select.step() {
-                guard let id = select.withUTF8(0, { SessionID(utf8: $0) }), let index = positions[id] else {
-                    throw .corruptRecord(id: select.string(0))
-                }
-                guard let rep = readRep(from: select, at: 1) else { throw .corruptRecord(id: select.string(0)) }
-                sessions[index].summary.reps.append(rep)
-            }
+            var reps = SessionRows.PageReps(of: sessions)
+            while try select.step() { try reps.add(select, to: &sessions) }
         }
-    }
-
-    /// Reads a rep from the current row: number, peak, trough, start, end, faults, time to peak, side and the motion
-    /// values (smoothness, tremor, RMS, seconds covered) from column `first` on; nil when the side is not one.
-    private func readRep(from row: SQLiteStatement, at first: Int32) -> Rep? {
-        var side: BodySide?
-        if let text = row.optionalString(first + 7) {
-            guard let known = BodySide(rawValue: text) else { return nil }
-            side = known
-        }
-        let motion = row.optionalDouble(first + 9).map { tremor in
-            RepMotion(
-                smoothness: row.optionalDouble(first + 8), tremor: tremor, rms: row.optionalDouble(first + 10) ?? 0,
-                covered: row.optionalDouble(first + 11) ?? 0)
-        }
-        return Rep(
-            index: row.int(first), peak: row.double(first + 1), trough: row.double(first + 2),
-            start: row.double(first + 3), end: row.double(first + 4), timeToPeak: row.optionalDouble(first + 6),
-            side: side, faults: SessionRecordCoding.decodeFaults(row.string(first + 5)), motion: motion)
     }
 
     /// A session's series: its interval and capacity, and its chunks of samples in order (``ChunkAssembly``).

@@ -112,3 +112,22 @@ package enum Base64URL {
         return out
     }
 }
+
+extension SessionCursor {
+    /// Cuts rows read newest first — one more than a page holds, to tell whether another follows — to `limit`.
+    /// - Parameters:
+    ///   - rows: The rows, newest first.
+    ///   - limit: The page size.
+    ///   - key: A row's start time and id.
+    /// - Returns: The cursor of the rows after the last one kept, nil when none was cut.
+    static func cut<Row>(
+        _ rows: inout [Row], to limit: Int, key: (Row) -> (startedAt: Int64, id: SessionID)
+    ) -> String? {
+        guard rows.count > limit else { return nil }
+        rows.removeLast(rows.count - limit)
+        return rows.last.map { row in
+            let (startedAt, id) = key(row)
+            return SessionCursor(startedAt: startedAt, id: id).encoded
+        }
+    }
+}

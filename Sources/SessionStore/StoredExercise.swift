@@ -46,6 +46,34 @@ public enum ExerciseWrite: Sendable, Hashable {
     case update
 }
 
+/// What a tenant has stored of custom exercises when it saves one, as both stores count it inside the save's
+/// transaction.
+struct ExerciseHoldings {
+    /// The highest version stored of the exercise being saved, 0 if none.
+    var latestVersion: Int
+    /// Whether the exercise is current (saved and not deleted).
+    var isCurrent: Bool
+    /// The tenant's current exercises.
+    var currentExercises: Int
+    /// The versions the tenant has stored, of every exercise.
+    var versions: Int
+
+    /// The version a save numbers next, after checking the save against what is held and the quota.
+    /// - Throws: ``SessionStoreError/alreadyExists``, ``SessionStoreError/notFound``,
+    ///   ``SessionStoreError/tooManyExercises(limit:)``, ``SessionStoreError/tooManyVersions(limit:)``.
+    func nextVersion(for write: ExerciseWrite, within quota: ExerciseQuota) throws(SessionStoreError) -> Int {
+        switch write {
+        case .create:
+            guard !isCurrent else { throw .alreadyExists }
+            guard currentExercises < quota.maxExercises else { throw .tooManyExercises(limit: quota.maxExercises) }
+        case .update:
+            guard isCurrent else { throw .notFound }
+        }
+        guard versions < quota.maxVersions else { throw .tooManyVersions(limit: quota.maxVersions) }
+        return latestVersion + 1
+    }
+}
+
 /// How much one tenant may store of custom exercises, checked in the transaction that saves one.
 public struct ExerciseQuota: Sendable, Hashable {
     /// Current (not deleted) exercises per tenant.
