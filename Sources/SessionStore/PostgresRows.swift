@@ -166,6 +166,11 @@ struct PostgresRow: StoreRow {
     }
 
     private static func unsigned(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        switch bytes.count {
+        case 8: return UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))
+        case 4: return UInt64(UInt32(bigEndian: bytes.loadUnaligned(as: UInt32.self)))
+        default: break
+        }
         var value: UInt64 = 0
         for byte in bytes.prefix(8) { value = value << 8 | UInt64(byte) }
         return value

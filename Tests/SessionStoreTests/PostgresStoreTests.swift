@@ -151,6 +151,24 @@ struct PostgresStoreTests {
         )
     }
 
+    @Test func readsEachBinaryNumberTypeAtItsWidthAndSign() async throws {
+        let connection = try PostgresConnection(url: try await PostgresTestServer.shared.createDatabase())
+        defer { connection.close() }
+        let row = try #require(
+            try connection.query(
+                "SELECT -2::int2, -70000::int4, -5000000000::int8, 1.5::float4, -2.25::float8, true, 65535::int4,"
+                    + " 4294967296::int8, '12'::text"
+            ).first)
+        #expect((0..<3).map { row.int64($0) } == [-2, -70_000, -5_000_000_000])
+        #expect(row.double(3) == 1.5)
+        #expect(row.double(4) == -2.25)
+        #expect(row.int64(5) == 1)
+        #expect(row.int64(6) == 65_535)
+        #expect(row.int64(7) == 4_294_967_296)
+        #expect(row.double(1) == -70_000)
+        #expect(row.int64(8) == 12)
+    }
+
     @Test func keepsAtMostItsBoundOfStatementsPrepared() async throws {
         let connection = try PostgresConnection(url: try await PostgresTestServer.shared.createDatabase())
         defer { connection.close() }
