@@ -96,16 +96,26 @@ wrk_measure() {
 }
 
 # wrk_runs LABEL WRK_ARGS... : wrk_warmup, then RUNS wrk_measure runs (raw output kept in $RAW). Sets WRK_RPS and
-# WRK_P99 (ms) to the runs' figures.
+# WRK_P99 (ms) to the runs' figures. With CPU_GROUPS set (names) and a function `cpu_pids GROUP` that prints a
+# group's process ids, also sets WRK_CPU[GROUP] to the runs' CPU per request of that group, µs, space-separated.
 wrk_runs() {
-    local label=$1 tag run
+    local label=$1 tag run group
+    local -A ticks=()
     shift
     tag=$(tr -c 'A-Za-z0-9' '_' <<<"$label")
     wrk_warmup "$label" "$@"
     WRK_RPS=()
     WRK_P99=()
+    declare -gA WRK_CPU=()
     for ((run = 1; run <= RUNS; run++)); do
+        # shellcheck disable=SC2046 # cpu_pids prints one id per word
+        for group in "${CPU_GROUPS[@]}"; do ticks[$group]=$(proc_ticks $(cpu_pids "$group")); done
         wrk_measure "$label run $run" "$RAW/$tag.run$run.txt" "$@"
+        for group in "${CPU_GROUPS[@]}"; do
+            # shellcheck disable=SC2046
+            WRK_CPU[$group]+="$(awk -v a="${ticks[$group]}" -v b="$(proc_ticks $(cpu_pids "$group"))" \
+                -v hz="$(getconf CLK_TCK)" -v n="$WRK_N" 'BEGIN { printf "%.0f", (b - a) * 1e6 / hz / n }') "
+        done
         WRK_RPS+=("$WRK_R")
         WRK_P99+=("$(to_ms "$WRK_L")")
     done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Store benchmark over HTTP: how fast the release motion-server stores sessions through POST /v1/analyze, then
-# GET /v1/sessions/{id} and list queries at SESSIONS stored sessions (req/s, p99), the database's size and the
-# server's RSS; then the in-process store micro-benchmark (bench/store, no HTTP): creates, checkpoints one by one
+# GET /v1/sessions/{id} and list queries at SESSIONS stored sessions (req/s, p99, and the CPU per request of the
+# server and, with PostgreSQL, of PostgreSQL's processes), the database's size and the server's RSS; then the in-process store micro-benchmark (bench/store, no HTTP): creates, checkpoints one by one
 # and batched as live sessions write them, list latency. Prints a Markdown block for bench/RESULTS.md on stdout;
 # progress, installs and build output go to stderr.
 #
@@ -124,19 +124,36 @@ file_mib() { [[ -f $1 ]] && awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f"
 ROWS=()
 NOTES=()
 declare -A P99
+# The CPU each query costs: the server's, and with PostgreSQL its server's (the postmaster and every backend).
+CPU_GROUPS=(server)
+[[ $DATABASE == postgres ]] && CPU_GROUPS+=(database)
+cpu_pids() {
+    if [[ $1 == server ]]; then
+        echo "$SERVER_PID"
+    else
+        local postmaster
+        postmaster=$(head -1 "$PG_DIR/data/postmaster.pid")
+        echo "$postmaster" $(pgrep -P "$postmaster")
+    fi
+}
 # bench_query LABEL WRK_ARGS... : warm-up, then RUNS measured runs; appends a Markdown row.
 bench_query() {
-    local label=$1
+    local label=$1 group per_run
     shift
     wrk_runs "$label" "$@"
     local rps=("${WRK_RPS[@]}") p99=("${WRK_P99[@]}")
-    local mrps mp99 runs_list p99_list
+    local mrps mp99 runs_list p99_list row
     mrps=$(median "${rps[@]}")
     mp99=$(median "${p99[@]}")
     P99[$label]=$mp99
     runs_list=$(printf '%.0f, ' "${rps[@]}")
     p99_list=$(printf '%s, ' "${p99[@]}")
-    ROWS+=("| $label | $(printf '%.0f' "$mrps") (${runs_list%, }) | $mp99 ms (${p99_list%, }) |")
+    row="| $label | $(printf '%.0f' "$mrps") (${runs_list%, }) | $mp99 ms (${p99_list%, }) |"
+    for group in "${CPU_GROUPS[@]}"; do
+        read -ra per_run <<<"${WRK_CPU[$group]}"
+        row+=" $(median_to 0 "${per_run[@]}") ($(printf "%s, " "${per_run[@]}" | sed "s/, $//")) |"
+    done
+    ROWS+=("$row")
 }
 
 # ---- data ------------------------------------------------------------------------------------------------------
@@ -202,6 +219,9 @@ COLLECT=$("$PYTHON" "$HERE/collect.py" "$URL" "$TMP" "$SESSIONS" "$SUBJECTS") ||
 log "collected: $COLLECT"
 
 # ---- queries ---------------------------------------------------------------------------------------------------
+# Statistics, as autovacuum gathers them within a minute of a table's growth: a bulk load faster than that leaves
+# PostgreSQL planning on guesses (a list at 2,000 sessions ran 5-7x slower before its first ANALYZE).
+[[ $DATABASE == postgres ]] && { pg_sql motion "ANALYZE" || die "ANALYZE failed"; }
 wait_for_quiet
 LOAD_QUERIES=$(load1)
 bench_query 'GET /v1/sessions/{id} (random id)' -s "$HERE/get-random.lua" "$URL" -- "$TMP/ids.txt" /v1/sessions/
@@ -304,8 +324,13 @@ echo "**Storing:** $n_fmt sessions through \`POST /v1/analyze\` in $STORE_SECOND
 echo
 echo "**Queries at $n_fmt stored sessions** (\`wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency\`, median of $RUNS):"
 echo
-echo "| target | req/s, median (runs) | p99, median (runs) |"
-echo "| --- | --- | --- |"
+if [[ $DATABASE == postgres ]]; then
+    echo "| target | req/s, median (runs) | p99, median (runs) | server CPU µs per request | PostgreSQL CPU µs per request |"
+    echo "| --- | --- | --- | --- | --- |"
+else
+    echo "| target | req/s, median (runs) | p99, median (runs) | server CPU µs per request |"
+    echo "| --- | --- | --- | --- |"
+fi
 printf '%s\n' "${ROWS[@]}"
 echo
 if [[ $DATABASE == postgres ]]; then
