@@ -25,7 +25,7 @@ extension StoreRow {
 }
 
 /// The records both stores keep in the same columns, and how each is read from a row: a session's `sessions`
-/// row, its reps, a progress point.
+/// row, its reps, its resume point, a progress point.
 enum SessionRows {
     /// The `sessions` columns a ``StoredSession`` is read from, in the order ``session(from:)`` expects.
     static let sessionColumns = """
