@@ -387,6 +387,29 @@ struct HTTPServerTests {
         }
     }
 
+    @Test func refusesAPortAnotherServerListensOnAndTakesItOnceFree() async throws {
+        var configuration = testConfiguration()
+        configuration.loops = 2
+        let first = try HTTPServer(configuration: configuration, router: testRouter())
+        let address = try first.start()
+        // Another server of the same user could join the first's SO_REUSEPORT group and take part of its traffic.
+        configuration.port = address.port
+        let second = try HTTPServer(configuration: configuration, router: testRouter())
+        #expect(throws: SystemError(call: "bind \(address)", code: EADDRINUSE)) { try second.start() }
+        let client = try TestClient(address)
+        client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(client.readResponse()?.text == "hello")
+        await first.shutdown(gracePeriod: .seconds(1))
+        first.stopLoops()
+        // A server that has stopped leaves the port free, its closed connections notwithstanding.
+        #expect(try second.start() == address)
+        let again = try TestClient(address)
+        again.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(again.readResponse()?.text == "hello")
+        await second.shutdown(gracePeriod: .seconds(1))
+        second.stopLoops()
+    }
+
     @Test func shutdownFinishesRequestsInFlightAndClosesIdleConnections() async throws {
         let (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
         let (gate, gateContinuation) = AsyncStream.makeStream(of: Void.self)

@@ -49,11 +49,15 @@ public final class HTTPServer: Sendable {
     }
 
     /// Opens one listening socket per loop on the configured address (`SO_REUSEPORT`) and starts accepting.
+    ///
+    /// A port something already listens on is refused (`EADDRINUSE`), even another server's `SO_REUSEPORT` group
+    /// of the same user, which the sockets could otherwise join (``Socket/ensureNotListenedOn(_:)``).
     /// - Returns: The bound address (with the real port when the configured one was 0).
     /// - Throws: ``SystemError`` or ``SocketAddress/InvalidHost``.
     @discardableResult
     public func start() throws -> SocketAddress {
         var address = try SocketAddress(host: configuration.host, port: configuration.port)
+        if address.port != 0 { try Socket.ensureNotListenedOn(address) }
         var opened: [Listener] = []
         do {
             for loop in group.loops {

@@ -33,6 +33,24 @@ public enum Socket {
         }
     }
 
+    /// Checks that nothing listens on `address` now: a plain bind (`SO_REUSEADDR` only, so a previous run's
+    /// connections in `TIME_WAIT` do not count) that is let go at once, without listening.
+    ///
+    /// `SO_REUSEPORT` lets any process of the same user join a port that is already listened on and take a share of
+    /// its connections; a group of ``listen(on:backlog:reusePort:)`` sockets checks first, so that a second server
+    /// on a taken port fails with `EADDRINUSE` instead of splitting the traffic with the first.
+    /// - Parameter address: Where to listen (a port other than 0).
+    /// - Throws: ``SystemError`` (`bind`, `EADDRINUSE` when something listens there).
+    public static func ensureNotListenedOn(_ address: SocketAddress) throws(SystemError) {
+        let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SystemError.last("socket") }
+        defer { close(fd) }
+        try setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
+        if address.family == AF_INET6 { try setOption(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 0) }
+        let bound = address.withSockAddr { bind(fd, $0, $1) }
+        guard bound == 0 else { throw SystemError.last("bind \(address)") }
+    }
+
     /// The local address a socket is bound to.
     /// - Parameter fd: The socket.
     /// - Returns: The address, or nil when it cannot be read.
