@@ -119,6 +119,10 @@ struct ClusterTests {
             var session: (id: String, token: String, socket: WebSocket, inbox: Inbox)?
             try await withMotionServer(database: url) { a, _, _ in
                 session = try await Self.begin(a, poses: 200, group: group)
+                // The node has analysed poses (the first rep ends within the 200) before it stops.
+                await session?.inbox.wait { inbox in
+                    inbox.objects().contains { $0["event"] as? String == "repCompleted" }
+                }
             }
             // The node stopped: it checkpointed its sessions and left; the other claims the session at once.
             let (id, token) = (try #require(session?.id), try #require(session?.token))
