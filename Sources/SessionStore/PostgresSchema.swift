@@ -137,6 +137,20 @@ enum PostgresSchema {
                     PRIMARY KEY (session_id, first)
                 );
                 """),
+        // v5: the live sessions' indexes give every plan the session's key. A statement that finds a live session
+        // by id, tenant and holder (every checkpoint, claim and release) implies both of v1's and v3's partial
+        // indexes, and the planner, on a table not yet analysed or analysed when few sessions were live, priced a
+        // scan of either as cheap as the primary key: the plan then read every live session for each checkpoint
+        // (1.6 ms each at 2,500 live sessions, instead of 0.05). Keyed by id, the one partial index left finds the
+        // row as the primary key does; the scans of every live session (liveSessions, the orphans' sweep) read it
+        // whole either way. No query looks a session up by its holder.
+        Migration(
+            version: 5,
+            sql: """
+                DROP INDEX sessions_live_by_holder;
+                DROP INDEX sessions_live;
+                CREATE INDEX sessions_live ON sessions (id) WHERE status = 'live';
+                """),
     ]
 
     /// The version this code writes.

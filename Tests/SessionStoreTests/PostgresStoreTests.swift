@@ -16,8 +16,8 @@ struct PostgresStoreTests {
         let stores = try await [first, second]
         let raw = try RawDatabase(url: url)
         defer { raw.close() }
-        #expect(try raw.strings("SELECT version FROM schema_migrations ORDER BY version") == ["1", "2", "3", "4"])
-        #expect(PostgresSchema.newestVersion == 4)
+        #expect(try raw.strings("SELECT version FROM schema_migrations ORDER BY version") == ["1", "2", "3", "4", "5"])
+        #expect(PostgresSchema.newestVersion == 5)
         let tables = try raw.strings(
             "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")
         #expect(
@@ -37,9 +37,46 @@ struct PostgresStoreTests {
         let raw = try RawDatabase(url: url)
         defer { raw.close() }
         try raw.execute("INSERT INTO schema_migrations (version, applied_at) VALUES (99, 0)")
-        await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 4)) {
+        await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 5)) {
             _ = try await PostgresSessionStore(url: url)
         }
+    }
+
+    /// The statements that find a live session by id, tenant and holder (checkpoints, claims, releases) must read that
+    /// one row whatever plan PostgreSQL picks, here generic plans with every live session held by one node: on a
+    /// table never analysed (a node's first minute, before autovacuum's first ANALYZE), and on one analysed when no
+    /// session was live (a quiet night before the morning's sessions).
+    @Test func findsALiveSessionByItsKeyWhateverTheStatistics() async throws {
+        let url = try await PostgresTestServer.shared.createDatabase()
+        let store = try await PostgresSessionStore(url: url)
+        let raw = try RawDatabase(url: url)
+        defer { raw.close() }
+        try raw.execute("ALTER TABLE sessions SET (autovacuum_enabled = false)")
+        let sessions = (1...40).map { StoredSession.make(random: UInt128($0), summary: .make(reps: 1)) }
+        for session in sessions { try await store.create(session) }
+        try raw.execute(
+            """
+            PREPARE touch (text, text, text) AS UPDATE sessions SET connected = true
+            WHERE id = $1 AND tenant = $2 AND status = 'live' AND holder = $3
+            """)
+        try raw.execute("SET plan_cache_mode = force_generic_plan")
+        let holder = try #require(raw.strings("SELECT DISTINCT holder FROM sessions").first)
+        func expectOneRowRead(_ when: String) throws {
+            let plan = try raw.strings(
+                """
+                EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+                EXECUTE touch('\(sessions[20].id)', 'clinic-1', '\(holder)')
+                """)
+            #expect(plan.contains { $0.contains("Index Cond: (id = $1)") }, "\(when): \(plan)")
+            #expect(!plan.contains { $0.contains("Rows Removed by Filter") }, "\(when): \(plan)")
+            #expect(plan.contains { $0.contains("rows=1 loops=1") }, "\(when): \(plan)")
+        }
+        try expectOneRowRead("never analysed")
+        try raw.execute("UPDATE sessions SET status = 'finished', ended_at = updated_at")
+        try raw.execute("ANALYZE sessions")
+        try raw.execute("UPDATE sessions SET status = 'live', ended_at = NULL")
+        try expectOneRowRead("analysed when none was live")
+        await store.close()
     }
 
     @Test func aLostConnectionFailsOneCallAndTheNextReconnects() async throws {
