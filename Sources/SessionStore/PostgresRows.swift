@@ -24,6 +24,58 @@ enum PostgresValue {
     }
 
     static func bytes(_ value: [UInt8]?) -> PostgresValue { value.map { .binary($0) } ?? .null }
+
+    /// A one-dimensional array of text or number values in PostgreSQL's text form, `{"a",NULL,"1.5"}`, which the
+    /// server parses as the array type the statement gives the parameter (`$1::float8[]`): every element quoted,
+    /// its `"` and `\` escaped with `\`, and a null one an unquoted `NULL`. With `unnest`, one statement writes
+    /// many rows.
+    /// - Precondition: No element is ``binary(_:)``: bytes go in ``byteaArray(_:)``.
+    static func array(_ elements: [PostgresValue]) -> PostgresValue {
+        var literal: [UInt8] = [UInt8(ascii: "{")]
+        for element in elements {
+            if literal.count > 1 { literal.append(UInt8(ascii: ",")) }
+            switch element {
+            case .null:
+                literal += "NULL".utf8
+            case .text(let text):
+                literal.append(UInt8(ascii: "\""))
+                for byte in text.utf8 {
+                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { literal.append(UInt8(ascii: "\\")) }
+                    literal.append(byte)
+                }
+                literal.append(UInt8(ascii: "\""))
+            case .binary:
+                preconditionFailure("bytes go in a bytea array")
+            }
+        }
+        literal.append(UInt8(ascii: "}"))
+        return .text(String(decoding: literal, as: UTF8.self))
+    }
+
+    /// A one-dimensional `bytea[]` in PostgreSQL's binary form: dimensions, lower bound 1, the element type, then
+    /// each element's length (-1 for null) and bytes, integers big-endian.
+    static func byteaArray(_ elements: [[UInt8]?]) -> PostgresValue {
+        var array: [UInt8] = []
+        array.reserveCapacity(20 + elements.reduce(0) { $0 + 4 + ($1?.count ?? 0) })
+        func append(_ value: Int32) { withUnsafeBytes(of: value.bigEndian) { array += $0 } }
+        append(1)  // dimensions
+        append(elements.contains(nil) ? 1 : 0)
+        append(Int32(bitPattern: byteaOID))
+        append(Int32(elements.count))
+        append(1)  // lower bound
+        for element in elements {
+            guard let element else {
+                append(-1)
+                continue
+            }
+            append(Int32(element.count))
+            array += element
+        }
+        return .binary(array)
+    }
+
+    /// `bytea`'s type OID (`pg_type.oid`).
+    private static let byteaOID: UInt32 = 17
 }
 
 /// The text PostgreSQL stores for a Swift string: its UTF-8, except that U+0000, which a PostgreSQL `text` cannot

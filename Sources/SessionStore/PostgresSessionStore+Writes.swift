@@ -28,7 +28,9 @@ extension PostgresSessionStore {
         do {
             // The row goes first, so a taken id stops the pipeline before the reps and series: the unique violation
             // can only be the row's (a new session's reps and series cannot collide with anything stored).
-            try db.pipeline([insert] + Self.detailStatements(of: session.id, with: session.summary, after: nil))
+            var details = PostgresDetailBatch()
+            details.add(session.id, session.summary, after: nil)
+            try db.pipeline([insert] + details.statements)
         } catch .server(let sqlState, _) where sqlState == Self.uniqueViolation {
             throw .alreadyExists
         }
@@ -50,8 +52,10 @@ extension PostgresSessionStore {
 
     /// Checkpoints several live sessions in one transaction: one commit, one round of fsync, for all of them.
     ///
-    /// Four round trips whatever the batch's size: `BEGIN`, every row's update in one pipeline, every applied
-    /// checkpoint's reps and series in another, `COMMIT` (and one more per checkpoint refused, to tell why).
+    /// Four round trips whatever the batch's size: `BEGIN`; one update of every row, from arrays, which returns the
+    /// rows it changed; the applied checkpoints' reps and series, one insert per table (``PostgresDetailBatch``);
+    /// `COMMIT`. One more query per checkpoint refused tells why. A session checkpointed twice in the batch takes a
+    /// second round, after the first, for its later checkpoint.
     /// - Parameter batch: The checkpoints.
     /// - Returns: The checkpoints not applied (unknown or ended sessions), by session.
     /// - Throws: Database errors; then none was applied.
@@ -63,26 +67,23 @@ extension PostgresSessionStore {
         let refused: [SessionID: SessionStoreError]
         do {
             refused = try db.transaction { () throws(SessionStoreError) -> [SessionID: SessionStoreError] in
-                let updates = batch.map { item in
-                    rowUpdate(
-                        id: item.id, tenant: item.tenant, summary: item.summary, status: .live, endedAt: nil,
-                        now: now, engineState: item.engineState)
-                }
-                let changed = try db.pipeline(updates).map(\.changed)
                 var refused: [SessionID: SessionStoreError] = [:]
-                var details: [PostgresStatement] = []
-                for (item, changed) in zip(batch, changed) {
-                    guard changed > 0 else {
-                        (batchWritten[item.id], refused[item.id]) =
-                            (.some(nil), try whyNotUpdated(id: item.id, tenant: item.tenant, in: db))
-                        continue
+                for round in Self.rounds(of: batch) {
+                    let update = batchUpdate(round, now: now)
+                    let changed = Set(try db.query(update.sql, update.parameters).rows.compactMap { $0.sessionID(0) })
+                    var details = PostgresDetailBatch()
+                    for item in round {
+                        guard changed.contains(item.id) else {
+                            (batchWritten[item.id], refused[item.id]) =
+                                (.some(nil), try whyNotUpdated(id: item.id, tenant: item.tenant, in: db))
+                            continue
+                        }
+                        details.add(item.id, item.summary, after: batchWritten[item.id] ?? written[item.id])
+                        batchWritten[item.id] = WrittenDetails(item.summary)
+                        refused[item.id] = nil
                     }
-                    details += Self.detailStatements(
-                        of: item.id, with: item.summary, after: batchWritten[item.id] ?? written[item.id])
-                    batchWritten[item.id] = WrittenDetails(item.summary)
-                    refused[item.id] = nil
+                    try db.pipeline(details.statements)
                 }
-                try db.pipeline(details)
                 return refused
             }
         } catch {
@@ -92,6 +93,54 @@ extension PostgresSessionStore {
         for (id, details) in batchWritten { written[id] = details }
         return refused
     }
+
+    /// `batch` in rounds in which each session appears once: its first checkpoint in the first, its second in the
+    /// second, and so on (one update cannot change a row twice).
+    private static func rounds(of batch: [SessionCheckpoint]) -> [[SessionCheckpoint]] {
+        var rounds: [[SessionCheckpoint]] = []
+        var seen: [SessionID: Int] = [:]
+        for item in batch {
+            let round = seen[item.id, default: 0]
+            seen[item.id] = round + 1
+            if round == rounds.count { rounds.append([]) }
+            rounds[round].append(item)
+        }
+        return rounds
+    }
+
+    /// The update of several live sessions' rows, each as ``rowUpdate(id:tenant:summary:status:endedAt:now:engineState:)``
+    /// updates one, from one array per column; it returns the ids of the rows it changed.
+    func batchUpdate(_ batch: [SessionCheckpoint], now: Int64) -> PostgresStatement {
+        var columns = PostgresColumns(2 + Self.summaryColumnTypes.count)
+        for item in batch {
+            columns.append([.string(item.id.description), .string(item.tenant)] + Self.summaryColumns(item.summary))
+        }
+        return PostgresStatement(
+            Self.batchUpdateSQL,
+            [.int(now), .string(node)] + columns.arrays + [.byteaArray(batch.map(\.engineState))])
+    }
+
+    /// Each session is found by its key from the arrays, locked, then updated where it lies (its `ctid`, which the
+    /// lock keeps). The arrays drive the plan (`LATERAL`): a join of the arrays with the table could start from
+    /// the live sessions instead, and did, when the statistics last saw few of them live.
+    private static let batchUpdateSQL: String = {
+        let columns: [(name: String, type: String)] =
+            [("id", "text"), ("tenant", "text")] + summaryColumnTypes + [("engine_state", "bytea")]
+        return """
+            UPDATE sessions AS s SET ended_at = NULL, updated_at = $1,
+                \(summaryColumnTypes.map { "\($0.name) = u.\($0.name)" }.joined(separator: ", ")),
+                engine_state = coalesce(u.engine_state, s.engine_state),
+                checkpoint_t = CASE WHEN u.engine_state IS NULL THEN s.checkpoint_t ELSE u.last_t END
+            FROM \(PostgresColumns.unnest(columns, from: 3)) AS u (\(columns.map(\.name).joined(separator: ", "))),
+                LATERAL (
+                    SELECT ctid FROM sessions
+                    WHERE id = u.id AND tenant = u.tenant AND status = 'live' AND holder = $2
+                    FOR NO KEY UPDATE
+                ) AS held
+            WHERE s.ctid = held.ctid
+            RETURNING s.id
+            """
+    }()
 
     /// Ends a live session with its final summary, in one transaction.
     /// - Parameters:
@@ -239,7 +288,9 @@ extension PostgresSessionStore {
             guard try db.query(row.sql, row.parameters).changed > 0 else {
                 throw try whyNotUpdated(id: id, tenant: tenant, in: db)
             }
-            try db.pipeline(Self.detailStatements(of: id, with: summary, after: after))
+            var details = PostgresDetailBatch()
+            details.add(id, summary, after: after)
+            try db.pipeline(details.statements)
         }
         if status == .live { written[id] = WrittenDetails(summary) }
     }
@@ -302,63 +353,13 @@ extension PostgresSessionStore {
         ]
     }
 
-    /// The statements that write the session's reps and series (``DetailWrites``): only what follows `after` when
-    /// the summary continues it, all of them otherwise.
-    private static func detailStatements(
-        of id: SessionID, with summary: SessionSummary, after: WrittenDetails?
-    ) -> [PostgresStatement] {
-        let key = PostgresValue.string(id.description)
-        let writes = DetailWrites(summary, after: after)
-        var statements: [PostgresStatement] = []
-        if writes.replacesReps {
-            statements.append(PostgresStatement("DELETE FROM reps WHERE session_id = $1", [key]))
-        }
-        for position in writes.newReps {
-            let rep = summary.reps[position]
-            statements.append(
-                PostgresStatement(
-                    """
-                    INSERT INTO reps (session_id, "position", number, peak, trough, start_t, end_t, faults,
-                        time_to_peak, side, motion_smoothness, motion_tremor, motion_rms, motion_covered)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-                    """,
-                    [
-                        key, .int(position), .int(rep.index), .double(rep.peak), .double(rep.trough),
-                        .double(rep.start), .double(rep.end), .string(SessionRecordCoding.encode(rep.faults)),
-                        .double(rep.timeToPeak), .string(rep.side?.rawValue), .double(rep.motion?.smoothness),
-                        .double(rep.motion?.tremor), .double(rep.motion?.rms), .double(rep.motion?.covered),
-                    ]))
-        }
-        statements += seriesStatements(summary.series, writes.series, of: key)
-        statements += seriesStatements(summary.motion, writes.motion, of: key)
-        return statements
-    }
-
-    /// The statements that write one of the session's series, as `write` says.
-    private static func seriesStatements<Series: ChunkedSeries>(
-        _ series: Series, _ write: SeriesWrite?, of key: PostgresValue
-    ) -> [PostgresStatement] {
-        guard let write else { return [] }
-        var statements: [PostgresStatement] = []
-        if let replacesFrom = write.replacesFrom {
-            statements.append(
-                PostgresStatement(
-                    "DELETE FROM \(Series.chunkTable) WHERE session_id = $1 AND first >= $2",
-                    [key, .int(replacesFrom)]))
-            statements.append(
-                PostgresStatement(
-                    """
-                    INSERT INTO \(Series.shapeTable) (session_id, "interval", capacity) VALUES ($1, $2, $3)
-                    ON CONFLICT (session_id) DO UPDATE SET "interval" = excluded."interval",
-                        capacity = excluded.capacity
-                    """, [key, .double(series.interval), .int(series.capacity)]))
-        }
-        if write.appends {
-            statements.append(
-                PostgresStatement(
-                    "INSERT INTO \(Series.chunkTable) (session_id, first, samples) VALUES ($1, $2, $3)",
-                    [key, .int(write.firstSample), .bytes(series.encodedSamples(from: write.firstSample))]))
-        }
-        return statements
-    }
+    /// The columns of ``summaryColumns(_:)``, in its order, with their types.
+    private static let summaryColumnTypes: [(name: String, type: String)] = [
+        ("exercise", "text"), ("side", "text"), ("first_t", "float8"), ("last_t", "float8"), ("frames", "int8"),
+        ("visible_frames", "int8"), ("rep_count", "int8"), ("rejected_count", "int8"), ("best", "float8"),
+        ("baseline", "float8"), ("fault_counts", "text"), ("exercise_version", "int8"),
+        ("prescribed_target", "float8"), ("prescribed_rest", "float8"), ("prescribed_enter", "float8"),
+        ("prescribed_exit", "float8"), ("prescribed_hold_seconds", "float8"), ("prescribed_reps", "int8"),
+        ("prescribed_sets", "int8"), ("per_side", "text"), ("mean_peak", "float8"),
+    ]
 }

@@ -76,7 +76,54 @@ struct PostgresStoreTests {
         try raw.execute("ANALYZE sessions")
         try raw.execute("UPDATE sessions SET status = 'live', ended_at = NULL")
         try expectOneRowRead("analysed when none was live")
+        // A batch of checkpoints reads each of its sessions' rows and no other, with these statistics too.
+        let update = await store.batchUpdate(
+            sessions[10..<15].map { SessionCheckpoint(id: $0.id, tenant: $0.tenant, summary: .make(frames: 9)) },
+            now: 1)
+        let connection = try PostgresConnection(url: url)
+        defer { connection.close() }
+        let batchPlan = try connection.query(
+            "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) " + update.sql, update.parameters
+        ).rows.map { $0.string(0) }
+        #expect(batchPlan.contains { $0.contains("Index Cond: (id = u.id)") }, "\(batchPlan)")
+        #expect(!batchPlan.contains { $0.contains("Rows Removed") }, "\(batchPlan)")
+        #expect(batchPlan.first == "Update on sessions s (actual rows=5 loops=1)", "\(batchPlan)")
         await store.close()
+    }
+
+    /// Arrays carry any text, number or bytes to the server as they are: quotes, backslashes, braces, commas, the
+    /// word NULL, empty strings, U+0000, non-ASCII; NaN and infinities; empty and null bytes.
+    @Test func arraysCarryEveryValueAsItIs() async throws {
+        let connection = try PostgresConnection(url: try await PostgresTestServer.shared.createDatabase())
+        defer { connection.close() }
+        let texts: [String?] = [
+            "plain", "", "NULL", "null", "a \"quoted\" word", "back\\slash\\", "{braces}", "a,b", " spaced ",
+            "\u{0}nul", "é✓\u{1F600}", nil, "\\\"",
+        ]
+        let rows = try connection.query(
+            "SELECT t, t IS NULL FROM unnest($1::text[]) WITH ORDINALITY AS a (t, n) ORDER BY n",
+            [.array(texts.map(PostgresValue.string))])
+        #expect(rows.rows.map { $0.isNull(0) ? nil : $0.string(0) } == texts)
+        let numbers: [Double?] = [1.5, -0, .nan, .infinity, -.infinity, nil, 1e-300, 0.1]
+        let doubles = try connection.query(
+            "SELECT d FROM unnest($1::float8[]) WITH ORDINALITY AS a (d, n) ORDER BY n",
+            [.array(numbers.map(PostgresValue.double))])
+        let read = doubles.rows.map { $0.isNull(0) ? nil : $0.double(0) }
+        #expect(read.count == numbers.count)
+        for (got, sent) in zip(read, numbers) {
+            #expect(got == sent || (got?.isNaN == true && sent?.isNaN == true), "\(String(describing: got))")
+        }
+        let integers: [Int64?] = [0, -1, .max, .min, nil]
+        let ints = try connection.query(
+            "SELECT i FROM unnest($1::int8[]) WITH ORDINALITY AS a (i, n) ORDER BY n",
+            [.array(integers.map(PostgresValue.int))])
+        #expect(ints.rows.map { $0.isNull(0) ? nil : $0.int64(0) } == integers)
+        let blobs: [[UInt8]?] = [[], nil, [0, 0x22, 0x5C, 0x7B, 0xFF], Array(repeating: 0x5A, count: 100_000)]
+        let bytes = try connection.query(
+            "SELECT b FROM unnest($1::bytea[]) WITH ORDINALITY AS a (b, n) ORDER BY n", [.byteaArray(blobs)])
+        #expect(bytes.rows.map { $0.isNull(0) ? nil : $0.blob(0) } == blobs)
+        #expect(try connection.query("SELECT cardinality($1::bytea[])", [.byteaArray([])]).first?.int(0) == 0)
+        #expect(try connection.query("SELECT cardinality($1::text[])", [.array([])]).first?.int(0) == 0)
     }
 
     @Test func aLostConnectionFailsOneCallAndTheNextReconnects() async throws {

@@ -1,0 +1,114 @@
+import MotionCore
+
+/// The statements that write the reps and series of several sessions (``DetailWrites``) at once: each kind of row
+/// in one insert from arrays (`unnest`), after the deletions and series shapes that rewrites need, so that a batch
+/// of checkpoints costs PostgreSQL a few statements rather than a few per session.
+///
+/// A session is added at most once: its deletions run before its inserts, which is all the order one session's
+/// writes need.
+struct PostgresDetailBatch {
+    private var first: [PostgresStatement] = []
+    private var reps = PostgresColumns(Self.repColumns.count)
+    private var chunks: [String: (ids: [PostgresValue], firsts: [PostgresValue], samples: [[UInt8]?])] = [:]
+
+    /// The reps table's columns and their types, in the order of ``add(_:_:after:)``'s rows.
+    private static let repColumns: [(name: String, type: String)] = [
+        ("session_id", "text"), ("\"position\"", "int8"), ("number", "int8"), ("peak", "float8"),
+        ("trough", "float8"), ("start_t", "float8"), ("end_t", "float8"), ("faults", "text"),
+        ("time_to_peak", "float8"), ("side", "text"), ("motion_smoothness", "float8"), ("motion_tremor", "float8"),
+        ("motion_rms", "float8"), ("motion_covered", "float8"),
+    ]
+
+    private static let repInsert = PostgresColumns.insert(into: "reps", repColumns)
+
+    /// A series' chunk table's columns (the samples go as a `bytea[]` in binary).
+    private static let chunkColumns: [(name: String, type: String)] = [
+        ("session_id", "text"), ("first", "int8"), ("samples", "bytea"),
+    ]
+
+    /// Adds the writes of `summary`'s reps and series: only what follows `after` when the summary continues it, all
+    /// of them otherwise.
+    mutating func add(_ id: SessionID, _ summary: SessionSummary, after: WrittenDetails?) {
+        let key = PostgresValue.string(id.description)
+        let writes = DetailWrites(summary, after: after)
+        if writes.replacesReps {
+            first.append(PostgresStatement("DELETE FROM reps WHERE session_id = $1", [key]))
+        }
+        for position in writes.newReps {
+            let rep = summary.reps[position]
+            reps.append([
+                key, .int(position), .int(rep.index), .double(rep.peak), .double(rep.trough), .double(rep.start),
+                .double(rep.end), .string(SessionRecordCoding.encode(rep.faults)), .double(rep.timeToPeak),
+                .string(rep.side?.rawValue), .double(rep.motion?.smoothness), .double(rep.motion?.tremor),
+                .double(rep.motion?.rms), .double(rep.motion?.covered),
+            ])
+        }
+        add(summary.series, writes.series, of: key)
+        add(summary.motion, writes.motion, of: key)
+    }
+
+    /// Adds the writes of one series, as `write` says.
+    private mutating func add<Series: ChunkedSeries>(_ series: Series, _ write: SeriesWrite?, of key: PostgresValue) {
+        guard let write else { return }
+        if let replacesFrom = write.replacesFrom {
+            first.append(
+                PostgresStatement(
+                    "DELETE FROM \(Series.chunkTable) WHERE session_id = $1 AND first >= $2",
+                    [key, .int(replacesFrom)]))
+            first.append(
+                PostgresStatement(
+                    """
+                    INSERT INTO \(Series.shapeTable) (session_id, "interval", capacity) VALUES ($1, $2, $3)
+                    ON CONFLICT (session_id) DO UPDATE SET "interval" = excluded."interval",
+                        capacity = excluded.capacity
+                    """, [key, .double(series.interval), .int(series.capacity)]))
+        }
+        if write.appends {
+            chunks[Series.chunkTable, default: ([], [], [])].ids.append(key)
+            chunks[Series.chunkTable]?.firsts.append(.int(write.firstSample))
+            chunks[Series.chunkTable]?.samples.append(series.encodedSamples(from: write.firstSample))
+        }
+    }
+
+    /// The statements, in the order they must run.
+    var statements: [PostgresStatement] {
+        var statements = first
+        if !reps.isEmpty { statements.append(PostgresStatement(Self.repInsert, reps.arrays)) }
+        for (table, rows) in chunks.sorted(by: { $0.key < $1.key }) {
+            statements.append(
+                PostgresStatement(
+                    PostgresColumns.insert(into: table, Self.chunkColumns),
+                    [.array(rows.ids), .array(rows.firsts), .byteaArray(rows.samples)]))
+        }
+        return statements
+    }
+}
+
+/// Rows gathered column by column, each column sent as one array parameter (``PostgresValue/array(_:)``).
+struct PostgresColumns {
+    private var columns: [[PostgresValue]]
+
+    init(_ count: Int) { columns = Array(repeating: [], count: count) }
+
+    var isEmpty: Bool { columns.first?.isEmpty ?? true }
+
+    /// Adds a row: one value per column.
+    mutating func append(_ row: [PostgresValue]) {
+        precondition(row.count == columns.count, "a row has a value for each column")
+        for (column, value) in row.enumerated() { columns[column].append(value) }
+    }
+
+    /// Each column as an array parameter.
+    var arrays: [PostgresValue] { columns.map(PostgresValue.array) }
+
+    /// `unnest` of one array parameter per column, from `$first` on: `unnest($1::text[], $2::int8[])`.
+    static func unnest(_ columns: [(name: String, type: String)], from first: Int = 1) -> String {
+        let arrays = columns.enumerated().map { "$\(first + $0.offset)::\($0.element.type)[]" }
+        return "unnest(\(arrays.joined(separator: ", ")))"
+    }
+
+    /// The insert into `table` of the rows of `columns`' arrays.
+    static func insert(into table: String, _ columns: [(name: String, type: String)]) -> String {
+        "INSERT INTO \(table) (\(columns.map(\.name).joined(separator: ", "))) SELECT * FROM \(unnest(columns))"
+    }
+}
