@@ -50,6 +50,14 @@ struct DetailWrites {
         series = SeriesWrite(summary.series, after: after?.series)
         motion = SeriesWrite(summary.motion, after: after?.motion)
     }
+
+    /// The first write of a new session's `summary` (a create): all of it, with nothing stored to delete.
+    init(new summary: SessionSummary) {
+        replacesReps = false
+        newReps = 0..<summary.reps.count
+        series = SeriesWrite(new: summary.series)
+        motion = SeriesWrite(new: summary.motion)
+    }
 }
 
 /// What writing one series does: a chunk of the samples past what was written when the series continues it;
@@ -57,9 +65,11 @@ struct DetailWrites {
 /// first. That is the whole series, unless its owner released samples (``ValueSeries/release(before:)``), which it
 /// does only once they are stored: the chunks before them stand.
 struct SeriesWrite: Equatable {
-    /// The position from which the stored chunks are deleted, the shape (interval, capacity) written first; nil when
-    /// the write only appends.
-    let replacesFrom: Int?
+    /// The position from which the stored chunks are deleted; nil when the write only appends, or when nothing is
+    /// stored (a new session).
+    let deletesFrom: Int?
+    /// Whether the shape (interval, capacity) is written first: when the series is rewritten, or written first.
+    let writesShape: Bool
     /// The first sample of the chunk to insert; the series' count when there is none.
     let firstSample: Int
     /// Whether a chunk is inserted.
@@ -72,10 +82,18 @@ struct SeriesWrite: Equatable {
         // A series not stored while empty has no shape row yet: its first samples write one.
         if let after, after.continues(in: series), Series.storesEmpty || after.count > 0 {
             // Past the written samples, or past a stretch the series let go of unwritten (see `SampledSeries`).
-            (replacesFrom, firstSample) = (nil, max(after.count, series.heldStart))
+            (deletesFrom, writesShape, firstSample) = (nil, false, max(after.count, series.heldStart))
         } else {
-            (replacesFrom, firstSample) = (series.heldStart, series.heldStart)
+            (deletesFrom, writesShape, firstSample) = (series.heldStart, true, series.heldStart)
         }
+        appends = firstSample < series.count
+    }
+
+    /// The first write of a new session's `series`: its shape and samples, nothing to delete; nil when there is
+    /// nothing to write (a series not stored while empty, empty).
+    init?<Series: ChunkedSeries>(new series: Series) {
+        guard Series.storesEmpty || series.count > 0 else { return nil }
+        (deletesFrom, writesShape, firstSample) = (nil, true, series.heldStart)
         appends = firstSample < series.count
     }
 }

@@ -26,11 +26,9 @@ struct PostgresDetailBatch {
         ("session_id", "text"), ("first", "int8"), ("samples", "bytea"),
     ]
 
-    /// Adds the writes of `summary`'s reps and series: only what follows `after` when the summary continues it, all
-    /// of them otherwise.
-    mutating func add(_ id: SessionID, _ summary: SessionSummary, after: WrittenDetails?) {
+    /// Adds the writes of `summary`'s reps and series that `writes` decided.
+    mutating func add(_ id: SessionID, _ summary: SessionSummary, _ writes: DetailWrites) {
         let key = PostgresValue.string(id.description)
-        let writes = DetailWrites(summary, after: after)
         if writes.replacesReps {
             first.append(PostgresStatement("DELETE FROM reps WHERE session_id = $1", [key]))
         }
@@ -50,11 +48,13 @@ struct PostgresDetailBatch {
     /// Adds the writes of one series, as `write` says.
     private mutating func add<Series: ChunkedSeries>(_ series: Series, _ write: SeriesWrite?, of key: PostgresValue) {
         guard let write else { return }
-        if let replacesFrom = write.replacesFrom {
+        if let deletesFrom = write.deletesFrom {
             first.append(
                 PostgresStatement(
                     "DELETE FROM \(Series.chunkTable) WHERE session_id = $1 AND first >= $2",
-                    [key, .int(replacesFrom)]))
+                    [key, .int(deletesFrom)]))
+        }
+        if write.writesShape {
             first.append(
                 PostgresStatement(
                     """

@@ -29,7 +29,7 @@ extension PostgresSessionStore {
             // The row goes first, so a taken id stops the pipeline before the reps and series: the unique violation
             // can only be the row's (a new session's reps and series cannot collide with anything stored).
             var details = PostgresDetailBatch()
-            details.add(session.id, session.summary, after: nil)
+            details.add(session.id, session.summary, DetailWrites(new: session.summary))
             try db.pipeline([insert] + details.statements)
         } catch .server(let sqlState, _) where sqlState == Self.uniqueViolation {
             throw .alreadyExists
@@ -78,7 +78,9 @@ extension PostgresSessionStore {
                                 (.some(nil), try whyNotUpdated(id: item.id, tenant: item.tenant, in: db))
                             continue
                         }
-                        details.add(item.id, item.summary, after: batchWritten[item.id] ?? written[item.id])
+                        details.add(
+                            item.id, item.summary,
+                            DetailWrites(item.summary, after: batchWritten[item.id] ?? written[item.id]))
                         batchWritten[item.id] = WrittenDetails(item.summary)
                         refused[item.id] = nil
                     }
@@ -289,7 +291,7 @@ extension PostgresSessionStore {
                 throw try whyNotUpdated(id: id, tenant: tenant, in: db)
             }
             var details = PostgresDetailBatch()
-            details.add(id, summary, after: after)
+            details.add(id, summary, DetailWrites(summary, after: after))
             try db.pipeline(details.statements)
         }
         if status == .live { written[id] = WrittenDetails(summary) }

@@ -61,7 +61,7 @@ extension SQLiteSessionStore {
                     try update.step()
                 }
             }
-            return try writeDetails(of: session.id, with: session.summary, after: nil, in: db)
+            return try writeDetails(of: session.id, with: session.summary, DetailWrites(new: session.summary), in: db)
         }
         if session.status == .live { written[session.id] = details }
     }
@@ -341,7 +341,7 @@ extension SQLiteSessionStore {
             guard let current = try self.status(of: id, tenant: tenant, in: db) else { throw .notFound }
             throw current == .live ? .heldElsewhere : .notLive(current)
         }
-        return try writeDetails(of: id, with: summary, after: after, in: db)
+        return try writeDetails(of: id, with: summary, DetailWrites(summary, after: after), in: db)
     }
 
     private func status(
@@ -389,14 +389,14 @@ extension SQLiteSessionStore {
         try statement.bind(SessionRecordCoding.meanCleanPeak(summary.reps), at: first + 20)
     }
 
-    /// Writes the session's reps and series inside the caller's transaction: only what follows `after` when the
-    /// summary continues it, all of them otherwise (the first write, a reset, a series that halved its resolution).
+    /// Writes the session's reps and series inside the caller's transaction, as `writes` decided: everything for a
+    /// new session; after that only what follows the written part when the summary continues it, all of it otherwise
+    /// (a reset, a series that halved its resolution).
     /// - Returns: What is written of them now.
     private func writeDetails(
-        of id: SessionID, with summary: SessionSummary, after: WrittenDetails?, in db: SQLiteConnection
+        of id: SessionID, with summary: SessionSummary, _ writes: DetailWrites, in db: SQLiteConnection
     ) throws(SessionStoreError) -> WrittenDetails {
         let key = id.description
-        let writes = DetailWrites(summary, after: after)
         if writes.replacesReps {
             try db.withStatement("DELETE FROM reps WHERE session_id = ?1") { delete throws(SessionStoreError) in
                 try delete.bind(key, at: 1)
@@ -444,13 +444,15 @@ extension SQLiteSessionStore {
         _ series: Series, _ write: SeriesWrite?, of key: String, in db: SQLiteConnection
     ) throws(SessionStoreError) {
         guard let write else { return }
-        if let replacesFrom = write.replacesFrom {
+        if let deletesFrom = write.deletesFrom {
             try db.withStatement("DELETE FROM \(Series.chunkTable) WHERE session_id = ?1 AND first >= ?2") {
                 delete throws(SessionStoreError) in
                 try delete.bind(key, at: 1)
-                try delete.bind(replacesFrom, at: 2)
+                try delete.bind(deletesFrom, at: 2)
                 try delete.step()
             }
+        }
+        if write.writesShape {
             try db.withStatement(
                 "INSERT OR REPLACE INTO \(Series.shapeTable) (session_id, interval, capacity) VALUES (?1, ?2, ?3)"
             ) { upsert throws(SessionStoreError) in

@@ -21,10 +21,24 @@ import Testing
         let writes = DetailWrites(Self.summary(reps: 3, samples: 5), after: nil)
         #expect(writes.replacesReps && writes.newReps == 0..<3)
         let series = try #require(writes.series)
-        #expect(series.replacesFrom == 0 && series.firstSample == 0 && series.appends)
+        #expect(series.deletesFrom == 0 && series.writesShape && series.firstSample == 0 && series.appends)
         #expect(writes.motion == nil, "an empty motion series is not stored")
         let empty = try #require(DetailWrites(Self.summary(reps: 0, samples: 0), after: nil).series)
-        #expect(empty.replacesFrom == 0 && !empty.appends, "an empty value series is stored: its shape, no chunk")
+        #expect(empty.writesShape && !empty.appends, "an empty value series is stored: its shape, no chunk")
+    }
+
+    @Test func aNewSessionWritesEverythingAndDeletesNothing() throws {
+        let writes = DetailWrites(new: Self.summary(reps: 3, samples: 5))
+        #expect(!writes.replacesReps && writes.newReps == 0..<3)
+        let series = try #require(writes.series)
+        #expect(series.deletesFrom == nil && series.writesShape && series.firstSample == 0 && series.appends)
+        #expect(writes.motion == nil, "an empty motion series is not stored")
+        let empty = try #require(DetailWrites(new: Self.summary(reps: 0, samples: 0)).series)
+        #expect(empty.deletesFrom == nil && empty.writesShape && !empty.appends, "its shape, no chunk")
+        // What the new session's write leaves is what a checkpoint continues.
+        let next = DetailWrites(
+            Self.summary(reps: 4, samples: 6), after: WrittenDetails(Self.summary(reps: 3, samples: 5)))
+        #expect(!next.replacesReps && next.newReps == 3..<4 && next.series?.firstSample == 5)
     }
 
     @Test func aCheckpointThatContinuesAppendsOnlyWhatIsNew() throws {
@@ -32,10 +46,11 @@ import Testing
         let writes = DetailWrites(Self.summary(reps: 3, samples: 6), after: WrittenDetails(first))
         #expect(!writes.replacesReps && writes.newReps == 2..<3)
         let series = try #require(writes.series)
-        #expect(series.replacesFrom == nil && series.firstSample == 4 && series.appends)
+        #expect(series.deletesFrom == nil && !series.writesShape && series.firstSample == 4 && series.appends)
         let unchanged = DetailWrites(first, after: WrittenDetails(first))
         #expect(unchanged.newReps.isEmpty && unchanged.series?.appends == false && unchanged.series?.firstSample == 4)
-        #expect(unchanged.series != nil && unchanged.series?.replacesFrom == nil)
+        #expect(
+            unchanged.series != nil && unchanged.series?.deletesFrom == nil && unchanged.series?.writesShape == false)
     }
 
     @Test func repsThatDoNotContinueTheWrittenOnesAreRewritten() {
@@ -52,7 +67,7 @@ import Testing
         let halved = Self.summary(reps: 0, samples: 9)
         #expect(halved.series.interval == 0.2, "nine samples at capacity 8 halve the series")
         let series = try #require(DetailWrites(halved, after: written).series)
-        #expect(series.replacesFrom == 0 && series.firstSample == 0 && series.appends)
+        #expect(series.deletesFrom == 0 && series.writesShape && series.firstSample == 0 && series.appends)
     }
 
     @Test func aMotionSeriesIsWrittenOnceItHasSamples() throws {
@@ -61,9 +76,9 @@ import Testing
         summary.motion.record(MotionSample(t: 0, acceleration: MotionVector(x: 0, y: 0, z: 9.8)))
         let motion = try #require(DetailWrites(summary, after: before).motion)
         #expect(
-            motion.replacesFrom == 0 && motion.firstSample == 0 && motion.appends, "its first samples write its shape")
+            motion.writesShape && motion.firstSample == 0 && motion.appends, "its first samples write its shape")
         summary.motion.record(MotionSample(t: 1, acceleration: MotionVector(x: 0, y: 0, z: 9.8)))
         let next = try #require(DetailWrites(summary, after: WrittenDetails(summary)).motion)
-        #expect(next.replacesFrom == nil && !next.appends)
+        #expect(next.deletesFrom == nil && !next.writesShape && !next.appends)
     }
 }
