@@ -62,6 +62,13 @@ final class PostgresConnection {
     /// Whether a connection is open now (it may still turn out to be lost when next used).
     var isConnected: Bool { handle.map { PQstatus($0) == CONNECTION_OK } ?? false }
 
+    /// Whether a transaction is open on the connection now (in progress or failed), to roll back.
+    private var inTransaction: Bool {
+        guard isConnected, let handle else { return false }
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+    }
+
     /// Runs SQL without parameters and without rows to read: one or more statements (DDL, transaction control).
     /// - Throws: ``SessionStoreError/server(sqlState:message:)``; ``SessionStoreError/unavailable(message:)``.
     func execute(_ sql: String) throws(SessionStoreError) {
@@ -227,7 +234,27 @@ final class PostgresConnection {
             try execute("COMMIT")
             return result
         } catch {
-            if isConnected { try? execute("ROLLBACK") }
+            if inTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Runs `body` in a transaction whose `BEGIN` goes with its first pipeline and whose `COMMIT` goes with the
+    /// statements left for the end (``PostgresPipelinedTransaction``): two round trips fewer than
+    /// ``transaction(_:_:)``. It commits if `body` returns and rolls back if it throws.
+    /// - Throws: What `body` throws; ``SessionStoreError/server(sqlState:message:)``;
+    ///   ``SessionStoreError/unavailable(message:)``.
+    func pipelinedTransaction<T>(
+        _ body: (inout PostgresPipelinedTransaction) throws(SessionStoreError) -> T
+    ) throws(SessionStoreError) -> T {
+        var transaction = PostgresPipelinedTransaction(connection: self)
+        do {
+            let result = try body(&transaction)
+            transaction.add([PostgresStatement("COMMIT")])
+            _ = try transaction.run([])
+            return result
+        } catch {
+            if inTransaction { try? execute("ROLLBACK") }
             throw error
         }
     }
@@ -409,5 +436,34 @@ private func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafeP
                 bytes.baseAddress.map { ($0 + offset).assumingMemoryBound(to: CChar.self) }
             } + [nil]
         return body(pointers)
+    }
+}
+
+/// A transaction sent as pipelines (``PostgresConnection/pipelinedTransaction(_:)``): statements whose results
+/// are not needed yet wait, and go with the next pipeline.
+struct PostgresPipelinedTransaction {
+    fileprivate let connection: PostgresConnection
+    /// Statements sent with the next pipeline, `BEGIN` first.
+    private var waiting = [PostgresStatement("BEGIN")]
+
+    fileprivate init(connection: PostgresConnection) { self.connection = connection }
+
+    /// Leaves `statements` to go with the next pipeline (or the `COMMIT`).
+    mutating func add(_ statements: [PostgresStatement]) { waiting += statements }
+
+    /// Sends the waiting statements and `statements` in one pipeline.
+    /// - Returns: The rows of each of `statements`, in order.
+    /// - Throws: The first failing statement's error (waiting ones included); then the transaction is rolled back.
+    mutating func run(_ statements: [PostgresStatement]) throws(SessionStoreError) -> [PostgresRows] {
+        let sent = waiting.count
+        let rows = try connection.pipeline(waiting + statements)
+        waiting = []
+        return Array(rows.dropFirst(sent))
+    }
+
+    /// Runs one statement now, after the waiting ones, in the same round trip.
+    /// - Returns: Its rows.
+    mutating func query(_ sql: String, _ parameters: [PostgresValue] = []) throws(SessionStoreError) -> PostgresRows {
+        try run([PostgresStatement(sql, parameters)])[0]
     }
 }

@@ -1,17 +1,21 @@
 import MotionCore
 
 /// The statements that write the reps and series of several sessions (``DetailWrites``) at once: each kind of row
-/// in one insert from arrays (`unnest`), after the deletions and series shapes that rewrites need, so that a batch
-/// of checkpoints costs PostgreSQL a few statements rather than a few per session.
+/// deleted in one statement and inserted in one, from arrays (`unnest`), so that a batch of checkpoints or creates
+/// costs PostgreSQL a few statements whatever its size.
 ///
-/// A session is added at most once: its deletions run before its inserts, which is all the order one session's
-/// writes need.
+/// A session is added at most once: every deletion runs before every insert, which is all the order one session's
+/// writes need (and an upsert of a shape cannot change one row twice).
 struct PostgresDetailBatch {
-    private var first: [PostgresStatement] = []
+    /// The sessions whose reps are deleted.
+    private var repDeletions: [PostgresValue] = []
+    /// Per chunk table: the sessions whose chunks from a position on are deleted, and that position.
+    private var chunkDeletions: [String: PostgresColumns] = [:]
+    private var shapes: [String: PostgresColumns] = [:]
     private var reps = PostgresColumns(Self.repColumns.count)
     private var chunks: [String: (ids: [PostgresValue], firsts: [PostgresValue], samples: [[UInt8]?])] = [:]
 
-    /// The reps table's columns and their types, in the order of ``add(_:_:after:)``'s rows.
+    /// The reps table's columns and their types, in the order of ``add(_:_:_:)``'s rows.
     private static let repColumns: [(name: String, type: String)] = [
         ("session_id", "text"), ("\"position\"", "int8"), ("number", "int8"), ("peak", "float8"),
         ("trough", "float8"), ("start_t", "float8"), ("end_t", "float8"), ("faults", "text"),
@@ -21,17 +25,25 @@ struct PostgresDetailBatch {
 
     private static let repInsert = PostgresColumns.insert(into: "reps", repColumns)
 
+    /// A series' shape table's columns.
+    private static let shapeColumns: [(name: String, type: String)] = [
+        ("session_id", "text"), ("\"interval\"", "float8"), ("capacity", "int8"),
+    ]
+
     /// A series' chunk table's columns (the samples go as a `bytea[]` in binary).
     private static let chunkColumns: [(name: String, type: String)] = [
         ("session_id", "text"), ("first", "int8"), ("samples", "bytea"),
     ]
 
+    /// The columns of a deletion of chunks: the session, and the first position deleted.
+    private static let chunkDeletionColumns: [(name: String, type: String)] = [
+        ("session_id", "text"), ("first", "int8"),
+    ]
+
     /// Adds the writes of `summary`'s reps and series that `writes` decided.
     mutating func add(_ id: SessionID, _ summary: SessionSummary, _ writes: DetailWrites) {
         let key = PostgresValue.string(id.description)
-        if writes.replacesReps {
-            first.append(PostgresStatement("DELETE FROM reps WHERE session_id = $1", [key]))
-        }
+        if writes.replacesReps { repDeletions.append(key) }
         for position in writes.newReps {
             let rep = summary.reps[position]
             reps.append([
@@ -49,19 +61,14 @@ struct PostgresDetailBatch {
     private mutating func add<Series: ChunkedSeries>(_ series: Series, _ write: SeriesWrite?, of key: PostgresValue) {
         guard let write else { return }
         if let deletesFrom = write.deletesFrom {
-            first.append(
-                PostgresStatement(
-                    "DELETE FROM \(Series.chunkTable) WHERE session_id = $1 AND first >= $2",
-                    [key, .int(deletesFrom)]))
+            chunkDeletions[Series.chunkTable, default: PostgresColumns(Self.chunkDeletionColumns.count)].append([
+                key, .int(deletesFrom),
+            ])
         }
         if write.writesShape {
-            first.append(
-                PostgresStatement(
-                    """
-                    INSERT INTO \(Series.shapeTable) (session_id, "interval", capacity) VALUES ($1, $2, $3)
-                    ON CONFLICT (session_id) DO UPDATE SET "interval" = excluded."interval",
-                        capacity = excluded.capacity
-                    """, [key, .double(series.interval), .int(series.capacity)]))
+            shapes[Series.shapeTable, default: PostgresColumns(Self.shapeColumns.count)].append([
+                key, .double(series.interval), .int(series.capacity),
+            ])
         }
         if write.appends {
             chunks[Series.chunkTable, default: ([], [], [])].ids.append(key)
@@ -70,9 +77,30 @@ struct PostgresDetailBatch {
         }
     }
 
-    /// The statements, in the order they must run.
+    /// The statements, in the order they must run: deletions, then shapes, reps and chunks.
     var statements: [PostgresStatement] {
-        var statements = first
+        var statements: [PostgresStatement] = []
+        if !repDeletions.isEmpty {
+            statements.append(
+                PostgresStatement("DELETE FROM reps WHERE session_id = ANY ($1::text[])", [.array(repDeletions)]))
+        }
+        for (table, rows) in chunkDeletions.sorted(by: { $0.key < $1.key }) {
+            statements.append(
+                PostgresStatement(
+                    """
+                    DELETE FROM \(table) AS c USING \(PostgresColumns.unnest(Self.chunkDeletionColumns)) AS d (id, first)
+                    WHERE c.session_id = d.id AND c.first >= d.first
+                    """, rows.arrays))
+        }
+        for (table, rows) in shapes.sorted(by: { $0.key < $1.key }) {
+            statements.append(
+                PostgresStatement(
+                    PostgresColumns.insert(into: table, Self.shapeColumns) + """
+
+                        ON CONFLICT (session_id) DO UPDATE SET "interval" = excluded."interval",
+                            capacity = excluded.capacity
+                        """, rows.arrays))
+        }
         if !reps.isEmpty { statements.append(PostgresStatement(Self.repInsert, reps.arrays)) }
         for (table, rows) in chunks.sorted(by: { $0.key < $1.key }) {
             statements.append(

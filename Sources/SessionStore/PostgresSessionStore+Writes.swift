@@ -5,37 +5,72 @@ extension PostgresSessionStore {
     /// - Parameter session: The session.
     /// - Throws: ``SessionStoreError/alreadyExists`` if the id is taken; database errors.
     public func create(_ session: StoredSession) throws(SessionStoreError) {
-        let db = try database()
-        let now = clock()
-        written[session.id] = nil
-        var parameters: [PostgresValue] = [
-            .string(session.id.description), .string(session.tenant), .string(session.subject),
-            .string(session.status.rawValue), .int(session.startedAt), .int(session.endedAt), .int(now),
-            .bytes(session.resumption?.tokenDigest), .string(session.resumption?.start),
-        ]
-        parameters += Self.summaryColumns(session.summary)
-        parameters.append(.string(node))
-        let insert = PostgresStatement(
-            """
-            INSERT INTO sessions (id, tenant, subject, status, started_at, ended_at, updated_at, resume_digest,
-                start_request, exercise, side, first_t, last_t, frames, visible_frames, rep_count, rejected_count,
-                best, baseline, fault_counts, exercise_version, prescribed_target, prescribed_rest,
-                prescribed_enter, prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets,
-                per_side, mean_peak, holder, connected)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-                $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, CASE WHEN $4 = 'live' THEN true END)
-            """, parameters)
-        do {
-            // The row goes first, so a taken id stops the pipeline before the reps and series: the unique violation
-            // can only be the row's (a new session's reps and series cannot collide with anything stored).
-            var details = PostgresDetailBatch()
-            details.add(session.id, session.summary, DetailWrites(new: session.summary))
-            try db.pipeline([insert] + details.statements)
-        } catch .server(let sqlState, _) where sqlState == Self.uniqueViolation {
-            throw .alreadyExists
-        }
-        if session.status == .live { written[session.id] = WrittenDetails(session.summary) }
+        if let refusal = try create([session])[session.id] { throw refusal }
     }
+
+    /// Stores several new sessions in one transaction and one round trip (a pipeline): every row in one insert from
+    /// arrays, then every rep and series chunk a few inserts more (``PostgresDetailBatch``), so a burst of new
+    /// sessions shares one commit.
+    ///
+    /// A taken id fails the rows' insert, and with it the whole pipeline, before any rep or chunk is written. Then
+    /// each session is stored alone, to learn which ids were taken: slower, for what random ids make all but
+    /// impossible.
+    /// - Parameter sessions: The sessions.
+    /// - Returns: ``SessionStoreError/alreadyExists`` for the ids that were taken (by a stored session, or by an
+    ///   earlier session of the batch, which was stored).
+    /// - Throws: Database errors; then none was stored.
+    public func create(_ sessions: [StoredSession]) throws(SessionStoreError) -> [SessionID: SessionStoreError] {
+        guard !sessions.isEmpty else { return [:] }
+        let db = try database()
+        for session in sessions { written[session.id] = nil }
+        var details = PostgresDetailBatch()
+        for session in sessions { details.add(session.id, session.summary, DetailWrites(new: session.summary)) }
+        do {
+            try db.pipeline([rowInsert(sessions, now: clock())] + details.statements)
+        } catch .server(let sqlState, _) where sqlState == Self.uniqueViolation {
+            guard sessions.count > 1 else { return [sessions[0].id: .alreadyExists] }
+            var refused: [SessionID: SessionStoreError] = [:]
+            for session in sessions {
+                if let refusal = try create([session])[session.id] { refused[session.id] = refusal }
+            }
+            return refused
+        }
+        for session in sessions where session.status == .live { written[session.id] = WrittenDetails(session.summary) }
+        return [:]
+    }
+
+    /// The insert of new sessions' rows, from one array per column; this node holds the live ones, and a client is
+    /// attached to them.
+    private func rowInsert(_ sessions: [StoredSession], now: Int64) -> PostgresStatement {
+        var columns = PostgresColumns(Self.newRowColumns.count - 1 + Self.summaryColumnTypes.count)
+        for session in sessions {
+            columns.append(
+                [
+                    .string(session.id.description), .string(session.tenant), .string(session.subject),
+                    .string(session.status.rawValue), .int(session.startedAt), .int(session.endedAt),
+                    .string(session.resumption?.start),
+                ] + Self.summaryColumns(session.summary))
+        }
+        return PostgresStatement(
+            Self.rowInsertSQL,
+            [.int(now), .string(node)] + columns.arrays + [.byteaArray(sessions.map(\.resumption?.tokenDigest))])
+    }
+
+    /// The columns of a new row that come from the session, before its summary's (and the resume digest, last).
+    private static let newRowColumns: [(name: String, type: String)] = [
+        ("id", "text"), ("tenant", "text"), ("subject", "text"), ("status", "text"), ("started_at", "int8"),
+        ("ended_at", "int8"), ("start_request", "text"), ("resume_digest", "bytea"),
+    ]
+
+    private static let rowInsertSQL: String = {
+        let columns = Array(newRowColumns.dropLast()) + summaryColumnTypes + [newRowColumns[newRowColumns.count - 1]]
+        let names = columns.map(\.name).joined(separator: ", ")
+        return """
+            INSERT INTO sessions (\(names), updated_at, holder, connected)
+            SELECT \(names), $1, $2, CASE WHEN status = 'live' THEN true END
+            FROM \(PostgresColumns.unnest(columns, from: 3)) AS u (\(names))
+            """
+    }()
 
     /// PostgreSQL's SQLSTATE for a unique violation.
     private static let uniqueViolation = "23505"
@@ -52,10 +87,11 @@ extension PostgresSessionStore {
 
     /// Checkpoints several live sessions in one transaction: one commit, one round of fsync, for all of them.
     ///
-    /// Four round trips whatever the batch's size: `BEGIN`; one update of every row, from arrays, which returns the
-    /// rows it changed; the applied checkpoints' reps and series, one insert per table (``PostgresDetailBatch``);
-    /// `COMMIT`. One more query per checkpoint refused tells why. A session checkpointed twice in the batch takes a
-    /// second round, after the first, for its later checkpoint.
+    /// Two round trips whatever the batch's size (``PostgresConnection/pipelinedTransaction(_:)``): `BEGIN` with one
+    /// update of every row, from arrays, which returns the rows it changed; then the applied checkpoints' reps and
+    /// series, a statement or two per table (``PostgresDetailBatch``), with `COMMIT`. One more query per checkpoint
+    /// refused tells why. A session checkpointed twice in the batch takes a second round, after the first, for its
+    /// later checkpoint.
     /// - Parameter batch: The checkpoints.
     /// - Returns: The checkpoints not applied (unknown or ended sessions), by session.
     /// - Throws: Database errors; then none was applied.
@@ -66,16 +102,18 @@ extension PostgresSessionStore {
         var batchWritten: [SessionID: WrittenDetails?] = [:]
         let refused: [SessionID: SessionStoreError]
         do {
-            refused = try db.transaction { () throws(SessionStoreError) -> [SessionID: SessionStoreError] in
+            refused = try db.pipelinedTransaction {
+                (transaction) throws(SessionStoreError) -> [SessionID: SessionStoreError] in
                 var refused: [SessionID: SessionStoreError] = [:]
                 for round in Self.rounds(of: batch) {
                     let update = batchUpdate(round, now: now)
-                    let changed = Set(try db.query(update.sql, update.parameters).rows.compactMap { $0.sessionID(0) })
+                    let changed = Set(
+                        try transaction.query(update.sql, update.parameters).rows.compactMap { $0.sessionID(0) })
                     var details = PostgresDetailBatch()
                     for item in round {
                         guard changed.contains(item.id) else {
                             (batchWritten[item.id], refused[item.id]) =
-                                (.some(nil), try whyNotUpdated(id: item.id, tenant: item.tenant, in: db))
+                                (.some(nil), try whyNotUpdated(id: item.id, tenant: item.tenant, in: &transaction))
                             continue
                         }
                         details.add(
@@ -84,7 +122,7 @@ extension PostgresSessionStore {
                         batchWritten[item.id] = WrittenDetails(item.summary)
                         refused[item.id] = nil
                     }
-                    try db.pipeline(details.statements)
+                    transaction.add(details.statements)
                 }
                 return refused
             }
@@ -277,7 +315,7 @@ extension PostgresSessionStore {
     }
 
     /// Updates a live session in one transaction (see ``SQLiteSessionStore``: checkpoints append, the final write is
-    /// whole): `BEGIN`, the row, its reps and series in one pipeline, `COMMIT`.
+    /// whole), in two round trips: `BEGIN` with the row; then its reps and series with `COMMIT`.
     private func update(
         id: SessionID, tenant: String, summary: SessionSummary, status: SessionStatus, endedAt: Int64?
     ) throws(SessionStoreError) {
@@ -285,14 +323,14 @@ extension PostgresSessionStore {
         let now = clock()
         let after = status == .live ? written[id] : nil
         written[id] = nil
-        try db.transaction { () throws(SessionStoreError) in
+        try db.pipelinedTransaction { (transaction) throws(SessionStoreError) in
             let row = rowUpdate(id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt, now: now)
-            guard try db.query(row.sql, row.parameters).changed > 0 else {
-                throw try whyNotUpdated(id: id, tenant: tenant, in: db)
+            guard try transaction.query(row.sql, row.parameters).changed > 0 else {
+                throw try whyNotUpdated(id: id, tenant: tenant, in: &transaction)
             }
             var details = PostgresDetailBatch()
             details.add(id, summary, DetailWrites(summary, after: after))
-            try db.pipeline(details.statements)
+            transaction.add(details.statements)
         }
         if status == .live { written[id] = WrittenDetails(summary) }
     }
@@ -328,9 +366,9 @@ extension PostgresSessionStore {
     /// Why a row update changed nothing: ``SessionStoreError/notFound``, ``SessionStoreError/notLive(_:)``, or
     /// ``SessionStoreError/heldElsewhere``.
     private func whyNotUpdated(
-        id: SessionID, tenant: String, in db: PostgresConnection
+        id: SessionID, tenant: String, in transaction: inout PostgresPipelinedTransaction
     ) throws(SessionStoreError) -> SessionStoreError {
-        let row = try db.query(
+        let row = try transaction.query(
             "SELECT status FROM sessions WHERE id = $1 AND tenant = $2", [.string(id.description), .string(tenant)]
         ).first
         guard let row else { return .notFound }

@@ -15,55 +15,86 @@ extension SQLiteSessionStore {
     /// - Parameter session: The session.
     /// - Throws: ``SessionStoreError/alreadyExists`` if the id is taken; database errors.
     public func create(_ session: StoredSession) throws(SessionStoreError) {
+        if let refusal = try create([session])[session.id] { throw refusal }
+    }
+
+    /// Stores several new sessions in one transaction: their rows, reps and series share one commit. A session whose
+    /// id is taken is not stored (its insert fails alone) and the others are.
+    /// - Parameter sessions: The sessions.
+    /// - Returns: ``SessionStoreError/alreadyExists`` for the ids that were taken (by a stored session, or by an
+    ///   earlier session of the batch, which was stored).
+    /// - Throws: Database errors; then none was stored.
+    public func create(_ sessions: [StoredSession]) throws(SessionStoreError) -> [SessionID: SessionStoreError] {
+        guard !sessions.isEmpty else { return [:] }
         let db = try database()
         let now = clock()
-        written[session.id] = nil
-        let details = try db.transaction { () throws(SessionStoreError) -> WrittenDetails in
-            do throws(SessionStoreError) {
-                try db.withStatement(
-                    """
-                    INSERT INTO sessions (id, tenant, subject, status, started_at, ended_at, updated_at, exercise, side,
-                        first_t, last_t, frames, visible_frames, rep_count, rejected_count, best, baseline,
-                        fault_counts, exercise_version, prescribed_target, prescribed_rest, prescribed_enter,
-                        prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets, per_side, mean_peak)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-                        ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)
-                    """
-                ) { insert throws(SessionStoreError) in
-                    try insert.bind(session.id.description, at: 1)
-                    try insert.bind(session.tenant, at: 2)
-                    try insert.bind(session.subject, at: 3)
-                    try insert.bind(session.status.rawValue, at: 4)
-                    try insert.bind(session.startedAt, at: 5)
-                    try insert.bind(session.endedAt, at: 6)
-                    try insert.bind(now, at: 7)
-                    try bindSummaryColumns(session.summary, to: insert, from: 8)
-                    try insert.step()
-                }
-            } catch .database(let code, _) where code == csqlite_constraint_primarykey() {
-                throw .alreadyExists
-            }
-            if tracksHolders {
-                try db.withStatement(
-                    "UPDATE sessions SET holder = ?2, connected = CASE WHEN status = 'live' THEN 1 END WHERE id = ?1"
-                ) { update throws(SessionStoreError) in
-                    try update.bind(session.id.description, at: 1)
-                    try update.bind(node, at: 2)
-                    try update.step()
+        for session in sessions { written[session.id] = nil }
+        var stored: [SessionID: WrittenDetails] = [:]
+        let refused = try db.transaction { () throws(SessionStoreError) -> [SessionID: SessionStoreError] in
+            var refused: [SessionID: SessionStoreError] = [:]
+            for session in sessions {
+                do throws(SessionStoreError) {
+                    let details = try insert(session, now: now, in: db)
+                    if session.status == .live { stored[session.id] = details }
+                } catch .alreadyExists {
+                    refused[session.id] = .alreadyExists
                 }
             }
-            if let resumption = session.resumption {
-                try db.withStatement("UPDATE sessions SET resume_digest = ?2, start_request = ?3 WHERE id = ?1") {
-                    update throws(SessionStoreError) in
-                    try update.bind(session.id.description, at: 1)
-                    try update.bind(blob: resumption.tokenDigest, at: 2)
-                    try update.bind(resumption.start, at: 3)
-                    try update.step()
-                }
-            }
-            return try writeDetails(of: session.id, with: session.summary, DetailWrites(new: session.summary), in: db)
+            return refused
         }
-        if session.status == .live { written[session.id] = details }
+        written.merge(stored) { $1 }
+        return refused
+    }
+
+    /// Inserts a new session's row, reps and series, in the caller's transaction.
+    /// - Returns: What was written of its reps and series.
+    /// - Throws: ``SessionStoreError/alreadyExists`` if the id is taken (then nothing was written); database errors.
+    private func insert(
+        _ session: StoredSession, now: Int64, in db: SQLiteConnection
+    ) throws(SessionStoreError) -> WrittenDetails {
+        do throws(SessionStoreError) {
+            try db.withStatement(
+                """
+                INSERT INTO sessions (id, tenant, subject, status, started_at, ended_at, updated_at, exercise, side,
+                    first_t, last_t, frames, visible_frames, rep_count, rejected_count, best, baseline,
+                    fault_counts, exercise_version, prescribed_target, prescribed_rest, prescribed_enter,
+                    prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets, per_side, mean_peak)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
+                    ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)
+                """
+            ) { insert throws(SessionStoreError) in
+                try insert.bind(session.id.description, at: 1)
+                try insert.bind(session.tenant, at: 2)
+                try insert.bind(session.subject, at: 3)
+                try insert.bind(session.status.rawValue, at: 4)
+                try insert.bind(session.startedAt, at: 5)
+                try insert.bind(session.endedAt, at: 6)
+                try insert.bind(now, at: 7)
+                try bindSummaryColumns(session.summary, to: insert, from: 8)
+                try insert.step()
+            }
+        } catch .database(let code, _) where code == csqlite_constraint_primarykey() {
+            throw .alreadyExists
+        }
+        if tracksHolders {
+            try db.withStatement(
+                "UPDATE sessions SET holder = ?2, connected = CASE WHEN status = 'live' THEN 1 END WHERE id = ?1"
+            ) { update throws(SessionStoreError) in
+                try update.bind(session.id.description, at: 1)
+                try update.bind(node, at: 2)
+                try update.step()
+            }
+        }
+        if let resumption = session.resumption {
+            try db.withStatement("UPDATE sessions SET resume_digest = ?2, start_request = ?3 WHERE id = ?1") {
+                update throws(SessionStoreError) in
+                try update.bind(session.id.description, at: 1)
+                try update.bind(blob: resumption.tokenDigest, at: 2)
+                try update.bind(resumption.start, at: 3)
+                try update.step()
+            }
+        }
+        return try writeDetails(of: session.id, with: session.summary, DetailWrites(new: session.summary), in: db)
     }
 
     /// Replaces a live session's summary, reps and series, in one transaction.

@@ -27,6 +27,14 @@ public protocol SessionStore: Sendable {
     /// - Throws: ``SessionStoreError/alreadyExists`` if the id is taken; database errors.
     func create(_ session: StoredSession) async throws
 
+    /// Stores several new sessions at once, all or nothing (one transaction, one commit), as creating them one by one
+    /// would: a session whose id is taken is not stored and is reported, the others are.
+    /// - Parameter sessions: The sessions.
+    /// - Returns: ``SessionStoreError/alreadyExists`` for the ids that were taken, by a stored session or by an earlier
+    ///   session of the batch (which was stored).
+    /// - Throws: Database errors (then none was stored).
+    func create(_ sessions: [StoredSession]) async throws -> [SessionID: SessionStoreError]
+
     /// Replaces a live session's summary, reps and series with newer ones, atomically.
     /// - Parameters:
     ///   - id: The session.

@@ -13,6 +13,7 @@ struct FailingStore: SessionStore {
     struct Down: Error {}
 
     func create(_ session: StoredSession) async throws { throw Down() }
+    func create(_ sessions: [StoredSession]) async throws -> [SessionID: SessionStoreError] { throw Down() }
     func checkpoint(id: SessionID, tenant: String, summary: SessionSummary) async throws { throw Down() }
     func checkpoint(_ batch: [SessionCheckpoint]) async throws -> [SessionID: SessionStoreError] { throw Down() }
     func finish(

@@ -175,6 +175,82 @@ import Testing
         }
     }
 
+    /// A batch of new sessions (a burst of starts) stores each one as creating it alone would: row, reps, series,
+    /// motion series, resumption, holder; and each one's next checkpoint appends to what the batch wrote.
+    @Test(arguments: StoreKind.allCases)
+    func createsABatchAsOneByOne(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
+            #expect(try await store.create([StoredSession]()).isEmpty)
+            var resumable = StoredSession.make(random: 1)
+            resumable.resumption = ResumePointTests.resumption
+            let bare = StoredSession.make(
+                random: 2, tenant: "clinic-2", subject: nil,
+                summary: .make(reps: 0, baseline: nil, series: .make(count: 0), motion: MotionSeries()))
+            let alternating = StoredSession.make(
+                random: 3, summary: .make(reps: 6, alternating: true, series: .make(count: 700)))
+            let finished = StoredSession.make(random: 4, status: .finished, endedAt: 1_764_424_900_000)
+            let batch = [resumable, bare, alternating, finished]
+            #expect(try await store.create(batch).isEmpty)
+            for session in batch {
+                var stored = session
+                stored.resumption = nil
+                #expect(try await store.session(id: session.id, tenant: session.tenant) == stored)
+            }
+            #expect(
+                try await store.resumePoint(id: resumable.id, tenant: resumable.tenant)?.resumption
+                    == ResumePointTests.resumption)
+            #expect(try await store.resumePoint(id: alternating.id, tenant: alternating.tenant)?.resumption == nil)
+            let live = try await store.liveSessions()
+            #expect(Set(live.map(\.id)) == [resumable.id, bare.id, alternating.id])
+            #expect(live.allSatisfy { $0.holder == "test-node" })
+            #expect(live.first { $0.id == resumable.id }?.tokenDigest == ResumePointTests.resumption.tokenDigest)
+            #expect(
+                try await store.connected(batch.map(\.id), tenant: "clinic-1")
+                    == [resumable.id: true, alternating.id: true])
+
+            var later = alternating.summary
+            for step in 700..<760 { later.series.record(Double(step % 90), at: Double(step) * 0.1) }
+            later.reps.append(Rep(index: 7, peak: 140, trough: 10, start: 80, end: 82, side: .left))
+            let refused = try await store.checkpoint([
+                SessionCheckpoint(id: alternating.id, tenant: alternating.tenant, summary: later)
+            ])
+            #expect(refused.isEmpty)
+            #expect(try await store.session(id: alternating.id, tenant: alternating.tenant)?.summary == later)
+        }
+    }
+
+    /// A taken id refuses that session of a batch alone, whether a stored session or an earlier one of the batch has
+    /// it: the others are stored, and the session that had the id is left as it was.
+    @Test(arguments: StoreKind.allCases)
+    func aBatchOfNewSessionsRefusesOnlyTakenIDs(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, database in
+            let stored = StoredSession.make(random: 1)
+            try await store.create(stored)
+            let impostor = StoredSession.make(random: 1, tenant: "clinic-2", summary: .make(frames: 5, reps: 7))
+            let first = StoredSession.make(random: 2, summary: .make(reps: 2))
+            var twin = first
+            twin.summary = .make(frames: 6, reps: 4)
+            let last = StoredSession.make(random: 3, summary: .make(reps: 5))
+            let refused = try await store.create([first, impostor, twin, last])
+            #expect(refused == [stored.id: .alreadyExists, first.id: .alreadyExists])
+            for session in [stored, first, last] {
+                #expect(try await store.session(id: session.id, tenant: session.tenant) == session)
+            }
+            #expect(try await store.session(id: impostor.id, tenant: impostor.tenant) == nil)
+            let raw = try database.raw()
+            #expect(try raw.integer("SELECT count(*) FROM sessions") == 3)
+            #expect(try raw.integer("SELECT count(*) FROM reps") == 3 + 2 + 5)
+
+            var more = first.summary
+            more.reps = SessionSummary.make(reps: 3).reps
+            more.frames += 90
+            #expect(
+                try await store.checkpoint([SessionCheckpoint(id: first.id, tenant: first.tenant, summary: more)])
+                    .isEmpty)
+            #expect(try await store.session(id: first.id, tenant: first.tenant)?.summary == more)
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func neverOverwritesAnEndedSession(_ kind: StoreKind) async throws {
         try await withStore(kind) { store, _ in

@@ -16,8 +16,9 @@ struct PostgresStoreTests {
         let stores = try await [first, second]
         let raw = try RawDatabase(url: url)
         defer { raw.close() }
-        #expect(try raw.strings("SELECT version FROM schema_migrations ORDER BY version") == ["1", "2", "3", "4", "5"])
-        #expect(PostgresSchema.newestVersion == 5)
+        #expect(
+            try raw.strings("SELECT version FROM schema_migrations ORDER BY version") == ["1", "2", "3", "4", "5", "6"])
+        #expect(PostgresSchema.newestVersion == 6)
         let tables = try raw.strings(
             "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")
         #expect(
@@ -25,6 +26,14 @@ struct PostgresStoreTests {
                 "exercises", "motion_chunks", "motion_series", "nodes", "reps", "schema_migrations", "series",
                 "series_chunks", "sessions",
             ])
+        let lz4 = try raw.integer(
+            "SELECT count(*) FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)")
+        let compression = try raw.strings(
+            """
+            SELECT attcompression FROM pg_attribute
+            WHERE attname = 'samples' AND attrelid IN ('series_chunks'::regclass, 'motion_chunks'::regclass)
+            """)
+        #expect(compression == (lz4 == 1 ? ["l", "l"] : ["", ""]), "chunks compress with LZ4 where the server has it")
         let session = StoredSession.make()
         try await stores[0].create(session)
         #expect(try await stores[1].session(id: session.id, tenant: session.tenant) == session)
@@ -37,7 +46,7 @@ struct PostgresStoreTests {
         let raw = try RawDatabase(url: url)
         defer { raw.close() }
         try raw.execute("INSERT INTO schema_migrations (version, applied_at) VALUES (99, 0)")
-        await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 5)) {
+        await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 6)) {
             _ = try await PostgresSessionStore(url: url)
         }
     }

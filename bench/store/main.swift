@@ -1,5 +1,5 @@
-// A write/query micro-benchmark of a SessionStore, in process (no HTTP): creates, checkpoints one by one and in
-// batches as live sessions write them (CheckpointBatcher), and list latency percentiles.
+// A write/query micro-benchmark of a SessionStore, in process (no HTTP): creates and checkpoints one by one and in
+// batches as live sessions write them (CreateBatcher, CheckpointBatcher), and list latency percentiles.
 //
 //     swift run -c release store-bench [SESSIONS] [--database postgres://…]
 //
@@ -125,12 +125,18 @@ func run() async throws {
     let liveSessions = 2_500
     let perBatch = 25
     let liveRounds = 3
-    var liveIDs: [SessionID] = []
-    for i in 0..<liveSessions {
-        let id = SessionID.generate(at: 1_900_000_000_000 + Int64(i))
-        liveIDs.append(id)
-        try await store.create(
-            StoredSession(id: id, tenant: "live", startedAt: 1_900_000_000_000 + Int64(i), summary: summary))
+    // They start as a burst of new sessions does, the server writing the creates that gather while the store is busy
+    // together: here 25 a transaction.
+    let liveIDs = (0..<liveSessions).map { SessionID.generate(at: 1_900_000_000_000 + Int64($0)) }
+    let batchedCreateTime = try await clock.measure {
+        for start in stride(from: 0, to: liveSessions, by: perBatch) {
+            let batch = (start..<min(start + perBatch, liveSessions)).map {
+                StoredSession(
+                    id: liveIDs[$0], tenant: "live", startedAt: 1_900_000_000_000 + Int64($0), summary: summary)
+            }
+            let refused = try await store.create(batch)
+            precondition(refused.isEmpty, "creates refused: \(refused)")
+        }
     }
     var gained = summary
     let state = [UInt8](repeating: 0x5A, count: 808)
@@ -189,6 +195,9 @@ func run() async throws {
             + "\(ms(roundTime)) per 5 s round, median of \(liveRounds) "
             + "(\(String(format: "%.1f", seconds(roundTime) / 5 * 100)) % of the store thread), "
             + "batch p50 \(ms(batchTimes[batchTimes.count / 2])), p99 \(ms(batchTimes[batchTimes.count * 99 / 100]))")
+    print(
+        "batched create: \(Int(Double(liveSessions) / seconds(batchedCreateTime)))/s "
+            + "(\(liveSessions) sessions, \(perBatch) a transaction)")
     print(
         "batched checkpoint: \(Int(Double(liveSessions * liveRounds) / seconds(liveTime)))/s "
             + "(\(liveRounds) rounds of \(liveSessions), \(perBatch) a transaction)")
