@@ -50,6 +50,7 @@ final class AppContext: Sendable {
     let followed = FollowedSessions()
     let writes = StoreWrites()
     let checkpoints: CheckpointBatcher
+    let creates = CreateBatcher()
     let httpSessions: HTTPSessionRegistry
     /// The built-in and the tenants' custom exercises sessions start with.
     let exercises: ExerciseLibrary

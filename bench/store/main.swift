@@ -76,6 +76,25 @@ func run() async throws {
                     summary: summary))
         }
     }
+    // A burst of starts: new sessions as `start` writes them (nothing measured yet, a resume token's digest and the
+    // start message), 25 a transaction, as the server gathers those that arrive while the store is busy.
+    var fresh = SessionSummary(exercise: "elbowFlexion", side: .right)
+    fresh.series = ValueSeries(interval: 0.1, capacity: 36_000)
+    let resumption = SessionResumption(
+        tokenDigest: Array(repeating: 0xA5, count: 32), start: #"{"type":"start","exercise":"elbowFlexion"}"#)
+    let startTime = try await clock.measure {
+        for first in stride(from: 0, to: sessions, by: 25) {
+            let batch = (first..<min(first + 25, sessions)).map { i in
+                var session = StoredSession(
+                    id: SessionID.generate(at: 1_750_000_000_000 + Int64(i)), tenant: "starts",
+                    startedAt: 1_750_000_000_000 + Int64(i), summary: fresh)
+                session.resumption = resumption
+                return session
+            }
+            let refused = try await store.create(batch)
+            precondition(refused.isEmpty, "creates refused: \(refused)")
+        }
+    }
     let checkpointTime = try await clock.measure {
         for (i, id) in ids.enumerated() { try await store.checkpoint(id: id, tenant: "t\(i % 4)", summary: summary) }
     }
@@ -173,6 +192,7 @@ func run() async throws {
     }
     print("sessions: \(sessions) (10 reps, 600-sample series each)")
     print("create: \(perSecond(createTime))/s, checkpoint: \(perSecond(checkpointTime))/s")
+    print("burst of starts (new sessions without data, 25 a transaction): \(perSecond(startTime))/s")
     func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
     }

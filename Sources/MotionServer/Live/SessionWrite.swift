@@ -50,6 +50,13 @@ extension AppContext {
                 await storeCheckpoints(batch)
             }
         }
+        if case .create(let session) = write {
+            // Creates that arrive while others are written are written together; `then` learns whether this one was.
+            return writes.run(after: previous) { [self] in
+                let stored = await creates.create(session) { [self] batch in await storeCreates(batch) }
+                then?(stored)
+            }
+        }
         return writes.run(after: previous) { [self] in
             do {
                 try await timed(write.operation) { try await apply(write, id: id, tenant: tenant) }
@@ -67,17 +74,41 @@ extension AppContext {
 }
 
 extension AppContext {
-    /// Makes one write now: a creation or a final summary (``store(_:id:tenant:after:then:)`` hands checkpoints to
-    /// the batcher).
+    /// Makes one write now: a final summary or a connection flag (``store(_:id:tenant:after:then:)`` hands creates
+    /// and checkpoints to their batchers).
     private func apply(_ write: SessionWrite, id: SessionID, tenant: String) async throws {
         switch write {
-        case .create(let record): try await store.create(record)
+        case .create: preconditionFailure("creates are written in batches (CreateBatcher)")
         case .checkpoint: preconditionFailure("checkpoints are written in batches (CheckpointBatcher)")
         case .finish(let summary, let status, let endedAt):
             try await store.finish(id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt)
         case .connection(let connected):
             try await store.setConnected(connected, id: id, tenant: tenant)
         }
+    }
+
+    /// Writes a batch of new sessions in one store call, timed as one `create` operation; a session the store refuses
+    /// (its id taken) or a failed batch is counted and logged, never thrown.
+    /// - Returns: The sessions not stored.
+    private func storeCreates(_ batch: [StoredSession]) async -> Set<SessionID> {
+        var refused: Set<SessionID>
+        do {
+            let refusals = try await timed("create") { try await store.create(batch) }
+            for (id, error) in refusals {
+                logger.log(.error, "cannot store the session (create)", ["id": "\(id)", "error": "\(error)"])
+            }
+            refused = Set(refusals.keys)
+        } catch {
+            logger.log(
+                .error, "cannot store the sessions (create)", ["count": "\(batch.count)", "error": "\(error)"])
+            refused = Set(batch.map(\.id))
+        }
+        for session in batch {
+            let stored = !refused.contains(session.id)
+            if !stored { metrics.storeFailed("create") }
+            storeObserver?(.create(session), session.id, stored)
+        }
+        return refused
     }
 
     /// Writes a batch of checkpoints in one store call, timed as one `checkpoint` operation; a checkpoint the store
