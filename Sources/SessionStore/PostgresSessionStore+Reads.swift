@@ -12,7 +12,7 @@ extension PostgresSessionStore {
         let row = try db.query(
             """
             SELECT engine_state, checkpoint_t FROM sessions
-            WHERE id = $1 AND tenant = $2 AND status = 'live' AND engine_state IS NOT NULL
+            WHERE id = $1 AND \(Self.liveCondition(tenant: "$2")) AND engine_state IS NOT NULL
             """, [.string(id.description), .string(tenant)]
         ).first
         return row.map { (state: $0.blob(0), t: $0.optionalDouble(1)) }
@@ -83,7 +83,8 @@ extension PostgresSessionStore {
             let rows = try db.query(
                 """
                 SELECT id, connected::int FROM sessions
-                WHERE id = ANY (string_to_array($1, ',')) AND tenant = $2 AND status = 'live' AND connected IS NOT NULL
+                WHERE id = ANY (string_to_array($1, ',')) AND \(PostgresSessionStore.liveCondition(tenant: "$2"))
+                    AND connected IS NOT NULL
                 """, [.string(list), .string(tenant)])
             var flags: [SessionID: Bool] = [:]
             for row in rows.rows {
