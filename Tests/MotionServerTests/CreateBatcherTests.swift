@@ -7,7 +7,7 @@ import Testing
 
 /// New sessions written as a group commit does: at once when the store is free, together when they arrive while a
 /// batch is being written. No clock is involved: nothing waits for a window.
-@Suite("CreateBatcher")
+@Suite("CreateBatcher", .timeLimit(.minutes(1)))
 struct CreateBatcherTests {
     static func session(_ number: Int) -> StoredSession {
         StoredSession(

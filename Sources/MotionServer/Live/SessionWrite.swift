@@ -51,9 +51,8 @@ extension AppContext {
             }
         }
         if case .create(let session) = write {
-            // Creates that arrive while others are written are written together; `then` learns whether this one was.
             return writes.run(after: previous) { [self] in
-                let stored = await creates.create(session) { [self] batch in await storeCreates(batch) }
+                let stored = await storeNew(session)
                 then?(stored)
             }
         }
@@ -85,6 +84,14 @@ extension AppContext {
         case .connection(let connected):
             try await store.setConnected(connected, id: id, tenant: tenant)
         }
+    }
+
+    /// Stores a new session (a live session's start, an HTTP-driven session, a recorded one) with the others that
+    /// arrive while the store writes (``CreateBatcher``); a failure is counted and logged, never thrown.
+    /// - Parameter session: The session.
+    /// - Returns: Whether it was stored.
+    func storeNew(_ session: StoredSession) async -> Bool {
+        await creates.create(session) { [self] batch in await storeCreates(batch) }
     }
 
     /// Writes a batch of new sessions in one store call, timed as one `create` operation; a session the store refuses

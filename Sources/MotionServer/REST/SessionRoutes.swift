@@ -35,11 +35,9 @@ struct SessionRoutes {
         case .tenantFull: throw RESTError.tooManySessions(limit: context.limits.maxHTTPSessionsPerTenant)
         case .serverFull: throw RESTError.serverBusy
         }
-        do {
-            try await store("create") { try await context.store.create(core.newRecord) }
-        } catch {
+        guard await context.storeNew(core.newRecord) else {
             context.httpSessions.remove(core.id)
-            throw error
+            throw RESTError.storeUnavailable
         }
         var body: [UInt8] = []
         WireEncoder.encodeCreated(id: core.id.description, into: &body)
@@ -101,7 +99,7 @@ struct SessionRoutes {
         record.endedAt = context.clock()
         record.summary = core.engine.summary
         let stored = record
-        try await store("create") { try await context.store.create(stored) }
+        guard await context.storeNew(stored) else { throw RESTError.storeUnavailable }
         var body: [UInt8] = []
         WireEncoder.encodeAnalysis(
             events: outcome.events, summary: stored.summary,
