@@ -45,41 +45,37 @@ struct CreateBatcherTests {
         #expect(store.batches.current == [[1], [2]])
     }
 
+    /// Creates session 1 and, while its batch is being written, sessions `others`; then lets the store go on.
+    /// - Returns: Whether each was stored: session 1, then `others` in order.
+    static func burst(_ batcher: CreateBatcher, _ store: Store, others: ClosedRange<Int>) async -> [Bool] {
+        let first = Task { await batcher.create(session(1), write: store.write) }
+        await store.batches.wait { $0 == [[1]] }
+        let tasks = others.map { number in Task { await batcher.create(session(number), write: store.write) } }
+        while batcher.waitingCount < others.count { await Task.yield() }
+        store.release()
+        var stored = [await first.value]
+        for task in tasks { stored.append(await task.value) }
+        return stored
+    }
+
     @Test func createsArrivingDuringAWriteGoTogetherInTheNextBatch() async {
         let (batcher, store) = (CreateBatcher(), Store(holdingTheFirstBatch: true))
-        let first = Task { await batcher.create(Self.session(1), write: store.write) }
-        await store.batches.wait { $0 == [[1]] }
-        let others = (2...6).map { number in Task { await batcher.create(Self.session(number), write: store.write) } }
-        while batcher.waitingCount < 5 { await Task.yield() }
-        store.release()
-        #expect(await first.value)
-        for task in others { #expect(await task.value) }
+        #expect(await Self.burst(batcher, store, others: 2...6) == Array(repeating: true, count: 6))
         #expect(store.batches.current.map { $0.sorted() } == [[1], [2, 3, 4, 5, 6]])
     }
 
+    /// The session that leads each batch after the first is one that waited: with batches of 2, five waiting
+    /// sessions take three batches, each led in turn, and none is left waiting.
     @Test func aBatchHoldsAtMostItsMaximum() async {
         let (batcher, store) = (CreateBatcher(maximumBatch: 2), Store(holdingTheFirstBatch: true))
-        let first = Task { await batcher.create(Self.session(1), write: store.write) }
-        await store.batches.wait { $0 == [[1]] }
-        let others = (2...6).map { number in Task { await batcher.create(Self.session(number), write: store.write) } }
-        while batcher.waitingCount < 5 { await Task.yield() }
-        store.release()
-        _ = await first.value
-        for task in others { _ = await task.value }
+        #expect(await Self.burst(batcher, store, others: 2...6) == Array(repeating: true, count: 6))
         #expect(store.batches.current.map(\.count) == [1, 2, 2, 1])
         #expect(store.batches.current.flatMap { $0 }.sorted() == Array(1...6), "each session written once")
+        #expect(batcher.waitingCount == 0)
     }
 
     @Test func aSessionTheStoreRefusesIsToldSoAndTheOthersAreNot() async {
         let (batcher, store) = (CreateBatcher(), Store(holdingTheFirstBatch: true, refusing: [3]))
-        let first = Task { await batcher.create(Self.session(1), write: store.write) }
-        await store.batches.wait { $0 == [[1]] }
-        let others = (2...4).map { number in Task { await batcher.create(Self.session(number), write: store.write) } }
-        while batcher.waitingCount < 3 { await Task.yield() }
-        store.release()
-        #expect(await first.value)
-        var stored: [Bool] = []
-        for task in others { stored.append(await task.value) }
-        #expect(stored == [true, false, true])
+        #expect(await Self.burst(batcher, store, others: 2...4) == [true, true, false, true])
     }
 }
