@@ -330,6 +330,37 @@ struct WebSocketTests {
     }
 }
 
+/// A hub's `closeAll` returns once every connection's close handler has run, not merely once the sockets closed:
+/// what the handlers start (a live session's last checkpoint) is under way when a shutdown goes on to wait for it.
+@Suite("WebSocket hub")
+struct WebSocketHubTests {
+    @Test func closeAllReturnsAfterEveryCloseHandlerHasRun() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        let hub = WebSocketHub()
+        let handled = Locked(0)
+        var router = Router()
+        router.webSocket("/slow-close", hub: hub) { socket in
+            socket.onClose = { _, _ in
+                // A handler slower than closeAll's polling (every 10 ms).
+                usleep(50_000)
+                handled.withLock { $0 += 1 }
+            }
+        }
+        try await withServer(router: router) { address, _ in
+            var inboxes: [Inbox] = []
+            for _ in 0..<3 {
+                inboxes.append(try await WebSocketTests.connect(address, "/slow-close", group: group).1)
+            }
+            while hub.count < 3 { await Task.yield() }
+            await hub.closeAll(code: .goingAway, reason: "shutdown")
+            #expect(handled.withLock { $0 } == 3)
+            #expect(hub.count == 0)
+            for inbox in inboxes { await inbox.wait { $0.close != nil } }
+        }
+    }
+}
+
 /// Pausing a connection's reading (flow control): no message after the pausing one is delivered until it resumes,
 /// however many arrived in the same read, and none is lost.
 @Suite("WebSocket flow control")

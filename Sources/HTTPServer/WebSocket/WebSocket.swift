@@ -538,13 +538,15 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         transport.close()
         releaseBacklog()
         lifetime?.close()
-        hub?.remove(self)
-        hub = nil
         let callback = onClose
         onClose = nil
         onMessage = nil
         early.removeAll()
         callback?(lifecycle.peerClose?.code, lifecycle.peerClose?.reason ?? "")
+        // Counted until its handler has run: a shutdown waiting for the hub to empty (WebSocketHub.closeAll) then
+        // knows that what the handler started (a session's last checkpoint) has been started.
+        hub?.remove(self)
+        hub = nil
     }
 
     private static func randomMask() -> (UInt8, UInt8, UInt8, UInt8) {
