@@ -134,27 +134,44 @@ extension WireEncoder {
     public static func encodeSummary(
         _ summary: SessionSummary, metadata: SummaryMetadata, includeType: Bool = false, into buffer: inout [UInt8]
     ) {
-        buffer.appendLiteral(includeType ? #"{"type":"summary","id":"# : #"{"id":"#)
-        buffer.appendJSONString(metadata.id)
-        buffer.appendLiteral(#","subject":"#)
-        if let subject = metadata.subject { buffer.appendJSONString(subject) } else { buffer.appendLiteral("null") }
-        buffer.appendLiteral(#","exercise":"#)
-        buffer.appendJSONString(summary.exercise)
-        buffer.appendLiteral(#","side":"#)
-        if let side = summary.side { buffer.appendJSONString(side.rawValue) } else { buffer.appendLiteral("null") }
-        buffer.appendLiteral(#","status":"#)
-        buffer.appendJSONString(metadata.status.rawValue)
-        buffer.appendLiteral(#","connected":"#)
-        if let connected = metadata.connected {
-            buffer.appendJSONBool(connected)
-        } else {
-            buffer.appendLiteral("null")
-        }
-        buffer.appendLiteral(#","startedAt":"#)
-        ISO8601Timestamp.append(metadata.startedAt, to: &buffer)
-        buffer.appendLiteral(#","endedAt":"#)
-        ISO8601Timestamp.append(metadata.endedAt, to: &buffer)
-        buffer.appendLiteral(#","duration":"#)
+        appendSummaryHead(
+            metadata: metadata, exercise: summary.exercise, side: summary.side, includeType: includeType,
+            into: &buffer)
+        encodeSummaryMeasures(summary, into: &buffer)
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes a session summary whose measures were written before by ``encodeSummaryMeasures(_:into:)`` (a stored
+    /// rendering of version ``summaryMeasuresVersion``): the same bytes as
+    /// ``encodeSummary(_:metadata:includeType:into:)`` writes for that summary, without encoding it again.
+    /// - Parameters:
+    ///   - measures: The rendered measures.
+    ///   - exercise: The summary's exercise.
+    ///   - side: The summary's side.
+    ///   - metadata: What the server adds: id, subject, status, times.
+    ///   - buffer: The buffer to append to.
+    public static func encodeSummary(
+        measures: [UInt8], exercise: String, side: BodySide?, metadata: SummaryMetadata, into buffer: inout [UInt8]
+    ) {
+        appendSummaryHead(metadata: metadata, exercise: exercise, side: side, includeType: false, into: &buffer)
+        buffer.append(contentsOf: measures)
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// The version of what ``encodeSummaryMeasures(_:into:)`` writes. Stores keep an ended session's measures
+    /// rendered with their version, and use them only at this one: any change to the members it writes, their order
+    /// or their number formatting must raise it (`EncoderTests` fails until it does).
+    public static let summaryMeasuresVersion = 1
+
+    /// Writes the members of a summary (PROTOCOL.md §5) that come from the engine's summary alone, from `duration`
+    /// to `perSide`, without braces: everything but the id, subject, exercise, side, status, `connected` and the
+    /// times, which a store keeps in columns of their own. Encoded once when a session ends, they are what a
+    /// listing copies for it (``encodeSummary(measures:exercise:side:metadata:into:)``).
+    /// - Parameters:
+    ///   - summary: The engine's summary.
+    ///   - buffer: The buffer to append to.
+    public static func encodeSummaryMeasures(_ summary: SessionSummary, into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#""duration":"#)
         buffer.appendJSONNumber(summary.duration)
         buffer.appendLiteral(#","frames":"#)
         buffer.appendJSONInteger(summary.frames)
@@ -200,7 +217,33 @@ extension WireEncoder {
             }
             buffer.append(UInt8(ascii: "}"))
         }
-        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes a summary's opening brace and its members up to `endedAt`, with the comma after it.
+    private static func appendSummaryHead(
+        metadata: SummaryMetadata, exercise: String, side: BodySide?, includeType: Bool, into buffer: inout [UInt8]
+    ) {
+        buffer.appendLiteral(includeType ? #"{"type":"summary","id":"# : #"{"id":"#)
+        buffer.appendJSONString(metadata.id)
+        buffer.appendLiteral(#","subject":"#)
+        if let subject = metadata.subject { buffer.appendJSONString(subject) } else { buffer.appendLiteral("null") }
+        buffer.appendLiteral(#","exercise":"#)
+        buffer.appendJSONString(exercise)
+        buffer.appendLiteral(#","side":"#)
+        if let side { buffer.appendJSONString(side.rawValue) } else { buffer.appendLiteral("null") }
+        buffer.appendLiteral(#","status":"#)
+        buffer.appendJSONString(metadata.status.rawValue)
+        buffer.appendLiteral(#","connected":"#)
+        if let connected = metadata.connected {
+            buffer.appendJSONBool(connected)
+        } else {
+            buffer.appendLiteral("null")
+        }
+        buffer.appendLiteral(#","startedAt":"#)
+        ISO8601Timestamp.append(metadata.startedAt, to: &buffer)
+        buffer.appendLiteral(#","endedAt":"#)
+        ISO8601Timestamp.append(metadata.endedAt, to: &buffer)
+        buffer.append(UInt8(ascii: ","))
     }
 
     /// Writes a prescription with every member, `null` for those not set:

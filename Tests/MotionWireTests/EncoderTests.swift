@@ -338,6 +338,55 @@ import Testing
                 .hasSuffix(#""perSide":{"left":{"repCount":0,"rejectedCount":0,"best":null}}}"#))
     }
 
+    /// A summary with every kind of member the measures hold: reps with and without motion and faults, fault
+    /// counts, a prescription and per-side tallies.
+    static let everyMeasure: SessionSummary = {
+        var summary = EncoderTests.summary
+        summary.exerciseVersion = 2
+        summary.prescription = Prescription(
+            target: 50, rest: 30, enter: 35.333333333333336, exit: 32, holdSeconds: nil, reps: 10, sets: 3)
+        summary.perSide = [.left: SideTally(repCount: 3, rejectedCount: 1, best: 55.5), .right: SideTally()]
+        summary.reps.append(
+            Rep(
+                index: 2, peak: 48.125, trough: 11, start: 6, end: 8.25, timeToPeak: 0.75, side: .left,
+                faults: [.keepUpperArmStill],
+                motion: RepMotion(smoothness: 0.875, tremor: 0.0625, rms: 1.5, covered: 0.5)))
+        return summary
+    }()
+
+    @Test func encodesAStoredRenderingOfTheMeasuresAsTheSummaryItself() {
+        for summary in [Self.summary, Self.everyMeasure] {
+            let measures = Self.encode { WireEncoder.encodeSummaryMeasures(summary, into: &$0) }
+            let whole = Self.encode { WireEncoder.encodeSummary(summary, metadata: Self.metadata, into: &$0) }
+            let fromMeasures = Self.encode {
+                WireEncoder.encodeSummary(
+                    measures: Array(measures.utf8), exercise: summary.exercise, side: summary.side,
+                    metadata: Self.metadata, into: &$0)
+            }
+            #expect(fromMeasures == whole)
+            #expect(whole.hasSuffix("," + measures + "}"))
+        }
+    }
+
+    /// Stores keep rendered measures with ``WireEncoder/summaryMeasuresVersion`` and use them only at that version:
+    /// these bytes are version 1. When this fails, the measures' JSON changed: raise the version, then record the new
+    /// bytes here, so that measures stored by the older code are encoded again rather than served.
+    @Test func theMeasuresOfVersionOneAreTheseBytes() {
+        #expect(WireEncoder.summaryMeasuresVersion == 1)
+        #expect(
+            Self.encode { WireEncoder.encodeSummaryMeasures(Self.everyMeasure, into: &$0) }
+                == #""duration":93.5,"frames":2802,"visibleRatio":0.9700214132762313,"repCount":10,"rejectedCount":2,"#
+                + #""best":142.5,"baseline":128.0,"reps":[{"index":1,"peak":130.25,"start":3.5,"end":5.0,"#
+                + #""duration":1.5,"clean":true,"faults":[],"trough":10.0,"range":120.25,"timeToPeak":null,"#
+                + #""side":null},{"index":2,"peak":48.125,"start":6.0,"end":8.25,"duration":2.25,"clean":false,"#
+                + #""faults":["keepUpperArmStill"],"trough":11.0,"range":37.125,"timeToPeak":0.75,"side":"left","#
+                + #""smoothness":0.875,"tremor":0.0625}],"faultCounts":{"keepUpperArmStill":2,"#
+                + #""keepTrunkUpright":1},"exerciseVersion":2,"prescription":{"target":50.0,"rest":30.0,"#
+                + #""enter":35.333333333333336,"exit":32.0,"holdSeconds":null,"reps":10,"sets":3},"#
+                + #""perSide":{"left":{"repCount":3,"rejectedCount":1,"best":55.5},"#
+                + #""right":{"repCount":0,"rejectedCount":0,"best":null}}"#)
+    }
+
     @Test func encodesErrors() {
         let error = WireError(code: .invalidPose, message: "t is required")
         #expect(
