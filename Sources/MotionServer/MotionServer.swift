@@ -86,9 +86,12 @@ public final class MotionServer: Sendable {
             if shared {
                 var configuration = PostgresSessionStore.Configuration()
                 if let readers = options.databaseReaders { configuration.readConnections = readers }
+                configuration.rendering = .wire
                 store = try await PostgresSessionStore(url: options.database, configuration: configuration)
             } else {
-                store = try await SQLiteSessionStore(path: options.database)
+                var configuration = SQLiteSessionStore.Configuration()
+                configuration.rendering = .wire
+                store = try await SQLiteSessionStore(path: options.database, configuration: configuration)
             }
             exercises.load(try await store.currentExercises(tenant: nil), logger: logger)
         } catch {

@@ -172,6 +172,23 @@ enum PostgresSchema {
                     END IF;
                 END $$;
                 """),
+        // v7: an ended session's summary kept rendered (SummaryRendering) with the version of its rendering, so a
+        // listing copies it rather than reading the session's reps and encoding the summary again. Rows stored
+        // before have none and are listed as before. Long renderings (a session of many reps) are compressed
+        // with LZ4 where the server has it, which reads back faster than pglz.
+        Migration(
+            version: 7,
+            sql: """
+                ALTER TABLE sessions ADD COLUMN rendered_version INTEGER, ADD COLUMN rendered BYTEA;
+                DO $$
+                BEGIN
+                    IF EXISTS (
+                        SELECT FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)
+                    ) THEN
+                        ALTER TABLE sessions ALTER COLUMN rendered SET COMPRESSION lz4;
+                    END IF;
+                END $$;
+                """),
     ]
 
     /// The version this code writes.

@@ -128,8 +128,9 @@ extension PostgresSessionStore {
     /// - Throws: ``SessionStoreError/invalidCursor``; ``SessionStoreError/corruptRecord(id:)``; database errors.
     public nonisolated func list(_ query: SessionQuery) async throws(SessionStoreError) -> SessionPage {
         let after = try query.cursor.map { text throws(SessionStoreError) in try SessionCursor(parsing: text) }
+        let version = rendering?.version
         return try await readers.read { db throws(SessionStoreError) in
-            try PostgresSessionReads.page(query, after: after, in: db)
+            try PostgresSessionReads.page(query, after: after, version: version, in: db)
         }
     }
 
@@ -210,38 +211,43 @@ enum PostgresSessionReads {
         return try storedSeries(of: id, shape: results[1], chunks: results[2]) ?? Series()
     }
 
-    /// One page of sessions with their reps, in one snapshot and two round trips: the page, then its reps.
+    /// One page of sessions: its rows with their rendered summaries (``SummaryRendering``) in one statement and one
+    /// round trip; then, if some have none at `version` (live sessions, those stored before renderings were kept),
+    /// those sessions and their reps in one snapshot and one more round trip.
+    ///
+    /// A session read whole is read as it is then, if it still matches the query: one deleted, or one that no longer
+    /// matches a status filter, between the two reads is left out of the page. Rendered sessions have ended, and
+    /// an ended session's summary does not change.
     static func page(
-        _ query: SessionQuery, after: SessionCursor?, in db: PostgresConnection
+        _ query: SessionQuery, after: SessionCursor?, version: Int?, in db: PostgresConnection
     ) throws(SessionStoreError) -> SessionPage {
         let limit = query.effectiveLimit
         // One extra row tells whether another page follows.
         let page = pageStatement(
-            "SELECT \(SessionRows.sessionColumns) FROM sessions", query, after: after, limit: limit + 1)
-        // The snapshot opens with the page and stays open for its reps: BEGIN turns the pipeline's implicit
-        // transaction into one that outlives it.
-        let rows = try db.pipeline([
-            PostgresStatement("BEGIN \(snapshot)"), PostgresStatement(page.sql, page.parameters),
-        ])[1]
-        do {
-            var sessions: [StoredSession] = []
-            sessions.reserveCapacity(rows.count)
-            for row in rows.rows { sessions.append(try SessionRows.session(from: row)) }
-            let next = SessionCursor.cut(&sessions, to: limit) { ($0.startedAt, $0.id) }
-            // `{ID,ID,…}`: ids are Crockford base32, which needs no quoting in an array literal.
-            let ids = "{" + sessions.map(\.id.description).joined(separator: ",") + "}"
-            let reps = try db.pipeline([
+            "SELECT \(SessionRows.listedColumns) FROM sessions", query, after: after, limit: limit + 1)
+        let rows = try db.query(page.sql, page.parameters)
+        var listing = ListingAssembly(capacity: rows.count)
+        for row in rows.rows { try listing.add(row, version: version) }
+        let next = listing.cut(to: limit)
+        let unrendered = listing.unrendered
+        guard !unrendered.isEmpty else { return listing.page(whole: [], next: next) }
+        // `{ID,ID,…}`: ids are Crockford base32, which needs no quoting in an array literal.
+        let ids = PostgresValue.text("{" + unrendered.map(\.description).joined(separator: ",") + "}")
+        var whole = filtered("SELECT \(SessionRows.sessionColumns) FROM sessions", for: query)
+        whole.append(" AND id = ANY (", ids)
+        whole.append("::text[])")
+        let results = try db.pipeline(
+            [
+                PostgresStatement(whole.sql, whole.parameters),
                 PostgresStatement(
                     "SELECT \(repColumns) FROM reps WHERE session_id = ANY ($1::text[]) ORDER BY session_id, \"position\"",
-                    [.text(ids)]),
-                PostgresStatement("COMMIT"),
-            ])[0]
-            try readReps(reps, into: &sessions)
-            return SessionPage(sessions: sessions, next: next)
-        } catch {
-            if db.isConnected { try? db.execute("ROLLBACK") }
-            throw error
-        }
+                    [ids]),
+            ], transaction: snapshot)
+        var sessions: [StoredSession] = []
+        sessions.reserveCapacity(results[0].count)
+        for row in results[0].rows { sessions.append(try SessionRows.session(from: row)) }
+        try readReps(results[1], into: &sessions)
+        return listing.page(whole: sessions, next: next)
     }
 
     /// `select` with the query's conditions and cursor, newest first, at most `limit` rows.

@@ -40,30 +40,39 @@ extension PostgresSessionStore {
     }
 
     /// The insert of new sessions' rows, from one array per column; this node holds the live ones, and a client is
-    /// attached to them.
+    /// attached to them. An ended one comes with its summary rendered (``SummaryRendering``).
     private func rowInsert(_ sessions: [StoredSession], now: Int64) -> PostgresStatement {
-        var columns = PostgresColumns(Self.newRowColumns.count - 1 + Self.summaryColumnTypes.count)
+        var columns = PostgresColumns(Self.newRowColumns.count + Self.summaryColumnTypes.count)
+        var renderings: [[UInt8]?] = []
         for session in sessions {
+            let rendered = rendering?.rendered(session.summary, status: session.status)
             columns.append(
                 [
                     .string(session.id.description), .string(session.tenant), .string(session.subject),
                     .string(session.status.rawValue), .int(session.startedAt), .int(session.endedAt),
-                    .string(session.resumption?.start),
+                    .string(session.resumption?.start), .int(rendered == nil ? nil : rendering?.version),
                 ] + Self.summaryColumns(session.summary))
+            renderings.append(rendered)
         }
         return PostgresStatement(
             Self.rowInsertSQL,
-            [.int(now), .string(node)] + columns.arrays + [.byteaArray(sessions.map(\.resumption?.tokenDigest))])
+            [.int(now), .string(node)] + columns.arrays
+                + [.byteaArray(sessions.map(\.resumption?.tokenDigest)), .byteaArray(renderings)])
     }
 
-    /// The columns of a new row that come from the session, before its summary's (and the resume digest, last).
+    /// The columns of a new row that come from the session, before its summary's; then ``newRowByteaColumns``.
     private static let newRowColumns: [(name: String, type: String)] = [
         ("id", "text"), ("tenant", "text"), ("subject", "text"), ("status", "text"), ("started_at", "int8"),
-        ("ended_at", "int8"), ("start_request", "text"), ("resume_digest", "bytea"),
+        ("ended_at", "int8"), ("start_request", "text"), ("rendered_version", "int4"),
+    ]
+
+    /// The columns of a new row whose arrays are written as `bytea[]`, last.
+    private static let newRowByteaColumns: [(name: String, type: String)] = [
+        ("resume_digest", "bytea"), ("rendered", "bytea"),
     ]
 
     private static let rowInsertSQL: String = {
-        let columns = Array(newRowColumns.dropLast()) + summaryColumnTypes + [newRowColumns[newRowColumns.count - 1]]
+        let columns = newRowColumns + summaryColumnTypes + newRowByteaColumns
         let names = columns.map(\.name).joined(separator: ", ")
         return """
             INSERT INTO sessions (\(names), updated_at, holder, connected)
@@ -337,7 +346,8 @@ extension PostgresSessionStore {
 
     /// The update of a live session's row, which changes it only if it is live and this node holds it (so a late
     /// checkpoint never overwrites a final summary, and a node that lost the session, taken over, cannot overwrite
-    /// its new holder's). A live session keeps its engine state unless a new one comes; an ended one lets it go.
+    /// its new holder's). A live session keeps its engine state unless a new one comes; an ended one lets it go, and
+    /// keeps its summary rendered (``SummaryRendering``).
     private func rowUpdate(
         id: SessionID, tenant: String, summary: SessionSummary, status: SessionStatus, endedAt: Int64?, now: Int64,
         engineState: [UInt8]? = nil
@@ -346,7 +356,10 @@ extension PostgresSessionStore {
             .string(id.description), .string(tenant), .string(status.rawValue), .int(endedAt), .int(now),
         ]
         parameters += Self.summaryColumns(summary)
-        parameters += [.string(node), .bytes(engineState)]
+        let rendered = rendering?.rendered(summary, status: status)
+        parameters += [
+            .string(node), .bytes(engineState), .int(rendered == nil ? nil : rendering?.version), .bytes(rendered),
+        ]
         return PostgresStatement(
             """
             UPDATE sessions SET status = $3, ended_at = $4, updated_at = $5, exercise = $6, side = $7,
@@ -358,7 +371,8 @@ extension PostgresSessionStore {
                 engine_state = CASE WHEN $3 <> 'live' THEN NULL WHEN $28::bytea IS NULL THEN engine_state
                     ELSE $28::bytea END,
                 checkpoint_t = CASE WHEN $3 <> 'live' THEN NULL WHEN $28::bytea IS NULL THEN checkpoint_t
-                    ELSE $9 END
+                    ELSE $9 END,
+                rendered_version = $29, rendered = $30
             WHERE id = $1 AND \(Self.liveCondition(tenant: "$2", holder: "$27"))
             """, parameters)
     }

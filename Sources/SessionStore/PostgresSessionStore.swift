@@ -36,6 +36,9 @@ public actor PostgresSessionStore: SessionStore {
         public var node = StoreNode.generateID()
         /// How many connections serve REST reads beside the store's own: by default one per processor, at most four.
         public var readConnections = PostgresReadPool.defaultSize
+        /// How ended sessions' summaries are kept rendered for listings (``SummaryRendering``); nil keeps none, and
+        /// every listed session is read whole.
+        public var rendering: SummaryRendering?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -69,6 +72,8 @@ public actor PostgresSessionStore: SessionStore {
     let clock: @Sendable () -> Int64
     /// The node this store writes for.
     public nonisolated let node: String
+    /// How ended sessions' summaries are kept rendered, if at all.
+    nonisolated let rendering: SummaryRendering?
     private var connection: PostgresConnection?
     /// The connections REST reads run on.
     nonisolated let readers: PostgresReadPool
@@ -99,6 +104,7 @@ public actor PostgresSessionStore: SessionStore {
         executor = StoreThreadExecutor()
         clock = configuration.clock
         node = configuration.node
+        rendering = configuration.rendering
         connection = nil
         readers = try await PostgresReadPool(size: configuration.readConnections, url: url, configuration: options)
         // Fully initialized: from here on the init runs isolated, on the store's thread.

@@ -181,6 +181,15 @@ enum SQLiteSchema {
                     PRIMARY KEY (session_id, first)
                 );
                 """),
+        // v11: an ended session's summary kept rendered (SummaryRendering) with the version of its rendering, so a
+        // listing copies it rather than reading the session's reps and encoding the summary again. Rows stored
+        // before have none and are listed as before.
+        Migration(
+            version: 11,
+            sql: """
+                ALTER TABLE sessions ADD COLUMN rendered_version INTEGER;
+                ALTER TABLE sessions ADD COLUMN rendered BLOB;
+                """),
     ]
 
     /// The version this code writes.

@@ -162,7 +162,9 @@ extension SQLiteSessionStore {
         }
     }
 
-    /// One page of a tenant's sessions, newest first, with reps but without series, read in one snapshot.
+    /// One page of a tenant's sessions, newest first, read in one snapshot: each with its summary rendered
+    /// (``SummaryRendering``), or, when it has none at this store's version (live sessions, those stored before
+    /// renderings were kept), read whole with its reps but without series.
     ///
     /// Keyset pagination on `(started_at, id)` descending, served by the `(tenant, …, started_at, id)` indexes.
     /// - Parameter query: Tenant, filters, page size and cursor.
@@ -172,9 +174,10 @@ extension SQLiteSessionStore {
         let after = try query.cursor.map { text throws(SessionStoreError) in try SessionCursor(parsing: text) }
         let limit = query.effectiveLimit
         let sql = Self.listSQL(for: query)
+        let version = rendering?.version
         let db = try database()
         return try db.readTransaction { () throws(SessionStoreError) -> SessionPage in
-            var sessions = try db.withStatement(sql) { select throws(SessionStoreError) -> [StoredSession] in
+            var listing = try db.withStatement(sql) { select throws(SessionStoreError) -> ListingAssembly in
                 try bindFilters(of: query, to: select)
                 if let after {
                     try select.bind(after.startedAt, at: 7)
@@ -182,14 +185,25 @@ extension SQLiteSessionStore {
                 }
                 // One extra row tells whether another page follows.
                 try select.bind(limit + 1, at: 9)
+                var listing = ListingAssembly(capacity: limit + 1)
+                while try select.step() { try listing.add(select, version: version) }
+                return listing
+            }
+            let next = listing.cut(to: limit)
+            let unrendered = listing.unrendered
+            guard !unrendered.isEmpty else { return listing.page(whole: [], next: next) }
+            let ids = Self.jsonArray(of: unrendered)
+            var sessions = try db.withStatement(
+                "SELECT \(SessionRows.sessionColumns) FROM sessions WHERE id IN (SELECT value FROM json_each(?1))"
+            ) { select throws(SessionStoreError) -> [StoredSession] in
+                try select.bind(ids, at: 1)
                 var sessions: [StoredSession] = []
-                sessions.reserveCapacity(limit + 1)
+                sessions.reserveCapacity(unrendered.count)
                 while try select.step() { sessions.append(try SessionRows.session(from: select)) }
                 return sessions
             }
-            let next = SessionCursor.cut(&sessions, to: limit) { ($0.startedAt, $0.id) }
-            try readReps(into: &sessions, in: db)
-            return SessionPage(sessions: sessions, next: next)
+            try readReps(into: &sessions, ids: ids, in: db)
+            return listing.page(whole: sessions, next: next)
         }
     }
 
@@ -229,7 +243,7 @@ extension SQLiteSessionStore {
     /// parameters `?1` tenant, `?2` subject, `?3` exercise, `?4` status, `?5` from, `?6` to, `?7`/`?8` the cursor's
     /// start time and id, `?9` the row limit, `?10` the subject prefix.
     static func listSQL(for query: SessionQuery) -> String {
-        "SELECT \(SessionRows.sessionColumns) FROM sessions WHERE " + filterSQL(for: query)
+        "SELECT \(SessionRows.listedColumns) FROM sessions WHERE " + filterSQL(for: query)
             + " ORDER BY started_at DESC, id DESC LIMIT ?9"
     }
 
@@ -261,28 +275,16 @@ extension SQLiteSessionStore {
         }
     }
 
-    /// Fills in the reps of every session of a page with one statement rather than one per session.
+    /// Fills in the reps of a page's sessions (those of `ids`) with one statement rather than one per session.
     ///
-    /// The ids go in as one JSON array, which `json_each` turns into the `IN` list; rows come back in primary-key
-    /// order, `(session_id, position)`, so no sort is needed, and each row's session is found by its id (parsed in
-    /// place, no `String`). Each id is still one primary-key search of `reps`, but the statement is bound, stepped
-    /// and reset once per page.
-    private func readReps(into sessions: inout [StoredSession], in db: SQLiteConnection) throws(SessionStoreError) {
+    /// The ids go in as one JSON array (``jsonArray(of:)``), which `json_each` turns into the `IN` list; rows come
+    /// back in primary-key order, `(session_id, position)`, so no sort is needed, and each row's session is found by
+    /// its id (parsed in place, no `String`). Each id is still one primary-key search of `reps`, but the statement is
+    /// bound, stepped and reset once per page.
+    private func readReps(
+        into sessions: inout [StoredSession], ids: String, in db: SQLiteConnection
+    ) throws(SessionStoreError) {
         guard !sessions.isEmpty else { return }
-        // `["id","id",…]` written in one buffer; ids are Crockford base32, which needs no escaping in JSON.
-        let ids = String(unsafeUninitializedCapacity: sessions.count * (SessionID.textLength + 3) + 1) { buffer in
-            var end = 0
-            for session in sessions {
-                buffer[end] = UInt8(ascii: end == 0 ? "[" : ",")
-                buffer[end + 1] = UInt8(ascii: "\"")
-                session.id.write(to: buffer, at: end + 2)
-                end += SessionID.textLength + 2
-                buffer[end] = UInt8(ascii: "\"")
-                end += 1
-            }
-            buffer[end] = UInt8(ascii: "]")
-            return end + 1
-        }
         try db.withStatement(
             "SELECT session_id, \(SessionRows.repColumns) FROM reps"
                 + " WHERE session_id IN (SELECT value FROM json_each(?1)) ORDER BY session_id, position"
@@ -290,6 +292,27 @@ extension SQLiteSessionStore {
             try select.bind(ids, at: 1)
             var reps = SessionRows.PageReps(of: sessions)
             while try select.step() { try reps.add(select, to: &sessions) }
+        }
+    }
+
+    /// `["id","id",…]`, written in one buffer: ids are Crockford base32, which needs no escaping in JSON.
+    private static func jsonArray(of ids: [SessionID]) -> String {
+        String(unsafeUninitializedCapacity: ids.count * (SessionID.textLength + 3) + 2) { buffer in
+            buffer[0] = UInt8(ascii: "[")
+            var end = 1
+            for (index, id) in ids.enumerated() {
+                if index > 0 {
+                    buffer[end] = UInt8(ascii: ",")
+                    end += 1
+                }
+                buffer[end] = UInt8(ascii: "\"")
+                id.write(to: buffer, at: end + 1)
+                end += SessionID.textLength + 1
+                buffer[end] = UInt8(ascii: "\"")
+                end += 1
+            }
+            buffer[end] = UInt8(ascii: "]")
+            return end + 1
         }
     }
 

@@ -76,6 +76,7 @@ extension SQLiteSessionStore {
         } catch .database(let code, _) where code == csqlite_constraint_primarykey() {
             throw .alreadyExists
         }
+        try writeRendering(of: session.id, session.summary, status: session.status, in: db)
         if tracksHolders {
             try db.withStatement(
                 "UPDATE sessions SET holder = ?2, connected = CASE WHEN status = 'live' THEN 1 END WHERE id = ?1"
@@ -372,7 +373,23 @@ extension SQLiteSessionStore {
             guard let current = try self.status(of: id, tenant: tenant, in: db) else { throw .notFound }
             throw current == .live ? .heldElsewhere : .notLive(current)
         }
+        try writeRendering(of: id, summary, status: status, in: db)
         return try writeDetails(of: id, with: summary, DetailWrites(summary, after: after), in: db)
+    }
+
+    /// Keeps an ended session's summary rendered (``SummaryRendering``) in its row, inside the caller's transaction.
+    /// A live session has none: its row was created without one, and only a final write ends it.
+    private func writeRendering(
+        of id: SessionID, _ summary: SessionSummary, status: SessionStatus, in db: SQLiteConnection
+    ) throws(SessionStoreError) {
+        guard let rendering, let rendered = rendering.rendered(summary, status: status) else { return }
+        try db.withStatement("UPDATE sessions SET rendered_version = ?2, rendered = ?3 WHERE id = ?1") {
+            update throws(SessionStoreError) in
+            try update.bind(id.description, at: 1)
+            try update.bind(rendering.version, at: 2)
+            try update.bind(blob: rendered, at: 3)
+            try update.step()
+        }
     }
 
     private func status(

@@ -36,6 +36,9 @@ public actor SQLiteSessionStore: SessionStore {
         /// The node this store writes for (``SessionStore/node``): by default a new id for each store opened, so
         /// the live sessions a previous process left are orphans that a resume claims.
         public var node = StoreNode.generateID()
+        /// How ended sessions' summaries are kept rendered for listings (``SummaryRendering``); nil keeps none, and
+        /// every listed session is read whole.
+        public var rendering: SummaryRendering?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -62,6 +65,8 @@ public actor SQLiteSessionStore: SessionStore {
     let clock: @Sendable () -> Int64
     /// The node this store writes for. An embedded database has one process: every other node is dead.
     public nonisolated let node: String
+    /// How ended sessions' summaries are kept rendered, if at all.
+    nonisolated let rendering: SummaryRendering?
     /// Whether the schema has holders (version 9): only the databases tests build at older versions lack them.
     let tracksHolders: Bool
     private var connection: SQLiteConnection?
@@ -84,6 +89,7 @@ public actor SQLiteSessionStore: SessionStore {
         executor = StoreThreadExecutor()
         clock = configuration.clock
         node = configuration.node
+        rendering = configuration.rendering
         tracksHolders = configuration.schemaVersion >= 9
         connection = nil
         // Fully initialized: from here on the init runs isolated, on the store's thread.

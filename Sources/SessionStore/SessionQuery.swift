@@ -67,17 +67,26 @@ public struct SessionQuery: Sendable, Hashable {
 
 /// One page of a listing.
 public struct SessionPage: Sendable, Hashable {
-    /// The sessions, newest first, with their reps but an empty series.
-    public var sessions: [StoredSession]
+    /// The sessions, newest first: read with their reps but an empty series, or, for an ended session whose
+    /// summary the store keeps rendered (``SummaryRendering``), with that rendering.
+    public var entries: [ListedSession]
     /// The cursor of the following page, or nil when this is the last one.
     public var next: String?
 
     /// Creates a page.
     /// - Parameters:
-    ///   - sessions: The sessions.
+    ///   - entries: The sessions.
     ///   - next: The following page's cursor.
-    public init(sessions: [StoredSession], next: String?) {
-        self.sessions = sessions
+    public init(entries: [ListedSession], next: String?) {
+        self.entries = entries
         self.next = next
+    }
+
+    /// The sessions read whole, in order: every session of the page from a store that keeps no rendering.
+    public var sessions: [StoredSession] {
+        entries.compactMap { entry in
+            guard case .read(let session) = entry else { return nil }
+            return session
+        }
     }
 }

@@ -34,6 +34,32 @@ enum SessionRows {
         prescribed_enter, prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets, per_side
         """
 
+    /// The `sessions` columns a listing reads first (``rendered(from:version:)``): the row's own, and its rendered
+    /// summary.
+    static let listedColumns = """
+        id, tenant, subject, status, started_at, ended_at, exercise, side, rendered_version, rendered
+        """
+
+    /// A row of ``listedColumns`` as a rendered session: nil when its summary is not kept rendered at `version`
+    /// (then the session is read whole).
+    static func rendered(from row: some StoreRow, version: Int?) throws(SessionStoreError) -> RenderedSession? {
+        guard let version, !row.isNull(9), row.optionalInt64(8) == Int64(version) else { return nil }
+        guard let id = row.sessionID(0), let status = SessionStatus(rawValue: row.string(3)) else {
+            throw .corruptRecord(id: row.string(0))
+        }
+        let side = try Self.side(of: row)
+        return RenderedSession(
+            id: id, tenant: row.string(1), subject: row.optionalString(2), status: status, startedAt: row.int64(4),
+            endedAt: row.optionalInt64(5), exercise: row.string(6), side: side, summary: row.blob(9))
+    }
+
+    /// The side of a row whose column 7 holds it (``sessionColumns``, ``listedColumns``).
+    private static func side(of row: some StoreRow) throws(SessionStoreError) -> BodySide? {
+        guard let text = row.optionalString(7) else { return nil }
+        guard let side = BodySide(rawValue: text) else { throw .corruptRecord(id: row.string(0)) }
+        return side
+    }
+
     /// The `reps` columns ``rep(from:at:)`` reads.
     static let repColumns = """
         number, peak, trough, start_t, end_t, faults, time_to_peak, side, motion_smoothness, motion_tremor, motion_rms,
@@ -53,11 +79,7 @@ enum SessionRows {
             let faultCounts = SessionRecordCoding.decodeFaultCounts(row.string(16)),
             let perSide = SessionRecordCoding.decodeTallies(row.string(25))
         else { throw .corruptRecord(id: row.string(0)) }
-        var side: BodySide?
-        if let text = row.optionalString(7) {
-            guard let known = BodySide(rawValue: text) else { throw .corruptRecord(id: row.string(0)) }
-            side = known
-        }
+        let side = try Self.side(of: row)
         let prescription = Prescription(
             target: row.optionalDouble(18), rest: row.optionalDouble(19), enter: row.optionalDouble(20),
             exit: row.optionalDouble(21), holdSeconds: row.optionalDouble(22),
@@ -141,5 +163,44 @@ enum SessionRows {
             guard let rep = SessionRows.rep(from: row, at: 1) else { throw .corruptRecord(id: row.string(0)) }
             sessions[index].summary.reps.append(rep)
         }
+    }
+}
+
+/// A listing page as a store reads it: its rows first (``SessionRows/listedColumns``), each rendered or to be read
+/// whole; then those read whole, put in their places.
+struct ListingAssembly {
+    private var rows: [(id: SessionID, startedAt: Int64, rendered: RenderedSession?)] = []
+
+    /// An empty page.
+    init(capacity: Int) { rows.reserveCapacity(capacity) }
+
+    /// Adds a row of ``SessionRows/listedColumns``: rendered when it has a rendering of `version`.
+    mutating func add(_ row: some StoreRow, version: Int?) throws(SessionStoreError) {
+        if let rendered = try SessionRows.rendered(from: row, version: version) {
+            rows.append((rendered.id, rendered.startedAt, rendered))
+        } else {
+            guard let id = row.sessionID(0) else { throw .corruptRecord(id: row.string(0)) }
+            rows.append((id, row.int64(4), nil))
+        }
+    }
+
+    /// Keeps the first `limit` rows.
+    /// - Returns: The cursor of the next page, or nil when no row was left out.
+    mutating func cut(to limit: Int) -> String? { SessionCursor.cut(&rows, to: limit) { ($0.startedAt, $0.id) } }
+
+    /// The sessions to read whole, in page order.
+    var unrendered: [SessionID] { rows.compactMap { $0.rendered == nil ? $0.id : nil } }
+
+    /// The page: the rendered sessions, and those read whole in their places. A session that `whole` lacks (deleted
+    /// between the two reads) is left out.
+    func page(whole: [StoredSession], next: String?) -> SessionPage {
+        var read: [SessionID: StoredSession] = [:]
+        read.reserveCapacity(whole.count)
+        for session in whole { read[session.id] = session }
+        let entries = rows.compactMap { row -> ListedSession? in
+            if let rendered = row.rendered { return .rendered(rendered) }
+            return read[row.id].map(ListedSession.read)
+        }
+        return SessionPage(entries: entries, next: next)
     }
 }

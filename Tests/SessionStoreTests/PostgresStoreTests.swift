@@ -17,8 +17,9 @@ struct PostgresStoreTests {
         let raw = try RawDatabase(url: url)
         defer { raw.close() }
         #expect(
-            try raw.strings("SELECT version FROM schema_migrations ORDER BY version") == ["1", "2", "3", "4", "5", "6"])
-        #expect(PostgresSchema.newestVersion == 6)
+            try raw.strings("SELECT version FROM schema_migrations ORDER BY version")
+                == ["1", "2", "3", "4", "5", "6", "7"])
+        #expect(PostgresSchema.newestVersion == 7)
         let tables = try raw.strings(
             "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")
         #expect(
@@ -31,9 +32,12 @@ struct PostgresStoreTests {
         let compression = try raw.strings(
             """
             SELECT attcompression FROM pg_attribute
-            WHERE attname = 'samples' AND attrelid IN ('series_chunks'::regclass, 'motion_chunks'::regclass)
+            WHERE (attname = 'samples' AND attrelid IN ('series_chunks'::regclass, 'motion_chunks'::regclass))
+                OR (attname = 'rendered' AND attrelid = 'sessions'::regclass)
             """)
-        #expect(compression == (lz4 == 1 ? ["l", "l"] : ["", ""]), "chunks compress with LZ4 where the server has it")
+        #expect(
+            compression == (lz4 == 1 ? ["l", "l", "l"] : ["", "", ""]),
+            "chunks and rendered summaries compress with LZ4 where the server has it")
         #expect(
             try raw.strings("SELECT unnest(reloptions) FROM pg_class WHERE relname = 'sessions'") == ["fillfactor=70"])
         let session = StoredSession.make()
@@ -48,7 +52,7 @@ struct PostgresStoreTests {
         let raw = try RawDatabase(url: url)
         defer { raw.close() }
         try raw.execute("INSERT INTO schema_migrations (version, applied_at) VALUES (99, 0)")
-        await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 6)) {
+        await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 7)) {
             _ = try await PostgresSessionStore(url: url)
         }
     }

@@ -91,17 +91,21 @@ struct TestDatabase: Sendable {
     let clock: ManualClock
 
     /// Opens another store on the database (the test closes it).
-    /// - Parameter node: The node it writes for: by default the same for every store a test opens, as one process
-    ///   opening its database again; another id is another node (or a later run).
-    func open(as node: String = "test-node") async throws -> any TestedStore {
+    /// - Parameters:
+    ///   - node: The node it writes for: by default the same for every store a test opens, as one process opening
+    ///     its database again; another id is another node (or a later run).
+    ///   - rendering: How it keeps ended sessions' summaries rendered (none by default).
+    func open(as node: String = "test-node", rendering: SummaryRendering? = nil) async throws -> any TestedStore {
         switch kind {
         case .sqlite:
             var configuration = SQLiteSessionStore.Configuration(clock: clock.read)
             configuration.node = node
+            configuration.rendering = rendering
             return try await SQLiteSessionStore(path: location, configuration: configuration)
         case .postgres:
             var configuration = PostgresSessionStore.Configuration(clock: clock.read)
             configuration.node = node
+            configuration.rendering = rendering
             return try await PostgresSessionStore(url: location, configuration: configuration)
         }
     }

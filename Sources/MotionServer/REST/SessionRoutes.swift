@@ -130,15 +130,24 @@ struct SessionRoutes {
         // Counting reads every matching index entry, so only a caller that shows the total pays for it.
         let total = wantsTotal ? try await store("count") { try await context.store.count(finalQuery) } : nil
         var body: [UInt8] = []
-        // About 0.5 KiB a summary without reps and 0.2 KiB a rep: one allocation rather than a dozen doublings.
-        let reps = page.sessions.reduce(0) { $0 + $1.summary.reps.count }
-        body.reserveCapacity(64 + page.sessions.count * 544 + reps * 224)
-        // By index: each summary is encoded in place, not copied out of the page first.
+        // About 0.5 KiB a summary without reps and 0.2 KiB a rep, a rendered one's length and its head: one
+        // allocation rather than a dozen doublings.
+        body.reserveCapacity(
+            page.entries.reduce(64) { total, entry in
+                switch entry {
+                case .read(let session): total + 544 + session.summary.reps.count * 224
+                case .rendered(let session): total + 224 + session.summary.count
+                }
+            })
+        // Only live sessions have a `connected` flag, and a live session is never rendered.
         let connected = await context.connectedFlags(page.sessions, tenant: tenant)
-        WireEncoder.encodeSessionPage(count: page.sessions.count, next: page.next, total: total, into: &body) {
+        // By index: each summary is encoded in place, not copied out of the page first.
+        WireEncoder.encodeSessionPage(count: page.entries.count, next: page.next, total: total, into: &body) {
             index, body in
-            let session = page.sessions[index]
-            Self.encode(session, connected: connected[session.id], into: &body)
+            switch page.entries[index] {
+            case .read(let session): Self.encode(session, connected: connected[session.id], into: &body)
+            case .rendered(let session): Self.encode(session, into: &body)
+            }
         }
         return REST.json(body)
     }
@@ -301,6 +310,16 @@ struct SessionRoutes {
     ///   - session: The stored session.
     ///   - connected: Whether a client is attached (``AppContext/connectedFlags(_:tenant:)``).
     ///   - body: The buffer to append to.
+    /// Writes an ended session whose summary the store kept rendered (``SummaryRendering/wire``): the same bytes as
+    /// ``encode(_:connected:into:)`` writes for it read whole.
+    static func encode(_ session: RenderedSession, into body: inout [UInt8]) {
+        let metadata = SummaryMetadata(
+            id: session.id.description, subject: session.subject, status: SummaryMetadata.Status(session.status),
+            startedAt: Double(session.startedAt) / 1000, endedAt: session.endedAt.map { Double($0) / 1000 })
+        WireEncoder.encodeSummary(
+            measures: session.summary, exercise: session.exercise, side: session.side, metadata: metadata, into: &body)
+    }
+
     static func encode(_ session: StoredSession, connected: Bool?, into body: inout [UInt8]) {
         let metadata = SummaryMetadata(
             id: session.id.description, subject: session.subject, status: SummaryMetadata.Status(session.status),
@@ -342,4 +361,15 @@ extension HTTPRequest {
 
     /// The `{id}` path parameter as a session id; nil when it is not one (which answers 404, like an unknown id).
     var sessionID: SessionID? { parameters["id"].flatMap { SessionID($0) } }
+}
+
+extension SummaryRendering {
+    /// Ended sessions' summaries kept as REST lists them: their measures
+    /// (``WireEncoder/encodeSummaryMeasures(_:into:)``), versioned by ``WireEncoder/summaryMeasuresVersion``.
+    static let wire = SummaryRendering(version: WireEncoder.summaryMeasuresVersion) { summary in
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(320 + summary.reps.count * 224)
+        WireEncoder.encodeSummaryMeasures(summary, into: &bytes)
+        return bytes
+    }
 }

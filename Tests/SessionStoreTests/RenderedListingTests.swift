@@ -1,0 +1,122 @@
+import MotionCore
+import Testing
+
+@testable import SessionStore
+
+/// Listings of a store that keeps ended sessions' summaries rendered (``SummaryRendering``): which sessions come
+/// rendered, which whole, and that both kinds page together as one listing.
+@Suite struct RenderedListingTests {
+    private static let base: Int64 = 1_764_424_800_000
+
+    /// A rendering the test can recompute: the summary without its series, described.
+    private static func rendering(version: Int) -> SummaryRendering {
+        SummaryRendering(version: version) { summary in Array(String(describing: withoutSeries(summary)).utf8) }
+    }
+
+    private static func withoutSeries(_ summary: SessionSummary) -> SessionSummary {
+        var summary = summary
+        summary.series = ValueSeries()
+        summary.motion = MotionSeries()
+        return summary
+    }
+
+    /// What a listing reads whole for `session`: it without series.
+    private static func read(_ session: StoredSession) -> ListedSession {
+        .read(
+            StoredSession(
+                id: session.id, tenant: session.tenant, subject: session.subject, status: session.status,
+                startedAt: session.startedAt, endedAt: session.endedAt, summary: withoutSeries(session.summary)))
+    }
+
+    /// What a listing renders for an ended `session` at `version`.
+    private static func rendered(_ session: StoredSession, version: Int = 3) -> ListedSession {
+        .rendered(
+            RenderedSession(
+                id: session.id, tenant: session.tenant, subject: session.subject, status: session.status,
+                startedAt: session.startedAt, endedAt: session.endedAt, exercise: session.exercise, side: session.side,
+                summary: rendering(version: version).render(session.summary)))
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func listsEndedSessionsRenderedAndTheOthersWhole(_ kind: StoreKind) async throws {
+        try await withStore(kind) { _, database in
+            let store = try await database.open(rendering: Self.rendering(version: 3))
+            func session(_ i: Int, status: SessionStatus = .live, reps: Int = 2) -> StoredSession {
+                StoredSession.make(
+                    startedAt: Self.base + Int64(i) * 60_000, random: UInt128(i + 1), subject: "s-\(i % 2)",
+                    status: status, endedAt: status == .live ? nil : Self.base + Int64(i) * 60_000 + 500,
+                    summary: .make(side: i % 2 == 0 ? .left : nil, reps: reps))
+            }
+            let live = session(0)
+            let recorded = session(1, status: .finished)
+            var finished = session(2)
+            var ended = session(3)
+            var swept = session(4)
+            for created in [live, recorded, finished, ended, swept] { try await store.create(created) }
+            // Ended by their final write, with more reps than their first summary.
+            for index in [2, 3] {
+                var final = index == 2 ? finished : ended
+                final.summary = .make(reps: 5)
+                final.status = index == 2 ? .finished : .abandoned
+                final.endedAt = final.startedAt + 90_000
+                try await store.finish(
+                    id: final.id, tenant: final.tenant, summary: final.summary, status: final.status,
+                    endedAt: final.endedAt ?? 0)
+                if index == 2 { finished = final } else { ended = final }
+            }
+            // Abandoned as a sweep abandons: the last checkpoint kept, no final summary written, so none rendered.
+            #expect(try await store.abandon(id: swept.id, tenant: swept.tenant))
+            swept = try #require(try await store.session(id: swept.id, tenant: swept.tenant))
+            #expect(swept.status == .abandoned)
+
+            let expected = [
+                Self.read(swept), Self.rendered(ended), Self.rendered(finished), Self.rendered(recorded),
+                Self.read(live),
+            ]
+            let page = try await store.list(SessionQuery(tenant: "clinic-1"))
+            #expect(page.entries == expected)
+            #expect(page.next == nil)
+            #expect(page.sessions.map(\.id) == [swept.id, live.id], "`sessions` holds those read whole")
+
+            // Pages of two mix both kinds and continue one another.
+            var paged: [ListedSession] = []
+            var cursor: String?
+            repeat {
+                let page = try await store.list(SessionQuery(tenant: "clinic-1", limit: 2, cursor: cursor))
+                paged += page.entries
+                cursor = page.next
+            } while cursor != nil
+            #expect(paged == expected)
+            // Filters apply to both.
+            #expect(
+                try await store.list(SessionQuery(tenant: "clinic-1", subject: "s-1")).entries
+                    == [Self.rendered(ended), Self.rendered(recorded)])
+            #expect(
+                try await store.list(SessionQuery(tenant: "clinic-1", status: .abandoned)).entries
+                    == [Self.read(swept), Self.rendered(ended)])
+            #expect(try await store.list(SessionQuery(tenant: "clinic-2")).entries.isEmpty)
+            await store.close()
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aRenderingIsUsedOnlyAtItsVersion(_ kind: StoreKind) async throws {
+        try await withStore(kind) { plain, database in
+            let three = try await database.open(rendering: Self.rendering(version: 3))
+            let kept = StoredSession.make(startedAt: Self.base, random: 1, status: .finished, endedAt: Self.base + 1)
+            try await three.create(kept)
+            await three.close()
+            let unkept = StoredSession.make(
+                startedAt: Self.base + 1, random: 2, status: .finished, endedAt: Self.base + 2)
+            try await plain.create(unkept)
+            let query = SessionQuery(tenant: "clinic-1")
+            #expect(try await plain.list(query).entries == [Self.read(unkept), Self.read(kept)])
+            let four = try await database.open(rendering: Self.rendering(version: 4))
+            #expect(try await four.list(query).entries == [Self.read(unkept), Self.read(kept)])
+            await four.close()
+            let again = try await database.open(rendering: Self.rendering(version: 3))
+            #expect(try await again.list(query).entries == [Self.read(unkept), Self.rendered(kept)])
+            await again.close()
+        }
+    }
+}
