@@ -22,6 +22,7 @@ public final class MotionServer: Sendable {
     private let hub = WebSocketHub()
     private let reaper = Locked<Task<Void, Never>?>(nil)
     private let orphanSweep = Locked<Task<Void, Never>?>(nil)
+    private let summaryRenderer = Locked<Task<Void, Never>?>(nil)
     private let ready = Locked(false)
     private let tls: TLSContext?
     private let logger: Logger
@@ -200,6 +201,7 @@ public final class MotionServer: Sendable {
         }
         reaper.withLock { $0 = task }
         orphanSweep.withLock { $0 = sweep }
+        summaryRenderer.withLock { $0 = Task { await Self.renderStoredSummaries(context: context) } }
         return address
     }
 
@@ -241,6 +243,35 @@ public final class MotionServer: Sendable {
         }
     }
 
+    /// Renders, in the background, the summaries of ended sessions stored without one at this version
+    /// (``SummaryRendering/wire``): those stored before renderings were kept or by older code, so that listings copy
+    /// them too. One pass over the stored sessions after start, a batch at a time with a pause between batches for
+    /// the live sessions' writes, which share the store's connection; a failed batch is tried again after a while.
+    /// Sessions the sweep abandons later are listed read whole until the next start renders them.
+    private static func renderStoredSummaries(context: AppContext) async {
+        var after: SessionID?
+        var rendered = 0
+        while !Task.isCancelled {
+            do {
+                let batch = try await context.timed("render", vouches: false) {
+                    try await context.store.renderSummaries(after: after, limit: 200)
+                }
+                rendered += batch.rendered
+                guard let next = batch.next else { break }
+                after = next
+                try await Task.sleep(for: .milliseconds(10))
+            } catch {
+                guard !Task.isCancelled else { return }
+                context.metrics.storeFailed("render")
+                context.logger.log(.error, "cannot render stored summaries; trying again", ["error": "\(error)"])
+                try? await Task.sleep(for: .seconds(5))
+            }
+        }
+        if rendered > 0 {
+            context.logger.log(.notice, "stored summaries rendered for listings", ["count": "\(rendered)"])
+        }
+    }
+
     /// Reads the TLS certificate and key again (SIGHUP) for connections accepted from now on; open connections are
     /// untouched. A certificate that fails to load leaves the old one in force, and says why in the log.
     /// - Returns: Whether the new certificate is in force (false without TLS or on failure).
@@ -265,6 +296,7 @@ public final class MotionServer: Sendable {
         ready.withLock { $0 = false }
         reaper.withLock { $0?.cancel() }
         orphanSweep.withLock { $0?.cancel() }
+        summaryRenderer.withLock { $0?.cancel() }
         let (hub, context) = (self.hub, self.context)
         await http.shutdown(gracePeriod: gracePeriod) {
             await hub.closeAll(code: .goingAway, reason: "server shutting down")

@@ -169,6 +169,17 @@ enum PostgresSessionReads {
     /// The `reps` columns ``SessionRows/PageReps`` reads: `session_id`, then ``SessionRows/repColumns``.
     private static let repColumns = "session_id, " + SessionRows.repColumns
 
+    /// The reps of the sessions of an id array (``idArray(_:)``), by session and in order, read by
+    /// ``readReps(_:into:)``.
+    static let repsOfSessions =
+        "SELECT \(repColumns) FROM reps WHERE session_id = ANY ($1::text[]) ORDER BY session_id, \"position\""
+
+    /// Session ids as a `text[]` parameter, `{ID,ID,…}`: ids are Crockford base32, which needs no quoting in an
+    /// array literal.
+    static func idArray(_ ids: [SessionID]) -> PostgresValue {
+        .text("{" + ids.map(\.description).joined(separator: ",") + "}")
+    }
+
     /// A snapshot that reads see whole: several statements, one view of the database.
     static let snapshot = "ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
@@ -231,17 +242,14 @@ enum PostgresSessionReads {
         let next = listing.cut(to: limit)
         let unrendered = listing.unrendered
         guard !unrendered.isEmpty else { return listing.page(whole: [], next: next) }
-        // `{ID,ID,…}`: ids are Crockford base32, which needs no quoting in an array literal.
-        let ids = PostgresValue.text("{" + unrendered.map(\.description).joined(separator: ",") + "}")
+        let ids = idArray(unrendered)
         var whole = filtered("SELECT \(SessionRows.sessionColumns) FROM sessions", for: query)
         whole.append(" AND id = ANY (", ids)
         whole.append("::text[])")
         let results = try db.pipeline(
             [
                 PostgresStatement(whole.sql, whole.parameters),
-                PostgresStatement(
-                    "SELECT \(repColumns) FROM reps WHERE session_id = ANY ($1::text[]) ORDER BY session_id, \"position\"",
-                    [ids]),
+                PostgresStatement(repsOfSessions, [ids]),
             ], transaction: snapshot)
         var sessions: [StoredSession] = []
         sessions.reserveCapacity(results[0].count)
@@ -314,7 +322,7 @@ enum PostgresSessionReads {
     }
 
     /// Fills in the sessions' reps from rows over ``repColumns``, grouped by session.
-    private static func readReps(
+    static func readReps(
         _ rows: PostgresRows, into sessions: inout [StoredSession]
     ) throws(SessionStoreError) {
         var reps = SessionRows.PageReps(of: sessions)

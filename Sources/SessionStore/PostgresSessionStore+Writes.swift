@@ -207,6 +207,45 @@ extension PostgresSessionStore {
         try update(id: id, tenant: tenant, summary: summary, status: status, endedAt: endedAt)
     }
 
+    /// Renders the summaries of ended sessions that have none at this store's version, in id order, in one
+    /// transaction of three round trips: the sessions, locked (`FOR UPDATE SKIP LOCKED`, so nodes rendering at once
+    /// share the work); their reps; the renderings, written from arrays with `COMMIT`.
+    /// - Parameters:
+    ///   - after: The id to continue after (nil: from the start).
+    ///   - limit: The most sessions to render.
+    /// - Returns: How many were rendered, and the id to continue after (nil when the pass is complete).
+    /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
+    public func renderSummaries(
+        after: SessionID?, limit: Int
+    ) throws(SessionStoreError) -> (rendered: Int, next: SessionID?) {
+        guard let rendering, limit > 0 else { return (0, nil) }
+        let db = try database()
+        return try db.pipelinedTransaction {
+            (transaction) throws(SessionStoreError) -> (rendered: Int, next: SessionID?) in
+            let rows = try transaction.query(
+                """
+                SELECT \(SessionRows.sessionColumns) FROM sessions
+                WHERE id > $1 AND status <> 'live' AND rendered_version IS DISTINCT FROM $2
+                ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                """, [.string(after?.description ?? ""), .int(rendering.version)])
+            var sessions: [StoredSession] = []
+            sessions.reserveCapacity(rows.count)
+            for row in rows.rows { sessions.append(try SessionRows.session(from: row)) }
+            guard !sessions.isEmpty else { return (0, nil) }
+            let ids = PostgresSessionReads.idArray(sessions.map(\.id))
+            try PostgresSessionReads.readReps(
+                transaction.query(PostgresSessionReads.repsOfSessions, [ids]), into: &sessions)
+            transaction.add([
+                PostgresStatement(
+                    """
+                    UPDATE sessions AS s SET rendered_version = $1, rendered = u.rendered
+                    FROM unnest($2::text[], $3::bytea[]) AS u (id, rendered) WHERE s.id = u.id
+                    """, [.int(rendering.version), ids, .byteaArray(sessions.map { rendering.render($0.summary) })])
+            ])
+            return (sessions.count, sessions.count < limit ? nil : sessions.last?.id)
+        }
+    }
+
     /// Deletes a session; its reps and series go with it (`ON DELETE CASCADE`).
     /// - Parameters:
     ///   - id: The session.

@@ -281,7 +281,7 @@ extension SQLiteSessionStore {
     /// back in primary-key order, `(session_id, position)`, so no sort is needed, and each row's session is found by
     /// its id (parsed in place, no `String`). Each id is still one primary-key search of `reps`, but the statement is
     /// bound, stepped and reset once per page.
-    private func readReps(
+    func readReps(
         into sessions: inout [StoredSession], ids: String, in db: SQLiteConnection
     ) throws(SessionStoreError) {
         guard !sessions.isEmpty else { return }
@@ -296,7 +296,7 @@ extension SQLiteSessionStore {
     }
 
     /// `["id","id",…]`, written in one buffer: ids are Crockford base32, which needs no escaping in JSON.
-    private static func jsonArray(of ids: [SessionID]) -> String {
+    static func jsonArray(of ids: [SessionID]) -> String {
         String(unsafeUninitializedCapacity: ids.count * (SessionID.textLength + 3) + 2) { buffer in
             buffer[0] = UInt8(ascii: "[")
             var end = 1

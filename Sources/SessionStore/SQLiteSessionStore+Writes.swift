@@ -377,6 +377,41 @@ extension SQLiteSessionStore {
         return try writeDetails(of: id, with: summary, DetailWrites(summary, after: after), in: db)
     }
 
+    /// Renders the summaries of ended sessions that have none at this store's version, in id order, in one
+    /// transaction.
+    /// - Parameters:
+    ///   - after: The id to continue after (nil: from the start).
+    ///   - limit: The most sessions to render.
+    /// - Returns: How many were rendered, and the id to continue after (nil when the pass is complete).
+    /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
+    public func renderSummaries(
+        after: SessionID?, limit: Int
+    ) throws(SessionStoreError) -> (rendered: Int, next: SessionID?) {
+        guard let rendering, limit > 0 else { return (0, nil) }
+        let db = try database()
+        return try db.transaction { () throws(SessionStoreError) -> (rendered: Int, next: SessionID?) in
+            var sessions = try db.withStatement(
+                """
+                SELECT \(SessionRows.sessionColumns) FROM sessions
+                WHERE id > ?1 AND status <> 'live' AND rendered_version IS NOT ?2 ORDER BY id LIMIT ?3
+                """
+            ) { select throws(SessionStoreError) -> [StoredSession] in
+                try select.bind(after?.description ?? "", at: 1)
+                try select.bind(rendering.version, at: 2)
+                try select.bind(limit, at: 3)
+                var sessions: [StoredSession] = []
+                while try select.step() { sessions.append(try SessionRows.session(from: select)) }
+                return sessions
+            }
+            guard !sessions.isEmpty else { return (0, nil) }
+            try readReps(into: &sessions, ids: Self.jsonArray(of: sessions.map(\.id)), in: db)
+            for session in sessions {
+                try writeRendering(of: session.id, session.summary, status: session.status, in: db)
+            }
+            return (sessions.count, sessions.count < limit ? nil : sessions.last?.id)
+        }
+    }
+
     /// Keeps an ended session's summary rendered (``SummaryRendering``) in its row, inside the caller's transaction.
     /// A live session has none: its row was created without one, and only a final write ends it.
     private func writeRendering(

@@ -129,6 +129,20 @@ public protocol SessionStore: Sendable {
     /// - Throws: ``SessionStoreError/invalidCursor``; ``SessionStoreError/corruptRecord(id:)``; database errors.
     func list(_ query: SessionQuery) async throws -> SessionPage
 
+    /// Renders the summaries of ended sessions that have none at this store's ``SummaryRendering`` version: stored
+    /// before renderings were kept or at another version, or abandoned by a sweep (which writes no final summary).
+    /// Sessions are taken in id order after `after`, at most `limit` of them, in one transaction; on PostgreSQL a
+    /// session another node is rendering meanwhile is skipped.
+    ///
+    /// Call it again with the returned id until that is nil: one pass over the table, whatever its size.
+    /// - Parameters:
+    ///   - after: The id to continue after (nil: from the start).
+    ///   - limit: The most sessions to render.
+    /// - Returns: How many were rendered, and the id to continue after; nil when the pass is complete (or the store
+    ///   keeps no rendering).
+    /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
+    func renderSummaries(after: SessionID?, limit: Int) async throws -> (rendered: Int, next: SessionID?)
+
     /// How many of a tenant's sessions match a listing's filters, all its pages together: the total a pager shows
     /// ("21–40 of 137"). The query's cursor and limit are ignored.
     /// - Parameter query: Tenant and filters.

@@ -30,6 +30,9 @@ struct FailingStore: SessionStore {
     func motion(id: SessionID, tenant: String) async throws -> MotionSeries? { throw Down() }
     func list(_ query: SessionQuery) async throws -> SessionPage { throw Down() }
     func count(_ query: SessionQuery) async throws -> Int { throw Down() }
+    func renderSummaries(after: SessionID?, limit: Int) async throws -> (rendered: Int, next: SessionID?) {
+        throw Down()
+    }
     func progress(_ query: ProgressQuery) async throws -> ProgressPage { throw Down() }
     func delete(id: SessionID, tenant: String) async throws -> Bool { throw Down() }
     var node: String { "failing" }

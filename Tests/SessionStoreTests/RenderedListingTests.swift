@@ -8,9 +8,12 @@ import Testing
 @Suite struct RenderedListingTests {
     private static let base: Int64 = 1_764_424_800_000
 
-    /// A rendering the test can recompute: the summary without its series, described.
+    /// A rendering the test can recompute from a summary, whatever order its fault counts come in.
     private static func rendering(version: Int) -> SummaryRendering {
-        SummaryRendering(version: version) { summary in Array(String(describing: withoutSeries(summary)).utf8) }
+        SummaryRendering(version: version) { summary in
+            let faults = summary.faultCounts.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ",")
+            return Array("\(summary.exercise) \(summary.repCount) \(summary.reps) \(faults)".utf8)
+        }
     }
 
     private static func withoutSeries(_ summary: SessionSummary) -> SessionSummary {
@@ -117,6 +120,54 @@ import Testing
             let again = try await database.open(rendering: Self.rendering(version: 3))
             #expect(try await again.list(query).entries == [Self.read(unkept), Self.rendered(kept)])
             await again.close()
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func rendersTheSummariesOfSessionsStoredWithoutOne(_ kind: StoreKind) async throws {
+        try await withStore(kind) { plain, database in
+            var ended: [StoredSession] = []
+            for i in 0..<5 {
+                let session = StoredSession.make(
+                    startedAt: Self.base + Int64(i), random: UInt128(i + 1), status: i == 4 ? .abandoned : .finished,
+                    endedAt: Self.base + Int64(i) + 1, summary: .make(reps: i))
+                try await plain.create(session)
+                ended.append(session)
+            }
+            let live = StoredSession.make(startedAt: Self.base + 10, random: 10)
+            try await plain.create(live)
+            let swept = StoredSession.make(startedAt: Self.base + 11, random: 11)
+            try await plain.create(swept)
+            #expect(try await plain.abandon(id: swept.id, tenant: swept.tenant))
+            ended.append(try #require(try await plain.session(id: swept.id, tenant: swept.tenant)))
+            #expect(try await plain.renderSummaries(after: nil, limit: 10) == (0, nil), "no rendering, none rendered")
+
+            func pass(_ store: any SessionStore, limit: Int) async throws -> [Int] {
+                var counts: [Int] = []
+                var after: SessionID?
+                repeat {
+                    let batch = try await store.renderSummaries(after: after, limit: limit)
+                    counts.append(batch.rendered)
+                    after = batch.next
+                } while after != nil
+                return counts
+            }
+            let three = try await database.open(rendering: Self.rendering(version: 3))
+            #expect(try await pass(three, limit: 2) == [2, 2, 2, 0], "six ended sessions, two at a time")
+            let newestFirst = ([live] + ended).sorted { ($0.startedAt, $0.id) > ($1.startedAt, $1.id) }
+            let query = SessionQuery(tenant: "clinic-1")
+            #expect(
+                try await three.list(query).entries
+                    == newestFirst.map { $0.status == .live ? Self.read($0) : Self.rendered($0) })
+            #expect(try await pass(three, limit: 100) == [0], "a second pass finds none left")
+            await three.close()
+            // Another version renders them all again.
+            let four = try await database.open(rendering: Self.rendering(version: 4))
+            #expect(try await pass(four, limit: 100) == [6])
+            #expect(
+                try await four.list(query).entries
+                    == newestFirst.map { $0.status == .live ? Self.read($0) : Self.rendered($0, version: 4) })
+            await four.close()
         }
     }
 }
