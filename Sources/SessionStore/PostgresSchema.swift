@@ -162,15 +162,7 @@ enum PostgresSchema {
             version: 6,
             sql: """
                 ALTER TABLE sessions SET (fillfactor = 70);
-                DO $$
-                BEGIN
-                    IF EXISTS (
-                        SELECT FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)
-                    ) THEN
-                        ALTER TABLE series_chunks ALTER COLUMN samples SET COMPRESSION lz4;
-                        ALTER TABLE motion_chunks ALTER COLUMN samples SET COMPRESSION lz4;
-                    END IF;
-                END $$;
+                \(compressedWithLZ4(["series_chunks.samples", "motion_chunks.samples"]))
                 """),
         // v7: an ended session's summary kept rendered (SummaryRendering) with the version of its rendering, so a
         // listing copies it rather than reading the session's reps and encoding the summary again. Rows stored
@@ -180,16 +172,28 @@ enum PostgresSchema {
             version: 7,
             sql: """
                 ALTER TABLE sessions ADD COLUMN rendered_version INTEGER, ADD COLUMN rendered BYTEA;
-                DO $$
-                BEGIN
-                    IF EXISTS (
-                        SELECT FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)
-                    ) THEN
-                        ALTER TABLE sessions ALTER COLUMN rendered SET COMPRESSION lz4;
-                    END IF;
-                END $$;
+                \(compressedWithLZ4(["sessions.rendered"]))
                 """),
     ]
+
+    /// SQL that compresses `columns` (`table.column`) with LZ4 where the server was built with it, and leaves
+    /// PostgreSQL's default (pglz) elsewhere.
+    private static func compressedWithLZ4(_ columns: [String]) -> String {
+        let alters = columns.map { column in
+            let parts = column.split(separator: ".")
+            return "        ALTER TABLE \(parts[0]) ALTER COLUMN \(parts[1]) SET COMPRESSION lz4;"
+        }
+        return """
+            DO $$
+            BEGIN
+                IF EXISTS (
+                    SELECT FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)
+                ) THEN
+            \(alters.joined(separator: "\n"))
+                END IF;
+            END $$;
+            """
+    }
 
     /// The version this code writes.
     static var newestVersion: Int { migrations.last?.version ?? 0 }
