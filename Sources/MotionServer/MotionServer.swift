@@ -247,7 +247,6 @@ public final class MotionServer: Sendable {
     /// (``SummaryRendering/wire``): those stored before renderings were kept or by older code, so that listings copy
     /// them too. One pass over the stored sessions after start, a batch at a time with a pause between batches for
     /// the live sessions' writes, which share the store's connection; a failed batch is tried again after a while.
-    /// Sessions the sweep abandons later are listed read whole until the next start renders them.
     private static func renderStoredSummaries(context: AppContext) async {
         var after: SessionID?
         var rendered = 0

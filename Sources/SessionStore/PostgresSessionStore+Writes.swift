@@ -208,8 +208,8 @@ extension PostgresSessionStore {
     }
 
     /// Renders the summaries of ended sessions that have none at this store's version, in id order, in one
-    /// transaction of three round trips: the sessions, locked (`FOR UPDATE SKIP LOCKED`, so nodes rendering at once
-    /// share the work); their reps; the renderings, written from arrays with `COMMIT`.
+    /// transaction of three round trips (``render(_:with:in:)``): the sessions, locked (`FOR UPDATE SKIP LOCKED`, so
+    /// nodes rendering at once share the work); their reps; the renderings, written from arrays with `COMMIT`.
     /// - Parameters:
     ///   - after: The id to continue after (nil: from the start).
     ///   - limit: The most sessions to render.
@@ -220,30 +220,42 @@ extension PostgresSessionStore {
     ) throws(SessionStoreError) -> (rendered: Int, next: SessionID?) {
         guard let rendering, limit > 0 else { return (0, nil) }
         let db = try database()
-        return try db.pipelinedTransaction {
-            (transaction) throws(SessionStoreError) -> (rendered: Int, next: SessionID?) in
-            let rows = try transaction.query(
-                """
-                SELECT \(SessionRows.sessionColumns) FROM sessions
-                WHERE id > $1 AND status <> 'live' AND rendered_version IS DISTINCT FROM $2
-                ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED
-                """, [.string(after?.description ?? ""), .int(rendering.version)])
-            var sessions: [StoredSession] = []
-            sessions.reserveCapacity(rows.count)
-            for row in rows.rows { sessions.append(try SessionRows.session(from: row)) }
-            guard !sessions.isEmpty else { return (0, nil) }
-            let ids = PostgresSessionReads.idArray(sessions.map(\.id))
-            try PostgresSessionReads.readReps(
-                transaction.query(PostgresSessionReads.repsOfSessions, [ids]), into: &sessions)
-            transaction.add([
-                PostgresStatement(
-                    """
-                    UPDATE sessions AS s SET rendered_version = $1, rendered = u.rendered
-                    FROM unnest($2::text[], $3::bytea[]) AS u (id, rendered) WHERE s.id = u.id
-                    """, [.int(rendering.version), ids, .byteaArray(sessions.map { rendering.render($0.summary) })])
-            ])
-            return (sessions.count, sessions.count < limit ? nil : sessions.last?.id)
+        let select = PostgresStatement(
+            """
+            SELECT \(SessionRows.sessionColumns) FROM sessions
+            WHERE id > $1 AND status <> 'live' AND rendered_version IS DISTINCT FROM $2
+            ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED
+            """, [.string(after?.description ?? ""), .int(rendering.version)])
+        let rendered = try db.pipelinedTransaction { (transaction) throws(SessionStoreError) -> [SessionID] in
+            try render(select, with: rendering, in: &transaction)
         }
+        return (rendered.count, rendered.count < limit ? nil : rendered.last)
+    }
+
+    /// Renders the summaries of the ended sessions `select` reads (``SessionRows/sessionColumns``), in the caller's
+    /// transaction: their rows, then their reps, each a round trip; the renderings go with the next pipeline (or the
+    /// `COMMIT`).
+    /// - Returns: The sessions rendered, in the order `select` read them.
+    private func render(
+        _ select: PostgresStatement, with rendering: SummaryRendering,
+        in transaction: inout PostgresPipelinedTransaction
+    ) throws(SessionStoreError) -> [SessionID] {
+        let rows = try transaction.query(select.sql, select.parameters)
+        var sessions: [StoredSession] = []
+        sessions.reserveCapacity(rows.count)
+        for row in rows.rows { sessions.append(try SessionRows.session(from: row)) }
+        guard !sessions.isEmpty else { return [] }
+        let ids = PostgresSessionReads.idArray(sessions.map(\.id))
+        try PostgresSessionReads.readReps(
+            transaction.query(PostgresSessionReads.repsOfSessions, [ids]), into: &sessions)
+        transaction.add([
+            PostgresStatement(
+                """
+                UPDATE sessions AS s SET rendered_version = $1, rendered = u.rendered
+                FROM unnest($2::text[], $3::bytea[]) AS u (id, rendered) WHERE s.id = u.id
+                """, [.int(rendering.version), ids, .byteaArray(sessions.map { rendering.render($0.summary) })])
+        ])
+        return sessions.map(\.id)
     }
 
     /// Deletes a session; its reps and series go with it (`ON DELETE CASCADE`).
@@ -268,15 +280,19 @@ extension PostgresSessionStore {
         updatedBefore cutoff: Int64, except holders: Set<String>
     ) throws(SessionStoreError) -> Int {
         let db = try database()
-        let changed = try db.query(
-            """
-            UPDATE sessions SET status = 'abandoned', ended_at = updated_at, updated_at = $2
-            WHERE status = 'live' AND updated_at < $1
-                AND (holder IS NULL OR NOT holder = ANY (string_to_array($3, ',')))
-            """, [.int(cutoff), .int(clock()), .string(holders.sorted().joined(separator: ","))]
-        ).changed
-        if changed > 0 { written.removeAll() }
-        return changed
+        return try db.pipelinedTransaction { (transaction) throws(SessionStoreError) -> Int in
+            let abandoned = try transaction.query(
+                """
+                UPDATE sessions SET status = 'abandoned', ended_at = updated_at, updated_at = $2
+                WHERE status = 'live' AND updated_at < $1
+                    AND (holder IS NULL OR NOT holder = ANY (string_to_array($3, ',')))
+                RETURNING id
+                """, [.int(cutoff), .int(clock()), .string(holders.sorted().joined(separator: ","))])
+            guard abandoned.count > 0 else { return 0 }
+            written.removeAll()
+            try renderAbandoned(abandoned, in: &transaction)
+            return abandoned.count
+        }
     }
 
     /// Marks one live session `abandoned`; its end time becomes its last write's, its engine state is let go.
@@ -288,13 +304,29 @@ extension PostgresSessionStore {
     public func abandon(id: SessionID, tenant: String) throws(SessionStoreError) -> Bool {
         let db = try database()
         written[id] = nil
-        return try db.query(
-            """
-            UPDATE sessions SET status = 'abandoned', ended_at = updated_at, updated_at = $3, engine_state = NULL,
-                checkpoint_t = NULL
-            WHERE id = $1 AND \(Self.liveCondition(tenant: "$2"))
-            """, [.string(id.description), .string(tenant), .int(clock())]
-        ).changed > 0
+        return try db.pipelinedTransaction { (transaction) throws(SessionStoreError) -> Bool in
+            let abandoned = try transaction.query(
+                """
+                UPDATE sessions SET status = 'abandoned', ended_at = updated_at, updated_at = $3, engine_state = NULL,
+                    checkpoint_t = NULL
+                WHERE id = $1 AND \(Self.liveCondition(tenant: "$2"))
+                RETURNING id
+                """, [.string(id.description), .string(tenant), .int(clock())])
+            try renderAbandoned(abandoned, in: &transaction)
+            return abandoned.count > 0
+        }
+    }
+
+    /// Renders the summaries of sessions just abandoned (rows of their ids), which keep their last checkpoint's, in
+    /// the caller's transaction.
+    private func renderAbandoned(
+        _ abandoned: PostgresRows, in transaction: inout PostgresPipelinedTransaction
+    ) throws(SessionStoreError) {
+        guard let rendering, abandoned.count > 0 else { return }
+        let ids = PostgresSessionReads.idArray(abandoned.rows.compactMap { $0.sessionID(0) })
+        _ = try render(
+            PostgresStatement("SELECT \(SessionRows.sessionColumns) FROM sessions WHERE id = ANY ($1::text[])", [ids]),
+            with: rendering, in: &transaction)
     }
 
     /// Makes this store's node the holder of a live session that `holder` holds now.

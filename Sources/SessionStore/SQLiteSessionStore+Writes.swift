@@ -197,20 +197,24 @@ extension SQLiteSessionStore {
         let kept = holders.sorted()
         let placeholders = (0..<kept.count).map { "?\($0 + 3)" }.joined(separator: ", ")
         let exception = kept.isEmpty ? "" : " AND (holder IS NULL OR holder NOT IN (\(placeholders)))"
-        return try db.withStatement(
-            """
-            UPDATE sessions SET status = 'abandoned', ended_at = updated_at, updated_at = ?2
-            WHERE status = 'live' AND updated_at < ?1\(exception)
-            """
-        ) { abandon throws(SessionStoreError) -> Int in
-            try abandon.bind(cutoff, at: 1)
-            try abandon.bind(now, at: 2)
-            for (index, holder) in kept.enumerated() { try abandon.bind(holder, at: Int32(index + 3)) }
-            try abandon.step()
-            // What was written of the abandoned sessions is forgotten with the rest: a live session still checkpointing
-            // here then rewrites its details once.
-            if db.changes > 0 { written.removeAll() }
-            return db.changes
+        return try db.transaction { () throws(SessionStoreError) -> Int in
+            let abandoned = try db.withStatement(
+                """
+                UPDATE sessions SET status = 'abandoned', ended_at = updated_at, updated_at = ?2
+                WHERE status = 'live' AND updated_at < ?1\(exception)
+                RETURNING id
+                """
+            ) { abandon throws(SessionStoreError) -> [SessionID] in
+                try abandon.bind(cutoff, at: 1)
+                try abandon.bind(now, at: 2)
+                for (index, holder) in kept.enumerated() { try abandon.bind(holder, at: Int32(index + 3)) }
+                return try Self.ids(returnedBy: abandon)
+            }
+            // What was written of the abandoned sessions is forgotten with the rest: a live session still
+            // checkpointing here then rewrites its details once.
+            if !abandoned.isEmpty { written.removeAll() }
+            try renderAbandoned(abandoned, in: db)
+            return abandoned.count
         }
     }
 
@@ -224,19 +228,48 @@ extension SQLiteSessionStore {
         let db = try database()
         let now = clock()
         written[id] = nil
-        return try db.withStatement(
-            """
-            UPDATE sessions SET status = 'abandoned', ended_at = updated_at, updated_at = ?3, engine_state = NULL,
-                checkpoint_t = NULL
-            WHERE id = ?1 AND tenant = ?2 AND status = 'live'
-            """
-        ) { abandon throws(SessionStoreError) -> Bool in
-            try abandon.bind(id.description, at: 1)
-            try abandon.bind(tenant, at: 2)
-            try abandon.bind(now, at: 3)
-            try abandon.step()
-            return db.changes > 0
+        return try db.transaction { () throws(SessionStoreError) -> Bool in
+            let abandoned = try db.withStatement(
+                """
+                UPDATE sessions SET status = 'abandoned', ended_at = updated_at, updated_at = ?3, engine_state = NULL,
+                    checkpoint_t = NULL
+                WHERE id = ?1 AND tenant = ?2 AND status = 'live'
+                RETURNING id
+                """
+            ) { abandon throws(SessionStoreError) -> [SessionID] in
+                try abandon.bind(id.description, at: 1)
+                try abandon.bind(tenant, at: 2)
+                try abandon.bind(now, at: 3)
+                return try Self.ids(returnedBy: abandon)
+            }
+            try renderAbandoned(abandoned, in: db)
+            return !abandoned.isEmpty
         }
+    }
+
+    /// The session ids a statement returns, one a row in its first column.
+    private static func ids(returnedBy statement: SQLiteStatement) throws(SessionStoreError) -> [SessionID] {
+        var ids: [SessionID] = []
+        while try statement.step() {
+            guard let id = statement.sessionID(0) else { throw .corruptRecord(id: statement.string(0)) }
+            ids.append(id)
+        }
+        return ids
+    }
+
+    /// Renders the summaries of sessions just abandoned, which keep their last checkpoint's, in the caller's
+    /// transaction.
+    private func renderAbandoned(_ ids: [SessionID], in db: SQLiteConnection) throws(SessionStoreError) {
+        guard rendering != nil, !ids.isEmpty else { return }
+        var sessions: [StoredSession] = []
+        for id in ids {
+            try db.withStatement("SELECT \(SessionRows.sessionColumns) FROM sessions WHERE id = ?1") {
+                select throws(SessionStoreError) in
+                try select.bind(id.description, at: 1)
+                if try select.step() { sessions.append(try SessionRows.session(from: select)) }
+            }
+        }
+        try render(&sessions, in: db)
     }
 
     /// Makes this store's node the holder of a live session that `holder` holds now.
@@ -403,12 +436,18 @@ extension SQLiteSessionStore {
                 while try select.step() { sessions.append(try SessionRows.session(from: select)) }
                 return sessions
             }
-            guard !sessions.isEmpty else { return (0, nil) }
-            try readReps(into: &sessions, ids: Self.jsonArray(of: sessions.map(\.id)), in: db)
-            for session in sessions {
-                try writeRendering(of: session.id, session.summary, status: session.status, in: db)
-            }
+            try render(&sessions, in: db)
             return (sessions.count, sessions.count < limit ? nil : sessions.last?.id)
+        }
+    }
+
+    /// Reads the reps of ended sessions read without them and keeps their summaries rendered, inside the caller's
+    /// transaction.
+    private func render(_ sessions: inout [StoredSession], in db: SQLiteConnection) throws(SessionStoreError) {
+        guard !sessions.isEmpty else { return }
+        try readReps(into: &sessions, ids: Self.jsonArray(of: sessions.map(\.id)), in: db)
+        for session in sessions {
+            try writeRendering(of: session.id, session.summary, status: session.status, in: db)
         }
     }
 

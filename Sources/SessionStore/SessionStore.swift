@@ -99,7 +99,8 @@ public protocol SessionStore: Sendable {
     func liveSessions() async throws -> [LiveSessionEntry]
 
     /// Marks one live session `abandoned`, keeping its last checkpoint; its end time becomes the time of that last
-    /// write (as ``abandonLiveSessions(updatedBefore:)`` does for many).
+    /// write (as ``abandonLiveSessions(updatedBefore:)`` does for many). Its summary is rendered with it
+    /// (``SummaryRendering``), in one transaction.
     /// - Parameters:
     ///   - id: The session.
     ///   - tenant: Its tenant.
@@ -130,7 +131,7 @@ public protocol SessionStore: Sendable {
     func list(_ query: SessionQuery) async throws -> SessionPage
 
     /// Renders the summaries of ended sessions that have none at this store's ``SummaryRendering`` version: stored
-    /// before renderings were kept or at another version, or abandoned by a sweep (which writes no final summary).
+    /// before renderings were kept, at another version, or by a store that kept none.
     /// Sessions are taken in id order after `after`, at most `limit` of them, in one transaction; on PostgreSQL a
     /// session another node is rendering meanwhile is skipped.
     ///
@@ -168,7 +169,8 @@ public protocol SessionStore: Sendable {
     func delete(id: SessionID, tenant: String) async throws -> Bool
 
     /// Marks `abandoned` every live session (of any tenant) last written before `cutoff` and held by none of
-    /// `holders`, keeping its last checkpoint; its end time becomes the time of that last write.
+    /// `holders`, keeping its last checkpoint; its end time becomes the time of that last write. Their summaries are
+    /// rendered with them (``SummaryRendering``), in one transaction.
     ///
     /// Nodes pass the live nodes (``liveNodes(heartbeatSince:)``) as `holders` and the resume window as the cutoff:
     /// what a dead node held and nobody resumed in time is abandoned, what a live node holds is its own business.

@@ -3,11 +3,13 @@ public import MotionCore
 /// How a store keeps each ended session's summary rendered in the application's wire form beside its columns, so a
 /// listing copies it instead of decoding the row and its reps and encoding them again.
 ///
-/// The store writes the rendering with the final summary (a session created ended, or ended by
-/// ``SessionStore/finish(id:tenant:summary:status:endedAt:)``) and never reads inside it. A live session has none
-/// (its summary changes with every checkpoint), nor has a session abandoned by a sweep, which keeps its last
-/// checkpoint's summary as it was stored, nor one stored before renderings were kept: a listing reads those whole.
-/// A rendering of another ``version`` than the store's is not used either.
+/// The store writes the rendering when a session ends, and never reads inside it: with the final summary (a session
+/// created ended, or ended by ``SessionStore/finish(id:tenant:summary:status:endedAt:)``), or, for a session
+/// abandoned without one (``SessionStore/abandon(id:tenant:)``, ``SessionStore/abandonLiveSessions(updatedBefore:except:)``),
+/// from the last checkpoint's summary it keeps. A live session has none (its summary changes with every checkpoint),
+/// nor has one stored before renderings were kept: a listing reads those whole, until
+/// ``SessionStore/renderSummaries(after:limit:)`` renders the latter. A rendering of another ``version`` than the
+/// store's is not used either.
 public struct SummaryRendering: Sendable {
     /// The version of what ``render`` writes: a change to its bytes must come with a new version.
     public var version: Int

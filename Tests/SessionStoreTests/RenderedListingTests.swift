@@ -50,12 +50,18 @@ import Testing
                     status: status, endedAt: status == .live ? nil : Self.base + Int64(i) * 60_000 + 500,
                     summary: .make(side: i % 2 == 0 ? .left : nil, reps: reps))
             }
+            // Left by a node that died: abandoned by the sweep, which keeps its last checkpoint's summary.
+            var swept = session(5)
+            try await store.create(swept)
+            let sweptWritten = database.clock.now
+            database.clock.advance(by: 60_000)
             let live = session(0)
             let recorded = session(1, status: .finished)
             var finished = session(2)
             var ended = session(3)
-            var swept = session(4)
-            for created in [live, recorded, finished, ended, swept] { try await store.create(created) }
+            var dropped = session(4)
+            let alsoLive = session(6)
+            for created in [live, recorded, finished, ended, dropped, alsoLive] { try await store.create(created) }
             // Ended by their final write, with more reps than their first summary.
             for index in [2, 3] {
                 var final = index == 2 ? finished : ended
@@ -67,19 +73,21 @@ import Testing
                     endedAt: final.endedAt ?? 0)
                 if index == 2 { finished = final } else { ended = final }
             }
-            // Abandoned as a sweep abandons: the last checkpoint kept, no final summary written, so none rendered.
-            #expect(try await store.abandon(id: swept.id, tenant: swept.tenant))
+            // Abandoned without a final summary, one by id and one by the sweep: rendered from the last checkpoint.
+            #expect(try await store.abandon(id: dropped.id, tenant: dropped.tenant))
+            #expect(try await store.abandonLiveSessions(updatedBefore: sweptWritten + 1, except: []) == 1)
+            dropped = try #require(try await store.session(id: dropped.id, tenant: dropped.tenant))
             swept = try #require(try await store.session(id: swept.id, tenant: swept.tenant))
-            #expect(swept.status == .abandoned)
+            #expect([dropped.status, swept.status] == [.abandoned, .abandoned])
 
             let expected = [
-                Self.read(swept), Self.rendered(ended), Self.rendered(finished), Self.rendered(recorded),
-                Self.read(live),
+                Self.read(alsoLive), Self.rendered(swept), Self.rendered(dropped), Self.rendered(ended),
+                Self.rendered(finished), Self.rendered(recorded), Self.read(live),
             ]
             let page = try await store.list(SessionQuery(tenant: "clinic-1"))
             #expect(page.entries == expected)
             #expect(page.next == nil)
-            #expect(page.sessions.map(\.id) == [swept.id, live.id], "`sessions` holds those read whole")
+            #expect(page.sessions.map(\.id) == [alsoLive.id, live.id], "`sessions` holds those read whole")
 
             // Pages of two mix both kinds and continue one another.
             var paged: [ListedSession] = []
@@ -92,11 +100,11 @@ import Testing
             #expect(paged == expected)
             // Filters apply to both.
             #expect(
-                try await store.list(SessionQuery(tenant: "clinic-1", subject: "s-1")).entries
-                    == [Self.rendered(ended), Self.rendered(recorded)])
+                try await store.list(SessionQuery(tenant: "clinic-1", subject: "s-0")).entries
+                    == [Self.read(alsoLive), Self.rendered(dropped), Self.rendered(finished), Self.read(live)])
             #expect(
                 try await store.list(SessionQuery(tenant: "clinic-1", status: .abandoned)).entries
-                    == [Self.read(swept), Self.rendered(ended)])
+                    == [Self.rendered(swept), Self.rendered(dropped), Self.rendered(ended)])
             #expect(try await store.list(SessionQuery(tenant: "clinic-2")).entries.isEmpty)
             await store.close()
         }
