@@ -97,6 +97,27 @@ struct WatchPosesTests {
         abs((message["t"] as? Double ?? -1) - timestamp) < 1e-3
     }
 
+    /// A watcher's close 1000 after `stop` says what the client's does: the session is stored. (It used to come with
+    /// the summary, before the store wrote it, so a clinician's History link could open a session still `live`.)
+    @Test func aWatchersCloseAfterStopComesOnceTheSessionIsStored() async throws {
+        let group = try EventLoopGroup(loops: 2)
+        defer { group.shutdown() }
+        let writes = Observed<[ReportedWrite]>([])
+        try await withMotionServer(writes: writes) { address, _, _ in
+            let session = try await Self.watchedSession(address, group: group)
+            let id = try #require(session.started["session"] as? String)
+            for pose in Resume.poses[..<30] { session.socket.send(.text(poseMessage(pose))) }
+            session.socket.send(.text(#"{"type":"stop"}"#))
+            await session.plain.wait { $0.close != nil }
+            let finished = writes.current.contains { write in
+                guard write.stored, write.id.description == id, case .finish = write.write else { return false }
+                return true
+            }
+            #expect(finished, "the watcher was closed before the session was stored")
+            #expect(session.plain.close?.0 == .normal)
+        }
+    }
+
     @Test func watchersGetEverySnapshotWhateverTheClientAskedFor() async throws {
         let group = try EventLoopGroup(loops: 2)
         defer { group.shutdown() }

@@ -540,12 +540,16 @@ actor LiveSession: WatchableSession {
         // a client that saw the close finds the session finished over REST.
         let closeAfterStoring = status == .finished ? closeCode : nil
         if let closeCode, closeAfterStoring == nil { socket.close(code: closeCode, reason: reason) }
-        watchers.closeAll(status: status, summary: summaryMessage)
-        let socket = socket
+        // Watchers of a stopped session are closed once it is stored too: their 1000 says what the client's says.
+        if closeAfterStoring == nil { watchers.closeAll(status: status, summary: summaryMessage) }
+        let (socket, loop, ending) = (socket, socket.loop, summaryMessage)
         lastWrite = context.store(
             .finish(summary, status: status, endedAt: endedAt), id: session.id, tenant: session.tenant, after: lastWrite
-        ) { stored in
+        ) { [self] stored in
             guard let closeAfterStoring else { return }
+            loop.execute { [self] in
+                assumeIsolated { $0.watchers.closeAll(status: status, summary: ending, stored: stored) }
+            }
             guard stored else {
                 // PROTOCOL.md §3: the client is told, never left believing its session was stored.
                 var bytes: [UInt8] = []

@@ -112,8 +112,10 @@ struct SessionWatchers {
     ///   - status: How the session ended: watchers of a finished session are closed with 1000, those of an
     ///     abandoned one (its client vanished or went idle, or the server is shutting down) with 1001.
     ///   - summary: The `summary` message the watchers were sent (after `stop`).
-    mutating func closeAll(status: SessionStatus, summary: [UInt8]?) {
-        let code: WebSocketCloseCode = status == .finished ? .normal : .goingAway
+    ///   - stored: Whether the session's end was stored; watchers of one that was not are closed with 1011, as its
+    ///     client is (PROTOCOL.md §3).
+    mutating func closeAll(status: SessionStatus, summary: [UInt8]?, stored: Bool = true) {
+        let code: WebSocketCloseCode = !stored ? .internalError : status == .finished ? .normal : .goingAway
         ending = (summary, code)
         for watcher in watchers { watcher.socket.close(code: code, reason: "session ended") }
         watchers.removeAll()
