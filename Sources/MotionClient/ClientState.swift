@@ -16,7 +16,10 @@ struct ClientState: Sendable {
     var stopRequested = false
     /// Whether `stop` went out on the current connection.
     var stopSent = false
+    /// The summary the server stored: received, then confirmed by the close 1000 that follows it.
     var summary: SessionSummary?
+    /// The summary received, until the close that follows it says whether it was stored (PROTOCOL.md §3).
+    var receivedSummary: SessionSummary?
     var failure: RemoteSessionError?
     typealias Waiters = (
         ready: [CheckedContinuation<Result<Void, RemoteSessionError>, Never>],

@@ -156,21 +156,17 @@ extension RemoteMotionSession {
         case .snapshot(let snapshot):
             publish(snapshot)
         case .summary(_, var summary):
-            let waiters = state.withLock {
-                state -> [CheckedContinuation<Result<SessionSummary, RemoteSessionError>, Never>] in
+            // Not stored yet: the server stores the summary after sending it, and its close says how that went.
+            state.withLock { state in
                 if summary.frames > 0 {
                     summary.firstTimestamp = state.firstPoseTime
                     summary.lastTimestamp = state.outbox.lastPoseTime
                 }
-                state.summary = summary
-                defer { state.stopWaiters.removeAll() }
-                return state.stopWaiters
+                state.receivedSummary = summary
             }
             var last = snapshot
             last.isRunning = false
             publish(last)
-            for waiter in waiters { waiter.resume(returning: .success(summary)) }
-            finishListeners()
         case .error(let code, let text):
             let phase = state.withLock { ($0.ready, $0.sessionID != nil) }
             switch phase {
@@ -192,12 +188,21 @@ extension RemoteMotionSession {
         enum Next {
             case nothing, reconnect
             case fail(RemoteSessionError)
+            case stored(SessionSummary, [CheckedContinuation<Result<SessionSummary, RemoteSessionError>, Never>])
         }
         let next: Next = state.withLock { state in
             guard state.socket === socket else { return .nothing }
             state.socket = nil
             state.ready = false
             if state.isOver { return .nothing }
+            // PROTOCOL.md §3: the server answers `stop` with the summary, stores it, then closes with 1000. Any other
+            // end after the summary (1011 after `storeUnavailable`, a lost connection) leaves it unconfirmed.
+            if let summary = state.receivedSummary {
+                guard code == 1000 else { return .fail(.closed(code: code, reason: reason)) }
+                state.summary = summary
+                defer { state.stopWaiters.removeAll() }
+                return .stored(summary, state.stopWaiters)
+            }
             // 1001 (a server going away) and a lost connection are resumed; the other codes are final.
             let resumable = code == nil || code == 1001 || code == 1006 || code == 1012
             guard state.sessionID != nil, state.resumeToken != nil, resumable else {
@@ -209,6 +214,9 @@ extension RemoteMotionSession {
         case .nothing: break
         case .reconnect: tell(.disconnected(code: code))
         case .fail(let error): fail(error)
+        case .stored(let summary, let waiters):
+            for waiter in waiters { waiter.resume(returning: .success(summary)) }
+            finishListeners()
         }
     }
 

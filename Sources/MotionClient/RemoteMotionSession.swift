@@ -200,6 +200,10 @@ public final class RemoteMotionSession: Sendable {
 
     /// Sends what is queued, then `stop`, and waits for the stored summary; every event stream ends.
     ///
+    /// The server sends the summary, stores it, then closes with 1000: only that close makes the summary stored, so
+    /// that a REST read after this returns finds it. Any other close after the summary (1011 when the store failed)
+    /// throws ``RemoteSessionError/closed(code:reason:)``.
+    ///
     /// The wire carries no value series: the summary's `series` is empty; its first and last timestamps are those
     /// of the first and last pose sent.
     /// - Returns: The summary the server stored.

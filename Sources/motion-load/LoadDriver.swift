@@ -82,7 +82,11 @@ struct LoadDriver: Sendable {
             "run: \(whole.sessionsStarted) sessions started, \(whole.framesSent) frames sent, \(whole.snapshots) "
                 + "snapshots, \(whole.summaries) summaries, closes \(Report.counts(whole.closes)), errors "
                 + "\(Report.counts(whole.errorCodes)), unanswered \(whole.unanswered); \(finished) sessions stopped")
-        if whole.summaries < whole.sessionsStarted { succeeded = false }
+        // A session is stored once the close 1000 that follows its summary comes (PROTOCOL.md §3): a summary alone
+        // does not make a run good.
+        if whole.summaries < whole.sessionsStarted || whole.closes["1000", default: 0] < whole.sessionsStarted {
+            succeeded = false
+        }
         fields.append(("run", Report.json(statsFields(whole, seconds: nil))))
         fields.append(("seconds", "[" + seconds.joined(separator: ",") + "]"))
         if options.json { Report.line(Report.json(fields)) }

@@ -168,6 +168,69 @@ struct BadServerTests {
         }
     }
 
+    /// A `/v1/stream` server that starts any session, answers `stop` with a summary and closes with `code` after
+    /// `pause`: the close, not the summary, says whether the session was stored (PROTOCOL.md §3).
+    static func withStoringServer(
+        closeWith code: WebSocketCloseCode, after pause: Duration, closed: Locked<Bool>,
+        _ body: (String) async throws -> Void
+    ) async throws {
+        var started: [UInt8] = []
+        WireEncoder.encodeStarted(session: "s-1", exercise: .elbowFlexion, into: &started)
+        var summary: [UInt8] = []
+        WireEncoder.encodeSummary(
+            SessionSummary(exercise: "elbowFlexion", side: .right),
+            metadata: SummaryMetadata(id: "s-1", status: .finished, startedAt: 0, endedAt: 1), includeType: true,
+            into: &summary)
+        let (startedText, summaryText) = (
+            String(decoding: started, as: UTF8.self), String(decoding: summary, as: UTF8.self)
+        )
+        var router = Router()
+        router.webSocket("/v1/stream") { socket in
+            socket.onMessage = { view in
+                let text = String(decoding: view.bytes, as: UTF8.self)
+                if text.contains(#""type":"start""#) { return socket.send(.text(startedText)) }
+                guard text.contains(#""type":"stop""#) else { return }
+                socket.send(.text(summaryText))
+                let loop = socket.loop
+                Task {
+                    try? await Task.sleep(for: pause)
+                    loop.execute {
+                        closed.withLock { $0 = true }
+                        socket.close(code: code, reason: "")
+                    }
+                }
+            }
+        }
+        try await withTestServer(router: router) { address, _ in try await body("ws://127.0.0.1:\(address.port)") }
+    }
+
+    @Test func stopReturnsTheSummaryOnlyOnceTheCloseSaysItIsStored() async throws {
+        let closed = Locked(false)
+        try await Self.withStoringServer(closeWith: .normal, after: .milliseconds(300), closed: closed) { url in
+            let session = try RemoteMotionSession(
+                server: url, exercise: .elbowFlexion, side: .right, configuration: Self.quick())
+            try await session.connect()
+            let summary = try await session.stop()
+            #expect(closed.withLock { $0 }, "stop() returned before the close that says the summary is stored")
+            #expect(summary.exercise == "elbowFlexion")
+        }
+    }
+
+    @Test func stopThrowsWhenTheSummaryIsFollowedByAnotherClose() async throws {
+        try await Self.withStoringServer(closeWith: .internalError, after: .zero, closed: Locked(false)) { url in
+            let session = try RemoteMotionSession(
+                server: url, exercise: .elbowFlexion, side: .right, configuration: Self.quick())
+            try await session.connect()
+            var failure: RemoteSessionError?
+            do throws(RemoteSessionError) {
+                _ = try await session.stop()
+            } catch {
+                failure = error
+            }
+            #expect(failure == .closed(code: 1011, reason: ""), "a summary not stored is not returned as stored")
+        }
+    }
+
     @Test func timesOutWhenStartIsNeverAnswered() async throws {
         try await Self.withWebSocketServer(answers: []) { url in
             let error = try await Self.failure(at: url, configuration: Self.quick(answerTimeout: .seconds(1)))

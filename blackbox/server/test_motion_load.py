@@ -39,6 +39,12 @@ class MotionLoadTests(unittest.TestCase):
     def tearDownClass(cls):
         cls.server.cleanup()
 
+    def assert_closed_once_stored(self, run, sessions):
+        """Every session ended with the server's close 1000, before a test reads what was stored: PROTOCOL §3's order
+        is summary, store, close 1000, so the close, not the summary, says a session is stored (motion-load waits
+        --drain-seconds for the closes, then aborts the rest, and counts only the closes it saw)."""
+        self.assertEqual(run["closes"], {"1000": sessions}, "every session closed with 1000, so stored")
+
     def test_every_pose_is_answered_and_every_session_stored(self):
         status, report, stderr = run_load(
             "--url", self.url, "--sessions", "12", "--seconds", "2", "--ramp-rate", "0", "--exercise", "elbowFlexion",
@@ -82,6 +88,7 @@ class MotionLoadTests(unittest.TestCase):
         self.assertEqual(run["errors"], 0, run["error_codes"])
         self.assertEqual(run["unexpected_closes"], 0)
         self.assertEqual(run["summaries"], 8)
+        self.assert_closed_once_stored(run, 8)
         listing = self.server.get("/v1/sessions?subject=load-drops&limit=100").json()["sessions"]
         self.assertEqual(len(listing), 8)
         self.assertEqual({s["status"] for s in listing}, {"finished"})
@@ -104,6 +111,7 @@ class MotionLoadTests(unittest.TestCase):
         self.assertEqual(run["errors"], 0)
         self.assertEqual(run["unanswered"], 0)
         self.assertEqual(run["summaries"], 6)
+        self.assert_closed_once_stored(run, 6)
         listing = self.server.get("/v1/sessions?subject=load-binary&limit=100").json()["sessions"]
         self.assertEqual(len(listing), 6)
         self.assertEqual(sum(s["frames"] for s in listing), run["frames_sent"])
@@ -121,6 +129,7 @@ class MotionLoadTests(unittest.TestCase):
         self.assertEqual(run["unanswered"], 0)
         self.assertEqual(run["snapshots"], run["frames_sent"])
         self.assertEqual(run["summaries"], 4)
+        self.assert_closed_once_stored(run, 4)
         listing = self.server.get("/v1/sessions?subject=load-motion&limit=100").json()["sessions"]
         self.assertEqual(len(listing), 4)
         for summary in listing:
@@ -147,6 +156,7 @@ class MotionLoadTests(unittest.TestCase):
         self.assertEqual(run["resumes"], run["drops"])
         self.assertEqual(run["errors"], 0, run)
         self.assertEqual(run["summaries"], 4)
+        self.assert_closed_once_stored(run, 4)
         listing = self.server.get("/v1/sessions?subject=load-motion-drops&limit=100").json()["sessions"]
         self.assertEqual(len(listing), 4)
         for summary in listing:

@@ -51,8 +51,12 @@ class BinaryPoseFrameTests(unittest.TestCase):
         return ws
 
     def stop(self, ws):
+        """Sends `stop`; returns (the messages up to the summary, the summary) once the server has closed with 1000.
+        PROTOCOL §3's order is summary, store, close 1000: the close, not the summary, says the session is stored."""
         ws.send({"type": "stop"})
         msgs = ws.recv_until(lambda m: m.get("type") == "summary", timeout=15)
+        code, reason, after = ws.close_code(timeout=15)
+        self.assertEqual(code, 1000, f"stop closes with 1000 once stored (got {code} {reason!r}) {mc.summarise(after)}")
         return msgs, msgs[-1]
 
     def test_binary_frames_count_like_json_ones(self):
