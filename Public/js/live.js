@@ -3,7 +3,7 @@
 // connection is resumed by itself (stream.js), with a banner while it reconnects.
 
 import { initPage, $, askForToken, errorStatus } from './common.js';
-import { renderSummary } from './summary.js';
+import { renderSummary, showStored } from './summary.js';
 import { t, exerciseName, onLanguageChange } from './i18n.js';
 import { exercises, checkToken, TOKEN_EVENT } from './api.js';
 import { LiveStream } from './stream.js';
@@ -492,6 +492,7 @@ async function startSession() {
     $('main').classList.add('ended');
     offerRecording(s);
     showEnd(s, e);
+    if (lastSummary) showStored(e.reason === 'stopped' ? 'stored' : 'notStored');
     if (lastSummary) {
       $('summary').scrollIntoView({ block: 'start', behavior: 'instant' });
       $('summary-heading').focus({ preventScroll: true });
@@ -575,6 +576,7 @@ function offerRecording(s) {
 function showSummary(m) {
   renderSummary(m, $('summary-stats'));
   $('summary-link').href = `history.html?session=${encodeURIComponent(m.id)}`;
+  showStored('saving');
   $('summary').hidden = false;
 }
 

@@ -1,7 +1,7 @@
 // Renders a stored session summary (PROTOCOL.md §5) as a list of figures; used by Live, Watch and History.
 
 import { t, faultText, exerciseName } from './i18n.js';
-import { formatDuration, formatDate } from './common.js';
+import { formatDuration, formatDate, $ } from './common.js';
 
 export function summaryRows(m, { full = false } = {}) {
   const faults = Object.entries(m.faultCounts || {});
@@ -40,4 +40,22 @@ export function renderSummary(m, dl, options) {
     div.append(dt, dd);
     return div;
   }));
+}
+
+/**
+ * Where a summary that came over a socket stands in the store (PROTOCOL.md §3: the server answers `stop` with the
+ * summary, stores it, then closes with 1000): 'saving' until that close, then 'stored' (the link to History is
+ * offered only now, so it never opens a session still being written) or 'notStored' (the close said it failed).
+ */
+export function showStored(state) {
+  $('summary-link').hidden = state !== 'stored';
+  $('summary-saving').hidden = state === 'stored';
+  const note = $('summary-saving');
+  note.dataset.state = state;
+  // As a `data-i18n` key, the note follows a change of language.
+  const key = { saving: 'summary.saving', notStored: 'summary.notStored' }[state];
+  if (key) note.dataset.i18n = key;
+  else delete note.dataset.i18n;
+  note.textContent = key ? t(key) : '';
+  $('summary').dataset.stored = state;
 }

@@ -8,7 +8,7 @@ import { t, exerciseName, onLanguageChange } from './i18n.js';
 import { exercises, getSession, listSessions, MessageSocket, TOKEN_EVENT } from './api.js';
 import { RealtimeChart } from './chart.js';
 import { Hud, Feedback } from './hud.js';
-import { renderSummary } from './summary.js';
+import { renderSummary, showStored } from './summary.js';
 import { SessionView, prescribed, keepDescribed } from './sessionview.js';
 import { SkeletonView } from './skeleton.js';
 import { measuredJoints } from './joints.js';
@@ -86,6 +86,7 @@ async function follow(id) {
     setStatus('watch.ended');
     renderSummary(info, $('summary-stats'));
     $('summary-link').href = `history.html?session=${encodeURIComponent(id)}`;
+    showStored('stored');
     $('summary').hidden = false;
     return;
   }
@@ -105,18 +106,23 @@ async function follow(id) {
     if (m.connected) setStatus(...following);
     else setStatus('watch.disconnected', {}, 'warn');
   });
+  // The summary comes before the session is stored; the watcher's close 1000 says it is (PROTOCOL.md §3).
   socket.on('summary', (m) => {
     renderSummary(m, $('summary-stats'));
     $('summary-link').href = `history.html?session=${encodeURIComponent(id)}`;
+    showStored('saving');
     $('summary').hidden = false;
   });
   socket.on('close', (e) => {
     if (e.code === 1000) setStatus('watch.ended');
     else setStatus('status.closed', { code: e.code }, 'bad');
-    if ($('summary').hidden) {
+    if (!$('summary').hidden) {
+      showStored(e.code === 1000 ? 'stored' : 'notStored');
+    } else {
       getSession(id).then((s) => {
         renderSummary(s, $('summary-stats'));
         $('summary-link').href = `history.html?session=${encodeURIComponent(id)}`;
+        showStored('stored');
         $('summary').hidden = false;
       }).catch(() => {});
     }

@@ -458,6 +458,18 @@ class BrowserTests(unittest.TestCase):
     def text(self, element_id):
         return self.el(element_id).text
 
+    def wait_stored(self, timeout, message="summary", driver=None):
+        """Waits until the page (Live, or Watch in `driver`) says its session is stored and offers the link to History.
+
+        The server answers `stop` with the summary, stores the session, then closes with 1000 (PROTOCOL.md §3), and
+        the page offers the link only on that close. A test that read REST when the summary appeared raced the store:
+        on a fresh machine the stored motion series was empty in 3 sessions of 8, and the page still showed the
+        running controls (Start over) until the close."""
+        driver = driver or self.driver
+        wait_for(lambda: driver.find_element(By.ID, "summary").get_attribute("data-stored") == "stored", timeout,
+                 message=f"{message} (stored)")
+        self.assertTrue(driver.find_element(By.ID, "summary-link").is_displayed(), "the link once stored")
+
     def canvas_hash(self, element_id):
         return self.driver.execute_script(CANVAS_HASH, element_id)
 
@@ -508,7 +520,7 @@ class BrowserTests(unittest.TestCase):
             self.assertGreater(self.driver.execute_script(CANVAS_COLOR_COUNT, "chart", *CLEAN_RGB), 0,
                                "clean rep marker on the chart")
         self.el("stop").click()
-        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+        self.wait_stored(10, "summary")
         return subject, session_id
 
     def counts(self, driver=None, prefix="hud"):
@@ -680,7 +692,7 @@ class BrowserTests(unittest.TestCase):
         self.el("replay-file").send_keys(path)
         self.el("start").click()
         wait_for(lambda: int(self.text("hud-clean")) >= 1, 10, message="a rep from the replay")
-        wait_for(lambda: self.el("summary").is_displayed(), duration + 10, message="summary after the recording ends")
+        self.wait_stored(duration + 10, "summary after the recording ends")
         self.assertEqual(self.counts(prefix="summary"), (reps, 0), "summary counts of the replay")
         self.assertEqual(self.counts(), (reps, 0), "HUD counts after the replay")
         self.assertRegex(self.text("hud-last-rep"), rf"^#{reps}: .*clean", "the last rep shown")
@@ -719,7 +731,7 @@ class BrowserTests(unittest.TestCase):
         self.assertEqual(json.loads(self.api(f"/v1/sessions/{session_id}")[2])["status"], "live")
         wait_for(lambda: sum(self.counts()) >= before + 2, 20, message="two reps after the restart")
         self.el("stop").click()
-        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+        self.wait_stored(10, "summary")
         # The summary comes before the socket's close, which sets the status.
         wait_for(lambda: re.match(r"^Session finished: \d+ clean, \d+ rejected\. The summary is below\.$",
                                   self.text("status")), 5, message="the finished status")
@@ -826,7 +838,7 @@ class BrowserTests(unittest.TestCase):
             wait_for(lambda: self.counts()[0] >= 1, 10, message="a rep before the drop")
             self.driver.execute_script("window.__lastSocket.close(4000)")
             wait_for(lambda: "Reconnected" in self.text("status"), 15, message="the session resumed")
-        wait_for(lambda: self.el("summary").is_displayed(), seconds + 15, message="summary after the recording ends")
+        self.wait_stored(seconds + 15, "summary after the recording ends")
         session_id = self.el("status").get_attribute("data-session")
         summary = json.loads(self.api(f"/v1/sessions/{session_id}")[2])
         series = json.loads(self.api(f"/v1/sessions/{session_id}/series")[2])
@@ -1158,7 +1170,7 @@ class BrowserTests(unittest.TestCase):
         wait_for(lambda: self.canvas_hash("chart") != chart_before, 5, message="chart pixels to change")
         wait_for(lambda: int(self.text("hud-clean")) >= 2, 12, message="two reps on the watcher")
         wait_for(lambda: "ended" in self.text("status"), 15, message="session end")
-        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary on the watcher")
+        self.wait_stored(10, "summary on the watcher")
         thread.join(15)
         self.assertIn("summary", outcome)
         self.assertGreaterEqual(int(self.text("summary-reps")), 2)
@@ -1293,8 +1305,8 @@ class BrowserTests(unittest.TestCase):
             wait_for(lambda: self.counts(watcher) == self.counts(), 5,
                      message="the watcher's counts to catch up with Live")
             self.el("stop").click()
-            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary on Live")
-            wait_for(lambda: watcher.find_element(By.ID, "summary").is_displayed(), 10, message="summary on Watch")
+            self.wait_stored(10, "summary on Live")
+            self.wait_stored(10, "summary on Watch", driver=watcher)
             live_summary = self.counts(prefix="summary")
             self.assertGreaterEqual(live_summary[0], 2)
             self.assertGreaterEqual(live_summary[1], 1)
@@ -1354,7 +1366,7 @@ class BrowserTests(unittest.TestCase):
             self.assertEqual(watcher.execute_script(
                 "return document.getElementById('chart-summary').getAttribute('aria-live')"), None)
             self.el("stop").click()
-            wait_for(lambda: watcher.find_element(By.ID, "summary").is_displayed(), 10, message="summary on Watch")
+            self.wait_stored(10, "summary on Watch", driver=watcher)
             self.assert_no_console_errors_in(watcher)
         finally:
             watcher.quit()
@@ -1470,7 +1482,7 @@ class BrowserTests(unittest.TestCase):
             sent = [m["type"] for m in self.driver.execute_script("return window.__sends") if m.get("type")]
             self.assertEqual([t for t in sent if t in ("start", "reset", "baseline")], ["start", "reset", "baseline"])
             self.el("stop").click()
-            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+            self.wait_stored(10, "summary")
             summary = self.api_json(f"/v1/sessions/{session_id}")[1]
             prescription = summary["prescription"]
             self.assertEqual((prescription["target"], prescription["reps"], prescription["sets"]), (100, 1, 2),
@@ -1521,7 +1533,7 @@ class BrowserTests(unittest.TestCase):
             self.assertLess(self.rect("controls")["height"], 60, "the controls take one line while running")
             self.assert_no_horizontal_scroll()
             self.el("stop").click()
-            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+            self.wait_stored(10, "summary")
         finally:
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
@@ -1844,7 +1856,7 @@ class BrowserTests(unittest.TestCase):
             wait_for(lambda: int(camera.find_element(By.ID, "hud-clean").text) >= 2, 20, message="two reps counted")
             self.assertGreater(camera.execute_script("return window.__detections"), 30)
             camera.find_element(By.ID, "stop").click()
-            wait_for(lambda: camera.find_element(By.ID, "summary").is_displayed(), 10, message="summary")
+            self.wait_stored(10, "summary", driver=camera)
             summary = self.api_json(f"/v1/sessions/{session_id}")[1]
             self.assertEqual((summary["exercise"], summary["side"], summary["status"]),
                              ("elbowFlexion", "right", "finished"))
@@ -1896,7 +1908,7 @@ class BrowserTests(unittest.TestCase):
                 self.assertGreaterEqual(len(reps), 2, texts)
                 self.assertEqual(reps, sorted(reps, reverse=True), f"the newest feedback first: {texts}")
                 self.el("stop").click()
-                wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+                self.wait_stored(10, "summary")
                 wait_for(lambda: self.rect("summary-heading")["top"] >= 0
                          and self.rect("summary-heading")["bottom"] <= size[1], 5, message="the summary in view")
                 self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "summary-heading")
@@ -1921,7 +1933,7 @@ class BrowserTests(unittest.TestCase):
                 self.assert_in_viewport(element_id, PHONE, what)
             self.screenshot(self.driver, "live-hold", PHONE)
             self.el("stop").click()
-            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+            self.wait_stored(10, "summary")
         finally:
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
@@ -1942,7 +1954,7 @@ class BrowserTests(unittest.TestCase):
         wait_for(lambda: int(self.text("hud-clean")) >= 1, 15, message="a rep")
         self.assertNotIn("back in view", self.feedback_text())
         self.el("stop").click()
-        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+        self.wait_stored(10, "summary")
 
     # ---- Recordings ---------------------------------------------------------------------------------------
 
@@ -1980,7 +1992,7 @@ class BrowserTests(unittest.TestCase):
         seen = wait_for(lambda: 0 < int(self.el("replay-progress").get_attribute("value")) < 100
                         and int(self.el("replay-progress").get_attribute("value")), 10, message="progress under way")
         wait_for(lambda: int(self.el("replay-progress").get_attribute("value")) > seen, 10, message="progress grows")
-        wait_for(lambda: self.el("summary").is_displayed(), 60, message="summary after the recording")
+        self.wait_stored(60, "summary after the recording")
         self.assertEqual(self.el("replay-progress").get_attribute("value"), "100")
         self.assertEqual(self.counts(prefix="summary"), original, "the replay's counts equal the session's")
         session_id = self.el("status").get_attribute("data-session")
@@ -2063,7 +2075,7 @@ class BrowserTests(unittest.TestCase):
             wait_for(lambda: len(self.driver.execute_script("return window.__spoken")) > 1, 20,
                      message="feedback spoken")
             self.el("stop").click()
-            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+            self.wait_stored(10, "summary")
             self.el("opt-voice").click()
         finally:
             self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": spy["identifier"]})
@@ -2109,7 +2121,7 @@ class BrowserTests(unittest.TestCase):
             self.el("start").click()
             wait_for(lambda: "started" in self.text("status"), 10, message="started with the code")
             self.el("stop").click()
-            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+            self.wait_stored(10, "summary")
             # A code that no longer works, at Start.
             self.driver.execute_script("localStorage.setItem('motion.token', 'revoked-access-code-17')")
             self.el("start").click()
@@ -2137,7 +2149,7 @@ class BrowserTests(unittest.TestCase):
                 message="the new session in Watch's list")
             self.assertIn(subject, link[0].text)
             self.el("stop").click()
-            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+            self.wait_stored(10, "summary")
             wait_for(lambda: not watcher.find_elements(
                 By.CSS_SELECTOR, f'#live-list a[href="watch.html?session={session_id}"]'), 10,
                 message="the finished session gone from the list")
@@ -2156,7 +2168,7 @@ class BrowserTests(unittest.TestCase):
         wait_for(lambda: re.search(r"\d", self.text("hud-angle")), 5, message="an angle")
         self.assert_no_horizontal_scroll()
         self.el("stop").click()
-        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+        self.wait_stored(10, "summary")
         self.assert_no_horizontal_scroll()
         session_id = self.el("status").get_attribute("data-session")
         for path in ("/history.html?lang=es", f"/history.html?session={session_id}&lang=es", "/watch.html?lang=es"):
@@ -2217,7 +2229,7 @@ class BrowserTests(unittest.TestCase):
                 self.screenshot(self.driver, "live-motion", size)
                 self.driver.execute_script("clearInterval(window.__motionTimer)")
                 self.el("stop").click()
-                wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+                self.wait_stored(10, "summary")
 
                 # The samples reached the server: the stored series, 20 per second.
                 status, _, body = self.api(f"/v1/sessions/{session_id}/motion")
@@ -2299,7 +2311,7 @@ class BrowserTests(unittest.TestCase):
         finally:
             self.driver.execute_script("clearInterval(window.__motionTimer)")
         self.el("stop").click()
-        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+        self.wait_stored(10, "summary")
         stored = json.loads(self.api(f"/v1/sessions/{session_id}")[2])
         self.assertEqual(stored["status"], "finished")
         last_before = max(r["end"] for r in before["reps"])
@@ -2326,7 +2338,7 @@ class BrowserTests(unittest.TestCase):
         wait_for(lambda: re.search(r"\d", self.text("hud-angle")), 5, message="the session going on")
         self.assertFalse(self.el("motion-panel").is_displayed())
         self.el("stop").click()
-        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+        self.wait_stored(10, "summary")
 
     # ---- Screenshots ----------------------------------------------------------------------------------------
 
@@ -2346,8 +2358,8 @@ class BrowserTests(unittest.TestCase):
                         self.assert_no_horizontal_scroll_in(driver)
                     saved += self.screenshot(driver, name, size)
             self.el("stop").click()
-            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
-            wait_for(lambda: watcher.find_element(By.ID, "summary").is_displayed(), 10, message="watch summary")
+            self.wait_stored(10, "summary")
+            self.wait_stored(10, "watch summary", driver=watcher)
             for size in sizes:  # after Stop, with the summary
                 self.emulate(self.driver, size)
                 saved += self.screenshot(self.driver, "live-summary", size)
@@ -2670,7 +2682,7 @@ class BrowserTests(unittest.TestCase):
         self.driver.execute_script("document.activeElement?.blur()")
         self.tab_to("stop")
         self.press(Keys.SPACE)
-        wait_for(lambda: self.el("summary").is_displayed(), 10, message="stopped with Space")
+        self.wait_stored(10, "stopped with Space")
         # History: the filter applied with Enter on its button, the pages turned with Space and Enter.
         self.open("/history.html?lang=en")
         wait_for(lambda: self.history_rows(), 10, message="History's rows")
@@ -2736,7 +2748,7 @@ class BrowserTests(unittest.TestCase):
         finally:
             watcher.quit()
         self.el("stop").click()
-        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+        self.wait_stored(10, "summary")
 
     def test_25_live_gives_up_after_the_resume_window_and_says_what_was_kept(self):
         """With the server gone longer than the resume window (here 4 s: a server started with --resume-seconds 4
@@ -2899,7 +2911,7 @@ class BrowserTests(unittest.TestCase):
         finally:
             watcher.quit()
         self.el("stop").click()
-        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+        self.wait_stored(10, "summary")
 
     # The controls and images a person meets on the page: visible, enabled or not.
     CONTROLS = """
@@ -2949,8 +2961,65 @@ class BrowserTests(unittest.TestCase):
         finally:
             watcher.quit()
         self.el("stop").click()
-        wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+        self.wait_stored(10, "summary")
         self.assert_every_control_named(self.driver, "Live after Stop (es)")
+
+    def test_29_live_offers_history_only_once_the_session_is_stored(self):
+        """The summary arrives before the session is stored (PROTOCOL.md §3: summary, store, close 1000): Live shows
+        its figures at once with "Saving the session…", and offers the link to History only on the close that says
+        it is stored; a close that says it was not (1011) leaves no link and says so. The close is held back in the
+        page (and, for 1011, its code changed) to see each state. Phone and desktop, English and Spanish."""
+        hold = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            (() => {
+              // Close listeners of /v1/stream sockets run when the test lets them, with the code it chooses.
+              window.__held = [];
+              const add = WebSocket.prototype.addEventListener;
+              WebSocket.prototype.addEventListener = function (type, listener, options) {
+                if (type !== 'close' || !this.url.endsWith('/v1/stream')) return add.call(this, type, listener, options);
+                return add.call(this, type, (e) => window.__held.push(() => listener(
+                  new CloseEvent('close', { code: window.__closeCode ?? e.code, reason: e.reason, wasClean: true }))),
+                  options);
+              };
+              window.__release = () => { for (const f of window.__held.splice(0)) f(); };
+            })();"""})
+        try:
+            for lang, size, code, note in (("en", PHONE, None, "Saving the session…"),
+                                           ("es", DESKTOP, 1011, "Guardando la sesión…")):
+                self.open("/?lang=en")
+                self.emulate(self.driver, size)
+                self.start_demo(lang)
+                wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
+                session_id = self.el("status").get_attribute("data-session")
+                wait_for(lambda: self.counts()[0] >= 1, 20, message="a rep")
+                if code:
+                    self.driver.execute_script("window.__closeCode = arguments[0]", code)
+                self.el("stop").click()
+                wait_for(lambda: self.el("summary").is_displayed(), 10, message="the summary")
+                wait_for(lambda: self.driver.execute_script("return window.__held.length") > 0, 10,
+                         message="the server's close")
+                self.assertEqual(self.el("summary").get_attribute("data-stored"), "saving")
+                self.assertFalse(self.el("summary-link").is_displayed(), "no link before the close")
+                self.assertEqual(self.text("summary-saving"), note)
+                self.assertGreaterEqual(int(self.text("summary-reps")), 1, "the figures shown at once")
+                self.screenshot(self.driver, f"live-summary-saving-{lang}", size)
+                self.driver.execute_script("window.__release()")
+                if code is None:
+                    self.wait_stored(5)
+                    self.assertFalse(self.el("summary-saving").is_displayed())
+                    self.assertIn(session_id, self.el("summary-link").get_attribute("href"))
+                    stored = self.api_json(f"/v1/sessions/{session_id}")[1]
+                    self.assertEqual(stored["status"], "finished")
+                    self.assertEqual(stored["repCount"], int(self.text("summary-reps")))
+                else:
+                    wait_for(lambda: self.el("summary").get_attribute("data-stored") == "notStored", 5,
+                             message="not stored")
+                    self.assertFalse(self.el("summary-link").is_displayed(), "no link to a session not stored")
+                    self.assertEqual(self.text("summary-saving"), "Esta sesión no se pudo guardar.")
+                    self.assertFalse(self.el("reset").is_displayed(), "the session has ended")
+                self.screenshot(self.driver, f"live-summary-{'stored' if code is None else 'not-stored'}-{lang}", size)
+        finally:
+            self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": hold["identifier"]})
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 if __name__ == "__main__":
