@@ -20,8 +20,9 @@ import Testing
     @Test func aKeptConnectionStartsTheNextRequestOnceTheResponseHasLeft() {
         var state = Self.fresh()
         #expect(state.phase == .idle && state.parsesInput)
+        #expect(state.initialTimeout == .head, "from the accept, the first head must arrive in time")
         let begins = state.requestBegins()
-        #expect(begins == .head)
+        #expect(begins == nil, "the first request's head timer has run since the accept")
         let again = state.requestBegins()
         #expect(again == nil, "one request at a time: the head timer is not re-armed")
         #expect(state.headReceived() == .body)
@@ -34,6 +35,8 @@ import Testing
         #expect(state.phase == .idle)
         let none = state.outputDrained()
         #expect(none == nil, "nothing follows a drain between requests")
+        let second = state.requestBegins()
+        #expect(second == .head, "the next request's head timer starts with its first byte")
     }
 
     @Test func outputThatLeavesWhileARequestArrivesChangesNothing() {
@@ -132,9 +135,17 @@ import Testing
 
     @Test func readingPausesAtTheBoundWhileAResponseIsPendingAndResumesAfter() {
         var state = Self.fresh()
+        #expect(state.readAllowance(buffered: 30) == 70, "a read takes what the bound leaves")
+        #expect(state.readAllowance(buffered: 130) == 0)
         let whileReading = state.buffered(500)
-        #expect(!whileReading, "a request being read is parsed, not buffered")
+        #expect(whileReading, "the bound holds in every phase: a client that only sends holds no more")
+        let stillFull = state.roomForInput(buffered: 100)
+        #expect(!stillFull)
+        let room = state.roomForInput(buffered: 40)
+        #expect(room && !state.readingPaused, "parsing made room: read again")
         state = Self.handling()
+        let noRoom = state.roomForInput(buffered: 0)
+        #expect(!noRoom, "while a handler runs, reading resumes only when its response has left")
         let under = state.buffered(99)
         #expect(!under)
         let at = state.buffered(100)
@@ -164,9 +175,15 @@ import Testing
     }
 
     @Test func timersActOnlyInTheirOwnPhase() {
-        var idle = Self.fresh()
+        var silent = Self.fresh()
+        let unanswered = silent.timerFired(.head, outputEmpty: true)
+        #expect(unanswered == .close, "a connection silent since its accept closes at the head timeout")
+
+        var idle = Self.handling()
+        idle.responseWritten(keepAlive: true, upgrade: false)
+        _ = idle.outputDrained()
         let stale = idle.timerFired(.head, outputEmpty: true)
-        #expect(stale == nil)
+        #expect(stale == nil, "a head timer of the last request, between requests")
         let fired = idle.timerFired(.idle, outputEmpty: true)
         #expect(fired == .close)
 

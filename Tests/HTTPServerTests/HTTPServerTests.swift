@@ -251,6 +251,84 @@ struct HTTPServerTests {
         }
     }
 
+    /// A middleware's refusal, a method the route does not allow and a body where none is taken are decided from
+    /// the head: the answer comes without the client sending its body, `Expect: 100-continue` gets it instead of
+    /// `100 Continue`, and the connection closes after it (the body is never read); a refused request without a body
+    /// keeps its connection.
+    @Test func refusalsAreDecidedFromTheHeadBeforeTheBody() async throws {
+        struct Gate: HTTPMiddleware {
+            func prepare(_ request: inout HTTPRequest) throws -> HTTPResponse? {
+                guard request.headers["Authorization"] == "Bearer ok" else {
+                    throw HTTPError(.unauthorized, code: "unauthorized", message: "no token")
+                }
+                #expect(request.body.isEmpty, "middleware runs on the head, before the body")
+                return nil
+            }
+        }
+        try await withServer(middleware: [Gate()]) { address, server in
+            let heads = [
+                ("POST /echo", "", 401),
+                ("POST /echo", "Expect: 100-continue\r\n", 401),
+                ("GET /", "Authorization: Bearer ok\r\n", 413),
+                ("DELETE /", "Authorization: Bearer ok\r\n", 405),
+            ]
+            for (line, extra, status) in heads {
+                let client = try TestClient(address, timeoutSeconds: 5)
+                // 800 kB declared (the body limit is 1 MiB); not one byte of them sent.
+                client.send("\(line) HTTP/1.1\r\nHost: x\r\n\(extra)Content-Length: 800000\r\n\r\n")
+                let response = try #require(client.readResponse(), "\(line) answered from its head")
+                #expect(response.status == status, "\(line) \(extra)")
+                #expect(response.header("Connection") == "close", "the unread body ends the connection")
+            }
+            let kept = try TestClient(address)
+            kept.send("GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ok\r\n\r\n")
+            #expect(kept.readResponse()?.status == 401)
+            #expect(kept.readResponse()?.text == "hello", "a refusal without a body keeps the connection")
+            let admitted = try TestClient(address)
+            admitted.send(
+                "POST /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ok\r\nExpect: 100-continue\r\n"
+                    + "Content-Length: 4\r\n\r\n")
+            #expect(admitted.readResponse()?.status == 100, "admitted from its head: go on")
+            admitted.send("ping")
+            #expect(admitted.readResponse()?.text == "ping")
+            _ = server
+        }
+    }
+
+    /// One client address keeps at most `maxConnectionsPerAddress` open; another address still gets in, and a
+    /// closed connection gives its slot back.
+    @Test func boundsTheConnectionsOfOneAddress() async throws {
+        try await withServer(
+            testConfiguration {
+                $0.maxConnectionsPerAddress = 2
+                $0.loops = 1
+            }
+        ) { address, server in
+            var first: TestClient? = try TestClient(address)
+            let second = try TestClient(address)
+            for client in [first, second] {
+                client?.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(client?.readResponse()?.status == 200)
+            }
+            let third = try TestClient(address)
+            #expect(third.readResponse()?.status == 503, "a third from 127.0.0.1")
+            let elsewhere = try TestClient(address, bindTo: "127.0.0.2")
+            elsewhere.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(elsewhere.readResponse()?.status == 200, "another address is not bounded by this one's")
+            first?.close()
+            first = nil
+            var admitted = false
+            for _ in 0..<100 where !admitted {
+                let again = try TestClient(address, timeoutSeconds: 2)
+                again.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                admitted = again.readResponse()?.status == 200
+                if !admitted { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(admitted, "the closed connection's slot is free again")
+            #expect(server.metrics.snapshot.refusedConnections >= 1)
+        }
+    }
+
     @Test func refusesConnectionsBeyondTheLimitWith503() async throws {
         try await withServer(
             testConfiguration {

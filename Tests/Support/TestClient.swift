@@ -17,13 +17,16 @@ public final class TestClient {
         public var description: String
     }
 
-    /// Connects to `address`; reads time out after `timeoutSeconds`; `receiveBufferSize` fixes the receive buffer;
-    /// with `tls`, the TLS handshake follows (verifying `serverName` when the context verifies).
+    /// Connects to `address` (from the host `bindTo`, e.g. `127.0.0.2`, when given); reads time out after
+    /// `timeoutSeconds`; `receiveBufferSize` fixes the receive buffer; with `tls`, the TLS handshake follows
+    /// (verifying `serverName` when the context verifies).
     public init(
         _ address: SocketAddress, timeoutSeconds: Int = 15, receiveBufferSize: Int32? = nil, tls: TLSContext? = nil,
-        serverName: String = "localhost"
+        serverName: String = "localhost", bindTo source: String? = nil
     ) throws {
-        fd = try Socket.connect(to: address, receiveBufferSize: receiveBufferSize)
+        fd = try Socket.connect(
+            to: address, receiveBufferSize: receiveBufferSize,
+            from: try source.map { try SocketAddress(host: $0, port: 0) })
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         if let tls {

@@ -1,4 +1,5 @@
 import CNetShim
+import Glibc
 import Synchronization
 
 /// A fixed set of ``EventLoop``s, one thread each (default: one per core).
@@ -39,8 +40,35 @@ public final class EventLoopGroup: Sendable {
     }
 }
 
-/// Facts about the machine.
+/// Facts about the machine and the process.
 public enum System {
     /// The number of online cores.
     public static var coreCount: Int { max(1, Int(cnet_core_count())) }
+
+    /// The file descriptors the process may open (the soft `RLIMIT_NOFILE`); nil when unlimited or unknown.
+    public static var openFileLimit: Int? {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+        return Int(clamping: limit.rlim_cur)
+    }
+
+    /// Raises the soft `RLIMIT_NOFILE` to the hard limit (systemd's default soft limit is 1,024, far below what a
+    /// server of thousands of connections needs; the hard limit is the operator's to set).
+    /// - Returns: The soft limit now in force (nil when unlimited or unknown).
+    @discardableResult
+    public static func raiseOpenFileLimit() -> Int? {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+        if limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        return openFileLimit
+    }
+
+    /// How many connections `limit` file descriptors carry: the limit less a reserve for everything else the process
+    /// opens (the store's files and connections, the loops, logs, static files), a sixteenth and at least 64.
+    public static func connections(forOpenFileLimit limit: Int) -> Int {
+        max(1, limit - max(64, limit / 16))
+    }
 }

@@ -17,10 +17,15 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
     let loop: EventLoop
     private let server: ServerContext
     private let remote: SocketAddress?
+    /// What the connection holds of the server's connection bounds until it closes (or its upgrade does).
+    private let slot: ConnectionAdmission.Slot
     private var parser: HTTPRequestParser
     /// Every decision on the connection; this class does the I/O and keeps the timers.
     private var state: HTTPConnectionState
-    private var head: HTTPRequestHead?
+    /// The request whose head was admitted (``HTTPPipeline/screen(_:remoteAddress:)``), its body arriving.
+    private var admitted: HTTPRequest?
+    /// The answer to a request refused from its head without a body, sent once the parser has ended it.
+    private var refusal: HTTPResponse?
     private var body: [UInt8] = []
     private var output = HTTPOutput()
     private var interest: IOEvents = [.readable, .readHangup]
@@ -35,11 +40,15 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
     /// Whether ``processInput()`` is on the stack.
     private var isProcessingInput = false
 
-    init(transport: Transport, loop: EventLoop, server: ServerContext, remote: SocketAddress?) {
+    init(
+        transport: Transport, loop: EventLoop, server: ServerContext, remote: SocketAddress?,
+        slot: ConnectionAdmission.Slot
+    ) {
         self.transport = transport
         self.loop = loop
         self.server = server
         self.remote = remote
+        self.slot = slot
         parser = HTTPRequestParser(limits: server.configuration.limits)
         state = HTTPConnectionState(
             limits: .init(
@@ -57,7 +66,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
             return
         }
         server.registry(for: loop).insert(self)
-        arm(.idle)
+        arm(state.initialTimeout)
         // Bytes TLS read with the end of the handshake raise no readiness event of their own.
         if transport.hasBufferedInput { readAvailable() }
     }
@@ -89,7 +98,15 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         guard !state.isClosed else { return }
         let buffer = loop.readBuffer
         reading: while true {
-            switch transport.receive(into: buffer.bytes) {
+            // Never more than the input bound beside what is buffered: the connection's memory is bounded by
+            // construction, not by what one read happens to bring.
+            let allowance = min(buffer.capacity, state.readAllowance(buffered: parser.bufferedByteCount))
+            guard allowance > 0 else {
+                _ = state.buffered(parser.bufferedByteCount)
+                stopReading()
+                break reading
+            }
+            switch transport.receive(into: UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[..<allowance])) {
             case .transferred(let count):
                 server.metrics.received(count)
                 switch state.received(count) {
@@ -108,7 +125,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
                 case .close:
                     return closeNow()
                 }
-                if !transport.mayHaveMore(afterReading: count, capacity: buffer.capacity, levelTriggered: true) {
+                if !transport.mayHaveMore(afterReading: count, capacity: allowance, levelTriggered: true) {
                     break reading
                 }
             case .endOfStream:
@@ -151,10 +168,19 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
             case .needMoreData:
                 break parsing
             case .head(let parsed):
-                head = parsed
                 body.removeAll(keepingCapacity: true)
+                switch server.pipeline.screen(parsed, remoteAddress: remote) {
+                case .admitted(let request):
+                    admitted = request
+                case .refused(let response) where HTTPPipeline.hasBody(parsed):
+                    // Decided from the head: the body is never read, and `Expect: 100-continue` gets this answer.
+                    return refuse(response, to: parsed)
+                case .refused(let response):
+                    refusal = response
+                    admitted = HTTPRequest(head: parsed, remoteAddress: remote)
+                }
                 arm(state.headReceived())
-                if parsed.expectsContinue, parsed.bodyFraming != .noBody {
+                if parsed.expectsContinue, HTTPPipeline.hasBody(parsed) {
                     output.bytes.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
                     flush()
                 }
@@ -163,15 +189,38 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
             case .trailers:
                 continue
             case .end:
-                guard let head else { return }
-                self.head = nil
-                dispatch(HTTPRequest(head: head, body: body, remoteAddress: remote))
+                guard var request = admitted else { return }
+                admitted = nil
+                request.body = body
+                if let response = refusal {
+                    refusal = nil
+                    state.requestReceived()
+                    deadline.clear()
+                    send(response, to: request, started: requestStarted())
+                } else {
+                    dispatch(request)
+                }
             case .error(let error):
                 return respondToParseError(error)
             }
         }
         perform(state.inputConsumed())
+        if state.roomForInput(buffered: parser.bufferedByteCount) {
+            setInterest(interest.union([.readable, .readHangup]))
+        }
     }
+
+    /// Answers a request refused from its head while its body is still to come, and closes after the answer: what
+    /// of the body arrives meanwhile is dropped by the lingering close, never kept.
+    private func refuse(_ response: HTTPResponse, to head: HTTPRequestHead) {
+        state.requestReceived()
+        deadline.clear()
+        let request = HTTPRequest(head: head, remoteAddress: remote)
+        send(response, to: request, started: requestStarted(), bodyUnread: true)
+    }
+
+    /// When a request's answer began, for its log line (only read at `info`).
+    private func requestStarted() -> UInt64 { server.logger.level <= .info ? loop.now() : 0 }
 
     /// Stops reading: the input has ended, enough is buffered, or what arrives is dropped past its bound.
     private func stopReading() {
@@ -186,7 +235,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
     private func dispatch(_ request: HTTPRequest) {
         state.requestReceived()
         deadline.clear()
-        let started = server.logger.level <= .info ? loop.now() : 0
+        let started = requestStarted()
         switch server.pipeline.start(request) {
         case .answered(let response):
             send(response, to: request, started: started)
@@ -203,11 +252,11 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         }
     }
 
-    private func send(_ response: HTTPResponse, to request: HTTPRequest, started: UInt64) {
+    private func send(_ response: HTTPResponse, to request: HTTPRequest, started: UInt64, bodyUnread: Bool = false) {
         guard state.phase == .handling else { return }
         let switching = response.status.code == HTTPStatus.switchingProtocols.code
         let keepAlive = state.keepsAlive(
-            requested: request.head.keepAlive, draining: server.isDraining,
+            requested: request.head.keepAlive && !bodyUnread, draining: server.isDraining,
             upgrade: response.upgrade != nil || switching)
         let before = output.bytes.count
         let streaming: (chunks: AsyncStream<[UInt8]>, chunked: Bool)?
@@ -451,7 +500,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
 
     /// Closes at once if idle; otherwise lets the current response finish and closes after it.
     func drain() {
-        perform(state.drain(requestStarted: !parser.isIdle || head != nil))
+        perform(state.drain(requestStarted: !parser.isIdle || admitted != nil))
     }
 
     func closeNow() {
@@ -463,7 +512,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         for waiter in writeWaiters { waiter.resume(returning: false) }
         writeWaiters.removeAll()
         server.registry(for: loop).remove(self)
-        server.metrics.closedConnection()
+        server.closed(slot)
     }
 
     private func handOver() {
@@ -472,10 +521,10 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         loop.deregister(fd)
         server.registry(for: loop).remove(self)
         guard let (handler, request) = upgrade else { return }
-        let metrics = server.metrics
+        let (server, slot) = (server, slot)
         let connection = UpgradedConnection(
             transport: transport, loop: loop, leftover: parser.takeBufferedBytes(), request: request,
-            lifetime: ConnectionLifetime { metrics.closedConnection() })
+            lifetime: ConnectionLifetime { server.closed(slot) })
         handler(connection)
     }
 }

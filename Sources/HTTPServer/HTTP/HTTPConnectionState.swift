@@ -3,9 +3,13 @@
 /// no I/O: ``HTTPConnection`` reports what happened and does what it answers. Parsing is the parser's, the bytes
 /// on their way out are ``HTTPOutput``'s.
 ///
-/// Four rules shape it:
-/// - requests are answered one at a time, in order: input read while a handler runs is buffered, not parsed, and
-///   past a bound not read at all (TCP then slows the client down);
+/// Five rules shape it:
+/// - a connection holds at most ``Limits/maxBufferedInput`` of unparsed input, whatever its phase: past it the socket
+///   is not read until parsing has taken some (TCP then slows the client down), so a client that sends without
+///   reading holds that much and one response, never more;
+/// - requests are answered one at a time, in order: input read while a handler runs is buffered, not parsed;
+/// - a connection that has sent nothing gets the head timeout from its accept, not the idle timeout: a silent client
+///   holds its slot no longer than a slow one;
 /// - a response that keeps the connection lets the next request start only once it has left entirely;
 /// - a request still incomplete when the client stops sending can never complete: the connection closes;
 /// - the last response is followed by a lingering close (nginx's): the write side is shut down and what the client
@@ -14,7 +18,8 @@
 ///
 /// ```swift
 /// var state = HTTPConnectionState(limits: .init(maxBufferedInput: 65_536, maxLingeringBytes: 65_536))
-/// state.requestBegins()            // .head: a request's first bytes, the head timeout runs
+/// state.initialTimeout             // .head: from the accept, the first head must arrive in time
+/// state.requestBegins()            // the first request's bytes (its head timer runs already)
 /// state.requestReceived()          // the handler runs; no timeout
 /// state.responseWritten(keepAlive: true, upgrade: false)
 /// state.outputDrained()            // .nextRequest: the response has left
@@ -78,7 +83,7 @@ package struct HTTPConnectionState: Sendable {
 
     /// The bounds the decisions depend on.
     package struct Limits: Sendable {
-        /// Input buffered while a response is pending before reading pauses.
+        /// Unparsed input held before reading pauses, in every phase.
         package var maxBufferedInput: Int
         /// Input dropped around the last response before the connection stops reading or closes.
         package var maxLingeringBytes: Int
@@ -94,17 +99,23 @@ package struct HTTPConnectionState: Sendable {
     package private(set) var phase = Phase.idle
     /// Whether the client has closed its side: nothing more will arrive.
     package private(set) var inputEnded = false
-    /// Whether reading is paused because enough input is buffered while a response is pending.
+    /// Whether reading is paused because ``Limits/maxBufferedInput`` is buffered.
     package private(set) var readingPaused = false
+    /// Whether a request has begun on the connection: until then the head timeout runs from the accept.
+    private var anyRequest = false
     /// Whether the response being written is complete: the next request waits only for it to leave.
     private var responseComplete = false
     /// Input dropped since the last response began to close the connection.
     private var discarded = 0
 
-    /// A connection that has just been accepted; the idle timer runs.
+    /// A connection that has just been accepted; arm ``initialTimeout``.
     package init(limits: Limits) {
         self.limits = limits
     }
+
+    /// The timer of a connection just accepted: the head timeout, as if its first request had begun (a client that
+    /// connects and sends nothing is as slow as one that sends a head byte by byte).
+    package var initialTimeout: Timeout { .head }
 
     /// Whether a request may be parsed from buffered input now.
     package var parsesInput: Bool { phase == .idle || phase == .reading }
@@ -129,11 +140,26 @@ package struct HTTPConnectionState: Sendable {
         }
     }
 
+    /// How many bytes the next read may take: what ``Limits/maxBufferedInput`` leaves beside the `buffered` unparsed
+    /// bytes (0: stop reading).
+    package func readAllowance(buffered: Int) -> Int {
+        max(0, limits.maxBufferedInput - buffered)
+    }
+
     /// The parser now holds `buffered` unparsed bytes.
-    /// - Returns: Whether to stop reading: a response is pending and the buffer is at its bound.
+    /// - Returns: Whether to stop reading: the buffer is at its bound (parsing, or the next request, makes room).
     package mutating func buffered(_ buffered: Int) -> Bool {
-        guard phase == .handling, buffered >= limits.maxBufferedInput else { return false }
+        guard phase != .closed, phase != .lingering, buffered >= limits.maxBufferedInput else { return false }
         readingPaused = true
+        return true
+    }
+
+    /// Parsing has left `buffered` unparsed bytes.
+    /// - Returns: Whether to read again: reading was paused for the bound, and a request may be parsed from what
+    ///   comes (while a handler runs, reading waits for ``outputDrained()``).
+    package mutating func roomForInput(buffered: Int) -> Bool {
+        guard readingPaused, parsesInput, !inputEnded, buffered < limits.maxBufferedInput else { return false }
+        readingPaused = false
         return true
     }
 
@@ -147,11 +173,14 @@ package struct HTTPConnectionState: Sendable {
     }
 
     /// A request's first bytes are in (in the parser, or held by TLS as part of a record).
-    /// - Returns: `.head` when this starts a request (arm the head timer); nil when one is already arriving.
+    /// - Returns: `.head` when this starts a request after the first (arm the head timer); nil when one is already
+    ///   arriving, or for the first request, whose head timer has run since the accept (``initialTimeout``).
     package mutating func requestBegins() -> Timeout? {
         guard phase == .idle else { return nil }
         phase = .reading
-        return .head
+        // The first request's head timer has run since the accept.
+        defer { anyRequest = true }
+        return anyRequest ? .head : nil
     }
 
     /// The request's head is complete: the body timer runs.
@@ -257,6 +286,9 @@ package struct HTTPConnectionState: Sendable {
     package mutating func timerFired(_ timeout: Timeout, outputEmpty: Bool) -> Action? {
         switch (timeout, phase) {
         case (.idle, .idle), (.lingering, .lingering):
+            return .close
+        case (.head, .idle) where !anyRequest:
+            // Connected and silent since the accept: nothing to answer.
             return .close
         case (.head, .reading), (.body, .reading):
             guard outputEmpty else { return .close }

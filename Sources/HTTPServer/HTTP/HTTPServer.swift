@@ -19,6 +19,9 @@ public final class HTTPServer: Sendable {
     public let metrics: HTTPMetrics
     /// The loops the server runs on (the application may run actors on them).
     public let group: EventLoopGroup
+    /// The open connections kept at most: ``HTTPServerConfiguration/maxConnections``, or fewer when the process's
+    /// file descriptors would run out first (``System/connections(forOpenFileLimit:)``).
+    public let maxConnections: Int
     private let context: ServerContext
     private let listeners = Locked<[Listener]>([])
 
@@ -42,8 +45,12 @@ public final class HTTPServer: Sendable {
         let pipeline = HTTPPipeline(
             router: router, middleware: middleware, fallback: fallback, renderer: configuration.errorRenderer,
             logger: logger)
+        maxConnections = min(
+            configuration.maxConnections, System.openFileLimit.map(System.connections(forOpenFileLimit:)) ?? .max)
+        let admission = ConnectionAdmission(
+            limit: maxConnections, perHost: configuration.maxConnectionsPerAddress)
         context = ServerContext(
-            configuration: configuration, pipeline: pipeline, metrics: metrics, logger: logger,
+            configuration: configuration, pipeline: pipeline, metrics: metrics, admission: admission, logger: logger,
             loops: group.loops.count)
         cnet_ignore_sigpipe()
     }

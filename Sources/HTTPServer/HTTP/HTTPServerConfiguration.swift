@@ -10,11 +10,17 @@ public struct HTTPServerConfiguration: Sendable {
     public var loops = System.coreCount
     /// The kernel accept queue per listening socket.
     public var backlog: Int32 = 1024
-    /// Open connections beyond this are answered `503` and closed at once.
+    /// Open connections beyond this are answered `503` and closed at once. The server keeps fewer when its file
+    /// descriptors would not carry this many (``HTTPServer/maxConnections``).
     public var maxConnections = 10_000
+    /// Open connections from one client address beyond this are answered `503` and closed at once; 0 (the default
+    /// here, for servers behind a proxy, where every connection comes from the proxy's address) sets no bound. A
+    /// server facing clients should set one well below ``maxConnections``, so that one client cannot hold them all.
+    public var maxConnectionsPerAddress = 0
     /// Request size limits (URI, headers, body).
     public var limits = HTTPParserLimits()
-    /// From a request's first byte to its complete head; slower clients get `408` (slow-loris protection).
+    /// From a request's first byte to its complete head; slower clients get `408` (slow-loris protection). A new
+    /// connection's first head counts from the accept: one that sends nothing is closed after this too.
     public var headTimeout: Duration = .seconds(10)
     /// From the head to the end of the body.
     public var bodyTimeout: Duration = .seconds(30)
@@ -35,11 +41,16 @@ public struct HTTPServerConfiguration: Sendable {
     /// interrupts it. Dropping holds no memory (the loop's read buffer); this bound and ``lingeringTimeout`` still
     /// cut an endless sender off.
     public var maxLingeringBytes = 1024 * 1024
-    /// Input read ahead while a request is being answered (pipelined requests); past it the connection is not read
-    /// until the response has left, so a client that sends without reading cannot grow the buffer.
+    /// Unparsed input a connection holds: past it the connection is not read until parsing (or, while a request is
+    /// answered, the response leaving) makes room, so a client that sends without reading cannot grow the buffer.
+    /// With one response's bytes this bounds what an HTTP connection holds.
     public var maxBufferedInput = 64 * 1024
     /// Responses at least this large are gzip-compressed when the client accepts it and the type compresses.
     public var compressionThreshold = 1024
+    /// The most bytes the kernel holds unsent for one connection (`TCP_NOTSENT_LOWAT`). Past it, writes wait for the
+    /// client, so one that stops reading is stalled (and met by ``writeTimeout``) after this and what its window
+    /// holds, instead of after megabytes of responses produced for nobody. Bytes in flight are not bounded by it.
+    public var maxKernelUnsentBytes = 128 * 1024
     /// Responses whose body grows past this many unsent bytes make a streaming handler wait.
     public var writeHighWater = 1 << 20
     /// The least severe log level written.

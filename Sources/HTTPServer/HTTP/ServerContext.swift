@@ -9,6 +9,8 @@ final class ServerContext: @unchecked Sendable {
     /// Answers every request; never throws (errors are rendered inside it).
     let pipeline: HTTPPipeline
     let metrics: HTTPMetrics
+    /// The bounds on open connections, in all and per client address.
+    let admission: ConnectionAdmission
     let logger: Logger
     /// The configuration's connection timeouts in nanoseconds, converted once (``HTTPConnection`` arms one per phase,
     /// several times per request).
@@ -24,9 +26,10 @@ final class ServerContext: @unchecked Sendable {
 
     init(
         configuration: HTTPServerConfiguration, pipeline: HTTPPipeline,
-        metrics: HTTPMetrics, logger: Logger, loops: Int
+        metrics: HTTPMetrics, admission: ConnectionAdmission, logger: Logger, loops: Int
     ) {
         self.configuration = configuration
+        self.admission = admission
         self.pipeline = pipeline
         timeouts = Timeouts(configuration)
         self.metrics = metrics
@@ -35,6 +38,13 @@ final class ServerContext: @unchecked Sendable {
     }
 
     var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    /// A connection admitted with `slot` has closed (after its handshake, its requests or its upgrade): it no
+    /// longer counts, and a listener paused for want of descriptors may accept again.
+    func closed(_ slot: ConnectionAdmission.Slot) {
+        metrics.closedConnection()
+        admission.release(slot)
+    }
 
     func startDraining() { draining.store(true, ordering: .relaxed) }
 

@@ -58,15 +58,10 @@ public final class HTTPMetrics: Sendable {
     func sent(_ count: Int) { sent.add(count, ordering: .relaxed) }
     func refusedConnection() { refused.add(1, ordering: .relaxed) }
 
-    /// Counts a new connection unless `limit` are open; returns whether it was admitted.
-    func admit(limit: Int) -> Bool {
-        let now = open.add(1, ordering: .relaxed).newValue
-        guard now <= limit else {
-            open.subtract(1, ordering: .relaxed)
-            return false
-        }
+    /// Counts a connection the server admitted (``ConnectionAdmission``).
+    func openedConnection() {
+        open.add(1, ordering: .relaxed)
         accepted.add(1, ordering: .relaxed)
-        return true
     }
 
     func closedConnection() { open.subtract(1, ordering: .relaxed) }

@@ -4,10 +4,23 @@ import HTTPWire
 /// spelling of the path), each middleware prepares the request, the handler answers, each middleware completes the
 /// response; anything thrown on the way is rendered as a response where it was thrown.
 ///
+/// The first half runs on the request's head, before any byte of its body is read (``screen(_:remoteAddress:)``):
+/// routing, the middleware (authentication), a method the route does not allow, and a body where none is taken.
+/// A request refused there never has its body kept, so a client without a token cannot make the server hold
+/// megabytes by declaring them. The second half runs the handler on the whole request (``start(_:)``).
+///
 /// Everything runs on the connection's loop. Only a handler that awaits (``Router/Handler``, and the fallback) needs
 /// a task; a request whose route answers at once, or that middleware answers, is answered before ``start(_:)``
 /// returns.
 struct HTTPPipeline: Sendable {
+    /// How ``screen(_:remoteAddress:)`` left a request whose head has arrived.
+    enum Screening {
+        /// Routed and prepared: read its body, then ``start(_:)`` it.
+        case admitted(HTTPRequest)
+        /// Answered from the head; its body is never read.
+        case refused(HTTPResponse)
+    }
+
     /// How ``start(_:)`` left a request.
     enum Start {
         /// Answered.
@@ -28,20 +41,60 @@ struct HTTPPipeline: Sendable {
     let renderer: HTTPErrorRenderer
     let logger: Logger
 
-    /// Routes `request` and runs what does not wait.
-    func start(_ original: HTTPRequest) -> Start {
-        var request = original
+    /// Routes a request from its head, prepares it with the middleware, and refuses what can be refused before its
+    /// body: a middleware's answer (e.g. `401`), `405` for a method the route does not allow, `413` for a body sent
+    /// where none is taken (``takesBody(_:)``).
+    func screen(_ head: HTTPRequestHead, remoteAddress: SocketAddress?) -> Screening {
+        var request = HTTPRequest(head: head, remoteAddress: remoteAddress)
         request.match = router.match(request.method, path: request.path)
         request.route = request.match.route
         if case .found(_, let parameters, _) = request.match { request.parameters = parameters }
         for (index, layer) in middleware.enumerated() {
             do {
                 guard let answer = try layer.prepare(&request) else { continue }
-                return .answered(complete(answer, to: request, layers: index))
+                return .refused(complete(answer, to: request, layers: index))
             } catch {
-                return .answered(complete(render(error, request), to: request, layers: index))
+                return .refused(complete(render(error, request), to: request, layers: index))
             }
         }
+        do {
+            if case .methodNotAllowed(let allowed, _) = request.match {
+                throw HTTPError(
+                    .methodNotAllowed, code: "methodNotAllowed",
+                    message: "\(request.method.rawValue) is not allowed here",
+                    headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")])
+            }
+            if !Self.takesBody(request), Self.hasBody(head) {
+                throw HTTPError(
+                    .contentTooLarge, code: "bodyNotAllowed",
+                    message: "\(request.method.rawValue) \(request.route == nil ? "of a file " : "")takes no body")
+            }
+        } catch {
+            return .refused(complete(render(error, request), to: request, layers: middleware.count))
+        }
+        return .admitted(request)
+    }
+
+    /// Whether a request may carry a body: not to the fallback (static files), and not with a method whose body
+    /// has no meaning here (`GET`, `HEAD`, `DELETE`, `OPTIONS`, `TRACE`; RFC 9110 §9.3).
+    static func takesBody(_ request: HTTPRequest) -> Bool {
+        guard request.route != nil else { return false }
+        switch request.method {
+        case .get, .head, .delete, .options, .trace: return false
+        default: return true
+        }
+    }
+
+    /// Whether a head announces a body of at least one byte (a chunked one may).
+    static func hasBody(_ head: HTTPRequestHead) -> Bool {
+        switch head.bodyFraming {
+        case .noBody, .contentLength(0): false
+        case .contentLength, .chunked: true
+        }
+    }
+
+    /// Runs the handler of a request ``screen(_:remoteAddress:)`` admitted, its body now read.
+    func start(_ request: HTTPRequest) -> Start {
         let response: HTTPResponse
         do {
             switch request.match {
@@ -49,11 +102,9 @@ struct HTTPPipeline: Sendable {
                 response = try handler(request)
             case .found(.deferred(let handler), _, _):
                 return .pending(Pending(handler: handler, request: request))
-            case .methodNotAllowed(let allowed, _):
-                throw HTTPError(
-                    .methodNotAllowed, code: "methodNotAllowed",
-                    message: "\(request.method.rawValue) is not allowed here",
-                    headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")])
+            case .methodNotAllowed:
+                // Refused by the screening; a request that skipped it is refused the same way.
+                throw HTTPError(.methodNotAllowed, code: "methodNotAllowed", message: "not allowed here")
             case .notFound:
                 guard let fallback else { throw HTTPError.notFound }
                 return .pending(Pending(handler: fallback, request: request))

@@ -156,18 +156,34 @@ public enum Socket {
     /// Turns off Nagle's algorithm, so small responses leave at once.
     static func setNoDelay(_ fd: Int32) { try? setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1) }
 
+    /// Bounds the bytes the kernel holds unsent for a socket (`TCP_NOTSENT_LOWAT`): a send finds no room, and the
+    /// socket is not reported writable, while `bytes` wait that the peer's window has not let go. What is in flight
+    /// stays bounded by the peer's window, so a peer that stops reading stalls the sender after a few hundred KiB,
+    /// not after megabytes of autotuned send buffer (and the work of producing them).
+    static func limitUnsent(_ fd: Int32, to bytes: Int) {
+        try? setOption(fd, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, Int32(clamping: bytes))
+    }
+
     /// Connects to `address` and waits for the connection (for clients and tests); the socket stays blocking.
     /// - Parameters:
     ///   - address: The server.
     ///   - receiveBufferSize: A fixed receive buffer in bytes (`SO_RCVBUF`, no autotuning), set before connecting so
     ///     that the window the peer is first offered respects it; nil leaves the kernel's default.
+    ///   - source: The local address to connect from (e.g. another loopback address, `127.0.0.2`); nil lets the
+    ///     kernel choose.
     /// - Returns: The connected descriptor.
     /// - Throws: ``SystemError`` when the connection fails.
-    public static func connect(to address: SocketAddress, receiveBufferSize: Int32? = nil) throws(SystemError) -> Int32
-    {
+    public static func connect(
+        to address: SocketAddress, receiveBufferSize: Int32? = nil, from source: SocketAddress? = nil
+    ) throws(SystemError) -> Int32 {
         let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SystemError.last("socket") }
         if let receiveBufferSize { try? setOption(fd, SOL_SOCKET, SO_RCVBUF, receiveBufferSize) }
+        if let source, source.withSockAddr({ Glibc.bind(fd, $0, $1) }) != 0 {
+            let error = SystemError.last("bind \(source)")
+            close(fd)
+            throw error
+        }
         let result = address.withSockAddr { Glibc.connect(fd, $0, $1) }
         guard result == 0 else {
             let error = SystemError.last("connect \(address)")

@@ -128,3 +128,26 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension SocketAddress {
+    /// The host alone, as 128 bits (an IPv4 address as its IPv4-mapped IPv6 form, so `1.2.3.4` and
+    /// `::ffff:1.2.3.4` are one host): a cheap key for counting connections per client.
+    struct Host: Hashable, Sendable {
+        let high: UInt64
+        let low: UInt64
+    }
+
+    /// This address's host (``Host``), without the port.
+    var hostKey: Host {
+        switch storage {
+        case .v4(let a):
+            Host(high: 0, low: 0xffff_0000_0000 | UInt64(UInt32(bigEndian: a.sin_addr.s_addr)))
+        case .v6(let a):
+            withUnsafeBytes(of: a.sin6_addr) { bytes in
+                Host(
+                    high: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                    low: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+            }
+        }
+    }
+}

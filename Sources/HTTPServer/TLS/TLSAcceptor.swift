@@ -24,16 +24,22 @@ final class TLSAcceptor: EventLoopHandler, ServerConnection, @unchecked Sendable
     private let server: ServerContext
     private let context: TLSContext
     private let remote: SocketAddress?
+    /// What the connection holds of the server's connection bounds until it closes.
+    private let slot: ConnectionAdmission.Slot
     private var phase = Phase.waiting
     private var timer: LoopTimer?
     private var discarded = 0
 
-    init(fd: Int32, loop: EventLoop, server: ServerContext, context: TLSContext, remote: SocketAddress?) {
+    init(
+        fd: Int32, loop: EventLoop, server: ServerContext, context: TLSContext, remote: SocketAddress?,
+        slot: ConnectionAdmission.Slot
+    ) {
         self.fd = fd
         self.loop = loop
         self.server = server
         self.context = context
         self.remote = remote
+        self.slot = slot
     }
 
     func start() {
@@ -106,8 +112,10 @@ final class TLSAcceptor: EventLoopHandler, ServerConnection, @unchecked Sendable
                         "resumed": "\(stream.resumedSession)", "remote": remote?.description ?? "-",
                     ])
             }
-            HTTPConnection(transport: Transport(fd: fd, tls: stream), loop: loop, server: server, remote: remote)
-                .start()
+            HTTPConnection(
+                transport: Transport(fd: fd, tls: stream), loop: loop, server: server, remote: remote, slot: slot
+            )
+            .start()
         case .wantsRead:
             loop.modify(fd, for: [.readable, .readHangup])
         case .wantsWrite:
@@ -168,7 +176,7 @@ final class TLSAcceptor: EventLoopHandler, ServerConnection, @unchecked Sendable
             server.registry(for: loop).remove(self)
         }
         // Counted first: whoever sees the socket close sees the count without it.
-        server.metrics.closedConnection()
+        server.closed(slot)
         Glibc.close(fd)
     }
 
