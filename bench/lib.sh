@@ -14,6 +14,9 @@ die() {
 PYTHON=${PYTHON:-$PWD/.venv/bin/python}
 [[ -x $PYTHON ]] || die "$PYTHON is missing: \`make deps\` makes .venv from blackbox/requirements.txt"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/$BENCH_NAME.XXXXXX")
+# Every load here comes from 127.0.0.1: a motion-server under a benchmark keeps no per-address bound (it reads its
+# flags from the environment too).
+export MOTION_MAX_CONNECTIONS_PER_ADDRESS=0
 
 # wait_quiet MAX_LOAD WAIT_SECONDS : waits until the 1-minute load average is below MAX_LOAD (empty: no wait).
 wait_quiet() {

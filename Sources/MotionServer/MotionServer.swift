@@ -149,6 +149,9 @@ public final class MotionServer: Sendable {
         configuration.logLevel = options.logLevel
         configuration.limits.maxBodySize = 8 << 20
         configuration.writeTimeout = options.writeTimeout
+        configuration.headTimeout = options.headTimeout
+        configuration.maxConnections = options.maxConnections
+        configuration.maxConnectionsPerAddress = options.maxConnectionsPerAddress
         configuration.errorRenderer = REST.errorRenderer
         configuration.tls = tls
         configuration.clock = clock
@@ -175,6 +178,15 @@ public final class MotionServer: Sendable {
     public func start() throws -> SocketAddress {
         let address = try http.start()
         ready.withLock { $0 = true }
+        // What the operator must know before the first client: the bounds actually in force.
+        logger.log(
+            .notice, "accepting connections",
+            [
+                "max_connections": "\(http.maxConnections)",
+                "per_address": http.configuration.maxConnectionsPerAddress == 0
+                    ? "unbounded" : "\(http.configuration.maxConnectionsPerAddress)",
+                "open_file_limit": System.openFileLimit.map { "\($0)" } ?? "unlimited",
+            ])
         let context = self.context
         let task = Task {
             let timeout = Int64(context.limits.httpSessionIdleTimeout.components.seconds * 1000)

@@ -13,6 +13,8 @@ func runServer() async -> Int32 {
         Console.error("\(error)")
         return 2
     }
+    // systemd's default soft limit of 1,024 descriptors would cap the server far below its connection bound.
+    System.raiseOpenFileLimit()
     let termination = SignalWaiter()
     let server: MotionServer
     let address: SocketAddress

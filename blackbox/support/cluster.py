@@ -176,9 +176,10 @@ class Cluster:
         self.stop()
 
     def node_server(self, index):
-        """A new (not started) motion-server for node `index` (1-based) on the cluster's database."""
+        """A new (not started) motion-server for node `index` (1-based) on the cluster's database. Every client of a
+        node is nginx (or a test) on 127.0.0.1: no bound per client address."""
         return Server(database=self.postgres.url, public=self.public, log_level=self.log_level,
-                      extra=("--node", f"node-{index}", *self.extra))
+                      extra=("--node", f"node-{index}", "--max-connections-per-address", "0", *self.extra))
 
     def start(self):
         try:

@@ -25,6 +25,12 @@ public struct ServerOptions: Sendable, Equatable {
     public var webSocketEcho = false
     /// How long a connection may keep unsent bytes with none of them taken by its client before it is closed.
     public var writeTimeout: Duration = .seconds(30)
+    /// How long a request's head may take to arrive, and a new connection to send one.
+    public var headTimeout: Duration = .seconds(10)
+    /// The open connections kept at most (fewer when the file descriptors would run out first).
+    public var maxConnections = 10_000
+    /// The open connections one client address keeps at most; 0 for no bound (behind a proxy).
+    public var maxConnectionsPerAddress = 256
     /// Limits of live and HTTP-driven sessions.
     public var limits = LiveLimits()
     /// Limits of tenants' custom exercises.
@@ -56,12 +62,14 @@ public struct ServerOptions: Sendable, Equatable {
         usage: motion-server [--host 127.0.0.1] [--port 8080] [--database PATH | postgres://…] [--database-readers N]
                              [--public DIR] [--threads N] [--tokens FILE] [--log-level info] [--ws-echo]
                              [--frames-per-second 240] [--max-message-bytes 1048576] [--write-timeout 30]
+                             [--head-timeout 10] [--max-connections 10000] [--max-connections-per-address 256]
                              [--max-http-sessions 10000] [--max-http-sessions-per-tenant 1000]
                              [--max-exercises-per-tenant 200] [--resume-seconds 120]
                              [--tls-cert FILE --tls-key FILE] [--node NAME] [--node-timeout 10]
         Every flag also reads from the environment: MOTION_HOST, MOTION_PORT, MOTION_DATABASE, MOTION_DATABASE_READERS,
         MOTION_PUBLIC, MOTION_THREADS, MOTION_TOKENS, MOTION_LOG_LEVEL, MOTION_WS_ECHO=1, MOTION_FRAMES_PER_SECOND,
-        MOTION_MAX_MESSAGE_BYTES, MOTION_WRITE_TIMEOUT, MOTION_MAX_HTTP_SESSIONS, MOTION_MAX_HTTP_SESSIONS_PER_TENANT,
+        MOTION_MAX_MESSAGE_BYTES, MOTION_WRITE_TIMEOUT, MOTION_HEAD_TIMEOUT, MOTION_MAX_CONNECTIONS,
+        MOTION_MAX_CONNECTIONS_PER_ADDRESS, MOTION_MAX_HTTP_SESSIONS, MOTION_MAX_HTTP_SESSIONS_PER_TENANT,
         MOTION_MAX_EXERCISES_PER_TENANT, MOTION_RESUME_SECONDS, MOTION_TLS_CERT, MOTION_TLS_KEY, MOTION_NODE, MOTION_NODE_TIMEOUT. SIGHUP reads the certificate and key again.
         """
 
@@ -76,6 +84,9 @@ public struct ServerOptions: Sendable, Equatable {
         .value("frames-per-second", environment: "MOTION_FRAMES_PER_SECOND"),
         .value("max-message-bytes", environment: "MOTION_MAX_MESSAGE_BYTES"),
         .value("write-timeout", environment: "MOTION_WRITE_TIMEOUT"),
+        .value("head-timeout", environment: "MOTION_HEAD_TIMEOUT"),
+        .value("max-connections", environment: "MOTION_MAX_CONNECTIONS"),
+        .value("max-connections-per-address", environment: "MOTION_MAX_CONNECTIONS_PER_ADDRESS"),
         .value("max-http-sessions", environment: "MOTION_MAX_HTTP_SESSIONS"),
         .value("max-http-sessions-per-tenant", environment: "MOTION_MAX_HTTP_SESSIONS_PER_TENANT"),
         .value("max-exercises-per-tenant", environment: "MOTION_MAX_EXERCISES_PER_TENANT"),
@@ -126,6 +137,13 @@ public struct ServerOptions: Sendable, Equatable {
                 throw flag.invalid("seconds within [0.001, 3600]")
             }
             writeTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
+        case "head-timeout":
+            guard let seconds = Double(value), seconds >= 0.001, seconds <= 3600 else {
+                throw flag.invalid("seconds within [0.001, 3600]")
+            }
+            headTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
+        case "max-connections": maxConnections = try flag.integer(in: 1...1_000_000)
+        case "max-connections-per-address": maxConnectionsPerAddress = try flag.integer(in: 0...1_000_000)
         case "resume-seconds":
             // Whole milliseconds; 0 turns resuming off (a dropped connection abandons its session at once).
             guard let seconds = Double(value), seconds >= 0, seconds <= 86_400 else {
