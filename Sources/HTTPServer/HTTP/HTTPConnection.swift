@@ -172,6 +172,9 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
                 switch server.pipeline.screen(parsed, remoteAddress: remote) {
                 case .admitted(let request):
                     admitted = request
+                case .withoutBody(let request):
+                    // Answered on the head alone; what of the body arrives is dropped by the lingering close.
+                    return dispatch(request, bodyUnread: true)
                 case .refused(let response) where HTTPPipeline.hasBody(parsed):
                     // Decided from the head: the body is never read, and `Expect: 100-continue` gets this answer.
                     return refuse(response, to: parsed)
@@ -232,22 +235,25 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
     /// Answers the request: at once when nothing in the pipeline waits, otherwise in a task on this loop.
     /// (`Task.immediate` for every request was measured slower than a task created and enqueued on the loop:
     /// bench/RESULTS.md, 2026-12-04; a request answered at once needs no task at all.)
-    private func dispatch(_ request: HTTPRequest) {
+    /// - Parameter bodyUnread: Whether the request's body is left unread (the connection then closes after it).
+    private func dispatch(_ request: HTTPRequest, bodyUnread: Bool = false) {
         state.requestReceived()
         deadline.clear()
         let started = requestStarted()
         switch server.pipeline.start(request) {
         case .answered(let response):
-            send(response, to: request, started: started)
+            send(response, to: request, started: started, bodyUnread: bodyUnread)
         case .pending(let pending):
             let pipeline = server.pipeline
             Task(executorPreference: loop) {
                 let response = await pipeline.finish(pending)
                 // The task prefers the loop, so it is normally there already.
                 guard self.loop.inEventLoop else {
-                    return self.loop.execute { self.send(response, to: request, started: started) }
+                    return self.loop.execute {
+                        self.send(response, to: request, started: started, bodyUnread: bodyUnread)
+                    }
                 }
-                self.send(response, to: request, started: started)
+                self.send(response, to: request, started: started, bodyUnread: bodyUnread)
             }
         }
     }

@@ -50,7 +50,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// The most bytes the kernel holds unsent for one connection (`TCP_NOTSENT_LOWAT`). Past it, writes wait for the
     /// client, so one that stops reading is stalled (and met by ``writeTimeout``) after this and what its window
     /// holds, instead of after megabytes of responses produced for nobody. Bytes in flight are not bounded by it.
-    public var maxKernelUnsentBytes = 128 * 1024
+    public var maxKernelUnsentBytes = 64 * 1024
     /// Responses whose body grows past this many unsent bytes make a streaming handler wait.
     public var writeHighWater = 1 << 20
     /// The least severe log level written.

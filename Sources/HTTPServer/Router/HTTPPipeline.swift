@@ -17,6 +17,8 @@ struct HTTPPipeline: Sendable {
     enum Screening {
         /// Routed and prepared: read its body, then ``start(_:)`` it.
         case admitted(HTTPRequest)
+        /// For the fallback (static files), which takes no body: ``start(_:)`` it at once, without reading its body.
+        case withoutBody(HTTPRequest)
         /// Answered from the head; its body is never read.
         case refused(HTTPResponse)
     }
@@ -43,7 +45,8 @@ struct HTTPPipeline: Sendable {
 
     /// Routes a request from its head, prepares it with the middleware, and refuses what can be refused before its
     /// body: a middleware's answer (e.g. `401`), `405` for a method the route does not allow, `413` for a body sent
-    /// where none is taken (``takesBody(_:)``).
+    /// with a method that takes none (``takesBody(_:)``). A body sent to the fallback is never read: the fallback
+    /// answers on the head alone (a file, `404`, `405`).
     func screen(_ head: HTTPRequestHead, remoteAddress: SocketAddress?) -> Screening {
         var request = HTTPRequest(head: head, remoteAddress: remoteAddress)
         request.match = router.match(request.method, path: request.path)
@@ -64,10 +67,10 @@ struct HTTPPipeline: Sendable {
                     message: "\(request.method.rawValue) is not allowed here",
                     headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")])
             }
-            if !Self.takesBody(request), Self.hasBody(head) {
+            if request.route == nil, Self.hasBody(head) { return .withoutBody(request) }
+            if !Self.takesBody(request.method), Self.hasBody(head) {
                 throw HTTPError(
-                    .contentTooLarge, code: "bodyNotAllowed",
-                    message: "\(request.method.rawValue) \(request.route == nil ? "of a file " : "")takes no body")
+                    .contentTooLarge, code: "bodyNotAllowed", message: "\(request.method.rawValue) takes no body")
             }
         } catch {
             return .refused(complete(render(error, request), to: request, layers: middleware.count))
@@ -75,11 +78,10 @@ struct HTTPPipeline: Sendable {
         return .admitted(request)
     }
 
-    /// Whether a request may carry a body: not to the fallback (static files), and not with a method whose body
-    /// has no meaning here (`GET`, `HEAD`, `DELETE`, `OPTIONS`, `TRACE`; RFC 9110 §9.3).
-    static func takesBody(_ request: HTTPRequest) -> Bool {
-        guard request.route != nil else { return false }
-        switch request.method {
+    /// Whether a route takes a body with `method`: not one whose body has no meaning here (`GET`, `HEAD`, `DELETE`,
+    /// `OPTIONS`, `TRACE`; RFC 9110 §9.3).
+    static func takesBody(_ method: HTTPMethod) -> Bool {
+        switch method {
         case .get, .head, .delete, .options, .trace: return false
         default: return true
         }
