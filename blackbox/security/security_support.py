@@ -52,8 +52,9 @@ class MotionServer(motion_server.MotionServer):
     """One motion-server on a free port with its own temporary database (and tokens file when `tokens` is given),
     serving the repository's Public/. `stop()` always ends it and removes the temporary directory."""
 
-    def __init__(self, *flags, tokens=None):
-        super().__init__(*flags, prefix="motion-security-", public=PUBLIC, tokens=tokens)
+    def __init__(self, *flags, tokens=None, log_level="warning", nofile=None):
+        super().__init__(*flags, prefix="motion-security-", public=PUBLIC, tokens=tokens, log_level=log_level,
+                         nofile=nofile)
 
 
 class ServerTestCase(unittest.TestCase):

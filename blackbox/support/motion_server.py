@@ -21,7 +21,7 @@ class MotionServer(server_process.ServerProcess):
     (named with `prefix`), `--public` when `public` is given, `--threads 2`, `--log-level`, and `--tokens` with a
     file holding `tokens` when that is given."""
 
-    def __init__(self, *flags, prefix="motion-", public=None, tokens=None, log_level="warning"):
+    def __init__(self, *flags, prefix="motion-", public=None, tokens=None, log_level="warning", nofile=None):
         self.tmp = tempfile.TemporaryDirectory(prefix=prefix)
         args = [BINARY, "--host", HOST, "--port", "0", "--database", os.path.join(self.tmp.name, "motion.sqlite"),
                 "--threads", "2", "--log-level", log_level]
@@ -33,7 +33,7 @@ class MotionServer(server_process.ServerProcess):
                 f.write(tokens)
             args += ["--tokens", path]
         try:
-            super().__init__(args + list(flags), host=HOST)
+            super().__init__(args + list(flags), host=HOST, nofile=nofile)
         except BaseException:
             self.tmp.cleanup()
             raise

@@ -10,6 +10,7 @@ trusts it; `require_tls(server)` skips a suite whose server did not come up spea
 """
 
 import os
+import resource
 import select
 import signal
 import socket
@@ -59,13 +60,16 @@ def require_tls(server):
 class ServerProcess:
     """One server subprocess, started with `args` (which must make it listen on a free port and print the line)."""
 
-    def __init__(self, args, host="127.0.0.1"):
+    def __init__(self, args, host="127.0.0.1", nofile=None):
+        """`nofile`, when given, is the child's RLIMIT_NOFILE (soft and hard), set before it runs."""
         if not os.access(args[0], os.X_OK):
             raise RuntimeError("%s not found or not executable: build it first" % args[0])
         self.host = host
         self.scheme = "http"
         self.log = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(list(args), stdout=subprocess.PIPE, stderr=self.log, stdin=subprocess.DEVNULL)
+        limit = None if nofile is None else (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile)))
+        self.proc = subprocess.Popen(list(args), stdout=subprocess.PIPE, stderr=self.log, stdin=subprocess.DEVNULL,
+                                     preexec_fn=limit)
         try:
             self.port = self._read_port()
         except BaseException:

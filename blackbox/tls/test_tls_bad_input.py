@@ -213,17 +213,19 @@ class BadInputTests(ServerTestCase):
         hello = client_hello()
         stalled = []
         try:
-            for i in range(300):
+            # 200: below the server's bound per client address (256), which the normal client here shares; the
+            # bound itself is the security suite's (test_security_edges.PerAddressLimitTests).
+            for i in range(200):
                 sock = socket.create_connection((HOST, self.port), timeout=TIMEOUT)
                 stalled.append(sock)
                 if i % 2:
                     sock.sendall(hello[: len(hello) // 2])
             for _ in range(5):
-                self.assertServes("with 300 stalled handshakes open")
+                self.assertServes("with 200 stalled handshakes open")
             with wss(self.port, "/v1/stream") as ws:
                 ws.send(json.dumps({"type": "start", "exercise": "squat"}))
                 self.assertEqual(json.loads(ws.recv(timeout=TIMEOUT))["type"], "started")
         finally:
             for sock in stalled:
                 sock.close()
-        self.assertServes("after 300 stalled handshakes")
+        self.assertServes("after 200 stalled handshakes")
