@@ -108,6 +108,26 @@ struct ExerciseRoutesTests {
         }
     }
 
+    /// A name is refused as a subject is: bidirectional controls (U+202E would show `Knee bend` reversed, hiding
+    /// what follows), C1 controls, line separators; 422 at `/name`.
+    @Test(arguments: [
+        #"Curl\u202Eevil"#, "Curl\u{202E}evil", #"Curl\u2067x\u2069"#, #"Curl\u200Fx"#, #"Curl\u0085x"#,
+        "Curl\u{9B}x", #"Curl\u2029x"#,
+    ])
+    func refusesANameWithBidirectionalOrC1Controls(_ name: String) async throws {
+        try await withMotionServer { address, _, _ in
+            let body = Self.curl().replacingOccurrences(of: #""name":"Curl""#, with: #""name":"\#(name)""#)
+            #expect(body != Self.curl())
+            let preview = #"{"exercise":\#(body),"side":"left","frames":[]}"#
+            for (path, body) in [("/v1/exercises", body), ("/v1/exercises/preview", preview)] {
+                let response = try await request(address, "POST", path, body: body)
+                #expect(response?.status == 422, "\(path)")
+                #expect((Self.error(response)?["pointer"] as? String)?.hasSuffix("/name") == true, "\(path)")
+            }
+            #expect(try await request(address, "GET", "/v1/exercises/curl")?.status == 404, "nothing stored")
+        }
+    }
+
     @Test(arguments: [
         (curl(extra: #","colour":"red""#), 422, "invalidExercise", "/colour" as String?),
         (curl(enter: 30), 422, "invalidExercise", "/thresholds/enter"),
