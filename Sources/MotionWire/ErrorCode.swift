@@ -55,8 +55,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// server; ``WireError/unknownJoint(_:)`` builds the error.
     public static let unknownJoint = ErrorCode(rawValue: "unknownJoint")
     /// A known message other than a pose has a field of the wrong type or an invalid value, e.g. `start` without
-    /// `exercise`, `"format":"openpose"`, a `subject` over 128 characters or holding a control character, or
-    /// a member given twice; also any message whose `type` is given twice. Decided by the decoder.
+    /// `exercise`, `"format":"openpose"`, a `subject` over 128 characters or 256 bytes or holding a control
+    /// character, or a member given twice; also any message whose `type` is given twice. Decided by the decoder.
     /// An extension of PROTOCOL.md §3.
     public static let invalidMessage = ErrorCode(rawValue: "invalidMessage")
 
