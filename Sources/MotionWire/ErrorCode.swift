@@ -94,7 +94,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let tooManySessions = ErrorCode(rawValue: "tooManySessions")
     /// The node has as many open HTTP sessions as it may: `503`.
     public static let serverBusy = ErrorCode(rawValue: "serverBusy")
-    /// `POST /v1/exercises` with an id that a built-in exercise or one of the tenant's own already has: `409`.
+    /// `POST /v1/exercises` with an id that a built-in exercise or one of the tenant's own already has, without regard
+    /// to case: `409`.
     public static let exerciseExists = ErrorCode(rawValue: "exerciseExists")
     /// `PUT` or `DELETE` of a built-in exercise, which cannot be changed: `409`.
     public static let builtinExercise = ErrorCode(rawValue: "builtinExercise")

@@ -108,6 +108,37 @@ struct ExerciseRoutesTests {
         }
     }
 
+    /// Ids are unique without regard to case: beside a built-in, beside the tenant's own (whichever spelling came
+    /// first), never across tenants; a deleted exercise frees its id in every case.
+    @Test func idsAreUniqueWithoutRegardToCase() async throws {
+        try await withMotionServer(tokens: Self.tokens) { address, _, _ in
+            func create(_ id: String, _ token: String = Self.alice) async throws -> TestResponse? {
+                try await request(address, "POST", "/v1/exercises", token: token, body: Self.curl(id: id))
+            }
+            for id in ["ElbowFlexion", "ELBOWFLEXION", "elbowflexion", "Squat"] {
+                let response = try await create(id)
+                #expect(response?.status == 409, "\(id)")
+                #expect(Self.error(response)?["code"] as? String == "exerciseExists")
+                let message = Self.error(response)?["message"] as? String ?? ""
+                #expect(message.contains("'\(id.lowercased() == "squat" ? "squat" : "elbowFlexion")'"), "\(message)")
+            }
+            #expect(try await create("kneeBend")?.status == 201)
+            for id in ["KneeBend", "KNEEBEND", "kneebend"] {
+                let response = try await create(id)
+                #expect(response?.status == 409, "\(id)")
+                #expect(Self.error(response)?["code"] as? String == "exerciseExists")
+                #expect((Self.error(response)?["message"] as? String)?.contains("PUT /v1/exercises/kneeBend") == true)
+            }
+            #expect(try await create("KneeBend", Self.bob)?.status == 201, "another tenant's ids are its own")
+            #expect(try await request(address, "GET", "/v1/exercises/KneeBend", token: Self.alice)?.status == 404)
+            #expect(try await request(address, "DELETE", "/v1/exercises/kneeBend", token: Self.alice)?.status == 204)
+            #expect(try await create("KNEEBEND")?.status == 201)
+            let list = Self.json(try await request(address, "GET", "/v1/exercises", token: Self.alice))
+            let ids = (list?["exercises"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+            #expect(ids.filter { $0.lowercased() == "kneebend" } == ["KNEEBEND"])
+        }
+    }
+
     /// A name is refused as a subject is: bidirectional controls (U+202E would show `Knee bend` reversed, hiding
     /// what follows), C1 controls, line separators; 422 at `/name`.
     @Test(arguments: [

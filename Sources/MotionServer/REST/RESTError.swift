@@ -9,7 +9,8 @@ enum RESTError: HTTPResponseError, Equatable {
     case notFound
     /// `404 unknownExercise`: neither the catalog nor the tenant has an exercise with this id (or this version).
     case unknownExercise(String)
-    /// `409 exerciseExists`: a built-in exercise or one of the tenant's own has this id.
+    /// `409 exerciseExists`: a built-in exercise or one of the tenant's own has this id, without regard to case (the
+    /// id it has).
     case exerciseExists(String)
     /// `409 builtinExercise`: a built-in exercise cannot be changed or deleted.
     case builtinExercise(String)
@@ -68,7 +69,9 @@ enum RESTError: HTTPResponseError, Equatable {
         case .unknownExercise(let id): WireError(code: .unknownExercise, message: "no exercise '\(id)'")
         case .exerciseExists(let id):
             WireError(
-                code: .exerciseExists, message: "an exercise '\(id)' exists; change it with PUT /v1/exercises/\(id)")
+                code: .exerciseExists,
+                message: "an exercise '\(id)' exists (ids are unique without regard to case); change it with "
+                    + "PUT /v1/exercises/\(id)")
         case .builtinExercise(let id):
             WireError(code: .builtinExercise, message: "'\(id)' is built in and cannot be changed or deleted")
         case .tooManyExercises(let limit):
