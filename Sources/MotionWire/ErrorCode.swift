@@ -76,6 +76,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let badRequest = ErrorCode(rawValue: "badRequest")
     /// A missing or unknown bearer token (PROTOCOL.md §6): `401` with `WWW-Authenticate`.
     public static let unauthorized = ErrorCode(rawValue: "unauthorized")
+    /// Without tokens, a `Host` that is not one of the server's names (PROTOCOL.md §6.2; a DNS-rebinding page):
+    /// `421`.
+    public static let hostNotAllowed = ErrorCode(rawValue: "hostNotAllowed")
     /// A valid token without the right, e.g. a tenant token on `/metrics`: `403`.
     public static let forbidden = ErrorCode(rawValue: "forbidden")
     /// A request body that is neither JSON nor, where allowed, NDJSON: `415`.
@@ -106,7 +109,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let tooManyVersions = ErrorCode(rawValue: "tooManyVersions")
     /// An unexpected server error; details are logged, not sent: `500`. Decided by the HTTP layer.
     public static let internalError = ErrorCode(rawValue: "internalError")
-    /// A WebSocket handshake from an origin not in the allowed list: `403`. Decided by the HTTP layer.
+    /// A WebSocket handshake, or a request with a method other than `GET`, `HEAD` or `OPTIONS`, whose `Origin` is
+    /// neither the server's own nor an allowed one (PROTOCOL.md §6.2; a foreign page hijacking the socket or
+    /// acting on the user's behalf): `403`.
     public static let originNotAllowed = ErrorCode(rawValue: "originNotAllowed")
     /// An invalid WebSocket opening handshake (RFC 6455 §4.2.1): `400`, or `426` naming the supported version.
     /// Decided by the HTTP layer.

@@ -22,6 +22,11 @@ enum RESTError: HTTPResponseError, Equatable {
     case unauthorized
     /// `403 forbidden`: the token may not read server-wide figures.
     case forbidden
+    /// `421 hostNotAllowed`: without tokens, the `Host` is not one of the server's names (PROTOCOL.md §6.2).
+    case hostNotAllowed
+    /// `403 originNotAllowed`: a WebSocket handshake, or a request that is no read, from a page of a foreign origin
+    /// (PROTOCOL.md §6.2).
+    case originNotAllowed
     /// `415 unsupportedMediaType`: the body is not of a type the route takes; `accepted` names those it does.
     case unsupportedMediaType(accepted: String, received: String)
     /// `400 invalidQuery`: a query parameter of the session list is unreadable; the message says which.
@@ -47,7 +52,8 @@ enum RESTError: HTTPResponseError, Equatable {
         switch self {
         case .notFound, .unknownExercise: .notFound
         case .unauthorized: .unauthorized
-        case .forbidden: .forbidden
+        case .forbidden, .originNotAllowed: .forbidden
+        case .hostNotAllowed: .misdirectedRequest
         case .unsupportedMediaType: .unsupportedMediaType
         case .invalidQuery, .invalidCursor: .badRequest
         case .notLive, .sessionLive, .exerciseExists, .builtinExercise, .tooManyExercises, .tooManyVersions: .conflict
@@ -83,6 +89,14 @@ enum RESTError: HTTPResponseError, Equatable {
                 message: "at most \(limit) stored exercise versions per tenant, deleted ones included")
         case .unauthorized: WireError(code: .unauthorized, message: "missing or unknown bearer token")
         case .forbidden: WireError(code: .forbidden, message: "this token may not read server-wide figures")
+        case .hostNotAllowed:
+            WireError(
+                code: .hostNotAllowed,
+                message: "the Host is not a name of this server; name it with --allowed-hosts or use tokens")
+        case .originNotAllowed:
+            WireError(
+                code: .originNotAllowed,
+                message: "the Origin is neither this server's nor one of --allowed-origins")
         case .unsupportedMediaType(let accepted, let received):
             WireError(code: .unsupportedMediaType, message: "send \(accepted), not \(received)")
         case .invalidQuery(let message): WireError(code: .invalidQuery, message: message)
