@@ -166,7 +166,7 @@ public final class MotionServer: Sendable {
             http = try HTTPServer(
                 configuration: configuration, router: router,
                 middleware: [
-                    RequestMetrics(metrics: metrics),
+                    RequestMetrics(metrics: metrics), SecurityHeaders(isTLS: tls != nil),
                     BrowserGuard(policy: BrowserPolicy(options: options)), Authentication(context: context),
                 ], fallback: fallback, metrics: httpMetrics)
         } catch {

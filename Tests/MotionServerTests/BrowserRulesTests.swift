@@ -7,7 +7,8 @@ import Testing
 
 /// What a foreign web page could make the user's browser send to a server on the user's loopback, against the real
 /// server (PROTOCOL.md §6.2): a rebound `Host` (DNS rebinding) answered 421 without tokens, a WebSocket opened from a
-/// foreign `Origin` (cross-site WebSocket hijacking) answered 403 with or without.
+/// foreign `Origin` (cross-site WebSocket hijacking) answered 403 with or without; and the headers every answer
+/// carries.
 @Suite("Browser rules")
 struct BrowserRulesTests {
     static let tokens = "alice-token-0123456789 alice\n"
@@ -312,5 +313,106 @@ struct BrowserRulesTests {
                 try ServerOptions.parse(arguments: ["--allowed-hosts", bad], environment: [:])
             }
         }
+    }
+
+    // MARK: Headers
+
+    /// A public directory with a page, a script and a stylesheet.
+    static func withPublicDirectory(_ body: (String) async throws -> Void) async throws {
+        let directory = NSTemporaryDirectory() + "motion-public-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "<!doctype html><title>t</title>".write(
+            toFile: directory + "/index.html", atomically: true, encoding: .utf8)
+        try "export {};".write(toFile: directory + "/app.js", atomically: true, encoding: .utf8)
+        try await body(directory)
+    }
+
+    @Test func pagesCarryTheirPolicyAndKeepTheirCaching() async throws {
+        try await Self.withPublicDirectory { directory in
+            let serving: (inout ServerOptions) -> Void = { $0.publicDirectory = directory }
+            try await withMotionServer(configure: serving) { address, _, _ in
+                let host = "127.0.0.1:\(address.port)"
+                let page = try #require(try await Self.get(address, "/", host: host))
+                #expect(page.status == 200)
+                #expect(page.header("Content-Type") == "text/html; charset=utf-8")
+                #expect(page.header("Content-Security-Policy") == SecurityHeaders.contentSecurityPolicy)
+                #expect(page.header("X-Content-Type-Options") == "nosniff")
+                #expect(page.header("Referrer-Policy") == "no-referrer")
+                #expect(page.header("Cache-Control") == "no-cache", "revalidated by ETag, as before")
+                #expect(page.header("Strict-Transport-Security") == nil, "plain HTTP")
+                let etag = try #require(page.header("ETag"))
+                let again = try #require(
+                    try await Self.get(address, "/index.html", host: host, fields: "If-None-Match: \(etag)\r\n"))
+                #expect(again.status == 304)
+                #expect(again.header("Content-Security-Policy") == SecurityHeaders.contentSecurityPolicy)
+                let script = try await Self.get(address, "/app.js", host: host)
+                #expect(script?.header("X-Content-Type-Options") == "nosniff")
+                #expect(script?.header("Cache-Control") == "no-cache")
+                let missing = try await Self.get(address, "/missing.html", host: host)
+                #expect(missing?.status == 404)
+                #expect(missing?.header("Cache-Control") == "no-store")
+                #expect(missing?.header("X-Content-Type-Options") == "nosniff")
+            }
+        }
+    }
+
+    @Test func jsonIsNeverStoredAndNoAnswerIsSniffed() async throws {
+        try await withMotionServer { address, _, _ in
+            let host = "127.0.0.1:\(address.port)"
+            for path in ["/v1/sessions", "/v1/exercises", "/openapi.json", "/v1/sessions/nope", "/healthz", "/metrics"]
+            {
+                let response = try #require(try await Self.get(address, path, host: host))
+                #expect(response.header("Cache-Control") == "no-store", "\(path)")
+                #expect(response.header("X-Content-Type-Options") == "nosniff", "\(path)")
+                #expect(response.header("Content-Security-Policy") == nil, "\(path): no page")
+            }
+            let refused = try #require(try await Self.get(address, "/v1/sessions", host: "attacker.example"))
+            #expect(refused.header("Cache-Control") == "no-store")
+            #expect(refused.header("X-Content-Type-Options") == "nosniff")
+            let upgrade = try #require(try await Self.handshake(address, "/v1/stream", host: host))
+            #expect(upgrade.status == 101)
+            #expect(upgrade.header("Cache-Control") == nil, "an upgrade is left as it is")
+        }
+    }
+
+    @Test func tlsAsksBrowsersToKeepToIt() async throws {
+        let withTLS: (inout ServerOptions) -> Void = {
+            $0.tlsCertificate = Self.tlsFixture("ecdsa.pem")
+            $0.tlsKey = Self.tlsFixture("ecdsa.key")
+        }
+        try await withMotionServer(configure: withTLS) { address, _, _ in
+            let tls = try TLSContext.client(certificateAuthorityFile: Self.tlsFixture("ecdsa.pem"))
+            for path in ["/healthz", "/v1/sessions", "/nowhere"] {
+                let response = try await Self.exchange(address, "GET \(path) HTTP/1.1\r\nHost: localhost\r\n", tls: tls)
+                #expect(response?.header("Strict-Transport-Security") == "max-age=31536000", "\(path)")
+            }
+        }
+    }
+
+    /// The policy names where the Camera source loads its detector from (`Public/js/camera.js`), and no other
+    /// host: a new MediaPipe version in the page without the policy following would break the camera.
+    @Test func thePolicyNamesThePoseDetectorsLocationsAndNoOtherHost() throws {
+        var components = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        components.removeLast(3)
+        let camera = try String(
+            contentsOfFile: components.joined(separator: "/") + "/Public/js/camera.js", encoding: .utf8)
+        let version = try #require(camera.firstMatch(of: /const VERSION = '([^']+)'/)?.output.1)
+        let urls = camera.matches(of: /'(https:[^']+)'|`(https:[^`]+)`/).map {
+            String($0.output.1 ?? $0.output.2 ?? "").replacingOccurrences(of: "${VERSION}", with: String(version))
+        }
+        #expect(urls.count == 3, "the module, the WebAssembly and the model: \(urls)")
+        let scripts = SecurityHeaders.poseDetectorScripts
+        let models = SecurityHeaders.poseDetectorModels
+        for url in urls {
+            #expect(url.hasPrefix(scripts) || url.hasPrefix(models), "\(url) is outside the policy")
+        }
+        let hosts = Set(
+            SecurityHeaders.contentSecurityPolicy.split(whereSeparator: { $0 == " " || $0 == ";" })
+                .filter { $0.contains("://") }.map(String.init))
+        #expect(hosts == [scripts, models])
+        #expect(!SecurityHeaders.contentSecurityPolicy.contains("'unsafe-inline'"))
+        #expect(!SecurityHeaders.contentSecurityPolicy.contains("'unsafe-eval'"))
+        #expect(SecurityHeaders.contentSecurityPolicy.contains("frame-ancestors 'none'"))
     }
 }

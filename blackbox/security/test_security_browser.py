@@ -2,7 +2,7 @@
 user's loopback. DNS rebinding (the page's own name resolved to 127.0.0.1, so the browser sends `Host:
 attacker.example` and lets the page read the answer) is answered 421 when the server runs without tokens; a
 WebSocket opened from a foreign page (cross-site WebSocket hijacking, marked only by `Origin`) is answered 403 with
-tokens or without."""
+tokens or without. Pages carry a Content-Security-Policy; JSON is never stored by caches."""
 
 import os
 import sys
@@ -120,3 +120,30 @@ class OriginWithTokensTests(ServerTestCase):
                 finally:
                     ws.close()
 
+
+class SecurityHeaderTests(ServerTestCase):
+    """Pages carry a Content-Security-Policy with frame-ancestors 'none' and no-referrer; every answer nosniff;
+    JSON no-store; static files keep no-cache with their ETag."""
+
+    def test_pages_carry_their_policy(self):
+        for path in ("/", "/index.html", "/history.html", "/progress.html", "/watch.html", "/exercises.html"):
+            with self.subTest(path=path):
+                resp = self.request("GET", path)
+                self.assertEqual(resp.status, 200)
+                policy = resp.header("Content-Security-Policy") or ""
+                self.assertIn("frame-ancestors 'none'", policy)
+                self.assertIn("default-src 'self'", policy)
+                self.assertNotIn("'unsafe-inline'", policy)
+                self.assertNotIn("'unsafe-eval'", policy)
+                self.assertEqual(resp.header("X-Content-Type-Options"), "nosniff")
+                self.assertEqual(resp.header("Referrer-Policy"), "no-referrer")
+                self.assertEqual(resp.header("Cache-Control"), "no-cache")
+                self.assertIsNotNone(resp.header("ETag"))
+                self.assertIsNone(resp.header("Strict-Transport-Security"), "plain HTTP")
+
+    def test_json_is_not_stored(self):
+        for path in ("/v1/sessions", "/v1/exercises", "/openapi.json", "/v1/sessions/nope"):
+            with self.subTest(path=path):
+                resp = self.request("GET", path)
+                self.assertEqual(resp.header("Cache-Control"), "no-store")
+                self.assertEqual(resp.header("X-Content-Type-Options"), "nosniff")
