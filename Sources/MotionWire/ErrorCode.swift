@@ -76,6 +76,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let badRequest = ErrorCode(rawValue: "badRequest")
     /// A missing or unknown bearer token (PROTOCOL.md §6): `401` with `WWW-Authenticate`.
     public static let unauthorized = ErrorCode(rawValue: "unauthorized")
+    /// A request that offers more than one credential: two `Authorization` fields, or a bearer token and a
+    /// `bearer.` WebSocket subprotocol naming another, or two such subprotocols naming different tokens: `400`.
+    public static let ambiguousCredentials = ErrorCode(rawValue: "ambiguousCredentials")
     /// Without tokens, a `Host` that is not one of the server's names (PROTOCOL.md §6.2; a DNS-rebinding page):
     /// `421`.
     public static let hostNotAllowed = ErrorCode(rawValue: "hostNotAllowed")

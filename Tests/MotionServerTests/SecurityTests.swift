@@ -42,6 +42,47 @@ struct SecurityTests {
         }
     }
 
+    /// A request offers one credential: two `Authorization` fields (RFC 9110 §5.3: not a list), a header and a
+    /// `bearer.` subprotocol naming another token, or two such subprotocols, are refused rather than read as the
+    /// first; the same token twice is one credential.
+    @Test func refusesAmbiguousCredentials() async throws {
+        let alice = "alice-token-0123456789"
+        let bob = "bob-token-0123456789ab"
+        for tokens in [Self.tokens, nil] {
+            try await withMotionServer(tokens: tokens, webSocketEcho: true) { address, _, _ in
+                let host = "127.0.0.1:\(address.port)"
+                for fields in [
+                    "Authorization: Bearer \(alice)\r\nAuthorization: Bearer \(bob)\r\n",
+                    "Authorization: Bearer \(alice)\r\nAuthorization: Bearer \(alice)\r\n",
+                    "Authorization: Bearer \(alice)\r\nauthorization: Basic eDp5\r\n",
+                ] {
+                    let response = try await BrowserRulesTests.get(address, "/v1/sessions", host: host, fields: fields)
+                    #expect(response?.status == 400, "\(fields.debugDescription)")
+                    #expect(response?.text.contains(#""code":"ambiguousCredentials""#) == true)
+                }
+                for fields in [
+                    "Authorization: Bearer \(alice)\r\nSec-WebSocket-Protocol: bearer.\(bob)\r\n",
+                    "Sec-WebSocket-Protocol: bearer.\(alice), bearer.\(bob)\r\n",
+                    "Sec-WebSocket-Protocol: bearer.\(alice)\r\nSec-WebSocket-Protocol: bearer.\(bob)\r\n",
+                ] {
+                    for path in ["/v1/stream", "/v1/echo"] {
+                        let response = try await BrowserRulesTests.handshake(address, path, host: host, fields: fields)
+                        #expect(response?.status == 400, "\(path) \(fields.debugDescription)")
+                        #expect(response?.text.contains(#""code":"ambiguousCredentials""#) == true)
+                    }
+                }
+                let same = try await BrowserRulesTests.handshake(
+                    address, "/v1/stream", host: host,
+                    fields: "Authorization: Bearer \(alice)\r\nSec-WebSocket-Protocol: bearer.\(alice)\r\n")
+                #expect(same?.status == 101, "one token, offered twice")
+                #expect(same?.header("Sec-WebSocket-Protocol") == "bearer.\(alice)")
+                let one = try await BrowserRulesTests.get(
+                    address, "/v1/sessions", host: host, fields: "Authorization: Bearer \(alice)\r\n")
+                #expect(one?.status == 200)
+            }
+        }
+    }
+
     /// `subject` is at most 256 bytes of UTF-8 (and 128 scalars) wherever a client gives one: `start` over
     /// WebSocket, `POST /v1/sessions`, `POST /v1/analyze`, and the progress path; 256 bytes of multi-byte scalars
     /// pass, 257 do not.

@@ -22,6 +22,8 @@ enum RESTError: HTTPResponseError, Equatable {
     case unauthorized
     /// `403 forbidden`: the token may not read server-wide figures.
     case forbidden
+    /// `400 ambiguousCredentials`: the request offers more than one credential; the message says how.
+    case ambiguousCredentials(String)
     /// `421 hostNotAllowed`: without tokens, the `Host` is not one of the server's names (PROTOCOL.md §6.2).
     case hostNotAllowed
     /// `403 originNotAllowed`: a WebSocket handshake, or a request that is no read, from a page of a foreign origin
@@ -53,6 +55,7 @@ enum RESTError: HTTPResponseError, Equatable {
         case .notFound, .unknownExercise: .notFound
         case .unauthorized: .unauthorized
         case .forbidden, .originNotAllowed: .forbidden
+        case .ambiguousCredentials: .badRequest
         case .hostNotAllowed: .misdirectedRequest
         case .unsupportedMediaType: .unsupportedMediaType
         case .invalidQuery, .invalidCursor: .badRequest
@@ -89,6 +92,7 @@ enum RESTError: HTTPResponseError, Equatable {
                 message: "at most \(limit) stored exercise versions per tenant, deleted ones included")
         case .unauthorized: WireError(code: .unauthorized, message: "missing or unknown bearer token")
         case .forbidden: WireError(code: .forbidden, message: "this token may not read server-wide figures")
+        case .ambiguousCredentials(let message): WireError(code: .ambiguousCredentials, message: message)
         case .hostNotAllowed:
             WireError(
                 code: .hostNotAllowed,
