@@ -17,7 +17,7 @@ const TOOLS = `
       <select id="lang"><option value="en">English</option><option value="es">Español</option></select></label>
     <details class="token">
       <summary data-i18n="token.summary">Access code</summary>
-      <form id="token-form" onsubmit="return false">
+      <form id="token-form">
         <label for="token" data-i18n="token.label">Access code</label>
         <input id="token" type="password" autocomplete="off">
         <button id="token-save" type="submit" data-i18n="token.save">Save</button>
@@ -47,6 +47,9 @@ export function renderChrome(doc = document) {
   }
   header.replaceChildren(nav);
   header.insertAdjacentHTML('beforeend', TOOLS);
+  // Saving is the button's click (bindTokenForm); Enter in the field must not submit, and so reload, the page. A
+  // listener, not an `onsubmit` attribute: the Content-Security-Policy runs no inline script.
+  header.querySelector('#token-form').addEventListener('submit', (e) => e.preventDefault());
   if (!doc.querySelector('a.skip')) {
     const skip = doc.createElement('a');
     skip.className = 'skip';

@@ -69,6 +69,7 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
         case 415: "Unsupported Media Type"
         case 416: "Range Not Satisfiable"
         case 417: "Expectation Failed"
+        case 421: "Misdirected Request"
         case 422: "Unprocessable Content"
         case 426: "Upgrade Required"
         case 429: "Too Many Requests"
@@ -139,6 +140,8 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
     public static let rangeNotSatisfiable = HTTPStatus(code: 416, reasonPhrase: "Range Not Satisfiable")
     /// 417 Expectation Failed (RFC 9110 §15.5.18).
     public static let expectationFailed = HTTPStatus(code: 417, reasonPhrase: "Expectation Failed")
+    /// 421 Misdirected Request (RFC 9110 §15.5.20): the request names an authority this server does not answer for.
+    public static let misdirectedRequest = HTTPStatus(code: 421, reasonPhrase: "Misdirected Request")
     /// 422 Unprocessable Content (RFC 9110 §15.5.21): well-formed content the server cannot act on.
     public static let unprocessableContent = HTTPStatus(code: 422, reasonPhrase: "Unprocessable Content")
     /// 426 Upgrade Required (RFC 9110 §15.5.22).

@@ -29,7 +29,7 @@ public struct RemoteSessionConfiguration: Sendable {
     /// Whether ``RemoteMotionSession/snapshot`` changes (and its observers hear of them) on the main actor, as a
     /// SwiftUI view needs; otherwise on the connection's thread. Default false.
     public var updatesSnapshotOnMainActor = false
-    /// The opaque client id sent in `start` (≤ 128 characters), to query history later.
+    /// The opaque client id sent in `start` (at most 128 characters and 256 bytes of UTF-8), to query history later.
     public var subject: String?
     /// Whether the camera image is mirrored (front camera): the server swaps left and right (PROTOCOL.md §4).
     public var mirrored = false

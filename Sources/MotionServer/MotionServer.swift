@@ -165,8 +165,10 @@ public final class MotionServer: Sendable {
         do {
             http = try HTTPServer(
                 configuration: configuration, router: router,
-                middleware: [RequestMetrics(metrics: metrics), Authentication(context: context)], fallback: fallback,
-                metrics: httpMetrics)
+                middleware: [
+                    RequestMetrics(metrics: metrics), SecurityHeaders(isTLS: tls != nil),
+                    BrowserGuard(policy: BrowserPolicy(options: options)), Authentication(context: context),
+                ], fallback: fallback, metrics: httpMetrics)
         } catch {
             throw StartError(description: "cannot start event loops: \(error)")
         }

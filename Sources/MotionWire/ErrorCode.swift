@@ -55,8 +55,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// server; ``WireError/unknownJoint(_:)`` builds the error.
     public static let unknownJoint = ErrorCode(rawValue: "unknownJoint")
     /// A known message other than a pose has a field of the wrong type or an invalid value, e.g. `start` without
-    /// `exercise`, `"format":"openpose"`, a `subject` over 128 characters or holding a control character, or
-    /// a member given twice; also any message whose `type` is given twice. Decided by the decoder.
+    /// `exercise`, `"format":"openpose"`, a `subject` over 128 characters or 256 bytes or holding a control
+    /// character, or a member given twice; also any message whose `type` is given twice. Decided by the decoder.
     /// An extension of PROTOCOL.md §3.
     public static let invalidMessage = ErrorCode(rawValue: "invalidMessage")
 
@@ -76,6 +76,12 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let badRequest = ErrorCode(rawValue: "badRequest")
     /// A missing or unknown bearer token (PROTOCOL.md §6): `401` with `WWW-Authenticate`.
     public static let unauthorized = ErrorCode(rawValue: "unauthorized")
+    /// A request that offers more than one credential: two `Authorization` fields, or a bearer token and a
+    /// `bearer.` WebSocket subprotocol naming another, or two such subprotocols naming different tokens: `400`.
+    public static let ambiguousCredentials = ErrorCode(rawValue: "ambiguousCredentials")
+    /// Without tokens, a `Host` that is not one of the server's names (PROTOCOL.md §6.2; a DNS-rebinding page):
+    /// `421`.
+    public static let hostNotAllowed = ErrorCode(rawValue: "hostNotAllowed")
     /// A valid token without the right, e.g. a tenant token on `/metrics`: `403`.
     public static let forbidden = ErrorCode(rawValue: "forbidden")
     /// A request body that is neither JSON nor, where allowed, NDJSON: `415`.
@@ -94,7 +100,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let tooManySessions = ErrorCode(rawValue: "tooManySessions")
     /// The node has as many open HTTP sessions as it may: `503`.
     public static let serverBusy = ErrorCode(rawValue: "serverBusy")
-    /// `POST /v1/exercises` with an id that a built-in exercise or one of the tenant's own already has: `409`.
+    /// `POST /v1/exercises` with an id that a built-in exercise or one of the tenant's own already has, without regard
+    /// to case: `409`.
     public static let exerciseExists = ErrorCode(rawValue: "exerciseExists")
     /// `PUT` or `DELETE` of a built-in exercise, which cannot be changed: `409`.
     public static let builtinExercise = ErrorCode(rawValue: "builtinExercise")
@@ -105,7 +112,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let tooManyVersions = ErrorCode(rawValue: "tooManyVersions")
     /// An unexpected server error; details are logged, not sent: `500`. Decided by the HTTP layer.
     public static let internalError = ErrorCode(rawValue: "internalError")
-    /// A WebSocket handshake from an origin not in the allowed list: `403`. Decided by the HTTP layer.
+    /// A WebSocket handshake, or a request with a method other than `GET`, `HEAD` or `OPTIONS`, whose `Origin` is
+    /// neither the server's own nor an allowed one (PROTOCOL.md §6.2; a foreign page hijacking the socket or
+    /// acting on the user's behalf): `403`.
     public static let originNotAllowed = ErrorCode(rawValue: "originNotAllowed")
     /// An invalid WebSocket opening handshake (RFC 6455 §4.2.1): `400`, or `426` naming the supported version.
     /// Decided by the HTTP layer.

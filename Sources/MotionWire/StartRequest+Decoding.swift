@@ -135,8 +135,7 @@ extension StartRequest {
         return request
     }
 
-    /// Reads `subject`: `null`, or a string of at most ``maxSubjectScalars`` Unicode scalars with no character
-    /// ``isAllowedInSubject(_:)`` refuses.
+    /// Reads `subject`: `null`, or a string within ``subjectRule``.
     private static func readSubject(_ reader: inout JSONReader) throws -> String? {
         switch try reader.peekKind() {
         case .string: break
@@ -146,17 +145,15 @@ extension StartRequest {
         default: throw WireError.invalidMessage("subject must be a string")
         }
         let token = try reader.readStringToken()
-        let tooLong = WireError.invalidMessage("subject must be at most \(maxSubjectScalars) characters")
-        // A scalar is at most four raw bytes, or twelve as an escaped surrogate pair (`\ud83d\ude00`): the raw
+        // A byte of the string is at most six raw bytes (`\u0041`), and one raw byte when there is no escape: the raw
         // length refuses a long subject before any of it is copied.
         let rawCount = token.end - token.start
-        guard rawCount <= 4 * maxSubjectScalars || (token.hasEscapes && rawCount <= 12 * maxSubjectScalars) else {
-            throw tooLong
+        guard rawCount <= maxSubjectBytes || (token.hasEscapes && rawCount <= 6 * maxSubjectBytes) else {
+            throw WireError.invalidMessage(subjectRule.message(for: .tooLong, field: "subject"))
         }
         let subject = reader.string(token)
-        guard subject.unicodeScalars.count <= maxSubjectScalars else { throw tooLong }
-        guard subject.unicodeScalars.allSatisfy(isAllowedInSubject) else {
-            throw WireError.invalidMessage("subject must not contain control or bidirectional formatting characters")
+        if let violation = subjectRule.violation(in: subject) {
+            throw WireError.invalidMessage(subjectRule.message(for: violation, field: "subject"))
         }
         return subject
     }

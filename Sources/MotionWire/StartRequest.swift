@@ -43,36 +43,31 @@ public struct StartRequest: Sendable, Hashable {
         }
     }
 
-    /// The longest `subject`, in Unicode scalars (the characters of PROTOCOL.md and JSON Schema's `maxLength`):
-    /// 128, so at most 512 UTF-8 bytes.
+    /// The longest `subject`, in UTF-8 bytes: 256 (docs/security.md).
     ///
     /// Never counted in `Character`s: one grapheme cluster (`"a"` and half a million combining accents) can be a
     /// megabyte.
+    public static let maxSubjectBytes = 256
+
+    /// The longest `subject`, in Unicode scalars (the characters of PROTOCOL.md §3 and JSON Schema's `maxLength`):
+    /// 128. A subject keeps both bounds: 128 ASCII characters, 128 two-byte ones, but only 64 emoji.
     public static let maxSubjectScalars = 128
 
-    /// Whether `scalar` may appear in a `subject`.
-    ///
-    /// A subject is stored, listed, logged and sent back as a query value, so it may not hold what would
-    /// disguise it or break a line: C0 controls U+0000–U+001F, DEL U+007F, C1 controls U+0080–U+009F, and the
-    /// bidirectional controls (Unicode's `Bidi_Control`: the Arabic letter mark U+061C, LRM and RLM
-    /// U+200E–U+200F, the embeddings and overrides U+202A–U+202E, the isolates U+2066–U+2069) together with
-    /// the line and paragraph separators U+2028–U+2029. Everything else is allowed, combining marks and emoji
-    /// included.
+    /// What a `subject` may hold: at most ``maxSubjectBytes`` and ``maxSubjectScalars``, none of the control,
+    /// bidirectional formatting or separator characters ``TextRule`` refuses; empty is allowed. Every path that takes
+    /// a subject (`start`, `POST /v1/sessions`, `POST /v1/analyze`, `GET /v1/subjects/{subject}/progress`) checks it.
+    public static let subjectRule = TextRule(maxBytes: maxSubjectBytes, maxScalars: maxSubjectScalars)
+
+    /// Whether `scalar` may appear in a `subject`: ``TextRule/isAllowed(_:)``.
     /// - Parameter scalar: One Unicode scalar of the subject.
     /// - Returns: False for a refused scalar.
-    public static func isAllowedInSubject(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x061C, 0x200E...0x200F, 0x2028...0x202E, 0x2066...0x2069: false
-        default: true
-        }
-    }
+    public static func isAllowedInSubject(_ scalar: Unicode.Scalar) -> Bool { TextRule.isAllowed(scalar) }
 
     /// The exercise id, e.g. `elbowFlexion`. Required.
     public var exercise: String
     /// The working side; required by the server for one-sided exercises.
     public var side: BodySide?
-    /// An opaque client id of at most ``maxSubjectScalars`` Unicode scalars, for querying history; the decoder refuses
-    /// the characters ``isAllowedInSubject(_:)`` rejects.
+    /// An opaque client id for querying history, within ``subjectRule`` (the decoder refuses any other).
     public var subject: String?
     /// How poses are laid out. Default ``InputFormat/joints``.
     public var format: InputFormat

@@ -14,7 +14,8 @@ extension PostgresSessionStore {
     ///   - quota: The tenant's limits.
     ///   - definition: The text for the version number it is given.
     /// - Returns: What was stored.
-    /// - Throws: ``SessionStoreError/alreadyExists``, ``SessionStoreError/notFound``,
+    /// - Throws: ``SessionStoreError/alreadyExists``, ``SessionStoreError/alreadyExistsAs(id:)`` (a create whose id
+    ///   a current exercise has in another case), ``SessionStoreError/notFound``,
     ///   ``SessionStoreError/tooManyExercises(limit:)``, ``SessionStoreError/tooManyVersions(limit:)``; database
     ///   errors.
     public func saveExercise(
@@ -37,8 +38,17 @@ extension PostgresSessionStore {
                 WHERE tenant = $1
                 """, [.string(tenant)]
             ).first
+            // The tenant's lock is held: no other save, on any node, can take the id in another case meanwhile.
+            let otherCase =
+                write == .create
+                ? try db.query(
+                    """
+                    SELECT id FROM exercises
+                    WHERE tenant = $1 AND lower(id) = lower($2) AND id <> $2 AND deleted_at IS NULL LIMIT 1
+                    """, [.string(tenant), .string(id)]
+                ).first?.string(0) : nil
             let version = try ExerciseHoldings(
-                latestVersion: mine?.int(0) ?? 0, isCurrent: (mine?.int(1) ?? 0) > 0,
+                latestVersion: mine?.int(0) ?? 0, isCurrent: (mine?.int(1) ?? 0) > 0, currentInOtherCase: otherCase,
                 currentExercises: all?.int(0) ?? 0, versions: all?.int(1) ?? 0
             ).nextVersion(for: write, within: quota)
             let stored = StoredExercise(

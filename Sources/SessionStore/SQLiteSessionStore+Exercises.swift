@@ -12,7 +12,8 @@ extension SQLiteSessionStore {
     ///   - quota: The tenant's limits.
     ///   - definition: The text for the version number it is given.
     /// - Returns: What was stored.
-    /// - Throws: ``SessionStoreError/alreadyExists``, ``SessionStoreError/notFound``,
+    /// - Throws: ``SessionStoreError/alreadyExists``, ``SessionStoreError/alreadyExistsAs(id:)`` (a create whose id
+    ///   a current exercise has in another case), ``SessionStoreError/notFound``,
     ///   ``SessionStoreError/tooManyExercises(limit:)``, ``SessionStoreError/tooManyVersions(limit:)``; database
     ///   errors.
     public func saveExercise(
@@ -43,8 +44,22 @@ extension SQLiteSessionStore {
                 guard try select.step() else { return (0, 0) }
                 return (select.int(0), select.int(1))
             }
+            // The write lock (BEGIN IMMEDIATE) is held: no other save can take the id in another case meanwhile.
+            let otherCase =
+                write == .create
+                ? try db.withStatement(
+                    """
+                    SELECT id FROM exercises
+                    WHERE tenant = ?1 AND lower(id) = lower(?2) AND id <> ?2 AND deleted_at IS NULL LIMIT 1
+                    """
+                ) { select throws(SessionStoreError) -> String? in
+                    try select.bind(tenant, at: 1)
+                    try select.bind(id, at: 2)
+                    return try select.step() ? select.string(0) : nil
+                } : nil
             let version = try ExerciseHoldings(
-                latestVersion: latest, isCurrent: isCurrent, currentExercises: current, versions: versions
+                latestVersion: latest, isCurrent: isCurrent, currentInOtherCase: otherCase, currentExercises: current,
+                versions: versions
             ).nextVersion(for: write, within: quota)
             let stored = StoredExercise(
                 id: id, tenant: tenant, version: version, definition: definition(version), createdAt: now)

@@ -14,6 +14,9 @@ public enum SessionStoreError: Error, Sendable, Hashable {
     case notFound
     /// A session (or a current custom exercise) with this id already exists.
     case alreadyExists
+    /// A current custom exercise of the tenant has an id that differs from the one being created only in case
+    /// (exercise ids are unique without regard to case); its id as stored.
+    case alreadyExistsAs(id: String)
     /// The session is not live, so it cannot be checkpointed or finished; its current status.
     case notLive(SessionStatus)
     /// The session is live but held by another node (PROTOCOL.md §8): it took the session over, so this node's

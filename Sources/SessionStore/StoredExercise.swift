@@ -5,7 +5,7 @@
 /// written — a session stored with version 2 can be shown with the definition it used after version 3 replaced it,
 /// or after the exercise was deleted.
 public struct StoredExercise: Sendable, Hashable {
-    /// The exercise id, unique per tenant among its current exercises.
+    /// The exercise id, unique per tenant among its current exercises without regard to case (ids are ASCII).
     public var id: String
     /// The tenant that owns it; every read and write is scoped to one tenant.
     public var tenant: String
@@ -40,7 +40,8 @@ public struct StoredExercise: Sendable, Hashable {
 
 /// What a save of a custom exercise expects to find (``SessionStore/saveExercise(id:tenant:as:quota:definition:)``).
 public enum ExerciseWrite: Sendable, Hashable {
-    /// A new exercise: no current one may have the id (a deleted one may; its version numbering continues).
+    /// A new exercise: no current one may have the id, nor the id in another case (a deleted one may; its version
+    /// numbering continues).
     case create
     /// A new version of a current exercise.
     case update
@@ -53,18 +54,22 @@ struct ExerciseHoldings {
     var latestVersion: Int
     /// Whether the exercise is current (saved and not deleted).
     var isCurrent: Bool
+    /// The id of a current exercise of the tenant that differs from the one being saved only in case, if any.
+    var currentInOtherCase: String? = nil
     /// The tenant's current exercises.
     var currentExercises: Int
     /// The versions the tenant has stored, of every exercise.
     var versions: Int
 
     /// The version a save numbers next, after checking the save against what is held and the quota.
-    /// - Throws: ``SessionStoreError/alreadyExists``, ``SessionStoreError/notFound``,
-    ///   ``SessionStoreError/tooManyExercises(limit:)``, ``SessionStoreError/tooManyVersions(limit:)``.
+    /// - Throws: ``SessionStoreError/alreadyExists``, ``SessionStoreError/alreadyExistsAs(id:)``,
+    ///   ``SessionStoreError/notFound``, ``SessionStoreError/tooManyExercises(limit:)``,
+    ///   ``SessionStoreError/tooManyVersions(limit:)``.
     func nextVersion(for write: ExerciseWrite, within quota: ExerciseQuota) throws(SessionStoreError) -> Int {
         switch write {
         case .create:
             guard !isCurrent else { throw .alreadyExists }
+            if let currentInOtherCase { throw .alreadyExistsAs(id: currentInOtherCase) }
             guard currentExercises < quota.maxExercises else { throw .tooManyExercises(limit: quota.maxExercises) }
         case .update:
             guard isCurrent else { throw .notFound }

@@ -108,6 +108,57 @@ struct ExerciseRoutesTests {
         }
     }
 
+    /// Ids are unique without regard to case: beside a built-in, beside the tenant's own (whichever spelling came
+    /// first), never across tenants; a deleted exercise frees its id in every case.
+    @Test func idsAreUniqueWithoutRegardToCase() async throws {
+        try await withMotionServer(tokens: Self.tokens) { address, _, _ in
+            func create(_ id: String, _ token: String = Self.alice) async throws -> TestResponse? {
+                try await request(address, "POST", "/v1/exercises", token: token, body: Self.curl(id: id))
+            }
+            for id in ["ElbowFlexion", "ELBOWFLEXION", "elbowflexion", "Squat"] {
+                let response = try await create(id)
+                #expect(response?.status == 409, "\(id)")
+                #expect(Self.error(response)?["code"] as? String == "exerciseExists")
+                let message = Self.error(response)?["message"] as? String ?? ""
+                #expect(message.contains("'\(id.lowercased() == "squat" ? "squat" : "elbowFlexion")'"), "\(message)")
+            }
+            #expect(try await create("kneeBend")?.status == 201)
+            for id in ["KneeBend", "KNEEBEND", "kneebend"] {
+                let response = try await create(id)
+                #expect(response?.status == 409, "\(id)")
+                #expect(Self.error(response)?["code"] as? String == "exerciseExists")
+                #expect((Self.error(response)?["message"] as? String)?.contains("PUT /v1/exercises/kneeBend") == true)
+            }
+            #expect(try await create("KneeBend", Self.bob)?.status == 201, "another tenant's ids are its own")
+            #expect(try await request(address, "GET", "/v1/exercises/KneeBend", token: Self.alice)?.status == 404)
+            #expect(try await request(address, "DELETE", "/v1/exercises/kneeBend", token: Self.alice)?.status == 204)
+            #expect(try await create("KNEEBEND")?.status == 201)
+            let list = Self.json(try await request(address, "GET", "/v1/exercises", token: Self.alice))
+            let ids = (list?["exercises"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+            #expect(ids.filter { $0.lowercased() == "kneebend" } == ["KNEEBEND"])
+        }
+    }
+
+    /// A name is refused as a subject is: bidirectional controls (U+202E would show `Knee bend` reversed, hiding
+    /// what follows), C1 controls, line separators; 422 at `/name`.
+    @Test(arguments: [
+        #"Curl\u202Eevil"#, "Curl\u{202E}evil", #"Curl\u2067x\u2069"#, #"Curl\u200Fx"#, #"Curl\u0085x"#,
+        "Curl\u{9B}x", #"Curl\u2029x"#,
+    ])
+    func refusesANameWithBidirectionalOrC1Controls(_ name: String) async throws {
+        try await withMotionServer { address, _, _ in
+            let body = Self.curl().replacingOccurrences(of: #""name":"Curl""#, with: #""name":"\#(name)""#)
+            #expect(body != Self.curl())
+            let preview = #"{"exercise":\#(body),"side":"left","frames":[]}"#
+            for (path, body) in [("/v1/exercises", body), ("/v1/exercises/preview", preview)] {
+                let response = try await request(address, "POST", path, body: body)
+                #expect(response?.status == 422, "\(path)")
+                #expect((Self.error(response)?["pointer"] as? String)?.hasSuffix("/name") == true, "\(path)")
+            }
+            #expect(try await request(address, "GET", "/v1/exercises/curl")?.status == 404, "nothing stored")
+        }
+    }
+
     @Test(arguments: [
         (curl(extra: #","colour":"red""#), 422, "invalidExercise", "/colour" as String?),
         (curl(enter: 30), 422, "invalidExercise", "/thresholds/enter"),

@@ -39,10 +39,12 @@ struct ReportedWrite: Sendable {
 ///   - clock: What its event loops and checkpoint batches run by (a ``ManualClock`` the test moves).
 ///   - writes: Where the server reports every session write once it is stored, for the test to wait on.
 ///   - database: The SQLite file to use instead of a fresh one (a server started again on the same data).
+///   - configure: Sets what else the test needs (allowed hosts and origins, TLS, a public directory), last.
 func withMotionServer(
     tokens: String? = nil, limits: LiveLimits = fastLimits(), exercises: ExerciseLimits = ExerciseLimits(),
     webSocketEcho: Bool = false, clock: LoopClock = .monotonic, writes: Observed<[ReportedWrite]>? = nil,
-    database: String? = nil, _ body: (SocketAddress, MotionServer, String) async throws -> Void
+    database: String? = nil, configure: (inout ServerOptions) -> Void = { _ in },
+    _ body: (SocketAddress, MotionServer, String) async throws -> Void
 ) async throws {
     let directory = NSTemporaryDirectory() + "motion-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -60,6 +62,7 @@ func withMotionServer(
     }
     options.limits = limits
     options.webSocketEcho = webSocketEcho
+    configure(&options)
     var observer: StoreWriteObserver?
     if let writes {
         observer = { write, id, stored in
@@ -87,7 +90,7 @@ func request(
         let client = try TestClient(address)
         let auth = token.map { "Authorization: Bearer \($0)\r\n" } ?? ""
         client.send(
-            "\(method) \(path) HTTP/1.1\r\nHost: x\r\n\(auth)\(headers)Content-Type: application/json\r\n"
+            "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(address.port)\r\n\(auth)\(headers)Content-Type: application/json\r\n"
                 + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
         return client.readResponse(method: method)
     }
@@ -408,7 +411,7 @@ struct MotionServerTests {
             let (upgraded, text) = try await offPool {
                 let client = try TestClient(address)
                 client.send(
-                    "GET /v1/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    "GET /v1/stream HTTP/1.1\r\nHost: 127.0.0.1:\(address.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                         + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
                 let upgraded = client.readResponse()?.status == 101
                 client.send(Self.maskedText(#"{"type":"start","exercise":"squat"}"#))

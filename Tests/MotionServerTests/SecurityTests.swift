@@ -42,6 +42,87 @@ struct SecurityTests {
         }
     }
 
+    /// A request offers one credential: two `Authorization` fields (RFC 9110 §5.3: not a list), a header and a
+    /// `bearer.` subprotocol naming another token, or two such subprotocols, are refused rather than read as the
+    /// first; the same token twice is one credential.
+    @Test func refusesAmbiguousCredentials() async throws {
+        let alice = "alice-token-0123456789"
+        let bob = "bob-token-0123456789ab"
+        for tokens in [Self.tokens, nil] {
+            try await withMotionServer(tokens: tokens, webSocketEcho: true) { address, _, _ in
+                let host = "127.0.0.1:\(address.port)"
+                for fields in [
+                    "Authorization: Bearer \(alice)\r\nAuthorization: Bearer \(bob)\r\n",
+                    "Authorization: Bearer \(alice)\r\nAuthorization: Bearer \(alice)\r\n",
+                    "Authorization: Bearer \(alice)\r\nauthorization: Basic eDp5\r\n",
+                ] {
+                    let response = try await BrowserRulesTests.get(address, "/v1/sessions", host: host, fields: fields)
+                    #expect(response?.status == 400, "\(fields.debugDescription)")
+                    #expect(response?.text.contains(#""code":"ambiguousCredentials""#) == true)
+                }
+                for fields in [
+                    "Authorization: Bearer \(alice)\r\nSec-WebSocket-Protocol: bearer.\(bob)\r\n",
+                    "Sec-WebSocket-Protocol: bearer.\(alice), bearer.\(bob)\r\n",
+                    "Sec-WebSocket-Protocol: bearer.\(alice)\r\nSec-WebSocket-Protocol: bearer.\(bob)\r\n",
+                ] {
+                    for path in ["/v1/stream", "/v1/echo"] {
+                        let response = try await BrowserRulesTests.handshake(address, path, host: host, fields: fields)
+                        #expect(response?.status == 400, "\(path) \(fields.debugDescription)")
+                        #expect(response?.text.contains(#""code":"ambiguousCredentials""#) == true)
+                    }
+                }
+                let same = try await BrowserRulesTests.handshake(
+                    address, "/v1/stream", host: host,
+                    fields: "Authorization: Bearer \(alice)\r\nSec-WebSocket-Protocol: bearer.\(alice)\r\n")
+                #expect(same?.status == 101, "one token, offered twice")
+                #expect(same?.header("Sec-WebSocket-Protocol") == "bearer.\(alice)")
+                let one = try await BrowserRulesTests.get(
+                    address, "/v1/sessions", host: host, fields: "Authorization: Bearer \(alice)\r\n")
+                #expect(one?.status == 200)
+            }
+        }
+    }
+
+    /// `subject` is at most 256 bytes of UTF-8 (and 128 scalars) wherever a client gives one: `start` over
+    /// WebSocket, `POST /v1/sessions`, `POST /v1/analyze`, and the progress path; 256 bytes of multi-byte scalars
+    /// pass, 257 do not.
+    @Test(arguments: [
+        (String(repeating: "😀", count: 64), String(repeating: "😀", count: 63) + "€é"),
+        (String(repeating: "€", count: 85) + "x", String(repeating: "€", count: 85) + "é"),
+        (String(repeating: "é", count: 128), String(repeating: "é", count: 127) + "€"),
+    ])
+    func subjectsAreBoundedAt256BytesOnEveryPath(_ longest: String, _ tooLong: String) async throws {
+        #expect(longest.utf8.count == 256)
+        #expect(tooLong.utf8.count == 257)
+        #expect(tooLong.unicodeScalars.count <= 128)
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        try await withMotionServer { address, _, _ in
+            for (subject, accepted) in [(longest, true), (tooLong, false)] {
+                let label = "\(subject.utf8.count) bytes"
+                let start = #"{"exercise":"squat","subject":"\#(subject)"}"#
+                let created = try await request(address, "POST", "/v1/sessions", body: start)
+                #expect(created?.status == (accepted ? 201 : 400), "POST /v1/sessions, \(label)")
+                let analysis = #"{"exercise":"squat","subject":"\#(subject)","frames":[]}"#
+                let analyzed = try await request(address, "POST", "/v1/analyze", body: analysis)
+                #expect(analyzed?.status == (accepted ? 200 : 400), "POST /v1/analyze, \(label)")
+                if !accepted {
+                    #expect(analyzed?.text.contains("at most 128 characters and 256 bytes") == true)
+                }
+                let escaped = subject.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                let progress = try await request(address, "GET", "/v1/subjects/\(escaped)/progress")
+                #expect(progress?.status == (accepted ? 200 : 400), "progress, \(label)")
+
+                let (socket, inbox) = try await MotionServerTests.connect(address, group: group)
+                socket.send(.text(#"{"type":"start","exercise":"squat","subject":"\#(subject)"}"#))
+                await inbox.wait { !$0.messages.isEmpty }
+                let reply = inbox.objects().first
+                #expect(reply?["type"] as? String == (accepted ? "started" : "error"), "start, \(label)")
+                socket.close(code: .normal, reason: "")
+            }
+        }
+    }
+
     @Test func metricsNeedAnOperatorToken() async throws {
         try await withMotionServer(tokens: Self.tokens) { address, _, _ in
             let alice = try #require(

@@ -281,6 +281,25 @@ import Testing
         #expect(Self.error(Self.full(replacing: "kneeBend", with: String(repeating: "k", count: 64))) == nil)
     }
 
+    /// A name is refused as a subject is (``TextRule``): C0 and C1 controls, bidirectional controls and line
+    /// separators, raw or escaped; ordinary text from any script is kept.
+    @Test(arguments: [
+        #"Knee\u202ebend"#, "Knee\u{202E}bend", #"Knee\u2066bend\u2069"#, #"Knee\u200fbend"#, #"Knee\u061cbend"#,
+        #"Knee\u0085bend"#, "Knee\u{85}bend", #"Knee\u009fbend"#, #"Knee\u2028bend"#, #"Knee\u0007bend"#,
+        #"Knee\u007fbend"#,
+    ])
+    func refusesANameWithControlOrBidirectionalCharacters(_ name: String) {
+        let error = Self.error(Self.full(replacing: #""name":"Knee bend""#, with: #""name":"\#(name)""#))
+        #expect(error?.pointer == "/name")
+        #expect(
+            error?.message == "name must not contain control, bidirectional formatting or line separator characters")
+    }
+
+    @Test(arguments: ["Flexión de rodilla", "膝の屈曲", "ثني الركبة", "Knee bend 💪", "e\u{301}"])
+    func keepsANameInAnyScript(_ name: String) {
+        #expect(Self.error(Self.full(replacing: "Knee bend", with: name)) == nil)
+    }
+
     @Test func refusesMoreThanEightRules() {
         let rule = #"{"fault":"keepTrunkUpright","measurement":{"type":"inclination","segment":"trunk"},"limit":15}"#
         func withRules(_ count: Int) -> String {

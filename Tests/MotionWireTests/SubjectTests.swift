@@ -1,15 +1,18 @@
 import Basics
+import MotionCore
 import Testing
 
 @testable import MotionWire
 
-/// `subject` is at most ``StartRequest/maxSubjectScalars`` Unicode scalars (so at most 512 UTF-8 bytes), counted
-/// after unescaping and never in Characters, and holds no control or bidirectional formatting character; over
-/// WebSocket and REST alike.
+/// `subject` is at most ``StartRequest/maxSubjectBytes`` UTF-8 bytes and ``StartRequest/maxSubjectScalars`` Unicode
+/// scalars, counted after unescaping and never in Characters, and holds no control, bidirectional formatting or line
+/// separator character; over WebSocket and REST alike.
 @Suite struct SubjectTests {
-    static let tooLong = WireError(code: .invalidMessage, message: "subject must be at most 128 characters")
+    static let tooLong = WireError(
+        code: .invalidMessage, message: "subject must be at most 128 characters and 256 bytes of UTF-8")
     static let forbidden = WireError(
-        code: .invalidMessage, message: "subject must not contain control or bidirectional formatting characters")
+        code: .invalidMessage,
+        message: "subject must not contain control, bidirectional formatting or line separator characters")
 
     typealias Outcome = Result<String?, WireError>
 
@@ -31,8 +34,10 @@ import Testing
         return live
     }
 
-    @Test func limitIs128Scalars() {
+    @Test func limitIs256BytesAnd128Scalars() {
+        #expect(StartRequest.maxSubjectBytes == 256)
         #expect(StartRequest.maxSubjectScalars == 128)
+        #expect(StartRequest.subjectRule == TextRule(maxBytes: 256, maxScalars: 128))
     }
 
     @Test func refusesACombiningMarkBombThatIsOneCharacter() {
@@ -56,14 +61,38 @@ import Testing
         #expect(Self.decode(subject: bytes(exact + "s")) == .failure(Self.tooLong))
     }
 
-    @Test func countsMultiByteCharactersAsOneScalarEach() {
+    /// Subjects of exactly 256 bytes in two-, three- and four-byte scalars, and one byte more.
+    static let longest = [
+        String(repeating: "é", count: 128), String(repeating: "€", count: 85) + "x",
+        String(repeating: "😀", count: 64), "x" + String(repeating: "€", count: 84) + "é" + "x",
+    ]
+
+    @Test(arguments: longest)
+    func acceptsMultiByteSubjectsOf256BytesAndRefusesOneByteMore(_ subject: String) {
+        #expect(subject.utf8.count == 256)
+        #expect(subject.unicodeScalars.count <= 128)
+        #expect(Self.decode(subject: bytes(subject)) == .success(subject))
+        #expect(Self.decode(subject: bytes(subject + "s")) == .failure(Self.tooLong), "257 bytes")
+    }
+
+    @Test(arguments: [
+        String(repeating: "€", count: 85) + "é", String(repeating: "😀", count: 63) + "€é",
+        String(repeating: "é", count: 127) + "€",
+    ])
+    func refusesMultiByteSubjectsOf257Bytes(_ subject: String) {
+        #expect(subject.utf8.count == 257)
+        #expect(subject.unicodeScalars.count <= 128, "refused for its bytes alone")
+        #expect(Self.decode(subject: bytes(subject)) == .failure(Self.tooLong))
+    }
+
+    @Test func countsBytesNotScalarsForMultiByteCharacters() {
         let twoByte = String(repeating: "é", count: 128)
         #expect(Self.decode(subject: bytes(twoByte)) == .success(twoByte))
         #expect(Self.decode(subject: bytes(twoByte + "é")) == .failure(Self.tooLong))
-        let fourByte = String(repeating: "😀", count: 128)
-        #expect(fourByte.utf8.count == 512, "the most a subject can take")
-        #expect(Self.decode(subject: bytes(fourByte)) == .success(fourByte))
-        #expect(Self.decode(subject: bytes(fourByte + "😀")) == .failure(Self.tooLong))
+        let fourByte = String(repeating: "😀", count: 65)
+        #expect(fourByte.utf8.count == 260, "65 scalars, well within 128, but 260 bytes")
+        #expect(Self.decode(subject: bytes(fourByte)) == .failure(Self.tooLong))
+        #expect(Self.decode(subject: bytes(String(repeating: "😀", count: 128))) == .failure(Self.tooLong))
         #expect(
             Self.decode(subject: bytes(String(repeating: "s", count: 127) + "é"))
                 == .success(
@@ -77,10 +106,14 @@ import Testing
         let accents = String(repeating: #"\u00e9"#, count: 128)
         #expect(Self.decode(subject: bytes(accents)) == .success(String(repeating: "é", count: 128)))
         #expect(Self.decode(subject: bytes(accents + #"\u00e9"#)) == .failure(Self.tooLong))
-        // Twelve raw bytes per escaped pair: 128 of them are 1,536 raw bytes, the most the decoder unescapes.
-        let pairs = String(repeating: #"\ud83d\ude00"#, count: 128)
-        #expect(Self.decode(subject: bytes(pairs)) == .success(String(repeating: "😀", count: 128)))
+        // Twelve raw bytes per escaped pair, four bytes of UTF-8: 64 of them are 768 raw bytes and 256 of UTF-8.
+        let pairs = String(repeating: #"\ud83d\ude00"#, count: 64)
+        #expect(Self.decode(subject: bytes(pairs)) == .success(String(repeating: "😀", count: 64)))
         #expect(Self.decode(subject: bytes(pairs + #"\ud83d\ude00"#)) == .failure(Self.tooLong))
+        // Six raw bytes per escaped ASCII character: 256 bytes of `\u0041` are the 1,536 raw bytes the decoder
+        // unescapes at most, and 256 of them are refused by count.
+        let letters = String(repeating: #"\u0041"#, count: 256)
+        #expect(Self.decode(subject: bytes(letters)) == .failure(Self.tooLong), "256 bytes, 256 scalars")
     }
 
     @Test(arguments: [

@@ -58,6 +58,60 @@ import Testing
     }
 
     @Test(arguments: StoreKind.allCases)
+    func refusesACreateOfAnIDACurrentExerciseHasInAnotherCase(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
+            try await Self.save(store, "kneeBend")
+            for spelling in ["KneeBend", "KNEEBEND", "kneebend"] {
+                await #expect(throws: SessionStoreError.alreadyExistsAs(id: "kneeBend")) {
+                    try await Self.save(store, spelling)
+                }
+            }
+            #expect(try await store.currentExercises(tenant: "clinic-1").map(\.id) == ["kneeBend"])
+            try await Self.save(store, "kneeBend", as: .update)
+            try await Self.save(store, "KneeBend", tenant: "clinic-2")  // another tenant's ids are its own
+            // A deleted exercise leaves its id, in every case, free.
+            _ = try await store.deleteExercise(id: "kneeBend", tenant: "clinic-1")
+            #expect(try await Self.save(store, "KneeBend").version == 1)
+            await #expect(throws: SessionStoreError.alreadyExistsAs(id: "KneeBend")) {
+                try await Self.save(store, "kneeBend")
+            }
+        }
+    }
+
+    /// Creates of one id in several cases, at once through two stores on one database (two connections: two
+    /// processes or nodes): the saving transaction lets exactly one of them in.
+    @Test(arguments: StoreKind.allCases)
+    func concurrentCreatesOfOneIDInSeveralCasesStoreOne(_ kind: StoreKind) async throws {
+        try await withStore(kind) { first, database in
+            let second = try await database.open()
+            let spellings = ["hipHinge", "HipHinge", "hiphinge", "HIPHINGE", "hipHINGE", "HipHINGE", "hIPhINGE"]
+            let outcomes = await withTaskGroup(of: Result<StoredExercise, SessionStoreError>.self) { group in
+                for (index, spelling) in spellings.enumerated() {
+                    let store: any SessionStore = index.isMultiple(of: 2) ? first : second
+                    group.addTask {
+                        do {
+                            return .success(try await Self.save(store, spelling))
+                        } catch let error as SessionStoreError {
+                            return .failure(error)
+                        } catch {
+                            return .failure(.database(code: -1, message: "\(error)"))
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            await second.close()
+            let stored = outcomes.compactMap { try? $0.get() }
+            let winner = try #require(stored.first?.id, "one create succeeds")
+            #expect(stored.count == 1)
+            for case .failure(let error) in outcomes {
+                #expect(error == .alreadyExistsAs(id: winner), "refused for the id, not for a lock")
+            }
+            #expect(try await first.currentExercises(tenant: "clinic-1").map(\.id) == [winner])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func listsTheLatestVersionOfEachCurrentExerciseByID(_ kind: StoreKind) async throws {
         try await withStore(kind) { store, _ in
             try await Self.save(store, "zeta")

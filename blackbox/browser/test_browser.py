@@ -328,6 +328,12 @@ def decode_png(path):
     return out.reshape(height, width, bpp)
 
 
+def csp_violations(entries):
+    """The console entries that report a Content-Security-Policy violation: never allowed, whatever a test allows
+    (a script or connection the policy blocks shows as a network error the test may expect otherwise)."""
+    return [e for e in entries if "Content Security Policy" in e["message"]]
+
+
 class BrowserTests(unittest.TestCase):
     server = None
     driver = None
@@ -444,6 +450,7 @@ class BrowserTests(unittest.TestCase):
 
     def assert_no_console_errors(self):
         entries = self.driver.get_log("browser")
+        self.assertEqual(csp_violations(entries), [], "Content-Security-Policy violations")
         severe = [e for e in entries if e["level"] == "SEVERE"
                   and not any(allowed in e["message"] for allowed in self.allowed_console)]
         self.assertEqual(severe, [], "console errors")
@@ -545,7 +552,9 @@ class BrowserTests(unittest.TestCase):
         return watcher
 
     def assert_no_console_errors_in(self, driver, allowed=()):
-        severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"
+        entries = driver.get_log("browser")
+        self.assertEqual(csp_violations(entries), [], "Content-Security-Policy violations in the second browser")
+        severe = [e for e in entries if e["level"] == "SEVERE"
                   and not any(a in e["message"] for a in allowed)]
         self.assertEqual(severe, [], "console errors in the second browser")
 
@@ -2927,6 +2936,46 @@ class BrowserTests(unittest.TestCase):
         unnamed = [c.get_attribute("id") or c.get_attribute("outerHTML")[:100] for c in controls
                    if not (c.accessible_name or "").strip()]
         self.assertEqual(unnamed, [], f"{page}: controls without an accessible name")
+
+    def test_29_every_page_keeps_to_its_content_security_policy(self):
+        """Every page is served with the policy (frame-ancestors 'none', the pose detector's CDN and nothing else
+        from elsewhere) and runs under it without a violation: Live with the Demo source streaming over its
+        WebSocket, History, Progress, Exercises and Watch following that session. Violations are collected by a
+        listener installed before any script of the page runs."""
+        listener = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.__csp = [];
+            document.addEventListener('securitypolicyviolation',
+                (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+        """})
+        violations = lambda: self.driver.execute_script("return window.__csp || ['no listener']")
+        try:
+            subject = self.start_demo("en")
+            wait_for(lambda: "started" in self.text("status"), 10, message="started over the WebSocket")
+            session_id = self.el("status").get_attribute("data-session")
+            policy = self.driver.execute_async_script(
+                "const done = arguments[0];"
+                "fetch(location.href).then((r) => done(r.headers.get('content-security-policy')), String);")
+            self.assertIn("frame-ancestors 'none'", policy or "")
+            self.assertIn("https://cdn.jsdelivr.net/npm/@mediapipe/tasks-vision@", policy)
+            wait_for(lambda: re.search(r"\d", self.text("hud-angle")), 5, message="an angle")
+            self.assertEqual(violations(), [], "Live")
+            watcher = self.open_watcher(session_id)
+            try:
+                self.assert_no_console_errors_in(watcher)
+            finally:
+                watcher.quit()
+            self.el("stop").click()
+            wait_for(lambda: self.el("summary").is_displayed(), 10, message="summary")
+            self.assertEqual(violations(), [], "Live after stop")
+            for path in (f"/history.html?session={session_id}&lang=en",
+                         f"/progress.html?subject={subject}&exercise=elbowFlexion&lang=en",
+                         "/exercises.html?lang=en", f"/watch.html?session={session_id}&lang=en"):
+                self.open(path)
+                time.sleep(1)  # what the page loads after it is complete
+                self.assertEqual(violations(), [], path)
+        finally:
+            self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
+                                        {"identifier": listener["identifier"]})
 
     def test_28_every_control_has_an_accessible_name(self):
         """Every visible control, link, chart and progress bar of every page (Live idle and running, History's

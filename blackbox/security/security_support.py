@@ -279,14 +279,16 @@ class WebSocketClient:
             sock.close()
             raise
         key = base64.b64encode(os.urandom(16)).decode()
-        lines = [f"GET {path} HTTP/1.1", f"Host: {HOST}:{port}", "Upgrade: websocket", "Connection: Upgrade",
+        host = (headers or {}).get("Host", f"{HOST}:{port}")  # a `Host` in `headers` replaces the real one
+        lines = [f"GET {path} HTTP/1.1", f"Host: {host}", "Upgrade: websocket", "Connection: Upgrade",
                  f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13"]
         if token is not None:
             lines.append(f"Authorization: Bearer {token}")
         if subprotocol is not None:
             lines.append(f"Sec-WebSocket-Protocol: {subprotocol}")
         for name, value in (headers or {}).items():
-            lines.append(f"{name}: {value}")
+            if name != "Host":
+                lines.append(f"{name}: {value}")
         sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
         deadline = time.monotonic() + timeout
         data = b""

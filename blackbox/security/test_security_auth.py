@@ -9,7 +9,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from security_support import (  # noqa: E402
-    ALICE, BOB, OPERATOR_TOKENS, OPS, ServerTestCase, TENANT_TOKENS, TIMEOUT, UNKNOWN_ID,
+    ALICE, BOB, HOST, OPERATOR_TOKENS, OPS, RawHTTP, ServerTestCase, TENANT_TOKENS, TIMEOUT, UNKNOWN_ID,
 )
 
 
@@ -215,3 +215,46 @@ class OperatorMetricsTests(ServerTestCase):
             with self.subTest(token=token):
                 resp = self.request("GET", "/v1/exercises", token=token)
                 self.assertEqual(resp.status, 200, f"a tenant token from a file with an operator line: {resp}")
+
+
+class AmbiguousCredentialTests(ServerTestCase):
+    """Item 1: a request offers one credential. Two Authorization fields (`Bearer A` and `Bearer B`: which one a
+    proxy in front logged or checked is anyone's guess), or a header and a `bearer.` subprotocol naming different
+    tokens, are refused with 400 `ambiguousCredentials`, not served as the first."""
+
+    TOKENS = TENANT_TOKENS
+    FLAGS = ("--ws-echo",)
+
+    def raw_get(self, fields):
+        raw = RawHTTP(self.server.port)
+        try:
+            raw.send((f"GET /v1/sessions HTTP/1.1\r\nHost: {HOST}:{self.server.port}\r\n{fields}"
+                      "Connection: close\r\n\r\n").encode())
+            return raw.read_response()
+        finally:
+            raw.close()
+
+    def test_two_authorization_headers_are_refused(self):
+        for second in (BOB, ALICE, "wrong-token-0123456789"):
+            with self.subTest(second=second):
+                status, _, body = self.raw_get(
+                    f"Authorization: Bearer {ALICE}\r\nAuthorization: Bearer {second}\r\n")
+                self.assertEqual(status, 400, body)
+                self.assertEqual(json.loads(body)["error"]["code"], "ambiguousCredentials")
+        status, _, _ = self.raw_get(f"Authorization: Bearer {ALICE}\r\n")
+        self.assertEqual(status, 200)
+
+    def test_a_header_and_another_subprotocol_token_are_refused(self):
+        for path in ("/v1/stream", "/v1/echo"):
+            with self.subTest(path=path):
+                ws = self.ws(path, token=ALICE, subprotocol=f"bearer.{BOB}")
+                try:
+                    self.assertEqual(ws.status, 400, f"{ws.status} {ws.body!r}")
+                    self.assertIn(b'"code":"ambiguousCredentials"', ws.body)
+                finally:
+                    ws.close()
+                ws = self.ws(path, token=ALICE, subprotocol=f"bearer.{ALICE}")
+                try:
+                    self.assertEqual(ws.status, 101, "the same token twice is one credential")
+                finally:
+                    ws.close()

@@ -1,4 +1,5 @@
-"""6./7. Limits: `subject` in Unicode scalars and bytes, and the HTTP session caps per tenant and in total."""
+"""6./7. Limits: `subject` in bytes and Unicode scalars, exercise names like subjects, and the HTTP session caps per
+tenant and in total."""
 
 import json
 import os
@@ -14,14 +15,16 @@ from security_support import (  # noqa: E402
 
 
 class SubjectTests(ServerTestCase):
-    """Item 6: `subject` is at most 128 Unicode scalars (PROTOCOL.md's "128 chars", JSON Schema's `maxLength`), so
-    at most 512 bytes of UTF-8 — never counted in grapheme clusters, one of which can be a megabyte — and refuses
+    """Item 6: `subject` is at most 256 bytes of UTF-8 and 128 Unicode scalars (PROTOCOL.md's "128 chars", JSON
+    Schema's `maxLength`) — never counted in grapheme clusters, one of which can be a megabyte — and refuses
     invisible format/control characters (C1 NEL, bidi overrides and isolates), over REST (400 `invalidMessage`)
     and in the WebSocket `start` (an `error`, no `started`)."""
 
     COMBINING = "a" + "\u0301" * 500_000  # one grapheme cluster, 1,000,001 bytes
-    TOO_LONG = ("x" * 129, "\u00e9" * 129, "\U0001F600" * 129, "a" + "\u0301" * 128)
-    LONGEST = ("x" * 128, "\u00e9" * 128, "\U0001F600" * 128)
+    # 129 scalars; then 257 bytes of multi-byte scalars, within 128 scalars.
+    TOO_LONG = ("x" * 129, "\u00e9" * 129, "a" + "\u0301" * 128, "\U0001F600" * 63 + "\u20ac\u00e9",
+                "\u20ac" * 85 + "\u00e9", "\u00e9" * 127 + "\u20ac")
+    LONGEST = ("x" * 128, "\u00e9" * 128, "\U0001F600" * 64, "\u20ac" * 85 + "x")  # 128 bytes, then 256 each
     INVISIBLE = ("patient\u0085next", "patient\u202e71-tneitap", "patient\u2066isolated\u2069")
 
     def post_subject(self, subject, ensure_ascii):
@@ -44,13 +47,13 @@ class SubjectTests(ServerTestCase):
         resp = self.post_subject(self.COMBINING, ensure_ascii=False)
         self.assertError(resp, 400, "invalidMessage", "a subject of one 1 MB grapheme (a + 500,000 U+0301)")
 
-    def test_subject_over_128_scalars_is_refused(self):
+    def test_subject_over_256_bytes_or_128_scalars_is_refused(self):
         for subject in self.TOO_LONG:
             with self.subTest(chars=len(subject), bytes=len(subject.encode())):
                 self.assertError(self.post_subject(subject, ensure_ascii=False), 400, "invalidMessage",
                                  f"a subject of {len(subject.encode())} bytes ({len(subject)} characters)")
 
-    def test_subject_of_128_scalars_is_accepted(self):
+    def test_subject_of_256_bytes_or_128_scalars_is_accepted(self):
         for subject in self.LONGEST:
             with self.subTest(chars=len(subject), bytes=len(subject.encode())):
                 resp = self.post_subject(subject, ensure_ascii=False)
@@ -73,10 +76,10 @@ class SubjectTests(ServerTestCase):
                 self.assertEqual((reply.get("type"), reply.get("code")), ("error", "invalidMessage"),
                                  f"start with subject {label} must be refused, got {str(reply)[:200]}")
 
-    def test_websocket_start_accepts_128_scalars(self):
-        reply, seen = self.stream_start("\U0001F600" * 128, ensure_ascii=True)
+    def test_websocket_start_accepts_256_bytes(self):
+        reply, seen = self.stream_start("\U0001F600" * 64, ensure_ascii=True)
         self.assertIsInstance(reply, dict, f"no reply to start; events: {seen[:3]}")
-        self.assertEqual(reply.get("type"), "started", f"a 128-scalar (512-byte) subject is within the limit: {reply}")
+        self.assertEqual(reply.get("type"), "started", f"a 256-byte (64-scalar) subject is within the limit: {reply}")
 
 
 # MARK: - 7. HTTP session caps

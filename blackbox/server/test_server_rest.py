@@ -457,9 +457,10 @@ class HostileRESTTests(unittest.TestCase):
         ok = SERVER.post("/v1/sessions", {"exercise": "squat", "subject": "x" * 128})
         self.assertEqual(ok.status, 201, ok)
         SERVER.post(f"/v1/sessions/{ok.json()['id']}/stop")
-        emoji = SERVER.post("/v1/sessions", {"exercise": "squat", "subject": "\U0001F600" * 128})
-        self.assertEqual(emoji.status, 201, f"128 characters (512 bytes) is within the limit: {emoji}")
+        emoji = SERVER.post("/v1/sessions", {"exercise": "squat", "subject": "\U0001F600" * 64})
+        self.assertEqual(emoji.status, 201, f"64 characters (256 bytes) is within the limit: {emoji}")
         SERVER.post(f"/v1/sessions/{emoji.json()['id']}/stop")
+        self.assertError(SERVER.post("/v1/sessions", {"exercise": "squat", "subject": "\U0001F600" * 65}), 400)
         ws = SERVER.ws()
         try:
             ws.send({"type": "start", "exercise": "squat", "subject": "y" * 129})

@@ -103,7 +103,8 @@ http {{
             proxy_http_version 1.1;
             proxy_set_header Upgrade $http_upgrade;
             proxy_set_header Connection $connection_upgrade;
-            proxy_set_header Host $host;
+            # The Host as the client sent it, port included (the nodes check a WebSocket's Origin against it).
+            proxy_set_header Host $http_host;
             proxy_read_timeout 3600s;
             proxy_send_timeout 3600s;
             # A node that is down, or not ready (503 while its store is), passes the request to the next one.

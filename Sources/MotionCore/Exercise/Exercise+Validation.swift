@@ -24,6 +24,9 @@ extension Exercise {
     public static let maxIDLength = 64
     /// The longest ``name``, in Unicode scalars.
     public static let maxNameLength = 100
+    /// What a ``name`` may hold: 1…``maxNameLength`` Unicode scalars, none of those ``TextRule`` refuses (the
+    /// rule a session's subject keeps too).
+    public static let nameRule = TextRule(maxBytes: 4 * maxNameLength, maxScalars: maxNameLength, allowsEmpty: false)
     /// The most form rules an exercise may have.
     public static let maxRules = 8
 
@@ -57,11 +60,8 @@ extension Exercise {
         if !Self.isValidID(id) {
             fail("/id", "id must be 1…\(Self.maxIDLength) letters, digits, '-' or '_'")
         }
-        let nameLength = name.unicodeScalars.count
-        if nameLength == 0 || nameLength > Self.maxNameLength
-            || name.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
-        {
-            fail("/name", "name must be 1…\(Self.maxNameLength) characters without control characters")
+        if let violation = Self.nameRule.violation(in: name) {
+            fail("/name", Self.nameRule.message(for: violation, field: "name"))
         }
         if let reason = measurement.degeneracy { fail("/measurement", reason) }
         let range = measurement.range

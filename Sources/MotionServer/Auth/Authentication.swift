@@ -10,6 +10,10 @@ import HTTPWire
 /// opening and closing it with 1008, which a browser can see; any other refusal is `401`. Operator routes
 /// (`/metrics`, every tenant's figures) need an operator token (`403` otherwise). A handler behind it always finds
 /// `request.attributes["tenant"]` set.
+///
+/// A request offers one credential or none: two `Authorization` fields, or a header and a subprotocol (or two
+/// subprotocols) naming different tokens, are refused with `400 ambiguousCredentials` rather than read one way here
+/// and another way by a proxy in front.
 struct Authentication: HTTPMiddleware {
     let context: AppContext
 
@@ -20,8 +24,13 @@ struct Authentication: HTTPMiddleware {
 
     func prepare(_ request: inout HTTPRequest) throws -> HTTPResponse? {
         guard let route = request.route, !Self.publicRoutes.contains(route.pattern) else { return nil }
-        let offered = route.isWebSocket ? Self.subprotocolToken(request.headers) : nil
-        guard let grant = context.grant(forToken: Self.bearerToken(request.headers) ?? offered?.token) else {
+        let offered = route.isWebSocket ? try Self.subprotocolToken(request.headers) : nil
+        let header = try Self.bearerToken(request.headers)
+        if let header, let offered, header != offered.token {
+            throw RESTError.ambiguousCredentials(
+                "the Authorization header and the bearer. subprotocol name different tokens")
+        }
+        guard let grant = context.grant(forToken: header ?? offered?.token) else {
             if route.isWebSocket,
                 let refusal = HTTPResponse.webSocketRefusal(
                     to: request, code: .policyViolation, reason: "unauthorized", subprotocol: offered?.subprotocol,
@@ -36,23 +45,35 @@ struct Authentication: HTTPMiddleware {
         return nil
     }
 
-    /// The token of an `Authorization: Bearer …` header.
-    static func bearerToken(_ headers: HTTPHeaders) -> String? {
-        guard let value = headers["Authorization"] else { return nil }
+    /// The token of an `Authorization: Bearer …` header (RFC 6750 §2.1), nil without one or for another scheme.
+    /// - Throws: ``RESTError/ambiguousCredentials(_:)`` for more than one `Authorization` field (RFC 9110 §5.3: it
+    ///   is no list, so two cannot be combined).
+    static func bearerToken(_ headers: HTTPHeaders) throws(RESTError) -> String? {
+        let values = headers.values(for: "Authorization")
+        guard values.count <= 1 else { throw .ambiguousCredentials("more than one Authorization header") }
+        guard let value = values.first else { return nil }
         let parts = value.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         return String(parts[1])
     }
 
-    /// The token of a `bearer.<token>` WebSocket subprotocol, and that subprotocol.
-    static func subprotocolToken(_ headers: HTTPHeaders) -> (token: String, subprotocol: String)? {
+    /// The token of a `bearer.<token>` WebSocket subprotocol, and that subprotocol (the first, when one is offered
+    /// more than once).
+    /// - Throws: ``RESTError/ambiguousCredentials(_:)`` when two `bearer.` subprotocols name different tokens.
+    static func subprotocolToken(_ headers: HTTPHeaders) throws(RESTError) -> (token: String, subprotocol: String)? {
+        var found: (token: String, subprotocol: String)?
         for value in headers.values(for: "Sec-WebSocket-Protocol") {
             for item in value.split(separator: ",") {
-                let name = item.trimmingCharacters()
-                if name.hasPrefix("bearer."), name.count > 7 { return (String(name.dropFirst(7)), name) }
+                let name = item.trimmingBlanks()
+                guard name.hasPrefix("bearer."), name.utf8.count > 7 else { continue }
+                let token = String(name.dropFirst(7))
+                if let found, found.token != token {
+                    throw .ambiguousCredentials("bearer. subprotocols name different tokens")
+                }
+                if found == nil { found = (token, name) }
             }
         }
-        return nil
+        return found
     }
 }
 
@@ -66,14 +87,5 @@ struct RequestMetrics: HTTPMiddleware {
         let status = response.status.code
         let route = request.route?.pattern ?? (status < 400 ? "static" : "other")
         metrics.countRequest(route: route, status: status)
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters() -> String {
-        var slice = self
-        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
-        while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
-        return String(slice)
     }
 }

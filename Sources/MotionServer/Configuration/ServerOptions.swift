@@ -19,6 +19,13 @@ public struct ServerOptions: Sendable, Equatable {
     public var threads = System.coreCount
     /// A file of `token tenant` lines; nil means no authentication (every request is tenant `default`).
     public var tokensFile: String?
+    /// Host names a request's `Host` may give besides the loopback names and ``host`` when the server runs without
+    /// tokens (PROTOCOL.md §6.2): the names the server is reached by, e.g. through a proxy. Without a port; an IPv6
+    /// address with or without brackets.
+    public var allowedHosts: [String] = []
+    /// Origins besides the server's own whose pages may open its WebSockets (PROTOCOL.md §6.2), whole:
+    /// `https://app.clinic.example`, `http://localhost:5173`.
+    public var allowedOrigins: [String] = []
     /// The least severe log level written.
     public var logLevel = LogLevel.info
     /// Whether `GET /v1/echo` (a WebSocket echo with the limits of `/v1/stream`) is mounted.
@@ -61,16 +68,18 @@ public struct ServerOptions: Sendable, Equatable {
     public static let usage = """
         usage: motion-server [--host 127.0.0.1] [--port 8080] [--database PATH | postgres://…] [--database-readers N]
                              [--public DIR] [--threads N] [--tokens FILE] [--log-level info] [--ws-echo]
+                             [--allowed-hosts NAME,…] [--allowed-origins https://HOST[:PORT],…]
                              [--frames-per-second 240] [--max-message-bytes 1048576] [--write-timeout 30]
                              [--head-timeout 10] [--max-connections 10000] [--max-connections-per-address 256]
                              [--max-http-sessions 10000] [--max-http-sessions-per-tenant 1000]
                              [--max-exercises-per-tenant 200] [--resume-seconds 120]
                              [--tls-cert FILE --tls-key FILE] [--node NAME] [--node-timeout 10]
         Every flag also reads from the environment: MOTION_HOST, MOTION_PORT, MOTION_DATABASE, MOTION_DATABASE_READERS,
-        MOTION_PUBLIC, MOTION_THREADS, MOTION_TOKENS, MOTION_LOG_LEVEL, MOTION_WS_ECHO=1, MOTION_FRAMES_PER_SECOND,
-        MOTION_MAX_MESSAGE_BYTES, MOTION_WRITE_TIMEOUT, MOTION_HEAD_TIMEOUT, MOTION_MAX_CONNECTIONS,
-        MOTION_MAX_CONNECTIONS_PER_ADDRESS, MOTION_MAX_HTTP_SESSIONS, MOTION_MAX_HTTP_SESSIONS_PER_TENANT,
-        MOTION_MAX_EXERCISES_PER_TENANT, MOTION_RESUME_SECONDS, MOTION_TLS_CERT, MOTION_TLS_KEY, MOTION_NODE, MOTION_NODE_TIMEOUT. SIGHUP reads the certificate and key again.
+        MOTION_PUBLIC, MOTION_THREADS, MOTION_TOKENS, MOTION_ALLOWED_HOSTS, MOTION_ALLOWED_ORIGINS, MOTION_LOG_LEVEL,
+        MOTION_WS_ECHO=1, MOTION_FRAMES_PER_SECOND, MOTION_MAX_MESSAGE_BYTES, MOTION_WRITE_TIMEOUT, MOTION_HEAD_TIMEOUT,
+        MOTION_MAX_CONNECTIONS, MOTION_MAX_CONNECTIONS_PER_ADDRESS, MOTION_MAX_HTTP_SESSIONS,
+        MOTION_MAX_HTTP_SESSIONS_PER_TENANT, MOTION_MAX_EXERCISES_PER_TENANT, MOTION_RESUME_SECONDS, MOTION_TLS_CERT,
+        MOTION_TLS_KEY, MOTION_NODE, MOTION_NODE_TIMEOUT. SIGHUP reads the certificate and key again.
         """
 
     /// The flags, each with its variable.
@@ -80,6 +89,8 @@ public struct ServerOptions: Sendable, Equatable {
         .value("database-readers", environment: "MOTION_DATABASE_READERS"),
         .value("public", environment: "MOTION_PUBLIC"),
         .value("threads", environment: "MOTION_THREADS"), .value("tokens", environment: "MOTION_TOKENS"),
+        .value("allowed-hosts", environment: "MOTION_ALLOWED_HOSTS"),
+        .value("allowed-origins", environment: "MOTION_ALLOWED_ORIGINS"),
         .value("log-level", environment: "MOTION_LOG_LEVEL"), .boolean("ws-echo", environment: "MOTION_WS_ECHO"),
         .value("frames-per-second", environment: "MOTION_FRAMES_PER_SECOND"),
         .value("max-message-bytes", environment: "MOTION_MAX_MESSAGE_BYTES"),
@@ -117,6 +128,21 @@ public struct ServerOptions: Sendable, Equatable {
         return options
     }
 
+    /// The comma-separated items of `flag`'s value, each as `normalized` gives it (empty items are skipped).
+    /// - Throws: `FlagError` naming `expected` for an item `normalized` refuses.
+    private static func list(
+        _ flag: Flag, _ expected: String, _ normalized: (String) -> String?
+    ) throws(FlagError) -> [String] {
+        var items: [String] = []
+        for item in flag.value.split(separator: ",") {
+            let text = item.trimmingBlanks()
+            guard !text.isEmpty else { continue }
+            guard let value = normalized(text) else { throw flag.invalid(expected) }
+            items.append(value)
+        }
+        return items
+    }
+
     private mutating func set(_ flag: Flag) throws(FlagError) {
         let value = flag.value
         switch flag.name {
@@ -127,6 +153,14 @@ public struct ServerOptions: Sendable, Equatable {
         case "public": publicDirectory = value
         case "threads": threads = try flag.integer(in: 1...256)
         case "tokens": tokensFile = value
+        case "allowed-hosts":
+            allowedHosts = try Self.list(flag, "host names without a port, e.g. app.example,10.0.0.7") {
+                BrowserPolicy.normalizedName($0)
+            }
+        case "allowed-origins":
+            allowedOrigins = try Self.list(flag, "whole origins, e.g. https://app.example,http://localhost:5173") {
+                BrowserPolicy.normalizedOrigin($0)
+            }
         case "log-level":
             guard let level = LogLevel(name: value) else { throw flag.invalid("debug, info, notice, warning or error") }
             logLevel = level

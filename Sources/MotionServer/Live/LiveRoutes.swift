@@ -58,8 +58,9 @@ struct LiveRoutes {
     }
 
     /// Accepts the upgrade, agreeing on the client's `bearer.<token>` subprotocol if it offered one (browsers
-    /// fail a handshake whose response names no protocol when they offered some).
+    /// fail a handshake whose response names no protocol when they offered some). ``Authentication`` has refused
+    /// ambiguous offers before.
     @Sendable static func echoBearerSubprotocol(_ request: HTTPRequest) -> WebSocketUpgradeDecision {
-        .accept(subprotocol: Authentication.subprotocolToken(request.headers)?.subprotocol)
+        .accept(subprotocol: (try? Authentication.subprotocolToken(request.headers))?.subprotocol)
     }
 }

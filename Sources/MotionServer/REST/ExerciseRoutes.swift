@@ -88,11 +88,15 @@ struct ExerciseRoutes {
     // MARK: Writes
 
     /// `POST /v1/exercises`: a new custom exercise at version 1 (or one past the versions of a deleted one with the
-    /// same id), `201` with `Location`.
+    /// same id), `201` with `Location`. Ids are unique without regard to case: `ElbowFlexion` is refused beside the
+    /// built-in `elbowFlexion` as `kneebend` is beside the tenant's `kneeBend` (the store checks that as it saves).
     private func create(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
         _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
         let exercise = try decode(request.body, id: nil)
-        guard Exercise.named(exercise.id) == nil else { throw RESTError.exerciseExists(exercise.id) }
+        let folded = exercise.id.lowercased()
+        if let builtin = Exercise.catalog.first(where: { $0.id.lowercased() == folded }) {
+            throw RESTError.exerciseExists(builtin.id)
+        }
         let saved = try await save(exercise, tenant: tenant, as: .create)
         var response = Self.json(saved, status: .created)
         response.headers.add(name: "Location", value: "/v1/exercises/\(saved.id)")
@@ -178,6 +182,8 @@ struct ExerciseRoutes {
                     return .success(try await call())
                 } catch SessionStoreError.alreadyExists {
                     return .failure(.exerciseExists(id))
+                } catch SessionStoreError.alreadyExistsAs(let existing) {
+                    return .failure(.exerciseExists(existing))
                 } catch SessionStoreError.notFound {
                     return .failure(.unknownExercise(id))
                 } catch SessionStoreError.tooManyExercises(let limit) {

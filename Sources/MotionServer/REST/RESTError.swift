@@ -9,7 +9,8 @@ enum RESTError: HTTPResponseError, Equatable {
     case notFound
     /// `404 unknownExercise`: neither the catalog nor the tenant has an exercise with this id (or this version).
     case unknownExercise(String)
-    /// `409 exerciseExists`: a built-in exercise or one of the tenant's own has this id.
+    /// `409 exerciseExists`: a built-in exercise or one of the tenant's own has this id, without regard to case (the
+    /// id it has).
     case exerciseExists(String)
     /// `409 builtinExercise`: a built-in exercise cannot be changed or deleted.
     case builtinExercise(String)
@@ -21,6 +22,13 @@ enum RESTError: HTTPResponseError, Equatable {
     case unauthorized
     /// `403 forbidden`: the token may not read server-wide figures.
     case forbidden
+    /// `400 ambiguousCredentials`: the request offers more than one credential; the message says how.
+    case ambiguousCredentials(String)
+    /// `421 hostNotAllowed`: without tokens, the `Host` is not one of the server's names (PROTOCOL.md §6.2).
+    case hostNotAllowed
+    /// `403 originNotAllowed`: a WebSocket handshake, or a request that is no read, from a page of a foreign origin
+    /// (PROTOCOL.md §6.2).
+    case originNotAllowed
     /// `415 unsupportedMediaType`: the body is not of a type the route takes; `accepted` names those it does.
     case unsupportedMediaType(accepted: String, received: String)
     /// `400 invalidQuery`: a query parameter of the session list is unreadable; the message says which.
@@ -46,7 +54,9 @@ enum RESTError: HTTPResponseError, Equatable {
         switch self {
         case .notFound, .unknownExercise: .notFound
         case .unauthorized: .unauthorized
-        case .forbidden: .forbidden
+        case .forbidden, .originNotAllowed: .forbidden
+        case .ambiguousCredentials: .badRequest
+        case .hostNotAllowed: .misdirectedRequest
         case .unsupportedMediaType: .unsupportedMediaType
         case .invalidQuery, .invalidCursor: .badRequest
         case .notLive, .sessionLive, .exerciseExists, .builtinExercise, .tooManyExercises, .tooManyVersions: .conflict
@@ -68,7 +78,9 @@ enum RESTError: HTTPResponseError, Equatable {
         case .unknownExercise(let id): WireError(code: .unknownExercise, message: "no exercise '\(id)'")
         case .exerciseExists(let id):
             WireError(
-                code: .exerciseExists, message: "an exercise '\(id)' exists; change it with PUT /v1/exercises/\(id)")
+                code: .exerciseExists,
+                message: "an exercise '\(id)' exists (ids are unique without regard to case); change it with "
+                    + "PUT /v1/exercises/\(id)")
         case .builtinExercise(let id):
             WireError(code: .builtinExercise, message: "'\(id)' is built in and cannot be changed or deleted")
         case .tooManyExercises(let limit):
@@ -80,6 +92,15 @@ enum RESTError: HTTPResponseError, Equatable {
                 message: "at most \(limit) stored exercise versions per tenant, deleted ones included")
         case .unauthorized: WireError(code: .unauthorized, message: "missing or unknown bearer token")
         case .forbidden: WireError(code: .forbidden, message: "this token may not read server-wide figures")
+        case .ambiguousCredentials(let message): WireError(code: .ambiguousCredentials, message: message)
+        case .hostNotAllowed:
+            WireError(
+                code: .hostNotAllowed,
+                message: "the Host is not a name of this server; name it with --allowed-hosts or use tokens")
+        case .originNotAllowed:
+            WireError(
+                code: .originNotAllowed,
+                message: "the Origin is neither this server's nor one of --allowed-origins")
         case .unsupportedMediaType(let accepted, let received):
             WireError(code: .unsupportedMediaType, message: "send \(accepted), not \(received)")
         case .invalidQuery(let message): WireError(code: .invalidQuery, message: message)

@@ -157,11 +157,8 @@ struct SessionRoutes {
     /// of the older ones left out. The subject is refused as `start` refuses it; an unknown one has no sessions.
     private func progress(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
         let subject = request.parameters["subject"] ?? ""
-        guard subject.unicodeScalars.count <= StartRequest.maxSubjectScalars else {
-            throw RESTError.invalidQuery("subject must be at most \(StartRequest.maxSubjectScalars) characters")
-        }
-        guard subject.unicodeScalars.allSatisfy(StartRequest.isAllowedInSubject) else {
-            throw RESTError.invalidQuery("subject must not contain control or bidirectional formatting characters")
+        if let violation = StartRequest.subjectRule.violation(in: subject) {
+            throw RESTError.invalidQuery(StartRequest.subjectRule.message(for: violation, field: "subject"))
         }
         var query = ProgressQuery(tenant: tenant, subject: subject)
         query.exercise = request.query("exercise")
