@@ -85,6 +85,38 @@ class SubjectTests(ServerTestCase):
 # MARK: - 7. HTTP session caps
 
 
+class ExerciseNameTests(ServerTestCase):
+    """Item 6, exercise names and ids: a custom exercise's name follows the subject's rule (no bidi overrides or
+    isolates, no C1 or line separators: a name shown to a clinician must read as it is), and a custom id is unique
+    without regard to case, built-ins included (`ElbowFlexion` beside `elbowFlexion` would be two exercises that
+    read as one)."""
+
+    @staticmethod
+    def definition(exercise_id, name):
+        return {"id": exercise_id, "name": name, "view": "sagittal", "kind": "rep",
+                "measurement": {"type": "flexion", "joints": ["shoulder", "elbow", "wrist"]},
+                "thresholds": {"rest": 20, "enter": 70, "exit": 40, "minAmplitude": 30}, "target": 110}
+
+    def post(self, exercise_id, name):
+        body = json.dumps(self.definition(exercise_id, name), ensure_ascii=True).encode()
+        return self.request("POST", "/v1/exercises", body=body)
+
+    def test_bidi_and_control_characters_in_a_name_are_refused(self):
+        for index, name in enumerate(("Curl \u202eelbow", "Curl\u2066x\u2069", "Curl\u0085next", "Curl\u2028two")):
+            with self.subTest(name=name.encode("unicode_escape").decode()):
+                resp = self.post(f"nameRule{index}", name)
+                self.assertEqual(resp.status, 422, f"a name with {name.encode('unicode_escape').decode()}: {resp}")
+                self.assertEqual(resp.json()["error"].get("pointer"), "/name", resp.json())
+
+    def test_ids_are_unique_without_regard_to_case(self):
+        resp = self.post("ElbowFlexion", "Elbow flexion, again")
+        self.assertEqual(resp.status, 409, f"ElbowFlexion beside the built-in elbowFlexion: {resp}")
+        first = self.post("clinicCurl", "Clinic curl")
+        self.assertEqual(first.status, 201, first)
+        again = self.post("ClinicCURL", "Clinic curl, shouted")
+        self.assertEqual(again.status, 409, f"ClinicCURL beside clinicCurl: {again}")
+
+
 class HTTPSessionCapTests(ServerTestCase):
     """Item 7 (STYLE: per-tenant objects have a bound): sessions opened with POST /v1/sessions are capped per
     tenant (429 `tooManySessions`) and in total (503 `serverBusy`); stopping one frees its slot; the gauge
