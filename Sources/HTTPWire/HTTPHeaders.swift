@@ -14,6 +14,14 @@ public struct HTTPHeaders: Sendable, Equatable, RandomAccessCollection, Expressi
         fields = []
     }
 
+    /// Creates an empty header list with room for `capacity` fields, so that adding up to that many allocates once.
+    ///
+    /// - Parameter capacity: The fields it will hold without growing.
+    public init(minimumCapacity capacity: Int) {
+        fields = []
+        fields.reserveCapacity(capacity)
+    }
+
     /// Creates a header list from name/value pairs, preserving their order.
     ///
     /// - Parameter fields: The fields in order; duplicate names are allowed.
