@@ -104,6 +104,21 @@ def refused_note(server):
     return f" [this binary refused {', '.join(server.refused)}; run without]"
 
 
+class ClassServer(unittest.TestCase):
+    """One server for the class's tests, with `TOKENS` when set."""
+
+    TOKENS = None
+    server = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = start_server(tokens=cls.TOKENS)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+
 # MARK: - Sockets and measurements
 
 
@@ -549,7 +564,7 @@ class PipelinedWriteTimeoutTests(_PipelineFlood):
 # MARK: - 3. Large declared bodies without a token
 
 
-class UnreadBodyTests(unittest.TestCase):
+class UnreadBodyTests(ClassServer):
     """Row 3: a request without a token declares a large body (`Content-Length: 8000000`, under the 8 MiB body
     limit). The server must answer from the head: 401 for a protected route, a 4xx for a static path that takes no
     body; it must not wait for the body, buffer it, or invite it with `100 Continue`."""
@@ -560,15 +575,7 @@ class UnreadBodyTests(unittest.TestCase):
     FLOOD_SECONDS = 3.0
     SETTLE = 1.0
     MAX_GROWTH_PER_CONNECTION = 256 * KiB
-    server = None
-
-    @classmethod
-    def setUpClass(cls):
-        cls.server = start_server(tokens=TENANT_TOKENS)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
+    TOKENS = TENANT_TOKENS
 
     def head(self, method, path, *extra):
         lines = [f"{method} {path} HTTP/1.1", f"Host: {HOST}", "Content-Type: application/json",
@@ -752,20 +759,10 @@ class PerAddressLimitTests(unittest.TestCase):
 # MARK: - 5.-7. Host and Origin, security headers, duplicate Authorization
 
 
-class HostAndOriginTests(unittest.TestCase):
+class HostAndOriginTests(ClassServer):
     """Row 5: without tokens the server trusts loopback, so a page elsewhere must not reach it through the
     browser: a foreign Host (DNS rebinding) gets 421, a WebSocket handshake with a foreign Origin gets 403. The
     server's own pages (its own Host and Origin, or no Origin at all) still work."""
-
-    server = None
-
-    @classmethod
-    def setUpClass(cls):
-        cls.server = start_server()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
 
     def get(self, host):
         raw = RawHTTP(self.server.port)
@@ -809,18 +806,8 @@ class HostAndOriginTests(unittest.TestCase):
                     ws.close()
 
 
-class SecurityHeaderTests(unittest.TestCase):
+class SecurityHeaderTests(ClassServer):
     """Row 6: pages may not be framed or sniffed and leak no referrer; REST answers are not cached."""
-
-    server = None
-
-    @classmethod
-    def setUpClass(cls):
-        cls.server = start_server()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
 
     def test_html_carries_security_headers(self):
         """A page elsewhere frames / or sniffs it. Must hold: `/` (text/html) carries a Content-Security-Policy
@@ -845,19 +832,11 @@ class SecurityHeaderTests(unittest.TestCase):
                       f"GET /v1/sessions Cache-Control: {resp.header('Cache-Control')!r}")
 
 
-class DuplicateAuthorizationTests(unittest.TestCase):
+class DuplicateAuthorizationTests(ClassServer):
     """Row 7: a request with two Authorization headers is ambiguous (a proxy and the server may each pick a
     different one): 400, whichever tokens they hold."""
 
-    server = None
-
-    @classmethod
-    def setUpClass(cls):
-        cls.server = start_server(tokens=TENANT_TOKENS)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
+    TOKENS = TENANT_TOKENS
 
     def test_two_authorization_headers_get_400(self):
         """The client sends `GET /v1/sessions` with two Authorization headers. Must hold: 400."""
