@@ -1,3 +1,4 @@
+import Basics
 import Synchronization
 
 /// Which accepted connections the server keeps: at most ``limit`` open in all and ``perHost`` from one client
@@ -19,7 +20,9 @@ final class ConnectionAdmission: Sendable {
     /// The open connections one client address keeps at most; 0 sets no such bound.
     let perHost: Int
     private let open = Atomic<Int>(0)
-    private let hosts = Mutex<[SocketAddress.Host: Int]>([:])
+    /// Connections open per client address. A `Locked` (a pthread mutex, which ThreadSanitizer follows): the loops
+    /// admit and release from their own threads.
+    private let hosts = Locked<[SocketAddress.Host: Int]>([:])
 
     /// Bounds of `limit` in all and `perHost` per client address (0: none).
     init(limit: Int, perHost: Int) {
