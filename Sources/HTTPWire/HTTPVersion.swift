@@ -32,8 +32,7 @@ public struct HTTPVersion: Sendable, Hashable, CustomStringConvertible {
     /// - Returns: The version.
     /// - Throws: `.invalidVersion` when malformed, `.unsupportedVersion` (505) for anything but `HTTP/1.x`.
     static func parse(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPVersion {
-        let prefix: [UInt8] = Array("HTTP/".utf8)
-        guard bytes.count == 8, bytes.prefix(5).elementsEqual(prefix) else { throw .invalidVersion }
+        guard bytes.count == 8, bytes.prefix(5).elementsEqual("HTTP/".utf8) else { throw .invalidVersion }
         let start = bytes.startIndex
         let majorByte = bytes[start + 5]
         let dot = bytes[start + 6]

@@ -50,8 +50,8 @@ public protocol EventLoopHandler: AnyObject {
 /// The loop is also a `SerialExecutor` and a `TaskExecutor`, so an actor (or a task) can run on the loop's thread
 /// and reach the connections it owns without a thread hop.
 public final class EventLoop: @unchecked Sendable {
-    // Safety: `registrations`, `timers` and `threadID` are touched only on the loop thread (or before it starts);
-    // everything other threads hand over goes through `inbox`, a pthread mutex.
+    // Safety: `registrations`, `timers`, `threadID` and `draining` are touched only on the loop thread (or before it
+    // starts); everything other threads hand over goes through `inbox`, a pthread mutex.
     private struct Inbox {
         var work: [Work] = []
         var isWoken = false
@@ -73,6 +73,9 @@ public final class EventLoop: @unchecked Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     private let inbox = Locked(Inbox())
+    /// The work taken from the inbox being run; swapped with the inbox's list, so that neither list is ever copied
+    /// and both keep their capacity (handing work over allocates nothing once they have grown).
+    private var draining: [Work] = []
     private let running = Atomic<Bool>(true)
     /// A registered descriptor's registration number (see ``token(_:_:)``) and handler.
     private struct Registration {
@@ -316,19 +319,19 @@ public final class EventLoop: @unchecked Sendable {
 
     private func runInbox() {
         while true {
-            let batch = inbox.withLock { inbox in
+            inbox.withLock { inbox in
                 inbox.isWoken = false
-                defer { inbox.work.removeAll(keepingCapacity: true) }
-                return inbox.work
+                swap(&inbox.work, &draining)
             }
-            if batch.isEmpty { return }
-            for work in batch {
+            if draining.isEmpty { return }
+            for work in draining {
                 switch work {
                 case .closure(let closure): closure()
                 case .job(let job):
                     job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
                 }
             }
+            draining.removeAll(keepingCapacity: true)
         }
     }
 }

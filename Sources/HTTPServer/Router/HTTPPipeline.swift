@@ -114,7 +114,7 @@ struct HTTPPipeline: Sendable {
         } catch {
             response = render(error, request)
         }
-        return .answered(complete(response, to: request, layers: middleware.count))
+        return .answered(complete(consume response, to: request, layers: middleware.count))
     }
 
     /// Awaits a pending request's handler and completes its response.
@@ -125,12 +125,12 @@ struct HTTPPipeline: Sendable {
         } catch {
             response = render(error, pending.request)
         }
-        return complete(response, to: pending.request, layers: middleware.count)
+        return complete(consume response, to: pending.request, layers: middleware.count)
     }
 
-    /// Runs the first `layers` middleware's ``HTTPMiddleware/complete(_:to:)``, innermost first.
-    private func complete(_ original: HTTPResponse, to request: HTTPRequest, layers: Int) -> HTTPResponse {
-        var response = original
+    /// Runs the first `layers` middleware's ``HTTPMiddleware/complete(_:to:)``, innermost first. The response is
+    /// taken, not copied, so that the layers add to its headers in place instead of to a copy of them.
+    private func complete(_ response: consuming HTTPResponse, to request: HTTPRequest, layers: Int) -> HTTPResponse {
         for layer in middleware[..<layers].reversed() { layer.complete(&response, to: request) }
         return response
     }
