@@ -7,7 +7,8 @@ import Glibc
 /// Not `Sendable`: it belongs to the ``PostgresSessionStore`` actor, which runs on its own thread, so every blocking
 /// libpq call happens there and never on an event loop.
 ///
-/// A lost connection fails the call that finds it lost with ``SessionStoreError/unavailable(message:)``; the next
+/// A connection the server closed while it was idle (a restart) is connected again before the next call sends
+/// anything. One lost during a call fails that call with ``SessionStoreError/unavailable(message:)``; the next
 /// call connects again at once. A connection attempt that fails makes the calls that follow fail the same way,
 /// without trying, until a backoff has passed (doubling from ``Configuration/initialBackoff`` to
 /// ``Configuration/maximumBackoff``), so a server that is down is not hammered.
@@ -22,6 +23,9 @@ final class PostgresConnection {
         var maximumBackoff: UInt64 = 5_000_000_000
         /// A monotonic clock, nanoseconds.
         var clock: @Sendable () -> UInt64 = MonotonicClock.nanoseconds
+        /// Whether input waiting on the idle connection means the server let it go (``wasClosedByServer(_:)``):
+        /// so for a connection that listens to nothing; not for one that `LISTEN`s, which is sent notifications.
+        var idleInputMeansClosed = true
     }
 
     private let url: String
@@ -39,6 +43,8 @@ final class PostgresConnection {
     private var statementsNamed = 0
     private var backoff: UInt64
     private var retryAt: UInt64?
+    /// When the last failed connection attempt began.
+    private var lastAttempt: UInt64?
     private var lastFailure = ""
 
     /// Connects to the server at `url` (`postgres://user@host:port/db`, `?host=/socket/dir` for a Unix socket, or
@@ -302,11 +308,20 @@ final class PostgresConnection {
         return String(cString: escaped)
     }
 
+    /// Brings the next connection attempt forward to ``Configuration/initialBackoff`` after the last failed one: a
+    /// write is waiting, and a server back after a short restart should take it at once, not at the end of a backoff
+    /// that doubled while it was down. Attempts stay that far apart however often this is called.
+    func expediteReconnection() {
+        guard let retryAt, let lastAttempt else { return }
+        self.retryAt = min(retryAt, lastAttempt &+ configuration.initialBackoff)
+    }
+
     /// The open connection, connecting first when there is none (unless a failed attempt's backoff runs).
     private func openConnection() throws(SessionStoreError) -> OpaquePointer {
         guard !closed else { throw .closed }
         if let handle {
-            if PQstatus(handle) == CONNECTION_OK { return handle }
+            let closedWhileIdle = configuration.idleInputMeansClosed && Self.wasClosedByServer(handle)
+            if PQstatus(handle) == CONNECTION_OK && !closedWhileIdle { return handle }
             drop()
         }
         let now = configuration.clock()
@@ -321,6 +336,7 @@ final class PostgresConnection {
         guard let connection, PQstatus(connection) == CONNECTION_OK else {
             lastFailure = connection.map(Self.message(of:)) ?? "out of memory"
             PQfinish(connection)
+            lastAttempt = now
             retryAt = now &+ backoff
             backoff = min(backoff * 2, configuration.maximumBackoff)
             throw .unavailable(message: lastFailure)
@@ -328,6 +344,18 @@ final class PostgresConnection {
         (retryAt, backoff) = (nil, configuration.initialBackoff)
         handle = connection
         return connection
+    }
+
+    /// Whether the server has let this idle connection go (a restart, a crash, an administrator's
+    /// `pg_terminate_backend`): its socket is readable with no query outstanding. A connection that listens to
+    /// nothing is sent nothing between queries but the server's farewell (`FATAL 57P01`, then the end of the stream),
+    /// or at worst a parameter's new value after a configuration reload; either way the call connects again before
+    /// sending anything, which costs one connection, instead of failing on a connection the server closed while it
+    /// was idle.
+    private static func wasClosedByServer(_ handle: OpaquePointer) -> Bool {
+        var socket = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        guard socket.fd >= 0 else { return true }
+        return poll(&socket, 1, 0) > 0
     }
 
     private func statementName(for sql: String, on connection: OpaquePointer) throws(SessionStoreError) -> String {

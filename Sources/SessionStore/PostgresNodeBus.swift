@@ -172,7 +172,11 @@ public final class PostgresNodeBus: Sendable {
             }
             var wait = heartbeat
             do throws(SessionStoreError) {
-                if connection == nil { connection = try PostgresConnection(url: url) }
+                if connection == nil {
+                    var configuration = PostgresConnection.Configuration()
+                    configuration.idleInputMeansClosed = false  // it is sent notifications between calls
+                    connection = try PostgresConnection(url: url, configuration: configuration)
+                }
                 guard let db = connection else { continue }
                 if !registered || !db.isConnected {
                     setRegistered(false)

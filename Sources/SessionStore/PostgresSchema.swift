@@ -174,6 +174,17 @@ enum PostgresSchema {
                 ALTER TABLE sessions ADD COLUMN rendered_version INTEGER, ADD COLUMN rendered BYTEA;
                 \(compressedWithLZ4(["sessions.rendered"]))
                 """),
+        // v8: the readiness probe's row per node (SessionStore.probe), written on the connection the node writes
+        // sessions with, so that a server that cannot take a write (read-only after a failover, out of disk) fails
+        // the probe as it fails a session's create.
+        Migration(
+            version: 8,
+            sql: """
+                CREATE TABLE store_probe (
+                    node TEXT COLLATE "C" PRIMARY KEY,
+                    written_at BIGINT NOT NULL
+                );
+                """),
     ]
 
     /// SQL that compresses `columns` (`table.column`) with LZ4 where the server was built with it, and leaves

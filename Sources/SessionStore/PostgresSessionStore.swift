@@ -16,8 +16,9 @@ import Basics
 ///     // … serve …
 ///     await store.close()
 ///
-/// A lost connection fails the call that finds it with ``SessionStoreError/unavailable(message:)`` (nothing of it
-/// was written); the next call connects again, with a backoff between failed attempts.
+/// A connection the server closed while idle (a restart) is made again before the next call; one lost during a
+/// call fails it with ``SessionStoreError/unavailable(message:)`` (nothing of it was written); the next call
+/// connects again, with a backoff between failed attempts.
 public actor PostgresSessionStore: SessionStore {
     /// How the store connects. Every field has a safe default.
     public struct Configuration: Sendable {
@@ -130,9 +131,17 @@ public actor PostgresSessionStore: SessionStore {
     /// without changing anything.
     /// - Throws: Database errors.
     public func probe() throws(SessionStoreError) {
-        let db = try database()
-        try db.execute("BEGIN READ WRITE")
-        try db.execute("ROLLBACK")
+        _ = try database().query(
+            """
+            INSERT INTO store_probe (node, written_at) VALUES ($1, $2)
+            ON CONFLICT (node) DO UPDATE SET written_at = excluded.written_at
+            """, [.text(node), .int(clock())])
+    }
+
+    /// Lets the next call try to connect at once, not at the end of the backoff after failed attempts; attempts
+    /// stay at least ``Configuration/reconnectDelayMilliseconds`` apart (``PostgresConnection/expediteReconnection()``).
+    public func expediteReconnection() {
+        connection?.expediteReconnection()
     }
 
     /// The open connection.

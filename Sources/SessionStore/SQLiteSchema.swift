@@ -190,6 +190,17 @@ enum SQLiteSchema {
                 ALTER TABLE sessions ADD COLUMN rendered_version INTEGER;
                 ALTER TABLE sessions ADD COLUMN rendered BLOB;
                 """),
+        // v12: the readiness probe's row per node (SessionStore.probe): written, not only locked, so that a full
+        // disk fails the probe as it fails a session's create.
+        Migration(
+            version: 12,
+            sql: """
+                CREATE TABLE store_probe (
+                    node TEXT PRIMARY KEY NOT NULL,
+                    written_at INTEGER NOT NULL,
+                    padding BLOB NOT NULL
+                );
+                """),
     ]
 
     /// The version this code writes.

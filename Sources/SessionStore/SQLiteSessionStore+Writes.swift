@@ -2,14 +2,30 @@ import CSQLite
 public import MotionCore
 
 extension SQLiteSessionStore {
-    /// Takes the database's write lock and lets it go (`BEGIN IMMEDIATE; ROLLBACK`): fails as a write would when
-    /// another connection holds the lock past the busy timeout or the database cannot be written.
+    /// Writes this node's probe row in a transaction of its own, with a page of padding as large as a short
+    /// session's create: fails as that write would on a full disk, a read-only file, or a lock held past the busy
+    /// timeout.
     /// - Throws: Database errors.
     public func probe() throws(SessionStoreError) {
         let db = try database()
-        try db.execute("BEGIN IMMEDIATE")
-        try db.execute("ROLLBACK")
+        let now = clock()
+        try db.transaction { () throws(SessionStoreError) in
+            try db.withStatement(
+                """
+                INSERT INTO store_probe (node, written_at, padding) VALUES (?1, ?2, zeroblob(?3))
+                ON CONFLICT (node) DO UPDATE SET written_at = excluded.written_at, padding = excluded.padding
+                """
+            ) { statement throws(SessionStoreError) in
+                try statement.bind(node, at: 1)
+                try statement.bind(now, at: 2)
+                try statement.bind(Self.probePaddingBytes, at: 3)
+                _ = try statement.step()
+            }
+        }
     }
+
+    /// The bytes of padding the probe writes: about what a short session's create adds to the database.
+    static let probePaddingBytes = 4096
 
     /// Stores a new session: its row, reps and series, in one transaction.
     /// - Parameter session: The session.

@@ -276,15 +276,24 @@ public protocol SessionStore: Sendable {
     /// - Throws: Database errors.
     func deleteExercise(id: String, tenant: String) async throws -> Int?
 
-    /// Checks that the store can take a write now (a readiness probe), without changing anything.
-    /// - Throws: Database errors: the store is locked, read-only, or gone.
+    /// Checks that the store can take a write now (a readiness probe) by making one: this node's row of the probe
+    /// table is written in a transaction of its own, as a session's create would be (a full disk, a read-only or
+    /// lost database fails it). Nothing else changes.
+    /// - Throws: Database errors: the disk is full, the store is locked, read-only, or gone.
     func probe() async throws
+
+    /// Asks the store to try its database again at once rather than at the end of a reconnection backoff: a write
+    /// that must be stored is waiting. Stores without a connection to lose (SQLite) do nothing.
+    func expediteReconnection() async
 
     /// Releases the database; later calls throw ``SessionStoreError/closed``. Calling it again does nothing.
     func close() async
 }
 
 extension SessionStore {
+    /// Does nothing: the store has no backoff to cut short.
+    public func expediteReconnection() async {}
+
     /// Marks `abandoned` every live session: call it at start, before taking sessions, on a single node.
     /// - Returns: How many sessions were abandoned.
     /// - Throws: Database errors.

@@ -9,12 +9,13 @@ import Testing
         try await withSQLiteStore { store, path in
             let raw = try RawDatabase(path: path)
             #expect(try raw.integer("PRAGMA user_version") == SQLiteSchema.newestVersion)
-            #expect(SQLiteSchema.newestVersion == 11)
+            #expect(SQLiteSchema.newestVersion == 12)
             #expect(try raw.strings("PRAGMA journal_mode") == ["wal"])
             let tables = try raw.strings("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
             #expect(
                 tables == [
                     "exercises", "motion_chunks", "motion_series", "reps", "series", "series_chunks", "sessions",
+                    "store_probe",
                 ])
             let indexes = try raw.strings(
                 "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
@@ -23,6 +24,30 @@ import Testing
                     "sessions_by_exercise", "sessions_by_start", "sessions_by_status", "sessions_by_subject",
                     "sessions_by_subject_exercise", "sessions_live",
                 ])
+        }
+    }
+
+    /// The readiness probe writes: the node's row, with its padding, rewritten at each probe; and it fails where a
+    /// write fails, here a database another connection holds the write lock of.
+    @Test func theProbeWritesTheNodesRow() async throws {
+        try await withTemporaryDirectory { directory in
+            let file = directory.appendingPathComponent("store.sqlite")
+            var configuration = SQLiteSessionStore.Configuration()
+            configuration.node = "node-a"
+            configuration.clock = { 1_700_000_000_000 }
+            configuration.busyTimeoutMilliseconds = 50
+            let store = try await SQLiteSessionStore(path: file.path, configuration: configuration)
+            try await store.probe()
+            try await store.probe()
+            let raw = try RawDatabase(path: file)
+            #expect(
+                try raw.strings("SELECT node || ' ' || written_at || ' ' || length(padding) FROM store_probe")
+                    == ["node-a 1700000000000 4096"])
+            try raw.execute("BEGIN IMMEDIATE")
+            await #expect(throws: SessionStoreError.self) { try await store.probe() }
+            try raw.execute("ROLLBACK")
+            try await store.probe()
+            await store.close()
         }
     }
 
