@@ -131,15 +131,10 @@ extension AppContext {
 
     /// The live node, other than this one, that holds session `id` of `tenant` now; nil when none does (it ended,
     /// waits for a resume after its node died, or is unknown).
-    func remoteHolder(of id: SessionID, tenant: String) async -> String? {
-        let point: ResumePoint?
-        let alive: Set<String>
-        do {
-            point = try await store.resumePoint(id: id, tenant: tenant)
-            alive = try await liveNodes()
-        } catch {
-            return nil
-        }
+    /// - Throws: The store's error when it cannot say (never taken for "no such session").
+    func remoteHolder(of id: SessionID, tenant: String) async throws -> String? {
+        let point = try await timed("watch") { try await store.resumePoint(id: id, tenant: tenant) }
+        let alive = try await liveNodes()
         guard let point, point.session.status == .live, let holder = point.holder, holder != cluster.id,
             alive.contains(holder)
         else { return nil }
@@ -161,7 +156,8 @@ extension AppContext {
                 try? await Task.sleep(nanoseconds: 10_000_000)
                 continue
             }
-            let holder = await remoteHolder(of: id, tenant: tenant)
+            // A store that cannot say is asked again, like a holder not yet known.
+            let holder = try? await remoteHolder(of: id, tenant: tenant)
             // Right after a move the store may still name the node it left: that one is taken only at the end.
             if let holder, holder != previous || attempt >= 20 {
                 followed.add(sockets, to: id, tenant: tenant, holder: holder, cluster: cluster)

@@ -22,14 +22,21 @@ struct LiveRoutes {
             LiveSession(socket: socket, tenant: tenant, context: context).attach()
         }
         // Any session in progress, live or driven over HTTP, on this node or another; a tenant learns only of its
-        // own sessions: another tenant's id answers 404 like an unknown one. A query it cannot read answers 400.
+        // own sessions: another tenant's id answers 404 like an unknown one. A query it cannot read answers 400; a
+        // store that cannot say where the session runs, 503 (never a wrong 404).
         let watchable: @Sendable (HTTPRequest) async throws -> WebSocketUpgradeDecision = { request in
             guard let tenant = request.tenant, let id = request.sessionID else { throw RESTError.notFound }
             _ = try WatchOptions(request)
-            if context.watchedSession(id, tenant: tenant) == nil,
-                await context.remoteHolder(of: id, tenant: tenant) == nil
-            {
-                throw RESTError.notFound
+            if context.watchedSession(id, tenant: tenant) == nil {
+                let holder: String?
+                do {
+                    holder = try await context.remoteHolder(of: id, tenant: tenant)
+                } catch {
+                    context.metrics.storeFailed("watch")
+                    context.logger.log(.error, "store call failed", ["operation": "watch", "error": "\(error)"])
+                    throw RESTError.storeUnavailable
+                }
+                if holder == nil { throw RESTError.notFound }
             }
             return Self.echoBearerSubprotocol(request)
         }

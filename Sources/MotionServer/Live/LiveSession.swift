@@ -217,13 +217,36 @@ actor LiveSession: WatchableSession {
         configure(for: start)
         context.live.insert(self, id: session.id, tokenDigest: session.tokenDigest ?? [], connected: true)
         context.metrics.sessionOpened()
-        lastWrite = context.store(.create(session.newRecord), id: session.id, tenant: tenant, after: lastWrite)
+        // `started` waits for the session's row to be durable (one group commit, milliseconds), so that from the
+        // moment the client knows its id every node finds it: a watcher, a REST read, a resume after this node dies.
+        // What the client sends meanwhile waits in the socket, in order.
+        socket.pauseReading()
+        let loop = socket.loop
+        lastWrite = context.store(.create(session.newRecord), id: session.id, tenant: tenant, after: lastWrite) {
+            [self] stored in
+            loop.execute { [self] in assumeIsolated { $0.created(stored: stored, token: token) } }
+        }
+    }
+
+    /// The session's create was written (or failed): `started`, and the client's next messages are read; or
+    /// `storeUnavailable` and 1011, which says to start again (PROTOCOL.md §3), and the session is dropped unstored.
+    private func created(stored: Bool, token: String) {
+        guard let running, !finished else { return }
+        guard stored else {
+            finished = true
+            timer?.cancel()
+            context.live.remove(running.core.id, holder: self)
+            context.metrics.sessionClosed()
+            tell(WireError(code: .storeUnavailable, message: "the session could not be stored; start again"))
+            return socket.close(code: .internalError, reason: "session not stored")
+        }
         output.removeAll(keepingCapacity: true)
         let window = context.limits.resumeWindow.components
         WireEncoder.encodeStarted(
-            session: session.id.description, exercise: session.engine.exercise, resume: token,
+            session: running.core.id.description, exercise: running.core.engine.exercise, resume: token,
             resumeSeconds: Double(window.seconds) + Double(window.attoseconds) / 1e18, into: &output)
         socket.sendText(utf8: output)
+        socket.resumeReading()
     }
 
     private func configure(for start: StartRequest) {
