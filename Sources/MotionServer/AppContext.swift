@@ -19,6 +19,13 @@ public struct LiveLimits: Sendable, Equatable {
     /// How long a live session whose connection ended without `stop` stays resumable (PROTOCOL.md §3.1); zero
     /// abandons it at once.
     public var resumeWindow: Duration = .seconds(120)
+    /// How long the client of a stopped session waits for its summary to be stored, the write retried meanwhile,
+    /// before it is told `storeUnavailable` and closed with 1011. The write is retried after that too, until
+    /// ``resumeWindow`` has passed since the stop: a store back within it loses nothing.
+    public var storeWait: Duration = .seconds(60)
+    /// Final summaries this node holds while their writes are retried; past it, a session's final write is tried
+    /// once, as when the store works (a summary is a few kilobytes: 10,000 of them take tens of megabytes).
+    public var maxHeldFinalWrites = 10_000
     /// How often a live session's summary is written to the store.
     public var checkpointInterval: Duration = .seconds(5)
     /// How long checkpoints gather before they are written to the store together (one commit for all of them).
@@ -63,6 +70,10 @@ final class AppContext: Sendable {
     let storeObserver: StoreWriteObserver?
     /// Whether the last store call failed.
     let storeFailing = Atomic<Bool>(false)
+    /// Final summaries held while their writes are retried (``LiveLimits/maxHeldFinalWrites``).
+    let heldFinalWrites = Atomic<Int>(0)
+    /// When a draining server stops retrying final writes (monotonic nanoseconds), once it drains.
+    private let drainDeadline = Locked<UInt64?>(nil)
     private let lastProbe = Locked<UInt64>(0)
 
     init(
@@ -92,17 +103,18 @@ final class AppContext: Sendable {
         return token.flatMap { tokens.grant(for: $0) }
     }
 
-    /// Times a store call into the `motion_store_seconds` histogram and records whether the store works.
-    /// - Parameter vouches: Whether a success says the store works again (false for background calls that may
-    ///   succeed while writes fail, such as the sweep's reads: only a request or a probe clears a failure then).
+    /// Times a store call into the `motion_store_seconds` histogram and records whether the store works: any failure
+    /// says it does not (`/readyz`), and only a write's success says it does again.
+    /// - Parameter writes: Whether the call writes. A read succeeds where writes fail (a full disk, a read-only
+    ///   database), so its success clears no failure.
     func timed<T: Sendable>(
-        _ operation: String, vouches: Bool = true, _ body: () async throws -> T
+        _ operation: String, writes: Bool = false, _ body: () async throws -> T
     ) async rethrows -> T {
         let started = EventLoop.now()
         defer { metrics.observeStore(operation, seconds: Double(EventLoop.now() - started) / 1e9) }
         do {
             let result = try await body()
-            if vouches { storeFailing.store(false, ordering: .relaxed) }
+            if writes { storeFailing.store(false, ordering: .relaxed) }
             return result
         } catch {
             storeFailing.store(true, ordering: .relaxed)
@@ -110,19 +122,34 @@ final class AppContext: Sendable {
         }
     }
 
-    /// Whether the store works, for `/readyz`: after a failed store call, until a call succeeds, it is not; then
-    /// a probe (at most one a second) checks whether it can take a write again, so a node that no traffic reaches
-    /// still comes back.
+    /// Lets final writes be retried for `grace` more, then gives them up: the server is draining.
+    func drain(grace: Duration) {
+        drainDeadline.withLock { $0 = EventLoop.now() + Self.nanoseconds(grace) }
+    }
+
+    /// A duration in whole nanoseconds, zero if negative.
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+
+    /// Whether the server drains and its grace period has passed.
+    func isDrainedPastGrace() -> Bool {
+        drainDeadline.withLock { $0 }.map { EventLoop.now() >= $0 } ?? false
+    }
+
+    /// Whether the store takes writes, for `/readyz`: not while writes fail (the last store call failed and no write
+    /// has succeeded since). A probe that writes (``SessionStore/probe()``), at most one a second, checks it even
+    /// when nothing else writes: a node whose disk filled while idle is not ready, and one that no traffic reaches
+    /// after a failure comes back.
     func storeIsWorking() async -> Bool {
-        guard storeFailing.load(ordering: .relaxed) else { return true }
         let now = EventLoop.now()
         let due = lastProbe.withLock { last in
-            guard now - last >= 1_000_000_000 else { return false }
+            guard last == 0 || now - last >= 1_000_000_000 else { return false }
             last = now
             return true
         }
-        guard due else { return false }
-        _ = try? await timed("probe") { try await store.probe() }
+        if due { _ = try? await timed("probe", writes: true) { try await store.probe() } }
         return !storeFailing.load(ordering: .relaxed)
     }
 }

@@ -238,15 +238,15 @@ public final class MotionServer: Sendable {
         let window = context.limits.resumeWindow.milliseconds
         let longest = Duration.seconds(5)
         do {
-            let alive = try await context.timed("nodes", vouches: false) { try await context.liveNodes() }
+            let alive = try await context.timed("nodes") { try await context.liveNodes() }
             let now = context.clock()
-            let abandoned = try await context.timed("abandon", vouches: false) {
+            let abandoned = try await context.timed("abandon") {
                 try await context.store.abandonLiveSessions(updatedBefore: now - window + 1, except: alive)
             }
             if abandoned > 0 {
                 context.logger.log(.notice, "sessions no node resumed in time abandoned", ["count": "\(abandoned)"])
             }
-            let orphans = try await context.timed("live", vouches: false) { try await context.store.liveSessions() }
+            let orphans = try await context.timed("live") { try await context.store.liveSessions() }
                 .filter { $0.holder.map { !alive.contains($0) } ?? true }
             guard let oldest = orphans.map(\.updatedAt).min() else { return longest }
             return min(longest, .milliseconds(max(1, oldest + window - context.clock())))
@@ -266,7 +266,7 @@ public final class MotionServer: Sendable {
         var rendered = 0
         while !Task.isCancelled {
             do {
-                let batch = try await context.timed("render", vouches: false) {
+                let batch = try await context.timed("render") {
                     try await context.store.renderSummaries(after: after, limit: 200)
                 }
                 rendered += batch.rendered
@@ -307,6 +307,8 @@ public final class MotionServer: Sendable {
     /// - Parameter gracePeriod: The longest to wait for requests in flight.
     public func shutdown(gracePeriod: Duration = .seconds(10)) async {
         ready.withLock { $0 = false }
+        // Summaries whose store failed are retried while the server drains, for as long as requests may finish.
+        context.drain(grace: gracePeriod)
         reaper.withLock { $0?.cancel() }
         orphanSweep.withLock { $0?.cancel() }
         summaryRenderer.withLock { $0?.cancel() }

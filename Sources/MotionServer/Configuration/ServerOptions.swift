@@ -72,14 +72,14 @@ public struct ServerOptions: Sendable, Equatable {
                              [--frames-per-second 240] [--max-message-bytes 1048576] [--write-timeout 30]
                              [--head-timeout 10] [--max-connections 10000] [--max-connections-per-address 256]
                              [--max-http-sessions 10000] [--max-http-sessions-per-tenant 1000]
-                             [--max-exercises-per-tenant 200] [--resume-seconds 120]
+                             [--max-exercises-per-tenant 200] [--resume-seconds 120] [--store-wait 60]
                              [--tls-cert FILE --tls-key FILE] [--node NAME] [--node-timeout 10]
         Every flag also reads from the environment: MOTION_HOST, MOTION_PORT, MOTION_DATABASE, MOTION_DATABASE_READERS,
         MOTION_PUBLIC, MOTION_THREADS, MOTION_TOKENS, MOTION_ALLOWED_HOSTS, MOTION_ALLOWED_ORIGINS, MOTION_LOG_LEVEL,
         MOTION_WS_ECHO=1, MOTION_FRAMES_PER_SECOND, MOTION_MAX_MESSAGE_BYTES, MOTION_WRITE_TIMEOUT, MOTION_HEAD_TIMEOUT,
         MOTION_MAX_CONNECTIONS, MOTION_MAX_CONNECTIONS_PER_ADDRESS, MOTION_MAX_HTTP_SESSIONS,
-        MOTION_MAX_HTTP_SESSIONS_PER_TENANT, MOTION_MAX_EXERCISES_PER_TENANT, MOTION_RESUME_SECONDS, MOTION_TLS_CERT,
-        MOTION_TLS_KEY, MOTION_NODE, MOTION_NODE_TIMEOUT. SIGHUP reads the certificate and key again.
+        MOTION_MAX_HTTP_SESSIONS_PER_TENANT, MOTION_MAX_EXERCISES_PER_TENANT, MOTION_RESUME_SECONDS, MOTION_STORE_WAIT,
+        MOTION_TLS_CERT, MOTION_TLS_KEY, MOTION_NODE, MOTION_NODE_TIMEOUT. SIGHUP reads the certificate and key again.
         """
 
     /// The flags, each with its variable.
@@ -102,6 +102,7 @@ public struct ServerOptions: Sendable, Equatable {
         .value("max-http-sessions-per-tenant", environment: "MOTION_MAX_HTTP_SESSIONS_PER_TENANT"),
         .value("max-exercises-per-tenant", environment: "MOTION_MAX_EXERCISES_PER_TENANT"),
         .value("resume-seconds", environment: "MOTION_RESUME_SECONDS"),
+        .value("store-wait", environment: "MOTION_STORE_WAIT"),
         .value("tls-cert", environment: "MOTION_TLS_CERT"), .value("tls-key", environment: "MOTION_TLS_KEY"),
         .value("node", environment: "MOTION_NODE"), .value("node-timeout", environment: "MOTION_NODE_TIMEOUT"),
     ])
@@ -184,6 +185,11 @@ public struct ServerOptions: Sendable, Equatable {
                 throw flag.invalid("seconds within [0, 86400]")
             }
             limits.resumeWindow = .milliseconds(Int64((seconds * 1000).rounded()))
+        case "store-wait":
+            guard let seconds = Double(value), seconds >= 0, seconds <= 86_400 else {
+                throw flag.invalid("seconds within [0, 86400]")
+            }
+            limits.storeWait = .milliseconds(Int64((seconds * 1000).rounded()))
         case "frames-per-second": limits.framesPerSecond = try flag.number(in: 1...100_000)
         case "max-message-bytes": limits.maxMessageBytes = try flag.integer(in: 1024...(256 << 20))
         case "max-http-sessions": limits.maxHTTPSessions = try flag.integer(in: 1...1_000_000)

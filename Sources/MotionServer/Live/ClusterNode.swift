@@ -251,12 +251,12 @@ extension AppContext {
             if var core = await drop(id, tenant: tenant, movingTo: asker) {
                 let (summary, engineState) = core.takeCheckpoint()
                 let checkpoint = SessionCheckpoint(id: id, tenant: tenant, summary: summary, engineState: engineState)
-                let refused = try await timed("checkpoint") { try await store.checkpoint([checkpoint]) }
+                let refused = try await timed("checkpoint", writes: true) { try await store.checkpoint([checkpoint]) }
                 if let error = refused[id] {
                     logger.log(.warning, "a session let go was not checkpointed", ["id": "\(id)", "error": "\(error)"])
                 }
             }
-            _ = try await timed("release") { try await store.release(id: id, tenant: tenant) }
+            _ = try await timed("release", writes: true) { try await store.release(id: id, tenant: tenant) }
         } catch {
             metrics.storeFailed("release")
             logger.log(.error, "cannot let a session go", ["id": "\(id)", "error": "\(error)"])

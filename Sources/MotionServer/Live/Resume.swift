@@ -90,7 +90,9 @@ extension AppContext {
                 _ = try? await store.abandon(id: id, tenant: tenant)
                 throw expired
             }
-            guard try await storeCall("claim", { try await store.claim(id: id, tenant: tenant, from: point.holder) })
+            guard
+                try await storeCall(
+                    "claim", writes: true, { try await store.claim(id: id, tenant: tenant, from: point.holder) })
             else { continue }
             // Held here from now on, so a second resume waits for this one instead of restoring it again.
             live.insert(holder, id: id, tokenDigest: digest, connected: false)
@@ -156,10 +158,10 @@ extension AppContext {
     /// A store call for a resume, timed as `operation`; a failure is counted, logged and answered
     /// `storeUnavailable`.
     private func storeCall<T: Sendable>(
-        _ operation: String, _ call: () async throws -> T
+        _ operation: String, writes: Bool = false, _ call: () async throws -> T
     ) async throws(WireError) -> T {
         do {
-            return try await timed(operation, call)
+            return try await timed(operation, writes: writes, call)
         } catch {
             metrics.storeFailed(operation)
             logger.log(.error, "store call failed", ["operation": operation, "error": "\(error)"])

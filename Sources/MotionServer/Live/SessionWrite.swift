@@ -37,11 +37,14 @@ extension AppContext {
     ///   - id: The session.
     ///   - tenant: Its tenant.
     ///   - previous: The session's previous write, if any.
+    ///   - retriesAfterWait: For a final summary: whether it is still retried once `then` has been told it was not
+    ///     stored (``storeFinal(_:id:tenant:retriesAfterWait:then:)``). Not for a session that stays open to be
+    ///     stopped again, as an HTTP-driven one does.
     ///   - then: Runs after the write with whether it was stored.
     /// - Returns: The write, to chain the session's next one after it.
     func store(
         _ write: SessionWrite, id: SessionID, tenant: String, after previous: Task<Void, Never>?,
-        then: (@Sendable (_ stored: Bool) -> Void)? = nil
+        retriesAfterWait: Bool = true, then: (@Sendable (_ stored: Bool) -> Void)? = nil
     ) -> Task<Void, Never> {
         if case .checkpoint(let summary, let engineState) = write {
             // Checkpoints are gathered and written in batches; `then` learns whether this one was stored.
@@ -56,9 +59,14 @@ extension AppContext {
                 then?(stored)
             }
         }
+        if case .finish = write {
+            return writes.run(after: previous) { [self] in
+                await storeFinal(write, id: id, tenant: tenant, retriesAfterWait: retriesAfterWait, then: then)
+            }
+        }
         return writes.run(after: previous) { [self] in
             do {
-                try await timed(write.operation) { try await apply(write, id: id, tenant: tenant) }
+                try await timed(write.operation, writes: true) { try await apply(write, id: id, tenant: tenant) }
                 storeObserver?(write, id, true)
                 then?(true)
             } catch {
@@ -73,6 +81,79 @@ extension AppContext {
 }
 
 extension AppContext {
+    /// The first wait before a failed final write is tried again; it doubles up to ``finalRetryMaximum``.
+    static let finalRetryFirst: UInt64 = 100_000_000
+    /// The longest wait between two tries of a final write: once the store is back, a held summary is stored at
+    /// most this long after.
+    static let finalRetryMaximum: UInt64 = 1_000_000_000
+
+    /// Writes a session's final summary until it is stored, never only once: a store that fails (a PostgreSQL
+    /// restart, a full disk) is tried again, sooner and sooner after each failure up to once a second, and asked to
+    /// reconnect at once rather than at the end of its backoff. `then` learns the outcome once: stored, or not
+    /// stored after ``LiveLimits/storeWait``. With `retriesAfterWait` the write goes on after that until
+    /// ``LiveLimits/resumeWindow`` has passed since the stop, holding the summary (at most
+    /// ``LiveLimits/maxHeldFinalWrites`` of them; past it, the write is tried once), and stops early only when the
+    /// server drains past its grace period.
+    private func storeFinal(
+        _ write: SessionWrite, id: SessionID, tenant: String, retriesAfterWait: Bool,
+        then: (@Sendable (_ stored: Bool) -> Void)?
+    ) async {
+        let started = EventLoop.now()
+        let storeWait = Self.nanoseconds(limits.storeWait)
+        let holdFor = retriesAfterWait ? max(storeWait, Self.nanoseconds(limits.resumeWindow)) : storeWait
+        var held = false
+        defer { if held { heldFinalWrites.subtract(1, ordering: .relaxed) } }
+        var (told, attempts, delay) = (false, 0, Self.finalRetryFirst)
+        while true {
+            attempts += 1
+            do {
+                try await timed(write.operation, writes: true) { try await apply(write, id: id, tenant: tenant) }
+                storeObserver?(write, id, true)
+                if attempts > 1 {
+                    logger.log(
+                        .notice, "stored the session after the store failed",
+                        ["id": "\(id)", "attempts": "\(attempts)", "milliseconds": Self.milliseconds(since: started)])
+                }
+                if !told { then?(true) }
+                return
+            } catch {
+                metrics.storeFailed(write.operation)
+                if attempts == 1 {
+                    logger.log(
+                        .error, "cannot store the session (finish); trying again",
+                        ["id": "\(id)", "error": "\(error)"])
+                }
+                storeObserver?(write, id, false)
+            }
+            if attempts == 1 {
+                held = heldFinalWrites.add(1, ordering: .relaxed).newValue <= limits.maxHeldFinalWrites
+                if !held { heldFinalWrites.subtract(1, ordering: .relaxed) }
+            }
+            let elapsed = EventLoop.now() - started
+            if !told, !held || elapsed >= storeWait {
+                told = true
+                then?(false)
+            }
+            guard held, elapsed < holdFor, !isDrainedPastGrace() else {
+                // A session kept open for another stop (retriesAfterWait false) is not lost: its client was told.
+                guard retriesAfterWait else { return }
+                metrics.finalWriteLost()
+                logger.log(
+                    .error, "session lost: its summary was not stored",
+                    [
+                        "id": "\(id)", "attempts": "\(attempts)", "milliseconds": Self.milliseconds(since: started),
+                        "reason": held ? "store failing" : "\(limits.maxHeldFinalWrites) summaries already held",
+                    ])
+                return
+            }
+            try? await Task.sleep(nanoseconds: delay)
+            delay = min(delay * 2, Self.finalRetryMaximum)
+            await store.expediteReconnection()
+        }
+    }
+
+    private static func milliseconds(since start: UInt64) -> String { "\((EventLoop.now() - start) / 1_000_000)" }
+
     /// Makes one write now: a final summary or a connection flag (``store(_:id:tenant:after:then:)`` hands creates
     /// and checkpoints to their batchers).
     private func apply(_ write: SessionWrite, id: SessionID, tenant: String) async throws {
@@ -100,7 +181,7 @@ extension AppContext {
     private func storeCreates(_ batch: [StoredSession]) async -> Set<SessionID> {
         var refused: Set<SessionID>
         do {
-            let refusals = try await timed("create") { try await store.create(batch) }
+            let refusals = try await timed("create", writes: true) { try await store.create(batch) }
             for (id, error) in refusals {
                 logger.log(.error, "cannot store the session (create)", ["id": "\(id)", "error": "\(error)"])
             }
@@ -123,7 +204,7 @@ extension AppContext {
     /// - Returns: The sessions whose checkpoint was not stored.
     private func storeCheckpoints(_ batch: [SessionCheckpoint]) async -> Set<SessionID> {
         do {
-            let refused = try await timed("checkpoint") { try await store.checkpoint(batch) }
+            let refused = try await timed("checkpoint", writes: true) { try await store.checkpoint(batch) }
             for (id, error) in refused {
                 metrics.storeFailed("checkpoint")
                 logger.log(.warning, "cannot store the session (checkpoint)", ["id": "\(id)", "error": "\(error)"])

@@ -29,6 +29,10 @@ final class ServerMetrics: Sendable {
             "motion_store_errors_total", help: "Failed session store calls.", type: "counter",
             labels: ["operation"])
         registry.declare(
+            "motion_final_writes_lost_total",
+            help: "Stopped or abandoned sessions whose summary the store never took, retried until their window ended.",
+            type: "counter", labels: [])
+        registry.declare(
             "motion_resumes_total",
             help: "Resume requests by outcome: memory or store (resumed from), or the error code.", type: "counter",
             labels: ["outcome"])
@@ -54,6 +58,8 @@ final class ServerMetrics: Sendable {
         registry.observe("motion_store_seconds", labels: [operation], seconds)
     }
     func storeFailed(_ operation: String) { registry.add("motion_store_errors_total", labels: [operation]) }
+    /// Counts a session whose final summary was never stored.
+    func finalWriteLost() { registry.add("motion_final_writes_lost_total") }
     /// Counts a request by route pattern and status: once per request, so in a table of its own (no label array
     /// built, no registry lookup by name), copied into the registry's `motion_http_requests_total` when rendered.
     func countRequest(route: String, status: Int) {

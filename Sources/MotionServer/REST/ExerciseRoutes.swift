@@ -120,7 +120,7 @@ struct ExerciseRoutes {
     private func delete(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
         let id = request.parameters["id"] ?? ""
         guard Exercise.named(id) == nil else { throw RESTError.builtinExercise(id) }
-        let version = try await store("deleteExercise", id: id) {
+        let version = try await store("deleteExercise", id: id, writes: true) {
             try await context.store.deleteExercise(id: id, tenant: tenant)
         }
         guard let version else { throw RESTError.unknownExercise(id) }
@@ -133,7 +133,7 @@ struct ExerciseRoutes {
         _ exercise: Exercise, tenant: String, as write: ExerciseWrite
     ) async throws(RESTError) -> Exercise {
         let quota = context.exercises.quota
-        let record = try await store("saveExercise", id: exercise.id) {
+        let record = try await store("saveExercise", id: exercise.id, writes: true) {
             try await context.store.saveExercise(id: exercise.id, tenant: tenant, as: write, quota: quota) {
                 ExerciseLibrary.definition(of: exercise, version: $0)
             }
@@ -173,11 +173,11 @@ struct ExerciseRoutes {
     /// answers, not store failures, and leave `/readyz` alone; anything else is counted, logged and answered
     /// ``RESTError/storeUnavailable``.
     private func store<T: Sendable>(
-        _ operation: String, id: String, _ call: () async throws -> T
+        _ operation: String, id: String, writes: Bool = false, _ call: () async throws -> T
     ) async throws(RESTError) -> T {
         let outcome: Result<T, RESTError>
         do {
-            outcome = try await context.timed(operation) { () async throws -> Result<T, RESTError> in
+            outcome = try await context.timed(operation, writes: writes) { () async throws -> Result<T, RESTError> in
                 do {
                     return .success(try await call())
                 } catch SessionStoreError.alreadyExists {

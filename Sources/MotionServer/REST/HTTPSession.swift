@@ -93,7 +93,8 @@ actor HTTPSession: WatchableSession {
             let summary = core.engine.summary
             let stored = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 lastWrite = context.store(
-                    .finish(summary, status: status, endedAt: endedAt), id: id, tenant: tenant, after: lastWrite
+                    .finish(summary, status: status, endedAt: endedAt), id: id, tenant: tenant, after: lastWrite,
+                    retriesAfterWait: false
                 ) { stored in continuation.resume(returning: stored) }
             }
             guard stored || status == .abandoned else { return nil }

@@ -268,7 +268,7 @@ struct SessionRoutes {
         {
             throw RESTError.sessionLive
         }
-        let deleted = try await store("delete") { try await context.store.delete(id: id, tenant: tenant) }
+        let deleted = try await store("delete", writes: true) { try await context.store.delete(id: id, tenant: tenant) }
         guard deleted else { throw RESTError.notFound }
         return HTTPResponse(status: .noContent)
     }
@@ -285,14 +285,15 @@ struct SessionRoutes {
     /// store refuses is ``RESTError/invalidCursor``.
     /// - Parameters:
     ///   - operation: The metrics label, e.g. `get`.
+    ///   - writes: Whether the call writes (``AppContext/timed(_:writes:_:)``).
     ///   - call: The store call.
     /// - Returns: What the call returned.
     /// - Throws: ``RESTError``.
     private func store<T: Sendable>(
-        _ operation: String, _ call: () async throws -> T
+        _ operation: String, writes: Bool = false, _ call: () async throws -> T
     ) async throws(RESTError) -> T {
         do {
-            return try await context.timed(operation, call)
+            return try await context.timed(operation, writes: writes, call)
         } catch SessionStoreError.invalidCursor {
             throw .invalidCursor
         } catch {
