@@ -99,6 +99,7 @@ integration: build-tests
 	$(call blackbox,server)
 	$(call blackbox,security)
 	$(call blackbox,cluster)
+	$(call blackbox,faults)
 	$(call blackbox,tls)
 	MOTION_TEST_TLS=1 $(call blackbox,http)
 	MOTION_TEST_TLS=1 $(PYTHON) blackbox/websocket/run.py

@@ -108,6 +108,25 @@ class OneServiceTests(ClusterCase):
         self.assertEqual(of_type(heard, "summary")[-1]["repCount"], summary["repCount"])
         self.assertTrue(of_type(heard, "snapshot"), "snapshots too")
 
+    def test_a_session_is_found_on_every_node_once_started(self):
+        """`started` comes once the session's row is durable: a REST read or a watcher on another node the moment
+        the client has its id finds it (before, `started` went out ahead of the group commit: 404s)."""
+        missing = []
+        for i in range(30):
+            ws, started = self.start_session(self.node1)
+            sid = started["session"]
+            resp = self.node2.get(f"/v1/sessions/{sid}")
+            if resp.status != 200:
+                missing.append((i, "GET", resp.status))
+            try:
+                first = self.open(self.node3, f"/v1/sessions/{sid}/watch").recv()
+            except Exception as refused:  # the handshake answered 404
+                first = {"refused": repr(refused)}
+            if first.get("type") != "started":
+                missing.append((i, "watch", first))
+            ws.close()
+        self.assertEqual(missing, [], "every session found on the other nodes at once")
+
     def test_a_session_resumes_on_another_node(self):
         frames = make_frames(self.rng, reps=3)
         ref_summary, _ = reference(self.node3, frames)

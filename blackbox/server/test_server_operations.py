@@ -145,11 +145,12 @@ class OperationsTests(unittest.TestCase):
 
 class StoreFailureTests(unittest.TestCase):
     """PROTOCOL §3 and §5: a failing store is never hidden. Failures are real: another connection holds the
-    database's write lock (SQLite waits 5 s, then fails with SQLITE_BUSY), or a stored row is damaged."""
+    database's write lock (SQLite waits 5 s, then fails with SQLITE_BUSY), or a stored row is damaged. The server
+    waits no longer for a final summary than its first try (`--store-wait 0`), so a client is told at once."""
 
     @classmethod
     def setUpClass(cls):
-        cls.server = Server().start()
+        cls.server = Server(extra=["--store-wait", "0"]).start()
 
     @classmethod
     def tearDownClass(cls):
@@ -184,7 +185,7 @@ class StoreFailureTests(unittest.TestCase):
         s = self.server
         ws = s.ws()
         try:
-            ws.start(exercise="elbowFlexion", side="right", options={"snapshots": "off"})
+            sid = ws.start(exercise="elbowFlexion", side="right", options={"snapshots": "off"})["session"]
             for frame in rep_frames(1):
                 ws.send(pose_msg(frame))
             lock = self.lock_database()
@@ -202,6 +203,13 @@ class StoreFailureTests(unittest.TestCase):
             while self.ready_status() != 200 and time.monotonic() < deadline:
                 time.sleep(0.2)
             self.assertEqual(self.ready_status(), 200, "/readyz once the store works again")
+            # Told 1011, the summary is still held and retried within the resume window: nothing is lost.
+            deadline = time.monotonic() + 10
+            while s.get(f"/v1/sessions/{sid}").json()["status"] != "finished" and time.monotonic() < deadline:
+                time.sleep(0.2)
+            stored = s.get(f"/v1/sessions/{sid}").json()
+            self.assertEqual(stored["status"], "finished", "the held summary was stored once the lock was gone")
+            self.assertEqual(stored["repCount"], 1, stored)
         finally:
             ws.close()
 
