@@ -76,11 +76,11 @@ class FaultCase(unittest.TestCase):
         for ws in self._ws:
             ws.close()
 
-    def session(self, server):
+    def session(self, server, started_message=False):
         ws = server.ws()
         self._ws.append(ws)
         started = ws.start(**START)
-        return ws, started["session"]
+        return (ws, started) if started_message else (ws, started["session"])
 
     def reference(self, server):
         """The uninterrupted session: its live summary and its stored one."""
@@ -188,9 +188,12 @@ class PostgresFaultTests(FaultCase):
                 self.assert_stored_like(self.server, f"restart, stop {after} s after", sid, summary, reference)
 
     def test_a_stop_while_postgres_is_down_waits_and_is_stored(self):
-        """`stop` while the store is down: the summary at once, then the close once the retried write is stored."""
+        """`stop` while the store is down: the summary at once, then the close once the retried write is stored.
+        Meanwhile the session is still this node's: a new watcher joins it (and gets the summary and the same
+        close), and a resume is told at once that it was stopped."""
         reference = self.reference(self.server)
-        ws, sid = self.session(self.server)
+        ws, started = self.session(self.server, started_message=True)
+        sid = started["session"]
         blast(ws, self.frames)
         ack(ws, self.frames[-1]["t"], timeout=30)
         self.postgres.stop("fast")
@@ -199,12 +202,22 @@ class PostgresFaultTests(FaultCase):
             ws.send({"type": "stop"})
             msgs = ws.recv_until(lambda m: isinstance(m, dict) and m.get("type") == "summary", 10)
             summary = msgs[-1]
+            watcher = self.server.ws(f"/v1/sessions/{sid}/watch")
+            self._ws.append(watcher)
+            self.assertEqual(watcher.recv().get("type"), "started", "a watcher joins the stopped session")
+            again = self.server.ws()
+            self._ws.append(again)
+            again.send({"type": "resume", "session": sid, "token": started["resume"]})
+            self.assertEqual(again.recv().get("code"), "resumeExpired", "a stopped session is not resumed")
             down = self.rng.uniform(1.0, 4.0)
             time.sleep(down)
         finally:
             self.postgres.start()
         code, reason, tail = ws.close_code(timeout=30)
         self.assertEqual((code, of_type(tail, "error")), (1000, []), f"{reason} {self.note}")
+        watched_code, _, watched = watcher.close_code(timeout=10)
+        self.assertEqual(watched_code, 1000, "the watcher's close says stored too")
+        self.assertEqual(of_type(watched, "summary")[-1]["repCount"], summary["repCount"], watched)
         self.assertEqual(self.wait_ready(self.server, 200), 200, "ready once PostgreSQL is back")
         self.assert_stored_like(self.server, f"stop while down {down:.1f} s", sid, summary, reference)
 

@@ -48,6 +48,8 @@ actor LiveSession: WatchableSession {
     private var expiry: LoopTimer?
     /// A `resume` being carried out: the socket is not read meanwhile, and a hand-over waits for it.
     private var resuming: Task<Void, Never>?
+    /// After `stop`: the `summary` message, for watchers that join while it is being stored.
+    private var stoppedSummary: [UInt8]?
     /// Watchers, here and on other nodes (with whether they want poses), that asked for the session while a resume
     /// brought it here.
     private var arriving: (sockets: [WebSocket], nodes: [(node: String, poses: Bool)]) = ([], [])
@@ -319,6 +321,9 @@ actor LiveSession: WatchableSession {
     /// Gives this actor's session to a connection that resumed it: cancels this actor's timers and closes its
     /// connection with 4001 if it is still open. A restore still in progress here finishes first.
     /// - Returns: The session, or nil when this actor no longer holds one (it ended, or moved on).
+    /// Whether the session was stopped here (its summary may still be on its way to the store): it cannot be resumed.
+    var wasStopped: Bool { finished && running != nil }
+
     func handOver() async -> Handover? {
         if let resuming { await resuming.value }
         guard let running, !finished else { return nil }
@@ -413,15 +418,18 @@ actor LiveSession: WatchableSession {
         }
         // Handed over to another connection (or a resume here failed): the watchers look for it where it is now.
         guard let running else { return sockets }
-        var disconnected: String?
+        var news: String?
         if socketClosed && !finished {
             var bytes: [UInt8] = []
             WireEncoder.encodeConnection(connected: false, into: &bytes)
-            disconnected = String(decoding: bytes, as: UTF8.self)
+            news = String(decoding: bytes, as: UTF8.self)
+        } else if let stoppedSummary {
+            // Stopped, its summary on its way to the store: the watcher has it too, and the close that follows.
+            news = String(decoding: stoppedSummary, as: UTF8.self)
         }
         for watcher in sockets {
             watchers.add(watcher, session: running.core)
-            if let disconnected { watcher.send(.text(disconnected)) }
+            if let news { watcher.send(.text(news)) }
         }
         return []
     }
@@ -546,7 +554,6 @@ actor LiveSession: WatchableSession {
         finished = true
         timer?.cancel()
         expiry?.cancel()
-        context.live.remove(session.id, holder: self)
         context.metrics.sessionClosed()
         let endedAt = context.clock()
         let summary = session.engine.summary
@@ -558,20 +565,29 @@ actor LiveSession: WatchableSession {
                 into: &output)
             send(output, replacing: nil)
             summaryMessage = output
+            stoppedSummary = output
         }
         // After `stop` the connection closes once the summary is stored (PROTOCOL.md §3: answer, store, close), so
         // a client that saw the close finds the session finished over REST.
         let closeAfterStoring = status == .finished ? closeCode : nil
         if let closeCode, closeAfterStoring == nil { socket.close(code: closeCode, reason: reason) }
         // Watchers of a stopped session are closed once it is stored too: their 1000 says what the client's says.
-        if closeAfterStoring == nil { watchers.closeAll(status: status, summary: summaryMessage) }
-        let (socket, loop, ending) = (socket, socket.loop, summaryMessage)
+        // Until then it stays this node's, so that a watcher arriving meanwhile joins it (and gets the summary and
+        // the same close), and a resume is told at once that it was stopped.
+        if closeAfterStoring == nil {
+            watchers.closeAll(status: status, summary: summaryMessage)
+            context.live.remove(session.id, holder: self)
+        }
+        let (socket, loop, ending, id) = (socket, socket.loop, summaryMessage, session.id)
         lastWrite = context.store(
             .finish(summary, status: status, endedAt: endedAt), id: session.id, tenant: session.tenant, after: lastWrite
         ) { [self] stored in
             guard let closeAfterStoring else { return }
             loop.execute { [self] in
-                assumeIsolated { $0.watchers.closeAll(status: status, summary: ending, stored: stored) }
+                assumeIsolated { session in
+                    session.context.live.remove(id, holder: session)
+                    session.watchers.closeAll(status: status, summary: ending, stored: stored)
+                }
             }
             guard stored else {
                 // PROTOCOL.md §3: the client is told, never left believing its session was stored.

@@ -55,6 +55,8 @@ extension AppContext {
                     return TakenSession(
                         handover: handover, heldUpTo: handover.core.engine.summary.lastTimestamp, source: "memory")
                 }
+                // Stopped, its summary still being stored (PROTOCOL.md §3.1: a stopped session is not resumed).
+                if await entry.holder.wasStopped { throw expired }
                 continue
             }
             guard let point = try await resumePoint(id, tenant: tenant) else {
