@@ -17,6 +17,7 @@ behaviour, so it still fails for the reason it tests. Every socket talks to 127.
 source address), every loop is bounded in count and time, and every server is stopped.
 """
 
+import json
 import os
 import re
 import resource
@@ -28,7 +29,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from security_support import (  # noqa: E402
-    ALICE, BOB, HOST, MB, MotionServer, RawHTTP, TENANT_TOKENS, TIMEOUT, WebSocketClient, http_request,
+    ALICE, BOB, HOST, MB, OP_TEXT, MotionServer, RawHTTP, TENANT_TOKENS, TIMEOUT, WebSocketClient, encode_frame,
+    http_request,
 )
 
 KiB = 1024
@@ -515,6 +517,87 @@ class PipelinedMemoryTests(_PipelineFlood):
         """20 connections pipeline `GET /v1/sessions` without a token (a 401 each) for 3 s and never read. Must
         hold: the server's peak RSS, sampled until 1.5 s after, grows by under 256 KiB per connection."""
         self.check_memory("/v1/sessions")
+
+
+class UpgradedMemoryTests(unittest.TestCase):
+    """Row 2 for upgraded connections: a WebSocket client that streams poses as fast as it can and never reads a
+    byte, then leaves a frame of almost 1 MiB unfinished, holds no more than its bounds say (docs/security.md): the
+    frame being received (at most `--max-message-bytes`, 1 MiB; here mostly still in the kernel, the session's flow
+    control having stopped reading) and what waits to be sent, where snapshots replace each other rather than pile
+    up. Measured as the server's RSS growth over 20 such connections (authenticated: an unauthenticated client is
+    never upgraded): about 200 KiB each, on main before the edge fixes as after."""
+
+    CONNECTIONS = 20
+    STREAM_SECONDS = 3.0
+    UNFINISHED = 1000 * KiB  # payload sent of a frame announcing 1 MiB
+    MAX_GROWTH_PER_CONNECTION = 2 * MB  # the unfinished frame, the read buffer's share, coalesced output, slack
+
+    def setUp(self):
+        self.server = start_server(tokens=TENANT_TOKENS)
+        self.sockets = []
+
+    def tearDown(self):
+        for ws in self.sockets:
+            ws.close()
+        self.server.stop()
+
+    @staticmethod
+    def pose(t):
+        return {"type": "pose", "t": round(t, 4), "width": 1280, "height": 720,
+                "points": {"rightShoulder": [640, 200], "rightElbow": [640, 360],
+                           "rightWrist": [640 + 100 * (t % 1.0), 520], "neck": [640, 160], "root": [640, 560]},
+                "confidence": {"rightShoulder": 0.95, "rightElbow": 0.9, "rightWrist": 0.85, "neck": 0.9,
+                               "root": 0.9}}
+
+    def test_streaming_without_reading_and_an_unfinished_frame_keep_memory_bounded(self):
+        for _ in range(self.CONNECTIONS):
+            ws = WebSocketClient.connect(self.server.port, "/v1/stream", token=ALICE, receive_buffer=4096)
+            self.assertEqual(ws.status, 101, ws.body)
+            ws.sock.setblocking(False)
+            self.sockets.append(ws)
+        baseline = settle_rss(self.server)
+        start = {"type": "start", "exercise": "elbowFlexion", "side": "right"}
+        sent = 0
+        t = [0.0] * self.CONNECTIONS
+        pending = [encode_frame(OP_TEXT, json.dumps(start).encode(), mask=os.urandom(4))
+                   for _ in range(self.CONNECTIONS)]
+        deadline = time.monotonic() + self.STREAM_SECONDS
+        while time.monotonic() < deadline:
+            for index, ws in enumerate(self.sockets):
+                if not pending[index]:
+                    t[index] += 1 / 30
+                    pending[index] = encode_frame(OP_TEXT, json.dumps(self.pose(t[index])).encode(),
+                                                  mask=os.urandom(4))
+                try:
+                    count = ws.sock.send(pending[index])
+                    pending[index] = pending[index][count:]
+                    sent += count
+                except (BlockingIOError, InterruptedError):
+                    pass
+                except OSError:
+                    pending[index] = b""
+        # Then a frame announcing 1 MiB, left unfinished.
+        peak = self.server.rss()
+        for ws in self.sockets:
+            ws.sock.setblocking(True)
+            ws.sock.settimeout(5)
+            header = bytes([0x81, 0xFF]) + (1 << 20).to_bytes(8, "big") + os.urandom(4)
+            try:
+                ws.sock.sendall(header + b"x" * self.UNFINISHED)
+            except OSError:
+                pass
+            peak = max(peak, self.server.rss())
+        for _ in range(10):
+            time.sleep(0.1)
+            peak = max(peak, self.server.rss())
+        per_connection = (peak - baseline) / self.CONNECTIONS
+        print(f"\nupgraded connections: {per_connection / KiB:.0f} KiB of server RSS each after {sent / MB:.1f} MB "
+              f"of poses unread and an unfinished 1 MiB frame", file=sys.stderr)
+        self.assertLess(
+            per_connection, self.MAX_GROWTH_PER_CONNECTION,
+            f"{self.CONNECTIONS} WebSocket connections streaming without reading ({sent / MB:.1f} MB sent), then "
+            f"an unfinished frame each, grew the server's RSS by {(peak - baseline) / MB:.1f} MB "
+            f"({per_connection / KiB:.0f} KiB per connection; {baseline / MB:.0f} → {peak / MB:.0f} MB)")
 
 
 class PipelinedWriteTimeoutTests(_PipelineFlood):
