@@ -73,27 +73,14 @@ extension Pose {
     }
 }
 
-/// The shared test vectors of PROTOCOL.md §4.
+/// The pose-format test vectors of docs/protocol.md §4, in `Fixtures/` beside this file.
 enum FormatVectors {
-    /// `../shared/vectors/formats.json` beside the package root (found by walking up from this file to the
-    /// directory holding `Package.swift`), or the copy in `Fixtures/` when the shared one is missing.
+    /// `Fixtures/formats.json`.
     static func url() throws -> URL {
-        var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        var root: URL?
-        while directory.path != "/" {
-            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
-                root = directory
-                break
-            }
-            directory.deleteLastPathComponent()
-        }
-        let packageRoot = try #require(root, "no Package.swift above \(#filePath)")
-        let shared = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/vectors/formats.json")
-        if FileManager.default.fileExists(atPath: shared.path) { return shared }
-        let copy = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Fixtures/formats.json")
-        #expect(FileManager.default.fileExists(atPath: copy.path), "neither \(shared.path) nor \(copy.path) exists")
-        return copy
+        #expect(FileManager.default.fileExists(atPath: url.path), "\(url.path) is missing")
+        return url
     }
 
     struct Case: Sendable, CustomTestStringConvertible {

@@ -22,12 +22,8 @@ except ImportError:  # pragma: no cover - reported by the test module
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DEFAULT_BINARY = os.path.join(ROOT, ".build", "debug", "motion-server")
-# The contract's folder, shared/ beside the repository (as the README's ../shared/PROTOCOL.md); a clone without it
-# tests against the copy of its vectors that the Swift tests keep (Tests/MotionWireTests/Fixtures).
-PROTOCOL_DIR = os.path.join(os.path.dirname(ROOT), "shared")
-FORMAT_VECTORS = os.path.join(PROTOCOL_DIR, "vectors", "formats.json")
-if not os.path.exists(FORMAT_VECTORS):
-    FORMAT_VECTORS = os.path.join(ROOT, "Tests", "MotionWireTests", "Fixtures", "formats.json")
+# The pose-format test vectors (docs/protocol.md §4), kept with the Swift tests that read them too.
+FORMAT_VECTORS = os.path.join(ROOT, "Tests", "MotionWireTests", "Fixtures", "formats.json")
 TIMEOUT = 5.0
 
 

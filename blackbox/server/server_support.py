@@ -1,5 +1,4 @@
-"""Shared by the black-box tests of the motion-server executable against ../shared/PROTOCOL.md (the contract
-beside the repository).
+"""Shared by the black-box tests of the motion-server executable against its protocol (docs/protocol.md).
 
 Run:  swift build --product motion-server
       .venv/bin/python -m unittest discover -v -s blackbox/server -p 'test_server_*.py'
