@@ -15,6 +15,9 @@ func runServer() async -> Int32 {
     }
     // systemd's default soft limit of 1,024 descriptors would cap the server far below its connection bound.
     System.raiseOpenFileLimit()
+    // A file size limit (RLIMIT_FSIZE) fails the store's write with EFBIG, as a full disk fails it with ENOSPC: the
+    // summary is held and retried and `/readyz` says not ready, rather than the process being killed by SIGXFSZ.
+    signal(SIGXFSZ, SIG_IGN)
     let termination = SignalWaiter()
     let server: MotionServer
     let address: SocketAddress
