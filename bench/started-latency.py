@@ -14,7 +14,6 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,18 +22,16 @@ import websockets
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "blackbox", "support"))
+sys.path.insert(0, HERE)
+
+import resume  # noqa: E402  (its start_server)
 
 START = json.dumps({"type": "start", "exercise": "elbowFlexion", "side": "right", "options": {"snapshots": "off"}})
 
 
 def start_server(binary, database):
-    proc = subprocess.Popen(
-        [binary, "--port", "0", "--database", database, "--log-level", "warning"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    line = proc.stdout.readline()
-    if "listening on" not in line:
-        raise SystemExit(f"server did not start: {line!r}")
-    return proc, int(line.strip().rsplit(":", 1)[1])
+    proc, port = resume.start_server(binary, database)
+    return proc, int(port)
 
 
 async def one(port, latencies):
