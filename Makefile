@@ -61,7 +61,7 @@ run: deps-run
 dev-cert:
 	Docker/dev-cert.sh data/tls
 
-## Several nodes on this machine without Docker (PROTOCOL.md §8): Debian's PostgreSQL and nginx as processes in a
+## Several nodes on this machine without Docker (docs/protocol.md §8): Debian's PostgreSQL and nginx as processes in a
 ## temporary directory, NODES motion-server nodes (default 2), one port for clients (PORT, default 8080); Ctrl-C
 ## stops everything.
 NODES ?= 2

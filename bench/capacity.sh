@@ -21,10 +21,10 @@
 #                  verified by motion-load)
 #   RAW_DIR=<dir>  keeps every raw motion-load report there
 #   DROP_EVERY=S   a share of the sessions (DROP_SHARE, default 0.1) abort their connection every S seconds and
-#                  resume it (motion-load --drop-every, PROTOCOL.md §3.1)
+#                  resume it (motion-load --drop-every, docs/protocol.md §3.1)
 #   MOTION=1       the phone's samples too, 60 per second, a `motion` message every MOTION_EVERY poses
-#                  (default 3: every 100 ms, as the Live page sends them; motion-load --motion, PROTOCOL.md §3.3)
-#   BINARY=1       poses as binary frames (motion-load --binary, PROTOCOL.md §3.2)
+#                  (default 3: every 100 ms, as the Live page sends them; motion-load --motion, docs/protocol.md §3.3)
+#   BINARY=1       poses as binary frames (motion-load --binary, docs/protocol.md §3.2)
 # Smoke run: RUNS=1 START=50 STEP=50 MAX_SESSIONS=100 STEP_SECONDS=2 MAX_LOAD= bench/capacity.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."

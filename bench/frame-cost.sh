@@ -2,7 +2,7 @@
 # Where one live frame's server CPU goes, beside the floor: motion-server's own WebSocket echo (`--ws-echo`: the
 # same server, loops, timers and metrics, no analysis) driven at the same rate with frames of the same size. Per run
 # a fresh release server and database: the echo with `ws-bench-client rate`, then live sessions with `motion-load`
-# sending JSON poses, binary pose frames (PROTOCOL.md §3.2), and JSON poses with the phone's samples (§3.3); µs of
+# sending JSON poses, binary pose frames (docs/protocol.md §3.2), and JSON poses with the phone's samples (§3.3); µs of
 # server CPU per pose frame = server CPU / frames
 # over the measured phase, median of RUNS. A last pass of each records a `perf` profile (not counted in the medians),
 # which bench/frame-cost/classify.py splits into the parts of the path (kernel receive and send, WebSocket core,

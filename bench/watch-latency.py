@@ -1,4 +1,4 @@
-"""Cross-node watch latency (PROTOCOL.md §8): how long after a pose is sent its snapshot reaches a watcher on the
+"""Cross-node watch latency (docs/protocol.md §8): how long after a pose is sent its snapshot reaches a watcher on the
 session's own node, and one on another node (over PostgreSQL's LISTEN/NOTIFY).
 
 Two nodes on one PostgreSQL database (blackbox/support/cluster.py: Debian's PostgreSQL in a temporary directory).

@@ -1,4 +1,4 @@
-// REST and WebSocket access to the server (PROTOCOL.md §3, §5, §6). The optional bearer token lives in
+// REST and WebSocket access to the server (docs/protocol.md §3, §5, §6). The optional bearer token lives in
 // localStorage and is sent as `Authorization: Bearer` (REST) or the `bearer.<token>` subprotocol (WebSocket).
 
 const TOKEN_KEY = 'motion.token';
@@ -66,7 +66,7 @@ export function listSessions(filters = {}) {
 
 export const getSession = (id) => getJSON(`/v1/sessions/${encodeURIComponent(id)}`);
 export const getSeries = (id) => getJSON(`/v1/sessions/${encodeURIComponent(id)}/series`);
-/** The phone's acceleration over the session, downsampled (`GET /v1/sessions/{id}/motion`, PROTOCOL.md §5.2). */
+/** The phone's acceleration over the session, downsampled (`GET /v1/sessions/{id}/motion`, docs/protocol.md §5.2). */
 export const getMotion = (id) => getJSON(`/v1/sessions/${encodeURIComponent(id)}/motion`);
 export const deleteSession = (id) => request('DELETE', `/v1/sessions/${encodeURIComponent(id)}`);
 /** One subject's sessions, oldest first, for trend charts (`GET /v1/subjects/{subject}/progress`, §5.2). */

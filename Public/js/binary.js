@@ -1,4 +1,4 @@
-// Binary pose frames (PROTOCOL.md §3.2): a pose as a binary WebSocket message of 20 bytes of header, 8 per seen
+// Binary pose frames (docs/protocol.md §3.2): a pose as a binary WebSocket message of 20 bytes of header, 8 per seen
 // joint and one confidence byte per seen joint — 191 bytes for 19 joints, about a fifth of its JSON. The layout is
 // the server's (Sources/MotionWire/BinaryPoseFrame.swift), all numbers little-endian:
 //
@@ -9,7 +9,7 @@
 //   4       u16       image height (0 = unknown)
 //   6       u16       reserved, 0
 //   8       f64       t
-//   16      u32       seen mask: bit i = joint i of jointOrder() (PROTOCOL.md §1)
+//   16      u32       seen mask: bit i = joint i of jointOrder() (docs/protocol.md §1)
 //   20      f32 × 2   x, y in pixels (y down) per seen joint, in joint order
 //   then    u8        confidence × 255 per seen joint (when flag bit 0)
 

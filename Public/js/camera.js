@@ -1,6 +1,6 @@
 // The Camera pose source: the device camera and MediaPipe's BlazePose (Tasks Vision), loaded from its public
 // CDN only when this source is chosen. Landmarks go to the server as `format: "mediapipe"` (normalised 33
-// landmarks with width/height, PROTOCOL.md §4). The detector sees the camera's raw (unmirrored) frames, whose
+// landmarks with width/height, docs/protocol.md §4). The detector sees the camera's raw (unmirrored) frames, whose
 // left/right labels are anatomical; the preview is shown mirrored like a selfie, overlay included, which changes
 // no coordinates. A camera that delivers already-mirrored frames needs "swap left and right" (`mirrored: true`).
 

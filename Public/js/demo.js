@@ -170,7 +170,7 @@ export class DemoSource {
     return { value: this.rest, faults: [], intensity: 0, out: false };
   }
 
-  /** One pose at `clock` seconds: `{width, height, points, confidence}` in image pixels (PROTOCOL.md §2). */
+  /** One pose at `clock` seconds: `{width, height, points, confidence}` in image pixels (docs/protocol.md §2). */
   poseAt(clock) {
     const { width, height } = IMAGE;
     const s = this.script(clock);

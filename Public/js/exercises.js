@@ -1,4 +1,4 @@
-// Exercises: a clinic's own exercises (PROTOCOL.md §5.1), listed beside nothing else, created with POST, changed
+// Exercises: a clinic's own exercises (docs/protocol.md §5.1), listed beside nothing else, created with POST, changed
 // with PUT (a new version; stored sessions keep theirs) and deleted with DELETE after a confirmation. A refused
 // definition (422 `invalidExercise`) is shown at the field its JSON Pointer names.
 

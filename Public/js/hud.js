@@ -1,4 +1,4 @@
-// The heads-up display shared by Live and Watch: built from `snapshot` messages (PROTOCOL.md §3), plus the
+// The heads-up display shared by Live and Watch: built from `snapshot` messages (docs/protocol.md §3), plus the
 // feedback line fed by `event` messages, with optional voice and vibration.
 
 import { t, faultText, setupText, jointName, onLanguageChange, apply } from './i18n.js';
@@ -121,7 +121,7 @@ export class Hud {
   }
 
   /**
-   * The prescribed sets (`snapshot.set`, PROTOCOL.md §5.1): where the patient is, and "set done" from the moment a
+   * The prescribed sets (`snapshot.set`, docs/protocol.md §5.1): where the patient is, and "set done" from the moment a
    * set reaches its goal until the next set's first clean rep (or for good once the last one is done).
    */
   showSet(set) {

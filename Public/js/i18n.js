@@ -1,5 +1,5 @@
 // The one translation table of the front end (Spanish and English), and helpers to apply it.
-// Every FormFeedback and SetupIssue raw value of PROTOCOL.md §1 has a text under `fault.*` / `setup.*`.
+// Every FormFeedback and SetupIssue raw value of docs/protocol.md §1 has a text under `fault.*` / `setup.*`.
 
 export const TABLE = {
   en: {
@@ -21,7 +21,7 @@ export const TABLE = {
     'exercises.rep': 'Repetitions', 'exercises.hold': 'Hold', 'exercises.sidedness': 'Sides',
     'exercises.oneSided': 'One side', 'exercises.bilateral': 'Both together', 'exercises.alternating': 'Alternating',
     'exercises.direction': 'A rep goes', 'exercises.rising': 'Up from rest', 'exercises.falling': 'Down from rest',
-    'exercises.measurement': 'Measurement (JSON, PROTOCOL.md §5.1)', 'exercises.rest': 'Rest',
+    'exercises.measurement': 'Measurement (JSON, docs/protocol.md §5.1)', 'exercises.rest': 'Rest',
     'exercises.enter': 'Enter', 'exercises.exit': 'Exit', 'exercises.minAmplitude': 'Least amplitude',
     'exercises.preview': 'What will be sent',
     'exercises.try': 'Try it',
@@ -190,7 +190,7 @@ export const TABLE = {
     'exercises.rep': 'Repeticiones', 'exercises.hold': 'Mantenido', 'exercises.sidedness': 'Lados',
     'exercises.oneSided': 'Un lado', 'exercises.bilateral': 'Los dos a la vez', 'exercises.alternating': 'Alternos',
     'exercises.direction': 'Una repetición va', 'exercises.rising': 'Hacia arriba desde reposo', 'exercises.falling': 'Hacia abajo desde reposo',
-    'exercises.measurement': 'Medida (JSON, PROTOCOL.md §5.1)', 'exercises.rest': 'Reposo',
+    'exercises.measurement': 'Medida (JSON, docs/protocol.md §5.1)', 'exercises.rest': 'Reposo',
     'exercises.enter': 'Entrada', 'exercises.exit': 'Salida', 'exercises.minAmplitude': 'Amplitud mínima',
     'exercises.preview': 'Lo que se enviará',
     'exercises.try': 'Pruébelo',

@@ -1,4 +1,4 @@
-// The joints of PROTOCOL.md §1 as the server describes them (`GET /v1/formats`), the bones drawn between them,
+// The joints of docs/protocol.md §1 as the server describes them (`GET /v1/formats`), the bones drawn between them,
 // and helpers to turn an exercise's side-relative joint names into real ones.
 
 import { getJSON } from './api.js';
@@ -8,7 +8,7 @@ let formatsPromise = null;
 
 /**
  * Fetches the server's input-format maps (`GET /v1/formats`: the joint of every keypoint of each format of
- * PROTOCOL.md §4, what the coordinates are measured in, the joints derived from others) once; the page awaits it
+ * docs/protocol.md §4, what the coordinates are measured in, the joints derived from others) once; the page awaits it
  * before it draws or encodes a pose, so what it draws is read exactly as the server reads it.
  */
 export function loadFormats({ reload = false } = {}) {
@@ -19,7 +19,7 @@ export function loadFormats({ reload = false } = {}) {
   return formatsPromise;
 }
 
-/** The 19 joints of PROTOCOL.md §1 in wire order (the compact `keypoints` and binary frames), once loaded. */
+/** The 19 joints of docs/protocol.md §1 in wire order (the compact `keypoints` and binary frames), once loaded. */
 export function jointOrder() {
   if (!formats) throw new Error('the input formats are not loaded yet (loadFormats)');
   return formats.joints;
@@ -58,7 +58,7 @@ export function measuredJoints(exercise, side) {
 }
 
 /**
- * Decodes one pose line of any PROTOCOL.md §4 input format into {points: {joint: [x, y]}, width, height}, for
+ * Decodes one pose line of any docs/protocol.md §4 input format into {points: {joint: [x, y]}, width, height}, for
  * drawing, with the server's map of that format (`loadFormats`): keypoints to joints, normalised or bottom-up
  * coordinates to pixels, joints below the format's confidence floor left out, `neck` and `root` derived where the
  * format has none. Returns null for an unknown format or before the maps are loaded.

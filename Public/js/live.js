@@ -58,7 +58,7 @@ function remember(key, on) {
 
 function selectedExercise() { return catalog.find((e) => e.id === $('exercise').value); }
 
-/** The catalog in two groups: the built-in exercises, then the tenant's own (PROTOCOL.md §5.1). */
+/** The catalog in two groups: the built-in exercises, then the tenant's own (docs/protocol.md §5.1). */
 function fillExercises() {
   const select = $('exercise');
   const current = select.value || new URLSearchParams(location.search).get('exercise') || 'elbowFlexion';
@@ -140,7 +140,7 @@ $('use-replay').addEventListener('click', () => {
 });
 $('subject').value = localStorage.getItem('motion.subject') || '';
 
-// Binary pose frames (PROTOCOL.md §3.2): `?binary=1` (or `0`) in the URL, else the remembered choice.
+// Binary pose frames (docs/protocol.md §3.2): `?binary=1` (or `0`) in the URL, else the remembered choice.
 const BINARY_KEY = 'motion.binary';
 function initialBinary() {
   const fromURL = new URLSearchParams(location.search).get('binary');
@@ -150,7 +150,7 @@ function initialBinary() {
 $('opt-binary').checked = initialBinary();
 $('opt-binary').addEventListener('change', (e) => remember(BINARY_KEY, e.target.checked));
 
-// The phone's motion sensors (PROTOCOL.md §3.3): on by default on a touch screen, remembered; `?motion=1` (or `0`)
+// The phone's motion sensors (docs/protocol.md §3.3): on by default on a touch screen, remembered; `?motion=1` (or `0`)
 // in the URL for one visit. Asked for at Start, the tap iOS needs for its permission prompt.
 const MOTION_KEY = 'motion.sensors';
 function initialMotion() {
@@ -200,7 +200,7 @@ function useStage(camera) {
   $('stage').classList.toggle('mirror', camera);
 }
 
-// ---- Prescription (PROTOCOL.md §5.1) ---------------------------------------------------------------------
+// ---- Prescription (docs/protocol.md §5.1) ---------------------------------------------------------------------
 
 const RX_FIELDS = [
   // [input id, option, label key, min, max, whole number]
@@ -444,7 +444,7 @@ async function startSession() {
     startMotion(s, permission);
     source.begin((frame) => {
       if (s.stopping || s.finishing) return;
-      // Keep time strictly increasing (PROTOCOL.md §2); replays carry their own clock.
+      // Keep time strictly increasing (docs/protocol.md §2); replays carry their own clock.
       let tt = kind === 'replay' ? frame.t : Math.round((performance.now() - s.t0)) / 1000;
       if (tt <= s.lastT) tt = s.lastT + 0.001;
       s.lastT = tt;

@@ -1,4 +1,4 @@
-// The phone's motion sensors on the Live page (PROTOCOL.md §3.3): permission (iOS asks for it from a tap),
+// The phone's motion sensors on the Live page (docs/protocol.md §3.3): permission (iOS asks for it from a tap),
 // `devicemotion` readings as samples `[t, ax, ay, az(, rx, ry, rz)]` on the poses' clock, sent in batches about
 // every 100 ms as `motion` messages.
 

@@ -1,5 +1,5 @@
 // Progress: one subject's sessions of one exercise over the weeks (GET /v1/subjects/{subject}/progress,
-// PROTOCOL.md §5.2), oldest first: best and mean peak as a trend, clean and rejected reps per session, and the
+// docs/protocol.md §5.2), oldest first: best and mean peak as a trend, clean and rejected reps per session, and the
 // same figures as a table whose dates open each session's page in History, with each session's form faults (its
 // `faultCounts`: a column, and a line of dots over the rep bars).
 

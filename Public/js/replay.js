@@ -1,4 +1,4 @@
-// The Replay pose source: a recorded file of poses in JSON Lines (one PROTOCOL.md pose per line, with or
+// The Replay pose source: a recorded file of poses in JSON Lines (one docs/protocol.md pose per line, with or
 // without `"type":"pose"`; `poses` batches are flattened; an optional first `start` line gives the format),
 // streamed at the pace of its own timestamps. Live saves what it streamed in this format (`recordingText`).
 

@@ -1,6 +1,6 @@
 // One binding of a session's messages to the screen, used by Live and Watch alike: `snapshot` messages feed the
 // HUD and the chart, `event` messages the feedback, the chart's rep markers and the HUD's last rep, and the
-// exercise as prescribed (PROTOCOL.md §5.1) sets the target and thresholds that the chart draws and names.
+// exercise as prescribed (docs/protocol.md §5.1) sets the target and thresholds that the chart draws and names.
 
 import { t, onLanguageChange } from './i18n.js';
 

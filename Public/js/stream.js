@@ -1,7 +1,7 @@
-// One live session over /v1/stream that survives a dropped connection (PROTOCOL.md §3.1): it keeps the frames
+// One live session over /v1/stream that survives a dropped connection (docs/protocol.md §3.1): it keeps the frames
 // sent after the server's last `checkpoint`, and when the socket closes without the session being finished it
 // opens a new one, sends `resume` with the session's token, and re-sends what the server does not hold. Poses go
-// as JSON, or as binary pose frames (PROTOCOL.md §3.2, binary.js) when asked for and the session's format allows.
+// as JSON, or as binary pose frames (docs/protocol.md §3.2, binary.js) when asked for and the session's format allows.
 
 import { MessageSocket } from './api.js';
 import { carriesBinary, encodePose } from './binary.js';
@@ -198,7 +198,7 @@ export class LiveStream {
   }
 
   /**
-   * Keeps a control message (`reset`, `baseline`: PROTOCOL.md §3) after the frames kept so far and sends it when
+   * Keeps a control message (`reset`, `baseline`: docs/protocol.md §3) after the frames kept so far and sends it when
    * connected: given while reconnecting, it goes after the resume. Returns false once the session is stopping.
    */
   control(type) {
@@ -209,7 +209,7 @@ export class LiveStream {
   }
 
   /**
-   * Keeps motion samples (PROTOCOL.md §3.3) after the poses kept so far and sends them as one `motion` message when
+   * Keeps motion samples (docs/protocol.md §3.3) after the poses kept so far and sends them as one `motion` message when
    * connected; those the server does not hold are sent again after a resume. Returns false once the session is
    * stopping.
    */

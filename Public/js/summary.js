@@ -1,4 +1,4 @@
-// Renders a stored session summary (PROTOCOL.md §5) as a list of figures; used by Live, Watch and History.
+// Renders a stored session summary (docs/protocol.md §5) as a list of figures; used by Live, Watch and History.
 
 import { t, faultText, exerciseName } from './i18n.js';
 import { formatDuration, formatDate, $ } from './common.js';
@@ -43,7 +43,7 @@ export function renderSummary(m, dl, options) {
 }
 
 /**
- * Where a summary that came over a socket stands in the store (PROTOCOL.md §3: the server answers `stop` with the
+ * Where a summary that came over a socket stands in the store (docs/protocol.md §3: the server answers `stop` with the
  * summary, stores it, then closes with 1000): 'saving' until that close, then 'stored' (the link to History is
  * offered only now, so it never opens a session still being written) or 'notStored' (the close said it failed).
  */

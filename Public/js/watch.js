@@ -98,7 +98,7 @@ async function follow(id) {
     skeleton.setPose(m);
     $('watch-stage-note').hidden = true;
   });
-  // PROTOCOL.md §3.1: the patient's connection dropped (the session waits for a resume) or came back.
+  // docs/protocol.md §3.1: the patient's connection dropped (the session waits for a resume) or came back.
   const following = statusArgs.slice();
   socket.on('connection', (m) => {
     // The last pose stays, faded, while the patient is away.
@@ -106,7 +106,7 @@ async function follow(id) {
     if (m.connected) setStatus(...following);
     else setStatus('watch.disconnected', {}, 'warn');
   });
-  // The summary comes before the session is stored; the watcher's close 1000 says it is (PROTOCOL.md §3).
+  // The summary comes before the session is stored; the watcher's close 1000 says it is (docs/protocol.md §3).
   socket.on('summary', (m) => {
     renderSummary(m, $('summary-stats'));
     $('summary-link').href = `history.html?session=${encodeURIComponent(id)}`;

@@ -18,7 +18,7 @@ struct ClientState: Sendable {
     var stopSent = false
     /// The summary the server stored: received, then confirmed by the close 1000 that follows it.
     var summary: SessionSummary?
-    /// The summary received, until the close that follows it says whether it was stored (PROTOCOL.md §3).
+    /// The summary received, until the close that follows it says whether it was stored (docs/protocol.md §3).
     var receivedSummary: SessionSummary?
     var failure: RemoteSessionError?
     typealias Waiters = (

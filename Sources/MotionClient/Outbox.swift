@@ -1,6 +1,6 @@
 import MotionCore
 
-/// The bounded queue of what a client sends, and keeps until the server confirms it (PROTOCOL.md §3.1): pure
+/// The bounded queue of what a client sends, and keeps until the server confirms it (docs/protocol.md §3.1): pure
 /// bookkeeping, no I/O. Entries are sent in order; a `checkpoint` removes those it covers; after a drop the kept
 /// entries the server does not hold are sent again: the poses after `resumed.t`, the controls given at or after
 /// the pose at it (a `reset` or `baseline` given twice at the same pose acts once), the motion samples after

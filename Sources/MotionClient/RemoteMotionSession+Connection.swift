@@ -195,7 +195,7 @@ extension RemoteMotionSession {
             state.socket = nil
             state.ready = false
             if state.isOver { return .nothing }
-            // PROTOCOL.md §3: the server answers `stop` with the summary, stores it, then closes with 1000. Any other
+            // docs/protocol.md §3: the server answers `stop` with the summary, stores it, then closes with 1000. Any other
             // end after the summary (1011 after `storeUnavailable`, a lost connection) leaves it unconfirmed.
             if let summary = state.receivedSummary {
                 guard code == 1000 else { return .fail(.closed(code: code, reason: reason)) }

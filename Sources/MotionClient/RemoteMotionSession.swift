@@ -13,7 +13,7 @@ public import Observation
 ///
 /// Poses given to ``process(_:)`` are queued and sent at once (binary frames when the server offers them); the
 /// server's events arrive through ``events()`` and its snapshots in ``snapshot``. A dropped connection is opened
-/// again and the session resumed, with the poses since the last checkpoint sent again (PROTOCOL.md §3.1): the
+/// again and the session resumed, with the poses since the last checkpoint sent again (docs/protocol.md §3.1): the
 /// summary is the one a single connection would give.
 ///
 /// The connection holds the session until ``stop()`` answers or the session fails: end every session with `stop()`.
@@ -46,7 +46,7 @@ public final class RemoteMotionSession: Sendable {
     ///   - exercise: The exercise (its id is sent; the server's catalog defines it).
     ///   - side: The working side (required for one-sided exercises).
     ///   - options: The prescription, baseline reps and snapshot policy sent in `start`.
-    ///   - token: A bearer token, when the server requires one (PROTOCOL.md §6).
+    ///   - token: A bearer token, when the server requires one (docs/protocol.md §6).
     ///   - configuration: Limits, timers, TLS and queue size.
     /// - Throws: ``RemoteSessionError/invalidServer(_:)`` for a URL that is not `ws://` or `wss://`.
     public init(
@@ -101,7 +101,7 @@ public final class RemoteMotionSession: Sendable {
         return []
     }
 
-    /// Queues the phone's motion-sensor samples (PROTOCOL.md §3.3), on the poses' clock.
+    /// Queues the phone's motion-sensor samples (docs/protocol.md §3.3), on the poses' clock.
     /// - Parameter samples: Accelerometer (and gyroscope) samples in increasing `t`.
     /// - Throws: `PoseError`: `notRunning` once the session stopped or failed, `nonFinite` for a number that is not.
     public func process(motion samples: [MotionSample]) throws(PoseError) {

@@ -1,6 +1,6 @@
 /// How a ``RemoteMotionSession`` talks to the server: limits and timers, each with a safe default.
 public struct RemoteSessionConfiguration: Sendable {
-    /// Send poses as binary frames (PROTOCOL.md §3.2) when the server offers them: a v2 server, recognised by the
+    /// Send poses as binary frames (docs/protocol.md §3.2) when the server offers them: a v2 server, recognised by the
     /// `resume` token in `started`, takes them in `joints` sessions. Binary frames carry coordinates as 32-bit
     /// floats (about a fifth of the JSON's bytes). Default true.
     public var binaryFrames = true
@@ -31,7 +31,7 @@ public struct RemoteSessionConfiguration: Sendable {
     public var updatesSnapshotOnMainActor = false
     /// The opaque client id sent in `start` (at most 128 characters and 256 bytes of UTF-8), to query history later.
     public var subject: String?
-    /// Whether the camera image is mirrored (front camera): the server swaps left and right (PROTOCOL.md §4).
+    /// Whether the camera image is mirrored (front camera): the server swaps left and right (docs/protocol.md §4).
     public var mirrored = false
 
     /// Creates the defaults.

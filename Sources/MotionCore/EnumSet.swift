@@ -9,7 +9,7 @@ public protocol BitIndexed: Hashable, Sendable {
 
 /// A set of ``BitIndexed`` values stored as a bit mask: no allocation, constant-time membership.
 ///
-/// Iterates in the vocabulary's order (for joints, wire order of PROTOCOL.md §1).
+/// Iterates in the vocabulary's order (for joints, wire order of docs/protocol.md §1).
 public struct EnumSet<Element: BitIndexed>: SetAlgebra, Sendable, Hashable {
     /// The bits, one per member at its ``BitIndexed/bitIndex``.
     public var rawValue: UInt32

@@ -1,4 +1,4 @@
-/// One of the 19 body points of PROTOCOL.md §1, in wire order.
+/// One of the 19 body points of docs/protocol.md §1, in wire order.
 ///
 /// The raw values are the wire names; `index` is the position in the compact `keypoints` form
 /// and in ``Pose``'s fixed storage.

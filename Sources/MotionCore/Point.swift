@@ -1,4 +1,4 @@
-/// A position in image pixels, origin top-left, y growing downwards (PROTOCOL.md §2).
+/// A position in image pixels, origin top-left, y growing downwards (docs/protocol.md §2).
 public struct Point: Sendable, Hashable, Codable {
     /// Horizontal position in pixels.
     public var x: Double

@@ -1,4 +1,4 @@
-/// One frame of body points from a 2D pose detector (PROTOCOL.md §2).
+/// One frame of body points from a 2D pose detector (docs/protocol.md §2).
 ///
 /// Points are image pixels with y down; an absent joint means "not seen". The 19 slots live in fixed
 /// inline storage with a presence mask, so a `Pose` is a plain value that never touches the heap.

@@ -1,4 +1,4 @@
-/// A form rule of an exercise that was broken (PROTOCOL.md §1). Clients translate the raw values.
+/// A form rule of an exercise that was broken (docs/protocol.md §1). Clients translate the raw values.
 public enum FormFeedback: String, Sendable, Hashable, CaseIterable, Codable, BitIndexed {
     case keepUpperArmStill, keepThighStill, keepElbowStraight, keepTrunkUpright
     case keepShouldersLevel, keepKneeStraight, keepHipsLevel
@@ -27,7 +27,7 @@ public enum FormFeedback: String, Sendable, Hashable, CaseIterable, Codable, Bit
     }
 }
 
-/// A camera placement problem (PROTOCOL.md §1). The empty set means the placement is good.
+/// A camera placement problem (docs/protocol.md §1). The empty set means the placement is good.
 public enum SetupIssue: String, Sendable, Hashable, CaseIterable, Codable, BitIndexed {
     /// A required joint touches the image border, or the body fills the image height.
     case tooClose

@@ -7,16 +7,16 @@ import Synchronization
 public struct LiveLimits: Sendable, Equatable {
     /// Pose frames per second a connection may send, sustained (a batch counts each frame), with a burst of twice
     /// this. A faster client is not refused: its socket is not read until the budget refills, so TCP slows it
-    /// (PROTOCOL.md §3, flow control).
+    /// (docs/protocol.md §3, flow control).
     public var framesPerSecond = 240.0
-    /// Motion samples per second a connection may send, sustained (PROTOCOL.md §3.3: up to 100), with a burst of
+    /// Motion samples per second a connection may send, sustained (docs/protocol.md §3.3: up to 100), with a burst of
     /// twice this. Past it the connection is slowed like a fast pose stream (flow control), never refused.
     public var motionSamplesPerSecond = 100.0
     /// The largest WebSocket message and JSON document accepted, in bytes.
     public var maxMessageBytes = 1 << 20
     /// A session with no message from its client for this long is closed with 1001.
     public var idleTimeout: Duration = .seconds(120)
-    /// How long a live session whose connection ended without `stop` stays resumable (PROTOCOL.md §3.1); zero
+    /// How long a live session whose connection ended without `stop` stays resumable (docs/protocol.md §3.1); zero
     /// abandons it at once.
     public var resumeWindow: Duration = .seconds(120)
     /// How long the client of a stopped session waits for its summary to be stored, the write retried meanwhile,

@@ -301,8 +301,8 @@ public final class MotionServer: Sendable {
         }
     }
 
-    /// Drains (PROTOCOL.md §7): stops accepting, closes WebSockets with 1001, checkpoints every live WebSocket session
-    /// (they stay resumable by the next run for their window, PROTOCOL.md §3.1; without a window they are stored as
+    /// Drains (docs/protocol.md §7): stops accepting, closes WebSockets with 1001, checkpoints every live WebSocket session
+    /// (they stay resumable by the next run for their window, docs/protocol.md §3.1; without a window they are stored as
     /// abandoned), stores HTTP-driven sessions as abandoned, finishes requests in flight, and closes the store.
     /// - Parameter gracePeriod: The longest to wait for requests in flight.
     public func shutdown(gracePeriod: Duration = .seconds(10)) async {

@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A phone on the simulated limb (PROTOCOL.md §3.3): what its accelerometer reads while the figure acts the session
+/// A phone on the simulated limb (docs/protocol.md §3.3): what its accelerometer reads while the figure acts the session
 /// out.
 public struct SimulatedPhone: Sendable, Hashable {
     /// Samples per second. Default 60 (a browser's `devicemotion` rate).

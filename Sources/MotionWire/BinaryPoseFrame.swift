@@ -1,6 +1,6 @@
 public import MotionCore
 
-/// The binary pose frame of PROTOCOL.md §3.2: a pose in 20 bytes of header, 8 per seen joint and, when flagged, one
+/// The binary pose frame of docs/protocol.md §3.2: a pose in 20 bytes of header, 8 per seen joint and, when flagged, one
 /// confidence byte per seen joint. All numbers little-endian:
 ///
 ///     offset  type        field
@@ -10,7 +10,7 @@ public import MotionCore
 ///     4       u16         image height (0 = unknown)
 ///     6       u16         reserved, 0
 ///     8       f64         t
-///     16      u32         seen mask: bit i = joint i of PROTOCOL.md §1
+///     16      u32         seen mask: bit i = joint i of docs/protocol.md §1
 ///     20      f32 × 2     x, y in pixels (y down) per seen joint, in joint order
 ///     then    u8          confidence × 255 per seen joint (flag bit 0)
 ///
@@ -85,7 +85,7 @@ extension PoseDecoder {
     /// The largest `t`, as for JSON poses.
     private static let maxBinaryTimestamp = 1e12
 
-    /// Decodes a binary pose frame (PROTOCOL.md §3.2) straight into a `Pose`, with no intermediate form.
+    /// Decodes a binary pose frame (docs/protocol.md §3.2) straight into a `Pose`, with no intermediate form.
     ///
     /// ```swift
     /// let pose = try decoder.decodeBinaryPose(frame)   // a binary WebSocket message's payload

@@ -1,5 +1,5 @@
 /// What the decoders noticed in input they accepted, beside the values they return: the first joint name that is
-/// not a joint of PROTOCOL.md §1.
+/// not a joint of docs/protocol.md §1.
 ///
 /// Pass one `inout` to the decoding calls that take it. A decoder fills a field only while it is nil, and only
 /// from input it accepts (a refused message or frame leaves the report as it was), so:
@@ -24,7 +24,7 @@ public struct DecodingReport: Sendable, Hashable {
     public static let maxNameBytes = 64
 
     /// The first member name of a `points` or `confidence` object in an accepted pose that is not a joint of
-    /// PROTOCOL.md §1 (names are case-sensitive), e.g. Apple Vision's raw `left_shoulder_1_joint`, `LeftElbow` or
+    /// docs/protocol.md §1 (names are case-sensitive), e.g. Apple Vision's raw `left_shoulder_1_joint`, `LeftElbow` or
     /// `leftHeel`: unescaped, cut to ``maxNameBytes``. Nil while there has been none. The pose was decoded without
     /// it, as if that joint were not seen.
     public var unknownJoint: String?

@@ -1,4 +1,4 @@
-/// The `code` of an `error` message (PROTOCOL.md §3) and of a REST error body (§5): the single source of truth.
+/// The `code` of an `error` message (docs/protocol.md §3) and of a REST error body (§5): the single source of truth.
 ///
 /// A struct with static members rather than an enum, so codes can be added without breaking exhaustive
 /// switches in clients of this module. Raw values are stable wire names.
@@ -26,7 +26,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let unknownExercise = ErrorCode(rawValue: "unknownExercise")
     /// `start` named a one-sided exercise without `side`. Decided by the server.
     public static let missingSide = ErrorCode(rawValue: "missingSide")
-    /// `resume` named no session, or another tenant's (PROTOCOL.md §3.1; the connection then closes with 1008).
+    /// `resume` named no session, or another tenant's (docs/protocol.md §3.1; the connection then closes with 1008).
     /// Decided by the server.
     public static let unknownSession = ErrorCode(rawValue: "unknownSession")
     /// `resume` gave the wrong token for its session (then close 1008). Decided by the server.
@@ -37,35 +37,35 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// A pose (or a frame of a batch) lacks `t`, has a field of the wrong type, a value out of range, a member
     /// or joint given twice, or lacks what its input format needs. Decided by the decoder.
     public static let invalidPose = ErrorCode(rawValue: "invalidPose")
-    /// A pose's `t` is not greater than the previous one's (PROTOCOL.md §2). Decided by the server.
+    /// A pose's `t` is not greater than the previous one's (docs/protocol.md §2). Decided by the server.
     public static let nonIncreasingTime = ErrorCode(rawValue: "nonIncreasingTime")
-    /// The client sends faster than the server allows. Decided by the server. PROTOCOL.md v1 only: the server now
+    /// The client sends faster than the server allows. Decided by the server. docs/protocol.md v1 only: the server now
     /// slows a fast client down instead (flow control) and never sends it.
     public static let rateLimited = ErrorCode(rawValue: "rateLimited")
     /// The session store failed: the session's summary could not be stored (a live session then closes with
     /// 1011), or a REST call could not be answered (503). Decided by the server.
     public static let storeUnavailable = ErrorCode(rawValue: "storeUnavailable")
     /// The message (or a batch's frame count) exceeds ``WireLimits``. Decided by the decoder.
-    /// An extension of PROTOCOL.md §3; over WebSocket the connection may instead be closed with 1009.
+    /// An extension of docs/protocol.md §3; over WebSocket the connection may instead be closed with 1009.
     public static let messageTooBig = ErrorCode(rawValue: "messageTooBig")
-    /// A pose named a joint that is not one of PROTOCOL.md §1 in `points` or `confidence`, e.g. Apple Vision's raw
+    /// A pose named a joint that is not one of docs/protocol.md §1 in `points` or `confidence`, e.g. Apple Vision's raw
     /// `left_shoulder_1_joint`, `LeftElbow` or `leftHeel`. Not a refusal: the name is ignored (the joint reads as
     /// not seen) and the pose is accepted; the server answers the first such name of a session, once, with this
-    /// code, and goes on (PROTOCOL.md §3). Noticed by the decoder (``DecodingReport/unknownJoint``), sent by the
+    /// code, and goes on (docs/protocol.md §3). Noticed by the decoder (``DecodingReport/unknownJoint``), sent by the
     /// server; ``WireError/unknownJoint(_:)`` builds the error.
     public static let unknownJoint = ErrorCode(rawValue: "unknownJoint")
     /// A known message other than a pose has a field of the wrong type or an invalid value, e.g. `start` without
     /// `exercise`, `"format":"openpose"`, a `subject` over 128 characters or 256 bytes or holding a control
     /// character, or a member given twice; also any message whose `type` is given twice. Decided by the decoder.
-    /// An extension of PROTOCOL.md §3.
+    /// An extension of docs/protocol.md §3.
     public static let invalidMessage = ErrorCode(rawValue: "invalidMessage")
 
-    /// An exercise definition (PROTOCOL.md §5.1) is well-formed JSON but not a usable exercise: a missing or
+    /// An exercise definition (docs/protocol.md §5.1) is well-formed JSON but not a usable exercise: a missing or
     /// unknown member, a wrong type, an unknown joint, segment, fault or enum value, or a value the measurement
     /// cannot read; the error's `pointer` names the first bad field. Decided by the decoder: `422` over REST.
     public static let invalidExercise = ErrorCode(rawValue: "invalidExercise")
 
-    // MARK: REST (PROTOCOL.md §5) and the HTTP layer
+    // MARK: REST (docs/protocol.md §5) and the HTTP layer
 
     /// No such session (or another tenant's, which reads the same), route or file: `404`.
     public static let notFound = ErrorCode(rawValue: "notFound")
@@ -74,12 +74,12 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// The request is not valid HTTP/1.1 (a malformed head, a limit exceeded): `400`, `413`, `414` or `431`, and
     /// the connection closes. Decided by the HTTP layer.
     public static let badRequest = ErrorCode(rawValue: "badRequest")
-    /// A missing or unknown bearer token (PROTOCOL.md §6): `401` with `WWW-Authenticate`.
+    /// A missing or unknown bearer token (docs/protocol.md §6): `401` with `WWW-Authenticate`.
     public static let unauthorized = ErrorCode(rawValue: "unauthorized")
     /// A request that offers more than one credential: two `Authorization` fields, or a bearer token and a
     /// `bearer.` WebSocket subprotocol naming another, or two such subprotocols naming different tokens: `400`.
     public static let ambiguousCredentials = ErrorCode(rawValue: "ambiguousCredentials")
-    /// Without tokens, a `Host` that is not one of the server's names (PROTOCOL.md §6.2; a DNS-rebinding page):
+    /// Without tokens, a `Host` that is not one of the server's names (docs/protocol.md §6.2; a DNS-rebinding page):
     /// `421`.
     public static let hostNotAllowed = ErrorCode(rawValue: "hostNotAllowed")
     /// A valid token without the right, e.g. a tenant token on `/metrics`: `403`.
@@ -113,7 +113,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// An unexpected server error; details are logged, not sent: `500`. Decided by the HTTP layer.
     public static let internalError = ErrorCode(rawValue: "internalError")
     /// A WebSocket handshake, or a request with a method other than `GET`, `HEAD` or `OPTIONS`, whose `Origin` is
-    /// neither the server's own nor an allowed one (PROTOCOL.md §6.2; a foreign page hijacking the socket or
+    /// neither the server's own nor an allowed one (docs/protocol.md §6.2; a foreign page hijacking the socket or
     /// acting on the user's behalf): `403`.
     public static let originNotAllowed = ErrorCode(rawValue: "originNotAllowed")
     /// An invalid WebSocket opening handshake (RFC 6455 §4.2.1): `400`, or `426` naming the supported version.

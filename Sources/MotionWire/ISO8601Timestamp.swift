@@ -2,7 +2,7 @@ import Basics
 
 /// Formats Unix seconds as an ISO-8601 UTC timestamp (RFC 3339 §5.6), `2026-11-29T14:00:00Z`, without Foundation.
 ///
-/// Whole seconds, rounded down: REST bodies carry server times to the second (PROTOCOL.md §5). Years outside
+/// Whole seconds, rounded down: REST bodies carry server times to the second (docs/protocol.md §5). Years outside
 /// 0000…9999 and non-finite times have no such form.
 enum ISO8601Timestamp {
     /// Appends the quoted timestamp, or `null` when `seconds` is nil, not finite or outside years 0000…9999.

@@ -1,7 +1,7 @@
-/// How a session's poses are laid out on the wire: `format` in `start` (PROTOCOL.md §4). Every format ends as the
+/// How a session's poses are laid out on the wire: `format` in `start` (docs/protocol.md §4). Every format ends as the
 /// 19 joints of §1 in image pixels, y down.
 public enum InputFormat: String, Sendable, Hashable, CaseIterable {
-    /// PROTOCOL.md §2 as is: pixels, y down, a `points` object or the compact 19 × `[x, y, c]` `keypoints`.
+    /// docs/protocol.md §2 as is: pixels, y down, a `points` object or the compact 19 × `[x, y, c]` `keypoints`.
     case joints
     /// Apple Vision: `points` normalised 0…1 with origin bottom-left; needs `width` and `height`.
     case vision

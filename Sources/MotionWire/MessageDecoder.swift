@@ -1,4 +1,4 @@
-/// Decodes the client messages of a live session (PROTOCOL.md §3) from WebSocket text frames.
+/// Decodes the client messages of a live session (docs/protocol.md §3) from WebSocket text frames.
 ///
 /// Holds the session's ``PoseDecoder``: create it with the defaults, and once the server accepts `start`, call
 /// ``configure(for:)`` so later `pose` and `poses` messages are read in the session's input format.
@@ -28,7 +28,7 @@
 /// `invalidMessage` (`start`, `motion` and its samples (``MotionDecoder``), and `type` given twice in any message). A syntax error outranks every other error,
 /// wherever it is in the message, inside a frame of a batch too.
 ///
-/// A `poses` batch is judged frame by frame (PROTOCOL.md §3): a frame that is well-formed JSON but not a valid
+/// A `poses` batch is judged frame by frame (docs/protocol.md §3): a frame that is well-formed JSON but not a valid
 /// pose does not throw; it is refused alone, as its element of ``ClientMessage/poses(_:)``, and the frames after
 /// it are read as usual.
 ///

@@ -1,6 +1,6 @@
 public import MotionCore
 
-/// Decodes the phone's motion samples (PROTOCOL.md §3.3): the `samples` of a `motion` message, or of a
+/// Decodes the phone's motion samples (docs/protocol.md §3.3): the `samples` of a `motion` message, or of a
 /// `POST /v1/sessions/{id}/motion` body, each `[t, ax, ay, az]` or `[t, ax, ay, az, rx, ry, rz]`.
 ///
 /// ```swift
@@ -13,7 +13,7 @@ public import MotionCore
 /// }
 /// ```
 ///
-/// Samples are judged one by one, as the frames of a `poses` batch are (PROTOCOL.md §3): a sample that is
+/// Samples are judged one by one, as the frames of a `poses` batch are (docs/protocol.md §3): a sample that is
 /// well-formed JSON but not a valid sample is refused alone with ``ErrorCode/invalidMessage``, its message naming
 /// it (`samples[3]: must be [t, ax, ay, az] or [t, ax, ay, az, rx, ry, rz]`), and the samples after it are still
 /// read. Accepted ranges: `t` finite and within ±1e12 s; accelerations and rotation rates finite and within ±1e6.

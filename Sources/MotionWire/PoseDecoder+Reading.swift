@@ -110,7 +110,7 @@ extension PoseDecoder {
     /// Reads a `frames` batch: an object whose `frames` member is an array of pose objects. `type` and `frames`
     /// may each appear once; other members are skipped.
     ///
-    /// Each frame is judged alone (PROTOCOL.md §3, flow control): a frame that is well-formed JSON but not a valid
+    /// Each frame is judged alone (docs/protocol.md §3, flow control): a frame that is well-formed JSON but not a valid
     /// pose yields its error, named `frames[i]: …`, and reading goes on with the next frame. What is wrong with the
     /// batch itself throws: a syntax error anywhere (in any frame too), more than
     /// ``WireLimits/maxFramesPerBatch`` frames, `frames` missing, repeated or not an array, `type` repeated.

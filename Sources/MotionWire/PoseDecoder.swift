@@ -1,6 +1,6 @@
 public import MotionCore
 
-/// Decodes pose frames in a session's input format (PROTOCOL.md §4) into ``Pose`` values: image pixels, y down,
+/// Decodes pose frames in a session's input format (docs/protocol.md §4) into ``Pose`` values: image pixels, y down,
 /// anatomical sides, low-confidence joints left out.
 ///
 /// Configure it once from the session's `start`, then decode every frame:
@@ -21,7 +21,7 @@ public import MotionCore
 /// clients may send more than this version reads. An unknown joint name is noted all the same: a misspelt or
 /// foreign name (Apple Vision's raw `left_shoulder_1_joint`) would otherwise read silently as "not seen", so the
 /// first one of an accepted pose is reported in a ``DecodingReport`` given to the decoding calls that take one, for
-/// the session to answer with ``ErrorCode/unknownJoint`` (PROTOCOL.md §3). A known member (`type`, `t`, `width`, `height`, `points`,
+/// the session to answer with ``ErrorCode/unknownJoint`` (docs/protocol.md §3). A known member (`type`, `t`, `width`, `height`, `points`,
 /// `keypoints`, `confidence`, and `type` and `frames` of a batch) or a joint named twice in `points` or
 /// `confidence` is refused: `invalidPose` (`invalidMessage` for `type`) with `duplicate member "t"` or
 /// `duplicate member "nose" in points` (see ``KnownMembers``). `points` and `keypoints` are two members: when
@@ -117,7 +117,7 @@ public struct PoseDecoder: Sendable, Hashable {
         }
     }
 
-    /// Decodes a `POST /v1/sessions/{id}/poses` or `/v1/analyze` body (PROTOCOL.md §5): an object with a
+    /// Decodes a `POST /v1/sessions/{id}/poses` or `/v1/analyze` body (docs/protocol.md §5): an object with a
     /// `frames` array, or a single pose object.
     ///
     /// The frames of a batch are judged one by one: a frame that is well-formed JSON but not a valid pose (no `t`,

@@ -1,6 +1,6 @@
 public import MotionCore
 
-/// One session of a subject's progress (PROTOCOL.md §5.2, `GET /v1/subjects/{subject}/progress`): when it was,
+/// One session of a subject's progress (docs/protocol.md §5.2, `GET /v1/subjects/{subject}/progress`): when it was,
 /// what, and how it went.
 public struct ProgressEntry: Sendable, Hashable {
     /// The session id.

@@ -68,7 +68,7 @@ struct RawJoints {
 
     private static let jointsLayout: [Joint?] = joints.map { $0 }
 
-    /// BlazePose's 33 landmarks (PROTOCOL.md §4); hands, mouth, inner/outer eyes, heels and toes are ignored.
+    /// BlazePose's 33 landmarks (docs/protocol.md §4); hands, mouth, inner/outer eyes, heels and toes are ignored.
     private static let mediapipeLayout: [Joint?] = {
         var layout = [Joint?](repeating: nil, count: 33)
         let used: [(Int, Joint)] = [
@@ -81,7 +81,7 @@ struct RawJoints {
         return layout
     }()
 
-    /// The 17 COCO keypoints, in COCO order (PROTOCOL.md §4).
+    /// The 17 COCO keypoints, in COCO order (docs/protocol.md §4).
     private static let cocoLayout: [Joint?] = [
         .nose, .leftEye, .rightEye, .leftEar, .rightEar, .leftShoulder, .rightShoulder, .leftElbow, .rightElbow,
         .leftWrist, .rightWrist, .leftHip, .rightHip, .leftKnee, .rightKnee, .leftAnkle, .rightAnkle,

@@ -1,4 +1,4 @@
-/// The `resume` message (PROTOCOL.md §3.1): the first message of a connection that continues a session whose
+/// The `resume` message (docs/protocol.md §3.1): the first message of a connection that continues a session whose
 /// connection dropped.
 ///
 /// ```json

@@ -1,4 +1,4 @@
-/// When a live session sends `snapshot` messages: `options.snapshots` in `start` (PROTOCOL.md §3).
+/// When a live session sends `snapshot` messages: `options.snapshots` in `start` (docs/protocol.md §3).
 public enum SnapshotPolicy: Sendable, Hashable {
     /// One snapshot per processed pose (`"every"`, the default).
     case every

@@ -5,7 +5,7 @@ extension StartRequest {
     /// every member this version reads, `null` where nothing was given, members in a fixed order, numbers in their
     /// shortest round-trip form.
     ///
-    /// What a server keeps of a session's `start` so that it can rebuild the session elsewhere (PROTOCOL.md §3.1);
+    /// What a server keeps of a session's `start` so that it can rebuild the session elsewhere (docs/protocol.md §3.1);
     /// what a client sends.
     ///
     /// ```swift

@@ -1,12 +1,12 @@
 public import MotionCore
 
-/// The `start` message (PROTOCOL.md §3), also the body of `POST /v1/sessions` and the options of
+/// The `start` message (docs/protocol.md §3), also the body of `POST /v1/sessions` and the options of
 /// `POST /v1/analyze` (§5).
 ///
 /// The decoder checks shapes and ranges; whether `exercise` exists and whether a one-sided exercise got its
 /// `side` are the server's checks (`unknownExercise`, `missingSide`).
 public struct StartRequest: Sendable, Hashable {
-    /// Overrides of the exercise's defaults: `options` in `start`, the prescription of PROTOCOL.md §5.1.
+    /// Overrides of the exercise's defaults: `options` in `start`, the prescription of docs/protocol.md §5.1.
     ///
     /// `target`, `rest`, `enter` and `exit` are in the exercise's unit (degrees, or segment lengths for a
     /// distance), so the decoder only checks that they are finite and within ``thresholdBound``; whether the
@@ -49,7 +49,7 @@ public struct StartRequest: Sendable, Hashable {
     /// megabyte.
     public static let maxSubjectBytes = 256
 
-    /// The longest `subject`, in Unicode scalars (the characters of PROTOCOL.md §3 and JSON Schema's `maxLength`):
+    /// The longest `subject`, in Unicode scalars (the characters of docs/protocol.md §3 and JSON Schema's `maxLength`):
     /// 128. A subject keeps both bounds: 128 ASCII characters, 128 two-byte ones, but only 64 emoji.
     public static let maxSubjectScalars = 128
 

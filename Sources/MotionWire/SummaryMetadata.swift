@@ -1,5 +1,5 @@
 /// What the server knows about a session beyond the engine's ``MotionCore/SessionSummary``: the fields of a
-/// stored summary (PROTOCOL.md §5) that the engine does not produce.
+/// stored summary (docs/protocol.md §5) that the engine does not produce.
 public struct SummaryMetadata: Sendable, Hashable {
     /// Where a session stands.
     public enum Status: String, Sendable, Hashable, CaseIterable {
@@ -21,7 +21,7 @@ public struct SummaryMetadata: Sendable, Hashable {
     public var startedAt: Double
     /// When the session ended on the server's clock, Unix seconds; nil while live.
     public var endedAt: Double?
-    /// Whether a client is attached to a live session: false while it waits for a `resume` (PROTOCOL.md §3.1);
+    /// Whether a client is attached to a live session: false while it waits for a `resume` (docs/protocol.md §3.1);
     /// nil once it has ended.
     public var connected: Bool?
 

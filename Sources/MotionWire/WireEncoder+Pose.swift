@@ -2,7 +2,7 @@ import Basics
 public import MotionCore
 
 extension WireEncoder {
-    /// Writes a client's `pose` message in the `joints` format (PROTOCOL.md §3):
+    /// Writes a client's `pose` message in the `joints` format (docs/protocol.md §3):
     /// `{"type":"pose","t":…,"width":…,"height":…,"points":{"nose":[x,y],…},"confidence":{"nose":c,…}}`, the way a
     /// detector-side client sends it — for load generators, replays and tests. `width`/`height` appear when the
     /// pose has an image size, `confidence` when any seen joint has one; joints in the order of section 1.

@@ -1,7 +1,7 @@
 import Basics
 public import MotionCore
 
-/// The bodies of the REST endpoints (PROTOCOL.md §5) that are more than one encoded object.
+/// The bodies of the REST endpoints (docs/protocol.md §5) that are more than one encoded object.
 extension WireEncoder {
     /// Writes the catalog, `GET /v1/exercises`: `{"exercises":[…]}`, each entry as ``encodeExercise(_:into:)``.
     /// - Parameters:
@@ -196,7 +196,7 @@ extension WireEncoder {
         buffer.appendLiteral("]}")
     }
 
-    /// Writes `GET /v1/sessions/{id}/motion` (PROTOCOL.md §5.2): the phone's acceleration including gravity over
+    /// Writes `GET /v1/sessions/{id}/motion` (docs/protocol.md §5.2): the phone's acceleration including gravity over
     /// the session, downsampled, `{"interval":0.05,"t":[…],"x":[…],"y":[…],"z":[…]}` (m/s², device axes; every
     /// array empty for a session without motion samples).
     /// - Parameters:
@@ -233,7 +233,7 @@ extension WireEncoder {
     ///     2,128.9,30.8,6.2,8.4,2.2,false,keepUpperArmStill;keepTrunkUpright,98.1,,left,,
     ///
     /// The first eight columns are those of the first version, in their order; `range`, `timeToPeak` and `side`
-    /// follow, then `smoothness` and `tremor` (PROTOCOL.md §3.3), empty for a rep without motion samples. Numbers as Swift prints a `Double`; faults by wire name, `;`-separated; an unknown `timeToPeak` and
+    /// follow, then `smoothness` and `tremor` (docs/protocol.md §3.3), empty for a rep without motion samples. Numbers as Swift prints a `Double`; faults by wire name, `;`-separated; an unknown `timeToPeak` and
     /// the `side` of a rep that has none are empty. Every field is a number, a boolean or a vocabulary name, so none
     /// needs quoting and none can start a spreadsheet formula (`=`, `+`, `@`; a `-` only starts a negative number).
     /// - Parameters:
@@ -256,7 +256,7 @@ extension WireEncoder {
 }
 
 extension WireEncoder {
-    /// Writes the answer to `GET /v1/formats`: the 19 joints of PROTOCOL.md §1 in wire order, the joints derived
+    /// Writes the answer to `GET /v1/formats`: the 19 joints of docs/protocol.md §1 in wire order, the joints derived
     /// from others, and for every input format (§4) the joint of each keypoint (`null`: ignored), what the
     /// coordinates are measured in, where y starts and the default confidence floor — what a client needs to
     /// read a pose line exactly as the server does.

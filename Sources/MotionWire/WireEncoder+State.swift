@@ -3,7 +3,7 @@ public import MotionCore
 
 /// Snapshots and summaries: the state of a session.
 extension WireEncoder {
-    /// Writes `snapshot`, members in PROTOCOL.md §3 order, then those of §5.2:
+    /// Writes `snapshot`, members in docs/protocol.md §3 order, then those of §5.2:
     ///
     ///     {"type":"snapshot","t":14.2,"value":138.2,"best":142.5,"repCount":3,"rejectedCount":1,
     ///      "lastRep":{…rep…},"holdProgress":null,"confidence":0.88,"setupIssues":[],
@@ -77,7 +77,7 @@ extension WireEncoder {
             buffer.appendLiteral("null")
         }
         if let motion = snapshot.motion {
-            // PROTOCOL.md §3.3: present only once motion samples arrived.
+            // docs/protocol.md §3.3: present only once motion samples arrived.
             buffer.appendLiteral(#","motion":{"rms":"#)
             buffer.appendJSONNumber(motion.rms)
             buffer.appendLiteral(#","tremor":"#)
@@ -110,7 +110,7 @@ extension WireEncoder {
         buffer.append(UInt8(ascii: "}"))
     }
 
-    /// Writes a session summary (PROTOCOL.md §5), members in the documented order, then those of §5.2:
+    /// Writes a session summary (docs/protocol.md §5), members in the documented order, then those of §5.2:
     ///
     ///     {"id":"…","subject":"patient-17","exercise":"elbowFlexion","side":"right",
     ///      "status":"finished","startedAt":"2026-11-29T14:00:00Z","endedAt":"2026-11-29T14:01:33Z",
@@ -163,7 +163,7 @@ extension WireEncoder {
     /// or their number formatting must raise it (`EncoderTests` fails until it does).
     public static let summaryMeasuresVersion = 1
 
-    /// Writes the members of a summary (PROTOCOL.md §5) that come from the engine's summary alone, from `duration`
+    /// Writes the members of a summary (docs/protocol.md §5) that come from the engine's summary alone, from `duration`
     /// to `perSide`, without braces: everything but the id, subject, exercise, side, status, `connected` and the
     /// times, which a store keeps in columns of their own. Encoded once when a session ends, they are what a
     /// listing copies for it (``encodeSummary(measures:exercise:side:metadata:into:)``).

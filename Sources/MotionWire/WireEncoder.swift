@@ -1,7 +1,7 @@
 import Basics
 public import MotionCore
 
-/// Writes the server's messages (PROTOCOL.md §3) and REST bodies (§5) as JSON into a caller's buffer.
+/// Writes the server's messages (docs/protocol.md §3) and REST bodies (§5) as JSON into a caller's buffer.
 ///
 /// Every function appends to `buffer`, so one buffer can be reused for every message of a connection:
 ///
@@ -15,7 +15,7 @@ public import MotionCore
 /// }
 /// ```
 ///
-/// Members are written in the order PROTOCOL.md shows. Numbers are the shortest text that reads back as the
+/// Members are written in the order docs/protocol.md shows. Numbers are the shortest text that reads back as the
 /// same `Double` (full precision, `128.0` for whole values); nil and non-finite numbers are written as `null`.
 /// Strings are escaped per RFC 8259 §7.
 public enum WireEncoder {
@@ -25,7 +25,7 @@ public enum WireEncoder {
     ///   - session: The session id.
     ///   - exercise: The exercise as configured for the session, with overrides applied
     ///     (`SessionConfiguration.effectiveExercise`).
-    ///   - resume: The session's resume token (PROTOCOL.md §3.1), for its client only: nil leaves the member out
+    ///   - resume: The session's resume token (docs/protocol.md §3.1), for its client only: nil leaves the member out
     ///     (what watchers get).
     ///   - resumeSeconds: How long after a drop the session stays resumable (`--resume-seconds`), written after the
     ///     token (nil, or no token: left out), so a client knows how long to try.
@@ -49,7 +49,7 @@ public enum WireEncoder {
         buffer.append(UInt8(ascii: "}"))
     }
 
-    /// Writes `resumed`: `{"type":"resumed","session":"<id>","t":12.3,"exercise":{…}}` (PROTOCOL.md §3.1), with
+    /// Writes `resumed`: `{"type":"resumed","session":"<id>","t":12.3,"exercise":{…}}` (docs/protocol.md §3.1), with
     /// `"motionT"` after `t` when the session holds motion samples (§3.3).
     /// - Parameters:
     ///   - session: The session id.
@@ -75,7 +75,7 @@ public enum WireEncoder {
         buffer.append(UInt8(ascii: "}"))
     }
 
-    /// Writes `connection`, what a watcher learns when the watched session's client drops or resumes (PROTOCOL.md
+    /// Writes `connection`, what a watcher learns when the watched session's client drops or resumes (docs/protocol.md
     /// §3.1): `{"type":"connection","connected":false}`.
     /// - Parameters:
     ///   - connected: Whether a client is attached again.
@@ -87,7 +87,7 @@ public enum WireEncoder {
     }
 
     /// Writes `checkpoint`: `{"type":"checkpoint","t":12.3}`, the timestamp of the last pose whose state is durable
-    /// (PROTOCOL.md §3.1).
+    /// (docs/protocol.md §3.1).
     /// - Parameters:
     ///   - t: That pose's timestamp.
     ///   - buffer: The buffer to append to.
@@ -98,7 +98,7 @@ public enum WireEncoder {
     }
 
     /// Writes a JSON array of events, each as ``encodeEvent(_:at:includeType:into:)`` writes it: the `events`
-    /// member of the REST answers to posted poses and to `POST /v1/analyze` (PROTOCOL.md §5).
+    /// member of the REST answers to posted poses and to `POST /v1/analyze` (docs/protocol.md §5).
     /// - Parameters:
     ///   - events: Each event with the `t` of the pose that produced it, in order.
     ///   - buffer: The buffer to append to.
@@ -113,7 +113,7 @@ public enum WireEncoder {
 
     /// Writes one `event` message, e.g. `{"type":"event","t":41.0,"event":"setupChanged","issues":["tooFar"]}`.
     ///
-    /// The members after `event` depend on the kind, exactly as PROTOCOL.md §3 shows: `rep` for `repCompleted`
+    /// The members after `event` depend on the kind, exactly as docs/protocol.md §3 shows: `rep` for `repCompleted`
     /// and `repRejected`, none for `holdStarted`, `fault` for `formFault`, `visible` and `missingJoints` for
     /// `visibilityChanged`, `issues` for `setupChanged`, `value` for `baselineCompleted`, `set` (its number, from
     /// 1) for `setCompleted`.
@@ -156,13 +156,13 @@ public enum WireEncoder {
         buffer.append(UInt8(ascii: "}"))
     }
 
-    /// Writes a rep object: the members of PROTOCOL.md §3, then those of §5.2 after them,
+    /// Writes a rep object: the members of docs/protocol.md §3, then those of §5.2 after them,
     ///
     ///     {"index":3,"peak":142.5,"start":12.1,"end":14.2,"duration":2.1,"clean":true,"faults":[],
     ///      "trough":20.0,"range":122.5,"timeToPeak":1.2,"side":null}
     ///
     /// Every member is always there: `timeToPeak` is `null` when unknown (reps stored before it was recorded) and
-    /// `side` is `null` unless the exercise is `alternating`. A rep judged from motion samples (PROTOCOL.md §3.3)
+    /// `side` is `null` unless the exercise is `alternating`. A rep judged from motion samples (docs/protocol.md §3.3)
     /// then has `"smoothness":-1.42,"tremor":0.03` (`smoothness` `null` when the phone was still); without them the
     /// two members are absent.
     /// - Parameters:
@@ -201,7 +201,7 @@ public enum WireEncoder {
     }
 
     /// Writes `error`: `{"type":"error","code":"invalidPose","message":"…","frame":812}`, and for a frame of a
-    /// `poses` batch refused alone (PROTOCOL.md §3), `{"type":"error","code":"invalidPose","message":"…",
+    /// `poses` batch refused alone (docs/protocol.md §3), `{"type":"error","code":"invalidPose","message":"…",
     /// "frame":812,"batchIndex":3}`.
     /// - Parameters:
     ///   - error: The error.
@@ -230,7 +230,7 @@ public enum WireEncoder {
 
     /// Writes a JSON array of the errors of the frames a REST batch refused alone:
     /// `[{"code":"invalidPose","message":"frames[3]: t is required","batchIndex":3}]`, the `errors` member of the
-    /// answer to `POST /v1/sessions/{id}/poses` (PROTOCOL.md §5), beside `events`. Written as
+    /// answer to `POST /v1/sessions/{id}/poses` (docs/protocol.md §5), beside `events`. Written as
     /// ``encodeErrorBody(_:into:)`` writes its error object, with the frame's index in its batch added.
     /// - Parameters:
     ///   - errors: Each refused frame's index in its batch (from 0; for NDJSON, among the non-blank lines) with
@@ -256,7 +256,7 @@ public enum WireEncoder {
         buffer.append(UInt8(ascii: "]"))
     }
 
-    /// Writes a REST error body (PROTOCOL.md §5): `{"error":{"code":"…","message":"…"}}`, and with the error's
+    /// Writes a REST error body (docs/protocol.md §5): `{"error":{"code":"…","message":"…"}}`, and with the error's
     /// pointer (§5.1) `{"error":{"code":"invalidExercise","message":"…","pointer":"/thresholds/enter"}}`.
     /// - Parameters:
     ///   - error: The error.

@@ -1,4 +1,4 @@
-/// A refused message: the `code` and `message` of an `error` message (PROTOCOL.md §3).
+/// A refused message: the `code` and `message` of an `error` message (docs/protocol.md §3).
 ///
 /// A bad message never ends a session: the server answers it with
 /// `WireEncoder.encodeError(_:frame:into:)` and goes on.
@@ -8,7 +8,7 @@ public struct WireError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A short English explanation for logs and developers; not meant for end users.
     public var message: String
     /// A JSON Pointer (RFC 6901) to the offending field of the document, e.g. `/thresholds/enter`, when the error
-    /// is about one field (an exercise definition, PROTOCOL.md §5.1); `""` names the whole document. REST error
+    /// is about one field (an exercise definition, docs/protocol.md §5.1); `""` names the whole document. REST error
     /// bodies carry it as `pointer`.
     public var pointer: String?
 

@@ -9,7 +9,7 @@ public struct WireLimits: Sendable, Hashable {
     public var maxDepth: Int
     /// The most frames in one `poses` message or `{"frames":[…]}` body. Default 1000 (about 33 s at 30 fps).
     public var maxFramesPerBatch: Int
-    /// The most samples in one `motion` message or `POST /v1/sessions/{id}/motion` body (PROTOCOL.md §3.3).
+    /// The most samples in one `motion` message or `POST /v1/sessions/{id}/motion` body (docs/protocol.md §3.3).
     /// Default 1000 (10 s at 100 samples/s).
     public var maxSamplesPerMessage: Int
     /// The most motion samples in the `motion` array of a `POST /v1/analyze` body. Default 4000 (40 s at

@@ -2,7 +2,7 @@ import Basics
 import Glibc
 
 /// The nodes of one service, sharing one PostgreSQL database, known to each other and talking through it
-/// (PROTOCOL.md §8): a node registers itself in the `nodes` table, heartbeats, holds a session-level advisory lock
+/// (docs/protocol.md §8): a node registers itself in the `nodes` table, heartbeats, holds a session-level advisory lock
 /// for as long as its connection lives (so a process that dies is seen dead at once, its lock gone with its
 /// connection), and exchanges text messages with the other nodes over `LISTEN`/`NOTIFY`.
 ///

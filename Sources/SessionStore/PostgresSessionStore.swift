@@ -1,6 +1,6 @@
 import Basics
 
-/// The shared ``SessionStore``: a PostgreSQL database that several nodes may use at once (PROTOCOL.md §8), owned by
+/// The shared ``SessionStore``: a PostgreSQL database that several nodes may use at once (docs/protocol.md §8), owned by
 /// an actor that runs on its own thread.
 ///
 /// Writes, and the reads the live path depends on, hop to the store's thread (a dedicated ``SerialExecutor``), so

@@ -1,6 +1,6 @@
 public import MotionCore
 
-/// One subject's sessions for a trend chart, oldest first (PROTOCOL.md §5.2
+/// One subject's sessions for a trend chart, oldest first (docs/protocol.md §5.2
 /// `GET /v1/subjects/{subject}/progress?exercise=&from=&to=`).
 ///
 /// `from` and `to` bound the start time as a half-open range, `from <= startedAt < to`, as in ``SessionQuery``.

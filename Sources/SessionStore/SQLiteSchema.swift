@@ -81,7 +81,7 @@ enum SQLiteSchema {
                     SELECT session_id, 0, samples FROM series WHERE length(samples) > 0;
                 ALTER TABLE series DROP COLUMN samples;
                 """),
-        // v4: the measurement model's second version (PROTOCOL.md §5.2). A session records the exercise version it
+        // v4: the measurement model's second version (docs/protocol.md §5.2). A session records the exercise version it
         // used, the effective prescription (NULL where nothing was in effect: rows written before v4), its per-side
         // tallies (`left=3:1:55.5,right=2:0:`, empty for exercises that do not alternate) and the mean peak of its
         // clean reps, kept beside the counts so that progress over many sessions reads only `sessions` (rows
@@ -126,14 +126,14 @@ enum SQLiteSchema {
                 """),
         // v6: a live session's engine state as of its last checkpoint (MotionEngine.savedState, the series left
         // out: it is in series_chunks) and the timestamp of the last pose it covers, so the session can be restored
-        // exactly (PROTOCOL.md §3.1). Cleared when the session ends.
+        // exactly (docs/protocol.md §3.1). Cleared when the session ends.
         Migration(
             version: 6,
             sql: """
                 ALTER TABLE sessions ADD COLUMN engine_state BLOB;
                 ALTER TABLE sessions ADD COLUMN checkpoint_t REAL;
                 """),
-        // v7: what resuming a live WebSocket session needs (PROTOCOL.md §3.1): the SHA-256 of its resume token (the
+        // v7: what resuming a live WebSocket session needs (docs/protocol.md §3.1): the SHA-256 of its resume token (the
         // token itself is never stored) and its `start` request as the application encodes it. NULL for sessions
         // driven over HTTP and rows written before v7, which cannot be resumed.
         Migration(
@@ -142,7 +142,7 @@ enum SQLiteSchema {
                 ALTER TABLE sessions ADD COLUMN resume_digest BLOB;
                 ALTER TABLE sessions ADD COLUMN start_request TEXT;
                 """),
-        // v8: how a rep moved by the phone's motion sensors (PROTOCOL.md §3.3, RepMotion): SPARC smoothness (NULL
+        // v8: how a rep moved by the phone's motion sensors (docs/protocol.md §3.3, RepMotion): SPARC smoothness (NULL
         // for a still phone), tremor share, RMS and the seconds covered. `motion_tremor` is NULL for a rep without
         // motion samples, and then so are the others.
         Migration(
@@ -153,7 +153,7 @@ enum SQLiteSchema {
                 ALTER TABLE reps ADD COLUMN motion_rms REAL;
                 ALTER TABLE reps ADD COLUMN motion_covered REAL;
                 """),
-        // v9: the node that holds a live session (PROTOCOL.md §8): the process that created or claimed it. NULL for
+        // v9: the node that holds a live session (docs/protocol.md §8): the process that created or claimed it. NULL for
         // none (released, or live before this version), which any node may claim. And whether a client is attached
         // to it (1/0), as its holder last wrote it, for REST on the other nodes; NULL for unknown.
         Migration(
@@ -162,7 +162,7 @@ enum SQLiteSchema {
                 ALTER TABLE sessions ADD COLUMN holder TEXT;
                 ALTER TABLE sessions ADD COLUMN connected INTEGER;
                 """),
-        // v10: the phone's acceleration over the session (PROTOCOL.md §5.2, MotionSeries: 20 samples/s by default),
+        // v10: the phone's acceleration over the session (docs/protocol.md §5.2, MotionSeries: 20 samples/s by default),
         // kept as the value series is (v2, v3): interval and capacity in `motion_series`, the samples in chunks of
         // little-endian binary64 quadruples (t, x, y, z) keyed by their first sample's position, so a checkpoint
         // appends what came since the last one.

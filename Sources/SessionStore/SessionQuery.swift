@@ -1,4 +1,4 @@
-/// A filtered, paginated listing of one tenant's sessions, newest first (PROTOCOL.md §5
+/// A filtered, paginated listing of one tenant's sessions, newest first (docs/protocol.md §5
 /// `GET /v1/sessions?subject=&subjectPrefix=&exercise=&status=&from=&to=&limit=&cursor=`).
 ///
 /// Filters left nil do not filter. `from` and `to` bound the start time as a half-open range, `from <= startedAt <
@@ -10,9 +10,9 @@
 ///     let page = try await store.list(query)
 ///     query.cursor = page.next  // nil after the last page
 public struct SessionQuery: Sendable, Hashable {
-    /// The page size used when none is given (PROTOCOL.md §5).
+    /// The page size used when none is given (docs/protocol.md §5).
     public static let defaultLimit = 50
-    /// The largest page size; larger requests are clamped to it (PROTOCOL.md §5).
+    /// The largest page size; larger requests are clamped to it (docs/protocol.md §5).
     public static let maximumLimit = 500
 
     /// The tenant whose sessions are listed.

@@ -2,7 +2,7 @@ import MotionCore
 
 /// The compact text and binary forms the SQL stores use for a summary's non-scalar parts.
 ///
-/// Vocabulary values are stored by raw value (stable wire names, PROTOCOL.md §1), never by bit index, which is only
+/// Vocabulary values are stored by raw value (stable wire names, docs/protocol.md §1), never by bit index, which is only
 /// stable within a build. Unknown names (a fault removed from the vocabulary since) are skipped on reading.
 enum SessionRecordCoding {
     /// Faults as their raw values joined by commas, in vocabulary order: `keepUpperArmStill,keepHipsLevel`.

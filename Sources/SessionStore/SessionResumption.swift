@@ -1,5 +1,5 @@
 /// What a store keeps of a live WebSocket session so that it can be resumed after its connection dropped, on this
-/// process or after a restart (PROTOCOL.md §3.1): the digest of its resume token and the `start` it began with.
+/// process or after a restart (docs/protocol.md §3.1): the digest of its resume token and the `start` it began with.
 ///
 /// The token itself is never stored: only its SHA-256, compared in constant time by the server.
 public struct SessionResumption: Sendable, Hashable {
@@ -30,7 +30,7 @@ public struct ResumePoint: Sendable {
     public var engineState: (state: [UInt8], t: Double?)?
     /// When the session was last written, Unix milliseconds (store clock).
     public var updatedAt: Int64
-    /// The node that holds it (PROTOCOL.md §8); nil when none does (released, or stored before nodes existed).
+    /// The node that holds it (docs/protocol.md §8); nil when none does (released, or stored before nodes existed).
     public var holder: String?
 
     /// Creates a resume point.

@@ -1,4 +1,4 @@
-/// Where a stored session is in its life (PROTOCOL.md §5: `live`, `finished`, `abandoned`).
+/// Where a stored session is in its life (docs/protocol.md §5: `live`, `finished`, `abandoned`).
 ///
 /// The raw values are the wire and database spellings; never rename them.
 public enum SessionStatus: String, Sendable, Hashable, CaseIterable {

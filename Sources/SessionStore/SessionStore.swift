@@ -16,7 +16,7 @@ public import MotionCore
 ///
 /// and at start, before taking sessions: `try await store.abandonLiveSessions()`.
 public protocol SessionStore: Sendable {
-    /// The node this store writes for (PROTOCOL.md §8): it holds the live sessions it creates or claims, and only the
+    /// The node this store writes for (docs/protocol.md §8): it holds the live sessions it creates or claims, and only the
     /// holder's checkpoints and final summary of a session are taken (``SessionStoreError/heldElsewhere``).
     var node: String { get }
 
@@ -83,7 +83,7 @@ public protocol SessionStore: Sendable {
     /// - Throws: Database errors.
     func engineState(id: SessionID, tenant: String) async throws -> (state: [UInt8], t: Double?)?
 
-    /// What continuing a session needs (PROTOCOL.md §3.1): the stored session with reps and series, its
+    /// What continuing a session needs (docs/protocol.md §3.1): the stored session with reps and series, its
     /// resumption record, the engine state of its last checkpoint and when it was last written, read together.
     /// - Parameters:
     ///   - id: The session.
@@ -181,7 +181,7 @@ public protocol SessionStore: Sendable {
     /// - Throws: Database errors.
     func abandonLiveSessions(updatedBefore cutoff: Int64, except holders: Set<String>) async throws -> Int
 
-    // MARK: Holders (PROTOCOL.md §8)
+    // MARK: Holders (docs/protocol.md §8)
 
     /// Makes this store's ``node`` the holder of a live session if `holder` holds it now (compare and set), so two
     /// nodes resuming one session never both take it.
@@ -225,7 +225,7 @@ public protocol SessionStore: Sendable {
     /// - Throws: Database errors.
     func liveNodes(heartbeatSince cutoff: Int64) async throws -> Set<String>
 
-    // MARK: Custom exercises (PROTOCOL.md §5.1)
+    // MARK: Custom exercises (docs/protocol.md §5.1)
 
     /// Stores a new version of a tenant's custom exercise, atomically: the store numbers it one past the latest
     /// version of the id (1 for an id never used), gets its text from `definition`, and checks `quota` in the

@@ -19,7 +19,7 @@ public enum SessionStoreError: Error, Sendable, Hashable {
     case alreadyExistsAs(id: String)
     /// The session is not live, so it cannot be checkpointed or finished; its current status.
     case notLive(SessionStatus)
-    /// The session is live but held by another node (PROTOCOL.md §8): it took the session over, so this node's
+    /// The session is live but held by another node (docs/protocol.md §8): it took the session over, so this node's
     /// writes of it are refused (fencing).
     case heldElsewhere
     /// `finish` was asked to end a session with a status other than `finished` or `abandoned`.

@@ -1,4 +1,4 @@
-/// How nodes name themselves in a shared store (PROTOCOL.md §8).
+/// How nodes name themselves in a shared store (docs/protocol.md §8).
 public enum StoreNode {
     /// A new node id: 16 random lowercase hexadecimal digits, one per process run, so a node that restarts is a new
     /// node and the sessions its previous run held are orphans any node may claim.

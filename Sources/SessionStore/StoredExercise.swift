@@ -1,4 +1,4 @@
-/// One stored version of a tenant's custom exercise (PROTOCOL.md §5.1).
+/// One stored version of a tenant's custom exercise (docs/protocol.md §5.1).
 ///
 /// The store keeps the definition as the text it was given and never reads it: the application encodes and decodes
 /// it (MotionWire's JSON form), so this module does not depend on the wire format. Every version stays stored once

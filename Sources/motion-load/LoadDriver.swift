@@ -82,7 +82,7 @@ struct LoadDriver: Sendable {
             "run: \(whole.sessionsStarted) sessions started, \(whole.framesSent) frames sent, \(whole.snapshots) "
                 + "snapshots, \(whole.summaries) summaries, closes \(Report.counts(whole.closes)), errors "
                 + "\(Report.counts(whole.errorCodes)), unanswered \(whole.unanswered); \(finished) sessions stopped")
-        // A session is stored once the close 1000 that follows its summary comes (PROTOCOL.md §3): a summary alone
+        // A session is stored once the close 1000 that follows its summary comes (docs/protocol.md §3): a summary alone
         // does not make a run good.
         if whole.summaries < whole.sessionsStarted || whole.closes["1000", default: 0] < whole.sessionsStarted {
             succeeded = false

@@ -28,15 +28,15 @@ struct LoadOptions: Sendable {
           --exercise ID          catalog exercise to simulate (default squat)
           --side left|right      side for one-sided exercises (default right)
           --poses FILE           stream a recorded session instead (NDJSON poses or {"frames":[…]}, joints format)
-          --binary               send poses as binary frames (PROTOCOL.md §3.2) instead of JSON text
-          --motion               send the phone's motion samples too (PROTOCOL.md §3.3): 60/s, in batches
+          --binary               send poses as binary frames (docs/protocol.md §3.2) instead of JSON text
+          --motion               send the phone's motion samples too (docs/protocol.md §3.3): 60/s, in batches
           --motion-every N       poses per batch of samples (default 3: every 100 ms at 30 poses/s, as the Live
                                  page sends them; 1: a batch before each pose)
           --snapshots every|off|SECONDS   the start option (default every; off measures no latency)
           --subject TEXT         the sessions' subject, to find them in the history (default motion-load)
           --token TOKEN          bearer token (or MOTION_LOAD_TOKEN)
           --drop-every S         a share of the sessions (--drop-share) cut their connection every S seconds
-                                 without a close and resume it on a new one (PROTOCOL.md §3.1), re-sending the
+                                 without a close and resume it on a new one (docs/protocol.md §3.1), re-sending the
                                  frames after the server's `resumed` t and those due meanwhile; reports the resume
                                  latency (request to `resumed`)
           --drop-share F         the share of sessions that drop, 0…1 (default 0.1)
@@ -89,9 +89,9 @@ struct LoadOptions: Sendable {
     var poll = false
     var serverPID: Int32?
     var json = false
-    /// Send poses as binary frames (PROTOCOL.md §3.2) instead of JSON.
+    /// Send poses as binary frames (docs/protocol.md §3.2) instead of JSON.
     var binary = false
-    /// Send motion samples beside the poses (`--motion`, PROTOCOL.md §3.3), 60 per second: a `motion` message of
+    /// Send motion samples beside the poses (`--motion`, docs/protocol.md §3.3), 60 per second: a `motion` message of
     /// the samples since the last one before every ``motionEvery``-th pose.
     var motion = false
     /// Poses per `motion` message (`--motion-every`): 3 sends a batch every 100 ms at 30 poses/s, as the Live page

@@ -5,7 +5,7 @@ import LoadKit
 /// `started` arrives, and matches each snapshot to the frames it answers. Used only on its worker's loop thread.
 ///
 /// With `--drop-every`, a share of the sessions cut their connection now and then (an abort, as a phone's network
-/// change does) and resume on a new one (PROTOCOL.md §3.1): the frames due meanwhile are kept, and after `resumed`
+/// change does) and resume on a new one (docs/protocol.md §3.1): the frames due meanwhile are kept, and after `resumed`
 /// every frame after its `t` is sent again, as a phone app does.
 final class LoadSession: RawWebSocketDelegate {
     private enum State {

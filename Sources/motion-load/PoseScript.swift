@@ -10,7 +10,7 @@ struct PoseScript: Sendable {
     static let prefix: [UInt8] = Array(#"{"type":"pose","t":"#.utf8)
     /// What follows the timestamp in each message: `,"width":…}`.
     let frames: [[UInt8]]
-    /// The same poses as binary frames (PROTOCOL.md §3.2), `t` 0: a send writes its own `t` at ``binaryTimeOffset``.
+    /// The same poses as binary frames (docs/protocol.md §3.2), `t` 0: a send writes its own `t` at ``binaryTimeOffset``.
     let binaryFrames: [[UInt8]]
     /// Where a binary frame's `t` lies.
     static let binaryTimeOffset = 8

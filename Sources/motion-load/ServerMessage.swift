@@ -1,4 +1,4 @@
-/// Just enough reading of the server's messages (PROTOCOL.md §3) for a load generator: the type, and single
+/// Just enough reading of the server's messages (docs/protocol.md §3) for a load generator: the type, and single
 /// fields found by their key — no JSON parser, no allocation for snapshots. The server writes `type` first.
 enum ServerMessage {
     enum Kind {

@@ -3,7 +3,7 @@ import Glibc
 import HTTPServer
 import MotionServer
 
-/// Reads the options, starts the server, prints the ready line, and drains on SIGTERM or SIGINT (PROTOCOL.md §7).
+/// Reads the options, starts the server, prints the ready line, and drains on SIGTERM or SIGINT (docs/protocol.md §7).
 func runServer() async -> Int32 {
     let options: ServerOptions
     do {

@@ -169,7 +169,7 @@ struct BadServerTests {
     }
 
     /// A `/v1/stream` server that starts any session, answers `stop` with a summary and closes with `code` after
-    /// `pause`: the close, not the summary, says whether the session was stored (PROTOCOL.md §3).
+    /// `pause`: the close, not the summary, says whether the session was stored (docs/protocol.md §3).
     static func withStoringServer(
         closeWith code: WebSocketCloseCode, after pause: Duration, closed: Locked<Bool>,
         _ body: (String) async throws -> Void

@@ -2,7 +2,7 @@ import MotionClient
 import MotionCore
 import Testing
 
-/// The pure conversions from detector output to ``Pose`` (PROTOCOL.md §2, §4).
+/// The pure conversions from detector output to ``Pose`` (docs/protocol.md §2, §4).
 @Suite("pose adapters")
 struct PoseAdapterTests {
     static let size = ImageSize(width: 1000, height: 500)

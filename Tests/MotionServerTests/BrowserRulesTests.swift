@@ -6,7 +6,7 @@ import Testing
 @testable import MotionServer
 
 /// What a foreign web page could make the user's browser send to a server on the user's loopback, against the real
-/// server (PROTOCOL.md §6.2): a rebound `Host` (DNS rebinding) answered 421 without tokens, a WebSocket opened from a
+/// server (docs/protocol.md §6.2): a rebound `Host` (DNS rebinding) answered 421 without tokens, a WebSocket opened from a
 /// foreign `Origin` (cross-site WebSocket hijacking) answered 403 with or without; and the headers every answer
 /// carries.
 @Suite("Browser rules")

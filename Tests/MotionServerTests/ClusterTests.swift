@@ -8,7 +8,7 @@ import PostgresTestSupport
 import SessionStore
 import Testing
 
-/// Several nodes on one PostgreSQL database (PROTOCOL.md §8), in process: a session resumed on another node than
+/// Several nodes on one PostgreSQL database (docs/protocol.md §8), in process: a session resumed on another node than
 /// the one that ran it continues exactly, whether its holder is alive (it lets go) or gone (its last checkpoint).
 // Needs Debian's `postgresql` package (PostgreSQL 15 server binaries); `make deps` installs it.
 @Suite(.enabled(if: PostgresTestServer.isInstalled, "PostgreSQL server binaries missing: apt install postgresql"))

@@ -7,7 +7,7 @@ import MotionWire
 import NetworkTestSupport
 import Testing
 
-/// The exercise endpoints (PROTOCOL.md §5.1) against the real server: custom exercises per tenant with every
+/// The exercise endpoints (docs/protocol.md §5.1) against the real server: custom exercises per tenant with every
 /// version kept, their refusals, and sessions started with them over WebSocket and HTTP.
 @Suite("Custom exercises over REST")
 struct ExerciseRoutesTests {

@@ -3,7 +3,7 @@ import MotionServer
 import NetworkTestSupport
 import Testing
 
-/// `POST /v1/sessions/{id}/motion` (PROTOCOL.md §3.3 over REST): samples judged one by one, the snapshot's motion
+/// `POST /v1/sessions/{id}/motion` (docs/protocol.md §3.3 over REST): samples judged one by one, the snapshot's motion
 /// level, and the refusals of a body, a session and a tenant that do not fit.
 @Suite("POST /v1/sessions/{id}/motion")
 struct MotionRESTTests {

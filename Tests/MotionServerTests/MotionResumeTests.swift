@@ -5,7 +5,7 @@ import MotionServer
 import NetworkTestSupport
 import Testing
 
-/// A session with motion samples cut and resumed mid-stream (PROTOCOL.md §3.1, §3.3): its reps keep exactly the
+/// A session with motion samples cut and resumed mid-stream (docs/protocol.md §3.1, §3.3): its reps keep exactly the
 /// smoothness and tremor, and its stored motion series exactly the samples, of the same stream over one connection.
 @Suite("resumable sessions with motion samples")
 struct MotionResumeTests {

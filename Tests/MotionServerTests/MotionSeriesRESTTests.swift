@@ -5,7 +5,7 @@ import MotionServer
 import NetworkTestSupport
 import Testing
 
-/// The stored motion series over REST (`GET /v1/sessions/{id}/motion`, PROTOCOL.md §5.2) and a recording's motion
+/// The stored motion series over REST (`GET /v1/sessions/{id}/motion`, docs/protocol.md §5.2) and a recording's motion
 /// samples in `POST /v1/analyze`, on a real server with a real SQLite file.
 @Suite("motion series over REST and in /v1/analyze")
 struct MotionSeriesRESTTests {

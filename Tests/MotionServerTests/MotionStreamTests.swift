@@ -6,7 +6,7 @@ import MotionSimulation
 import NetworkTestSupport
 import Testing
 
-/// `motion` messages on a live session (PROTOCOL.md §3.3): samples judged one by one, `snapshot.motion`, each rep's
+/// `motion` messages on a live session (docs/protocol.md §3.3): samples judged one by one, `snapshot.motion`, each rep's
 /// `smoothness` and `tremor`, and flow control for a fast sender.
 @Suite("motion samples on /v1/stream")
 struct MotionStreamTests {

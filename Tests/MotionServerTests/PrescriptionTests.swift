@@ -6,7 +6,7 @@ import MotionSimulation
 import NetworkTestSupport
 import Testing
 
-/// Prescriptions in `start.options` and the summaries and progress of PROTOCOL.md §5.2, through the real server:
+/// Prescriptions in `start.options` and the summaries and progress of docs/protocol.md §5.2, through the real server:
 /// WebSocket and REST on 127.0.0.1, a real SQLite file.
 @Suite("Prescriptions, v2 summaries and progress")
 struct PrescriptionTests {

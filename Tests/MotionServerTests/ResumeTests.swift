@@ -8,7 +8,7 @@ import NetworkTestSupport
 import SessionStore
 import Testing
 
-/// Resuming a session after its connection ended (PROTOCOL.md §3.1), in process: from memory, by takeover, with
+/// Resuming a session after its connection ended (docs/protocol.md §3.1), in process: from memory, by takeover, with
 /// watchers, from the store after a restart, and every refusal.
 @Suite("resumable sessions")
 struct ResumeTests {

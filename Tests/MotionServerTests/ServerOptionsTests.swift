@@ -2,7 +2,7 @@ import HTTPServer
 import MotionServer
 import Testing
 
-/// The `motion-server` command line and environment (PROTOCOL.md §7).
+/// The `motion-server` command line and environment (docs/protocol.md §7).
 @Suite("ServerOptions")
 struct ServerOptionsTests {
     static func parse(

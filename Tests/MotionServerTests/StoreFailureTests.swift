@@ -119,7 +119,7 @@ struct StoreFailureTests {
     }
 }
 
-/// `/metrics` of a node sharing its database: every sample carries the node's name (PROTOCOL.md §8).
+/// `/metrics` of a node sharing its database: every sample carries the node's name (docs/protocol.md §8).
 @Suite struct NodeMetricsTests {
     @Test func everySampleIsLabelledWithTheNode() {
         let metrics = ServerMetrics()

@@ -2,7 +2,7 @@ import Testing
 
 @testable import MotionServer
 
-/// `from`/`to` query values (PROTOCOL.md §5): ISO-8601 UTC dates and times, or Unix seconds.
+/// `from`/`to` query values (docs/protocol.md §5): ISO-8601 UTC dates and times, or Unix seconds.
 @Suite("TimeParsing")
 struct TimeParsingTests {
     @Test(

@@ -2,7 +2,7 @@ import Testing
 
 @testable import MotionServer
 
-/// The frame budget of a live session (flow control, PROTOCOL.md §3): refill, burst cap, debt and the time to wait.
+/// The frame budget of a live session (flow control, docs/protocol.md §3): refill, burst cap, debt and the time to wait.
 @Suite("TokenBucket")
 struct TokenBucketTests {
     static let second: UInt64 = 1_000_000_000

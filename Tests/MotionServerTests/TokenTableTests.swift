@@ -2,7 +2,7 @@ import Testing
 
 @testable import MotionServer
 
-/// The tokens file (PROTOCOL.md §6): one `token tenant [operator]` line per token.
+/// The tokens file (docs/protocol.md §6): one `token tenant [operator]` line per token.
 @Suite("TokenTable")
 struct TokenTableTests {
     static let alice = "alice-token-0123456789"

@@ -4,7 +4,7 @@ import Testing
 
 @testable import MotionWire
 
-/// `poses` messages, `{"frames":[…]}` bodies and NDJSON judged frame by frame (PROTOCOL.md §3, flow control): a
+/// `poses` messages, `{"frames":[…]}` bodies and NDJSON judged frame by frame (docs/protocol.md §3, flow control): a
 /// frame that is well-formed JSON but not a valid pose is refused alone; what is wrong with the whole message
 /// (syntax, size, frame count, `frames` itself) still refuses all of it.
 @Suite struct BatchDecodingTests {

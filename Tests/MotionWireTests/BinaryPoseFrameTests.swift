@@ -4,7 +4,7 @@ import Testing
 
 @testable import MotionWire
 
-@Suite("Binary pose frames (PROTOCOL.md §3.2)")
+@Suite("Binary pose frames (docs/protocol.md §3.2)")
 struct BinaryPoseFrameTests {
     static let decoder = PoseDecoder()
 

@@ -4,7 +4,7 @@ import Testing
 
 @testable import MotionWire
 
-/// The exercise definition's JSON form (PROTOCOL.md §5.1): what the encoder writes, the decoder reads back.
+/// The exercise definition's JSON form (docs/protocol.md §5.1): what the encoder writes, the decoder reads back.
 @Suite struct ExerciseDefinitionTests {
     /// The example of `docs/exercises.md`: every member given.
     static let full = """

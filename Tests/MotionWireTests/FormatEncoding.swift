@@ -1,7 +1,7 @@
 import MotionCore
 import MotionWire
 
-/// Writes poses as a client using each input format would send them (PROTOCOL.md §4), so a simulated session can
+/// Writes poses as a client using each input format would send them (docs/protocol.md §4), so a simulated session can
 /// be replayed through the wire decoder in every format.
 enum FormatEncoding {
     /// BlazePose landmark index of each joint the format carries (`neck` and `root` are derived by the server).

@@ -5,7 +5,7 @@ import Testing
 @testable import MotionWire
 
 /// `GET /v1/formats` (``WireEncoder/encodeFormats(into:)``): the map a client reads poses with must read every
-/// vector of PROTOCOL.md §4 to the pixels the server's own decoder gives.
+/// vector of docs/protocol.md §4 to the pixels the server's own decoder gives.
 @Suite struct FormatMapTests {
     private static func map() throws -> [String: Any] {
         var body: [UInt8] = []

@@ -3,7 +3,7 @@ import Testing
 
 @testable import MotionWire
 
-/// `motion` messages and motion bodies (PROTOCOL.md §3.3): samples judged one by one like the frames of a batch,
+/// `motion` messages and motion bodies (docs/protocol.md §3.3): samples judged one by one like the frames of a batch,
 /// the whole message refused only for what is wrong with it as a whole.
 @Suite struct MotionDecodingTests {
     /// A `motion` message of the given sample texts.

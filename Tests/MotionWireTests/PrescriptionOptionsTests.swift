@@ -3,7 +3,7 @@ import Testing
 
 @testable import MotionWire
 
-/// `start.options` as a prescription (PROTOCOL.md §5.1): what the decoder takes, and the exact error for what it
+/// `start.options` as a prescription (docs/protocol.md §5.1): what the decoder takes, and the exact error for what it
 /// refuses. Whether the exercise can use the values is the engine's check (MotionServerTests).
 @Suite struct PrescriptionOptionsTests {
     static func start(_ options: String) -> String { #"{"type":"start","exercise":"x","options":\#(options)}"# }

@@ -4,7 +4,7 @@ import Testing
 @testable import MotionWire
 
 /// A recording's `motion` member in `POST /v1/analyze`, and the stored motion series as
-/// `GET /v1/sessions/{id}/motion` writes it (PROTOCOL.md §3.3, §5.2).
+/// `GET /v1/sessions/{id}/motion` writes it (docs/protocol.md §3.3, §5.2).
 @Suite struct RecordingMotionTests {
     static func decode(
         _ json: String, limits: WireLimits = WireLimits()

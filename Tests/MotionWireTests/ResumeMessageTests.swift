@@ -3,7 +3,7 @@ import Testing
 
 @testable import MotionWire
 
-@Suite("The resume message (PROTOCOL.md §3.1)")
+@Suite("The resume message (docs/protocol.md §3.1)")
 struct ResumeMessageTests {
     @Test func decodesSessionAndToken() throws {
         let message = try decodeMessage(#"{"type":"resume","session":"01JD3ZQ7","token":"k3Y_-x9"}"#)

@@ -5,7 +5,7 @@ import Testing
 @testable import MotionWire
 
 /// Every scenario of every catalog exercise (MotionSimulation's ``Scenario``), its poses sent in each input format
-/// (PROTOCOL.md §4) and decoded as the server decodes a session started with it: the engine must reach the same
+/// (docs/protocol.md §4) and decoded as the server decodes a session started with it: the engine must reach the same
 /// expected outcome as on the poses themselves. Among them are the two rules that used to misjudge: a frontal trunk
 /// lean in shoulder abduction rejects for `keepTrunkUpright` alone (shoulders are judged level against the trunk)
 /// while a shrug still gives `keepShouldersLevel`, and a thigh lifting off the chair rejects the seated knee

@@ -3,8 +3,8 @@ import Testing
 
 @testable import MotionWire
 
-/// Joint names that are not joints of PROTOCOL.md §1: ignored for the pose, which is accepted, but reported in a
-/// ``DecodingReport`` so the session can answer the first one with `unknownJoint` (PROTOCOL.md §3).
+/// Joint names that are not joints of docs/protocol.md §1: ignored for the pose, which is accepted, but reported in a
+/// ``DecodingReport`` so the session can answer the first one with `unknownJoint` (docs/protocol.md §3).
 @Suite struct UnknownJointTests {
     /// The message `json` decodes to, and the report after decoding it into `report`.
     private func decode(

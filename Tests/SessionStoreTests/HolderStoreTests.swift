@@ -4,7 +4,7 @@ import Testing
 
 @testable import SessionStore
 
-/// Which node holds a live session (PROTOCOL.md §8): set by its creation, moved only by a claim that saw the current
+/// Which node holds a live session (docs/protocol.md §8): set by its creation, moved only by a claim that saw the current
 /// holder, and guarding the session's writes, on both stores.
 @Suite("Session holders")
 struct HolderStoreTests {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import SessionStore
 
-/// The motion series (PROTOCOL.md §5.2) in both stores: written with the session's checkpoints and final write as
+/// The motion series (docs/protocol.md §5.2) in both stores: written with the session's checkpoints and final write as
 /// the value series is, read back whole and alone, refused when damaged.
 @Suite struct MotionSeriesStoreTests {
     @Test(arguments: StoreKind.allCases)

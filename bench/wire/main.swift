@@ -7,7 +7,7 @@ import MotionWire
 /// MotionWire against Foundation on the same pose frames: µs per frame to decode a ~1 KB `pose` message (with the
 /// pose decoder alone, and through `MessageDecoder` as a live session does: `type` first, then the pose), and to
 /// encode a snapshot (afresh, and with a session's cache as the live path does); and µs per `motion` message of 10
-/// samples (PROTOCOL.md §3.3) through `MessageDecoder`. Usage:
+/// samples (docs/protocol.md §3.3) through `MessageDecoder`. Usage:
 /// `wire-bench [--runs N] [--frames N]`.
 struct PoseMessage: Decodable {
     var type: String

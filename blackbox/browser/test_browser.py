@@ -118,7 +118,7 @@ CLEAN_RGB = (0x80, 0xED, 0x99)
 SKELETON_BACKGROUND_RGB = (0x15, 0x20, 0x2B)  # skeleton.js COLORS.background
 REJECTED_RGB = (0xFF, 0x7B, 0x54)
 
-# The joints of PROTOCOL.md §1 in their order, bit i of a binary pose frame's seen mask: the test's own copy, so the
+# The joints of docs/protocol.md §1 in their order, bit i of a binary pose frame's seen mask: the test's own copy, so the
 # page's encoder is checked against the contract rather than against itself.
 PROTOCOL_JOINTS = (
     "nose", "leftEye", "rightEye", "leftEar", "rightEar", "neck", "root",
@@ -157,7 +157,7 @@ def f32(value):
 
 
 def decode_binary_pose(data):
-    """Reads a PROTOCOL.md §3.2 binary pose frame (all little-endian): a 20-byte header (u8 kind, u8 flags,
+    """Reads a docs/protocol.md §3.2 binary pose frame (all little-endian): a 20-byte header (u8 kind, u8 flags,
     u16 width, u16 height, u16 reserved, f64 t, u32 seen mask), f32 x, y per seen joint, then a confidence byte per
     seen joint when flag bit 0 is set. Returns {t, width, height, points, confidence} with joint names as keys."""
     kind, flags, width, height, reserved, t, mask = struct.unpack_from("<BBHHHdI", data)
@@ -468,7 +468,7 @@ class BrowserTests(unittest.TestCase):
     def wait_stored(self, timeout, message="summary", driver=None):
         """Waits until the page (Live, or Watch in `driver`) says its session is stored and offers the link to History.
 
-        The server answers `stop` with the summary, stores the session, then closes with 1000 (PROTOCOL.md §3), and
+        The server answers `stop` with the summary, stores the session, then closes with 1000 (docs/protocol.md §3), and
         the page offers the link only on that close. A test that read REST when the summary appeared raced the store:
         on a fresh machine the stored motion series was empty in 3 sessions of 8, and the page still showed the
         running controls (Start over) until the close."""
@@ -874,7 +874,7 @@ class BrowserTests(unittest.TestCase):
             self.assertEqual(expected, actual, where)
 
     def test_4c_binary_frames_give_the_same_session(self):
-        """The Demo figure's poses replayed twice, as JSON and with compact binary frames (PROTOCOL.md §3.2), give
+        """The Demo figure's poses replayed twice, as JSON and with compact binary frames (docs/protocol.md §3.2), give
         the same stored session within the frames' f32 precision; the binary run really sends ArrayBuffers, whose
         bytes decode to the poses, including after a dropped connection is resumed."""
         seconds = 11.5  # three reps, the second with a fault, then a moment out of the picture
@@ -1236,7 +1236,7 @@ class BrowserTests(unittest.TestCase):
         thread.join(15)
 
     def test_7c_watch_follows_a_session_across_a_resume(self):
-        # PROTOCOL.md §3.1: the patient's connection drops without a close; Watch says so and keeps the session;
+        # docs/protocol.md §3.1: the patient's connection drops without a close; Watch says so and keeps the session;
         # the patient resumes on a new connection and Watch follows on without reconnecting.
         ids = queue.Queue()
         go = {name: threading.Event() for name in ("stream", "drop", "resume")}
@@ -2185,7 +2185,7 @@ class BrowserTests(unittest.TestCase):
             time.sleep(0.5)
             self.assert_no_horizontal_scroll()
 
-    # ---- Motion sensors (PROTOCOL.md §3.3) ---------------------------------------------------------------------
+    # ---- Motion sensors (docs/protocol.md §3.3) ---------------------------------------------------------------------
 
     def test_20_phone_motion_streams_draws_and_is_stored(self):
         """Synthetic `devicemotion` events reach the server as `motion` samples: the live x/y/z chart draws, the
@@ -3014,7 +3014,7 @@ class BrowserTests(unittest.TestCase):
         self.assert_every_control_named(self.driver, "Live after Stop (es)")
 
     def test_29_live_offers_history_only_once_the_session_is_stored(self):
-        """The summary arrives before the session is stored (PROTOCOL.md §3: summary, store, close 1000): Live shows
+        """The summary arrives before the session is stored (docs/protocol.md §3: summary, store, close 1000): Live shows
         its figures at once with "Saving the session…", and offers the link to History only on the close that says
         it is stored; a close that says it was not (1011) leaves no link and says so. The close is held back in the
         page (and, for 1011, its code changed) to see each state. Phone and desktop, English and Spanish."""

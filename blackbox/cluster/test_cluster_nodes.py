@@ -1,4 +1,4 @@
-"""Several nodes on one PostgreSQL database behind nginx (PROTOCOL.md §8), as processes on this machine
+"""Several nodes on one PostgreSQL database behind nginx (docs/protocol.md §8), as processes on this machine
 (blackbox/support/cluster.py): one history from any node, a watch across nodes, a resume across nodes, a node killed
 with kill -9 and its session taken over, and PostgreSQL restarted while a session streams, with nothing lost.
 

@@ -1,4 +1,4 @@
-"""8. Browsers (PROTOCOL.md §6.2): what a foreign web page could make the user's browser send to a server on the
+"""8. Browsers (docs/protocol.md §6.2): what a foreign web page could make the user's browser send to a server on the
 user's loopback. DNS rebinding (the page's own name resolved to 127.0.0.1, so the browser sends `Host:
 attacker.example` and lets the page read the answer) is answered 421 when the server runs without tokens; a
 WebSocket opened from a foreign page (cross-site WebSocket hijacking, marked only by `Origin`) is answered 403 with

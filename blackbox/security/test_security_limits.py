@@ -15,7 +15,7 @@ from security_support import (  # noqa: E402
 
 
 class SubjectTests(ServerTestCase):
-    """Item 6: `subject` is at most 256 bytes of UTF-8 and 128 Unicode scalars (PROTOCOL.md's "128 chars", JSON
+    """Item 6: `subject` is at most 256 bytes of UTF-8 and 128 Unicode scalars (docs/protocol.md's "128 chars", JSON
     Schema's `maxLength`) — never counted in grapheme clusters, one of which can be a megabyte — and refuses
     invisible format/control characters (C1 NEL, bidi overrides and isolates), over REST (400 `invalidMessage`)
     and in the WebSocket `start` (an `error`, no `started`)."""

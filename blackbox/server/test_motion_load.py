@@ -74,7 +74,7 @@ class MotionLoadTests(unittest.TestCase):
         self.assertEqual(sum(s["frames"] for s in listing), run["frames_sent"])
 
     def test_dropped_connections_resume_and_lose_no_frame(self):
-        # --drop-every: half the sessions abort their connection every second and resume it (PROTOCOL.md §3.1),
+        # --drop-every: half the sessions abort their connection every second and resume it (docs/protocol.md §3.1),
         # re-sending the frames after `resumed.t`. Every session ends finished, none is cut short, and the server
         # stored as many frames as were due: the frames counted once each, whatever was re-sent.
         status, report, stderr = run_load(
@@ -219,7 +219,7 @@ class MotionLoadTests(unittest.TestCase):
 
     def test_a_session_over_the_frame_budget_is_slowed_not_refused(self):
         # The server allows 240 frames/s per session (burst 480): 1,000/s for 2 s is slowed down by flow control
-        # (PROTOCOL.md §3 v2), never refused.
+        # (docs/protocol.md §3 v2), never refused.
         status, report, stderr = run_load("--url", self.url, "--sessions", "1", "--seconds", "2", "--rate", "1000")
         self.assertEqual(report["run"]["error_codes"], {}, stderr)
         self.assertEqual(report["run"]["summaries"], 1, "the session goes on and is stopped normally")

@@ -283,7 +283,7 @@ class LiveErrorTests(unittest.TestCase):
         self.expect_pose_works()
 
     def test_a_batch_over_the_budget_is_processed_whole(self):
-        # PROTOCOL.md §3 flow control (v2): 600 frames at once (budget 240/s, burst 480) are all analysed.
+        # docs/protocol.md §3 flow control (v2): 600 frames at once (budget 240/s, burst 480) are all analysed.
         self.start()
         frames = [elbow_pose(round((i + 1) / 30, 6), 10) for i in range(600)]
         self.ws.send({"type": "poses", "frames": frames})

@@ -100,7 +100,7 @@ class OperationsTests(unittest.TestCase):
                                 key=lambda mp: (order.get(mp[0], 3), mp[1]))
             checked = []
             for method, path in operations:
-                # /v1/echo is mounted only with --ws-echo (PROTOCOL.md §7); test_ws_echo_route covers it.
+                # /v1/echo is mounted only with --ws-echo (docs/protocol.md §7); test_ws_echo_route covers it.
                 if path != "/v1/echo":
                     concrete = path.replace("{id}", "elbowFlexion" if "exercises" in path else
                                             ws_live if path.endswith("/watch") else

@@ -120,7 +120,7 @@ class RESTTests(unittest.TestCase):
         self.assertEqual(stored.json()["status"], "finished")
 
     def test_rest_batches_are_judged_frame_by_frame(self):
-        """PROTOCOL.md §3: a refused frame is answered with its index; the events of every other frame come back;
+        """docs/protocol.md §3: a refused frame is answered with its index; the events of every other frame come back;
         the first unknown joint name of the session is told once, without an index."""
         frames = rep_frames(2)
         reference = SERVER.post("/v1/analyze", analyze_body("rest-batch-reference", frames=frames)).json()

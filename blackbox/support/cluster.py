@@ -1,4 +1,4 @@
-"""Several motion-server nodes on one PostgreSQL database behind nginx (PROTOCOL.md §8), on this machine, without
+"""Several motion-server nodes on one PostgreSQL database behind nginx (docs/protocol.md §8), on this machine, without
 Docker: Debian's PostgreSQL (`initdb` and `pg_ctl` into a temporary directory, Unix socket only) and nginx (its own
 prefix in that directory), each a process of its own. Used by the black-box cluster tests and by `make cluster`:
 

@@ -255,7 +255,7 @@ def wss(port, path="/v1/stream", compression=None, context=None):
 
 
 class LiveSession:
-    """A /v1/stream session over WSS: start, poses, stop (PROTOCOL.md §3)."""
+    """A /v1/stream session over WSS: start, poses, stop (docs/protocol.md §3)."""
 
     def __init__(self, port, compression=None, context=None):
         self.ws = wss(port, compression=compression, context=context)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Converts a motion-capture recording (ASF skeleton + AMC motion, the CMU / Acclaim format) into pose fixtures for
-the real-motion tests: the 19 joints of PROTOCOL.md §1 seen by a level pinhole camera, with ground truth computed
+the real-motion tests: the 19 joints of docs/protocol.md §1 seen by a level pinhole camera, with ground truth computed
 from the 3D data.
 
 Standard library only. Usage:
@@ -16,7 +16,7 @@ along that line (a 1 s moving average), so a person who jumps forward stays in t
 - `front`:      in front of them at the start, looking back along the line of travel.
 
 Joints (CMU bone ends): shoulder = clavicle end, elbow = humerus end, wrist = radius end, hip = hip-joint end,
-knee = femur end, ankle = tibia end; `neck` = mid-shoulder and `root` = mid-hip, as PROTOCOL.md defines them. The
+knee = femur end, ankle = tibia end; `neck` = mid-shoulder and `root` = mid-hip, as docs/protocol.md defines them. The
 face points are placed on the head bone (which carries no face markers): nose 0.09 m in front of the head's axis at
 40 % of its length, eyes 0.03 m either side of the nose and 0.02 m higher, ears 0.07 m either side of the axis.
 
@@ -181,7 +181,7 @@ def angle(u, v):
 
 
 def body_joints(e):
-    """The 19 joints of PROTOCOL.md §1 (3D, metres) from CMU bone ends."""
+    """The 19 joints of docs/protocol.md §1 (3D, metres) from CMU bone ends."""
     p = {
         "leftShoulder": e["lclavicle"], "rightShoulder": e["rclavicle"],
         "leftElbow": e["lhumerus"], "rightElbow": e["rhumerus"],

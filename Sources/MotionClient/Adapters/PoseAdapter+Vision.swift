@@ -3,7 +3,7 @@ public import MotionCore
 public import Vision
 
 extension PoseAdapter {
-    /// Vision's joint names, in the order of PROTOCOL.md §1.
+    /// Vision's joint names, in the order of docs/protocol.md §1.
     static let visionJoints: [(VNHumanBodyPoseObservation.JointName, Joint)] = [
         (.nose, .nose), (.leftEye, .leftEye), (.rightEye, .rightEye), (.leftEar, .leftEar),
         (.rightEar, .rightEar), (.neck, .neck), (.root, .root), (.leftShoulder, .leftShoulder),

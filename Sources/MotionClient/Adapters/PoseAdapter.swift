@@ -18,7 +18,7 @@ public struct DetectedPoint: Sendable, Hashable {
     }
 }
 
-/// Converts detector output into the ``Pose`` the engine and the server take (PROTOCOL.md §2): image pixels with y
+/// Converts detector output into the ``Pose`` the engine and the server take (docs/protocol.md §2): image pixels with y
 /// down, anatomical sides, only trusted points. Pure functions: the same conversions the server applies to its
 /// `vision`, `mediapipe` and `coco` input formats (§4), done on the phone so poses can go as `joints` (and binary).
 public enum PoseAdapter {
@@ -56,7 +56,7 @@ public enum PoseAdapter {
 
     /// Converts BlazePose's 33 landmarks (MediaPipe): normalised 0…1, origin top-left, `visibility` as confidence.
     ///
-    /// Landmarks are read as PROTOCOL.md §4 lists (``KeypointLayout/joints(of:)``); `neck` and `root` are the
+    /// Landmarks are read as docs/protocol.md §4 lists (``KeypointLayout/joints(of:)``); `neck` and `root` are the
     /// midpoints of the shoulders and hips when both are seen.
     /// - Parameters:
     ///   - landmarks: The landmarks in BlazePose order (extra entries are ignored, missing ones unseen).

@@ -17,7 +17,7 @@ public enum MotionEvent: Sendable, Hashable {
     /// Set `number` (1-based) reached its prescribed rep goal (``Prescription/reps``).
     case setCompleted(number: Int)
 
-    /// The wire name of the event (PROTOCOL.md §3).
+    /// The wire name of the event (docs/protocol.md §3).
     public var name: String {
         switch self {
         case .repCompleted: "repCompleted"
@@ -65,7 +65,7 @@ public struct Rep: Sendable, Hashable {
     public var side: BodySide?
     /// Form faults during the rep, in vocabulary order.
     public var faults: FormFeedbackSet
-    /// How the rep moved according to the phone's motion sensors (PROTOCOL.md §3.3); nil without motion samples
+    /// How the rep moved according to the phone's motion sensors (docs/protocol.md §3.3); nil without motion samples
     /// over the rep. The engine never sets it: the session that feeds a ``MotionAnalyzer`` attaches it
     /// (``MotionEngine/setMotion(_:ofRep:)``).
     public var motion: RepMotion?

@@ -32,7 +32,7 @@ public struct MotionSnapshot: Sendable, Hashable {
     public var side: BodySide?
     /// Progress through the prescribed sets, nil when no rep goal was prescribed.
     public var set: SetProgress?
-    /// How much the phone moves over the last seconds (PROTOCOL.md §3.3 `snapshot.motion`); nil without motion
+    /// How much the phone moves over the last seconds (docs/protocol.md §3.3 `snapshot.motion`); nil without motion
     /// samples. The engine never sets it: the session that feeds a ``MotionAnalyzer`` does.
     public var motion: MotionLevel? = nil
 

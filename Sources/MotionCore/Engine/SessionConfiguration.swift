@@ -39,7 +39,7 @@ public struct SessionConfiguration: Sendable, Hashable {
     public var effectiveExercise: Exercise { prescription.apply(to: exercise) }
 }
 
-/// What a clinician prescribes for a session (PROTOCOL.md §5.1): every field overrides the exercise's default.
+/// What a clinician prescribes for a session (docs/protocol.md §5.1): every field overrides the exercise's default.
 ///
 /// **The rule for thresholds.** A prescribed `target` or `rest` moves the rep thresholds with it unless they are
 /// given: `enter` and `exit` keep their place as fractions of the way from `rest` to `target`, and
@@ -124,7 +124,7 @@ public enum SessionError: Error, Sendable, Equatable {
 
 /// Why a pose was refused. A refused pose changes nothing in the session.
 public enum PoseError: Error, Sendable, Equatable {
-    /// The timestamp is not after the previous pose's (PROTOCOL.md §2).
+    /// The timestamp is not after the previous pose's (docs/protocol.md §2).
     case nonIncreasingTime(previous: Double, received: Double)
     /// A timestamp, coordinate, confidence or image size is not a finite number, or the image size is not positive.
     case nonFinite

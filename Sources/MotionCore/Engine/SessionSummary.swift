@@ -1,4 +1,4 @@
-/// What is stored for a session (PROTOCOL.md §5), as of the last processed pose.
+/// What is stored for a session (docs/protocol.md §5), as of the last processed pose.
 public struct SessionSummary: Sendable, Hashable {
     /// The exercise id.
     public var exercise: String
@@ -32,7 +32,7 @@ public struct SessionSummary: Sendable, Hashable {
     public var perSide: [BodySide: SideTally]
     /// The smoothed value over time, downsampled.
     public var series: ValueSeries
-    /// The phone's acceleration over time, downsampled (empty without motion samples, PROTOCOL.md §3.3).
+    /// The phone's acceleration over time, downsampled (empty without motion samples, docs/protocol.md §3.3).
     public var motion: MotionSeries
 
     /// Creates a summary from its parts (e.g. one read back from storage).

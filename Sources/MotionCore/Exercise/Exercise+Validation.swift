@@ -1,6 +1,6 @@
 /// Something that makes an exercise definition unusable, at the field that causes it.
 public struct ExerciseProblem: Sendable, Hashable, CustomStringConvertible {
-    /// A JSON Pointer (RFC 6901) to the field in the definition's JSON form (PROTOCOL.md §5.1), e.g.
+    /// A JSON Pointer (RFC 6901) to the field in the definition's JSON form (docs/protocol.md §5.1), e.g.
     /// `/thresholds/enter` or `/rules/1/limit`.
     public var pointer: String
     /// What is wrong, in English.

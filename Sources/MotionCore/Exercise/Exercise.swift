@@ -3,7 +3,7 @@
 /// An entry names what is measured (``Measurement``) and which way a repetition goes (``Direction``), how
 /// repetitions or holds are recognised (``Thresholds``), the form rules that apply, the camera view and the start
 /// posture it needs. The built-in entries are ``Exercise/catalog``; a clinician's own are decoded from JSON
-/// (PROTOCOL.md §5.1) and checked with ``problems``.
+/// (docs/protocol.md §5.1) and checked with ``problems``.
 public struct Exercise: Sendable, Hashable, Identifiable {
     /// The camera view an exercise needs.
     public enum View: String, Sendable, Hashable, CaseIterable {

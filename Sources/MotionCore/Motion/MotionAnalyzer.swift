@@ -1,4 +1,4 @@
-/// Incremental analysis of a phone's accelerometer stream (PROTOCOL.md §3.3): how much it moves and trembles now,
+/// Incremental analysis of a phone's accelerometer stream (docs/protocol.md §3.3): how much it moves and trembles now,
 /// and how smoothly and steadily each rep moved.
 ///
 /// Each accepted sample goes through three steps, all on time from the samples, never a clock:

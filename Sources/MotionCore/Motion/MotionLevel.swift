@@ -1,4 +1,4 @@
-/// How much the phone moves now: `snapshot.motion` of PROTOCOL.md §3.3, over the last seconds
+/// How much the phone moves now: `snapshot.motion` of docs/protocol.md §3.3, over the last seconds
 /// (``MotionAnalysisConfiguration/recentSeconds``).
 public struct MotionLevel: Sendable, Hashable {
     /// Root mean square of the gravity-free acceleration's magnitude, m/s² (a sine of amplitude A on one axis

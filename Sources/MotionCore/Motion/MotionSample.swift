@@ -1,4 +1,4 @@
-/// One reading of the phone's motion sensors (PROTOCOL.md §3.3): acceleration including gravity on the device's
+/// One reading of the phone's motion sensors (docs/protocol.md §3.3): acceleration including gravity on the device's
 /// axes, and optionally the rotation rate, at a time on the same clock as the poses.
 public struct MotionSample: Sendable, Hashable {
     /// Seconds, on the poses' clock.

@@ -4,6 +4,6 @@ public enum MotionSampleError: Error, Sendable, Hashable {
     case wrongCount(Int)
     /// A number was NaN or infinite.
     case nonFinite
-    /// `t` was not greater than the previous accepted sample's `t` (PROTOCOL.md §3.3: strictly increasing).
+    /// `t` was not greater than the previous accepted sample's `t` (docs/protocol.md §3.3: strictly increasing).
     case nonIncreasingTime(previous: Double, t: Double)
 }

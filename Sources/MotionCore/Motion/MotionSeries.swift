@@ -1,4 +1,4 @@
-/// The phone's acceleration over a session, downsampled for charts and bounded in size (PROTOCOL.md §5.2,
+/// The phone's acceleration over a session, downsampled for charts and bounded in size (docs/protocol.md §5.2,
 /// `GET /v1/sessions/{id}/motion`).
 ///
 /// Keeps the acceleration including gravity (m/s², device axes, as sent) of the first sample in each `interval` of

@@ -1,7 +1,7 @@
 import HTTPServer
 import HTTPWire
 
-/// Resolves the tenant of every request (PROTOCOL.md §6) and refuses unauthenticated ones.
+/// Resolves the tenant of every request (docs/protocol.md §6) and refuses unauthenticated ones.
 ///
 /// It decides on the route the router matched, never on the raw path, so no spelling of a path (`//metrics`,
 /// `/metrics/`) and no header (`Connection: Upgrade`) takes another way past it. Every matched route needs a token

@@ -1,4 +1,4 @@
-/// Bearer tokens and the tenant each belongs to (PROTOCOL.md §6).
+/// Bearer tokens and the tenant each belongs to (docs/protocol.md §6).
 ///
 /// The file has one `token tenant [operator]` line per token (lines end with LF or CRLF); blank lines and lines
 /// starting with `#` are ignored.

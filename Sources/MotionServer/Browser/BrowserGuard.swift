@@ -1,7 +1,7 @@
 import HTTPServer
 import HTTPWire
 
-/// Refuses what a foreign web page could make a browser send (PROTOCOL.md §6.2, ``BrowserPolicy``): without tokens,
+/// Refuses what a foreign web page could make a browser send (docs/protocol.md §6.2, ``BrowserPolicy``): without tokens,
 /// a request whose `Host` is not one of the server's names (`421 hostNotAllowed`); with or without, a request that
 /// can act — a WebSocket handshake (any request to a WebSocket route), or any method but `GET`, `HEAD` and
 /// `OPTIONS` — whose `Origin` is neither the server's own nor an allowed one (`403 originNotAllowed`).

@@ -1,7 +1,7 @@
 import Glibc
 
 /// Which requests a browser could have been made to send on a foreign page's behalf the server answers
-/// (PROTOCOL.md §6.2): the names a `Host` may give, and the origins whose pages may open a WebSocket.
+/// (docs/protocol.md §6.2): the names a `Host` may give, and the origins whose pages may open a WebSocket.
 ///
 /// A web page can make the user's browser send requests to a server on the user's loopback: through DNS
 /// rebinding (the page's own name, `attacker.example`, made to resolve to `127.0.0.1`: the browser then sends

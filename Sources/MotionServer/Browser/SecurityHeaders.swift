@@ -1,7 +1,7 @@
 import HTTPServer
 import HTTPWire
 
-/// The headers that tell browsers how to treat every answer (PROTOCOL.md §6.2), added in one place to whatever the
+/// The headers that tell browsers how to treat every answer (docs/protocol.md §6.2), added in one place to whatever the
 /// rest answered — a handler's response, an error, a refusal of the middleware inside it:
 ///
 /// - every response: `X-Content-Type-Options: nosniff` (a JSON or text body is never run as a script or a page);

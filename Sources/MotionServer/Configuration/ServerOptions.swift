@@ -1,7 +1,7 @@
 public import Basics
 import HTTPServer
 
-/// The `motion-server` command line (PROTOCOL.md §7): flags, each also read from a `MOTION_*` environment
+/// The `motion-server` command line (docs/protocol.md §7): flags, each also read from a `MOTION_*` environment
 /// variable; a flag wins over the environment.
 public struct ServerOptions: Sendable, Equatable {
     /// The address to listen on.
@@ -20,10 +20,10 @@ public struct ServerOptions: Sendable, Equatable {
     /// A file of `token tenant` lines; nil means no authentication (every request is tenant `default`).
     public var tokensFile: String?
     /// Host names a request's `Host` may give besides the loopback names and ``host`` when the server runs without
-    /// tokens (PROTOCOL.md §6.2): the names the server is reached by, e.g. through a proxy. Without a port; an IPv6
+    /// tokens (docs/protocol.md §6.2): the names the server is reached by, e.g. through a proxy. Without a port; an IPv6
     /// address with or without brackets.
     public var allowedHosts: [String] = []
-    /// Origins besides the server's own whose pages may open its WebSockets (PROTOCOL.md §6.2), whole:
+    /// Origins besides the server's own whose pages may open its WebSockets (docs/protocol.md §6.2), whole:
     /// `https://app.clinic.example`, `http://localhost:5173`.
     public var allowedOrigins: [String] = []
     /// The least severe log level written.
@@ -46,7 +46,7 @@ public struct ServerOptions: Sendable, Equatable {
     public var tlsCertificate: String?
     /// The PEM private key of ``tlsCertificate``.
     public var tlsKey: String?
-    /// This node's name among the nodes sharing a PostgreSQL database (PROTOCOL.md §8), in logs and `/metrics`;
+    /// This node's name among the nodes sharing a PostgreSQL database (docs/protocol.md §8), in logs and `/metrics`;
     /// nil names it by host name and port.
     public var nodeName: String?
     /// How long a node sharing the database may go without a heartbeat before the others take it for dead (its

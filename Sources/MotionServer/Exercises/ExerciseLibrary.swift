@@ -4,7 +4,7 @@ import MotionWire
 import SessionStore
 
 /// The exercises a session can start with: the built-in catalog and each tenant's current custom exercises
-/// (PROTOCOL.md §5.1), held in memory so that starting a session never waits on the store.
+/// (docs/protocol.md §5.1), held in memory so that starting a session never waits on the store.
 ///
 /// The server loads every tenant's exercises from the store when it starts (``load(_:logger:)``) and tells the
 /// library of each store write once it has succeeded (``stored(_:tenant:)``, ``deleted(_:tenant:version:)``). Built-in

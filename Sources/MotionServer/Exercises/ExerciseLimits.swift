@@ -1,4 +1,4 @@
-/// Limits of tenants' custom exercises (PROTOCOL.md §5.1). Every field has a safe default.
+/// Limits of tenants' custom exercises (docs/protocol.md §5.1). Every field has a safe default.
 public struct ExerciseLimits: Sendable, Equatable {
     /// The largest definition accepted by `POST` and `PUT /v1/exercises`, in bytes (`413 messageTooBig` beyond).
     /// The largest catalog entry, with its rules, is under 2 KiB.

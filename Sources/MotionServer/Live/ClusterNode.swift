@@ -3,7 +3,7 @@ import HTTPServer
 import HTTPWire
 import SessionStore
 
-/// This node among the nodes that share its store (PROTOCOL.md §8), and what it says to them.
+/// This node among the nodes that share its store (docs/protocol.md §8), and what it says to them.
 ///
 /// Who holds a live session is in the store (``SessionStore/claim(id:tenant:from:)``); which nodes are alive too
 /// (``SessionStore/liveNodes(heartbeatSince:)``). The nodes talk over the store's bus (``PostgresNodeBus``, one
@@ -144,7 +144,7 @@ enum ClusterMessage: Equatable {
     }
 }
 
-/// How a message for watchers coalesces (PROTOCOL.md §8: the `watched` message names it): kept whatever follows
+/// How a message for watchers coalesces (docs/protocol.md §8: the `watched` message names it): kept whatever follows
 /// (events), or replaced by a newer one of its kind not yet written to a watcher (snapshots, poses).
 enum WatchedKind: String, Sendable {
     case message = "-"

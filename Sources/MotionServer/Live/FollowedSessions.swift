@@ -3,7 +3,7 @@ import HTTPServer
 import HTTPWire
 import SessionStore
 
-/// The sessions this node's watchers follow on other nodes (PROTOCOL.md §8): by session, the node that holds it and
+/// The sessions this node's watchers follow on other nodes (docs/protocol.md §8): by session, the node that holds it and
 /// the watchers here. The holder sends what its watchers get over the node bus (``RemoteWatchers``); this node hands
 /// it to its watchers, renews the subscription every ``renewal``, and ends it when the last watcher leaves. While a
 /// watcher here asked for poses (``WatchOptions``), every `watch` goes with a `poses` wish, and the last such

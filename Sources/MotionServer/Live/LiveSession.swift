@@ -4,14 +4,14 @@ import MotionCore
 import MotionWire
 import SessionStore
 
-/// One live connection of `/v1/stream` and the session it runs (PROTOCOL.md §3): pose frames in, events and
+/// One live connection of `/v1/stream` and the session it runs (docs/protocol.md §3): pose frames in, events and
 /// snapshots out.
 ///
 /// The actor runs on its connection's event loop (the loop is its executor), so a frame is decoded, analysed,
 /// encoded and queued for sending on the thread that read it, with no hop. Store writes go to the store's own
 /// thread and never block the loop.
 ///
-/// A session outlives its connection (PROTOCOL.md §3.1): when the connection ends without `stop`, the session is
+/// A session outlives its connection (docs/protocol.md §3.1): when the connection ends without `stop`, the session is
 /// checkpointed and waits, *detached*, for a `resume` until ``LiveLimits/resumeWindow`` passes. A `resume` on a new
 /// connection moves the session to that connection's actor (``handOver()``): from memory when this process holds
 /// it, else from the store's last checkpoint (``AppContext/takeOver(_:tenant:for:)``).
@@ -32,7 +32,7 @@ actor LiveSession: WatchableSession {
     private var messageNumber = 0
     private var consecutiveErrors = 0
     private var bucket: TokenBucket
-    /// The budget of motion samples (PROTOCOL.md §3.3), spent and refilled as ``bucket`` is.
+    /// The budget of motion samples (docs/protocol.md §3.3), spent and refilled as ``bucket`` is.
     private var motionBucket: TokenBucket
     /// Armed while the socket is not read because the client spent more than its frame budget (flow control).
     private var resumeTimer: LoopTimer?
@@ -96,11 +96,11 @@ actor LiveSession: WatchableSession {
         } catch {
             refuse(WireError(code: .invalidMessage, message: "\(error)"))
         }
-        // Once per session (PROTOCOL.md §3): the pose was accepted without that joint.
+        // Once per session (docs/protocol.md §3): the pose was accepted without that joint.
         if let notice = unknownJoint.take() { tell(notice) }
     }
 
-    /// A binary message is a pose frame (PROTOCOL.md §3.2), decoded where it lies like a JSON one.
+    /// A binary message is a pose frame (docs/protocol.md §3.2), decoded where it lies like a JSON one.
     private func receiveBinary(_ message: WebSocketMessageView) {
         do throws(WireError) {
             try requireStarted()
@@ -127,7 +127,7 @@ actor LiveSession: WatchableSession {
         case .poses(let frames):
             try requireStarted()
             spend(frames: frames.count)
-            // Judged frame by frame (PROTOCOL.md §3): a refused frame is answered with its index, the others go on.
+            // Judged frame by frame (docs/protocol.md §3): a refused frame is answered with its index, the others go on.
             var accepted = false
             for (index, frame) in frames.enumerated() {
                 do throws(WireError) {
@@ -141,7 +141,7 @@ actor LiveSession: WatchableSession {
         case .motion(let samples):
             try requireStarted()
             spend(samples: samples.count)
-            // Judged sample by sample, as the frames of a batch (PROTOCOL.md §3, §3.3).
+            // Judged sample by sample, as the frames of a batch (docs/protocol.md §3, §3.3).
             var accepted = false
             for (index, sample) in samples.enumerated() {
                 do throws(WireError) {
@@ -189,7 +189,7 @@ actor LiveSession: WatchableSession {
     }
 
     /// Charges pose frames or motion samples to the connection's budgets. Neither is ever refused for speed
-    /// (PROTOCOL.md §3, flow control; §3.3): past either budget the socket is not read until both have refilled to
+    /// (docs/protocol.md §3, flow control; §3.3): past either budget the socket is not read until both have refilled to
     /// a quarter of their burst, so TCP slows the client, and what was already read (at most one read buffer) is
     /// still processed.
     private func spend(frames: Int = 0, samples: Int = 0) {
@@ -231,7 +231,7 @@ actor LiveSession: WatchableSession {
     }
 
     /// The session's create was written (or failed): `started`, and the client's next messages are read; or
-    /// `storeUnavailable` and 1011, which says to start again (PROTOCOL.md §3), and the session is dropped unstored.
+    /// `storeUnavailable` and 1011, which says to start again (docs/protocol.md §3), and the session is dropped unstored.
     private func created(stored: Bool, token: String) {
         guard let running, !finished else { return }
         guard stored else {
@@ -256,7 +256,7 @@ actor LiveSession: WatchableSession {
         snapshots = start.options.snapshots
     }
 
-    // MARK: Resuming (PROTOCOL.md §3.1)
+    // MARK: Resuming (docs/protocol.md §3.1)
 
     /// Starts carrying out a `resume`: the socket is not read until it is done, so frames the client sent after it
     /// wait in order.
@@ -493,7 +493,7 @@ actor LiveSession: WatchableSession {
     }
 
     /// The checkpoint up to the pose at `t` is stored: the session lets go of the series samples it holds, and tells
-    /// the client that its whole state up to that pose is durable (PROTOCOL.md §3.1): it need keep only the frames
+    /// the client that its whole state up to that pose is durable (docs/protocol.md §3.1): it need keep only the frames
     /// after it.
     private func checkpointStored(at t: Double, series: SeriesEnds) {
         running?.core.releaseSeries(series)
@@ -547,7 +547,7 @@ actor LiveSession: WatchableSession {
         finish(running.core, status: .abandoned, closeCode: nil)
     }
 
-    /// Stores the final summary; after `stop` also sends it and closes with 1000 (PROTOCOL.md §3).
+    /// Stores the final summary; after `stop` also sends it and closes with 1000 (docs/protocol.md §3).
     private func finish(
         _ session: SessionCore, status: SessionStatus, closeCode: WebSocketCloseCode?, reason: String = ""
     ) {
@@ -567,7 +567,7 @@ actor LiveSession: WatchableSession {
             summaryMessage = output
             stoppedSummary = output
         }
-        // After `stop` the connection closes once the summary is stored (PROTOCOL.md §3: answer, store, close), so
+        // After `stop` the connection closes once the summary is stored (docs/protocol.md §3: answer, store, close), so
         // a client that saw the close finds the session finished over REST.
         let closeAfterStoring = status == .finished ? closeCode : nil
         if let closeCode, closeAfterStoring == nil { socket.close(code: closeCode, reason: reason) }
@@ -590,7 +590,7 @@ actor LiveSession: WatchableSession {
                 }
             }
             guard stored else {
-                // PROTOCOL.md §3: the client is told, never left believing its session was stored.
+                // docs/protocol.md §3: the client is told, never left believing its session was stored.
                 var bytes: [UInt8] = []
                 WireEncoder.encodeError(
                     WireError(code: .storeUnavailable, message: "the summary could not be stored"), frame: nil,
@@ -603,7 +603,7 @@ actor LiveSession: WatchableSession {
     }
 }
 
-/// A session on its way from one ``LiveSession`` to the next (PROTOCOL.md §3.1): the session, its watchers, and its
+/// A session on its way from one ``LiveSession`` to the next (docs/protocol.md §3.1): the session, its watchers, and its
 /// last store write, which the next one's writes follow.
 struct Handover: Sendable {
     var core: SessionCore

@@ -5,7 +5,7 @@ import MotionWire
 import SessionStore
 
 extension WebSocketCloseCode {
-    /// 4001: the session was resumed on another connection (PROTOCOL.md §3.1).
+    /// 4001: the session was resumed on another connection (docs/protocol.md §3.1).
     static let takenOver = WebSocketCloseCode(rawValue: 4001)
 }
 
@@ -20,7 +20,7 @@ struct TakenSession {
 }
 
 extension AppContext {
-    /// Finds the session a `resume` names and takes it for `holder` (PROTOCOL.md §3.1, §8).
+    /// Finds the session a `resume` names and takes it for `holder` (docs/protocol.md §3.1, §8).
     ///
     /// Where it is decides how: held by a connection's actor on this node (attached or detached), it is handed over
     /// from memory; held by another live node, that node is asked to store it and let go, then it is claimed here;
@@ -55,7 +55,7 @@ extension AppContext {
                     return TakenSession(
                         handover: handover, heldUpTo: handover.core.engine.summary.lastTimestamp, source: "memory")
                 }
-                // Stopped, its summary still being stored (PROTOCOL.md §3.1: a stopped session is not resumed).
+                // Stopped, its summary still being stored (docs/protocol.md §3.1: a stopped session is not resumed).
                 if await entry.holder.wasStopped { throw expired }
                 continue
             }

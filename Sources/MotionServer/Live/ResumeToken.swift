@@ -1,7 +1,7 @@
 import HTTPWire
 import SessionStore
 
-/// A live session's resume token (PROTOCOL.md §3.1): 32 bytes from the system's cryptographic generator, written
+/// A live session's resume token (docs/protocol.md §3.1): 32 bytes from the system's cryptographic generator, written
 /// as 43 characters of base64url. The server keeps only its SHA-256 (``digest(of:)``) and compares digests in
 /// constant time, so neither the store nor the timing of a refusal tells anything about a token.
 enum ResumeToken {

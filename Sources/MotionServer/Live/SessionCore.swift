@@ -10,12 +10,12 @@ struct SessionCore: Sendable {
     let start: StartRequest
     /// Unix milliseconds on the server's clock.
     let startedAt: Int64
-    /// SHA-256 of the session's resume token (PROTOCOL.md §3.1); nil for sessions that cannot be resumed (driven over
+    /// SHA-256 of the session's resume token (docs/protocol.md §3.1); nil for sessions that cannot be resumed (driven over
     /// HTTP).
     let tokenDigest: [UInt8]?
     private(set) var engine: MotionEngine
     private(set) var framesAtLastCheckpoint = 0
-    /// The phone's motion analysis (PROTOCOL.md §3.3), created with the first motion sample: its buffers take about
+    /// The phone's motion analysis (docs/protocol.md §3.3), created with the first motion sample: its buffers take about
     /// 210 KB, which sessions without motion sensors never pay.
     private(set) var motion: MotionAnalyzer?
     /// The time of the last motion sample the session holds: the analysis's, or, restored from the store (whose
@@ -54,7 +54,7 @@ struct SessionCore: Sendable {
         id = SessionID.generate(at: now)
     }
 
-    /// Rebuilds a session from what the store kept of it (PROTOCOL.md §3.1): its `start`, the exercise version it
+    /// Rebuilds a session from what the store kept of it (docs/protocol.md §3.1): its `start`, the exercise version it
     /// began with, and the engine state and series of its last checkpoint.
     /// - Parameters:
     ///   - id: The session.
@@ -151,7 +151,7 @@ struct SessionCore: Sendable {
         }
     }
 
-    /// Adds one motion sample (PROTOCOL.md §3.3) to the session's analysis, creating it with the first sample, and
+    /// Adds one motion sample (docs/protocol.md §3.3) to the session's analysis, creating it with the first sample, and
     /// keeps it in the summary's downsampled motion series.
     /// - Throws: `nonIncreasingTime` for a `t` not after the previous sample's, `invalidMessage` for a sample the
     ///   decoder should have refused; the analysis is then unchanged.
@@ -252,7 +252,7 @@ extension SummaryMetadata.Status {
     }
 }
 
-/// What a batch of frames gave (PROTOCOL.md §3: judged frame by frame): the events of every accepted frame, and each
+/// What a batch of frames gave (docs/protocol.md §3: judged frame by frame): the events of every accepted frame, and each
 /// refused frame's index with its error.
 struct BatchOutcome {
     var events: [(Double, MotionEvent)] = []

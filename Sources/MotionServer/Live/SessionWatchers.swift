@@ -7,7 +7,7 @@ import SessionStore
 
 /// The read-only observers of one session (`GET /v1/sessions/{id}/watch`), live or driven over HTTP: each gets the
 /// session's `started` message and current snapshot when it joins, then every event and snapshot the session
-/// sends, and is closed when the session ends. Watchers may live on other loops, and on other nodes (PROTOCOL.md §8,
+/// sends, and is closed when the session ends. Watchers may live on other loops, and on other nodes (docs/protocol.md §8,
 /// fed over the node bus by ``RemoteWatchers``); sending to them is thread-safe.
 ///
 /// Watchers that asked for poses (``WatchOptions``) also get the patient's poses, at most 15 a second
@@ -91,7 +91,7 @@ struct SessionWatchers {
     /// Sends a processed pose as a `pose` message to the watchers that asked for poses, here and on other nodes,
     /// unless the throttle drops it. Nothing is encoded while none asked.
     ///
-    /// The message is the pose as a client sends it in the `joints` format (PROTOCOL.md §3), after the server's
+    /// The message is the pose as a client sends it in the `joints` format (docs/protocol.md §3), after the server's
     /// conversion: image pixels, y down, anatomical sides, coordinates and confidences to one decimal. A pose not yet
     /// written to a slow watcher when the next one comes is replaced by it (`replacing: "pose"`).
     mutating func offer(_ pose: Pose) {
@@ -113,7 +113,7 @@ struct SessionWatchers {
     ///     abandoned one (its client vanished or went idle, or the server is shutting down) with 1001.
     ///   - summary: The `summary` message the watchers were sent (after `stop`).
     ///   - stored: Whether the session's end was stored; watchers of one that was not are closed with 1011, as its
-    ///     client is (PROTOCOL.md §3).
+    ///     client is (docs/protocol.md §3).
     mutating func closeAll(status: SessionStatus, summary: [UInt8]?, stored: Bool = true) {
         let code: WebSocketCloseCode = !stored ? .internalError : status == .finished ? .normal : .goingAway
         ending = (summary, code)
@@ -145,7 +145,7 @@ struct SessionWatchers {
     }
 }
 
-/// The nodes whose watchers follow one session held here (PROTOCOL.md §8): each subscribed with `watch` and renews
+/// The nodes whose watchers follow one session held here (docs/protocol.md §8): each subscribed with `watch` and renews
 /// it; what the session sends its watchers goes to each node over the bus (snapshots at most every 100 ms, events
 /// all, poses at most every 50 ms to the nodes that asked with `poses`), and a node that stops renewing is dropped
 /// after ``lease``.
@@ -268,7 +268,7 @@ protocol WatchableSession: Actor {
     func addWatchers(_ sockets: [WebSocket]) async -> [WebSocket]
     /// Removes an observer that closed.
     func removeWatcher(_ watcher: WebSocket)
-    /// Adds, or renews, another node's watchers (PROTOCOL.md §8).
+    /// Adds, or renews, another node's watchers (docs/protocol.md §8).
     /// - Parameter poses: Whether they want poses too (renewing that wish); false leaves the wish as it was.
     /// - Returns: False when the session moved on from this actor.
     func addRemoteWatcher(node: String, poses: Bool) async -> Bool

@@ -1,7 +1,7 @@
 import MotionWire
 
-/// The once-per-session `unknownJoint` answer (PROTOCOL.md §3): the first joint name a session's accepted poses
-/// carry that is not a joint of PROTOCOL.md §1 is told to the client once, and the session goes on.
+/// The once-per-session `unknownJoint` answer (docs/protocol.md §3): the first joint name a session's accepted poses
+/// carry that is not a joint of docs/protocol.md §1 is told to the client once, and the session goes on.
 ///
 /// Keep one per session, pass ``report`` to every decoding call, and ask ``take()`` after each.
 struct UnknownJointNotice {

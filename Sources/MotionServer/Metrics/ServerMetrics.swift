@@ -74,7 +74,7 @@ final class ServerMetrics: Sendable {
     }
 
     /// The Prometheus text of everything, including the HTTP server's counters, every sample labelled with the
-    /// node's name when it has one (PROTOCOL.md §8: nodes sharing a database tell their figures apart).
+    /// node's name when it has one (docs/protocol.md §8: nodes sharing a database tell their figures apart).
     func render(
         http: HTTPMetrics.Snapshot, webSockets: Int, httpSessions: Int, storeFailing: Bool, node: String? = nil
     ) -> String {

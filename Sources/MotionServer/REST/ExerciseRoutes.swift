@@ -4,7 +4,7 @@ import MotionCore
 import MotionWire
 import SessionStore
 
-/// The exercise endpoints of PROTOCOL.md §5.1: the built-in catalog and each tenant's custom exercises, with every
+/// The exercise endpoints of docs/protocol.md §5.1: the built-in catalog and each tenant's custom exercises, with every
 /// version kept; and the input formats' keypoint maps (`GET /v1/formats`) exercises and clients draw with.
 ///
 /// Reads of current exercises come from the ``ExerciseLibrary`` (memory); writes go to the store, then to the

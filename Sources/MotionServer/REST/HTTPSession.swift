@@ -30,7 +30,7 @@ actor HTTPSession: WatchableSession {
     }
 
     /// The body of `POST …/poses`: the events of the posted frames, the snapshot after them, and the frames refused
-    /// alone (PROTOCOL.md §3: a batch is judged frame by frame).
+    /// alone (docs/protocol.md §3: a batch is judged frame by frame).
     /// - Parameters:
     ///   - body: A pose, `{"frames":[…]}`, or NDJSON.
     ///   - ndjson: Whether the body is NDJSON.
@@ -61,7 +61,7 @@ actor HTTPSession: WatchableSession {
         return out
     }
 
-    /// The body of `POST …/motion`: `{"events":[],"snapshot":{…}}` and the samples refused alone (PROTOCOL.md §3.3:
+    /// The body of `POST …/motion`: `{"events":[],"snapshot":{…}}` and the samples refused alone (docs/protocol.md §3.3:
     /// judged one by one, as a batch's frames are).
     /// - Parameters:
     ///   - body: `{"samples":[[t, ax, ay, az], …]}`.

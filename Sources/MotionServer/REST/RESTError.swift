@@ -2,7 +2,7 @@ import HTTPServer
 import HTTPWire
 import MotionWire
 
-/// Every error a REST route answers with (PROTOCOL.md §5): its status, its ``ErrorCode``, and the body
+/// Every error a REST route answers with (docs/protocol.md §5): its status, its ``ErrorCode``, and the body
 /// `{"error":{"code":"…","message":"…"}}`. Handlers and middleware throw it; the server sends ``response()``.
 enum RESTError: HTTPResponseError, Equatable {
     /// `404 notFound`: no such session, or another tenant's.
@@ -24,10 +24,10 @@ enum RESTError: HTTPResponseError, Equatable {
     case forbidden
     /// `400 ambiguousCredentials`: the request offers more than one credential; the message says how.
     case ambiguousCredentials(String)
-    /// `421 hostNotAllowed`: without tokens, the `Host` is not one of the server's names (PROTOCOL.md §6.2).
+    /// `421 hostNotAllowed`: without tokens, the `Host` is not one of the server's names (docs/protocol.md §6.2).
     case hostNotAllowed
     /// `403 originNotAllowed`: a WebSocket handshake, or a request that is no read, from a page of a foreign origin
-    /// (PROTOCOL.md §6.2).
+    /// (docs/protocol.md §6.2).
     case originNotAllowed
     /// `415 unsupportedMediaType`: the body is not of a type the route takes; `accepted` names those it does.
     case unsupportedMediaType(accepted: String, received: String)

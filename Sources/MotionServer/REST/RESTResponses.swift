@@ -2,7 +2,7 @@ import HTTPServer
 import HTTPWire
 import MotionWire
 
-/// Building REST responses: JSON bodies and the `{"error":{"code","message"}}` shape (PROTOCOL.md §5).
+/// Building REST responses: JSON bodies and the `{"error":{"code","message"}}` shape (docs/protocol.md §5).
 enum REST {
     /// A handler that runs only with the tenant authentication attached; without one it answers `401` (it cannot
     /// happen behind ``Authentication``, and a request never runs as an empty or a default tenant by mistake). A

@@ -4,7 +4,7 @@ import MotionCore
 import MotionWire
 import SessionStore
 
-/// The REST endpoints of PROTOCOL.md §5 over the session store and the HTTP-driven sessions (the exercises are
+/// The REST endpoints of docs/protocol.md §5 over the session store and the HTTP-driven sessions (the exercises are
 /// ``ExerciseRoutes``).
 struct SessionRoutes {
     let context: AppContext
@@ -53,7 +53,7 @@ struct SessionRoutes {
         return REST.json(try await session.post(request.body, ndjson: ndjson, context: context))
     }
 
-    /// `POST /v1/sessions/{id}/motion`: the phone's motion samples for an open HTTP session (PROTOCOL.md §3.3).
+    /// `POST /v1/sessions/{id}/motion`: the phone's motion samples for an open HTTP session (docs/protocol.md §3.3).
     private func motion(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
         guard let id = request.sessionID, let session = context.httpSessions.session(id, tenant: tenant)
         else { throw await notLive(request, tenant: tenant) }
@@ -242,7 +242,7 @@ struct SessionRoutes {
             encode: { WireEncoder.encodeSeries($0, into: &$1) })
     }
 
-    /// `GET /v1/sessions/{id}/motion`: the stored motion series (PROTOCOL.md §5.2), empty without motion samples.
+    /// `GET /v1/sessions/{id}/motion`: the stored motion series (docs/protocol.md §5.2), empty without motion samples.
     private func motionSeries(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
         try await chart(
             request, "motion", read: { try await context.store.motion(id: $0, tenant: tenant) },
@@ -303,7 +303,7 @@ struct SessionRoutes {
         }
     }
 
-    /// A stored session as PROTOCOL.md §5's summary object.
+    /// A stored session as docs/protocol.md §5's summary object.
     /// - Parameters:
     ///   - session: The stored session.
     ///   - connected: Whether a client is attached (``AppContext/connectedFlags(_:tenant:)``).
@@ -328,7 +328,7 @@ struct SessionRoutes {
 }
 
 extension AppContext {
-    /// Whether a client is attached to each live session (PROTOCOL.md §3.1, `connected`): true while a node runs it
+    /// Whether a client is attached to each live session (docs/protocol.md §3.1, `connected`): true while a node runs it
     /// with its connection open (or as an HTTP session), false while it waits for a resume. This node answers for
     /// the sessions it runs; the others' holders wrote theirs in the store. Ended sessions have none.
     func connectedFlags(_ sessions: [StoredSession], tenant: String) async -> [SessionID: Bool] {

@@ -1,6 +1,6 @@
 public import MotionCore
 
-/// A message of the server on `/v1/stream` (PROTOCOL.md §3), as a client reads it back: the inverse of
+/// A message of the server on `/v1/stream` (docs/protocol.md §3), as a client reads it back: the inverse of
 /// ``WireEncoder``'s live messages.
 ///
 /// ```swift
@@ -11,7 +11,7 @@ public import MotionCore
 /// }
 /// ```
 public enum ServerMessage: Sendable, Equatable {
-    /// `started`: the session's id and its resume token (PROTOCOL.md §3.1; nil from a server without resuming).
+    /// `started`: the session's id and its resume token (docs/protocol.md §3.1; nil from a server without resuming).
     case started(session: String, resume: String?)
     /// `resumed`: the t of the last pose the server holds (nil: none), after which kept frames are re-sent, and of
     /// the last motion sample it holds (nil: none), after which kept samples are.

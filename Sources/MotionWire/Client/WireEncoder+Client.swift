@@ -4,7 +4,7 @@ public import MotionCore
 /// The client's messages other than `start` (``StartRequest/encoded()``) and `pose`
 /// (``WireEncoder/encodePose(_:decimals:into:)``, ``BinaryPoseFrame``): what a phone sends.
 extension WireEncoder {
-    /// Writes `resume` (PROTOCOL.md §3.1): `{"type":"resume","session":"<id>","token":"<token>"}`.
+    /// Writes `resume` (docs/protocol.md §3.1): `{"type":"resume","session":"<id>","token":"<token>"}`.
     /// - Parameters:
     ///   - request: The session and its resume token.
     ///   - buffer: The buffer to append to.
@@ -16,7 +16,7 @@ extension WireEncoder {
         buffer.append(UInt8(ascii: "}"))
     }
 
-    /// Writes `motion` (PROTOCOL.md §3.3): `{"type":"motion","samples":[[t,ax,ay,az],[t,ax,ay,az,rx,ry,rz]]}`.
+    /// Writes `motion` (docs/protocol.md §3.3): `{"type":"motion","samples":[[t,ax,ay,az],[t,ax,ay,az,rx,ry,rz]]}`.
     /// - Parameters:
     ///   - samples: The samples, in increasing `t`.
     ///   - buffer: The buffer to append to.

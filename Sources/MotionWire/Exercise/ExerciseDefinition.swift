@@ -1,6 +1,6 @@
 public import MotionCore
 
-/// The JSON form of an exercise definition (PROTOCOL.md §5.1, `docs/exercises.md`): what `POST /v1/exercises` and
+/// The JSON form of an exercise definition (docs/protocol.md §5.1, `docs/exercises.md`): what `POST /v1/exercises` and
 /// `PUT /v1/exercises/{id}` take, and — with ``WireEncoder/encodeExercise(_:into:)`` — what `GET` shows.
 ///
 /// ```swift

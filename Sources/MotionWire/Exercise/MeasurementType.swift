@@ -1,6 +1,6 @@
 public import MotionCore
 
-/// The `type` of a measurement object in an exercise definition (PROTOCOL.md §5.1), one per ``Measurement`` case,
+/// The `type` of a measurement object in an exercise definition (docs/protocol.md §5.1), one per ``Measurement`` case,
 /// with the members each type takes.
 public enum MeasurementType: String, Sendable, Hashable, CaseIterable {
     /// `{"type":"flexion","joints":[proximal, joint, distal]}`.

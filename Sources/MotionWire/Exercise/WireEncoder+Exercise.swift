@@ -1,7 +1,7 @@
 import Basics
 public import MotionCore
 
-/// The exercise definition's JSON form (PROTOCOL.md §5.1), as `GET /v1/exercises[/{id}]` and `started` show it.
+/// The exercise definition's JSON form (docs/protocol.md §5.1), as `GET /v1/exercises[/{id}]` and `started` show it.
 extension WireEncoder {
     /// Writes an exercise: the whole definition, which ``ExerciseDefinition/decode(_:limits:id:)`` reads back to
     /// the same exercise, then the v1 catalog members kept for older clients:
@@ -106,7 +106,7 @@ extension WireEncoder {
 
     /// Writes a measurement object: `{"type":"flexion","joints":["hip","knee","ankle"]}`,
     /// `{"type":"tiltAgainst","segment":"shoulderLine","reference":"trunk"}`, `{"type":"rise","joint":"ankle",
-    /// "per":"shank"}`… (PROTOCOL.md §5.1; ``MeasurementType`` names the types).
+    /// "per":"shank"}`… (docs/protocol.md §5.1; ``MeasurementType`` names the types).
     /// - Parameters:
     ///   - measurement: The measurement.
     ///   - buffer: The buffer to append to.
