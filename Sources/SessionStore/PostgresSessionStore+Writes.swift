@@ -266,10 +266,19 @@ extension PostgresSessionStore {
     /// - Throws: Database errors.
     public func delete(id: SessionID, tenant: String) throws(SessionStoreError) -> Bool {
         let db = try database()
-        written[id] = nil
-        return try db.query(
-            "DELETE FROM sessions WHERE id = $1 AND tenant = $2", [.string(id.description), .string(tenant)]
-        ).changed > 0
+        // One statement: the row is deleted unless live, and whether it was there at all comes back beside.
+        let rows = try db.query(
+            """
+            WITH deleted AS (DELETE FROM sessions WHERE id = $1 AND tenant = $2 AND status <> 'live' RETURNING id)
+            SELECT (SELECT count(*) FROM deleted), (SELECT count(*) FROM sessions WHERE id = $1 AND tenant = $2)
+            """, [.string(id.description), .string(tenant)])
+        guard let row = rows.first else { return false }
+        if row.int(0) > 0 {
+            written[id] = nil
+            return true
+        }
+        if row.int(1) > 0 { throw .stillLive }
+        return false
     }
 
     /// Marks `abandoned` every live session last written before `cutoff`; its end time becomes that last write's.

@@ -191,14 +191,27 @@ extension SQLiteSessionStore {
     /// - Throws: Database errors.
     public func delete(id: SessionID, tenant: String) throws(SessionStoreError) -> Bool {
         let db = try database()
-        written[id] = nil
-        return try db.withStatement("DELETE FROM sessions WHERE id = ?1 AND tenant = ?2") {
-            delete throws(SessionStoreError) in
-            try delete.bind(id.description, at: 1)
-            try delete.bind(tenant, at: 2)
-            try delete.step()
-            return db.changes > 0
+        let deleted = try db.transaction { () throws(SessionStoreError) -> Bool in
+            let deleted = try db.withStatement(
+                "DELETE FROM sessions WHERE id = ?1 AND tenant = ?2 AND status <> 'live'"
+            ) { delete throws(SessionStoreError) in
+                try delete.bind(id.description, at: 1)
+                try delete.bind(tenant, at: 2)
+                _ = try delete.step()
+                return db.changes > 0
+            }
+            if deleted { return true }
+            let live = try db.withStatement("SELECT 1 FROM sessions WHERE id = ?1 AND tenant = ?2") {
+                find throws(SessionStoreError) in
+                try find.bind(id.description, at: 1)
+                try find.bind(tenant, at: 2)
+                return try find.step()
+            }
+            if live { throw .stillLive }
+            return false
         }
+        if deleted { written[id] = nil }
+        return deleted
     }
 
     /// Marks `abandoned` every live session last written before `cutoff`; its end time becomes that last write's.

@@ -160,12 +160,14 @@ public protocol SessionStore: Sendable {
     /// - Throws: ``SessionStoreError/corruptRecord(id:)``; database errors.
     func progress(_ query: ProgressQuery) async throws -> ProgressPage
 
-    /// Deletes a session and everything stored for it (reps, series, motion series).
+    /// Deletes an ended session and everything stored for it (reps, series, motion series). A live one is refused
+    /// whichever node runs it, in the statement that deletes: a session in progress is never deleted under its
+    /// client.
     /// - Parameters:
     ///   - id: The session.
     ///   - tenant: Its tenant.
     /// - Returns: Whether there was such a session.
-    /// - Throws: Database errors.
+    /// - Throws: ``SessionStoreError/stillLive`` for a live session; database errors.
     func delete(id: SessionID, tenant: String) async throws -> Bool
 
     /// Marks `abandoned` every live session (of any tenant) last written before `cutoff` and held by none of

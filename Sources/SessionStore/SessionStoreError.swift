@@ -19,6 +19,8 @@ public enum SessionStoreError: Error, Sendable, Hashable {
     case alreadyExistsAs(id: String)
     /// The session is not live, so it cannot be checkpointed or finished; its current status.
     case notLive(SessionStatus)
+    /// The session is live (on this node or another), so it cannot be deleted: it is stopped or abandoned first.
+    case stillLive
     /// The session is live but held by another node (docs/protocol.md §8): it took the session over, so this node's
     /// writes of it are refused (fencing).
     case heldElsewhere

@@ -335,6 +335,13 @@ import Testing
             #expect(try raw.integer(reps, doomed.id.description) == 3)
             #expect(try raw.integer(series, doomed.id.description) == 1)
 
+            // Live, it is refused, whichever node runs it; ended, it goes.
+            await #expect(throws: SessionStoreError.stillLive) {
+                try await store.delete(id: doomed.id, tenant: doomed.tenant)
+            }
+            #expect(try raw.integer("SELECT count(*) FROM sessions WHERE id = ?1", doomed.id.description) == 1)
+            try await store.finish(
+                id: doomed.id, tenant: doomed.tenant, summary: doomed.summary, status: .abandoned, endedAt: 2)
             #expect(try await store.delete(id: doomed.id, tenant: doomed.tenant))
             #expect(try raw.integer("SELECT count(*) FROM sessions WHERE id = ?1", doomed.id.description) == 0)
             #expect(try raw.integer(reps, doomed.id.description) == 0)

@@ -90,6 +90,8 @@ import Testing
             defer { raw.close() }
             #expect(try raw.integer("SELECT count(*) FROM motion_series") == 1)
             #expect(try raw.integer("SELECT count(*) FROM motion_chunks") == 1)
+            try await store.finish(
+                id: session.id, tenant: session.tenant, summary: session.summary, status: .finished, endedAt: 2)
             #expect(try await store.delete(id: session.id, tenant: session.tenant))
             #expect(try raw.integer("SELECT count(*) FROM motion_series") == 0)
             #expect(try raw.integer("SELECT count(*) FROM motion_chunks") == 0)

@@ -127,6 +127,19 @@ class OneServiceTests(ClusterCase):
             ws.close()
         self.assertEqual(missing, [], "every session found on the other nodes at once")
 
+    def test_a_session_live_on_another_node_is_not_deleted(self):
+        """`DELETE` of a session another node runs is 409 `sessionLive`, as on the node that runs it (it was deleted:
+        only the node's own sessions were checked); once stopped it can be deleted from any node."""
+        ws, started = self.start_session(self.node1)
+        sid = started["session"]
+        resp = self.node2.delete(f"/v1/sessions/{sid}")
+        self.assertEqual((resp.status, resp.json()["error"]["code"]), (409, "sessionLive"), resp)
+        self.assertEqual(self.node2.get(f"/v1/sessions/{sid}").json()["status"], "live")
+        _, _, code = stop(ws)
+        self.assertEqual(code, 1000)
+        self.assertEqual(self.node2.delete(f"/v1/sessions/{sid}").status, 204)
+        self.assertEqual(self.node1.get(f"/v1/sessions/{sid}").status, 404)
+
     def test_a_session_resumes_on_another_node(self):
         frames = make_frames(self.rng, reps=3)
         ref_summary, _ = reference(self.node3, frames)

@@ -263,6 +263,7 @@ struct SessionRoutes {
 
     private func delete(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
         guard let id = request.sessionID else { throw RESTError.notFound }
+        // A live session is refused here and, whichever node runs it, by the store's delete itself.
         if context.live.session(id, tenant: tenant) != nil
             || context.httpSessions.session(id, tenant: tenant) != nil
         {
@@ -296,6 +297,8 @@ struct SessionRoutes {
             return try await context.timed(operation, writes: writes, call)
         } catch SessionStoreError.invalidCursor {
             throw .invalidCursor
+        } catch SessionStoreError.stillLive {
+            throw .sessionLive
         } catch {
             context.metrics.storeFailed(operation)
             context.logger.log(.error, "store call failed", ["operation": operation, "error": "\(error)"])
