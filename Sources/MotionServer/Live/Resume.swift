@@ -89,7 +89,8 @@ extension AppContext {
             }
             // Nobody alive holds it: resumable for the window after its last write.
             guard point.updatedAt + limits.resumeWindow.milliseconds > clock() else {
-                _ = try? await store.abandon(id: id, tenant: tenant)
+                // Left to the orphans' sweep if it fails: the answer is the same.
+                _ = try? await storeCall("abandon", writes: true) { try await store.abandon(id: id, tenant: tenant) }
                 throw expired
             }
             guard
@@ -102,7 +103,13 @@ extension AppContext {
                 return try await restore(id, tenant: tenant, tokenDigest: digest)
             } catch {
                 live.remove(id, holder: holder)
-                if error.code == .storeUnavailable { _ = try? await store.release(id: id, tenant: tenant) }
+                if error.code == .storeUnavailable {
+                    // Claimed here and not restored: let another try have it (a failure is logged, and the claim
+                    // lapses with this node's heartbeat if it dies).
+                    _ = try? await storeCall("release", writes: true) {
+                        try await store.release(id: id, tenant: tenant)
+                    }
+                }
                 throw error
             }
         }
@@ -134,7 +141,7 @@ extension AppContext {
             guard error.code != .storeUnavailable else { throw error }
             logger.log(
                 .error, "a stored session could not be restored; abandoned", ["id": "\(id)", "error": "\(error)"])
-            _ = try? await store.abandon(id: id, tenant: tenant)
+            _ = try? await storeCall("abandon", writes: true) { try await store.abandon(id: id, tenant: tenant) }
             throw WireError(code: .resumeExpired, message: "the session cannot be restored: \(error.message)")
         }
     }

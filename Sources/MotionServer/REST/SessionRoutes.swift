@@ -347,10 +347,15 @@ extension AppContext {
                 elsewhere.append(session.id)
             }
         }
-        guard cluster.hasPeers, !elsewhere.isEmpty,
-            let stored = try? await timed("connected", { try await store.connected(elsewhere, tenant: tenant) })
-        else { return flags }
-        flags.merge(stored) { _, stored in stored }
+        guard cluster.hasPeers, !elsewhere.isEmpty else { return flags }
+        do {
+            let stored = try await timed("connected") { try await store.connected(elsewhere, tenant: tenant) }
+            flags.merge(stored) { _, stored in stored }
+        } catch {
+            // The listing is answered without them: those sessions read `connected: false` until the store answers.
+            metrics.storeFailed("connected")
+            logger.log(.warning, "store call failed", ["operation": "connected", "error": "\(error)"])
+        }
         return flags
     }
 }
