@@ -33,7 +33,7 @@ let package = Package(
             swiftSettings: strict),
         .target(name: "HTTPWire", dependencies: ["CZlib", "COpenSSL", "Basics"], swiftSettings: strict),
         .target(
-            name: "HTTPServer", dependencies: ["Basics", "HTTPWire", "CNetShim", "CZlib", "COpenSSL"],
+            name: "HTTPServer", dependencies: ["Basics", "HTTPWire", "CNetShim", "COpenSSL"],
             swiftSettings: strict),
         // The client library for apps: MotionSession's surface, served by the server over the project's WebSocket client.
         .target(
