@@ -103,7 +103,7 @@ extension AppContext {
         let holdFor = retriesAfterWait ? max(storeWait, Self.nanoseconds(limits.resumeWindow)) : storeWait
         var held = false
         defer { if held { heldFinalWrites.subtract(1, ordering: .relaxed) } }
-        var (told, attempts, delay) = (false, 0, Self.finalRetryFirst)
+        var (told, attempts, delay, refused) = (false, 0, Self.finalRetryFirst, false)
         while true {
             attempts += 1
             do {
@@ -118,12 +118,20 @@ extension AppContext {
                 return
             } catch {
                 metrics.storeFailed(write.operation)
-                if attempts == 1 {
+                refused = !Self.mayPass(error)
+                if attempts == 1 || refused {
                     logger.log(
-                        .error, "cannot store the session (finish); trying again",
+                        .error,
+                        refused
+                            ? "cannot store the session (finish)" : "cannot store the session (finish); trying again",
                         ["id": "\(id)", "error": "\(error)"])
                 }
                 storeObserver?(write, id, false)
+            }
+            if refused {
+                // The store answered, and its answer will not change (another node holds the session, or it ended).
+                if !told { then?(false) }
+                return
             }
             if attempts == 1 {
                 held = heldFinalWrites.add(1, ordering: .relaxed).newValue <= limits.maxHeldFinalWrites
@@ -149,6 +157,15 @@ extension AppContext {
             try? await Task.sleep(nanoseconds: delay)
             delay = min(delay * 2, Self.finalRetryMaximum)
             await store.expediteReconnection()
+        }
+    }
+
+    /// Whether a failed write may succeed when tried again: not when the store refused it for what the session is
+    /// (ended, held by another node, gone) or has closed.
+    private static func mayPass(_ error: any Error) -> Bool {
+        switch error as? SessionStoreError {
+        case .notLive, .heldElsewhere, .notFound, .invalidEndStatus, .closed: false
+        default: true
         }
     }
 
