@@ -68,6 +68,33 @@ struct MotionStreamTests {
         }
     }
 
+    /// docs/protocol.md §3: a batch counts as refused only when none of its elements was accepted, and refused messages
+    /// in a row past the limit end the session (1008, stored as abandoned); one accepted element starts the count over.
+    @Test func batchesWithNothingAcceptedCountTowardTheAbuseLimit() async throws {
+        let group = try EventLoopGroup(loops: 1)
+        defer { group.shutdown() }
+        var limits = fastLimits()
+        limits.maxConsecutiveErrors = 3
+        try await withMotionServer(limits: limits) { address, _, _ in
+            let (socket, inbox) = try await MotionServerTests.connect(address, group: group)
+            socket.send(.text(#"{"type":"start","exercise":"squat","options":{"snapshots":"off"}}"#))
+            let refused = #"{"type":"motion","samples":[[1,0,0]]}"#
+            socket.send(.text(refused))
+            socket.send(.text(refused))
+            // One sample of this batch is taken: the count starts over, so two more refusals are not yet three.
+            socket.send(.text(#"{"type":"motion","samples":[[1,0,-9.81,0],[0]]}"#))
+            socket.send(.text(refused))
+            socket.send(.text(refused))
+            socket.send(.text(#"{"type":"pose","t":0,"points":{}}"#))
+            socket.send(.text(refused))
+            socket.send(.text(refused))
+            socket.send(.text(refused))
+            await inbox.wait { $0.close != nil }
+            #expect(inbox.close?.0 == .policyViolation)
+            #expect(Self.errors(inbox).count == 8, "every refused element is answered, the last batch too")
+        }
+    }
+
     @Test func snapshotsCarryTheMotionLevelOnlyOnceSamplesCame() async throws {
         let group = try EventLoopGroup(loops: 1)
         defer { group.shutdown() }

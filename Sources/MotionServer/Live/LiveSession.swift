@@ -5,7 +5,9 @@ import MotionWire
 import SessionStore
 
 /// One live connection of `/v1/stream` and the session it runs (docs/protocol.md §3): pose frames in, events and
-/// snapshots out.
+/// snapshots out. Every decision — which message is taken, flow control, idleness, how the session ends — is
+/// ``LiveSessionState``'s; this actor feeds it what happens and does what it answers: decoding, analysis, sending,
+/// store writes and timers.
 ///
 /// The actor runs on its connection's event loop (the loop is its executor), so a frame is decoded, analysed,
 /// encoded and queued for sending on the thread that read it, with no hop. Store writes go to the store's own
@@ -19,40 +21,24 @@ actor LiveSession: WatchableSession {
     nonisolated let socket: WebSocket
     nonisolated let tenant: String
     private let context: AppContext
+    private var state: LiveSessionState
     private var decoder: MessageDecoder
     private var unknownJoint = UnknownJointNotice()
-    /// The running session, boxed: a large optional struct costs a copy or an outlined tag check on every access,
-    /// a reference a null check.
+    /// The session, boxed: a large optional struct costs a copy or an outlined tag check on every access, a
+    /// reference a null check. Kept after the session ends here (for watchers that still ask), let go when it moves.
     private var running: RunningSession?
-    private var snapshots = SnapshotPolicy.every
-    private var lastSnapshotTime: Double?
     private var events: [MotionEvent] = []
-    private var output: [UInt8] = []
-    private var snapshotCache = SnapshotCache()
-    private var messageNumber = 0
-    private var consecutiveErrors = 0
-    private var bucket: TokenBucket
-    /// The budget of motion samples (docs/protocol.md §3.3), spent and refilled as ``bucket`` is.
-    private var motionBucket: TokenBucket
-    /// Armed while the socket is not read because the client spent more than its frame budget (flow control).
-    private var resumeTimer: LoopTimer?
-    private var lastMessage: UInt64
+    private var audience: SessionAudience
+    /// The session's last store write, which its next one follows.
     private var lastWrite: Task<Void, Never>?
-    private var timer: LoopTimer?
-    private var watchers = SessionWatchers()
-    /// Set once this actor is done with its session: it ended, or moved to another connection.
-    private var finished = false
-    /// The connection has ended; a session still held waits for a resume.
-    private var socketClosed = false
-    /// Ends a detached session when its resume window passes.
-    private var expiry: LoopTimer?
-    /// A `resume` being carried out: the socket is not read meanwhile, and a hand-over waits for it.
+    /// A `resume` being carried out; a hand-over waits for it.
     private var resuming: Task<Void, Never>?
     /// After `stop`: the `summary` message, for watchers that join while it is being stored.
     private var stoppedSummary: [UInt8]?
-    /// Watchers, here and on other nodes (with whether they want poses), that asked for the session while a resume
-    /// brought it here.
+    /// Watchers, here and on other nodes (with whether they want poses), that asked while a resume brought it here.
     private var arriving: (sockets: [WebSocket], nodes: [(node: String, poses: Bool)]) = ([], [])
+    /// The checkpoint and idle timer, the end of a flow-control pause, and the end of the resume window.
+    private var tickTimer, flowTimer, expiry: LoopTimer?
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { socket.loop.asUnownedSerialExecutor() }
 
@@ -60,14 +46,11 @@ actor LiveSession: WatchableSession {
         self.socket = socket
         self.tenant = tenant
         self.context = context
+        state = LiveSessionState(limits: .init(context.limits), now: socket.loop.now())
         decoder = MessageDecoder(
             poseDecoder: PoseDecoder(limits: WireLimits(maxMessageBytes: context.limits.maxMessageBytes)))
-        bucket = TokenBucket(rate: context.limits.framesPerSecond, burst: context.limits.framesPerSecond * 2)
-        motionBucket = TokenBucket(
-            rate: context.limits.motionSamplesPerSecond, burst: context.limits.motionSamplesPerSecond * 2)
-        lastMessage = socket.loop.now()
+        audience = SessionAudience(client: socket)
         events.reserveCapacity(8)
-        output.reserveCapacity(1024)
     }
 
     /// Connects the socket's callbacks to this session. Call on the socket's loop, before any message.
@@ -77,144 +60,108 @@ actor LiveSession: WatchableSession {
             nonisolated(unsafe) let message = message
             assumeIsolated { $0.receive(message) }
         }
-        socket.onClose = { [self] code, _ in assumeIsolated { $0.connectionClosed(code: code) } }
-        assumeIsolated { $0.scheduleTimer() }
+        socket.onClose = { [self] _, _ in assumeIsolated { $0.connectionClosed() } }
+        assumeIsolated { $0.scheduleTick() }
     }
+
+    /// Whether the session ended here (stopped, its summary maybe still on its way to the store): it cannot be
+    /// resumed.
+    var wasStopped: Bool { state.endedHere }
 
     // MARK: Messages
 
     private func receive(_ message: WebSocketMessageView) {
-        lastMessage = socket.loop.time
-        messageNumber += 1
-        guard message.isText else { return receiveBinary(message) }
-        do {
-            // The message is decoded where it lies, in the connection's read buffer.
-            try handle(try decoder.decode(message.bytes, report: &unknownJoint.report))
-            consecutiveErrors = 0
-        } catch let error as WireError {
-            refuse(error)
+        state.messageArrived(at: socket.loop.time)
+        do throws(WireError) {
+            // Decoded where it lies, in the connection's read buffer; a binary message is a pose frame (§3.2).
+            let taken =
+                message.isText
+                ? try handle(try decoder.decode(message.bytes, report: &unknownJoint.report))
+                : try handleBinary(message.bytes)
+            if taken { state.accepted() } else { countRefusal() }
         } catch {
-            refuse(WireError(code: .invalidMessage, message: "\(error)"))
+            refuse(error)
         }
         // Once per session (docs/protocol.md §3): the pose was accepted without that joint.
-        if let notice = unknownJoint.take() { tell(notice) }
+        if let notice = unknownJoint.take() { audience.tell(notice, frame: state.messageNumber) }
     }
 
-    /// A binary message is a pose frame (docs/protocol.md §3.2), decoded where it lies like a JSON one.
-    private func receiveBinary(_ message: WebSocketMessageView) {
-        do throws(WireError) {
-            try requireStarted()
-            spend(frames: 1)
-            try process(try decoder.poseDecoder.decodeBinaryPose(message.bytes))
-            consecutiveErrors = 0
-        } catch {
-            refuse(error)
-        }
+    private func handleBinary(_ bytes: UnsafeRawBufferPointer) throws(WireError) -> Bool {
+        try state.requireSession()
+        flow(frames: 1)
+        try process(try decoder.poseDecoder.decodeBinaryPose(bytes))
+        return true
     }
 
-    private func handle(_ message: consuming ClientMessage) throws {
+    /// Carries out one message. - Returns: Whether it was taken; a batch none of whose elements was is not.
+    private func handle(_ message: consuming ClientMessage) throws(WireError) -> Bool {
         switch message {
         case .resume(let request):
-            try requireFirstMessage()
-            beginResume(request)
-        case .start(let start):
-            try requireFirstMessage()
-            try begin(start)
+            try state.resumeBegins()
+            socket.pauseReading()
+            let started = socket.loop.now()
+            resuming = Task { await self.resume(request, started: started) }
+        case .start(let start): try begin(start)
         case .pose(let pose):
-            try requireStarted()
-            spend(frames: 1)
+            try state.requireSession()
+            flow(frames: 1)
             try process(pose)
         case .poses(let frames):
-            try requireStarted()
-            spend(frames: frames.count)
-            // Judged frame by frame (docs/protocol.md §3): a refused frame is answered with its index, the others go on.
-            var accepted = false
-            for (index, frame) in frames.enumerated() {
-                do throws(WireError) {
-                    try process(try frame.get())
-                    accepted = true
-                } catch {
-                    tell(error, batchIndex: index)
-                }
-            }
-            if !accepted && !frames.isEmpty { consecutiveErrors += 1 }
+            try state.requireSession()
+            flow(frames: frames.count)
+            return judgeEach(frames) { frame throws(WireError) in try process(frame) }
         case .motion(let samples):
-            try requireStarted()
-            spend(samples: samples.count)
-            // Judged sample by sample, as the frames of a batch (docs/protocol.md §3, §3.3).
-            var accepted = false
-            for (index, sample) in samples.enumerated() {
-                do throws(WireError) {
-                    try running?.core.process(try sample.get())
-                    accepted = true
-                } catch {
-                    tell(error, batchIndex: index)
-                }
-            }
-            if !accepted && !samples.isEmpty { consecutiveErrors += 1 }
-        case .reset:
-            try requireStarted()
-            running?.core.reset()
-            sendSnapshot(force: true)
-        case .baseline:
-            try requireStarted()
-            running?.core.startBaseline()
+            try state.requireSession()
+            flow(samples: samples.count)
+            return judgeEach(samples) { sample throws(WireError) in try running?.core.process(sample) }
+        case .reset, .baseline:
+            try state.requireSession()
+            if case .reset = message { running?.core.reset() } else { running?.core.startBaseline() }
             sendSnapshot(force: true)
         case .stop:
-            let session = try started()
-            finish(session, status: .finished, closeCode: .normal)
+            try state.stop()
+            finish(status: .finished, closeCode: .normal)
         }
+        return true
     }
 
-    /// Throws `alreadyStarted` unless the connection has neither started nor resumed a session.
-    private func requireFirstMessage() throws(WireError) {
-        guard running == nil, resuming == nil, !finished else {
-            throw WireError(code: .alreadyStarted, message: "the session has started")
+    /// Judges a batch element by element (docs/protocol.md §3, §3.3): a refused one is answered with its index, the
+    /// others go on. - Returns: Whether any was taken.
+    private func judgeEach<Element>(
+        _ batch: [Result<Element, WireError>], _ take: (Element) throws(WireError) -> Void
+    ) -> Bool {
+        var taken = batch.isEmpty
+        for (index, element) in batch.enumerated() {
+            do throws(WireError) {
+                try take(try element.get())
+                taken = true
+            } catch {
+                audience.tell(error, frame: state.messageNumber, batchIndex: index)
+            }
         }
+        return taken
     }
 
-    private func started() throws(WireError) -> SessionCore {
-        try requireStarted()
-        guard let running else { throw WireError(code: .notStarted, message: "send a start message first") }
-        return running.core
-    }
-
-    /// Throws `notStarted` unless a session is running. The session itself stays in `running` and is changed there,
-    /// in place: a copy taken out and written back would share the engine's arrays with it and copy them on every
-    /// change.
-    private func requireStarted() throws(WireError) {
-        guard running != nil, !finished else {
-            throw WireError(code: .notStarted, message: "send a start message first")
-        }
-    }
-
-    /// Charges pose frames or motion samples to the connection's budgets. Neither is ever refused for speed
-    /// (docs/protocol.md §3, flow control; §3.3): past either budget the socket is not read until both have refilled to
-    /// a quarter of their burst, so TCP slows the client, and what was already read (at most one read buffer) is
-    /// still processed.
-    private func spend(frames: Int = 0, samples: Int = 0) {
-        let now = socket.loop.time
-        let framesWithin = frames == 0 || bucket.spend(Double(frames), now: now)
-        let samplesWithin = samples == 0 || motionBucket.spend(Double(samples), now: now)
-        guard !(framesWithin && samplesWithin), resumeTimer == nil else { return }
+    /// Charges frames or motion samples to the budgets; past one, the socket is not read until both have refilled
+    /// (docs/protocol.md §3, flow control), so TCP slows the client. What was read already is still processed.
+    private func flow(frames: Int = 0, samples: Int = 0) {
+        guard let wait = state.spend(frames: frames, samples: samples, at: socket.loop.time) else { return }
         socket.pauseReading()
         context.metrics.flowPaused()
         let socket = socket
-        // Both brought to now, so the one not spent this time counts what it has refilled since.
-        _ = bucket.spend(0, now: now)
-        _ = motionBucket.spend(0, now: now)
-        let wait = max(bucket.time(toReach: bucket.burst / 4), motionBucket.time(toReach: motionBucket.burst / 4))
-        resumeTimer = socket.loop.schedule(after: wait) { [self] in
-            assumeIsolated { $0.resumeTimer = nil }
+        flowTimer = socket.loop.schedule(after: wait) { [self] in
+            assumeIsolated { $0.state.flowResumed() }
             socket.resumeReading()
         }
     }
 
     private func begin(_ start: StartRequest) throws(WireError) {
+        try state.requireFirstMessage()
         let token = ResumeToken.generate()
         let session = try SessionCore(
             start: start, tenant: tenant, now: context.clock(), exercises: context.exercises,
             tokenDigest: ResumeToken.digest(of: token))
+        try state.start()
         running = RunningSession(session)
         configure(for: start)
         context.live.insert(self, id: session.id, tokenDigest: session.tokenDigest ?? [], connected: true)
@@ -223,60 +170,179 @@ actor LiveSession: WatchableSession {
         // moment the client knows its id every node finds it: a watcher, a REST read, a resume after this node dies.
         // What the client sends meanwhile waits in the socket, in order.
         socket.pauseReading()
-        let loop = socket.loop
-        lastWrite = context.store(.create(session.newRecord), id: session.id, tenant: tenant, after: lastWrite) {
-            [self] stored in
-            loop.execute { [self] in assumeIsolated { $0.created(stored: stored, token: token) } }
-        }
+        writeThen(.create(session.newRecord)) { $0.created(stored: $1, token: token) }
     }
 
     /// The session's create was written (or failed): `started`, and the client's next messages are read; or
     /// `storeUnavailable` and 1011, which says to start again (docs/protocol.md §3), and the session is dropped unstored.
     private func created(stored: Bool, token: String) {
-        guard let running, !finished else { return }
-        guard stored else {
-            finished = true
-            timer?.cancel()
-            context.live.remove(running.core.id, holder: self)
+        guard let core = running?.core else { return }
+        switch state.created(stored: stored) {
+        case .none: return
+        case .notStored:
+            cancelTimers()
+            context.live.remove(core.id, holder: self)
             context.metrics.sessionClosed()
-            tell(WireError(code: .storeUnavailable, message: "the session could not be stored; start again"))
-            return socket.close(code: .internalError, reason: "session not stored")
+            audience.tell(
+                WireError(code: .storeUnavailable, message: "the session could not be stored; start again"),
+                frame: state.messageNumber)
+            socket.close(code: .internalError, reason: "session not stored")
+        case .started:
+            let window = context.limits.resumeWindow.components
+            audience.tellClient {
+                WireEncoder.encodeStarted(
+                    session: core.id.description, exercise: core.engine.exercise, resume: token,
+                    resumeSeconds: Double(window.seconds) + Double(window.attoseconds) / 1e18, into: &$0)
+            }
+            socket.resumeReading()
         }
-        output.removeAll(keepingCapacity: true)
-        let window = context.limits.resumeWindow.components
-        WireEncoder.encodeStarted(
-            session: running.core.id.description, exercise: running.core.engine.exercise, resume: token,
-            resumeSeconds: Double(window.seconds) + Double(window.attoseconds) / 1e18, into: &output)
-        socket.sendText(utf8: output)
-        socket.resumeReading()
     }
 
     private func configure(for start: StartRequest) {
         decoder.configure(for: start)
-        snapshots = start.options.snapshots
+        state.configure(snapshots: start.options.snapshots)
     }
 
-    // MARK: Resuming (docs/protocol.md §3.1)
-
-    /// Starts carrying out a `resume`: the socket is not read until it is done, so frames the client sent after it
-    /// wait in order.
-    private func beginResume(_ request: ResumeRequest) {
-        socket.pauseReading()
-        let started = socket.loop.now()
-        resuming = Task { await self.resume(request, started: started) }
+    private func process(_ pose: Pose) throws(WireError) {
+        // Most poses bring no event: skip the uniqueness check that clearing an array costs.
+        if !events.isEmpty { events.removeAll(keepingCapacity: true) }
+        try running?.core.process(pose, into: &events)
+        context.metrics.countFrames(1)
+        for event in events {
+            context.metrics.countEvent(event)
+            audience.tellAll { WireEncoder.encodeEvent(event, at: pose.timestamp, into: &$0) }
+        }
+        sendSnapshot(force: false)
+        audience.watchers.offer(pose)
     }
 
+    /// Sends the current snapshot to the client as its `snapshots` option asks (or always, `force`), and to the
+    /// watchers after every pose whatever the client chose: a client that saves its bandwidth does not blind the
+    /// clinician watching.
+    private func sendSnapshot(force: Bool) {
+        guard let running else { return }
+        let watched = !audience.watchers.isEmpty
+        guard state.wantsSnapshot(force: force, watched: watched) else { return }
+        let snapshot = running.core.currentSnapshot()
+        let toClient = state.snapshotGoesToClient(at: snapshot.timestamp, force: force)
+        if toClient || watched { audience.send(snapshot, toClient: toClient) }
+    }
+
+    /// Answers a refused message and counts it toward ``LiveLimits/maxConsecutiveErrors``.
+    private func refuse(_ error: WireError) {
+        audience.tell(error, frame: state.messageNumber)
+        countRefusal()
+    }
+
+    private func countRefusal() {
+        guard state.refused() else { return }
+        context.logger.log(.notice, "closing abusive connection", ["errors": "\(state.consecutiveErrors)"])
+        if state.abandon() {
+            finish(status: .abandoned, closeCode: .policyViolation, reason: "too many invalid messages")
+        } else {
+            socket.close(code: .policyViolation, reason: "too many invalid messages")
+        }
+    }
+
+    // MARK: Checkpoints, idle, ending
+
+    private func scheduleTick() {
+        // Held strongly (a weak reference would slow every retain of the session); ending the session cancels it.
+        tickTimer = socket.loop.schedule(after: context.limits.checkpointInterval) { [self] in
+            assumeIsolated { $0.tick() }
+        }
+    }
+
+    private func tick() {
+        // The loop's clock, as every timeout of the connection: a test's manual clock closes it exactly.
+        switch state.tick(at: socket.loop.time) {
+        case .stop: return
+        // A silent client may be a phone whose network froze: its session stays resumable like any other whose
+        // connection ended (or is abandoned at once without a resume window).
+        case .closeIdle: return socket.close(code: .goingAway, reason: "idle")
+        case .checkpoint:
+            checkpoint()
+            scheduleTick()
+        }
+    }
+
+    /// Writes a checkpoint if frames came since the last one; the client is told once it is stored that its whole
+    /// state up to that pose is durable (docs/protocol.md §3.1), and the session lets go of the samples it holds.
+    private func checkpoint() {
+        guard let running, running.core.needsCheckpoint else { return }
+        let (summary, engineState) = running.core.takeCheckpoint()
+        let (series, t) = (SeriesEnds(summary), summary.lastTimestamp)
+        writeThen(.checkpoint(summary, engineState: engineState)) { session, stored in
+            guard stored, let t else { return }
+            session.running?.core.releaseSeries(series)
+            guard session.state.tellsCheckpoints else { return }
+            session.audience.tellClient { WireEncoder.encodeCheckpoint(at: t, into: &$0) }
+        }
+    }
+
+    /// Queues a write of the session after its last one; `then` runs on this actor with whether it was stored.
+    private func writeThen(
+        _ write: SessionWrite, then: (@Sendable (isolated LiveSession, _ stored: Bool) -> Void)? = nil
+    ) {
+        guard let core = running?.core else { return }
+        guard let then else {
+            lastWrite = context.store(write, id: core.id, tenant: core.tenant, after: lastWrite)
+            return
+        }
+        let loop = socket.loop
+        lastWrite = context.store(write, id: core.id, tenant: core.tenant, after: lastWrite) { [self] stored in
+            loop.execute { [self] in assumeIsolated { session in then(session, stored) } }
+        }
+    }
+
+    /// Cancels the checkpoint timer and the resume window, and the end of a flow-control pause unless `keepingFlow`.
+    private func cancelTimers(keepingFlow: Bool = false) {
+        for timer in keepingFlow ? [tickTimer, expiry] : [tickTimer, flowTimer, expiry] { timer?.cancel() }
+        (tickTimer, expiry) = (nil, nil)
+        if !keepingFlow { flowTimer = nil }
+    }
+
+    private func connectionClosed() {
+        tickTimer?.cancel()
+        flowTimer?.cancel()
+        flowTimer = nil
+        switch state.connectionClosed(resumable: running?.core.tokenDigest != nil) {
+        case .none: return
+        case .detach: detach()
+        case .abandon: finish(status: .abandoned, closeCode: nil)
+        }
+    }
+
+    /// The connection ended without `stop`: the session's state is made durable (a checkpoint) and it waits for a
+    /// resume until its window passes; watchers learn that the client is gone.
+    private func detach() {
+        guard let core = running?.core else { return }
+        expiry = socket.loop.schedule(after: context.limits.resumeWindow) { [self] in
+            assumeIsolated { session in
+                if session.state.expired() { session.finish(status: .abandoned, closeCode: nil) }
+            }
+        }
+        checkpoint()
+        writeThen(.connection(false))
+        audience.tellWatchers { WireEncoder.encodeConnection(connected: false, into: &$0) }
+        context.live.setConnected(false, id: core.id, holder: self)
+    }
+}
+
+// MARK: Resuming (docs/protocol.md §3.1)
+
+extension LiveSession {
+    /// Carries out a `resume` (the socket is not read meanwhile, so frames the client sent after it wait in order).
     private func resume(_ request: ResumeRequest, started: UInt64) async {
         do throws(WireError) {
             let taken = try await context.takeOver(request, tenant: tenant, for: self)
             adopt(taken.handover, heldUpTo: taken.heldUpTo)
             context.metrics.countResume(taken.source)
-            context.metrics.observeResume(
-                source: taken.source, seconds: Double(socket.loop.now() - started) / 1e9)
+            context.metrics.observeResume(source: taken.source, seconds: Double(socket.loop.now() - started) / 1e9)
         } catch {
             context.metrics.countResume(error.code.rawValue)
-            tell(error)
-            finished = true
+            audience.tell(error, frame: state.messageNumber)
+            state.resumeFailed()
             for socket in arriving.sockets { socket.close(code: .goingAway, reason: "session not resumed") }
             if let id = SessionID(request.session) {
                 for (node, _) in arriving.nodes { context.cluster.send(.moved(id, to: nil), to: node) }
@@ -295,353 +361,135 @@ actor LiveSession: WatchableSession {
     private func adopt(_ handover: Handover, heldUpTo t: Double?) {
         let core = handover.core
         running = RunningSession(core)
-        watchers = handover.watchers
-        for socket in arriving.sockets { watchers.add(socket, session: core) }
+        audience.watchers = handover.watchers
+        for socket in arriving.sockets { audience.watchers.add(socket, session: core) }
         for (node, poses) in arriving.nodes {
-            watchers.addRemote(node, poses: poses, session: core, cluster: context.cluster)
+            audience.watchers.addRemote(node, poses: poses, session: core, cluster: context.cluster)
         }
         arriving = ([], [])
         lastWrite = handover.lastWrite
         configure(for: core.start)
-        lastMessage = socket.loop.time
-        output.removeAll(keepingCapacity: true)
-        WireEncoder.encodeResumed(
-            session: core.id.description, t: t, motionT: core.lastMotionTime, exercise: core.engine.exercise,
-            into: &output)
-        socket.sendText(utf8: output)
-        context.live.insert(self, id: core.id, tokenDigest: core.tokenDigest ?? [], connected: !socketClosed)
-        if socketClosed { return detach() }
-        lastWrite = context.store(.connection(true), id: core.id, tenant: core.tenant, after: lastWrite)
-        output.removeAll(keepingCapacity: true)
-        WireEncoder.encodeConnection(connected: true, into: &output)
-        watchers.send(output, replacing: nil)
+        audience.tellClient {
+            WireEncoder.encodeResumed(
+                session: core.id.description, t: t, motionT: core.lastMotionTime, exercise: core.engine.exercise,
+                into: &$0)
+        }
+        let detached = state.resumed(at: socket.loop.time) == .detach
+        context.live.insert(self, id: core.id, tokenDigest: core.tokenDigest ?? [], connected: !detached)
+        if detached { return detach() }
+        writeThen(.connection(true))
+        audience.tellWatchers { WireEncoder.encodeConnection(connected: true, into: &$0) }
         sendSnapshot(force: true)
     }
 
     /// Gives this actor's session to a connection that resumed it: cancels this actor's timers and closes its
     /// connection with 4001 if it is still open. A restore still in progress here finishes first.
     /// - Returns: The session, or nil when this actor no longer holds one (it ended, or moved on).
-    /// Whether the session was stopped here (its summary may still be on its way to the store): it cannot be resumed.
-    var wasStopped: Bool { finished && running != nil }
-
     func handOver() async -> Handover? {
         if let resuming { await resuming.value }
-        guard let running, !finished else { return nil }
-        finished = true
+        guard let running, state.handOver() else { return nil }
         self.running = nil
-        timer?.cancel()
-        expiry?.cancel()
-        resumeTimer?.cancel()
-        resumeTimer = nil
-        let handover = Handover(core: running.core, watchers: watchers, lastWrite: lastWrite)
-        watchers = SessionWatchers()
-        if !socketClosed {
-            socket.close(code: .takenOver, reason: "resumed on another connection")
-        }
+        cancelTimers()
+        let handover = Handover(core: running.core, watchers: audience.watchers, lastWrite: lastWrite)
+        audience.watchers = SessionWatchers()
+        if state.connected { socket.close(code: .takenOver, reason: "resumed on another connection") }
         return handover
     }
+}
 
-    private func process(_ pose: Pose) throws(WireError) {
-        // Most poses bring no event: skip the uniqueness check that clearing an array costs.
-        if !events.isEmpty { events.removeAll(keepingCapacity: true) }
-        try running?.core.process(pose, into: &events)
-        context.metrics.countFrames(1)
-        for event in events {
-            context.metrics.countEvent(event)
-            output.removeAll(keepingCapacity: true)
-            WireEncoder.encodeEvent(event, at: pose.timestamp, into: &output)
-            send(output, replacing: nil)
-        }
-        sendSnapshot(force: false)
-        watchers.offer(pose)
-    }
+// MARK: Watchers
 
-    /// Sends the current snapshot to the client as its `snapshots` option asks (or always, `force`), and to the
-    /// watchers after every pose whatever the client chose: a client that saves its bandwidth does not blind the
-    /// clinician watching.
-    private func sendSnapshot(force: Bool) {
-        guard let running else { return }
-        let watched = !watchers.isEmpty
-        if !force, !watched, case .off = snapshots { return }
-        let snapshot = running.core.currentSnapshot()
-        var toClient = true
-        if !force {
-            switch snapshots {
-            case .off: toClient = false
-            case .every: break
-            case .interval(let seconds):
-                if let last = lastSnapshotTime, let now = snapshot.timestamp, now - last < seconds { toClient = false }
-            }
-        }
-        guard toClient || watched else { return }
-        output.removeAll(keepingCapacity: true)
-        WireEncoder.encodeSnapshot(snapshot, cache: &snapshotCache, into: &output)
-        if toClient {
-            lastSnapshotTime = snapshot.timestamp
-            socket.sendText(utf8: output, replacing: "snapshot")
-        }
-        watchers.send(output, replacing: "snapshot")
-    }
-
-    /// Sends to the client and every watcher; snapshots coalesce under backpressure, events never drop.
-    private func send(_ bytes: [UInt8], replacing key: String?) {
-        socket.sendText(utf8: bytes, replacing: key)
-        watchers.send(bytes, replacing: key)
-    }
-
-    /// Answers a refused message and counts it toward ``LiveLimits/maxConsecutiveErrors``.
-    private func refuse(_ error: WireError) {
-        consecutiveErrors += 1
-        tell(error)
-        if consecutiveErrors >= context.limits.maxConsecutiveErrors {
-            context.logger.log(.notice, "closing abusive connection", ["errors": "\(consecutiveErrors)"])
-            closeSession(code: .policyViolation, reason: "too many invalid messages")
-        }
-    }
-
-    /// Sends an `error` message about the current message (or one frame of its batch) to the client alone.
-    private func tell(_ error: WireError, batchIndex: Int? = nil) {
-        output.removeAll(keepingCapacity: true)
-        WireEncoder.encodeError(error, frame: messageNumber, batchIndex: batchIndex, into: &output)
-        socket.sendText(utf8: output)
-    }
-
-    // MARK: Watchers
-
+extension LiveSession {
     /// Adds read-only observers that receive this session's events and snapshots from now on.
+    /// - Returns: Those that must look for the session elsewhere: it moved on, or never came.
     func addWatchers(_ sockets: [WebSocket]) async -> [WebSocket] {
-        // The session is arriving (a resume, maybe from another node): the watchers join it with its handover,
-        // before any frame of the resumed connection is read.
-        if resuming != nil {
+        switch state.admission {
+        case .wait:
+            // The session is arriving (a resume, maybe from another node): the watchers join it with its handover,
+            // before any frame of the resumed connection is read.
             arriving.sockets += sockets
             return []
-        }
-        // Handed over to another connection (or a resume here failed): the watchers look for it where it is now.
-        guard let running else { return sockets }
-        var news: String?
-        if socketClosed && !finished {
-            var bytes: [UInt8] = []
-            WireEncoder.encodeConnection(connected: false, into: &bytes)
-            news = String(decoding: bytes, as: UTF8.self)
-        } else if let stoppedSummary {
+        case .elsewhere: return sockets
+        case .join(let news):
+            guard let core = running?.core else { return sockets }
+            var message: [UInt8]?
+            switch news {
+            case .none: break
+            case .disconnected:
+                var bytes: [UInt8] = []
+                WireEncoder.encodeConnection(connected: false, into: &bytes)
+                message = bytes
             // Stopped, its summary on its way to the store: the watcher has it too, and the close that follows.
-            news = String(decoding: stoppedSummary, as: UTF8.self)
+            case .summary: message = stoppedSummary
+            }
+            for watcher in sockets {
+                audience.watchers.add(watcher, session: core)
+                if let message { watcher.send(.text(String(decoding: message, as: UTF8.self))) }
+            }
+            return []
         }
-        for watcher in sockets {
-            watchers.add(watcher, session: running.core)
-            if let news { watcher.send(.text(news)) }
-        }
-        return []
     }
 
-    func removeWatcher(_ watcher: WebSocket) { watchers.remove(watcher) }
+    func removeWatcher(_ watcher: WebSocket) { audience.watchers.remove(watcher) }
 
     func addRemoteWatcher(node: String, poses: Bool) async -> Bool {
-        if resuming != nil {
+        switch state.admission {
+        case .wait:
             arriving.nodes.append((node, poses))
             return true
+        case .elsewhere: return false
+        case .join:
+            guard let core = running?.core else { return false }
+            audience.watchers.addRemote(node, poses: poses, session: core, cluster: context.cluster)
+            return true
         }
-        guard let running else { return false }
-        watchers.addRemote(node, poses: poses, session: running.core, cluster: context.cluster)
-        return true
     }
 
-    func removeRemoteWatcher(node: String) { watchers.removeRemote(node) }
+    func removeRemoteWatcher(node: String) { audience.watchers.removeRemote(node) }
 
     func stopRemotePoses(node: String) {
         for index in arriving.nodes.indices where arriving.nodes[index].node == node {
             arriving.nodes[index].poses = false
         }
-        watchers.stopRemotePoses(node)
+        audience.watchers.stopRemotePoses(node)
     }
+}
 
-    // MARK: Checkpoints, idle, ending
+// MARK: Ending
 
-    private func scheduleTimer() {
-        // Held strongly (a weak reference would slow every retain of the session); ending the session cancels it.
-        timer = socket.loop.schedule(after: context.limits.checkpointInterval) { [self] in
-            assumeIsolated { $0.tick() }
-        }
-    }
-
-    private func tick() {
-        guard !finished else { return }
-        // The loop's clock, as every timeout of the connection: a test's manual clock closes it exactly.
-        let silent = Duration.nanoseconds(Int64(socket.loop.time - lastMessage))
-        if silent >= context.limits.idleTimeout {
-            // A silent client may be a phone whose network froze: its session stays resumable like any other
-            // whose connection ended (or is abandoned at once without a resume window).
-            return socket.close(code: .goingAway, reason: "idle")
-        }
-        checkpoint()
-        scheduleTimer()
-    }
-
-    /// Writes a checkpoint if frames came since the last one; the client is told once it is stored.
-    private func checkpoint() {
-        guard let running, running.core.needsCheckpoint else { return }
-        let (summary, engineState) = running.core.takeCheckpoint()
-        let (ends, t) = (SeriesEnds(summary), summary.lastTimestamp)
-        let loop = socket.loop
-        lastWrite = context.store(
-            .checkpoint(summary, engineState: engineState), id: running.core.id, tenant: running.core.tenant,
-            after: lastWrite
-        ) { [self] stored in
-            guard stored, let t else { return }
-            loop.execute { [self] in assumeIsolated { $0.checkpointStored(at: t, series: ends) } }
-        }
-    }
-
-    /// The checkpoint up to the pose at `t` is stored: the session lets go of the series samples it holds, and tells
-    /// the client that its whole state up to that pose is durable (docs/protocol.md §3.1): it need keep only the frames
-    /// after it.
-    private func checkpointStored(at t: Double, series: SeriesEnds) {
-        running?.core.releaseSeries(series)
-        guard !finished, !socketClosed else { return }
-        output.removeAll(keepingCapacity: true)
-        WireEncoder.encodeCheckpoint(at: t, into: &output)
-        socket.sendText(utf8: output)
-    }
-
-    /// Ends the session (if it started) as abandoned and closes the connection.
-    private func closeSession(code: WebSocketCloseCode, reason: String) {
-        if let running, !finished {
-            finish(running.core, status: .abandoned, closeCode: code, reason: reason)
-        } else {
-            socket.close(code: code, reason: reason)
-        }
-    }
-
-    private func connectionClosed(code: WebSocketCloseCode?) {
-        socketClosed = true
-        timer?.cancel()
-        resumeTimer?.cancel()
-        resumeTimer = nil
-        guard let running, !finished else { return }
-        if running.core.tokenDigest != nil && context.limits.resumeWindow > .zero {
-            detach()
-        } else {
-            finish(running.core, status: .abandoned, closeCode: nil)
-        }
-    }
-
-    /// The connection ended without `stop`: the session's state is made durable (a checkpoint) and it waits for a
-    /// resume until its window passes; watchers learn that the client is gone.
-    private func detach() {
-        guard let running, !finished else { return }
-        expiry = socket.loop.schedule(after: context.limits.resumeWindow) { [self] in
-            assumeIsolated { $0.expire() }
-        }
-        checkpoint()
-        lastWrite = context.store(
-            .connection(false), id: running.core.id, tenant: running.core.tenant, after: lastWrite)
-        output.removeAll(keepingCapacity: true)
-        WireEncoder.encodeConnection(connected: false, into: &output)
-        watchers.send(output, replacing: nil)
-        context.live.setConnected(false, id: running.core.id, holder: self)
-    }
-
-    /// The resume window passed with no resume: the session is stored as abandoned.
-    private func expire() {
-        guard let running, !finished else { return }
-        finish(running.core, status: .abandoned, closeCode: nil)
-    }
-
-    /// Stores the final summary; after `stop` also sends it and closes with 1000 (docs/protocol.md §3).
-    private func finish(
-        _ session: SessionCore, status: SessionStatus, closeCode: WebSocketCloseCode?, reason: String = ""
-    ) {
-        finished = true
-        timer?.cancel()
-        expiry?.cancel()
+extension LiveSession {
+    /// Stores the final summary of a session the machine has just ended; after `stop` also sends it and closes with
+    /// 1000 once it is stored (docs/protocol.md §3: answer, store, close).
+    private func finish(status: SessionStatus, closeCode: WebSocketCloseCode?, reason: String = "") {
+        guard let session = running?.core else { return }
+        cancelTimers(keepingFlow: true)
         context.metrics.sessionClosed()
         let endedAt = context.clock()
         let summary = session.engine.summary
-        var summaryMessage: [UInt8]?
-        if status == .finished {
-            output.removeAll(keepingCapacity: true)
-            WireEncoder.encodeSummary(
-                summary, metadata: session.metadata(status: status, endedAt: endedAt), includeType: true,
-                into: &output)
-            send(output, replacing: nil)
-            summaryMessage = output
-            stoppedSummary = output
-        }
-        // After `stop` the connection closes once the summary is stored (docs/protocol.md §3: answer, store, close), so
-        // a client that saw the close finds the session finished over REST.
-        let closeAfterStoring = status == .finished ? closeCode : nil
-        if let closeCode, closeAfterStoring == nil { socket.close(code: closeCode, reason: reason) }
-        // Watchers of a stopped session are closed once it is stored too: their 1000 says what the client's says.
-        // Until then it stays this node's, so that a watcher arriving meanwhile joins it (and gets the summary and
-        // the same close), and a resume is told at once that it was stopped.
-        if closeAfterStoring == nil {
-            watchers.closeAll(status: status, summary: summaryMessage)
+        guard status == .finished, let closeCode else {
+            if let closeCode { socket.close(code: closeCode, reason: reason) }
+            audience.watchers.closeAll(status: status, summary: nil)
             context.live.remove(session.id, holder: self)
+            return writeThen(.finish(summary, status: status, endedAt: endedAt))
         }
-        let (socket, loop, ending, id) = (socket, socket.loop, summaryMessage, session.id)
-        lastWrite = context.store(
-            .finish(summary, status: status, endedAt: endedAt), id: session.id, tenant: session.tenant, after: lastWrite
-        ) { [self] stored in
-            guard let closeAfterStoring else { return }
-            loop.execute { [self] in
-                assumeIsolated { session in
-                    session.context.live.remove(id, holder: session)
-                    session.watchers.closeAll(status: status, summary: ending, stored: stored)
-                }
-            }
+        let message = audience.tellAll {
+            WireEncoder.encodeSummary(
+                summary, metadata: session.metadata(status: status, endedAt: endedAt), includeType: true, into: &$0)
+        }
+        stoppedSummary = message
+        // Until it is stored the session stays this node's: a watcher arriving meanwhile joins it (and gets the
+        // summary and the same close), and a resume is told at once that it was stopped. A client that saw the
+        // close finds it finished over REST; its watchers' 1000 says what the client's says.
+        writeThen(.finish(summary, status: status, endedAt: endedAt)) { live, stored in
+            live.context.live.remove(session.id, holder: live)
+            live.audience.watchers.closeAll(status: status, summary: message, stored: stored)
             guard stored else {
                 // docs/protocol.md §3: the client is told, never left believing its session was stored.
-                var bytes: [UInt8] = []
-                WireEncoder.encodeError(
-                    WireError(code: .storeUnavailable, message: "the summary could not be stored"), frame: nil,
-                    into: &bytes)
-                socket.send(.text(String(decoding: bytes, as: UTF8.self)))
-                return socket.close(code: .internalError, reason: "summary not stored")
+                live.audience.tell(
+                    WireError(code: .storeUnavailable, message: "the summary could not be stored"), frame: nil)
+                return live.socket.close(code: .internalError, reason: "summary not stored")
             }
-            socket.close(code: closeAfterStoring, reason: reason)
+            live.socket.close(code: closeCode, reason: reason)
         }
-    }
-}
-
-/// A session on its way from one ``LiveSession`` to the next (docs/protocol.md §3.1): the session, its watchers, and its
-/// last store write, which the next one's writes follow.
-struct Handover: Sendable {
-    var core: SessionCore
-    var watchers: SessionWatchers
-    var lastWrite: Task<Void, Never>?
-}
-
-/// The session a ``LiveSession`` runs, changed in place through the reference.
-private final class RunningSession {
-    var core: SessionCore
-    init(_ core: SessionCore) { self.core = core }
-}
-
-/// A token bucket on a monotonic clock: `rate` tokens per second, holding at most `burst`, that may go into debt.
-struct TokenBucket: Sendable {
-    let rate: Double
-    let burst: Double
-    private(set) var tokens: Double
-    private var last: UInt64?
-
-    init(rate: Double, burst: Double) {
-        self.rate = rate
-        self.burst = burst
-        tokens = burst
-    }
-
-    /// Takes `count` tokens at `now` (nanoseconds), into debt if there are not enough.
-    /// - Returns: Whether the bucket is still within budget (not in debt).
-    mutating func spend(_ count: Double, now: UInt64) -> Bool {
-        if let last, now > last { tokens = min(burst, tokens + Double(now - last) / 1e9 * rate) }
-        last = now
-        tokens -= count
-        return tokens >= 0
-    }
-
-    /// How long until the bucket holds `level` tokens again (zero if it does).
-    func time(toReach level: Double) -> Duration {
-        guard tokens < level else { return .zero }
-        return .nanoseconds(Int64(((level - tokens) / rate * 1e9).rounded(.up)))
     }
 }
