@@ -33,10 +33,6 @@ actor LiveSession: WatchableSession {
     private var lastWrite: Task<Void, Never>?
     /// A `resume` being carried out; a hand-over waits for it.
     private var resuming: Task<Void, Never>?
-    /// After `stop`: the `summary` message, for watchers that join while it is being stored.
-    private var stoppedSummary: [UInt8]?
-    /// Watchers, here and on other nodes (with whether they want poses), that asked while a resume brought it here.
-    private var arriving: (sockets: [WebSocket], nodes: [(node: String, poses: Bool)]) = ([], [])
     /// The checkpoint and idle timer, the end of a flow-control pause, and the end of the resume window.
     private var tickTimer, flowTimer, expiry: LoopTimer?
 
@@ -343,11 +339,7 @@ extension LiveSession {
             context.metrics.countResume(error.code.rawValue)
             audience.tell(error, frame: state.messageNumber)
             state.resumeFailed()
-            for socket in arriving.sockets { socket.close(code: .goingAway, reason: "session not resumed") }
-            if let id = SessionID(request.session) {
-                for (node, _) in arriving.nodes { context.cluster.send(.moved(id, to: nil), to: node) }
-            }
-            arriving = ([], [])
+            audience.turnAway(SessionID(request.session), cluster: context.cluster)
             // A store failure may pass: 1011 says try again; the other refusals are final (1008).
             let code: WebSocketCloseCode = error.code == .storeUnavailable ? .internalError : .policyViolation
             socket.close(code: code, reason: error.code.rawValue)
@@ -361,12 +353,7 @@ extension LiveSession {
     private func adopt(_ handover: Handover, heldUpTo t: Double?) {
         let core = handover.core
         running = RunningSession(core)
-        audience.watchers = handover.watchers
-        for socket in arriving.sockets { audience.watchers.add(socket, session: core) }
-        for (node, poses) in arriving.nodes {
-            audience.watchers.addRemote(node, poses: poses, session: core, cluster: context.cluster)
-        }
-        arriving = ([], [])
+        audience.welcome(handover, cluster: context.cluster)
         lastWrite = handover.lastWrite
         configure(for: core.start)
         audience.tellClient {
@@ -403,56 +390,18 @@ extension LiveSession {
     /// Adds read-only observers that receive this session's events and snapshots from now on.
     /// - Returns: Those that must look for the session elsewhere: it moved on, or never came.
     func addWatchers(_ sockets: [WebSocket]) async -> [WebSocket] {
-        switch state.admission {
-        case .wait:
-            // The session is arriving (a resume, maybe from another node): the watchers join it with its handover,
-            // before any frame of the resumed connection is read.
-            arriving.sockets += sockets
-            return []
-        case .elsewhere: return sockets
-        case .join(let news):
-            guard let core = running?.core else { return sockets }
-            var message: [UInt8]?
-            switch news {
-            case .none: break
-            case .disconnected:
-                var bytes: [UInt8] = []
-                WireEncoder.encodeConnection(connected: false, into: &bytes)
-                message = bytes
-            // Stopped, its summary on its way to the store: the watcher has it too, and the close that follows.
-            case .summary: message = stoppedSummary
-            }
-            for watcher in sockets {
-                audience.watchers.add(watcher, session: core)
-                if let message { watcher.send(.text(String(decoding: message, as: UTF8.self))) }
-            }
-            return []
-        }
+        audience.admit(sockets, as: state.admission, session: running?.core)
     }
 
     func removeWatcher(_ watcher: WebSocket) { audience.watchers.remove(watcher) }
 
     func addRemoteWatcher(node: String, poses: Bool) async -> Bool {
-        switch state.admission {
-        case .wait:
-            arriving.nodes.append((node, poses))
-            return true
-        case .elsewhere: return false
-        case .join:
-            guard let core = running?.core else { return false }
-            audience.watchers.addRemote(node, poses: poses, session: core, cluster: context.cluster)
-            return true
-        }
+        audience.admitRemote(node, poses: poses, as: state.admission, session: running?.core, cluster: context.cluster)
     }
 
     func removeRemoteWatcher(node: String) { audience.watchers.removeRemote(node) }
 
-    func stopRemotePoses(node: String) {
-        for index in arriving.nodes.indices where arriving.nodes[index].node == node {
-            arriving.nodes[index].poses = false
-        }
-        audience.watchers.stopRemotePoses(node)
-    }
+    func stopRemotePoses(node: String) { audience.stopRemotePoses(node) }
 }
 
 // MARK: Ending
@@ -472,17 +421,16 @@ extension LiveSession {
             context.live.remove(session.id, holder: self)
             return writeThen(.finish(summary, status: status, endedAt: endedAt))
         }
-        let message = audience.tellAll {
+        audience.sendSummary {
             WireEncoder.encodeSummary(
                 summary, metadata: session.metadata(status: status, endedAt: endedAt), includeType: true, into: &$0)
         }
-        stoppedSummary = message
         // Until it is stored the session stays this node's: a watcher arriving meanwhile joins it (and gets the
         // summary and the same close), and a resume is told at once that it was stopped. A client that saw the
         // close finds it finished over REST; its watchers' 1000 says what the client's says.
         writeThen(.finish(summary, status: status, endedAt: endedAt)) { live, stored in
             live.context.live.remove(session.id, holder: live)
-            live.audience.watchers.closeAll(status: status, summary: message, stored: stored)
+            live.audience.watchers.closeAll(status: status, summary: live.audience.summary, stored: stored)
             guard stored else {
                 // docs/protocol.md §3: the client is told, never left believing its session was stored.
                 live.audience.tell(
