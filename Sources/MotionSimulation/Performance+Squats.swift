@@ -24,9 +24,10 @@ extension Performance {
     private static let squatting = Performance { value, acting in squat(value, acting) }
 
     /// Both legs at `value` of knee flexion with the heels down: the shins take `shinShare` of it, up to a
-    /// weight-bearing dorsiflexion of 40° (CLINICAL.md), the thighs the rest, and the trunk leans as far forward as
-    /// keeps the body balanced over the feet (with the default share, hip flexion is about 1.4× knee flexion at
-    /// 90°). The fault folds the chest to 70° past the shin line (the family judges the trunk against the shin).
+    /// weight-bearing dorsiflexion of 40° (docs/clinical.md, "Ankle dorsiflexion"), the thighs the rest, and the
+    /// trunk leans as far forward as keeps the body balanced over the feet (with the default share, hip flexion is
+    /// about 1.4× knee flexion at 90°). The fault folds the chest to 70° past the shin line (the family judges the
+    /// trunk against the shin).
     static func squat(_ value: Double, _ acting: Acting, collapsing: Bool = true) -> Figure {
         var figure = Figure(anchor: .standing(view: .sagittal, side: acting.side), arms: acting.arms)
         let shin = min(max(acting.shinShare, 0) * value, Simulation.maxShinInclination)

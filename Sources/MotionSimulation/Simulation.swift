@@ -150,7 +150,7 @@ public struct Simulation: Sendable {
     /// The default ``shinShare``.
     public static let defaultShinShare = 0.2
     /// How far the shin may incline from vertical with the heel down, degrees (weight-bearing dorsiflexion,
-    /// CLINICAL.md).
+    /// docs/clinical.md, "Ankle dorsiflexion").
     public static let maxShinInclination = 40.0
 
     private var resolvedRestValue: Double {

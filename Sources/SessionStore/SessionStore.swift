@@ -1,6 +1,6 @@
 public import MotionCore
 
-/// Persistence of session summaries, reps and series (ARCHITECTURE.md: `SessionStore`).
+/// Persistence of session summaries, reps and series (docs/session-store.md).
 ///
 /// Implementations do their blocking work on their own threads, never on the caller's (an event loop): every call is
 /// `async`. Every read and write is scoped to a tenant: another tenant's session behaves exactly like an unknown one

@@ -3,7 +3,7 @@ import Glibc
 
 /// A serial executor backed by one dedicated thread: the ``SQLiteSessionStore`` actor runs every job on it, so the
 /// SQLite connection is only ever touched by that thread and blocking database calls never occupy the cooperative
-/// pool or an event loop (ARCHITECTURE.md, concurrency model).
+/// pool or an event loop (docs/architecture.md, "Concurrency model").
 ///
 /// The thread lives until the executor is released; it holds only the shared queue, not the executor.
 final class StoreThreadExecutor: SerialExecutor {

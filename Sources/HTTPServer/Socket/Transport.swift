@@ -1,8 +1,8 @@
 import Glibc
 
 /// The byte stream of one connection: its socket, or TLS over it. HTTP and WebSocket connections read and write
-/// through it and never learn which (ARCHITECTURE.md: TLS is a byte transform per connection). Loop thread only,
-/// except while a connection is handed from one owner to the next (an upgrade).
+/// through it and never learn which (docs/architecture.md, "Concurrency model": TLS is a byte transform per
+/// connection). Loop thread only, except while a connection is handed from one owner to the next (an upgrade).
 public struct Transport: @unchecked Sendable {
     // Safety: the stream is used by one owner at a time on its loop's thread; an upgrade hands the whole transport
     // over after the old owner has deregistered.

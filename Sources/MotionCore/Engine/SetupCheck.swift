@@ -1,4 +1,4 @@
-/// Placement limits for the setup checks (CLINICAL.md, "Setup checks"), as fractions of the image.
+/// Placement limits for the setup checks (docs/clinical.md, "Setup checks"), as fractions of the image.
 public struct SetupLimits: Sendable, Hashable, Codable {
     /// `tooClose` when a measured joint lies within this fraction of the image border.
     public var borderMargin: Double = 0.03

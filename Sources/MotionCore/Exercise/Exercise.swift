@@ -74,7 +74,7 @@ public struct Exercise: Sendable, Hashable, Identifiable {
     public var direction: Direction
     /// How repetitions or holds are recognised.
     public var thresholds: Thresholds
-    /// The value a person aims for, in the measurement's unit (a normal range from CLINICAL.md, never a pass mark).
+    /// The value a person aims for, in the measurement's unit (a normal range of docs/clinical.md; never a pass mark).
     public var target: Double
     /// Form rules that apply.
     public var rules: [FormRule]

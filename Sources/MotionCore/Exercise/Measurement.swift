@@ -1,5 +1,6 @@
-/// A quantity measured on a pose: an angle in degrees with 0 at anatomical neutral (CLINICAL.md), or a distance
-/// in lengths of a body segment, so that it reads the same at any camera distance.
+/// A quantity measured on a pose: an angle in degrees with 0 at anatomical neutral (docs/clinical.md, "Angle
+/// convention"), or a distance in lengths of a body segment, so that it reads the same at any camera distance
+/// (docs/clinical.md, "Distance-type measures").
 ///
 /// Measurements are data: they name joints relative to the working side and are resolved once per session.
 public enum Measurement: Sendable, Hashable {

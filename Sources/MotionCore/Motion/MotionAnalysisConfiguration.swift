@@ -20,7 +20,7 @@ public struct MotionAnalysisConfiguration: Sendable, Hashable {
     /// The shortest window judged, seconds (default 0.5; at least 4 grid samples): below it a spectrum says
     /// nothing about 4 Hz.
     public var minimumSeconds: Double = 0.5
-    /// The tremor band, Hz (default 4…12: physiological and pathological tremor, CLINICAL.md).
+    /// The tremor band, Hz (default 4…12: physiological and pathological tremor, docs/clinical.md, "Tremor").
     public var tremorBand: ClosedRange<Double> = 4...12
     /// SPARC's amplitude threshold on the normalised spectrum (Balasubramanian et al. 2015: 0.05).
     public var sparcAmplitudeThreshold: Double = 0.05
