@@ -80,6 +80,7 @@ test: deps lint build-tests unit-tests integration fuzz browser tsan
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(LINT_PATHS)
+	python3 tools/check-doc-links.py
 
 build-tests: deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors

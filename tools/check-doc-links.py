@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Checks the repository's Markdown links: every `[text](target)` that is not a web address must name a file or
 folder inside the repository (and, with `#anchor`, a heading of that Markdown file). Markdown files the text only
-mentions (`docs/resume.md`, `README.md`) that exist neither from the repository's root nor beside the file are
-listed as warnings.
+mentions (`docs/resume.md`, `README.md`) must exist too, from the repository's root or beside the file: the
+repository is read on its own, so it names nothing outside it.
 
     python3 tools/check-doc-links.py [FILE.md ...]   (default: README.md, CHANGELOG.md, docs/*.md, bench/RESULTS.md)
 
-Prints one line per problem; exits 1 if a link is broken. Standard library only.
+Prints one line per problem; exits 1 if there is any. Standard library only.
 """
 
 import glob
@@ -53,7 +53,7 @@ def check(path):
     for mention in sorted(set(MD_MENTION.findall(text))):
         beside = os.path.join(os.path.dirname(path), mention)
         if not os.path.exists(os.path.join(ROOT, mention)) and not os.path.exists(beside):
-            missing.append(f"{path}: warning: mentions a file the repository does not hold: {mention}")
+            missing.append(f"{path}: mentions a file the repository does not hold: {mention}")
     return broken, missing
 
 
@@ -67,8 +67,8 @@ def main(arguments):
         missing += m
     for line in broken + missing:
         print(line)
-    print(f"{len(files)} files: {len(broken)} broken links, {len(missing)} warnings", file=sys.stderr)
-    return 1 if broken else 0
+    print(f"{len(files)} files: {len(broken)} broken links, {len(missing)} files named but missing", file=sys.stderr)
+    return 1 if broken or missing else 0
 
 
 if __name__ == "__main__":
