@@ -314,7 +314,7 @@ public final class MotionServer: Sendable {
         summaryRenderer.withLock { $0?.cancel() }
         let (hub, context) = (self.hub, self.context)
         await http.shutdown(gracePeriod: gracePeriod) {
-            await hub.closeAll(code: .goingAway, reason: "server shutting down")
+            await hub.closeAll(code: .goingAway, reason: "server shutting down", clock: context.loopClock)
             // Every closed connection checkpointed its session: write them now rather than after the batch window.
             context.checkpoints.flush()
             for session in context.httpSessions.all {

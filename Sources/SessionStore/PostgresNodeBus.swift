@@ -112,11 +112,7 @@ public final class PostgresNodeBus: Sendable {
     /// Waits until the node is registered (its first registration, when it starts), at most `timeout`.
     /// - Returns: Whether it is registered.
     public func waitUntilRegistered(timeout: Duration) async -> Bool {
-        let deadline = MonotonicClock.nanoseconds() + UInt64(Self.nanoseconds(timeout))
-        while !isRegistered && MonotonicClock.nanoseconds() < deadline {
-            try? await Task.sleep(nanoseconds: 10_000_000)
-        }
-        return isRegistered
+        await registration.wait(until: { isRegistered }) { try? await Task.sleep(for: timeout) }
     }
 
     /// Queues `text` for `node`; it is sent at once from the bus's thread.
@@ -254,7 +250,13 @@ public final class PostgresNodeBus: Sendable {
         for continuation in waiting { continuation.resume() }
     }
 
-    private func setRegistered(_ registered: Bool) { state.withLock { $0.registered = registered } }
+    private func setRegistered(_ registered: Bool) {
+        state.withLock { $0.registered = registered }
+        registration.notify()
+    }
+
+    /// Notified each time the node's registration changes.
+    private let registration = ChangeSignal()
 
     /// Waits until the database sends something, ``send(_:to:)`` or ``stop()`` wakes the bus, or the time passes.
     private func waitForInput(_ socket: Int32?, nanoseconds: UInt64) {

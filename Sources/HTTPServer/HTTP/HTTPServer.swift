@@ -1,3 +1,4 @@
+import Basics
 import CNetShim
 import Glibc
 import HTTPWire
@@ -99,9 +100,9 @@ public final class HTTPServer: Sendable {
             loop.execute { for connection in registry.all { connection.drain() } }
         }
         await drain()
-        let deadline = ContinuousClock.now + gracePeriod
-        while metrics.openConnections > 0 && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+        let (clock, deadline) = (configuration.clock, configuration.clock.deadline(after: gracePeriod))
+        _ = await metrics.allClosed.wait(until: { metrics.openConnections == 0 }) {
+            try? await clock.sleep(until: deadline)
         }
         for loop in group.loops {
             let registry = context.registry(for: loop)

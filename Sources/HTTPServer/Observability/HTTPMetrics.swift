@@ -1,3 +1,4 @@
+import Basics
 import Synchronization
 
 /// Counters the application can expose (e.g. at `/metrics`). Updated with relaxed atomics from every loop.
@@ -64,7 +65,12 @@ public final class HTTPMetrics: Sendable {
         accepted.add(1, ordering: .relaxed)
     }
 
-    func closedConnection() { open.subtract(1, ordering: .relaxed) }
+    func closedConnection() {
+        if open.subtract(1, ordering: .relaxed).newValue == 0 { allClosed.notify() }
+    }
+
+    /// Notified each time the last open connection closes (a draining server waits on it).
+    let allClosed = ChangeSignal()
 
     var openConnections: Int { open.load(ordering: .relaxed) }
 }

@@ -18,19 +18,11 @@ final class ClusterNode: Sendable {
     /// How long a node may go without a heartbeat before it is dead.
     let deadAfter: Duration
     private let bus = Locked<PostgresNodeBus?>(nil)
-    /// The sessions a resume here is taking from another node right now: watchers asking for them wait.
-    private let arriving = Locked<Set<SessionID>>([])
-
-    /// Marks a session as on its way here (or no longer).
-    func setArriving(_ id: SessionID, _ arriving: Bool) {
-        _ = self.arriving.withLock { arriving ? $0.insert(id).inserted : $0.remove(id) != nil }
-    }
-
-    /// Whether a resume here is taking the session from another node right now.
-    func isArriving(_ id: SessionID) -> Bool { arriving.withLock { $0.contains(id) } }
 
     /// The sessions holders said they let go of, with when (monotonic nanoseconds), for the resumes that asked.
     private let releases = Locked<[SessionID: UInt64]>([:])
+    /// Notified with each answer in ``releases``.
+    private let answers = ChangeSignal()
 
     init(id: String, name: String, deadAfter: Duration) {
         self.id = id
@@ -64,14 +56,9 @@ final class ClusterNode: Sendable {
         guard bus.withLock({ $0 }) != nil else { return false }
         let asked = MonotonicClock.nanoseconds()
         send(.release(id, tenant: tenant), to: holder)
-        let deadline = asked + UInt64(timeout.milliseconds) * 1_000_000
-        var pause: UInt64 = 1_000_000
-        while MonotonicClock.nanoseconds() < deadline {
-            if let answered = releases.withLock({ $0[id] }), answered >= asked { return true }
-            try? await Task.sleep(nanoseconds: pause)
-            pause = min(pause * 2, 20_000_000)
+        return await answers.wait(until: { releases.withLock { $0[id] }.map { $0 >= asked } ?? false }) {
+            try? await Task.sleep(for: timeout)
         }
-        return false
     }
 
     /// A holder answered that session `id` is let go.
@@ -82,6 +69,7 @@ final class ClusterNode: Sendable {
             if releases.count > 1_000 { releases = releases.filter { now - $0.value < 60_000_000_000 } }
             releases[id] = now
         }
+        answers.notify()
     }
 }
 
@@ -230,10 +218,11 @@ extension AppContext {
     }
 
     /// Waits, at most 5 s, while a resume here is taking the session from another node and has not claimed it yet
-    /// (once claimed, the session's actor takes watchers in until it has arrived).
+    /// (once claimed, the session's actor takes watchers in until it has arrived); woken by the registry's changes.
     func waitWhileArriving(_ id: SessionID, tenant: String) async {
-        for _ in 0..<500 where cluster.isArriving(id) && watchedSession(id, tenant: tenant) == nil {
-            try? await Task.sleep(nanoseconds: 10_000_000)
+        let (clock, deadline) = (loopClock, loopClock.deadline(after: .seconds(5)))
+        _ = await live.changes.wait(until: { !live.isArriving(id) || watchedSession(id, tenant: tenant) != nil }) {
+            try? await clock.sleep(until: deadline)
         }
     }
 

@@ -153,7 +153,10 @@ extension AppContext {
                 // moved on) look again.
                 sockets = await session.addWatchers(sockets)
                 if sockets.isEmpty { return }
-                try? await Task.sleep(nanoseconds: 10_000_000)
+                let deadline = loopClock.deadline(after: .milliseconds(100))
+                _ = await live.changes.wait(until: { watchedSession(id, tenant: tenant) !== session }) {
+                    [loopClock] in try? await loopClock.sleep(until: deadline)
+                }
                 continue
             }
             // A store that cannot say is asked again, like a holder not yet known.
@@ -170,7 +173,8 @@ extension AppContext {
                 }
                 return
             }
-            try? await Task.sleep(nanoseconds: 100_000_000)
+            // Another node's claim arrives in the store, not as a message to this one: the store is read again.
+            try? await loopClock.sleep(until: loopClock.deadline(after: .milliseconds(100)))
         }
         for socket in sockets { socket.close(code: .goingAway, reason: "session not found on any node") }
     }

@@ -1,3 +1,4 @@
+import Basics
 import HTTPServer
 import SessionStore
 
@@ -19,10 +20,16 @@ final class LiveRegistry: Sendable {
     }
 
     private let sessions = Locked<[SessionID: Entry]>([:])
+    /// The sessions a resume here is taking from another node right now: watchers asking for them wait.
+    private let arriving = Locked<Set<SessionID>>([])
+    /// Notified on every change of holder and of ``isArriving(_:)``: what waits for a session to arrive or move
+    /// waits on it.
+    let changes = ChangeSignal()
 
     /// Makes `holder` the session's holder, replacing any other.
     func insert(_ holder: LiveSession, id: SessionID, tokenDigest: [UInt8], connected: Bool) {
         sessions.withLock { $0[id] = Entry(holder: holder, tokenDigest: tokenDigest, connected: connected) }
+        changes.notify()
     }
 
     /// Removes the session if `holder` still holds it.
@@ -30,7 +37,17 @@ final class LiveRegistry: Sendable {
         sessions.withLock { sessions in
             if sessions[id]?.holder === holder { sessions[id] = nil }
         }
+        changes.notify()
     }
+
+    /// Marks a session as on its way here from another node (or no longer).
+    func setArriving(_ id: SessionID, _ isArriving: Bool) {
+        _ = arriving.withLock { isArriving ? $0.insert(id).inserted : $0.remove(id) != nil }
+        changes.notify()
+    }
+
+    /// Whether a resume here is taking the session from another node right now.
+    func isArriving(_ id: SessionID) -> Bool { arriving.withLock { $0.contains(id) } }
 
     /// Records whether the session's client is attached, if `holder` still holds it.
     func setConnected(_ connected: Bool, id: SessionID, holder: LiveSession) {

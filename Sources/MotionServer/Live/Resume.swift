@@ -44,9 +44,8 @@ extension AppContext {
         let expired = WireError(code: .resumeExpired, message: "the session has ended and cannot be resumed")
         guard let id = SessionID(request.session) else { throw unknown }
         let digest = ResumeToken.digest(of: request.token)
-        var misses = 0
         var arriving = false
-        defer { if arriving { cluster.setArriving(id, false) } }
+        defer { if arriving { live.setArriving(id, false) } }
         for attempt in 0..<16 {
             if let entry = live.entry(id, tenant: tenant) {
                 guard ResumeToken.matches(digest, entry.tokenDigest) else { throw wrongToken }
@@ -59,27 +58,27 @@ extension AppContext {
                 if await entry.holder.wasStopped { throw expired }
                 continue
             }
-            guard let point = try await resumePoint(id, tenant: tenant) else {
-                // A session started a moment ago on another node may not be stored yet: look again, briefly.
-                guard cluster.hasPeers, misses < 5 else { throw unknown }
-                misses += 1
-                try? await Task.sleep(nanoseconds: 100_000_000)
-                continue
-            }
+            // A client learns its session's id and token only once the session is stored (`started` follows the
+            // durable create), so a session not in the store is unknown on every node.
+            guard let point = try await resumePoint(id, tenant: tenant) else { throw unknown }
             guard let expected = point.resumption?.tokenDigest, ResumeToken.matches(digest, expected) else {
                 throw wrongToken
             }
             guard point.session.status == .live else { throw expired }
             if point.holder == cluster.id {
-                // Claimed here by a resume that has not put it in the registry yet: look again in a moment.
-                try? await Task.sleep(nanoseconds: UInt64(10_000_000 << min(attempt, 4)))
+                // Claimed here by a resume that has not put it in the registry yet: look again once it has, or
+                // after a while that doubles (the store is read again then).
+                let deadline = loopClock.deadline(after: .milliseconds(10 << min(attempt, 4)))
+                _ = await live.changes.wait(until: { live.entry(id, tenant: tenant) != nil }) { [loopClock] in
+                    try? await loopClock.sleep(until: deadline)
+                }
                 continue
             }
             let alive = try await storeCall("nodes") { try await liveNodes() }
             if let current = point.holder, alive.contains(current) {
                 // Another node runs it: it stores the session and lets go, then it is claimed here. Its watchers
                 // come here meanwhile, and wait until it has arrived.
-                cluster.setArriving(id, true)
+                live.setArriving(id, true)
                 arriving = true
                 guard await cluster.askToRelease(id, tenant: tenant, from: current, timeout: .seconds(3)) else {
                     throw WireError(
