@@ -10,7 +10,8 @@ import Synchronization
 /// ```swift
 /// let arrivals = ChangeSignal()
 /// // A waiter, for at most 5 s:
-/// let arrived = await arrivals.wait(until: { registry.contains(id) }) { try? await Task.sleep(for: .seconds(5)) }
+/// let arrived = await arrivals.wait(
+///     until: { registry.contains(id) }, timeout: { try? await Task.sleep(for: .seconds(5)) })
 /// // Whoever changes the registry:
 /// registry.insert(id)
 /// arrivals.notify()
@@ -24,6 +25,7 @@ public final class ChangeSignal: Sendable {
 
     private let state = Mutex(State())
 
+    /// A signal no task waits on yet.
     public init() {}
 
     /// Wakes every waiting task to look at its condition again. Cheap when none waits: one uncontended lock.

@@ -112,7 +112,7 @@ public final class PostgresNodeBus: Sendable {
     /// Waits until the node is registered (its first registration, when it starts), at most `timeout`.
     /// - Returns: Whether it is registered.
     public func waitUntilRegistered(timeout: Duration) async -> Bool {
-        await registration.wait(until: { isRegistered }) { try? await Task.sleep(for: timeout) }
+        await registration.wait(until: { isRegistered }, timeout: { try? await Task.sleep(for: timeout) })
     }
 
     /// Queues `text` for `node`; it is sent at once from the bus's thread.

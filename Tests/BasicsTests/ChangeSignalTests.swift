@@ -23,7 +23,10 @@ struct ChangeSignalTests {
 
         func open() {
             opened.store(true, ordering: .releasing)
-            for continuation in waiting.withLock({ waiting in defer { waiting.removeAll() }; return waiting }) {
+            for continuation in waiting.withLock({ waiting in
+                defer { waiting.removeAll() }
+                return waiting
+            }) {
                 continuation.resume()
             }
         }
@@ -36,7 +39,7 @@ struct ChangeSignalTests {
     @Test func aConditionThatHoldsEndsTheWaitAtOnce() async {
         let signal = ChangeSignal()
         let gate = Gate()
-        let held = await signal.wait(until: { true }) { await gate.wait() }
+        let held = await signal.wait(until: { true }, timeout: { await gate.wait() })
         #expect(held, "nothing to wait for, and the timeout never came")
     }
 
@@ -44,7 +47,9 @@ struct ChangeSignalTests {
         let signal = ChangeSignal()
         let value = Value()
         let gate = Gate()
-        let waiter = Task { await signal.wait(until: { value.number.load(ordering: .acquiring) == 3 }) { await gate.wait() } }
+        let waiter = Task {
+            await signal.wait(until: { value.number.load(ordering: .acquiring) == 3 }, timeout: { await gate.wait() })
+        }
         // Changes that do not satisfy it wake it to look, and it waits on.
         for number in 1...3 {
             value.number.store(number, ordering: .releasing)
@@ -58,7 +63,7 @@ struct ChangeSignalTests {
     @Test func theTimeoutEndsAWaitWhoseConditionNeverHolds() async {
         let signal = ChangeSignal()
         let gate = Gate()
-        let waiter = Task { await signal.wait(until: { false }) { await gate.wait() } }
+        let waiter = Task { await signal.wait(until: { false }, timeout: { await gate.wait() }) }
         signal.notify()
         gate.open()
         #expect(await waiter.value == false)
@@ -69,7 +74,10 @@ struct ChangeSignalTests {
         let value = Value()
         let gate = Gate()
         let waiters = (1...20).map { target in
-            Task { await signal.wait(until: { value.number.load(ordering: .acquiring) >= target }) { await gate.wait() } }
+            Task {
+                await signal.wait(
+                    until: { value.number.load(ordering: .acquiring) >= target }, timeout: { await gate.wait() })
+            }
         }
         for number in 1...20 {
             value.number.store(number, ordering: .releasing)

@@ -101,9 +101,11 @@ public final class HTTPServer: Sendable {
         }
         await drain()
         let (clock, deadline) = (configuration.clock, configuration.clock.deadline(after: gracePeriod))
-        _ = await metrics.allClosed.wait(until: { metrics.openConnections == 0 }) {
-            try? await clock.sleep(until: deadline)
-        }
+        _ = await metrics.allClosed.wait(
+            until: { metrics.openConnections == 0 },
+            timeout: {
+                try? await clock.sleep(until: deadline)
+            })
         for loop in group.loops {
             let registry = context.registry(for: loop)
             loop.execute { for connection in registry.all { connection.closeNow() } }

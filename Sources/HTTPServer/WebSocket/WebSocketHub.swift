@@ -34,6 +34,6 @@ public final class WebSocketHub: Sendable {
     ) async {
         for socket in sockets.withLock({ Array($0.values) }) { socket.close(code: code, reason: reason) }
         let deadline = clock.deadline(after: timeout)
-        _ = await emptied.wait(until: { count == 0 }) { try? await clock.sleep(until: deadline) }
+        _ = await emptied.wait(until: { count == 0 }, timeout: { try? await clock.sleep(until: deadline) })
     }
 }

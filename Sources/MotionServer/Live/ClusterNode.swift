@@ -56,9 +56,11 @@ final class ClusterNode: Sendable {
         guard bus.withLock({ $0 }) != nil else { return false }
         let asked = MonotonicClock.nanoseconds()
         send(.release(id, tenant: tenant), to: holder)
-        return await answers.wait(until: { releases.withLock { $0[id] }.map { $0 >= asked } ?? false }) {
-            try? await Task.sleep(for: timeout)
-        }
+        return await answers.wait(
+            until: { releases.withLock { $0[id] }.map { $0 >= asked } ?? false },
+            timeout: {
+                try? await Task.sleep(for: timeout)
+            })
     }
 
     /// A holder answered that session `id` is let go.
@@ -221,9 +223,11 @@ extension AppContext {
     /// (once claimed, the session's actor takes watchers in until it has arrived); woken by the registry's changes.
     func waitWhileArriving(_ id: SessionID, tenant: String) async {
         let (clock, deadline) = (loopClock, loopClock.deadline(after: .seconds(5)))
-        _ = await live.changes.wait(until: { !live.isArriving(id) || watchedSession(id, tenant: tenant) != nil }) {
-            try? await clock.sleep(until: deadline)
-        }
+        _ = await live.changes.wait(
+            until: { !live.isArriving(id) || watchedSession(id, tenant: tenant) != nil },
+            timeout: {
+                try? await clock.sleep(until: deadline)
+            })
     }
 
     /// The nodes alive now, this one among them.

@@ -154,9 +154,11 @@ extension AppContext {
                 sockets = await session.addWatchers(sockets)
                 if sockets.isEmpty { return }
                 let deadline = loopClock.deadline(after: .milliseconds(100))
-                _ = await live.changes.wait(until: { watchedSession(id, tenant: tenant) !== session }) {
-                    [loopClock] in try? await loopClock.sleep(until: deadline)
-                }
+                _ = await live.changes.wait(
+                    until: { watchedSession(id, tenant: tenant) !== session },
+                    timeout: {
+                        [loopClock] in try? await loopClock.sleep(until: deadline)
+                    })
                 continue
             }
             // A store that cannot say is asked again, like a holder not yet known.

@@ -69,9 +69,11 @@ extension AppContext {
                 // Claimed here by a resume that has not put it in the registry yet: look again once it has, or
                 // after a while that doubles (the store is read again then).
                 let deadline = loopClock.deadline(after: .milliseconds(10 << min(attempt, 4)))
-                _ = await live.changes.wait(until: { live.entry(id, tenant: tenant) != nil }) { [loopClock] in
-                    try? await loopClock.sleep(until: deadline)
-                }
+                _ = await live.changes.wait(
+                    until: { live.entry(id, tenant: tenant) != nil },
+                    timeout: { [loopClock] in
+                        try? await loopClock.sleep(until: deadline)
+                    })
                 continue
             }
             let alive = try await storeCall("nodes") { try await liveNodes() }
