@@ -132,8 +132,8 @@ public final class MotionServer: Sendable {
         ExerciseRoutes(context: context).add(to: &router)
         SessionRoutes(context: context).add(to: &router)
         var webSockets = WebSocketConfiguration()
-        webSockets.maxMessageSize = options.limits.maxMessageBytes
-        webSockets.maxFrameSize = options.limits.maxMessageBytes
+        webSockets.maxMessageBytes = options.limits.maxMessageBytes
+        webSockets.maxFrameBytes = options.limits.maxMessageBytes
         webSockets.writeTimeout = options.writeTimeout
         LiveRoutes(context: context, hub: hub, configuration: webSockets).add(to: &router, echo: options.webSocketEcho)
         var fallback: Router.Handler?
@@ -147,7 +147,7 @@ public final class MotionServer: Sendable {
         configuration.port = options.port
         configuration.loops = options.threads
         configuration.logLevel = options.logLevel
-        configuration.limits.maxBodySize = 8 << 20
+        configuration.limits.maxBodyBytes = 8 << 20
         configuration.writeTimeout = options.writeTimeout
         configuration.headTimeout = options.headTimeout
         configuration.maxConnections = options.maxConnections

@@ -112,11 +112,12 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         lifecycle = WebSocketLifecycle(role: role)
         // A compressed frame may be a little larger than the message it inflates to (incompressible data grows);
         // the message size limit applies after inflation, so the frame limit must leave that room.
+        let messageLimit = configuration.maxMessageBytes
         let frameLimit =
             compression == nil
-            ? configuration.maxFrameSize
-            : max(configuration.maxFrameSize, configuration.maxMessageSize + configuration.maxMessageSize / 16 + 1024)
-        decoder = WebSocketFrameDecoder(role: role, maxFrameSize: frameLimit, allowsRSV1: compression != nil)
+            ? configuration.maxFrameBytes
+            : max(configuration.maxFrameBytes, messageLimit + messageLimit / 16 + 1024)
+        decoder = WebSocketFrameDecoder(role: role, maxFrameBytes: frameLimit, allowsRSV1: compression != nil)
         var inflater: PerMessageDeflate.Inflater?
         if let compression {
             // The peer compresses with its own parameters: a server inflates with the client's window.
@@ -135,7 +136,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         } else {
             deflater = nil
         }
-        assembler = WebSocketMessageAssembler(maxMessageSize: configuration.maxMessageSize, inflater: inflater)
+        assembler = WebSocketMessageAssembler(maxMessageBytes: configuration.maxMessageBytes, inflater: inflater)
         lastReceived = loop.now()
     }
 
