@@ -19,12 +19,17 @@ actor HTTPSession: WatchableSession {
     /// This node, for other nodes' watchers.
     private let cluster: ClusterNode
 
-    init(core: SessionCore, now: Int64, cluster: ClusterNode) {
+    /// - Parameters:
+    ///   - core: The session's analysis.
+    ///   - now: Unix milliseconds now.
+    ///   - cluster: This node.
+    ///   - limits: What the bodies of `…/poses` and `…/motion` may be (``LiveLimits/wireLimits``).
+    init(core: SessionCore, now: Int64, cluster: ClusterNode, limits: WireLimits) {
         self.cluster = cluster
         self.core = core
         id = core.id
         tenant = core.tenant
-        decoder = PoseDecoder(core.start)
+        decoder = PoseDecoder(core.start, limits: limits)
         lastActivity = now
         lastCheckpoint = now
     }
