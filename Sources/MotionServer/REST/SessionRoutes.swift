@@ -170,15 +170,9 @@ struct SessionRoutes {
         if let limit = try Self.limit(of: request, maximum: ProgressQuery.maximumLimit) { query.limit = limit }
         let finalQuery = query
         let page = try await store("progress") { try await context.store.progress(finalQuery) }
-        let entries = page.points.map { point in
-            ProgressEntry(
-                id: point.id.description, startedAt: Double(point.startedAt) / 1000, exercise: point.exercise,
-                status: SummaryMetadata.Status(point.status), best: point.best, repCount: point.repCount,
-                rejectedCount: point.rejectedCount, meanPeak: point.meanPeak, faultCounts: point.faultCounts)
-        }
         var body: [UInt8] = []
-        body.reserveCapacity(64 + entries.count * 192)
-        WireEncoder.encodeProgress(entries, next: page.next, into: &body)
+        body.reserveCapacity(64 + page.entries.count * 192)
+        WireEncoder.encodeProgress(page.entries, next: page.next, into: &body)
         return REST.json(body)
     }
 
