@@ -65,7 +65,7 @@ final class AppContext: Sendable {
     let writes = StoreWrites()
     let checkpoints: CheckpointBatcher
     let creates = CreateBatcher()
-    let httpSessions: HTTPSessionRegistry
+    let httpSessions: HTTPDrivenSessionRegistry
     /// The built-in and the tenants' custom exercises sessions start with.
     let exercises: ExerciseLibrary
     /// Unix milliseconds now (an input, so tests can pin it).
@@ -99,7 +99,7 @@ final class AppContext: Sendable {
         self.loopClock = loopClock
         self.storeObserver = storeObserver
         self.exercises = exercises
-        httpSessions = HTTPSessionRegistry(limits: limits)
+        httpSessions = HTTPDrivenSessionRegistry(limits: limits)
         checkpoints = CheckpointBatcher(window: limits.checkpointBatchWindow, clock: loopClock)
     }
 

@@ -31,7 +31,7 @@ struct SessionRoutes {
         let start = try StartRequest(decoding: request.body, limits: limits)
         let now = context.clock()
         let core = try SessionCore(start: start, tenant: tenant, now: now, exercises: context.exercises)
-        let session = HTTPSession(core: core, now: now, cluster: context.cluster, limits: limits)
+        let session = HTTPDrivenSession(core: core, now: now, cluster: context.cluster, limits: limits)
         switch context.httpSessions.insert(session) {
         case .admitted: break
         case .tenantFull: throw RESTError.tooManySessions(limit: context.limits.maxHTTPSessionsPerTenant)
