@@ -39,7 +39,8 @@ let package = Package(
         .target(
             name: "MotionClient", dependencies: ["MotionCore", "MotionWire", "HTTPServer", "HTTPWire"],
             swiftSettings: strict),
-        .target(name: "LoadKit", dependencies: ["Basics", "HTTPServer", "HTTPWire"], swiftSettings: strict),
+        .target(
+            name: "LoadKit", dependencies: ["Basics", "HTTPServer", "HTTPWire", "CNetShim"], swiftSettings: strict),
         .target(
             name: "MotionServer",
             dependencies: ["Basics", "MotionCore", "MotionWire", "HTTPWire", "HTTPServer", "SessionStore"],

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +20,24 @@ int cnet_errno(void) { return errno; }
 void cnet_ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
 
 int cnet_core_count(void) { return (int)sysconf(_SC_NPROCESSORS_ONLN); }
+
+int cnet_timerfd_create(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC); }
+
+int cnet_timerfd_arm(int fd, unsigned long long deadline) {
+    struct itimerspec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.it_value.tv_sec = (time_t)(deadline / 1000000000ULL);
+    // Never zero nanoseconds: an all-zero time would disarm the timer instead of expiring it.
+    long nanoseconds = (long)(deadline % 1000000000ULL);
+    spec.it_value.tv_nsec = nanoseconds > 0 ? nanoseconds : 1;
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
+}
+
+int cnet_timerfd_disarm(int fd) {
+    struct itimerspec spec;
+    memset(&spec, 0, sizeof spec);
+    return timerfd_settime(fd, 0, &spec, NULL);
+}
 
 
 static int termination_pipe[2] = {-1, -1};

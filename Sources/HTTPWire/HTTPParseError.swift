@@ -16,7 +16,7 @@ public enum HTTPParseError: Error, Equatable, Sendable {
     case unsupportedVersion
     /// `CONNECT` (authority-form, RFC 9112 §3.2.3) is not supported by this origin server. 501.
     case connectNotSupported
-    /// The request-line exceeds `HTTPParserLimits.maxRequestLineLength`. 414.
+    /// The request-line exceeds `HTTPParserLimits.maxRequestLineBytes`. 414.
     case uriTooLong
     /// A line ended in LF without CR; bare LF is not accepted (RFC 9112 §2.2). 400.
     case bareLineFeed
@@ -51,11 +51,11 @@ public enum HTTPParseError: Error, Equatable, Sendable {
     case unsupportedTransferEncoding
     /// An Expect value other than `100-continue` (RFC 9110 §10.1.1). 417.
     case unsupportedExpectation
-    /// The body (declared or chunked) exceeds `HTTPParserLimits.maxBodySize`. 413.
+    /// The body (declared or chunked) exceeds `HTTPParserLimits.maxBodyBytes`. 413.
     case bodyTooLarge
     /// A chunk-size line is not `1*HEXDIG [ chunk-ext ]` (RFC 9112 §7.1). 400.
     case invalidChunkSize
-    /// A chunk-size line exceeds `HTTPParserLimits.maxChunkSizeLineLength`. 400.
+    /// A chunk-size line exceeds `HTTPParserLimits.maxChunkSizeLineBytes`. 400.
     case chunkSizeLineTooLong
     /// Chunk data was not followed by CRLF (RFC 9112 §7.1). 400.
     case invalidChunkTerminator

@@ -1,7 +1,7 @@
 /// Chunked transfer coding (RFC 9112 §7.1).
 extension HTTPRequestParser {
     mutating func stepChunkSize() -> Action? {
-        let scan = buffer.scanLine(room: ASCII.saturatingAdd(limits.maxChunkSizeLineLength, 2))
+        let scan = buffer.scanLine(room: ASCII.saturatingAdd(limits.maxChunkSizeLineBytes, 2))
         guard case .line(let range) = scan else {
             return lineError(scan, tooLong: .chunkSizeLineTooLong).map { fail($0) } ?? .needMoreData
         }
@@ -18,7 +18,7 @@ extension HTTPRequestParser {
             state = .trailers
             return nil
         }
-        guard size <= limits.maxBodySize - chunkedBodyBytes else { return fail(.bodyTooLarge) }
+        guard size <= limits.maxBodyBytes - chunkedBodyBytes else { return fail(.bodyTooLarge) }
         chunkedBodyBytes += size
         state = .chunkData(remaining: size)
         return nil

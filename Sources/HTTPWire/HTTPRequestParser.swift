@@ -169,7 +169,7 @@ public struct HTTPRequestParser: Sendable {
     }
 
     private mutating func stepRequestLine() -> Action? {
-        let scan = buffer.scanLine(room: ASCII.saturatingAdd(limits.maxRequestLineLength, 2))
+        let scan = buffer.scanLine(room: ASCII.saturatingAdd(limits.maxRequestLineBytes, 2))
         guard case .line(let range) = scan else {
             return lineError(scan, tooLong: .uriTooLong).map { fail($0) } ?? .needMoreData
         }

@@ -139,7 +139,7 @@ enum RequestHeadBuilder {
             }
         }
         guard let length else { throw .invalidContentLength }
-        guard length <= limits.maxBodySize else { throw .bodyTooLarge }
+        guard length <= limits.maxBodyBytes else { throw .bodyTooLarge }
         return .contentLength(length)
     }
 

@@ -1,5 +1,6 @@
 import HTTPServer
 import MotionCore
+import MotionWire
 import SessionStore
 import Synchronization
 
@@ -12,7 +13,9 @@ public struct LiveLimits: Sendable, Equatable {
     /// Motion samples per second a connection may send, sustained (docs/protocol.md §3.3: up to 100), with a burst of
     /// twice this. Past it the connection is slowed like a fast pose stream (flow control), never refused.
     public var motionSamplesPerSecond = 100.0
-    /// The largest WebSocket message and JSON document accepted, in bytes.
+    /// The largest message accepted, in bytes: a WebSocket message (closed with 1009 beyond) and the JSON or NDJSON
+    /// body of a REST route (`413 messageTooBig` beyond). Exercise definitions have a smaller bound of their own,
+    /// ``ExerciseLimits/maxDefinitionBytes``.
     public var maxMessageBytes = 1 << 20
     /// A session with no message from its client for this long is closed with 1001.
     public var idleTimeout: Duration = .seconds(120)
@@ -41,6 +44,10 @@ public struct LiveLimits: Sendable, Equatable {
 
     /// Creates the defaults.
     public init() {}
+
+    /// What the wire decoders accept from a client, live or over REST: documents up to ``maxMessageBytes``, the
+    /// other bounds at their defaults.
+    var wireLimits: WireLimits { WireLimits(maxMessageBytes: maxMessageBytes) }
 }
 
 /// What every handler and live session of the application shares.
@@ -58,7 +65,7 @@ final class AppContext: Sendable {
     let writes = StoreWrites()
     let checkpoints: CheckpointBatcher
     let creates = CreateBatcher()
-    let httpSessions: HTTPSessionRegistry
+    let httpSessions: HTTPDrivenSessionRegistry
     /// The built-in and the tenants' custom exercises sessions start with.
     let exercises: ExerciseLibrary
     /// Unix milliseconds now (an input, so tests can pin it).
@@ -92,7 +99,7 @@ final class AppContext: Sendable {
         self.loopClock = loopClock
         self.storeObserver = storeObserver
         self.exercises = exercises
-        httpSessions = HTTPSessionRegistry(limits: limits)
+        httpSessions = HTTPDrivenSessionRegistry(limits: limits)
         checkpoints = CheckpointBatcher(window: limits.checkpointBatchWindow, clock: loopClock)
     }
 

@@ -132,8 +132,8 @@ public final class MotionServer: Sendable {
         ExerciseRoutes(context: context).add(to: &router)
         SessionRoutes(context: context).add(to: &router)
         var webSockets = WebSocketConfiguration()
-        webSockets.maxMessageSize = options.limits.maxMessageBytes
-        webSockets.maxFrameSize = options.limits.maxMessageBytes
+        webSockets.maxMessageBytes = options.limits.maxMessageBytes
+        webSockets.maxFrameBytes = options.limits.maxMessageBytes
         webSockets.writeTimeout = options.writeTimeout
         LiveRoutes(context: context, hub: hub, configuration: webSockets).add(to: &router, echo: options.webSocketEcho)
         var fallback: Router.Handler?
@@ -147,7 +147,7 @@ public final class MotionServer: Sendable {
         configuration.port = options.port
         configuration.loops = options.threads
         configuration.logLevel = options.logLevel
-        configuration.limits.maxBodySize = 8 << 20
+        configuration.limits.maxBodyBytes = Self.maxBodyBytes(messageBytes: options.limits.maxMessageBytes)
         configuration.writeTimeout = options.writeTimeout
         configuration.headTimeout = options.headTimeout
         configuration.maxConnections = options.maxConnections
@@ -329,6 +329,13 @@ public final class MotionServer: Sendable {
         await context.store.close()
         http.stopLoops()
     }
+
+    /// The largest request body the HTTP layer reads: 8 MiB, or ``LiveLimits/maxMessageBytes`` when that is larger,
+    /// so that a raised `--max-message-bytes` holds over REST too. A body within it but over the message limit is
+    /// read and refused by its route, `413 messageTooBig` in the REST shape on a connection that stays open; a
+    /// larger one is refused from its head (`413`, and the connection closes).
+    /// - Parameter messageBytes: ``LiveLimits/maxMessageBytes``.
+    static func maxBodyBytes(messageBytes: Int) -> Int { max(8 << 20, messageBytes) }
 
     /// The machine's host name (the default node name's first part).
     private static func hostName() -> String {

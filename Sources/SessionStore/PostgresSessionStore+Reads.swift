@@ -312,13 +312,12 @@ enum PostgresSessionReads {
             statement.append(")")
         }
         statement.append(" ORDER BY started_at DESC, id DESC LIMIT \(limitLiteral(limit + 1))")
-        var points: [ProgressPoint] = []
+        var rows: [SessionRows.ProgressRow] = []
         for row in try db.query(statement.sql, statement.parameters).rows {
-            points.append(try SessionRows.progressPoint(from: row))
+            rows.append(try SessionRows.progressRow(from: row))
         }
-        let next = SessionCursor.cut(&points, to: limit) { ($0.startedAt, $0.id) }
-        points.reverse()
-        return ProgressPage(points: points, next: next)
+        let next = SessionCursor.cut(&rows, to: limit) { ($0.startedAt, $0.id) }
+        return ProgressPage(entries: rows.reversed().map(\.entry), next: next)
     }
 
     /// Fills in the sessions' reps from rows over ``repColumns``, grouped by session.

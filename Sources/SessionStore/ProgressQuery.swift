@@ -56,67 +56,19 @@ public struct ProgressQuery: Sendable, Hashable {
     public var effectiveLimit: Int { min(max(limit, 1), Self.maximumLimit) }
 }
 
-/// One session as a point of a trend: when, what, and how it went.
-public struct ProgressPoint: Sendable, Hashable {
-    /// The session.
-    public var id: SessionID
-    /// When it started, Unix milliseconds (server clock).
-    public var startedAt: Int64
-    /// The exercise id.
-    public var exercise: String
-    /// Live, finished or abandoned.
-    public var status: SessionStatus
-    /// The furthest value from rest (highest rising, lowest falling), nil before any.
-    public var best: Double?
-    /// Clean reps.
-    public var repCount: Int
-    /// Rejected reps.
-    public var rejectedCount: Int
-    /// The mean peak of the clean reps, nil without any.
-    public var meanPeak: Double?
-    /// How often each form fault was given in the session, as in its summary.
-    public var faultCounts: [FormFeedback: Int]
-
-    /// Creates a point.
-    /// - Parameters:
-    ///   - id: The session.
-    ///   - startedAt: Its start, Unix milliseconds.
-    ///   - exercise: The exercise id.
-    ///   - status: Its status.
-    ///   - best: The furthest value from rest.
-    ///   - repCount: Clean reps.
-    ///   - rejectedCount: Rejected reps.
-    ///   - meanPeak: The clean reps' mean peak.
-    ///   - faultCounts: How often each form fault was given.
-    public init(
-        id: SessionID, startedAt: Int64, exercise: String, status: SessionStatus, best: Double?, repCount: Int,
-        rejectedCount: Int, meanPeak: Double?, faultCounts: [FormFeedback: Int] = [:]
-    ) {
-        self.id = id
-        self.startedAt = startedAt
-        self.exercise = exercise
-        self.status = status
-        self.best = best
-        self.repCount = repCount
-        self.rejectedCount = rejectedCount
-        self.meanPeak = meanPeak
-        self.faultCounts = faultCounts
-    }
-}
-
 /// The answer to a ``ProgressQuery``.
 public struct ProgressPage: Sendable, Hashable {
     /// The sessions, oldest first (by start time, then id).
-    public var points: [ProgressPoint]
+    public var entries: [ProgressEntry]
     /// The cursor of the page of older sessions when this one left some out, nil otherwise.
     public var next: String?
 
     /// Creates a page.
     /// - Parameters:
-    ///   - points: The sessions, oldest first.
+    ///   - entries: The sessions, oldest first.
     ///   - next: The cursor of the older sessions' page.
-    public init(points: [ProgressPoint], next: String?) {
-        self.points = points
+    public init(entries: [ProgressEntry], next: String?) {
+        self.entries = entries
         self.next = next
     }
 }

@@ -12,8 +12,8 @@ extension SQLiteSessionStore {
         let before = try query.cursor.map { text throws(SessionStoreError) in try SessionCursor(parsing: text) }
         let limit = query.effectiveLimit
         let db = try database()
-        var points = try db.withStatement(Self.progressSQL(for: query)) {
-            select throws(SessionStoreError) -> [ProgressPoint] in
+        var rows = try db.withStatement(Self.progressSQL(for: query)) {
+            select throws(SessionStoreError) -> [SessionRows.ProgressRow] in
             try select.bind(query.tenant, at: 1)
             try select.bind(query.subject, at: 2)
             if let exercise = query.exercise { try select.bind(exercise, at: 3) }
@@ -24,14 +24,13 @@ extension SQLiteSessionStore {
                 try select.bind(before.id.description, at: 8)
             }
             try select.bind(limit + 1, at: 6)
-            var points: [ProgressPoint] = []
-            points.reserveCapacity(min(limit + 1, 64))
-            while try select.step() { points.append(try SessionRows.progressPoint(from: select)) }
-            return points
+            var rows: [SessionRows.ProgressRow] = []
+            rows.reserveCapacity(min(limit + 1, 64))
+            while try select.step() { rows.append(try SessionRows.progressRow(from: select)) }
+            return rows
         }
-        let next = SessionCursor.cut(&points, to: limit) { ($0.startedAt, $0.id) }
-        points.reverse()
-        return ProgressPage(points: points, next: next)
+        let next = SessionCursor.cut(&rows, to: limit) { ($0.startedAt, $0.id) }
+        return ProgressPage(entries: rows.reversed().map(\.entry), next: next)
     }
 
     /// The progress statement for the filters `query` uses (one cached statement per combination): numbered

@@ -1,3 +1,5 @@
+public import MotionCore
+
 /// A filtered, paginated listing of one tenant's sessions, newest first (docs/protocol.md §5
 /// `GET /v1/sessions?subject=&subjectPrefix=&exercise=&status=&from=&to=&limit=&cursor=`).
 ///

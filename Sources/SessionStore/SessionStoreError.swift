@@ -1,3 +1,5 @@
+public import MotionCore
+
 /// What a ``SessionStore`` throws. `Equatable`, so a test can expect one exact error.
 public enum SessionStoreError: Error, Sendable, Hashable {
     /// The database failed: its result code (e.g. SQLite's extended code) and message.

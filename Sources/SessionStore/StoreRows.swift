@@ -66,7 +66,7 @@ enum SessionRows {
         motion_covered
         """
 
-    /// The `sessions` columns a ``ProgressPoint`` is read from, in the order ``progressPoint(from:)`` expects.
+    /// The `sessions` columns a ``ProgressEntry`` is read from, in the order ``progressRow(from:)`` expects.
     static let progressColumns =
         "id, started_at, exercise, status, best, rep_count, rejected_count, mean_peak, fault_counts"
 
@@ -125,14 +125,27 @@ enum SessionRows {
             holder: row.optionalString(5))
     }
 
+    /// A session of a progress answer as read, with the start time and id its page is cut and its cursor made by.
+    struct ProgressRow {
+        /// When the session started, Unix milliseconds (the cursor's unit).
+        var startedAt: Int64
+        /// The session.
+        var id: SessionID
+        /// The session as the answer gives it.
+        var entry: ProgressEntry
+    }
+
     /// Reads a row over ``progressColumns``.
-    static func progressPoint(from row: some StoreRow) throws(SessionStoreError) -> ProgressPoint {
+    static func progressRow(from row: some StoreRow) throws(SessionStoreError) -> ProgressRow {
         guard let id = row.sessionID(0), let status = SessionStatus(rawValue: row.string(3)),
             let faultCounts = SessionRecordCoding.decodeFaultCounts(row.string(8))
         else { throw .corruptRecord(id: row.string(0)) }
-        return ProgressPoint(
-            id: id, startedAt: row.int64(1), exercise: row.string(2), status: status, best: row.optionalDouble(4),
-            repCount: row.int(5), rejectedCount: row.int(6), meanPeak: row.optionalDouble(7), faultCounts: faultCounts)
+        let startedAt = row.int64(1)
+        let entry = ProgressEntry(
+            id: id.description, startedAt: Double(startedAt) / 1000, exercise: row.string(2), status: status,
+            best: row.optionalDouble(4), repCount: row.int(5), rejectedCount: row.int(6),
+            meanPeak: row.optionalDouble(7), faultCounts: faultCounts)
+        return ProgressRow(startedAt: startedAt, id: id, entry: entry)
     }
 
     /// A page's reps as rows of `session_id` then ``repColumns`` come, grouped by session: each is appended to its

@@ -6,7 +6,7 @@ import Testing
     typealias State = HTTPConnectionState
 
     static func fresh(buffered: Int = 100, lingering: Int = 50) -> State {
-        State(limits: .init(maxBufferedInput: buffered, maxLingeringBytes: lingering))
+        State(limits: .init(maxBufferedInputBytes: buffered, maxLingeringBytes: lingering))
     }
 
     /// A connection that has received a whole request and is running its handler.

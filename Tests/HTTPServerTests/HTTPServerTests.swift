@@ -184,7 +184,7 @@ struct HTTPServerTests {
 
     @Test(arguments: malformed)
     func answersMalformedAndOversizedRequestsWithTheirStatusAndCloses(request: String, status: Int) async throws {
-        try await withServer(testConfiguration { $0.limits.maxBodySize = 1000 }) { address, _ in
+        try await withServer(testConfiguration { $0.limits.maxBodyBytes = 1000 }) { address, _ in
             let client = try TestClient(address)
             client.send(request)
             let response = try #require(client.readResponse())

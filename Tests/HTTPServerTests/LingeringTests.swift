@@ -18,7 +18,7 @@ struct LingeringTests {
 
     /// The default body limit (1 MiB): the largest request the server takes, so the largest one whose client must
     /// read the error that interrupts it.
-    static let largestRequest = HTTPParserLimits().maxBodySize
+    static let largestRequest = HTTPParserLimits().maxBodyBytes
 
     /// A request too large in one part: its request line (414) or its header section (431).
     enum Oversized: CaseIterable, CustomTestStringConvertible {

@@ -293,7 +293,7 @@ struct TLSTests {
                         + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
                 guard client.readResponse()?.status == 101 else { return [] }
                 client.send(WebSocketTests.frame(0x81, Array("go".utf8)))
-                var decoder = WebSocketFrameDecoder(role: .client, maxFrameSize: 1 << 20)
+                var decoder = WebSocketFrameDecoder(role: .client, maxFrameBytes: 1 << 20)
                 var texts: [String] = []
                 while texts.last != "event" {
                     let bytes = client.readSome()

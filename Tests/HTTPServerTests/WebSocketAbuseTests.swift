@@ -82,7 +82,7 @@ struct WebSocketAbuseTests {
             #expect(queued <= 2 * 127, "one pong being written and one waiting at most; \(queued) bytes queued")
 
             // Reading at last: the newest ping is answered, and pongs to older ones were replaced.
-            var decoder = WebSocketFrameDecoder(role: .client, maxFrameSize: 1 << 20)
+            var decoder = WebSocketFrameDecoder(role: .client, maxFrameBytes: 1 << 20)
             var pongs = 0
             var answeredNewest = false
             // A read that times out on a loaded machine is not the end: reading goes on until a generous deadline.
@@ -166,7 +166,7 @@ struct WebSocketAbuseTests {
         let fd = client.fd
         return try await offPool { [read] in
             var read = read
-            var decoder = WebSocketFrameDecoder(role: .client, maxFrameSize: 1 << 20)
+            var decoder = WebSocketFrameDecoder(role: .client, maxFrameBytes: 1 << 20)
             var buffer = [UInt8](repeating: 0, count: chunk)
             var elapsed = Duration.zero
             reading: while elapsed < limit {
@@ -242,7 +242,7 @@ struct WebSocketAbuseTests {
             client.send(WebSocketTests.frame(0x82, [1]))
             #expect(await probe.arrival(within: .seconds(10)) { $0.queuedAfterFlood != nil })
             // Reading only now: what was queued before the bound was passed, then the close frame, always sendable.
-            var decoder = WebSocketFrameDecoder(role: .client, maxFrameSize: 1 << 20)
+            var decoder = WebSocketFrameDecoder(role: .client, maxFrameBytes: 1 << 20)
             decoder.append(contentsOf: client.readToEnd())
             var last: WebSocketFrame?
             while case .frame(let frame) = decoder.next() { last = frame }

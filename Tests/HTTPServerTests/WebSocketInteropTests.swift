@@ -219,7 +219,7 @@ struct WebSocketInteropTests {
         }
     }
 
-    /// Exactly 1 MiB (the default `maxMessageSize`) of incompressible bytes. With compression the peer's deflate
+    /// Exactly 1 MiB (the default `maxMessageBytes`) of incompressible bytes. With compression the peer's deflate
     /// output is a little larger than the message (stored blocks), so the single frame carrying it exceeds 1 MiB
     /// while the message does not.
     @Test(arguments: [true, false])

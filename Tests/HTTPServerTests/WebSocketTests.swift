@@ -115,7 +115,7 @@ struct WebSocketTests {
             // fills and replaces.
             #expect(await queued.arrival { $0 != nil })
             #expect((queued.current ?? 0) > 0, "the flood backed up into the queue")
-            var decoder = WebSocketFrameDecoder(role: .client, maxFrameSize: 1 << 20)
+            var decoder = WebSocketFrameDecoder(role: .client, maxFrameBytes: 1 << 20)
             var texts: [String] = []
             while texts.last != "event" {
                 let bytes = client.readSome()
@@ -227,7 +227,7 @@ struct WebSocketTests {
 
     @Test func refusesMessagesOverTheLimitWith1009() async throws {
         var configuration = WebSocketConfiguration()
-        configuration.maxMessageSize = 10
+        configuration.maxMessageBytes = 10
         try await withServer(router: echoRouter(configuration: configuration)) { address, _ in
             let client = try Self.rawSocket(address)
             client.send(Self.frame(0x01, Array("123456".utf8)) + Self.frame(0x80, Array("789012".utf8)))

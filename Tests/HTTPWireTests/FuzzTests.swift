@@ -46,11 +46,11 @@ struct FuzzTests {
     func fuzz() {
         var generator = SeededGenerator(seed: 0xC0FFEE)
         let tightLimits = HTTPParserLimits(
-            maxRequestLineLength: 40,
+            maxRequestLineBytes: 40,
             maxHeaderBytes: 80,
             maxHeaderCount: 3,
-            maxBodySize: 8,
-            maxChunkSizeLineLength: 6,
+            maxBodyBytes: 8,
+            maxChunkSizeLineBytes: 6,
             maxTrailerBytes: 10,
             maxLeadingEmptyLines: 1
         )
@@ -74,7 +74,7 @@ struct FuzzTests {
                 if case .contentLength(let length) = message.head.bodyFraming {
                     #expect(message.body.count == length)
                 }
-                #expect(message.body.count <= limits.maxBodySize)
+                #expect(message.body.count <= limits.maxBodyBytes)
             }
             if whole.error != nil {
                 errors += 1

@@ -6,11 +6,11 @@ struct LimitTests {
     @Test("the default limits are the documented ones")
     func defaults() {
         let limits = HTTPParserLimits()
-        #expect(limits.maxRequestLineLength == 8192)
+        #expect(limits.maxRequestLineBytes == 8192)
         #expect(limits.maxHeaderBytes == 16_384)
         #expect(limits.maxHeaderCount == 100)
-        #expect(limits.maxBodySize == 1_048_576)
-        #expect(limits.maxChunkSizeLineLength == 1024)
+        #expect(limits.maxBodyBytes == 1_048_576)
+        #expect(limits.maxChunkSizeLineBytes == 1024)
         #expect(limits.maxTrailerBytes == 4096)
         #expect(limits.maxLeadingEmptyLines == 8)
     }
@@ -30,7 +30,7 @@ struct LimitTests {
 
     @Test("a request-line of exactly the limit is accepted, one byte more is not")
     func requestLineBoundary() throws {
-        let limits = HTTPParserLimits(maxRequestLineLength: 20)
+        let limits = HTTPParserLimits(maxRequestLineBytes: 20)
         let exact = "GET /" + String(repeating: "a", count: 6) + " HTTP/1.1"
         #expect(exact.utf8.count == 20)
         _ = try parseSingle(exact + "\r\nHost: h\r\n\r\n", limits: limits)
@@ -82,7 +82,7 @@ struct LimitTests {
 
     @Test("a Content-Length above the body limit is rejected with 413 before any body is read")
     func contentLengthTooLarge() {
-        let limits = HTTPParserLimits(maxBodySize: 10)
+        let limits = HTTPParserLimits(maxBodyBytes: 10)
         let outcome = parseInAllSplits(
             bytes("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n"), limits: limits)
         #expect(outcome.error == .bodyTooLarge)
@@ -95,7 +95,7 @@ struct LimitTests {
 
     @Test("a chunked body growing past the body limit is rejected with 413")
     func chunkedBodyTooLarge() throws {
-        let limits = HTTPParserLimits(maxBodySize: 10)
+        let limits = HTTPParserLimits(maxBodyBytes: 10)
         let head = "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
         let outcome = parseInAllSplits(bytes(head + "6\r\nabcdef\r\n5\r\nghijk\r\n0\r\n\r\n"), limits: limits)
         #expect(outcome.error == .bodyTooLarge)
@@ -108,7 +108,7 @@ struct LimitTests {
     @Test("an overlong chunk-size line is rejected")
     func longChunkSizeLine() {
         let head = "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
-        let limits = HTTPParserLimits(maxChunkSizeLineLength: 16)
+        let limits = HTTPParserLimits(maxChunkSizeLineBytes: 16)
         #expect(
             parseError(head + "5;" + String(repeating: "e", count: 14) + "\r\nhello\r\n0\r\n\r\n", limits: limits)
                 == nil)

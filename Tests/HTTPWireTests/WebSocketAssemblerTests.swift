@@ -90,7 +90,7 @@ struct WebSocketAssemblerTests {
     }
 
     @Test func fragmentedMessageOverTheLimitFailsBeforeAppending() {
-        var assembler = WebSocketMessageAssembler(maxMessageSize: 10)
+        var assembler = WebSocketMessageAssembler(maxMessageBytes: 10)
         #expect(
             assembler.push(WebSocketFrame(fin: false, opcode: .binary, payload: Array(repeating: 1, count: 6))) == .none
         )
@@ -98,7 +98,7 @@ struct WebSocketAssemblerTests {
     }
 
     @Test func messageOfExactlyTheLimitIsAccepted() {
-        var assembler = WebSocketMessageAssembler(maxMessageSize: 10)
+        var assembler = WebSocketMessageAssembler(maxMessageBytes: 10)
         #expect(assembler.push(text("12345", fin: false)) == .none)
         #expect(assembler.push(continuation(Array("67890".utf8))) == .message(.text("1234567890")))
         #expect(assembler.push(text("12345678901")) == .error(.messageTooBig))
@@ -210,7 +210,7 @@ struct WebSocketAssemblerTests {
         let bomb = deflater.compress(Array(repeating: 0, count: 1 << 20))
         #expect(bomb.count < 2048)
         var assembler = WebSocketMessageAssembler(
-            maxMessageSize: 64 * 1024, inflater: PerMessageDeflate.Inflater(windowBits: 15, noContextTakeover: true))
+            maxMessageBytes: 64 * 1024, inflater: PerMessageDeflate.Inflater(windowBits: 15, noContextTakeover: true))
         #expect(assembler.push(WebSocketFrame(rsv1: true, opcode: .binary, payload: bomb)) == .error(.messageTooBig))
     }
 

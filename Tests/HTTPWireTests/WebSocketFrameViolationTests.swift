@@ -7,7 +7,7 @@ struct WebSocketViolation: Sendable, CustomTestStringConvertible {
     var bytes: [UInt8]
     var role: WebSocketRole = .server
     var allowsRSV1 = false
-    var maxFrameSize = 1 << 20
+    var maxFrameBytes = 1 << 20
     var expected: WebSocketCloseCode = .protocolError
 
     var testDescription: String { name }
@@ -42,13 +42,13 @@ private let violations: [WebSocketViolation] =
         WebSocketViolation(
             name: "64-bit length of 2^64-1", bytes: [0x82, 0xFF] + Array(repeating: 0xFF, count: 8) + key),
         WebSocketViolation(
-            name: "frame over maxFrameSize (7-bit length)", bytes: [0x82, 0x80 | 101], maxFrameSize: 100,
+            name: "frame over maxFrameBytes (7-bit length)", bytes: [0x82, 0x80 | 101], maxFrameBytes: 100,
             expected: .messageTooBig),
         WebSocketViolation(
-            name: "frame over maxFrameSize (16-bit length)", bytes: [0x82, 0xFE, 0x03, 0xE9], maxFrameSize: 1000,
+            name: "frame over maxFrameBytes (16-bit length)", bytes: [0x82, 0xFE, 0x03, 0xE9], maxFrameBytes: 1000,
             expected: .messageTooBig),
         WebSocketViolation(
-            name: "frame over maxFrameSize (64-bit length)", bytes: [0x82, 0xFF, 0, 0, 0, 0x01, 0, 0, 0, 0],
+            name: "frame over maxFrameBytes (64-bit length)", bytes: [0x82, 0xFF, 0, 0, 0, 0x01, 0, 0, 0, 0],
             expected: .messageTooBig),
     ]
     + ([3, 4, 5, 6, 7, 11, 12, 13, 14, 15] as [UInt8]).map { opcode in
@@ -59,7 +59,7 @@ struct WebSocketFrameViolationTests {
     @Test(arguments: violations)
     func violationFailsTheDecoder(_ violation: WebSocketViolation) {
         let outcome = webSocketDecode(
-            [violation.bytes], role: violation.role, maxFrameSize: violation.maxFrameSize,
+            [violation.bytes], role: violation.role, maxFrameBytes: violation.maxFrameBytes,
             allowsRSV1: violation.allowsRSV1)
         #expect(outcome.frames.isEmpty)
         #expect(outcome.error?.closeCode == violation.expected)
@@ -71,7 +71,7 @@ struct WebSocketFrameViolationTests {
         for position in 0...violation.bytes.count {
             let outcome = webSocketDecode(
                 webSocketSplit(violation.bytes, at: [position]), role: violation.role,
-                maxFrameSize: violation.maxFrameSize, allowsRSV1: violation.allowsRSV1)
+                maxFrameBytes: violation.maxFrameBytes, allowsRSV1: violation.allowsRSV1)
             #expect(outcome.error?.closeCode == violation.expected, "split at \(position)")
         }
     }
@@ -94,7 +94,7 @@ struct WebSocketFrameViolationTests {
     }
 
     @Test func oversizedFrameIsRejectedBeforeItsPayloadArrives() {
-        var decoder = WebSocketFrameDecoder(role: .server, maxFrameSize: 1 << 16)
+        var decoder = WebSocketFrameDecoder(role: .server, maxFrameBytes: 1 << 16)
         // Header of a 16 MiB frame; no mask key and no payload yet.
         decoder.append(contentsOf: [0x82, 0xFF, 0, 0, 0, 0, 0x01, 0, 0, 0])
         #expect(decoder.next() == .error(.messageTooBig))
@@ -105,7 +105,7 @@ struct WebSocketFrameViolationTests {
 
     @Test func frameOfExactlyMaxFrameSizeIsAccepted() {
         let frame = WebSocketFrame(opcode: .binary, payload: Array(repeating: 1, count: 1000))
-        let outcome = webSocketDecode([webSocketMasked(frame)], role: .server, maxFrameSize: 1000)
+        let outcome = webSocketDecode([webSocketMasked(frame)], role: .server, maxFrameBytes: 1000)
         #expect(outcome == WebSocketDecodeOutcome(frames: [frame]))
     }
 

@@ -36,7 +36,7 @@ struct WebSocketLentFrameTests {
     }
 
     @Test func aWholeMessageOverTheLimitFails() {
-        var assembler = WebSocketMessageAssembler(maxMessageSize: 4)
+        var assembler = WebSocketMessageAssembler(maxMessageBytes: 4)
         #expect(
             pushLent(WebSocketFrame(opcode: .binary, payload: [1, 2, 3, 4, 5]), into: &assembler)
                 == .error(.messageTooBig))

@@ -12,10 +12,10 @@ struct WebSocketDecodeOutcome: Equatable {
 /// Feeds `chunks` to fresh decoders both ways — pulling owned frames with `append` and `next()`, and having frames
 /// lent in place by `decode(_:_:)` — expects the same frames and error from both, and returns the first outcome.
 func webSocketDecode(
-    _ chunks: [[UInt8]], role: WebSocketRole, maxFrameSize: Int = 1 << 20, allowsRSV1: Bool = false
+    _ chunks: [[UInt8]], role: WebSocketRole, maxFrameBytes: Int = 1 << 20, allowsRSV1: Bool = false
 ) -> WebSocketDecodeOutcome {
-    let pulled = webSocketDecodePulling(chunks, role: role, maxFrameSize: maxFrameSize, allowsRSV1: allowsRSV1)
-    let lent = webSocketDecodeLending(chunks, role: role, maxFrameSize: maxFrameSize, allowsRSV1: allowsRSV1)
+    let pulled = webSocketDecodePulling(chunks, role: role, maxFrameBytes: maxFrameBytes, allowsRSV1: allowsRSV1)
+    let lent = webSocketDecodeLending(chunks, role: role, maxFrameBytes: maxFrameBytes, allowsRSV1: allowsRSV1)
     #expect(lent.frames == pulled.frames, "decode(_:_:) lends the frames next() returns")
     #expect(lent.error == pulled.error, "decode(_:_:) fails as next() does")
     return pulled
@@ -23,9 +23,9 @@ func webSocketDecode(
 
 /// Feeds `chunks` to a fresh decoder with `decode(_:_:)`, copying each lent frame.
 func webSocketDecodeLending(
-    _ chunks: [[UInt8]], role: WebSocketRole, maxFrameSize: Int = 1 << 20, allowsRSV1: Bool = false
+    _ chunks: [[UInt8]], role: WebSocketRole, maxFrameBytes: Int = 1 << 20, allowsRSV1: Bool = false
 ) -> WebSocketDecodeOutcome {
-    var decoder = WebSocketFrameDecoder(role: role, maxFrameSize: maxFrameSize, allowsRSV1: allowsRSV1)
+    var decoder = WebSocketFrameDecoder(role: role, maxFrameBytes: maxFrameBytes, allowsRSV1: allowsRSV1)
     var outcome = WebSocketDecodeOutcome()
     for chunk in chunks {
         var bytes = chunk
@@ -51,9 +51,9 @@ func webSocketDecodeLending(
 
 /// Feeds `chunks` to a fresh decoder, draining it after each chunk; alternates between both `append` overloads.
 func webSocketDecodePulling(
-    _ chunks: [[UInt8]], role: WebSocketRole, maxFrameSize: Int = 1 << 20, allowsRSV1: Bool = false
+    _ chunks: [[UInt8]], role: WebSocketRole, maxFrameBytes: Int = 1 << 20, allowsRSV1: Bool = false
 ) -> WebSocketDecodeOutcome {
-    var decoder = WebSocketFrameDecoder(role: role, maxFrameSize: maxFrameSize, allowsRSV1: allowsRSV1)
+    var decoder = WebSocketFrameDecoder(role: role, maxFrameBytes: maxFrameBytes, allowsRSV1: allowsRSV1)
     var outcome = WebSocketDecodeOutcome()
     for (index, chunk) in chunks.enumerated() {
         if index % 2 == 0 {

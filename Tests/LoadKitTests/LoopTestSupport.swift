@@ -8,21 +8,21 @@ import Synchronization
 /// Starts a server with a WebSocket echo route on a free loopback port for one test, then shuts it down.
 /// - Parameters:
 ///   - tls: The server's TLS context (``TLSFixtures/server(_:)``); nil serves in the clear.
-///   - maxMessageSize: The largest message (and frame) the echo route accepts.
+///   - maxMessageBytes: The largest message (and frame) the echo route accepts.
 ///   - readingPause: How long the server leaves a new connection unread before echoing, so that a client's
 ///     writes fill the socket; nil reads at once.
 ///   - clock: What the server's loop runs by, and so the reading pause (a ``ManualClock`` ends it when the test
 ///     moves it).
 ///   - body: Receives the bound port.
 func withEchoServer(
-    tls: TLSContext? = nil, maxMessageSize: Int = 1 << 20, readingPause: Duration? = nil,
+    tls: TLSContext? = nil, maxMessageBytes: Int = 1 << 20, readingPause: Duration? = nil,
     clock: LoopClock = .monotonic, _ body: (UInt16) async throws -> Void
 ) async throws {
     var router = Router()
     var configuration = WebSocketConfiguration()
-    configuration.maxMessageSize = maxMessageSize
-    configuration.maxFrameSize = maxMessageSize
-    configuration.maxQueuedBytes = max(configuration.maxQueuedBytes, 4 * maxMessageSize)
+    configuration.maxMessageBytes = maxMessageBytes
+    configuration.maxFrameBytes = maxMessageBytes
+    configuration.maxQueuedBytes = max(configuration.maxQueuedBytes, 4 * maxMessageBytes)
     router.webSocket("/echo", configuration: configuration) { socket in
         socket.onMessage = { message in socket.send(message) }
         if let readingPause {

@@ -89,7 +89,7 @@ import Testing
     /// TLS records wait for writability, and the echoes span many records and reads.
     @Test func echoesMessagesLargerThanAMebibyteBothWays() async throws {
         let sizes = [(1 << 20) + 1, 5 << 19, 1 << 20]
-        try await withEchoServer(tls: try TLSFixtures.server(), maxMessageSize: 4 << 20) { port in
+        try await withEchoServer(tls: try TLSFixtures.server(), maxMessageBytes: 4 << 20) { port in
             let payloads = sizes.map { RawWebSocketConnectionTests.payload($0) }
             try await Self.expectEchoes(of: payloads, target: try Self.target(port: port), timeout: .seconds(60))
         }
@@ -108,7 +108,7 @@ import Testing
         let server = try TLSFixtures.server()
         let clock = ManualClock()
         try await withEchoServer(
-            tls: server, maxMessageSize: 4 << 20, readingPause: .milliseconds(300), clock: .manual(clock)
+            tls: server, maxMessageBytes: 4 << 20, readingPause: .milliseconds(300), clock: .manual(clock)
         ) { port in
             let group = try EventLoopGroup(loops: 1)
             defer { group.shutdown() }

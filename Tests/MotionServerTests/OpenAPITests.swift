@@ -58,6 +58,24 @@ struct OpenAPITests {
         }
     }
 
+    /// A body over `--max-message-bytes` (or a definition over its own bound) is `413` on every operation that takes
+    /// one.
+    @Test func everyOperationWithABodyDocumentsThe413() throws {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Self.file)) as? [String: Any])
+        let paths = try #require(object["paths"] as? [String: [String: Any]])
+        var withBodies: [String] = []
+        var missing: [String] = []
+        for (path, item) in paths {
+            for (method, value) in item where Self.methods.contains(method) {
+                guard let operation = value as? [String: Any], operation["requestBody"] != nil else { continue }
+                withBodies.append("\(method) \(path)")
+                if (operation["responses"] as? [String: Any])?["413"] == nil { missing.append("\(method) \(path)") }
+            }
+        }
+        #expect(withBodies.count >= 7)
+        #expect(missing.sorted() == [], "operations with a body that document no 413")
+    }
+
     @Test func exerciseWritesDocumentTheirRefusalsAndErrorsTheirPointer() throws {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Self.file)) as? [String: Any])
         let paths = try #require(object["paths"] as? [String: [String: Any]])

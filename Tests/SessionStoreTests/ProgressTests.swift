@@ -38,23 +38,24 @@ import Testing
             for session in sessions { try await store.create(session) }
             let page = try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "p-17"))
             #expect(page.next == nil)
-            #expect(page.points.map(\.id) == [sessions[1].id, sessions[2].id, sessions[0].id])
-            #expect(page.points.map(\.meanPeak) == [nil, 26, 85])
-            #expect(page.points.map(\.exercise) == ["squat", "hipAbduction", "squat"])
+            #expect(page.entries.map(\.id) == [sessions[1], sessions[2], sessions[0]].map(\.id.description))
+            #expect(page.entries.map(\.meanPeak) == [nil, 26, 85])
+            #expect(page.entries.map(\.exercise) == ["squat", "hipAbduction", "squat"])
             #expect(
-                page.points[2]
-                    == ProgressPoint(
-                        id: sessions[0].id, startedAt: sessions[0].startedAt, exercise: "squat", status: .finished,
+                page.entries[2]
+                    == ProgressEntry(
+                        id: sessions[0].id.description, startedAt: Double(sessions[0].startedAt) / 1000,
+                        exercise: "squat", status: .finished,
                         best: 500, repCount: 2, rejectedCount: 1, meanPeak: 85,
                         faultCounts: [.keepTrunkUpright: 1]))
             #expect(
                 try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "p-17", exercise: "squat"))
-                    .points.map(\.id) == [sessions[1].id, sessions[0].id])
+                    .entries.map(\.id) == [sessions[1], sessions[0]].map(\.id.description))
             #expect(
-                try await store.progress(ProgressQuery(tenant: "clinic-2", subject: "p-17")).points.map(\.id)
-                    == [sessions[5].id])
-            #expect(try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "nobody")).points == [])
-            #expect(try await store.progress(ProgressQuery(tenant: "clinic-3", subject: "p-17")).points == [])
+                try await store.progress(ProgressQuery(tenant: "clinic-2", subject: "p-17")).entries.map(\.id)
+                    == [sessions[5].id.description])
+            #expect(try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "nobody")).entries == [])
+            #expect(try await store.progress(ProgressQuery(tenant: "clinic-3", subject: "p-17")).entries == [])
         }
     }
 
@@ -65,9 +66,9 @@ import Testing
             for session in sessions { try await store.create(session) }
             let window = ProgressQuery(
                 tenant: "clinic-1", subject: "p", from: Self.start + Self.hour, to: Self.start + 4 * Self.hour)
-            #expect(try await store.progress(window).points.map(\.id) == sessions[1..<4].map(\.id))
+            #expect(try await store.progress(window).entries.map(\.id) == sessions[1..<4].map(\.id.description))
             let empty = ProgressQuery(tenant: "clinic-1", subject: "p", from: Self.start + Self.hour, to: Self.start)
-            #expect(try await store.progress(empty).points == [])
+            #expect(try await store.progress(empty).entries == [])
         }
     }
 
@@ -78,13 +79,13 @@ import Testing
             var sessions = (0..<22).map { Self.session("p", hours: Int64($0), random: UInt128($0 + 1)) }
             sessions.append(Self.session("p", hours: 7, random: 99))
             for session in sessions { try await store.create(session) }
-            let ascending = sessions.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }.map(\.id)
+            let ascending = sessions.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }.map(\.id.description)
             var query = ProgressQuery(tenant: "clinic-1", subject: "p", limit: 5)
-            var pages: [[SessionID]] = []
+            var pages: [[String]] = []
             while true {
                 let page = try await store.progress(query)
-                pages.append(page.points.map(\.id))
-                #expect(page.points.map(\.startedAt) == page.points.map(\.startedAt).sorted())
+                pages.append(page.entries.map(\.id))
+                #expect(page.entries.map(\.startedAt) == page.entries.map(\.startedAt).sorted())
                 guard let next = page.next else { break }
                 query.cursor = next
             }
@@ -108,11 +109,11 @@ import Testing
                 try await store.create(Self.session("busy", hours: Int64(index), random: UInt128(index + 1)))
             }
             let page = try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "busy"))
-            #expect(page.points.count == ProgressQuery.maximumLimit)
-            #expect(page.points.first?.startedAt == Self.start + 203 * Self.hour)
+            #expect(page.entries.count == ProgressQuery.maximumLimit)
+            #expect(page.entries.first?.startedAt == Double(Self.start + 203 * Self.hour) / 1000)
             let next = try #require(page.next)
             let rest = try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "busy", cursor: next))
-            #expect(rest.points.count == 203)
+            #expect(rest.entries.count == 203)
             #expect(rest.next == nil)
         }
     }
@@ -134,17 +135,17 @@ import Testing
             var session = StoredSession.make(subject: "p", summary: SessionSummary(exercise: "squat"))
             try await store.create(session)
             let query = ProgressQuery(tenant: session.tenant, subject: "p")
-            #expect(try await store.progress(query).points.map(\.meanPeak) == [nil])
-            #expect(try await store.progress(query).points.map(\.status) == [.live])
+            #expect(try await store.progress(query).entries.map(\.meanPeak) == [nil])
+            #expect(try await store.progress(query).entries.map(\.status) == [.live])
             session.summary = .make(exercise: "squat", reps: 3)
             try await store.checkpoint(id: session.id, tenant: session.tenant, summary: session.summary)
             // Reps 1 and 3 are clean: (130.2 + 132.2) / 2.
-            #expect(try await store.progress(query).points.map(\.meanPeak) == [131.2])
-            #expect(try await store.progress(query).points.map(\.repCount) == [2])
+            #expect(try await store.progress(query).entries.map(\.meanPeak) == [131.2])
+            #expect(try await store.progress(query).entries.map(\.repCount) == [2])
             try await store.finish(
                 id: session.id, tenant: session.tenant, summary: .make(exercise: "squat", reps: 1), status: .abandoned,
                 endedAt: 1)
-            let point = try #require(try await store.progress(query).points.first)
+            let point = try #require(try await store.progress(query).entries.first)
             #expect(point.status == .abandoned)
             #expect(point.meanPeak == 130.2)
         }

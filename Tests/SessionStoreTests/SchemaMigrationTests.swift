@@ -222,8 +222,8 @@ import Testing
 
             // The clean reps' mean peak was computed for the old rows: 132.5 from reps 1 and 3, none without one.
             let progress = try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "patient-17"))
-            #expect(progress.points.map(\.id) == [finished, rejectedOnly, live])
-            #expect(progress.points.map(\.meanPeak) == [132.5, nil, nil])
+            #expect(progress.entries.map(\.id) == [finished, rejectedOnly, live].map(\.description))
+            #expect(progress.entries.map(\.meanPeak) == [132.5, nil, nil])
 
             // The old live session goes on with the new fields, through a checkpoint and its final write.
             var summary = SessionSummary.make(exercise: "squat", side: nil, reps: 3, alternating: true)

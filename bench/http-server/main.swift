@@ -37,7 +37,7 @@ func serve() async throws {
             case "port": configuration.port = UInt16(try flag.integer(in: 0...65535))
             case "loops": configuration.loops = try flag.integer(in: 1...1024)
             case "public": publicDirectory = flag.value
-            case "max-body": configuration.limits.maxBodySize = try flag.integer(in: 0...Int.max)
+            case "max-body": configuration.limits.maxBodyBytes = try flag.integer(in: 0...Int.max)
             case "head-timeout": configuration.headTimeout = .seconds(try flag.number(in: 0.001...86_400))
             case "idle-timeout": configuration.idleTimeout = .seconds(try flag.number(in: 0.001...86_400))
             case "max-connections": configuration.maxConnections = try flag.integer(in: 1...Int.max)

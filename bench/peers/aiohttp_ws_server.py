@@ -18,7 +18,7 @@ from peer_process import listening_until_stopped
 
 
 async def echo(request: web.Request) -> web.WebSocketResponse:
-    # max_msg_size 1 MiB: the same limit as our server's default maxMessageSize.
+    # max_msg_size 1 MiB: the same limit as our server's default maxMessageBytes.
     ws = web.WebSocketResponse(max_msg_size=1 << 20)
     await ws.prepare(request)
     async for msg in ws:

@@ -5,7 +5,7 @@ GET /v1/echo   -> WebSocket that sends every text or binary message back unchang
 
 Single process, default asyncio event loop, the library's asyncio server (websockets.asyncio.server).
 permessage-deflate is accepted only when a client offers it (the library's default, like our server and aiohttp);
-bench/peers.sh does not offer it. Messages up to 1 MiB, our server's default maxMessageSize. The library's own
+bench/peers.sh does not offer it. Messages up to 1 MiB, our server's default maxMessageBytes. The library's own
 keepalive pings are off, as aiohttp's heartbeat and our server's are. Usage:
     python3 bench/peers/websockets_server.py --port PORT
 `--port 0` takes a free port. Prints `listening on http://HOST:PORT` once ready; SIGTERM/SIGINT stop it.

@@ -72,8 +72,8 @@ class CompressionTests(WebSocketTestCase):
     def test_exactly_1_mib_incompressible_compressed_is_echoed(self):
         """Exactly 1 MiB of random bytes from the websockets client, which compresses every message: the deflate
         output (stored blocks) is ~320 bytes longer than the message, so its single frame is a little over 1 MiB
-        while the message is exactly 1 MiB. maxMessageSize counts after decompression (the assembler even allows a
-        compressed message maxMessageSize/16 + 1024 extra wire bytes), so the message must be echoed."""
+        while the message is exactly 1 MiB. maxMessageBytes counts after decompression (the assembler even allows a
+        compressed message maxMessageBytes/16 + 1024 extra wire bytes), so the message must be echoed."""
         ws = self.client()
         payload = os.urandom(MAX_MESSAGE)
         ws.send(payload)

@@ -1,4 +1,4 @@
-"""Message sizes: Autobahn 9.x against WebSocketConfiguration.maxMessageSize (1 MiB)."""
+"""Message sizes: Autobahn 9.x against WebSocketConfiguration.maxMessageBytes (1 MiB)."""
 
 import os
 import struct
@@ -15,7 +15,7 @@ from ws_support import (  # noqa: E402
 
 
 class SizeLimitTests(WebSocketTestCase):
-    """WebSocketConfiguration.maxMessageSize = 1 << 20: exactly 1 MiB passes, one byte more closes with 1009
+    """WebSocketConfiguration.maxMessageBytes = 1 << 20: exactly 1 MiB passes, one byte more closes with 1009
     (RFC 6455 §7.4.1, "a message that is too big for it to process")."""
 
     def test_exactly_1_mib_text_is_echoed(self):

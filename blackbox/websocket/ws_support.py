@@ -38,7 +38,7 @@ TLS = server_process.TLS  # MOTION_TEST_TLS=1: the run over TLS
 PATH = "/v1/echo"
 TIMEOUT = 5.0
 TEST_TIMEOUT = 20
-MAX_MESSAGE = 1 << 20  # WebSocketConfiguration.maxMessageSize
+MAX_MESSAGE = 1 << 20  # WebSocketConfiguration.maxMessageBytes
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
 CONTINUATION, TEXT, BINARY_OP, CLOSE, PING, PONG = 0x0, 0x1, 0x2, 0x8, 0x9, 0xA

@@ -1,4 +1,4 @@
-// System calls Glibc's Swift module does not expose (epoll, eventfd, accept4 which needs _GNU_SOURCE),
+// System calls Glibc's Swift module does not expose (epoll, eventfd, accept4 which needs _GNU_SOURCE, timerfd),
 // and errno, which Swift cannot read as a thread-local macro. The header includes only what Glibc's module
 // lacks, so the two modules never define the same C types.
 #ifndef CNETSHIM_H
@@ -22,5 +22,12 @@ int cnet_termination_fd(void);
 int cnet_hangup_fd(void);
 /// The number of online processors.
 int cnet_core_count(void);
+/// A new CLOCK_MONOTONIC timerfd, non-blocking and close-on-exec; -1 (and errno) when none can be made.
+int cnet_timerfd_create(void);
+/// Arms the timerfd `fd` to expire once, at `deadline` nanoseconds of CLOCK_MONOTONIC (an absolute time; one
+/// already past expires at once). Returns timerfd_settime's result.
+int cnet_timerfd_arm(int fd, unsigned long long deadline);
+/// Disarms the timerfd `fd`. Returns timerfd_settime's result.
+int cnet_timerfd_disarm(int fd);
 
 #endif

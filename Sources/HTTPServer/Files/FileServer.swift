@@ -14,11 +14,11 @@ public final class FileServer: Sendable {
         /// `Cache-Control` for every file; `no-cache` makes browsers revalidate with the ETag.
         public var cacheControl = "no-cache"
         /// Files up to this size are kept in memory.
-        public var maxCachedFileSize = 1 << 20
+        public var maxCachedFileBytes = 1 << 20
         /// The memory the cache may use in all.
         public var maxCacheBytes = 32 << 20
         /// Larger files are refused (this handler reads whole files).
-        public var maxFileSize = 64 << 20
+        public var maxFileBytes = 64 << 20
         /// Creates the defaults.
         public init() {}
     }
@@ -170,7 +170,7 @@ public final class FileServer: Sendable {
         {
             return .file(zipped.fileInfo(path: real), bytes, gzipped: true)
         }
-        guard info.size <= configuration.maxFileSize else { return .tooLarge }
+        guard info.size <= configuration.maxFileBytes else { return .tooLarge }
         guard let bytes = read(real, info: info) else { return .notFound }
         return .file(info.fileInfo(path: real), bytes, gzipped: false)
     }
@@ -181,7 +181,7 @@ public final class FileServer: Sendable {
         {
             return cached.bytes
         }
-        guard info.size <= configuration.maxFileSize else { return nil }
+        guard info.size <= configuration.maxFileBytes else { return nil }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -197,7 +197,7 @@ public final class FileServer: Sendable {
             offset += count
         }
         guard offset == info.size else { return nil }
-        if info.size <= configuration.maxCachedFileSize {
+        if info.size <= configuration.maxCachedFileBytes {
             cache.withLock { cache in
                 if cache.bytes + info.size > configuration.maxCacheBytes {
                     cache.entries.removeAll()

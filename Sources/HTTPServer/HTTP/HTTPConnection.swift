@@ -52,7 +52,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         parser = HTTPRequestParser(limits: server.configuration.limits)
         state = HTTPConnectionState(
             limits: .init(
-                maxBufferedInput: server.configuration.maxBufferedInput,
+                maxBufferedInputBytes: server.configuration.maxBufferedInputBytes,
                 maxLingeringBytes: server.configuration.maxLingeringBytes))
     }
 

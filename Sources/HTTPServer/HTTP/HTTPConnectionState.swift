@@ -4,7 +4,7 @@
 /// on their way out are ``HTTPOutput``'s.
 ///
 /// Five rules shape it:
-/// - a connection holds at most ``Limits/maxBufferedInput`` of unparsed input, whatever its phase: past it the socket
+/// - a connection holds at most ``Limits/maxBufferedInputBytes`` of unparsed input, whatever its phase: past it the socket
 ///   is not read until parsing has taken some (TCP then slows the client down), so a client that sends without
 ///   reading holds that much and one response, never more;
 /// - requests are answered one at a time, in order: input read while a handler runs is buffered, not parsed;
@@ -17,7 +17,7 @@
 ///   the response before the client reads it.
 ///
 /// ```swift
-/// var state = HTTPConnectionState(limits: .init(maxBufferedInput: 65_536, maxLingeringBytes: 65_536))
+/// var state = HTTPConnectionState(limits: .init(maxBufferedInputBytes: 65_536, maxLingeringBytes: 65_536))
 /// state.initialTimeout             // .head: from the accept, the first head must arrive in time
 /// state.requestBegins()            // the first request's bytes (its head timer runs already)
 /// state.requestReceived()          // the handler runs; no timeout
@@ -84,13 +84,13 @@ package struct HTTPConnectionState: Sendable {
     /// The bounds the decisions depend on.
     package struct Limits: Sendable {
         /// Unparsed input held before reading pauses, in every phase.
-        package var maxBufferedInput: Int
+        package var maxBufferedInputBytes: Int
         /// Input dropped around the last response before the connection stops reading or closes.
         package var maxLingeringBytes: Int
 
         /// Bounds from the server's configuration.
-        package init(maxBufferedInput: Int, maxLingeringBytes: Int) {
-            self.maxBufferedInput = maxBufferedInput
+        package init(maxBufferedInputBytes: Int, maxLingeringBytes: Int) {
+            self.maxBufferedInputBytes = maxBufferedInputBytes
             self.maxLingeringBytes = maxLingeringBytes
         }
     }
@@ -99,7 +99,7 @@ package struct HTTPConnectionState: Sendable {
     package private(set) var phase = Phase.idle
     /// Whether the client has closed its side: nothing more will arrive.
     package private(set) var inputEnded = false
-    /// Whether reading is paused because ``Limits/maxBufferedInput`` is buffered.
+    /// Whether reading is paused because ``Limits/maxBufferedInputBytes`` is buffered.
     package private(set) var readingPaused = false
     /// Whether a request has begun on the connection: until then the head timeout runs from the accept.
     private var anyRequest = false
@@ -140,16 +140,16 @@ package struct HTTPConnectionState: Sendable {
         }
     }
 
-    /// How many bytes the next read may take: what ``Limits/maxBufferedInput`` leaves beside the `buffered` unparsed
+    /// How many bytes the next read may take: what ``Limits/maxBufferedInputBytes`` leaves beside the `buffered` unparsed
     /// bytes (0: stop reading).
     package func readAllowance(buffered: Int) -> Int {
-        max(0, limits.maxBufferedInput - buffered)
+        max(0, limits.maxBufferedInputBytes - buffered)
     }
 
     /// The parser now holds `buffered` unparsed bytes.
     /// - Returns: Whether to stop reading: the buffer is at its bound (parsing, or the next request, makes room).
     package mutating func buffered(_ buffered: Int) -> Bool {
-        guard phase != .closed, phase != .lingering, buffered >= limits.maxBufferedInput else { return false }
+        guard phase != .closed, phase != .lingering, buffered >= limits.maxBufferedInputBytes else { return false }
         readingPaused = true
         return true
     }
@@ -158,7 +158,7 @@ package struct HTTPConnectionState: Sendable {
     /// - Returns: Whether to read again: reading was paused for the bound, and a request may be parsed from what
     ///   comes (while a handler runs, reading waits for ``outputDrained()``).
     package mutating func roomForInput(buffered: Int) -> Bool {
-        guard readingPaused, parsesInput, !inputEnded, buffered < limits.maxBufferedInput else { return false }
+        guard readingPaused, parsesInput, !inputEnded, buffered < limits.maxBufferedInputBytes else { return false }
         readingPaused = false
         return true
     }

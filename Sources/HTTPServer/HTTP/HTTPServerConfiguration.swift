@@ -44,7 +44,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// Unparsed input a connection holds: past it the connection is not read until parsing (or, while a request is
     /// answered, the response leaving) makes room, so a client that sends without reading cannot grow the buffer.
     /// With one response's bytes this bounds what an HTTP connection holds.
-    public var maxBufferedInput = 64 * 1024
+    public var maxBufferedInputBytes = 64 * 1024
     /// Responses at least this large are gzip-compressed when the client accepts it and the type compresses.
     public var compressionThreshold = 1024
     /// The most bytes the kernel holds unsent for one connection (`TCP_NOTSENT_LOWAT`). Past it, writes wait for the

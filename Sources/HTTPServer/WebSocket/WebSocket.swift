@@ -112,11 +112,12 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         lifecycle = WebSocketLifecycle(role: role)
         // A compressed frame may be a little larger than the message it inflates to (incompressible data grows);
         // the message size limit applies after inflation, so the frame limit must leave that room.
+        let messageLimit = configuration.maxMessageBytes
         let frameLimit =
             compression == nil
-            ? configuration.maxFrameSize
-            : max(configuration.maxFrameSize, configuration.maxMessageSize + configuration.maxMessageSize / 16 + 1024)
-        decoder = WebSocketFrameDecoder(role: role, maxFrameSize: frameLimit, allowsRSV1: compression != nil)
+            ? configuration.maxFrameBytes
+            : max(configuration.maxFrameBytes, messageLimit + messageLimit / 16 + 1024)
+        decoder = WebSocketFrameDecoder(role: role, maxFrameBytes: frameLimit, allowsRSV1: compression != nil)
         var inflater: PerMessageDeflate.Inflater?
         if let compression {
             // The peer compresses with its own parameters: a server inflates with the client's window.
@@ -135,7 +136,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         } else {
             deflater = nil
         }
-        assembler = WebSocketMessageAssembler(maxMessageSize: configuration.maxMessageSize, inflater: inflater)
+        assembler = WebSocketMessageAssembler(maxMessageBytes: configuration.maxMessageBytes, inflater: inflater)
         lastReceived = loop.now()
     }
 
@@ -197,7 +198,8 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     /// Starts the closing handshake (RFC 6455 §7.1.2). Safe from any thread; idempotent.
     /// - Parameters:
     ///   - code: The close code.
-    ///   - reason: A short UTF-8 reason (truncated to fit the 125-byte control frame).
+    ///   - reason: A short reason, cut between characters to fit the 125-byte control frame
+    ///     (`WebSocketFrame.closePayload(code:reason:)`).
     public func close(code: WebSocketCloseCode = .normal, reason: String = "") {
         guard loop.inEventLoop else {
             loop.execute { self.close(code: code, reason: reason) }
@@ -312,12 +314,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         case nil:
             break
         case .sendClose(let code, let reason):
-            var payload = [UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)]
-            var reasonBytes = Array(reason.utf8.prefix(123))
-            while !reasonBytes.isEmpty, String(validating: reasonBytes, as: UTF8.self) == nil {
-                reasonBytes.removeLast()
-            }
-            payload += reasonBytes
+            let payload = WebSocketFrame.closePayload(code: code, reason: reason)
             // Armed first: the frame may leave at once and end the connection, which cancels the timer.
             loop.cancel(timer)
             timer = loop.schedule(after: configuration.closeTimeout) { [self] in finish() }

@@ -3,9 +3,9 @@ public import HTTPWire
 /// Limits and timers of WebSocket connections. Every field has a safe default.
 public struct WebSocketConfiguration: Sendable {
     /// The largest message accepted, after decompression; larger ones close with 1009 (RFC 6455 §7.4.1).
-    public var maxMessageSize = 1 << 20
+    public var maxMessageBytes = 1 << 20
     /// The largest single frame accepted; checked from the frame header, before its payload is buffered.
-    public var maxFrameSize = 1 << 20
+    public var maxFrameBytes = 1 << 20
     /// Unsent outgoing bytes beyond which a slow reader is disconnected (1008) rather than letting memory grow.
     /// Every frame counts, control frames included, except the close frame, which is always sendable. Replaceable
     /// messages coalesce long before that, and so do pongs: at most one waits, answering the newest ping

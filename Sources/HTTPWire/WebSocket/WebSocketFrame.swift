@@ -29,24 +29,39 @@ public struct WebSocketFrame: Sendable, Equatable {
     /// The largest payload of a control frame (RFC 6455 §5.5).
     public static let maxControlPayload = 125
 
-    /// Builds a close frame (RFC 6455 §5.5.1): a 2-byte big-endian code followed by a UTF-8 reason.
-    ///
-    /// The reason is truncated at a character boundary so that the payload fits the 125-byte control-frame limit.
+    /// The most bytes of reason a close frame carries: the control-frame limit less the 2-byte code.
+    public static let maxCloseReasonBytes = maxControlPayload - 2
+
+    /// Builds a close frame (RFC 6455 §5.5.1) with ``closePayload(code:reason:)``.
     /// - Parameters:
     ///   - code: The status code, or `nil` for an empty close frame (then `reason` is ignored).
     ///   - reason: A short human-readable reason.
     /// - Returns: A final close frame.
     public static func close(code: WebSocketCloseCode?, reason: String = "") -> WebSocketFrame {
-        guard let code else { return WebSocketFrame(opcode: .close, payload: []) }
+        WebSocketFrame(opcode: .close, payload: closePayload(code: code, reason: reason))
+    }
+
+    /// The payload of a close frame (RFC 6455 §5.5.1): the code, 2 bytes big-endian, then the reason's UTF-8 cut to
+    /// ``maxCloseReasonBytes`` (123) so that the frame fits the 125-byte control-frame limit. The cut falls between
+    /// characters: one that would straddle it is left out whole, so the reason stays valid UTF-8 (§5.5.1 requires it;
+    /// a peer fails the connection otherwise).
+    ///
+    ///     WebSocketFrame.closePayload(code: .goingAway, reason: "idle")  // [0x03, 0xE9, 0x69, 0x64, 0x6C, 0x65]
+    ///
+    /// - Parameters:
+    ///   - code: The status code, or `nil` for an empty payload (a reason needs a code before it, so `reason` is
+    ///     then ignored).
+    ///   - reason: A short human-readable reason.
+    /// - Returns: 0 or 2…125 bytes.
+    public static func closePayload(code: WebSocketCloseCode?, reason: String) -> [UInt8] {
+        guard let code else { return [] }
+        let utf8 = reason.utf8
+        var end = utf8.index(utf8.startIndex, offsetBy: maxCloseReasonBytes, limitedBy: utf8.endIndex) ?? utf8.endIndex
+        // A continuation byte (10xxxxxx) just past the cut: back up to the first byte of its character.
+        while end != utf8.endIndex, end != utf8.startIndex, utf8[end] & 0xC0 == 0x80 { utf8.formIndex(before: &end) }
         var payload: [UInt8] = [UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)]
-        var budget = maxControlPayload - payload.count
-        for scalar in reason.unicodeScalars {
-            let encoded = scalar.utf8
-            guard encoded.count <= budget else { break }
-            payload.append(contentsOf: encoded)
-            budget -= encoded.count
-        }
-        return WebSocketFrame(opcode: .close, payload: payload)
+        payload.append(contentsOf: utf8[..<end])
+        return payload
     }
 }
 

@@ -1,7 +1,7 @@
 /// An incremental WebSocket frame parser (RFC 6455 §5.2): feed bytes with `append`, pull frames with ``next()``.
 ///
 /// The decoder validates each header as soon as the relevant bytes are buffered, so a violation is reported
-/// without waiting for the rest of the frame. A frame larger than `maxFrameSize` is refused from its header, before
+/// without waiting for the rest of the frame. A frame larger than `maxFrameBytes` is refused from its header, before
 /// any of its payload is buffered. Consumed bytes are released on the next `append`, so the buffer holds at most one
 /// frame plus whatever the caller appends before calling ``next()`` again. After an error the decoder stays failed
 /// and drops further input.
@@ -50,7 +50,7 @@ public struct WebSocketFrameDecoder: Sendable {
     /// Which end of the connection this decoder runs on; decides the masking rule.
     public let role: WebSocketRole
     /// The largest payload accepted for one frame.
-    public let maxFrameSize: Int
+    public let maxFrameBytes: Int
     /// Whether RSV1 may be set (permessage-deflate was negotiated, RFC 7692 §6).
     public let allowsRSV1: Bool
 
@@ -61,11 +61,11 @@ public struct WebSocketFrameDecoder: Sendable {
     ///
     /// - Parameters:
     ///   - role: `.server` requires masked frames (from a client), `.client` requires unmasked ones (RFC 6455 §5.1).
-    ///   - maxFrameSize: The largest frame payload accepted; larger frames fail with ``WebSocketError/messageTooBig``.
+    ///   - maxFrameBytes: The largest frame payload accepted; larger frames fail with ``WebSocketError/messageTooBig``.
     ///   - allowsRSV1: Whether an extension that defines RSV1 (permessage-deflate) was negotiated.
-    public init(role: WebSocketRole, maxFrameSize: Int = 1 << 20, allowsRSV1: Bool = false) {
+    public init(role: WebSocketRole, maxFrameBytes: Int = 1 << 20, allowsRSV1: Bool = false) {
         self.role = role
-        self.maxFrameSize = max(maxFrameSize, 0)
+        self.maxFrameBytes = max(maxFrameBytes, 0)
         self.allowsRSV1 = allowsRSV1
     }
 
@@ -124,7 +124,7 @@ public struct WebSocketFrameDecoder: Sendable {
         while offset < input.count {
             let rest = UnsafeMutableRawBufferPointer(rebasing: input[offset...])
             switch Self.scanHeader(
-                UnsafeRawBufferPointer(rest), role: role, maxFrameSize: maxFrameSize, allowsRSV1: allowsRSV1)
+                UnsafeRawBufferPointer(rest), role: role, maxFrameBytes: maxFrameBytes, allowsRSV1: allowsRSV1)
             {
             case .incomplete:
                 buffer.append(UnsafeRawBufferPointer(rest))
@@ -159,7 +159,7 @@ public struct WebSocketFrameDecoder: Sendable {
     public mutating func next() -> Action {
         if case .header = state {
             let scan = buffer.withUnconsumedBytes {
-                Self.scanHeader($0, role: role, maxFrameSize: maxFrameSize, allowsRSV1: allowsRSV1)
+                Self.scanHeader($0, role: role, maxFrameBytes: maxFrameBytes, allowsRSV1: allowsRSV1)
             }
             switch scan {
             case .incomplete:
@@ -195,7 +195,7 @@ public struct WebSocketFrameDecoder: Sendable {
 
     /// Validates as much of the header at the start of `bytes` as is there, byte by byte, so violations surface early.
     private static func scanHeader(
-        _ bytes: UnsafeRawBufferPointer, role: WebSocketRole, maxFrameSize: Int, allowsRSV1: Bool
+        _ bytes: UnsafeRawBufferPointer, role: WebSocketRole, maxFrameBytes: Int, allowsRSV1: Bool
     ) -> HeaderScan {
         guard bytes.count >= 1 else { return .incomplete }
         let first = bytes[0]
@@ -237,7 +237,7 @@ public struct WebSocketFrameDecoder: Sendable {
         case .some(.success(let value)): length = value
         }
         // Decided from the header alone, before the payload is buffered.
-        if length > maxFrameSize { return .violation(.messageTooBig) }
+        if length > maxFrameBytes { return .violation(.messageTooBig) }
         var maskKey: (UInt8, UInt8, UInt8, UInt8)?
         if masked {
             guard bytes.count >= offset + 4 else { return .incomplete }

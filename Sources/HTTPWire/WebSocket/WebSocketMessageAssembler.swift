@@ -7,7 +7,7 @@
 /// - text is validated as UTF-8 fragment by fragment, failing at the first fragment that makes it invalid, and must
 ///   end on a character boundary (RFC 6455 §8.1);
 /// - the reassembled size is checked before each fragment is appended, and a compressed message is inflated with an
-///   output limit of `maxMessageSize`, so decompression bombs fail with ``WebSocketError/messageTooBig``;
+///   output limit of `maxMessageBytes`, so decompression bombs fail with ``WebSocketError/messageTooBig``;
 /// - RSV1 is only meaningful on the first frame of a data message and only with an inflater (RFC 7692 §6.1);
 /// - close payloads follow RFC 6455 §5.5.1 and §7.1.6.
 ///
@@ -45,7 +45,7 @@ public struct WebSocketMessageAssembler: Sendable {
     }
 
     /// The largest message accepted, measured after decompression.
-    public let maxMessageSize: Int
+    public let maxMessageBytes: Int
     private let inflater: PerMessageDeflate.Inflater?
     private var partial: Partial?
     private var failure: WebSocketError?
@@ -53,12 +53,12 @@ public struct WebSocketMessageAssembler: Sendable {
     /// Creates an assembler.
     ///
     /// - Parameters:
-    ///   - maxMessageSize: The largest message accepted (after decompression); larger ones fail with
+    ///   - maxMessageBytes: The largest message accepted (after decompression); larger ones fail with
     ///     ``WebSocketError/messageTooBig``.
     ///   - inflater: The permessage-deflate inflater when the extension was negotiated; without one, RSV1 is a
     ///     protocol error.
-    public init(maxMessageSize: Int = 1 << 20, inflater: PerMessageDeflate.Inflater? = nil) {
-        self.maxMessageSize = max(maxMessageSize, 0)
+    public init(maxMessageBytes: Int = 1 << 20, inflater: PerMessageDeflate.Inflater? = nil) {
+        self.maxMessageBytes = max(maxMessageBytes, 0)
         self.inflater = inflater
     }
 
@@ -66,9 +66,9 @@ public struct WebSocketMessageAssembler: Sendable {
     public var isMessageInProgress: Bool { partial != nil }
 
     /// The largest compressed message accepted: deflate can expand incompressible data slightly (stored blocks add
-    /// 5 bytes per block), so the wire size may exceed `maxMessageSize` by a small margin.
-    var maxCompressedSize: Int {
-        ASCII.saturatingAdd(maxMessageSize, maxMessageSize / 16 + 1024)
+    /// 5 bytes per block), so the wire size may exceed `maxMessageBytes` by a small margin.
+    var maxCompressedBytes: Int {
+        ASCII.saturatingAdd(maxMessageBytes, maxMessageBytes / 16 + 1024)
     }
 
     /// Processes the next frame from the decoder.
@@ -135,7 +135,7 @@ public struct WebSocketMessageAssembler: Sendable {
     }
 
     private mutating func append(_ payload: UnsafeRawBufferPointer, fin: Bool, to message: inout Partial) -> Output {
-        let limit = message.isCompressed ? maxCompressedSize : maxMessageSize
+        let limit = message.isCompressed ? maxCompressedBytes : maxMessageBytes
         guard payload.count <= limit - message.bytes.count else { return .error(.messageTooBig) }
         if message.isText && !message.isCompressed && !message.validator.validate(payload) {
             return .error(.invalidUTF8)
@@ -158,7 +158,7 @@ public struct WebSocketMessageAssembler: Sendable {
         var validator = message.validator
         if message.isCompressed, let inflater {
             do {
-                bytes = try inflater.decompress(bytes, limit: maxMessageSize)
+                bytes = try inflater.decompress(bytes, limit: maxMessageBytes)
             } catch {
                 return .error(error)
             }

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// An in-place radix-2 fast Fourier transform (Cooley–Tukey, decimation in time) over caller-owned buffers, so the
 /// motion analysis transforms without allocating.
 ///
@@ -34,8 +26,8 @@ enum FourierTransform {
             precondition(count > 0 && count & (count - 1) == 0, "the transform length must be a power of two")
             self.count = count
             let step = -2 * Double.pi / Double(count)
-            cosines = (0..<max(1, count / 2)).map { cos(step * Double($0)) }
-            sines = (0..<max(1, count / 2)).map { sin(step * Double($0)) }
+            cosines = (0..<max(1, count / 2)).map { cosine(step * Double($0)) }
+            sines = (0..<max(1, count / 2)).map { sine(step * Double($0)) }
         }
 
         /// Runs `body` with the cosines and sines.

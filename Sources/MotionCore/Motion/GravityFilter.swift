@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A second-order Butterworth low-pass filter on the three axes of a uniformly sampled acceleration: its output is
 /// the estimate of gravity on the device's axes, which ``MotionAnalyzer`` subtracts from the raw vector.
 ///
@@ -25,7 +17,7 @@ struct GravityFilter: Sendable {
     ///   - cutoff: The −3 dB frequency, Hz; below half of `rate`.
     ///   - rate: The sampling rate, Hz.
     init(cutoff: Double, rate: Double) {
-        let k = tan(Double.pi * cutoff / rate)
+        let k = tangent(Double.pi * cutoff / rate)
         let norm = 1 / (1 + 2.0.squareRoot() * k + k * k)
         b0 = k * k * norm
         b1 = 2 * b0

@@ -1,13 +1,5 @@
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The spectral measures of the motion analysis — the share of power in a band, and the spectral arc length
 /// (SPARC) — over buffers allocated once for the longest window, so judging a rep allocates nothing.
 ///
@@ -97,7 +89,7 @@ struct MotionSpectrum: Sendable {
         }
         if windowCount != count {
             let step = 2 * Double.pi / Double(count - 1)
-            for i in 0..<count { window[i] = 0.5 - 0.5 * cos(step * Double(i)) }
+            for i in 0..<count { window[i] = 0.5 - 0.5 * cosine(step * Double(i)) }
             windowCount = count
         }
         for i in 0..<length {
@@ -140,8 +132,8 @@ struct MotionSpectrum: Sendable {
             for j in 0..<length {
                 if j < count {
                     let angle = step * Double(j)
-                    real[j] = signal[j] * cos(angle)
-                    imaginary[j] = signal[j] * sin(angle)
+                    real[j] = signal[j] * cosine(angle)
+                    imaginary[j] = signal[j] * sine(angle)
                 } else {
                     real[j] = 0
                     imaginary[j] = 0

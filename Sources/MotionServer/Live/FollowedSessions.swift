@@ -1,6 +1,7 @@
 import Basics
 import HTTPServer
 import HTTPWire
+import MotionCore
 import SessionStore
 
 /// The sessions this node's watchers follow on other nodes (docs/protocol.md §8): by session, the node that holds it and

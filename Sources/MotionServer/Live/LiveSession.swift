@@ -43,8 +43,7 @@ actor LiveSession: WatchableSession {
         self.tenant = tenant
         self.context = context
         state = LiveSessionState(limits: .init(context.limits), now: socket.loop.now())
-        decoder = MessageDecoder(
-            poseDecoder: PoseDecoder(limits: WireLimits(maxMessageBytes: context.limits.maxMessageBytes)))
+        decoder = MessageDecoder(poseDecoder: PoseDecoder(limits: context.limits.wireLimits))
         audience = SessionAudience(client: socket)
         events.reserveCapacity(8)
     }

@@ -69,14 +69,15 @@ struct ExerciseRoutes {
     /// the events and the last snapshot, like a batch of poses.
     private func preview(_ request: HTTPRequest, tenant: String) throws -> HTTPResponse {
         _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
+        let limits = context.limits.wireLimits
         let draft = try ExercisePreviewRequest(
-            decoding: request.body, limits: WireLimits(), definitionLimits: definitionLimits)
+            decoding: request.body, limits: limits, definitionLimits: definitionLimits)
         let start = StartRequest(exercise: draft.exercise.id, side: draft.side)
         let now = context.clock()
         var session = try SessionCore(
             id: SessionID.generate(at: now), tenant: tenant, start: start, exercise: draft.exercise, startedAt: now,
             tokenDigest: nil, restoring: nil, series: ValueSeries())
-        let frames = try PoseDecoder(start).decodeFrames(request.body)
+        let frames = try PoseDecoder(start, limits: limits).decodeFrames(request.body)
         let outcome = session.process(frames, metrics: context.metrics)
         var body: [UInt8] = []
         WireEncoder.encodeBatchAnswer(

@@ -27,10 +27,12 @@ struct SessionRoutes {
 
     private func create(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
         _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
-        let start = try StartRequest(decoding: request.body)
+        let limits = context.limits.wireLimits
+        let start = try StartRequest(decoding: request.body, limits: limits)
         let now = context.clock()
         let core = try SessionCore(start: start, tenant: tenant, now: now, exercises: context.exercises)
-        switch context.httpSessions.insert(HTTPSession(core: core, now: now, cluster: context.cluster)) {
+        let session = HTTPDrivenSession(core: core, now: now, cluster: context.cluster, limits: limits)
+        switch context.httpSessions.insert(session) {
         case .admitted: break
         case .tenantFull: throw RESTError.tooManySessions(limit: context.limits.maxHTTPSessionsPerTenant)
         case .serverFull: throw RESTError.serverBusy
@@ -85,11 +87,12 @@ struct SessionRoutes {
 
     private func analyze(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
         _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
-        let start = try StartRequest(decoding: request.body)
+        let limits = context.limits.wireLimits
+        let start = try StartRequest(decoding: request.body, limits: limits)
         let now = context.clock()
         var core = try SessionCore(start: start, tenant: tenant, now: now, exercises: context.exercises)
         var unknownJoint = UnknownJointNotice()
-        let decoder = PoseDecoder(start)
+        let decoder = PoseDecoder(start, limits: limits)
         let frames = try decoder.decodeFrames(request.body, report: &unknownJoint.report)
         let samples = try MotionDecoder(limits: decoder.limits).decodeRecordingSamples(request.body)
         var outcome = core.process(frames, samples: samples, metrics: context.metrics)
@@ -167,15 +170,9 @@ struct SessionRoutes {
         if let limit = try Self.limit(of: request, maximum: ProgressQuery.maximumLimit) { query.limit = limit }
         let finalQuery = query
         let page = try await store("progress") { try await context.store.progress(finalQuery) }
-        let entries = page.points.map { point in
-            ProgressEntry(
-                id: point.id.description, startedAt: Double(point.startedAt) / 1000, exercise: point.exercise,
-                status: SummaryMetadata.Status(point.status), best: point.best, repCount: point.repCount,
-                rejectedCount: point.rejectedCount, meanPeak: point.meanPeak, faultCounts: point.faultCounts)
-        }
         var body: [UInt8] = []
-        body.reserveCapacity(64 + entries.count * 192)
-        WireEncoder.encodeProgress(entries, next: page.next, into: &body)
+        body.reserveCapacity(64 + page.entries.count * 192)
+        WireEncoder.encodeProgress(page.entries, next: page.next, into: &body)
         return REST.json(body)
     }
 

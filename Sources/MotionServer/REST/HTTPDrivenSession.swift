@@ -5,7 +5,7 @@ import SessionStore
 
 /// A session driven over HTTP (`POST /v1/sessions`, `…/poses`, `…/stop`): the same analysis as a live one,
 /// checkpointed as poses arrive, watchable like one, and stored as abandoned when its client goes quiet.
-actor HTTPSession: WatchableSession {
+actor HTTPDrivenSession: WatchableSession {
     nonisolated let id: SessionID
     nonisolated let tenant: String
     private var core: SessionCore
@@ -19,12 +19,17 @@ actor HTTPSession: WatchableSession {
     /// This node, for other nodes' watchers.
     private let cluster: ClusterNode
 
-    init(core: SessionCore, now: Int64, cluster: ClusterNode) {
+    /// - Parameters:
+    ///   - core: The session's analysis.
+    ///   - now: Unix milliseconds now.
+    ///   - cluster: This node.
+    ///   - limits: What the bodies of `…/poses` and `…/motion` may be (``LiveLimits/wireLimits``).
+    init(core: SessionCore, now: Int64, cluster: ClusterNode, limits: WireLimits) {
         self.cluster = cluster
         self.core = core
         id = core.id
         tenant = core.tenant
-        decoder = PoseDecoder(core.start)
+        decoder = PoseDecoder(core.start, limits: limits)
         lastActivity = now
         lastCheckpoint = now
     }
@@ -168,9 +173,9 @@ actor HTTPSession: WatchableSession {
 }
 
 /// The HTTP-driven sessions of this node, bounded in total and per tenant.
-final class HTTPSessionRegistry: Sendable {
+final class HTTPDrivenSessionRegistry: Sendable {
     private struct State {
-        var sessions: [SessionID: HTTPSession] = [:]
+        var sessions: [SessionID: HTTPDrivenSession] = [:]
         var perTenant: [String: Int] = [:]
     }
 
@@ -193,7 +198,7 @@ final class HTTPSessionRegistry: Sendable {
     }
 
     /// Takes `session` in unless its tenant or the node is at its limit.
-    func insert(_ session: HTTPSession) -> Admission {
+    func insert(_ session: HTTPDrivenSession) -> Admission {
         state.withLock { state in
             let tenantCount = state.perTenant[session.tenant, default: 0]
             if tenantCount >= maxPerTenant { return .tenantFull }
@@ -212,11 +217,11 @@ final class HTTPSessionRegistry: Sendable {
         }
     }
 
-    func session(_ id: SessionID, tenant: String) -> HTTPSession? {
+    func session(_ id: SessionID, tenant: String) -> HTTPDrivenSession? {
         state.withLock { $0.sessions[id] }.flatMap { $0.tenant == tenant ? $0 : nil }
     }
 
-    var all: [HTTPSession] { state.withLock { Array($0.sessions.values) } }
+    var all: [HTTPDrivenSession] { state.withLock { Array($0.sessions.values) } }
 
     /// How many are open.
     var count: Int { state.withLock { $0.sessions.count } }

@@ -1,17 +1,15 @@
-public import MotionCore
-
 /// One session of a subject's progress (docs/protocol.md §5.2, `GET /v1/subjects/{subject}/progress`): when it was,
-/// what, and how it went.
+/// what, and how it went. The stores read it, the server writes it as it is: times in Unix seconds, as on the wire.
 public struct ProgressEntry: Sendable, Hashable {
     /// The session id.
     public var id: String
-    /// When the session started on the server's clock, Unix seconds.
+    /// When the session started on the server's clock, Unix seconds (to the millisecond).
     public var startedAt: Double
     /// The exercise id.
     public var exercise: String
-    /// Where the session stands.
-    public var status: SummaryMetadata.Status
-    /// The furthest value from rest, nil before any.
+    /// Live, finished or abandoned.
+    public var status: SessionStatus
+    /// The furthest value from rest (highest rising, lowest falling), nil before any.
     public var best: Double?
     /// Clean reps.
     public var repCount: Int
@@ -34,7 +32,7 @@ public struct ProgressEntry: Sendable, Hashable {
     ///   - meanPeak: The clean reps' mean peak.
     ///   - faultCounts: How often each form fault was given.
     public init(
-        id: String, startedAt: Double, exercise: String, status: SummaryMetadata.Status, best: Double?,
+        id: String, startedAt: Double, exercise: String, status: SessionStatus, best: Double?,
         repCount: Int, rejectedCount: Int, meanPeak: Double?, faultCounts: [FormFeedback: Int] = [:]
     ) {
         self.id = id
