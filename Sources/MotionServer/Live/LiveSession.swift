@@ -178,10 +178,9 @@ actor LiveSession: WatchableSession {
             cancelTimers()
             context.live.remove(core.id, holder: self)
             context.metrics.sessionClosed()
-            audience.tell(
-                WireError(code: .storeUnavailable, message: "the session could not be stored; start again"),
-                frame: state.messageNumber)
-            socket.close(code: .internalError, reason: "session not stored")
+            audience.closeUnstored(
+                "the session could not be stored; start again", reason: "session not stored", frame: state.messageNumber
+            )
         case .started:
             let window = context.limits.resumeWindow.components
             audience.tellClient {
@@ -431,10 +430,7 @@ extension LiveSession {
             live.context.live.remove(session.id, holder: live)
             live.audience.watchers.closeAll(status: status, summary: live.audience.summary, stored: stored)
             guard stored else {
-                // docs/protocol.md §3: the client is told, never left believing its session was stored.
-                live.audience.tell(
-                    WireError(code: .storeUnavailable, message: "the summary could not be stored"), frame: nil)
-                return live.socket.close(code: .internalError, reason: "summary not stored")
+                return live.audience.closeUnstored("the summary could not be stored", reason: "summary not stored")
             }
             live.socket.close(code: closeCode, reason: reason)
         }

@@ -60,6 +60,13 @@ struct SessionAudience {
         watchers.send(output, replacing: "snapshot")
     }
 
+    /// Tells the client that its session could not be stored (`storeUnavailable`, docs/protocol.md §3: it is never
+    /// left believing it was) and closes the connection with 1011.
+    mutating func closeUnstored(_ message: String, reason: String, frame: Int? = nil) {
+        tell(WireError(code: .storeUnavailable, message: message), frame: frame)
+        client.close(code: .internalError, reason: reason)
+    }
+
     /// The `error` message about message `frame` (or one element of its batch), to the client alone.
     mutating func tell(_ error: WireError, frame: Int?, batchIndex: Int? = nil) {
         tellClient { WireEncoder.encodeError(error, frame: frame, batchIndex: batchIndex, into: &$0) }
