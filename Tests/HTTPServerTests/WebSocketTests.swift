@@ -241,14 +241,15 @@ struct WebSocketTests {
     @Test func seesTheEndOfAStreamThatArrivesWithData() async throws {
         // A manual clock no test advances: no ping, idle or close timer can end the connection, only the FIN.
         let clock = ManualClock()
-        let ended = EndSeen()
+        // Whether the server saw the end, and the close code it got (none for a bare FIN).
+        let ended = Observed<(seen: Bool, code: WebSocketCloseCode?)>((false, nil))
         var router = Router()
         router.webSocket("/busy") { socket in
             socket.onMessage = { message in
                 // Keeps the loop away from the socket while the rest arrives.
                 if case .text("busy") = message.message { usleep(500_000) }
             }
-            socket.onClose = { code, _ in ended.record(code) }
+            socket.onClose = { code, _ in ended.record { $0 = (true, code) } }
         }
         try await withServer(testConfiguration { $0.clock = .manual(clock) }, router: router) { address, _ in
             let client = try Self.rawSocket(address, path: "/busy")
@@ -256,9 +257,8 @@ struct WebSocketTests {
             try await Task.sleep(nanoseconds: 100_000_000)
             client.send(Self.frame(0x81, Array("last".utf8)))
             client.shutdownWrite()
-            for _ in 0..<200 where !ended.seen { try await Task.sleep(nanoseconds: 50_000_000) }
-            #expect(ended.seen, "the server did not see the client's FIN")
-            #expect(ended.code == nil, "no close frame: 1006")
+            #expect(await ended.arrival(within: .seconds(10)) { $0.seen }, "the server did not see the client's FIN")
+            #expect(ended.current.code == nil, "no close frame: 1006")
         }
     }
 
@@ -416,14 +416,4 @@ struct WebSocketFlowControlTests {
             socket.close()
         }
     }
-}
-
-/// Whether a server-side connection has ended, and with which close code.
-private final class EndSeen: Sendable {
-    private let state = Mutex<(seen: Bool, code: WebSocketCloseCode?)>((false, nil))
-
-    var seen: Bool { state.withLock { $0.seen } }
-    var code: WebSocketCloseCode? { state.withLock { $0.code } }
-
-    func record(_ code: WebSocketCloseCode?) { state.withLock { $0 = (true, code) } }
 }

@@ -15,22 +15,24 @@ import Testing
 @Suite struct LateWatcherTests {
     /// A server-side WebSocket from a plain test server, with the client's inbox.
     static func watcherSocket(
-        _ address: SocketAddress, accepted: Locked<[WebSocket]>, group: EventLoopGroup
+        _ address: SocketAddress, accepted: Observed<[WebSocket]>, group: EventLoopGroup
     ) async throws -> (WebSocket, Inbox) {
         let client = try await WebSocketClient.connect(
             host: "127.0.0.1", port: address.port, path: "/watch", on: group.next())
         let inbox = Inbox()
         await inbox.attach(to: client)
-        for _ in 0..<200 where accepted.withLock({ $0.isEmpty }) { try await Task.sleep(nanoseconds: 10_000_000) }
-        return (try #require(accepted.withLock { $0.popLast() }), inbox)
+        await accepted.wait { !$0.isEmpty }
+        var socket: WebSocket?
+        accepted.record { socket = $0.popLast() }
+        return (try #require(socket), inbox)
     }
 
     static func withWatcherServer(
-        _ body: (SocketAddress, Locked<[WebSocket]>, EventLoopGroup) async throws -> Void
+        _ body: (SocketAddress, Observed<[WebSocket]>, EventLoopGroup) async throws -> Void
     ) async throws {
-        let accepted = Locked<[WebSocket]>([])
+        let accepted = Observed<[WebSocket]>([])
         var router = Router()
-        router.webSocket("/watch") { socket in accepted.withLock { $0.append(socket) } }
+        router.webSocket("/watch") { socket in accepted.record { $0.append(socket) } }
         let group = try EventLoopGroup(loops: 1)
         defer { group.shutdown() }
         try await withTestServer(router: router) { address, _ in try await body(address, accepted, group) }

@@ -21,6 +21,12 @@ struct ReportedWrite: Sendable {
         return ended == status
     }
 
+    /// Whether this is the stored flag of whether session `id`'s client is `connected`.
+    func isConnection(_ connected: Bool, of id: String) -> Bool {
+        guard stored, self.id.description == id, case .connection(let flag) = write else { return false }
+        return flag == connected
+    }
+
     /// The checkpointed summary, when this is a stored checkpoint of session `id`.
     func checkpoint(of id: String) -> SessionSummary? {
         guard stored, self.id.description == id, case .checkpoint(let summary, _) = write else { return nil }
@@ -155,16 +161,15 @@ struct MotionServerTests {
         response.flatMap { (try? JSONSerialization.jsonObject(with: Data($0.body))) as? [String: Any] }
     }
 
-    /// The session over REST once it shows `"connected":false` (its connection's end reached the server); fails
-    /// the test if that does not happen within 10 s.
-    static func sessionOnceDetached(_ address: SocketAddress, _ id: String) async throws -> [String: Any]? {
-        for _ in 0..<1000 {
-            let session = json(try await get(address, "/v1/sessions/\(id)"))
-            if session?["connected"] as? Bool == false { return session }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        Issue.record("session \(id) never showed connected: false")
-        return nil
+    /// The session over REST once its connection's end reached the server and was stored (`writes` is the
+    /// server's), which the REST answer must show as `"connected":false`.
+    static func sessionOnceDetached(
+        _ address: SocketAddress, _ id: String, writes: Observed<[ReportedWrite]>
+    ) async throws -> [String: Any]? {
+        await writes.wait { $0.contains { $0.isConnection(false, of: id) } }
+        let session = json(try await get(address, "/v1/sessions/\(id)"))
+        #expect(session?["connected"] as? Bool == false)
+        return session
     }
 
     @Test func liveSessionCountsRepsAndStoresTheSummary() async throws {
@@ -464,7 +469,7 @@ struct MotionServerTests {
             #expect(inbox.close?.0 == .goingAway)
             #expect(inbox.close?.1 == "idle")
             // The server learns of the end when the client's close reply arrives.
-            let waiting = try await Self.sessionOnceDetached(address, id)
+            let waiting = try await Self.sessionOnceDetached(address, id, writes: writes)
             #expect(waiting?["status"] as? String == "live")
             // The window runs from the close; one millisecond before it ends the session still waits.
             await clock.advance(by: limits.resumeWindow - .milliseconds(1))

@@ -133,7 +133,8 @@ struct ResumeTests {
     @Test func aWatcherHearsTheClientDropAndComeBack() async throws {
         let group = try EventLoopGroup(loops: 2)
         defer { group.shutdown() }
-        try await withMotionServer { address, _, _ in
+        let writes = Observed<[ReportedWrite]>([])
+        try await withMotionServer(writes: writes) { address, _, _ in
             let (socket, inbox) = try await Server.connect(address, group: group)
             socket.send(.text(Self.start))
             await inbox.wait { !$0.messages.isEmpty }
@@ -147,7 +148,7 @@ struct ResumeTests {
             await watcher.wait { inbox in
                 inbox.objects().contains { $0["type"] as? String == "connection" && $0["connected"] as? Bool == false }
             }
-            let session = try await Server.sessionOnceDetached(address, id)
+            let session = try await Server.sessionOnceDetached(address, id, writes: writes)
             #expect(session?["status"] as? String == "live")
             // A watcher joining meanwhile is told at once that nobody is attached.
             let (_, late) = try await Server.connect(address, path: "/v1/sessions/\(id)/watch", group: group)
