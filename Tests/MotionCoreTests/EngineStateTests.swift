@@ -250,7 +250,14 @@ struct EngineStateTests {
         let series = engine.summary.series
         #expect(series.count > 2 && series.heldStart == 0)
         let state = engine.savedState(includingSeries: true)
-        #expect(Array(state.prefix(4)) == [0x4D, 0x53, 0x45, 3])
+        #expect(Array(state.prefix(4)) == [0x4D, 0x53, 0x45, 4])
+        // Version 4 appends when the squat's one form rule was last broken before a rep, on the measured side and
+        // the standby one: never (a nil, one byte each).
+        let version4Tail: [UInt8] = [0, 0]
+        #expect(Array(state.suffix(2)) == version4Tail)
+        let state3 = [0x4D, 0x53, 0x45, 3] + Array(state.dropFirst(4).dropLast(version4Tail.count))
+        let restored3 = try MotionEngine(configuration: configuration, restoring: state3)
+        #expect(restored3.summary == engine.summary, "version 3")
         // Version 3 ends with the value series' position and samples, then the motion series' position (an empty
         // series: interval, count 0, no origin, no last time); version 2 ended with the value series' interval,
         // last slot + 1, count and samples.
@@ -272,8 +279,8 @@ struct EngineStateTests {
         let version3Tail =
             double(series.interval) + varint(series.count) + [1] + double(first) + [1] + double(last)
             + varint(series.count) + samples + double(MotionSeries.defaultInterval) + [0, 0, 0]
-        #expect(Array(state.suffix(version3Tail.count)) == version3Tail)
-        let common = Array(state.dropFirst(4).dropLast(version3Tail.count))
+        #expect(Array(state3.suffix(version3Tail.count)) == version3Tail)
+        let common = Array(state3.dropFirst(4).dropLast(version3Tail.count))
         let lastSlot = Int(((last - first) / series.interval + 1e-6).rounded(.down))
         let version2Tail = double(series.interval) + varint(lastSlot + 1) + varint(series.count) + samples
         for version: UInt8 in [1, 2] {
@@ -282,10 +289,10 @@ struct EngineStateTests {
             #expect(restored.summary == engine.summary, "version \(version)")
         }
         #expect(throws: RestoreError.state(.unsupportedFormat)) {
-            try MotionEngine(configuration: configuration, restoring: [0x4D, 0x53, 0x45, 4] + state.dropFirst(4))
+            try MotionEngine(configuration: configuration, restoring: [0x4D, 0x53, 0x45, 5] + state.dropFirst(4))
         }
         #expect(throws: RestoreError.state(.unsupportedFormat)) {
-            try MotionEngine(configuration: configuration, restoring: [0x4D, 0x53, 0x46, 3] + state.dropFirst(4))
+            try MotionEngine(configuration: configuration, restoring: [0x4D, 0x53, 0x46, 4] + state.dropFirst(4))
         }
     }
 }

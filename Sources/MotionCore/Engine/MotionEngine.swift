@@ -323,6 +323,7 @@ extension MotionEngine {
         private var form: FormMonitor
         private let rules: [FormRule]
         private let faultDelay: Double
+        private let faultApproach: Double
         /// The smoothed value in the last pose, nil when it could not be measured.
         private(set) var value: Double?
         private(set) var tally = SideTally()
@@ -337,7 +338,8 @@ extension MotionEngine {
                 maxGap: configuration.maxGap)
             rules = exercise.rules
             faultDelay = configuration.faultDelay
-            form = FormMonitor(rules: rules, side: side, delay: faultDelay)
+            faultApproach = configuration.faultApproach
+            form = FormMonitor(rules: rules, side: side, delay: faultDelay, approach: faultApproach)
         }
 
         var joints: JointSet { measurement.joints }
@@ -345,7 +347,7 @@ extension MotionEngine {
         /// Starts smoothing and form references afresh (the side was just taken over).
         mutating func restart() {
             filter.reset()
-            form = FormMonitor(rules: rules, side: side, delay: faultDelay)
+            form = FormMonitor(rules: rules, side: side, delay: faultDelay, approach: faultApproach)
         }
 
         mutating func reset() {
@@ -367,7 +369,9 @@ extension MotionEngine {
         ) {
             let t = pose.timestamp
             guard let value else { return }
-            let due = form.update(pose, inAttempt: counter.isInAttempt, atLow: counter.isAtLow(value))
+            let due = form.update(
+                pose, inAttempt: counter.isInAttempt, approaching: counter.hasStarted && !counter.isInAttempt,
+                atLow: counter.isAtLow(value))
             for fault in due {
                 results.faultCounts[fault.bitIndex] += 1
                 events.append(.formFault(fault))
@@ -381,9 +385,12 @@ extension MotionEngine {
             case .none, .holdBroken, .dropped:
                 break
             case .repStarted:
-                form.beginRep()
+                for fault in form.beginRep(at: t, fromApproach: true) {
+                    results.faultCounts[fault.bitIndex] += 1
+                    events.append(.formFault(fault))
+                }
             case .holdStarted:
-                form.beginRep()
+                _ = form.beginRep(at: t, fromApproach: false)
                 events.append(.holdStarted)
             case .completed(let done):
                 let rep = Rep(
@@ -414,6 +421,12 @@ extension MotionEngine {
 }
 
 extension MotionEngine.Track {
+    func saveApproach(to writer: inout EngineStateWriter) { form.saveApproach(to: &writer) }
+
+    mutating func restoreApproach(from reader: inout EngineStateReader) throws(EngineStateError) {
+        try form.restoreApproach(from: &reader)
+    }
+
     func save(to writer: inout EngineStateWriter) {
         measurement.save(to: &writer)
         filter.save(to: &writer)
@@ -510,10 +523,10 @@ extension MotionEngine.SetTracker {
 
 extension MotionEngine {
     /// The first bytes of saved state: `"MSE"` and the format version. Version 2 adds each rep's motion values;
-    /// version 3 saves both series' positions (and the value series' samples only when asked). State of versions 1
-    /// and 2 is still read (reps without motion values; the series given to the restore, or the value series saved
-    /// whole).
-    static let stateMagic: [UInt8] = [0x4D, 0x53, 0x45, 3]
+    /// version 3 saves both series' positions (and the value series' samples only when asked); version 4 appends when
+    /// each form rule was last broken in the approach to a rep. State of versions 1 to 3 is still read (reps without
+    /// motion values; the series given to the restore, or the value series saved whole; no approach).
+    static let stateMagic: [UInt8] = [0x4D, 0x53, 0x45, 4]
 
     /// Saves everything the engine carries between frames — smoothing, rep counters, hold clocks, form rules,
     /// debouncers, baseline, sets, best, reps and counts — as compact, deterministic bytes (the same engine state
@@ -546,6 +559,8 @@ extension MotionEngine {
         writer.write(includingSeries)
         series.save(to: &writer, includingSamples: includingSeries)
         motionSeries.savePosition(to: &writer)
+        track.saveApproach(to: &writer)
+        other?.saveApproach(to: &writer)
         return writer.bytes
     }
 
@@ -583,7 +598,7 @@ extension MotionEngine {
     ) throws(EngineStateError) {
         var reader = EngineStateReader(bytes: state)
         let magic = try reader.bytes(Self.stateMagic.count)
-        guard magic.dropLast() == Self.stateMagic.dropLast(), let version = magic.last, (1...3).contains(version) else {
+        guard magic.dropLast() == Self.stateMagic.dropLast(), let version = magic.last, (1...4).contains(version) else {
             throw .unsupportedFormat
         }
         guard try reader.readUInt64() == configurationFingerprint else { throw .configurationMismatch }
@@ -619,6 +634,10 @@ extension MotionEngine {
             motionSeries = try MotionSeries(restoringPositionFrom: &reader)
             if !includesSeries, let stored, stored.holdsAllSamples(of: series) { series = stored }
             if storedMotion.holdsAllSamples(of: motionSeries) { motionSeries = storedMotion }
+        }
+        if version >= 4 {
+            try track.restoreApproach(from: &reader)
+            try other?.restoreApproach(from: &reader)
         }
         guard reader.isAtEnd else { throw .corrupt("bytes after the state") }
     }

@@ -17,6 +17,9 @@ public struct SessionConfiguration: Sendable, Hashable {
     public var setupDelay = 0.5
     /// How long a form rule must stay broken before it is reported, seconds.
     public var faultDelay = 0.25
+    /// How long before a rep starts a form rule broken between reps still counts against that rep, seconds: a
+    /// movement starts before its measured value moves (a sit-to-stand leans forward while still seated).
+    public var faultApproach = 1.0
     /// A gap between measurable poses longer than this restarts the smoothing and pauses hold time, seconds.
     public var maxGap = 0.5
     /// Spacing of the stored value series, seconds.

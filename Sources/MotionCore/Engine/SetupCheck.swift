@@ -15,6 +15,10 @@ public struct SetupLimits: Sendable, Hashable, Codable {
     /// Lying when the trunk is further than this from vertical, degrees: a person lying on the front propped on the
     /// forearms (the start of a plank) has the trunk about 55° from vertical.
     public var minLyingTrunkAngle: Double = 50
+    /// Lying only when no seen foot is further below its hip than this many shank lengths: a body lying down has
+    /// its feet about as high as its hips, while a person sitting and leaning forward (the start of a sit-to-stand)
+    /// or bending over has them a shank length or more below.
+    public var maxLyingFootDrop: Double = 0.5
     /// Standing or seated only with the trunk nearer vertical than this, degrees.
     public var maxUprightTrunkAngle: Double = 45
     /// Standing when the knee is further below the hip than this many shank lengths (a thigh near vertical).
@@ -37,12 +41,13 @@ struct SetupCheck: Sendable {
     /// From the trunk's angle to vertical and how far the knees hang below the hips, in shank lengths: about one
     /// standing, near zero seated (the thigh horizontal in a side view, pointing at the camera in a front view).
     /// Standing when either leg stands (a person on one leg, marching or lunging, is standing), seated when every
-    /// seen leg is seated.
+    /// seen leg is seated. Lying takes a near-horizontal trunk with the feet about as high as the hips: a trunk
+    /// leaning far forward over feet on the floor below is no posture that can be told.
     func posture(in pose: Pose) -> Exercise.Posture? {
         guard let neck = pose[.neck], let root = pose[.root],
             let trunk = ResolvedMeasurement.angle(root.vector(to: neck), (0, -1))
         else { return nil }
-        if trunk > limits.minLyingTrunkAngle { return .lying }
+        if trunk > limits.minLyingTrunkAngle { return feetHangBelowHips(pose) ? nil : .lying }
         guard trunk < limits.maxUprightTrunkAngle else { return nil }
         var legs = 0
         var seated = 0
@@ -58,6 +63,17 @@ struct SetupCheck: Sendable {
             if drop < limits.maxSeatedThighDrop { seated += 1 }
         }
         return legs > 0 && seated == legs ? .seated : nil
+    }
+
+    /// Whether a seen foot is further below its hip than ``SetupLimits/maxLyingFootDrop`` shank lengths.
+    private func feetHangBelowHips(_ pose: Pose) -> Bool {
+        BodySide.allCases.contains { leg in
+            guard let hip = pose[.hip(leg)], let knee = pose[.knee(leg)], let ankle = pose[.ankle(leg)] else {
+                return false
+            }
+            let shank = knee.distance(to: ankle)
+            return shank > 0 && (ankle.y - hip.y) / shank > limits.maxLyingFootDrop
+        }
     }
 
     /// The issues seen in `pose`; checks that need a missing joint or the image size are skipped.
