@@ -40,7 +40,9 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     }
     /// Called once when the connection has closed, with the peer's close code: nil when none was received, which
     /// RFC 6455 §7.1.5 calls 1006 (abnormal closure): the connection was lost, failed, or dropped because the peer
-    /// stopped reading. Set it on the loop thread; if the connection has already closed it is called at once.
+    /// stopped reading. It runs on the loop thread, on a turn of the loop after the one that closed the connection, so
+    /// a send or close of the application's that ends the connection never re-enters the application. Set it on the
+    /// loop thread; if the connection has already closed it is called at once.
     public var onClose: ((WebSocketCloseCode?, String) -> Void)? {
         didSet {
             guard lifecycle.isClosed, let onClose else { return }
@@ -535,15 +537,22 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
         transport.close()
         releaseBacklog()
         lifetime?.close()
-        let callback = onClose
+        // Safety: the callback is only called on this loop's thread, where it was set (the closure below runs there).
+        nonisolated(unsafe) let callback = onClose
         onClose = nil
         onMessage = nil
         early.removeAll()
-        callback?(lifecycle.peerClose?.code, lifecycle.peerClose?.reason ?? "")
-        // Counted until its handler has run: a shutdown waiting for the hub to empty (WebSocketHub.closeAll) then
-        // knows that what the handler started (a session's last checkpoint) has been started.
-        hub?.remove(self)
-        hub = nil
+        let (code, reason) = (lifecycle.peerClose?.code, lifecycle.peerClose?.reason ?? "")
+        let hub = self.hub
+        self.hub = nil
+        // On a later turn of the loop, never inside the call that ended the connection: that may be the
+        // application's own (a send the socket refuses, a close), and its handler must not be re-entered from it.
+        loop.execute {
+            callback?(code, reason)
+            // Counted until its handler has run: a shutdown waiting for the hub to empty (WebSocketHub.closeAll)
+            // then knows that what the handler started (a session's last checkpoint) has been started.
+            hub?.remove(self)
+        }
     }
 
     private static func randomMask() -> (UInt8, UInt8, UInt8, UInt8) {
