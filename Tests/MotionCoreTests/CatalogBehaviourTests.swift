@@ -153,7 +153,7 @@ struct CatalogBehaviourTests {
 
     @Test(arguments: BodySide.allCases)
     func theHeelRaiseMeasuresTheRiseAboveTheFloor(side: BodySide) throws {
-        let peaks = [0.14, 0.12, 0.11]
+        let peaks = [0.15, 0.14, 0.13]
         var simulation = Simulation(exercise: .heelRaise, side: side, reps: peaks.map { SimulatedRep(peak: $0) })
         simulation.noise = 1.5
         let (reps, _, _) = try Self.events(of: simulation)
@@ -163,6 +163,22 @@ struct CatalogBehaviourTests {
             // 1.5 px of jitter on a shank of about 110 px is 0.014 shank lengths: within 0.05 (about 5 px).
             #expect(abs(rep.peak - peak) < 0.05, "\(rep.peak) for \(peak)")
             #expect(rep.trough < 0.03)
+        }
+    }
+
+    /// The resolution of the rise (docs/catalog.md, `heelRaise`): at 1.5 px of detector jitter on a shank of about
+    /// 110 px, a peak reads up to 0.045 shank lengths high. A half raise (0.073, 44 % of a full one) must never
+    /// count, whatever the jitter's draw; a full raise (0.14) always must.
+    @Test func theHeelRaiseTellsAHalfRaiseFromAFullOneThroughJitter() throws {
+        for seed: UInt64 in 1...10 {
+            for (peak, counted) in [(0.073, 0), (0.14, 4)] {
+                var simulation = Simulation(
+                    exercise: .heelRaise, side: .right, reps: Array(repeating: SimulatedRep(peak: peak), count: 4))
+                simulation.noise = 1.5
+                simulation.seed = seed
+                let (reps, _, _) = try Self.events(of: simulation)
+                #expect(reps.filter(\.isClean).count == counted, "seed \(seed), raises of \(peak): \(reps)")
+            }
         }
     }
 

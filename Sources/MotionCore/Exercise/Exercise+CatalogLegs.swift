@@ -68,7 +68,7 @@ extension Exercise {
     public static let heelRaise = Exercise(
         id: "heelRaise", name: "Heel raise", view: .sagittal, kind: .rep, sidedness: .bilateral, posture: .standing,
         measurement: .rise(of: .ankle, per: .shank),
-        thresholds: Thresholds(rest: 0.04, enter: 0.09, exit: 0.06, minAmplitude: 0.06),
+        thresholds: Thresholds(rest: 0.04, enter: 0.12, exit: 0.08, minAmplitude: 0.08),
         target: 0.14,
         rules: [kneeStraight(15)], smoothing: smoothing(spanning: 0.14), isBuiltin: true)
 }
