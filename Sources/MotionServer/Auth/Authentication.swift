@@ -9,7 +9,8 @@ import HTTPWire
 /// public. WebSocket routes also take the token as a `bearer.<token>` subprotocol and refuse a valid handshake by
 /// opening and closing it with 1008, which a browser can see; any other refusal is `401`. Operator routes
 /// (`/metrics`, every tenant's figures) need an operator token (`403` otherwise). Every request it lets through to a
-/// route that is not public carries its ``Caller`` (`request.context[Caller.self]`).
+/// route that is not public carries its ``Caller`` (`request.context[Caller.self]`), which ``CallerRoutes`` hands
+/// to their handlers.
 ///
 /// A request offers one credential or none: two `Authorization` fields, or a header and a subprotocol (or two
 /// subprotocols) naming different tokens, are refused with `400 ambiguousCredentials` rather than read one way here

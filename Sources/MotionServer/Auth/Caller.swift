@@ -1,7 +1,7 @@
 import HTTPServer
 
-/// Who a request runs as: what ``Authentication`` resolved from its token, attached to the request
-/// (`request.context[Caller.self]`: the type is its own key).
+/// Who a request runs as: what ``Authentication`` resolved from its token. It is attached to the request
+/// (`request.context[Caller.self]`, the type is its own key) and handed typed to every handler of ``CallerRoutes``.
 struct Caller: Sendable, Equatable, RequestContextKey {
     typealias Value = Caller
 
