@@ -53,6 +53,26 @@ struct CallerRoutes {
     /// Adds a `DELETE` route.
     mutating func delete(_ pattern: String, handler: @escaping Handler) { on(.delete, pattern, handler: handler) }
 
+    /// Adds a WebSocket endpoint (``Router/webSocket(_:configuration:hub:logger:shouldUpgrade:onUpgrade:)``) whose
+    /// decision and connections get the caller. A connection whose handshake carried none (which cannot happen behind
+    /// ``Authentication``) is closed with 1008 `unauthorized`.
+    mutating func webSocket(
+        _ pattern: String, configuration: WebSocketConfiguration, hub: WebSocketHub?, logger: Logger,
+        shouldUpgrade: @escaping @Sendable (HTTPRequest, Caller) async throws -> WebSocketUpgradeDecision,
+        onUpgrade: @escaping @Sendable (WebSocket, Caller) -> Void
+    ) {
+        router.webSocket(
+            pattern, configuration: configuration, hub: hub, logger: logger,
+            shouldUpgrade: { request in try await shouldUpgrade(request, try Self.caller(of: request)) },
+            onUpgrade: { socket in
+                // The handshake request is the socket's while this runs, whatever the configuration keeps after.
+                guard let caller = socket.request?.context[Caller.self] else {
+                    return socket.close(code: .policyViolation, reason: "unauthorized")
+                }
+                onUpgrade(socket, caller)
+            })
+    }
+
     /// The caller ``Authentication`` attached to `request`.
     /// - Throws: ``RESTError/unauthorized`` without one.
     private static func caller(of request: HTTPRequest) throws(RESTError) -> Caller {

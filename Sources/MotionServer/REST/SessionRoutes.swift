@@ -362,10 +362,6 @@ extension AppContext {
 }
 
 extension HTTPRequest {
-    /// The tenant of the caller the authentication middleware attached (`default` without tokens); nil only on the
-    /// public routes, which never ask.
-    var tenant: String? { context[Caller.self]?.tenant }
-
     /// The `{id}` path parameter as a session id; nil when it is not one (which answers 404, like an unknown id).
     var sessionID: SessionID? { parameters["id"].flatMap { SessionID($0) } }
 }
