@@ -372,22 +372,23 @@ struct HTTPServerTests {
     /// answer at once, handlers that await, the fallback and errors alike; one that answers stops the request there.
     @Test(arguments: ["/items/1", "/slow", "/nothing"])
     func middlewareRunsAroundEveryKindOfAnswerInOrder(path: String) async throws {
+        enum Seen: RequestContextKey { typealias Value = String }
         struct Tag: HTTPMiddleware {
             let name: String
             func prepare(_ request: inout HTTPRequest) throws -> HTTPResponse? {
                 if request.headers["X-Block"] == name { throw HTTPError(.unauthorized, code: "blocked", message: name) }
                 if request.headers["X-Answer"] == name { return .text("answered by \(name)") }
-                request.attributes["seen", default: ""] += name + ";"
+                request.context[Seen.self] = (request.context[Seen.self] ?? "") + name + ";"
                 return nil
             }
             func complete(_ response: inout HTTPResponse, to request: HTTPRequest) {
                 response.headers.add(name: "X-Trace", value: name)
-                response.headers.add(name: "X-Seen", value: request.attributes["seen"] ?? "-")
+                response.headers.add(name: "X-Seen", value: request.context[Seen.self] ?? "-")
             }
         }
         let fallback: Router.Handler = { request in
             await Task.yield()
-            return .text("fallback \(request.attributes["seen"] ?? "-")")
+            return .text("fallback \(request.context[Seen.self] ?? "-")")
         }
         let middleware = [Tag(name: "outer"), Tag(name: "inner")]
         try await withServer(fallback: fallback, middleware: middleware) { address, _ in

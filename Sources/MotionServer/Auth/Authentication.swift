@@ -8,8 +8,9 @@ import HTTPWire
 /// except the public ones (`/healthz`, `/readyz`); requests no route matches go to the static files, which are
 /// public. WebSocket routes also take the token as a `bearer.<token>` subprotocol and refuse a valid handshake by
 /// opening and closing it with 1008, which a browser can see; any other refusal is `401`. Operator routes
-/// (`/metrics`, every tenant's figures) need an operator token (`403` otherwise). A handler behind it always finds
-/// `request.attributes["tenant"]` set.
+/// (`/metrics`, every tenant's figures) need an operator token (`403` otherwise). Every request it lets through to a
+/// route that is not public carries its ``Caller`` (`request.context[Caller.self]`), which ``CallerRoutes`` hands
+/// to their handlers.
 ///
 /// A request offers one credential or none: two `Authorization` fields, or a header and a subprotocol (or two
 /// subprotocols) naming different tokens, are refused with `400 ambiguousCredentials` rather than read one way here
@@ -40,8 +41,9 @@ struct Authentication: HTTPMiddleware {
             }
             throw RESTError.unauthorized
         }
-        if Self.operatorRoutes.contains(route.pattern) && !grant.isOperator { throw RESTError.forbidden }
-        request.attributes["tenant"] = grant.tenant
+        let caller = Caller(grant)
+        if Self.operatorRoutes.contains(route.pattern) && caller.role != .operator { throw RESTError.forbidden }
+        request.context[Caller.self] = caller
         return nil
     }
 

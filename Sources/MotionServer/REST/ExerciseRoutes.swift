@@ -13,13 +13,15 @@ struct ExerciseRoutes {
     let context: AppContext
 
     func add(to router: inout Router) {
-        router.get("/v1/exercises", handler: REST.tenanted(list))
-        router.post("/v1/exercises", handler: REST.tenanted(create))
-        router.get("/v1/exercises/{id}", handler: REST.tenanted(get))
-        router.put("/v1/exercises/{id}", handler: REST.tenanted(update))
-        router.delete("/v1/exercises/{id}", handler: REST.tenanted(delete))
-        router.get("/v1/exercises/{id}/versions/{version}", handler: REST.tenanted(version))
-        router.post("/v1/exercises/preview", handler: REST.tenanted(preview))
+        router.callerRoutes { routes in
+            routes.get("/v1/exercises", handler: list)
+            routes.post("/v1/exercises", handler: create)
+            routes.get("/v1/exercises/{id}", handler: get)
+            routes.put("/v1/exercises/{id}", handler: update)
+            routes.delete("/v1/exercises/{id}", handler: delete)
+            routes.get("/v1/exercises/{id}/versions/{version}", handler: version)
+            routes.post("/v1/exercises/preview", handler: preview)
+        }
         router.get("/v1/formats") { _ in REST.json(Self.formats) }
     }
 
@@ -34,21 +36,22 @@ struct ExerciseRoutes {
     // MARK: Reads
 
     /// `GET /v1/exercises`: the built-in catalog, then the tenant's own by id.
-    private func list(_ request: HTTPRequest, tenant: String) -> HTTPResponse {
+    private func list(_ request: HTTPRequest, caller: Caller) -> HTTPResponse {
         var body: [UInt8] = []
-        WireEncoder.encodeCatalog(Exercise.catalog + context.exercises.customExercises(tenant: tenant), into: &body)
+        WireEncoder.encodeCatalog(
+            Exercise.catalog + context.exercises.customExercises(tenant: caller.tenant), into: &body)
         return REST.json(body)
     }
 
-    private func get(_ request: HTTPRequest, tenant: String) throws(RESTError) -> HTTPResponse {
+    private func get(_ request: HTTPRequest, caller: Caller) throws(RESTError) -> HTTPResponse {
         let id = request.parameters["id"] ?? ""
-        guard let exercise = context.exercises.exercise(id, tenant: tenant) else { throw .unknownExercise(id) }
+        guard let exercise = context.exercises.exercise(id, tenant: caller.tenant) else { throw .unknownExercise(id) }
         return Self.json(exercise)
     }
 
     /// `GET /v1/exercises/{id}/versions/{version}`: any stored version, also of a deleted exercise (what a stored
     /// session used); the built-in ones have only their own version.
-    private func version(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+    private func version(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
         let id = request.parameters["id"] ?? ""
         guard let text = request.parameters["version"], let version = Self.versionNumber(text) else {
             throw RESTError.unknownExercise(id)
@@ -58,7 +61,7 @@ struct ExerciseRoutes {
             return Self.json(builtin)
         }
         let record = try await store("getExercise", id: id) {
-            try await context.store.exercise(id: id, tenant: tenant, version: version)
+            try await context.store.exercise(id: id, tenant: caller.tenant, version: version)
         }
         guard let record else { throw RESTError.unknownExercise(id) }
         return Self.json(try decodeStored(record))
@@ -67,7 +70,7 @@ struct ExerciseRoutes {
     /// `POST /v1/exercises/preview` (``ExercisePreviewRequest``): a draft definition, checked as a save would check
     /// it, measured on the posted frames by a session of its own that is never stored; answers the draft as read,
     /// the events and the last snapshot, like a batch of poses.
-    private func preview(_ request: HTTPRequest, tenant: String) throws -> HTTPResponse {
+    private func preview(_ request: HTTPRequest, caller: Caller) throws -> HTTPResponse {
         _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
         let limits = context.limits.wireLimits
         let draft = try ExercisePreviewRequest(
@@ -75,7 +78,8 @@ struct ExerciseRoutes {
         let start = StartRequest(exercise: draft.exercise.id, side: draft.side)
         let now = context.clock()
         var session = try SessionCore(
-            id: SessionID.generate(at: now), tenant: tenant, start: start, exercise: draft.exercise, startedAt: now,
+            id: SessionID.generate(at: now), tenant: caller.tenant, start: start, exercise: draft.exercise,
+            startedAt: now,
             tokenDigest: nil, restoring: nil, series: ValueSeries())
         let frames = try PoseDecoder(start, limits: limits).decodeFrames(request.body)
         let outcome = session.process(frames, metrics: context.metrics)
@@ -91,14 +95,14 @@ struct ExerciseRoutes {
     /// `POST /v1/exercises`: a new custom exercise at version 1 (or one past the versions of a deleted one with the
     /// same id), `201` with `Location`. Ids are unique without regard to case: `ElbowFlexion` is refused beside the
     /// built-in `elbowFlexion` as `kneebend` is beside the tenant's `kneeBend` (the store checks that as it saves).
-    private func create(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+    private func create(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
         _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
         let exercise = try decode(request.body, id: nil)
         let folded = exercise.id.lowercased()
         if let builtin = Exercise.catalog.first(where: { $0.id.lowercased() == folded }) {
             throw RESTError.exerciseExists(builtin.id)
         }
-        let saved = try await save(exercise, tenant: tenant, as: .create)
+        let saved = try await save(exercise, tenant: caller.tenant, as: .create)
         var response = Self.json(saved, status: .created)
         response.headers.add(name: "Location", value: "/v1/exercises/\(saved.id)")
         return response
@@ -106,26 +110,28 @@ struct ExerciseRoutes {
 
     /// `PUT /v1/exercises/{id}`: a new version of one of the tenant's exercises. A definition equal to the current
     /// one stores nothing and answers the current version, so repeating a `PUT` changes nothing.
-    private func update(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+    private func update(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
         let id = request.parameters["id"] ?? ""
         guard Exercise.named(id) == nil else { throw RESTError.builtinExercise(id) }
-        guard let current = context.exercises.custom(id, tenant: tenant) else { throw RESTError.unknownExercise(id) }
+        guard let current = context.exercises.custom(id, tenant: caller.tenant) else {
+            throw RESTError.unknownExercise(id)
+        }
         _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
         var exercise = try decode(request.body, id: id)
         exercise.version = current.version
         guard exercise != current else { return Self.json(current) }
-        return Self.json(try await save(exercise, tenant: tenant, as: .update))
+        return Self.json(try await save(exercise, tenant: caller.tenant, as: .update))
     }
 
     /// `DELETE /v1/exercises/{id}`: the exercise is no longer listed nor startable; its versions stay readable.
-    private func delete(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+    private func delete(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
         let id = request.parameters["id"] ?? ""
         guard Exercise.named(id) == nil else { throw RESTError.builtinExercise(id) }
         let version = try await store("deleteExercise", id: id, writes: true) {
-            try await context.store.deleteExercise(id: id, tenant: tenant)
+            try await context.store.deleteExercise(id: id, tenant: caller.tenant)
         }
         guard let version else { throw RESTError.unknownExercise(id) }
-        context.exercises.deleted(id, tenant: tenant, version: version)
+        context.exercises.deleted(id, tenant: caller.tenant, version: version)
         return HTTPResponse(status: .noContent)
     }
 

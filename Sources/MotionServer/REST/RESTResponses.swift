@@ -4,23 +4,6 @@ import MotionWire
 
 /// Building REST responses: JSON bodies and the `{"error":{"code","message"}}` shape (docs/protocol.md §5).
 enum REST {
-    /// A handler that runs only with the tenant authentication attached; without one it answers `401` (it cannot
-    /// happen behind ``Authentication``, and a request never runs as an empty or a default tenant by mistake). A
-    /// body or definition the wire decoder refuses is answered as ``RESTError/invalidInput(_:)`` (`400`, `413`, or
-    /// `422` with the pointer of an exercise definition's bad field).
-    static func tenanted(
-        _ handler: @escaping @Sendable (HTTPRequest, String) async throws -> HTTPResponse
-    ) -> Router.Handler {
-        { request in
-            guard let tenant = request.tenant else { throw RESTError.unauthorized }
-            do {
-                return try await handler(request, tenant)
-            } catch let error as WireError {
-                throw RESTError.invalidInput(error)
-            }
-        }
-    }
-
     static func json(_ bytes: [UInt8], status: HTTPStatus = .ok) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "application/json", bytes: bytes)
     }

@@ -10,27 +10,29 @@ struct SessionRoutes {
     let context: AppContext
 
     func add(to router: inout Router) {
-        router.post("/v1/sessions", handler: REST.tenanted(create))
-        router.get("/v1/sessions", handler: REST.tenanted(list))
-        router.get("/v1/sessions/{id}", handler: REST.tenanted(get))
-        router.delete("/v1/sessions/{id}", handler: REST.tenanted(delete))
-        router.get("/v1/sessions/{id}/series", handler: REST.tenanted(series))
-        router.get("/v1/subjects/{subject}/progress", handler: REST.tenanted(progress))
-        router.post("/v1/sessions/{id}/poses", handler: REST.tenanted(poses))
-        router.post("/v1/sessions/{id}/motion", handler: REST.tenanted(motion))
-        router.get("/v1/sessions/{id}/motion", handler: REST.tenanted(motionSeries))
-        router.post("/v1/sessions/{id}/stop", handler: REST.tenanted(stop))
-        router.post("/v1/analyze", handler: REST.tenanted(analyze))
+        router.callerRoutes { routes in
+            routes.post("/v1/sessions", handler: create)
+            routes.get("/v1/sessions", handler: list)
+            routes.get("/v1/sessions/{id}", handler: get)
+            routes.delete("/v1/sessions/{id}", handler: delete)
+            routes.get("/v1/sessions/{id}/series", handler: series)
+            routes.get("/v1/subjects/{subject}/progress", handler: progress)
+            routes.post("/v1/sessions/{id}/poses", handler: poses)
+            routes.post("/v1/sessions/{id}/motion", handler: motion)
+            routes.get("/v1/sessions/{id}/motion", handler: motionSeries)
+            routes.post("/v1/sessions/{id}/stop", handler: stop)
+            routes.post("/v1/analyze", handler: analyze)
+        }
     }
 
     // MARK: HTTP-driven sessions
 
-    private func create(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+    private func create(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
         _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
         let limits = context.limits.wireLimits
         let start = try StartRequest(decoding: request.body, limits: limits)
         let now = context.clock()
-        let core = try SessionCore(start: start, tenant: tenant, now: now, exercises: context.exercises)
+        let core = try SessionCore(start: start, tenant: caller.tenant, now: now, exercises: context.exercises)
         let session = HTTPDrivenSession(core: core, now: now, cluster: context.cluster, limits: limits)
         switch context.httpSessions.insert(session) {
         case .admitted: break
@@ -48,24 +50,24 @@ struct SessionRoutes {
         return response
     }
 
-    private func poses(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
-        guard let id = request.sessionID, let session = context.httpSessions.session(id, tenant: tenant)
-        else { throw await notLive(request, tenant: tenant) }
+    private func poses(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
+        guard let id = request.sessionID, let session = context.httpSessions.session(id, tenant: caller.tenant)
+        else { throw await notLive(request, tenant: caller.tenant) }
         let ndjson = try REST.bodyIsNDJSON(request, allowingNDJSON: true)
         return REST.json(try await session.post(request.body, ndjson: ndjson, context: context))
     }
 
     /// `POST /v1/sessions/{id}/motion`: the phone's motion samples for an open HTTP session (docs/protocol.md §3.3).
-    private func motion(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
-        guard let id = request.sessionID, let session = context.httpSessions.session(id, tenant: tenant)
-        else { throw await notLive(request, tenant: tenant) }
+    private func motion(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
+        guard let id = request.sessionID, let session = context.httpSessions.session(id, tenant: caller.tenant)
+        else { throw await notLive(request, tenant: caller.tenant) }
         _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
         return REST.json(try await session.postMotion(request.body, context: context))
     }
 
-    private func stop(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
-        guard let id = request.sessionID, let session = context.httpSessions.session(id, tenant: tenant)
-        else { throw await notLive(request, tenant: tenant) }
+    private func stop(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
+        guard let id = request.sessionID, let session = context.httpSessions.session(id, tenant: caller.tenant)
+        else { throw await notLive(request, tenant: caller.tenant) }
         // A summary that could not be stored leaves the session open: the client may try `stop` again. The failed
         // write has been counted where it was made.
         guard let body = await session.stop(status: .finished, context: context) else {
@@ -85,12 +87,12 @@ struct SessionRoutes {
         }
     }
 
-    private func analyze(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+    private func analyze(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
         _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
         let limits = context.limits.wireLimits
         let start = try StartRequest(decoding: request.body, limits: limits)
         let now = context.clock()
-        var core = try SessionCore(start: start, tenant: tenant, now: now, exercises: context.exercises)
+        var core = try SessionCore(start: start, tenant: caller.tenant, now: now, exercises: context.exercises)
         var unknownJoint = UnknownJointNotice()
         let decoder = PoseDecoder(start, limits: limits)
         let frames = try decoder.decodeFrames(request.body, report: &unknownJoint.report)
@@ -113,8 +115,8 @@ struct SessionRoutes {
 
     // MARK: History
 
-    private func list(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
-        var query = SessionQuery(tenant: tenant)
+    private func list(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
+        var query = SessionQuery(tenant: caller.tenant)
         query.subject = request.query("subject")
         query.subjectPrefix = request.query("subjectPrefix").flatMap { $0.isEmpty ? nil : $0 }
         query.exercise = request.query("exercise")
@@ -143,7 +145,7 @@ struct SessionRoutes {
                 }
             })
         // Only live sessions have a `connected` flag, and a live session is never rendered.
-        let connected = await context.connectedFlags(page.sessions, tenant: tenant)
+        let connected = await context.connectedFlags(page.sessions, tenant: caller.tenant)
         // By index: each summary is encoded in place, not copied out of the page first.
         WireEncoder.encodeSessionPage(count: page.entries.count, next: page.next, total: total, into: &body) {
             index, body in
@@ -158,12 +160,12 @@ struct SessionRoutes {
     /// `GET /v1/subjects/{subject}/progress?exercise=&from=&to=&limit=&cursor=`: the subject's latest sessions in
     /// the window (at most `limit`, default and most ``ProgressQuery/maximumLimit``), oldest first, with the cursor
     /// of the older ones left out. The subject is refused as `start` refuses it; an unknown one has no sessions.
-    private func progress(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+    private func progress(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
         let subject = request.parameters["subject"] ?? ""
         if let violation = StartRequest.subjectRule.violation(in: subject) {
             throw RESTError.invalidQuery(StartRequest.subjectRule.message(for: violation, field: "subject"))
         }
-        var query = ProgressQuery(tenant: tenant, subject: subject)
+        var query = ProgressQuery(tenant: caller.tenant, subject: subject)
         query.exercise = request.query("exercise")
         query.cursor = request.query("cursor").flatMap { $0.isEmpty ? nil : $0 }
         (query.from, query.to) = try Self.window(of: request)
@@ -213,14 +215,14 @@ struct SessionRoutes {
         return limit
     }
 
-    private func get(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
-        guard let session = try await stored(request, tenant: tenant) else { throw RESTError.notFound }
+    private func get(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
+        guard let session = try await stored(request, tenant: caller.tenant) else { throw RESTError.notFound }
         let wantsCSV =
             request.query("format") == "csv"
             || (request.headers["Accept"]?.lowercased().contains("text/csv") ?? false)
         var body: [UInt8] = []
         guard wantsCSV else {
-            let connected = await context.connectedFlags([session], tenant: tenant)
+            let connected = await context.connectedFlags([session], tenant: caller.tenant)
             Self.encode(session, connected: connected[session.id], into: &body)
             return REST.json(body)
         }
@@ -233,16 +235,16 @@ struct SessionRoutes {
             ], body: .bytes(body))
     }
 
-    private func series(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+    private func series(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
         try await chart(
-            request, "series", read: { try await context.store.series(id: $0, tenant: tenant) },
+            request, "series", read: { try await context.store.series(id: $0, tenant: caller.tenant) },
             encode: { WireEncoder.encodeSeries($0, into: &$1) })
     }
 
     /// `GET /v1/sessions/{id}/motion`: the stored motion series (docs/protocol.md §5.2), empty without motion samples.
-    private func motionSeries(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+    private func motionSeries(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
         try await chart(
-            request, "motion", read: { try await context.store.motion(id: $0, tenant: tenant) },
+            request, "motion", read: { try await context.store.motion(id: $0, tenant: caller.tenant) },
             encode: { WireEncoder.encodeMotionSeries($0, into: &$1) })
     }
 
@@ -258,15 +260,17 @@ struct SessionRoutes {
         return REST.json(body)
     }
 
-    private func delete(_ request: HTTPRequest, tenant: String) async throws -> HTTPResponse {
+    private func delete(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
         guard let id = request.sessionID else { throw RESTError.notFound }
         // A live session is refused here and, whichever node runs it, by the store's delete itself.
-        if context.live.session(id, tenant: tenant) != nil
-            || context.httpSessions.session(id, tenant: tenant) != nil
+        if context.live.session(id, tenant: caller.tenant) != nil
+            || context.httpSessions.session(id, tenant: caller.tenant) != nil
         {
             throw RESTError.sessionLive
         }
-        let deleted = try await store("delete", writes: true) { try await context.store.delete(id: id, tenant: tenant) }
+        let deleted = try await store("delete", writes: true) {
+            try await context.store.delete(id: id, tenant: caller.tenant)
+        }
         guard deleted else { throw RESTError.notFound }
         return HTTPResponse(status: .noContent)
     }
@@ -358,10 +362,6 @@ extension AppContext {
 }
 
 extension HTTPRequest {
-    /// The tenant the authentication middleware attached (`default` without tokens); nil only on the public
-    /// routes, which never ask.
-    var tenant: String? { attributes["tenant"] }
-
     /// The `{id}` path parameter as a session id; nil when it is not one (which answers 404, like an unknown id).
     var sessionID: SessionID? { parameters["id"].flatMap { SessionID($0) } }
 }
