@@ -17,13 +17,15 @@ let package = Package(
         .executable(name: "motion-load", targets: ["motion-load"]),
     ],
     targets: [
-        .target(name: "Basics", swiftSettings: strict),
+        // Pure Swift, no system library: what the client library's modules need of the base (Basics re-exports it).
+        .target(name: "PortableBasics", swiftSettings: strict),
+        .target(name: "Basics", dependencies: ["PortableBasics"], swiftSettings: strict),
         .target(name: "MotionCore", swiftSettings: strict),
         .target(name: "MotionSimulation", dependencies: ["MotionCore", "Basics"], swiftSettings: strict),
         .target(name: "CNetShim"),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
-        .target(name: "MotionWire", dependencies: ["MotionCore", "Basics"], swiftSettings: strict),
+        .target(name: "MotionWire", dependencies: ["MotionCore", "PortableBasics"], swiftSettings: strict),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .target(
