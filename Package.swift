@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "MotionSimulation", targets: ["MotionSimulation"]),
         .library(name: "MotionClient", targets: ["MotionClient"]),
+        .library(name: "MotionClientLinux", targets: ["MotionClientLinux"]),
         .executable(name: "motion-server", targets: ["motion-server"]),
         .executable(name: "motion-demo", targets: ["motion-demo"]),
         .executable(name: "motion-load", targets: ["motion-load"]),
@@ -37,9 +38,12 @@ let package = Package(
         .target(
             name: "HTTPServer", dependencies: ["Basics", "HTTPWire", "CNetShim", "COpenSSL"],
             swiftSettings: strict),
-        // The client library for apps: MotionSession's surface, served by the server over the project's WebSocket client.
+        // The client library for apps: MotionSession's surface, served by the server over a transport the app gives.
+        // Portable: neither it nor its dependencies import Glibc or use epoll (tools/check-portable-client.sh).
+        .target(name: "MotionClient", dependencies: ["MotionCore", "MotionWire"], swiftSettings: strict),
+        // MotionClient's transport on Linux: the project's WebSocket client on an event loop of its own.
         .target(
-            name: "MotionClient", dependencies: ["MotionCore", "MotionWire", "HTTPServer", "HTTPWire"],
+            name: "MotionClientLinux", dependencies: ["MotionClient", "HTTPServer", "HTTPWire"],
             swiftSettings: strict),
         .target(
             name: "LoadKit", dependencies: ["Basics", "HTTPServer", "HTTPWire", "CNetShim"], swiftSettings: strict),
@@ -117,8 +121,8 @@ let package = Package(
         .testTarget(
             name: "MotionClientTests",
             dependencies: [
-                "MotionClient", "MotionServer", "MotionCore", "MotionWire", "MotionSimulation", "HTTPServer",
-                "HTTPWire", "NetworkTestSupport",
+                "MotionClient", "MotionClientLinux", "MotionServer", "MotionCore", "MotionWire", "MotionSimulation",
+                "HTTPServer", "HTTPWire", "NetworkTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
