@@ -83,6 +83,36 @@ struct WebSocketLentFrameTests {
         #expect(decoder.bufferedByteCount == 0)
     }
 
+    @Test(arguments: [1, 2, 7, 150])
+    func aSplitFrameIsCompletedInTheBufferAndTheNextOnesLieInPlaceAgain(cut: Int) {
+        let frames = [
+            WebSocketFrame(opcode: .binary, payload: Array(repeating: 0xCD, count: 200)),
+            WebSocketFrame(opcode: .text, payload: Array("second".utf8)),
+            WebSocketFrame(opcode: .pong, payload: [1, 2]),
+        ]
+        let bytes = frames.flatMap { webSocketMasked($0) }
+        var first = Array(bytes[..<cut])
+        var rest = Array(bytes[cut...])
+        var decoder = WebSocketFrameDecoder(role: .server)
+        var lent: [WebSocketFrame] = []
+        var places: [Bool] = []
+        let noError = first.withUnsafeMutableBytes { input in decoder.decode(input) { _ in true } }
+        #expect(noError == nil)
+        #expect(decoder.bufferedByteCount == cut)
+        let error = rest.withUnsafeMutableBytes { input in
+            decoder.decode(input) { frame in
+                lent.append(frame.frame)
+                let start = UnsafeRawPointer(input.baseAddress!)
+                places.append(frame.payload.baseAddress.map { $0 >= start && $0 < start + input.count } ?? false)
+                return true
+            }
+        }
+        #expect(error == nil)
+        #expect(lent == frames)
+        #expect(places == [false, true, true], "the split frame is lent from the buffer, the others from the input")
+        #expect(decoder.bufferedByteCount == 0)
+    }
+
     @Test func stoppingKeepsTheRestForTheNextCall() {
         let frames = [
             WebSocketFrame(opcode: .text, payload: [0x61]), WebSocketFrame(opcode: .text, payload: [0x62]),
