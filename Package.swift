@@ -35,15 +35,26 @@ let package = Package(
             name: "store-bench", dependencies: ["SessionStore", "MotionCore"], path: "bench/store",
             swiftSettings: strict),
         .target(name: "HTTPWire", dependencies: ["CZlib", "COpenSSL", "Basics"], swiftSettings: strict),
+        // The event loop and what runs on it: epoll loops (Swift executors), timers and clocks, sockets, TLS.
+        .target(name: "NetCore", dependencies: ["Basics", "CNetShim", "COpenSSL"], swiftSettings: strict),
+        // A WebSocket connection on the loop, what the server's and the client's share (RFC 6455, permessage-deflate).
         .target(
-            name: "HTTPServer", dependencies: ["Basics", "HTTPWire", "CNetShim", "COpenSSL"],
+            name: "WebSocketCore", dependencies: ["Basics", "HTTPWire", "NetCore", "CNetShim"], swiftSettings: strict),
+        // Opens WebSocket connections from this process (ws://, wss://): MotionClientLinux, the tests, the benchmarks.
+        .target(
+            name: "WebSocketClient", dependencies: ["Basics", "HTTPWire", "NetCore", "WebSocketCore", "CNetShim"],
+            swiftSettings: strict),
+        .target(
+            name: "HTTPServer",
+            dependencies: ["Basics", "HTTPWire", "NetCore", "WebSocketCore", "CNetShim", "COpenSSL"],
             swiftSettings: strict),
         // The client library for apps: MotionSession's surface, served by the server over a transport the app gives.
-        // Portable: neither it nor its dependencies import Glibc or use epoll (tools/check-portable-client.sh).
+        // Portable: neither it nor its dependencies import Glibc or use epoll (tools/check-portable-client.py).
         .target(name: "MotionClient", dependencies: ["MotionCore", "MotionWire"], swiftSettings: strict),
         // MotionClient's transport on Linux: the project's WebSocket client on an event loop of its own.
         .target(
-            name: "MotionClientLinux", dependencies: ["MotionClient", "HTTPServer", "HTTPWire"],
+            name: "MotionClientLinux",
+            dependencies: ["MotionClient", "HTTPWire", "NetCore", "WebSocketCore", "WebSocketClient"],
             swiftSettings: strict),
         .target(
             name: "LoadKit", dependencies: ["Basics", "HTTPServer", "HTTPWire", "CNetShim"], swiftSettings: strict),
@@ -78,7 +89,8 @@ let package = Package(
             name: "wire-bench", dependencies: ["Basics", "MotionWire", "MotionCore", "MotionSimulation"],
             path: "bench/wire", swiftSettings: strict),
         .executableTarget(
-            name: "ws-bench-client", dependencies: ["Basics", "HTTPServer", "HTTPWire", "LoadKit"],
+            name: "ws-bench-client",
+            dependencies: ["Basics", "HTTPServer", "HTTPWire", "LoadKit", "WebSocketClient"],
             path: "bench/ws-client",
             swiftSettings: strict),
         .testTarget(
@@ -115,7 +127,7 @@ let package = Package(
             name: "MotionServerTests",
             dependencies: [
                 "MotionServer", "MotionCore", "MotionSimulation", "SessionStore", "HTTPServer", "HTTPWire",
-                "NetworkTestSupport", "PostgresTestSupport",
+                "WebSocketClient", "NetworkTestSupport", "PostgresTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -126,7 +138,8 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "NetworkTestSupport"],
+            name: "HTTPServerTests",
+            dependencies: ["HTTPServer", "HTTPWire", "NetCore", "WebSocketClient", "NetworkTestSupport"],
             exclude: ["Fixtures"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

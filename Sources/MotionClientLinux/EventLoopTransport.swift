@@ -1,6 +1,8 @@
-public import HTTPServer
 import HTTPWire
 public import MotionClient
+public import NetCore
+import WebSocketClient
+import WebSocketCore
 
 /// ``MotionTransport`` on Linux: the project's WebSocket client (`ws://`, and `wss://` with OpenSSL), on an event loop
 /// (epoll) of its own. What the server's tests, `motion-load` and a Linux app give a ``RemoteMotionSession``.

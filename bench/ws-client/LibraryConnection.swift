@@ -1,4 +1,5 @@
 import HTTPServer
+import WebSocketClient
 
 /// The library engine: `WebSocketClient` and `WebSocket` from HTTPServer.
 final class LibraryConnection: Connection, @unchecked Sendable {
