@@ -57,7 +57,7 @@ let package = Package(
             dependencies: ["MotionClient", "HTTPWire", "NetCore", "WebSocketCore", "WebSocketClient"],
             swiftSettings: strict),
         .target(
-            name: "LoadKit", dependencies: ["Basics", "HTTPServer", "HTTPWire", "CNetShim"], swiftSettings: strict),
+            name: "LoadKit", dependencies: ["Basics", "NetCore", "HTTPWire", "CNetShim"], swiftSettings: strict),
         .target(
             name: "MotionServer",
             dependencies: ["Basics", "MotionCore", "MotionWire", "HTTPWire", "HTTPServer", "SessionStore"],
@@ -69,7 +69,7 @@ let package = Package(
             name: "motion-server", dependencies: ["Basics", "MotionServer", "HTTPServer"], swiftSettings: strict),
         .executableTarget(
             name: "motion-load",
-            dependencies: ["Basics", "LoadKit", "HTTPServer", "MotionCore", "MotionSimulation", "MotionWire"],
+            dependencies: ["Basics", "LoadKit", "NetCore", "MotionCore", "MotionSimulation", "MotionWire"],
             swiftSettings: strict),
         .executableTarget(
             name: "motion-demo",
@@ -90,7 +90,7 @@ let package = Package(
             path: "bench/wire", swiftSettings: strict),
         .executableTarget(
             name: "ws-bench-client",
-            dependencies: ["Basics", "HTTPServer", "HTTPWire", "LoadKit", "WebSocketClient"],
+            dependencies: ["Basics", "NetCore", "WebSocketCore", "WebSocketClient", "HTTPWire", "LoadKit"],
             path: "bench/ws-client",
             swiftSettings: strict),
         .testTarget(

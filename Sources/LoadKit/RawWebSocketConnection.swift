@@ -1,6 +1,6 @@
 import Glibc
-public import HTTPServer
 import HTTPWire
+public import NetCore
 
 /// What a ``RawWebSocketConnection`` tells its owner. Every call comes on the connection's loop thread.
 public protocol RawWebSocketDelegate: AnyObject {

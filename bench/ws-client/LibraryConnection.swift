@@ -1,5 +1,6 @@
-import HTTPServer
+import NetCore
 import WebSocketClient
+import WebSocketCore
 
 /// The library engine: `WebSocketClient` and `WebSocket` from HTTPServer.
 final class LibraryConnection: Connection, @unchecked Sendable {

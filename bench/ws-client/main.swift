@@ -1,6 +1,6 @@
 import Glibc
-import HTTPServer
 import LoadKit
+import NetCore
 
 // ws-bench-client: a WebSocket load client on HTTPServer's event loops, for bench/websocket.sh.
 //
