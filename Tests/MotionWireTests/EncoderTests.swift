@@ -74,7 +74,8 @@ import Testing
                 + #""measurement":{"type":"inclination","segment":"trunk"},"limit":15.0,"relativeToStart":false}],"#
                 + #""smoothing":{"minCutoff":1.5,"beta":0.02,"derivativeCutoff":1.0},"builtin":true,"version":1,"#
                 + #""joints":["shoulder","elbow","wrist"],"holdSeconds":null,"#
-                + #""faults":["keepUpperArmStill","keepTrunkUpright"]}}"#)
+                + #""faults":["keepUpperArmStill","keepTrunkUpright"],"#
+                + #""names":{"en":"Elbow flexion","es":"Flexión de codo"}}}"#)
     }
 
     @Test func encodesHoldExercisesWithTheirHoldTime() {
