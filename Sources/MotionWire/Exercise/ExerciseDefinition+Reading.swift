@@ -276,6 +276,7 @@ extension ExerciseDefinition {
             return .tiltAgainst(try present(single[.segment]), reference: try present(single[.reference]))
         case .inclinationBeyond:
             return .inclinationBeyond(try present(single[.segment]), reference: try present(single[.reference]))
+        case .lean: return .lean(try present(single[.segment]), reference: try present(single[.reference]))
         case .distance:
             try count(2, of: joints.count, "joints", "two joints")
             return .distance(joints[0], joints[1], per: try present(single[.per]))

@@ -136,7 +136,8 @@ extension WireEncoder {
         case .inclination(let segment), .tilt(let segment):
             buffer.appendLiteral(#","segment":"#)
             encodeSegment(segment, into: &buffer)
-        case .tiltAgainst(let segment, let reference), .inclinationBeyond(let segment, let reference):
+        case .tiltAgainst(let segment, let reference), .inclinationBeyond(let segment, let reference),
+            .lean(let segment, let reference):
             buffer.appendLiteral(#","segment":"#)
             encodeSegment(segment, into: &buffer)
             buffer.appendLiteral(#","reference":"#)
