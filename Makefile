@@ -78,9 +78,12 @@ demo:
 ## Runs every check: lint, a warnings-as-errors build, all tests, and the concurrency tests under TSan.
 test: deps lint build-tests unit-tests integration fuzz browser tsan
 
+## swift-format, the documents' links, and MotionClient's portability: neither it nor a module it depends on may
+## import Glibc (outside #if), use epoll or need a system library (tools/check-portable-client.py).
 lint:
 	$(SWIFT) format lint --strict --recursive $(LINT_PATHS)
 	python3 tools/check-doc-links.py
+	python3 tools/check-portable-client.py
 
 build-tests: deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors

@@ -12,18 +12,21 @@ let package = Package(
         .library(name: "MotionCore", targets: ["MotionCore"]),
         .library(name: "MotionSimulation", targets: ["MotionSimulation"]),
         .library(name: "MotionClient", targets: ["MotionClient"]),
+        .library(name: "MotionClientLinux", targets: ["MotionClientLinux"]),
         .executable(name: "motion-server", targets: ["motion-server"]),
         .executable(name: "motion-demo", targets: ["motion-demo"]),
         .executable(name: "motion-load", targets: ["motion-load"]),
     ],
     targets: [
-        .target(name: "Basics", swiftSettings: strict),
+        // Pure Swift, no system library: what the client library's modules need of the base (Basics re-exports it).
+        .target(name: "PortableBasics", swiftSettings: strict),
+        .target(name: "Basics", dependencies: ["PortableBasics"], swiftSettings: strict),
         .target(name: "MotionCore", swiftSettings: strict),
         .target(name: "MotionSimulation", dependencies: ["MotionCore", "Basics"], swiftSettings: strict),
         .target(name: "CNetShim"),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
-        .target(name: "MotionWire", dependencies: ["MotionCore", "Basics"], swiftSettings: strict),
+        .target(name: "MotionWire", dependencies: ["MotionCore", "PortableBasics"], swiftSettings: strict),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .target(
@@ -32,15 +35,29 @@ let package = Package(
             name: "store-bench", dependencies: ["SessionStore", "MotionCore"], path: "bench/store",
             swiftSettings: strict),
         .target(name: "HTTPWire", dependencies: ["CZlib", "COpenSSL", "Basics"], swiftSettings: strict),
+        // The event loop and what runs on it: epoll loops (Swift executors), timers and clocks, sockets, TLS.
+        .target(name: "NetCore", dependencies: ["Basics", "CNetShim", "COpenSSL"], swiftSettings: strict),
+        // A WebSocket connection on the loop, what the server's and the client's share (RFC 6455, permessage-deflate).
         .target(
-            name: "HTTPServer", dependencies: ["Basics", "HTTPWire", "CNetShim", "COpenSSL"],
+            name: "WebSocketCore", dependencies: ["Basics", "HTTPWire", "NetCore", "CNetShim"], swiftSettings: strict),
+        // Opens WebSocket connections from this process (ws://, wss://): MotionClientLinux, the tests, the benchmarks.
+        .target(
+            name: "WebSocketClient", dependencies: ["Basics", "HTTPWire", "NetCore", "WebSocketCore", "CNetShim"],
             swiftSettings: strict),
-        // The client library for apps: MotionSession's surface, served by the server over the project's WebSocket client.
         .target(
-            name: "MotionClient", dependencies: ["MotionCore", "MotionWire", "HTTPServer", "HTTPWire"],
+            name: "HTTPServer",
+            dependencies: ["Basics", "HTTPWire", "NetCore", "WebSocketCore", "CNetShim", "COpenSSL"],
+            swiftSettings: strict),
+        // The client library for apps: MotionSession's surface, served by the server over a transport the app gives.
+        // Portable: neither it nor its dependencies import Glibc or use epoll (tools/check-portable-client.py).
+        .target(name: "MotionClient", dependencies: ["MotionCore", "MotionWire"], swiftSettings: strict),
+        // MotionClient's transport on Linux: the project's WebSocket client on an event loop of its own.
+        .target(
+            name: "MotionClientLinux",
+            dependencies: ["MotionClient", "HTTPWire", "NetCore", "WebSocketCore", "WebSocketClient"],
             swiftSettings: strict),
         .target(
-            name: "LoadKit", dependencies: ["Basics", "HTTPServer", "HTTPWire", "CNetShim"], swiftSettings: strict),
+            name: "LoadKit", dependencies: ["Basics", "NetCore", "HTTPWire", "CNetShim"], swiftSettings: strict),
         .target(
             name: "MotionServer",
             dependencies: ["Basics", "MotionCore", "MotionWire", "HTTPWire", "HTTPServer", "SessionStore"],
@@ -52,7 +69,7 @@ let package = Package(
             name: "motion-server", dependencies: ["Basics", "MotionServer", "HTTPServer"], swiftSettings: strict),
         .executableTarget(
             name: "motion-load",
-            dependencies: ["Basics", "LoadKit", "HTTPServer", "MotionCore", "MotionSimulation", "MotionWire"],
+            dependencies: ["Basics", "LoadKit", "NetCore", "MotionCore", "MotionSimulation", "MotionWire"],
             swiftSettings: strict),
         .executableTarget(
             name: "motion-demo",
@@ -72,7 +89,8 @@ let package = Package(
             name: "wire-bench", dependencies: ["Basics", "MotionWire", "MotionCore", "MotionSimulation"],
             path: "bench/wire", swiftSettings: strict),
         .executableTarget(
-            name: "ws-bench-client", dependencies: ["Basics", "HTTPServer", "HTTPWire", "LoadKit"],
+            name: "ws-bench-client",
+            dependencies: ["Basics", "NetCore", "WebSocketCore", "WebSocketClient", "HTTPWire", "LoadKit"],
             path: "bench/ws-client",
             swiftSettings: strict),
         .testTarget(
@@ -109,18 +127,19 @@ let package = Package(
             name: "MotionServerTests",
             dependencies: [
                 "MotionServer", "MotionCore", "MotionSimulation", "SessionStore", "HTTPServer", "HTTPWire",
-                "NetworkTestSupport", "PostgresTestSupport",
+                "WebSocketClient", "NetworkTestSupport", "PostgresTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "MotionClientTests",
             dependencies: [
-                "MotionClient", "MotionServer", "MotionCore", "MotionWire", "MotionSimulation", "HTTPServer",
-                "HTTPWire", "NetworkTestSupport",
+                "MotionClient", "MotionClientLinux", "MotionServer", "MotionCore", "MotionWire", "MotionSimulation",
+                "HTTPServer", "HTTPWire", "NetworkTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "NetworkTestSupport"],
+            name: "HTTPServerTests",
+            dependencies: ["HTTPServer", "HTTPWire", "NetCore", "WebSocketClient", "NetworkTestSupport"],
             exclude: ["Fixtures"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Glibc
+import PortableBasics
 
 /// How severe a log line is.
 public enum LogLevel: Int, Sendable, Comparable, CaseIterable {

@@ -78,6 +78,12 @@ struct ByteQueue: Sendable {
         storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[readIndex...])) }
     }
 
+    /// Calls `body` with the unconsumed bytes, which it may change in place.
+    mutating func withUnconsumedMutableBytes<Result>(_ body: (UnsafeMutableRawBufferPointer) -> Result) -> Result {
+        let start = readIndex
+        return storage.withUnsafeMutableBytes { body(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
+    }
+
     /// The unconsumed byte at `offset`, if buffered.
     func peek(at offset: Int) -> UInt8? {
         readIndex + offset < storage.count ? storage[readIndex + offset] : nil

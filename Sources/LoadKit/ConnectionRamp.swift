@@ -1,4 +1,4 @@
-import HTTPServer
+import NetCore
 
 /// Opens many connections without a SYN storm: hands out connection numbers as they fall due at a steady rate,
 /// never more handshakes at once than the caller admits.

@@ -1,5 +1,5 @@
 import Glibc
-public import HTTPServer
+public import NetCore
 
 /// Fires members of a fixed-rate schedule on one event loop: member `m` is due at `start + phase(m) + k·period`
 /// for k = 0, 1, …, until the end. Times are the loop's clock (``EventLoop/now()``). A CLOCK_MONOTONIC timerfd

@@ -1,5 +1,5 @@
 import Glibc
-import HTTPServer
+import NetCore
 
 /// CPU time of this process and, when known, of another one (the server under test), at one instant.
 public struct CPUSample: Sendable {

@@ -1,6 +1,6 @@
 import Glibc
-public import HTTPServer
 import HTTPWire
+public import NetCore
 
 /// What a ``RawWebSocketConnection`` tells its owner. Every call comes on the connection's loop thread.
 public protocol RawWebSocketDelegate: AnyObject {
@@ -23,9 +23,10 @@ public protocol RawWebSocketDelegate: AnyObject {
 
 /// A WebSocket client connection for load generation, written directly on an event-loop-registered socket: it
 /// speaks RFC 6455 framing itself, with far less work per message than the server under test — outgoing text is
-/// masked eight bytes at a time (or sent pre-masked), incoming frames are parsed in place and their payloads
-/// handed over without a copy when a frame arrives whole (or skipped when the context does not keep payloads).
-/// Pings are answered; fragmented messages are reassembled. No compression, no UTF-8 validation. Over `wss://` the
+/// masked eight bytes at a time (or sent pre-masked), incoming frames are parsed in place by HTTPWire's
+/// ``WebSocketFrameDecoder`` and their payloads handed over without a copy (a frame split across reads is completed in
+/// the decoder's buffer and lent from there). Pings are answered; fragmented messages are reassembled (their payloads
+/// kept only when the context keeps payloads). No compression, no UTF-8 validation. Over `wss://` the
 /// bytes go through a ``Transport`` with TLS (the TLS handshake follows the TCP connect); in the clear they go
 /// straight to the socket as before, with no copy or allocation added per message. Used only on its context's loop
 /// thread.
@@ -97,15 +98,11 @@ public final class RawWebSocketConnection: EventLoopHandler {
     private var peerHungUp = false
     private var timer: LoopTimer?
     private var maskState: UInt64
-    // Incoming frame parsing.
-    private var header: [UInt8] = []
-    private var remaining = 0
-    private var opcode: UInt8 = 0
-    private var fin = false
-    private var messageOpcode: UInt8 = 0
+    // Incoming frames.
+    private var decoder = RawWebSocketConnection.makeDecoder()
+    private var messageOpcode = WebSocketOpcode.text
     private var messageLength = 0
     private var message: [UInt8] = []
-    private var control: [UInt8] = []
 
     /// Whether the handshake is done and no close has begun.
     public var isOpen: Bool { state == .open }
@@ -131,6 +128,7 @@ public final class RawWebSocketConnection: EventLoopHandler {
         guard fd >= 0 else { return fail("socket: \(String(cString: strerror(errno)))") }
         transport = .plain(fd)
         peerHungUp = false
+        decoder = Self.makeDecoder()
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         var address = context.address
@@ -290,10 +288,10 @@ public final class RawWebSocketConnection: EventLoopHandler {
                 state = .open
                 context.loop.modify(fd, for: Self.openInterest)
                 request = []
-                let leftover = Array(response[used...])
+                var leftover = Array(response[used...])
                 response = []
                 delegate?.webSocketDidOpen(self)
-                if !leftover.isEmpty { leftover.withUnsafeBytes { consume($0) } }
+                if !leftover.isEmpty { leftover.withUnsafeMutableBytes { consume($0) } }
                 // Edge-triggered from now on: bytes TLS already holds raise no event.
                 if state == .open && transport.hasBufferedInput { readFrames() }
                 return
@@ -397,7 +395,7 @@ public final class RawWebSocketConnection: EventLoopHandler {
         while state == .open || state == .closing {
             switch transport.receive(into: readBuffer) {
             case .transferred(let count):
-                consume(UnsafeRawBufferPointer(start: context.buffer, count: count))
+                consume(UnsafeMutableRawBufferPointer(start: context.buffer, count: count))
                 // Data and the server's FIN reported in one event: read on to the end of the stream.
                 if !peerHungUp && !transport.mayHaveMore(afterReading: count, capacity: Context.bufferSize) { return }
             case .endOfStream:
@@ -415,92 +413,65 @@ public final class RawWebSocketConnection: EventLoopHandler {
         }
     }
 
-    /// Parses frames from `bytes`: a data frame that is a whole message and lies whole in `bytes` is delivered in
-    /// place; anything else is collected first (only when payloads are kept; control payloads always are).
-    private func consume(_ bytes: UnsafeRawBufferPointer) {
-        var position = 0
-        while position < bytes.count && state != .closed {
-            if remaining > 0 {
-                let take = min(remaining, bytes.count - position)
-                let slice = UnsafeRawBufferPointer(rebasing: bytes[position..<(position + take)])
-                if opcode >= 8 {
-                    control += slice
-                } else if context.keepsPayloads {
-                    message += slice
-                }
-                position += take
-                remaining -= take
-                if remaining == 0 { frameComplete() }
-                continue
-            }
-            header.append(bytes[position])
-            position += 1
-            guard header.count >= 2 else { continue }
-            let short = Int(header[1] & 0x7F)
-            let needed = 2 + (short == 126 ? 2 : short == 127 ? 8 : 0) + (header[1] & 0x80 != 0 ? 4 : 0)
-            guard header.count == needed else { continue }
-            var length = short
-            if short == 126 {
-                length = Int(header[2]) << 8 | Int(header[3])
-            } else if short == 127 {
-                length = 0
-                for byte in header[2..<10] { length = length << 8 | Int(byte) }
-            }
-            guard length >= 0 && length <= 16 << 20 else { return lost("protocol: frame of \(length) bytes") }
-            opcode = header[0] & 0x0F
-            fin = header[0] & 0x80 != 0
-            header.removeAll(keepingCapacity: true)
-            control.removeAll(keepingCapacity: true)
-            if opcode != 0 && opcode < 8 {
+    /// The decoder of the server's frames: unmasked, no extension, at most 16 MiB each.
+    private static func makeDecoder() -> WebSocketFrameDecoder {
+        WebSocketFrameDecoder(role: .client, maxFrameBytes: 16 << 20)
+    }
+
+    /// Decodes frames from `bytes` and acts on each; a framing violation drops the connection.
+    private func consume(_ bytes: UnsafeMutableRawBufferPointer) {
+        let failure = decoder.decode(bytes) { frame in
+            received(frame)
+            return state != .closed
+        }
+        if let failure { lost("protocol: \(failure)") }
+    }
+
+    /// Acts on one frame, its payload lent: a data frame that is a whole message is delivered as it lies; the frames
+    /// of a fragmented message are collected first (only when payloads are kept).
+    private func received(_ frame: borrowing WebSocketFrameView) {
+        let (opcode, fin, payload) = (frame.opcode, frame.fin, frame.payload)
+        switch opcode {
+        case .close:
+            guard state == .open else { return }
+            let code = payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : nil
+            // The server closed first: answer, then wait for it to close the TCP connection.
+            state = .closing
+            delegate?.webSocketDidClose(self, code: code ?? 1005, reason: "server sent close")
+            appendFrame(.close, UnsafeRawBufferPointer(rebasing: payload.prefix(2)))
+            if !reading { flush() }
+            timer = context.loop.schedule(after: .seconds(3)) { [self] in finish() }
+        case .ping:
+            guard state == .open else { return }
+            appendFrame(.pong, payload)
+            if !reading { flush() }
+        case .pong:
+            break
+        default:
+            if opcode != .continuation {
                 messageOpcode = opcode
                 messageLength = 0
                 message.removeAll(keepingCapacity: message.capacity <= 64 * 1024)
             }
-            if opcode < 8 { messageLength += length }
-            if opcode != 0 && opcode < 8 && fin && position + length <= bytes.count {
-                // The fast path: a whole message in this read.
-                let payload = UnsafeRawBufferPointer(rebasing: bytes[position..<(position + length)])
-                position += length
-                deliver(context.keepsPayloads ? payload : UnsafeRawBufferPointer(start: nil, count: 0))
-                continue
+            messageLength += payload.count
+            let kept = context.keepsPayloads
+            if opcode != .continuation && fin {
+                // The fast path: a whole message in one frame.
+                return deliver(kept ? payload : UnsafeRawBufferPointer(start: nil, count: 0))
             }
-            remaining = length
-            if remaining == 0 { frameComplete() }
-        }
-    }
-
-    private func deliver(_ payload: UnsafeRawBufferPointer) {
-        guard state == .open || state == .closing else { return }
-        delegate?.webSocket(self, didReceive: payload, length: messageLength, text: messageOpcode == 1)
-    }
-
-    private func frameComplete() {
-        switch opcode {
-        case 0x8:
-            let code = control.count >= 2 ? Int(control[0]) << 8 | Int(control[1]) : nil
-            if state == .open {
-                // The server closed first: answer, then wait for it to close the TCP connection.
-                state = .closing
-                delegate?.webSocketDidClose(self, code: code ?? 1005, reason: "server sent close")
-                Array(control.prefix(2)).withUnsafeBytes { appendFrame(.close, $0) }
-                if !reading { flush() }
-                timer = context.loop.schedule(after: .seconds(3)) { [self] in finish() }
-            }
-        case 0x9:
-            if state == .open {
-                control.withUnsafeBytes { appendFrame(.pong, $0) }
-                if !reading { flush() }
-            }
-        case 0xA:
-            break
-        default:
+            if kept { message.append(contentsOf: payload) }
             guard fin else { return }
-            if context.keepsPayloads {
+            if kept {
                 message.withUnsafeBytes { deliver($0) }
             } else {
                 deliver(UnsafeRawBufferPointer(start: nil, count: 0))
             }
         }
+    }
+
+    private func deliver(_ payload: UnsafeRawBufferPointer) {
+        guard state == .open || state == .closing else { return }
+        delegate?.webSocket(self, didReceive: payload, length: messageLength, text: messageOpcode == .text)
     }
 
     // MARK: Ending

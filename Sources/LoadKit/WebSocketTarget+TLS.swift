@@ -1,4 +1,4 @@
-public import HTTPServer
+public import NetCore
 
 extension WebSocketTarget {
     /// Why the TLS options of a load tool (`--ca`, `--insecure`, `--server-name`) cannot be used.

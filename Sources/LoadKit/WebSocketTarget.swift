@@ -1,5 +1,5 @@
 import Glibc
-public import HTTPServer
+public import NetCore
 
 /// Where load connections go: a `ws://` or `wss://` URL resolved to an IPv4 address, the extra request headers
 /// and, for `wss://`, the TLS client context.

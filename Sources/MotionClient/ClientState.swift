@@ -1,12 +1,11 @@
-import HTTPServer
 import MotionCore
 
 /// What a ``RemoteMotionSession`` knows, guarded by its lock.
 struct ClientState: Sendable {
     var outbox: Outbox
     /// The open connection, from its handshake until its close.
-    var socket: WebSocket?
-    /// Whether the server answered `start` or `resume` on ``socket``: queued entries may be sent.
+    var connection: (any TransportConnection)?
+    /// Whether the server answered `start` or `resume` on ``connection``: queued entries may be sent.
     var ready = false
     var sessionID: String?
     var resumeToken: String?

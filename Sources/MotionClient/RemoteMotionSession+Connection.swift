@@ -1,32 +1,26 @@
 import Dispatch
-import HTTPServer
-import HTTPWire
 import MotionCore
 import MotionWire
 
+/// The close codes the session sends (RFC 6455 §7.4.1).
+enum CloseCode {
+    static let normal = 1000
+    static let goingAway = 1001
+    static let protocolError = 1002
+}
+
 /// The connection: opening it, the `start` or `resume` handshake, the server's messages, drops and reconnection.
 ///
-/// Socket callbacks run on the client's loop thread; the state is changed under the session's lock, and nothing
-/// that may call back (a send, a close) is done while it is held: sends are queued on the loop in lock order.
+/// Connection callbacks run on the transport's thread, one at a time; the state is changed under the session's lock,
+/// and nothing that may call back (a close) is done while it is held: sends are queued with the transport in lock
+/// order.
 extension RemoteMotionSession {
-    /// The loop every client connection of the process runs on (one thread).
-    static let loops: EventLoopGroup? = try? EventLoopGroup(loops: 1, name: "motion-client")
-
     /// Opens the connection, and again after every drop, until the session ends.
     func drive() async {
-        guard let group = Self.loops else { return fail(.system("cannot start the client's event loop")) }
-        var options = WebSocketClient.Options()
-        options.timeout = configuration.connectTimeout
-        if let token { options.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        if server.isSecure {
-            do {
-                options.tls = try TLSContext.client(
-                    certificateAuthorityFile: configuration.certificateAuthorityFile,
-                    verifiesPeer: configuration.verifiesPeer)
-            } catch {
-                return fail(.connectionFailed(.tlsFailed("\(error)")))
-            }
-        }
+        var request = TransportRequest(
+            address: server, timeout: configuration.connectTimeout,
+            certificateAuthorityFile: configuration.certificateAuthorityFile, verifiesPeer: configuration.verifiesPeer)
+        if let token { request.headers.append((name: "Authorization", value: "Bearer \(token)")) }
         var failures = 0
         while !Task.isCancelled, !state.withLock({ $0.isOver }) {
             if failures > 0 {
@@ -35,16 +29,15 @@ extension RemoteMotionSession {
                 }
                 try? await Task.sleep(for: reconnectDelay(after: failures))
             }
-            let socket: WebSocket
+            let connection: any TransportConnection
             do {
-                socket = try await WebSocketClient.connect(
-                    host: server.host, port: server.port, path: server.path, options: options, on: group.next())
+                connection = try await transport.connect(request)
             } catch {
                 if state.withLock({ $0.sessionID == nil }) { return fail(.connectionFailed(error)) }
                 failures += 1
                 continue
             }
-            failures = await serve(socket) ? 1 : failures + 1
+            failures = await serve(connection) ? 1 : failures + 1
         }
     }
 
@@ -56,21 +49,17 @@ extension RemoteMotionSession {
 
     /// Runs one connection until it closes.
     /// - Returns: Whether the server started or resumed the session on it.
-    private func serve(_ socket: WebSocket) async -> Bool {
+    private func serve(_ connection: any TransportConnection) async -> Bool {
         let (closes, closed) = AsyncStream.makeStream(of: Void.self)
-        await withCheckedContinuation { (installed: CheckedContinuation<Void, Never>) in
-            socket.loop.execute { [weak self] in
-                socket.onMessage = { view in self?.receive(view, on: socket) }
-                socket.onClose = { code, reason in
-                    self?.connectionClosed(socket, code: code.map { Int($0.rawValue) }, reason: reason)
-                    closed.finish()
-                }
-                installed.resume()
-            }
-        }
+        await connection.start(
+            onMessage: { [weak self] message in self?.receive(message, on: connection) },
+            onClose: { [weak self] code, reason in
+                self?.connectionClosed(connection, code: code, reason: reason)
+                closed.finish()
+            })
         let before: Int? = state.withLock { state in
             guard !state.isOver else { return nil }
-            state.socket = socket
+            state.connection = connection
             state.ready = false
             state.stopSent = false
             var first: [UInt8] = []
@@ -79,22 +68,23 @@ extension RemoteMotionSession {
             } else {
                 first = start.encoded()
             }
-            let text = String(decoding: first, as: UTF8.self)
-            socket.loop.execute { socket.send(.text(text)) }
+            connection.send(.text(String(decoding: first, as: UTF8.self)))
             return state.readyCount
         }
         guard let before else {
-            socket.close(code: .goingAway, reason: "")
+            connection.close(code: CloseCode.goingAway, reason: "")
             return false
         }
         let timeout = configuration.answerTimeout
         let timer = Task { [weak self] in
             try? await Task.sleep(for: timeout)
             guard !Task.isCancelled, let self else { return }
-            let (unanswered, started) = state.withLock { ($0.socket === socket && !$0.ready, $0.sessionID != nil) }
+            let (unanswered, started) = state.withLock {
+                ($0.connection === connection && !$0.ready, $0.sessionID != nil)
+            }
             guard unanswered else { return }
             if started {
-                socket.close(code: .goingAway, reason: "no answer to resume")
+                connection.close(code: CloseCode.goingAway, reason: "no answer to resume")
             } else {
                 fail(.timedOut)
             }
@@ -106,27 +96,29 @@ extension RemoteMotionSession {
 
     // MARK: Messages
 
-    private func receive(_ view: WebSocketMessageView, on socket: WebSocket) {
-        guard view.isText else { return violation("a binary message from the server", on: socket) }
+    private func receive(_ received: TransportMessage, on connection: any TransportConnection) {
+        guard case .text(let text) = received else {
+            return violation("a binary message from the server", on: connection)
+        }
         let message: ServerMessage
         do {
-            message = try ServerMessage(decoding: Array(view.bytes))
+            message = try ServerMessage(decoding: Array(text.utf8))
         } catch {
-            return violation("\(error)", on: socket)
+            return violation("\(error)", on: connection)
         }
-        handle(message, on: socket)
+        handle(message, on: connection)
     }
 
-    private func violation(_ reason: String, on socket: WebSocket) {
+    private func violation(_ reason: String, on connection: any TransportConnection) {
         fail(.protocolViolation(reason))
-        socket.close(code: .protocolError, reason: "")
+        connection.close(code: CloseCode.protocolError, reason: "")
     }
 
-    private func handle(_ message: ServerMessage, on socket: WebSocket) {
+    private func handle(_ message: ServerMessage, on connection: any TransportConnection) {
         switch message {
         case .started(let session, let resume):
             let waiters = state.withLock { state -> [CheckedContinuation<Result<Void, RemoteSessionError>, Never>]? in
-                guard state.socket === socket, !state.ready, state.sessionID == nil else { return nil }
+                guard state.connection === connection, !state.ready, state.sessionID == nil else { return nil }
                 state.sessionID = session
                 state.resumeToken = resume
                 state.binary = configuration.binaryFrames && resume != nil
@@ -136,18 +128,18 @@ extension RemoteMotionSession {
                 defer { state.readyWaiters.removeAll() }
                 return state.readyWaiters
             }
-            guard let waiters else { return violation("an unexpected started", on: socket) }
+            guard let waiters else { return violation("an unexpected started", on: connection) }
             for waiter in waiters { waiter.resume(returning: .success(())) }
             tell(.started(session: session))
         case .resumed(_, let t, let motionT):
             let resent = state.withLock { state -> Int? in
-                guard state.socket === socket, !state.ready, state.sessionID != nil else { return nil }
+                guard state.connection === connection, !state.ready, state.sessionID != nil else { return nil }
                 state.ready = true
                 state.readyCount += 1
                 defer { flush(&state) }
                 return state.outbox.rewind(after: t, motionAfter: motionT)
             }
-            guard let resent else { return violation("an unexpected resumed", on: socket) }
+            guard let resent else { return violation("an unexpected resumed", on: connection) }
             tell(.resumed(t: t, resent: resent))
         case .checkpoint(let t):
             state.withLock { $0.outbox.acknowledge(through: t) }
@@ -173,26 +165,26 @@ extension RemoteMotionSession {
             case (true, _): tell(.serverError(code: code.rawValue, message: text))
             case (false, false):
                 fail(.refused(code: code.rawValue, message: text))
-                socket.close(code: .normal, reason: "")
+                connection.close(code: CloseCode.normal, reason: "")
             case (false, true):
                 fail(.resumeRefused(code: code.rawValue, message: text))
-                socket.close(code: .normal, reason: "")
+                connection.close(code: CloseCode.normal, reason: "")
             }
         case .other(let type):
-            if !state.withLock({ $0.ready }) { violation("\(type) before started", on: socket) }
+            if !state.withLock({ $0.ready }) { violation("\(type) before started", on: connection) }
         }
     }
 
     /// The connection closed: resume unless the session is over or the close is final.
-    private func connectionClosed(_ socket: WebSocket, code: Int?, reason: String) {
+    private func connectionClosed(_ connection: any TransportConnection, code: Int?, reason: String) {
         enum Next {
             case nothing, reconnect
             case fail(RemoteSessionError)
             case stored(SessionSummary, [CheckedContinuation<Result<SessionSummary, RemoteSessionError>, Never>])
         }
         let next: Next = state.withLock { state in
-            guard state.socket === socket else { return .nothing }
-            state.socket = nil
+            guard state.connection === connection else { return .nothing }
+            state.connection = nil
             state.ready = false
             if state.isOver { return .nothing }
             // docs/protocol.md §3: the server answers `stop` with the summary, stores it, then closes with 1000. Any other
@@ -224,8 +216,8 @@ extension RemoteMotionSession {
 
     /// Sends the queued entries not sent yet (and `stop` once asked), when the server is ready. Call under the lock.
     func flush(_ state: inout ClientState) {
-        guard state.ready, let socket = state.socket else { return }
-        var messages: [WebSocketMessage] = []
+        guard state.ready, let connection = state.connection else { return }
+        var messages: [TransportMessage] = []
         for item in state.outbox.takeUnsent() {
             var buffer: [UInt8] = []
             switch item {
@@ -246,28 +238,25 @@ extension RemoteMotionSession {
             state.stopSent = true
             messages.append(.text(#"{"type":"stop"}"#))
         }
-        guard !messages.isEmpty else { return }
-        socket.loop.execute { [messages] in
-            for message in messages { socket.send(message) }
-        }
+        for message in messages { connection.send(message) }
     }
 
     /// Ends the session with `error`: waiters get it, streams end, the connection closes.
     func fail(_ error: RemoteSessionError) {
         let taken = state.withLock { state in
-            guard !state.isOver else { return nil as (ClientState.Waiters, WebSocket?)? }
+            guard !state.isOver else { return nil as (ClientState.Waiters, (any TransportConnection)?)? }
             state.failure = error
             defer {
                 state.readyWaiters.removeAll()
                 state.stopWaiters.removeAll()
-                state.socket = nil
+                state.connection = nil
             }
-            return ((state.readyWaiters, state.stopWaiters), state.socket)
+            return ((state.readyWaiters, state.stopWaiters), state.connection)
         }
-        guard let ((ready, stop), socket) = taken else { return }
+        guard let ((ready, stop), connection) = taken else { return }
         for waiter in ready { waiter.resume(returning: .failure(error)) }
         for waiter in stop { waiter.resume(returning: .failure(error)) }
-        socket?.close(code: .goingAway, reason: "")
+        connection?.close(code: CloseCode.goingAway, reason: "")
         tell(.failed(error))
         finishListeners()
     }

@@ -1,5 +1,4 @@
 import Dispatch
-import HTTPServer
 public import MotionCore
 public import MotionWire
 import Synchronization
@@ -18,9 +17,12 @@ public import Observation
 ///
 /// The connection holds the session until ``stop()`` answers or the session fails: end every session with `stop()`.
 ///
+/// The connections are opened by the ``MotionTransport`` the session is given: the app's own on Apple platforms
+/// (docs/motion-client.md), `MotionClientLinux.EventLoopTransport` on Linux.
+///
 /// ```swift
-/// let session = try RemoteMotionSession(server: "wss://motion.example:443", exercise: .elbowFlexion, side: .right,
-///                                       token: "secret")
+/// let session = try RemoteMotionSession(server: "wss://motion.example:443", transport: transport,
+///                                       exercise: .elbowFlexion, side: .right, token: "secret")
 /// Task { for await event in session.events() { print(event) } }
 /// try await session.run(with: camera.poses)
 /// let summary = try await session.stop()
@@ -30,6 +32,8 @@ public final class RemoteMotionSession: Sendable {
     public let server: ServerAddress
     /// The exercise as asked for (the server applies the options' prescription to it).
     public let exercise: Exercise
+    /// What opens the connections.
+    let transport: any MotionTransport
     let start: StartRequest
     let token: String?
     let configuration: RemoteSessionConfiguration
@@ -43,6 +47,7 @@ public final class RemoteMotionSession: Sendable {
     /// Creates a session and starts connecting in the background.
     /// - Parameters:
     ///   - server: `ws://host:port` or `wss://host:port`, optionally with the path (default `/v1/stream`).
+    ///   - transport: What opens the WebSocket connections.
     ///   - exercise: The exercise (its id is sent; the server's catalog defines it).
     ///   - side: The working side (required for one-sided exercises).
     ///   - options: The prescription, baseline reps and snapshot policy sent in `start`.
@@ -50,10 +55,12 @@ public final class RemoteMotionSession: Sendable {
     ///   - configuration: Limits, timers, TLS and queue size.
     /// - Throws: ``RemoteSessionError/invalidServer(_:)`` for a URL that is not `ws://` or `wss://`.
     public init(
-        server: String, exercise: Exercise, side: BodySide? = nil, options: StartRequest.Options = .init(),
-        token: String? = nil, configuration: RemoteSessionConfiguration = .init()
+        server: String, transport: any MotionTransport, exercise: Exercise, side: BodySide? = nil,
+        options: StartRequest.Options = .init(), token: String? = nil,
+        configuration: RemoteSessionConfiguration = .init()
     ) throws(RemoteSessionError) {
         self.server = try ServerAddress(server)
+        self.transport = transport
         self.exercise = exercise
         self.token = token
         self.configuration = configuration
@@ -70,9 +77,9 @@ public final class RemoteMotionSession: Sendable {
     }
 
     deinit {
-        let (socket, driver) = state.withLock { ($0.socket, $0.driver) }
+        let (connection, driver) = state.withLock { ($0.connection, $0.driver) }
         driver?.cancel()
-        socket?.close(code: .goingAway, reason: "")
+        connection?.close(code: CloseCode.goingAway, reason: "")
         finishListeners()
     }
 

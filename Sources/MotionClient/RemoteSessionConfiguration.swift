@@ -22,9 +22,10 @@ public struct RemoteSessionConfiguration: Sendable {
     public var reconnectDelay: Duration = .milliseconds(100)
     /// The longest wait between reconnections. Default 5 s.
     public var maxReconnectDelay: Duration = .seconds(5)
-    /// PEM certificate authorities to verify a `wss://` server with; nil uses the system's.
+    /// PEM certificate authorities to verify a `wss://` server with; nil uses the system's. Handed to the transport
+    /// in each ``TransportRequest``.
     public var certificateAuthorityFile: String?
-    /// Whether to verify a `wss://` server's certificate and name. Default true.
+    /// Whether to verify a `wss://` server's certificate and name (handed to the transport). Default true.
     public var verifiesPeer = true
     /// Whether ``RemoteMotionSession/snapshot`` changes (and its observers hear of them) on the main actor, as a
     /// SwiftUI view needs; otherwise on the connection's thread. Default false.

@@ -1,13 +1,11 @@
-public import HTTPServer
-import MotionWire
-
 /// Why a ``RemoteMotionSession`` failed or refused a call. Every failure of the connection ends as one of these,
 /// from ``RemoteMotionSession/connect()``, ``RemoteMotionSession/stop()`` and the calls after it, never as a hang.
 public enum RemoteSessionError: Error, Equatable, Sendable {
     /// The server URL is not `ws://…` or `wss://…` with a host.
     case invalidServer(String)
-    /// No connection could be opened (refused, timed out, not a WebSocket server, TLS refused).
-    case connectionFailed(WebSocketClient.ConnectError)
+    /// No connection could be opened (refused, timed out, not a WebSocket server, TLS refused): the transport's
+    /// error.
+    case connectionFailed(TransportError)
     /// The server refused the session with an `error` message (`unknownExercise`, `missingSide`, …).
     case refused(code: String, message: String)
     /// The server refused to resume the session after a drop (`unknownSession`, `invalidResume`, `resumeExpired`).
@@ -20,6 +18,4 @@ public enum RemoteSessionError: Error, Equatable, Sendable {
     case timedOut
     /// The connection dropped and could not be resumed within the configured attempts.
     case reconnectFailed(attempts: Int)
-    /// The process could not start the client's event loop.
-    case system(String)
 }

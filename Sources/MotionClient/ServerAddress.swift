@@ -68,4 +68,10 @@ public struct ServerAddress: Sendable, Hashable {
         self.port = port
         path = rest.isEmpty ? "/v1/stream" : String(rest)
     }
+
+    /// The address as a URL: `ws://host:port/path` or `wss://…`, an IPv6 host in brackets.
+    public var url: String {
+        let authority = host.contains(":") ? "[\(host)]" : host
+        return "\(isSecure ? "wss" : "ws")://\(authority):\(port)\(path)"
+    }
 }

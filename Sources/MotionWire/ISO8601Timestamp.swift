@@ -1,4 +1,4 @@
-import Basics
+import PortableBasics
 
 /// Formats Unix seconds as an ISO-8601 UTC timestamp (RFC 3339 §5.6), `2026-11-29T14:00:00Z`, without Foundation.
 ///

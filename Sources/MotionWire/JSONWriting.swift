@@ -1,4 +1,4 @@
-import Basics
+import PortableBasics
 
 /// Appending JSON text (RFC 8259) to a byte buffer without going through `String` for structure and numbers;
 /// strings are Basics' `appendJSONString(_:)`.

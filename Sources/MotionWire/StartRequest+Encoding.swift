@@ -1,4 +1,4 @@
-import Basics
+import PortableBasics
 
 extension StartRequest {
     /// The request as a `start` object that ``init(decoding:limits:)-([UInt8],_)`` reads back as an equal value:

@@ -1,5 +1,5 @@
-import Basics
 public import MotionCore
+import PortableBasics
 
 extension WireEncoder {
     /// Writes a client's `pose` message in the `joints` format (docs/protocol.md §3):

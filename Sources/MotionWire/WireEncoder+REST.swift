@@ -1,5 +1,5 @@
-import Basics
 public import MotionCore
+import PortableBasics
 
 /// The bodies of the REST endpoints (docs/protocol.md §5) that are more than one encoded object.
 extension WireEncoder {

@@ -1,5 +1,5 @@
-import Basics
 public import MotionCore
+import PortableBasics
 
 /// Snapshots and summaries: the state of a session.
 extension WireEncoder {

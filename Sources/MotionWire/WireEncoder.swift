@@ -1,5 +1,5 @@
-import Basics
 public import MotionCore
+import PortableBasics
 
 /// Writes the server's messages (docs/protocol.md §3) and REST bodies (§5) as JSON into a caller's buffer.
 ///

@@ -1,5 +1,5 @@
-import HTTPServer
 import LoadKit
+import NetCore
 
 /// Runs a load test: opens sessions (ramped), measures a steady phase or level after level, stops every session
 /// and reports. Lives on the main task; the loops are reached with `onLoop`.

@@ -1,5 +1,5 @@
-import HTTPServer
 import LoadKit
+import NetCore
 
 /// One simulated patient: a WebSocket session that sends `start`, streams poses on its worker's schedule once
 /// `started` arrives, and matches each snapshot to the frames it answers. Used only on its worker's loop thread.

@@ -1,5 +1,5 @@
-import HTTPServer
 import LoadKit
+import NetCore
 import Synchronization
 
 /// Counts the driver reads while the loops run.

@@ -1,7 +1,7 @@
 import Glibc
-import HTTPServer
 import LoadKit
 import MotionCore
+import NetCore
 
 // motion-load: how many live sessions at 30 poses/s a motion-server holds. See `LoadOptions.usage`.
 

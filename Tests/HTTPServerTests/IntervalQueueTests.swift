@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import HTTPServer
+@testable import NetCore
 
 /// The per-loop queue of fixed-interval deadlines behind idle WebSocket connections' keep-alive checks, and the
 /// sweep of cancelled loop timers, on a manual clock.

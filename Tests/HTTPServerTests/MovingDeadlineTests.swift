@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import HTTPServer
+@testable import NetCore
 
 /// A deadline that moves with every request and the one loop timer behind it, on a manual clock.
 @Suite struct MovingDeadlineTests {

@@ -1,6 +1,7 @@
 import Glibc
 import HTTPServer
 import Testing
+import WebSocketClient
 
 /// Host names for clients (``SocketAddress/resolve(host:port:)``): numeric forms as they are, other names through
 /// the system's resolver, and a WebSocket client that connects by name.

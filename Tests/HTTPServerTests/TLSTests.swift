@@ -4,6 +4,7 @@ import HTTPServer
 import HTTPWire
 import NetworkTestSupport
 import Testing
+import WebSocketClient
 
 /// The test certificates (blackbox/tls/make-certs.sh): self-signed for localhost, 127.0.0.1 and ::1.
 enum TLSFixtures {

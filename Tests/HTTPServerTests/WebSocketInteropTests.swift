@@ -3,6 +3,7 @@ import Glibc
 import HTTPServer
 import HTTPWire
 import Testing
+import WebSocketClient
 
 /// Why the interop tests could not run or a peer misbehaved.
 private struct InteropError: Error, CustomStringConvertible {

@@ -3,6 +3,7 @@ import HTTPServer
 import HTTPWire
 import Synchronization
 import Testing
+import WebSocketClient
 
 /// `/echo` echoes, `/auth` needs a subprotocol, `/flood` answers a message with 500 replaceable 64 KiB snapshots and
 /// an event, then reports its queued bytes to `flooded`.

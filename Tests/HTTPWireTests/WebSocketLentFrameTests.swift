@@ -1,3 +1,4 @@
+import Basics
 import HTTPWire
 import Testing
 
@@ -80,6 +81,72 @@ struct WebSocketLentFrameTests {
         #expect(error == nil)
         #expect(lent == frames)
         #expect(inPlace, "payloads point into the input")
+        #expect(decoder.bufferedByteCount == 0)
+    }
+
+    @Test(arguments: [1, 2, 7, 150])
+    func aSplitFrameIsCompletedInTheBufferAndTheNextOnesLieInPlaceAgain(cut: Int) {
+        let frames = [
+            WebSocketFrame(opcode: .binary, payload: Array(repeating: 0xCD, count: 200)),
+            WebSocketFrame(opcode: .text, payload: Array("second".utf8)),
+            WebSocketFrame(opcode: .pong, payload: [1, 2]),
+        ]
+        let bytes = frames.flatMap { webSocketMasked($0) }
+        var first = Array(bytes[..<cut])
+        var rest = Array(bytes[cut...])
+        var decoder = WebSocketFrameDecoder(role: .server)
+        var lent: [WebSocketFrame] = []
+        var places: [Bool] = []
+        let noError = first.withUnsafeMutableBytes { input in decoder.decode(input) { _ in true } }
+        #expect(noError == nil)
+        #expect(decoder.bufferedByteCount == cut)
+        let error = rest.withUnsafeMutableBytes { input in
+            decoder.decode(input) { frame in
+                lent.append(frame.frame)
+                let start = UnsafeRawPointer(input.baseAddress!)
+                places.append(frame.payload.baseAddress.map { $0 >= start && $0 < start + input.count } ?? false)
+                return true
+            }
+        }
+        #expect(error == nil)
+        #expect(lent == frames)
+        #expect(places == [false, true, true], "the split frame is lent from the buffer, the others from the input")
+        #expect(decoder.bufferedByteCount == 0)
+    }
+
+    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    func randomStreamsInRandomReadsWithRandomPausesGiveEveryFrameInOrder(seed: UInt64) {
+        var random = SeededRandom(seed: seed)
+        let role: WebSocketRole = seed % 2 == 0 ? .client : .server
+        var frames: [WebSocketFrame] = []
+        for _ in 0..<300 {
+            let count = [0, 1, 125, 126, 200, 65535, 65536, 70000][Int(random.next() % 8)]
+            let payload = (0..<count).map { UInt8(truncatingIfNeeded: $0 &+ Int(random.next() % 7)) }
+            let opcode: WebSocketOpcode = count <= 125 && random.next() % 4 == 0 ? .ping : .binary
+            frames.append(WebSocketFrame(opcode: opcode, payload: payload))
+        }
+        let stream = frames.flatMap {
+            role == .server ? webSocketMasked($0) : WebSocketFrameEncoder.encode($0, mask: nil)
+        }
+        var decoder = WebSocketFrameDecoder(role: role, maxFrameBytes: 1 << 20)
+        var lent: [WebSocketFrame] = []
+        var offset = 0
+        var reads = 0
+        while offset < stream.count || decoder.bufferedByteCount > 0, reads < 100_000 {
+            reads += 1
+            let size = offset < stream.count ? min(stream.count - offset, 1 + Int(random.next() % 70_000)) : 0
+            var read = Array(stream[offset..<(offset + size)])
+            offset += size
+            let error = read.withUnsafeMutableBytes { input in
+                decoder.decode(input) { frame in
+                    lent.append(frame.frame)
+                    // A connection pausing for flow control now and then: the rest waits for the next call.
+                    return random.next() % 5 != 0
+                }
+            }
+            #expect(error == nil)
+        }
+        #expect(lent == frames)
         #expect(decoder.bufferedByteCount == 0)
     }
 

@@ -3,6 +3,7 @@ import Glibc
 import HTTPServer
 import HTTPWire
 import MotionClient
+import MotionClientLinux
 import MotionCore
 import MotionWire
 import NetworkTestSupport
@@ -62,7 +63,8 @@ struct BadServerTests {
         at url: String, configuration: RemoteSessionConfiguration = quick()
     ) async throws -> RemoteSessionError? {
         let session = try RemoteMotionSession(
-            server: url, exercise: .elbowFlexion, side: .right, configuration: configuration)
+            server: url, transport: EventLoopTransport(), exercise: .elbowFlexion, side: .right,
+            configuration: configuration)
         try session.process(Pose(timestamp: 1))
         var first: RemoteSessionError?
         do {
@@ -208,7 +210,8 @@ struct BadServerTests {
         let closed = Locked(false)
         try await Self.withStoringServer(closeWith: .normal, after: .milliseconds(300), closed: closed) { url in
             let session = try RemoteMotionSession(
-                server: url, exercise: .elbowFlexion, side: .right, configuration: Self.quick())
+                server: url, transport: EventLoopTransport(), exercise: .elbowFlexion, side: .right,
+                configuration: Self.quick())
             try await session.connect()
             let summary = try await session.stop()
             #expect(closed.withLock { $0 }, "stop() returned before the close that says the summary is stored")
@@ -219,7 +222,8 @@ struct BadServerTests {
     @Test func stopThrowsWhenTheSummaryIsFollowedByAnotherClose() async throws {
         try await Self.withStoringServer(closeWith: .internalError, after: .zero, closed: Locked(false)) { url in
             let session = try RemoteMotionSession(
-                server: url, exercise: .elbowFlexion, side: .right, configuration: Self.quick())
+                server: url, transport: EventLoopTransport(), exercise: .elbowFlexion, side: .right,
+                configuration: Self.quick())
             try await session.connect()
             var failure: RemoteSessionError?
             do throws(RemoteSessionError) {
@@ -241,7 +245,8 @@ struct BadServerTests {
     @Test func reportsARefusedStart() async throws {
         try await withMotionServer { url in
             let session = try RemoteMotionSession(
-                server: url, exercise: .elbowFlexion, side: nil, configuration: Self.quick())
+                server: url, transport: EventLoopTransport(), exercise: .elbowFlexion, side: nil,
+                configuration: Self.quick())
             var failure: RemoteSessionError?
             do throws(RemoteSessionError) {
                 try await session.connect()
@@ -257,7 +262,8 @@ struct BadServerTests {
 
     @Test func refusesAURLThatIsNotAWebSocket() {
         #expect(throws: RemoteSessionError.invalidServer("http://127.0.0.1:8080")) {
-            _ = try RemoteMotionSession(server: "http://127.0.0.1:8080", exercise: .elbowFlexion, side: .right)
+            _ = try RemoteMotionSession(
+                server: "http://127.0.0.1:8080", transport: EventLoopTransport(), exercise: .elbowFlexion, side: .right)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MotionClient
+import MotionClientLinux
 import MotionCore
 import MotionSimulation
 import MotionWire
@@ -26,7 +27,7 @@ struct RemoteMotionSessionTests {
         configuration: RemoteSessionConfiguration = .init()
     ) async throws -> ([MotionEvent], MotionSummaryView) {
         let session = try RemoteMotionSession(
-            server: url, exercise: exercise, side: side, configuration: configuration)
+            server: url, transport: EventLoopTransport(), exercise: exercise, side: side, configuration: configuration)
         let events = collect(session)
         for pose in poses { try session.process(pose) }
         let summary = try await session.stop()
@@ -61,7 +62,8 @@ struct RemoteMotionSessionTests {
         let poses = try simulatedPoses(exercise).map(throughBinaryFrame)
         let (expectedEvents, _) = try localRun(exercise, side: .right, poses: poses)
         try await withMotionServer { url in
-            let session = try RemoteMotionSession(server: url, exercise: exercise, side: .right)
+            let session = try RemoteMotionSession(
+                server: url, transport: EventLoopTransport(), exercise: exercise, side: .right)
             let listeners = (0..<4).map { _ in Self.collect(session) }
             let connection = session.connectionEvents()
             try await session.connect()
@@ -86,7 +88,8 @@ struct RemoteMotionSessionTests {
             let port = try #require(UInt16(url.split(separator: ":").last ?? ""))
             let relay = try TCPRelay(to: port)
             defer { relay.close() }
-            let session = try RemoteMotionSession(server: relay.url, exercise: exercise, side: .right)
+            let session = try RemoteMotionSession(
+                server: relay.url, transport: EventLoopTransport(), exercise: exercise, side: .right)
             let events = Self.collect(session)
             let connection = session.connectionEvents()
             let seen = Task {
@@ -112,10 +115,12 @@ struct RemoteMotionSessionTests {
 
     @Test func sendsTheBearerToken() async throws {
         try await withMotionServer(tokens: "secret-token-0123456789 clinic\n") { url in
-            let refused = try RemoteMotionSession(server: url, exercise: .elbowFlexion, side: .right)
+            let refused = try RemoteMotionSession(
+                server: url, transport: EventLoopTransport(), exercise: .elbowFlexion, side: .right)
             await #expect(throws: RemoteSessionError.self) { try await refused.connect() }
             let session = try RemoteMotionSession(
-                server: url, exercise: .elbowFlexion, side: .right, token: "secret-token-0123456789")
+                server: url, transport: EventLoopTransport(), exercise: .elbowFlexion, side: .right,
+                token: "secret-token-0123456789")
             try await session.connect()
             for pose in simulatedPoses(.elbowFlexion) { try session.process(pose) }
             #expect(try await session.stop().repCount == 3)
@@ -127,10 +132,12 @@ struct RemoteMotionSessionTests {
             var configuration = RemoteSessionConfiguration()
             configuration.certificateAuthorityFile = tlsFixture("ecdsa.pem")
             let session = try RemoteMotionSession(
-                server: url, exercise: .elbowFlexion, side: .right, configuration: configuration)
+                server: url, transport: EventLoopTransport(), exercise: .elbowFlexion, side: .right,
+                configuration: configuration)
             for pose in simulatedPoses(.elbowFlexion) { try session.process(pose) }
             #expect(try await session.stop().repCount == 3)
-            let untrusted = try RemoteMotionSession(server: url, exercise: .elbowFlexion, side: .right)
+            let untrusted = try RemoteMotionSession(
+                server: url, transport: EventLoopTransport(), exercise: .elbowFlexion, side: .right)
             var failure: RemoteSessionError?
             do throws(RemoteSessionError) {
                 try await untrusted.connect()
@@ -146,7 +153,8 @@ struct RemoteMotionSessionTests {
 
     @Test func refusesPosesAfterStopAndOutOfOrder() async throws {
         try await withMotionServer { url in
-            let session = try RemoteMotionSession(server: url, exercise: .elbowFlexion, side: .right)
+            let session = try RemoteMotionSession(
+                server: url, transport: EventLoopTransport(), exercise: .elbowFlexion, side: .right)
             // Code written for the on-device session takes the remote one: the same signature, the same errors.
             let local: (Pose) throws(PoseError) -> [MotionEvent] = try MotionSession(
                 exercise: .elbowFlexion, side: .right
@@ -166,7 +174,8 @@ struct RemoteMotionSessionTests {
 
     @Test func forwardsMotionSamplesBesideThePoses() async throws {
         try await withMotionServer { url in
-            let session = try RemoteMotionSession(server: url, exercise: .elbowFlexion, side: .right)
+            let session = try RemoteMotionSession(
+                server: url, transport: EventLoopTransport(), exercise: .elbowFlexion, side: .right)
             let connection = session.connectionEvents()
             let seen = Task {
                 var seen: [ConnectionEvent] = []
@@ -208,7 +217,8 @@ struct RemoteMotionSessionTests {
             }
         }
         try await withMotionServer { url in
-            let whole = try RemoteMotionSession(server: url, exercise: .elbowFlexion, side: .right)
+            let whole = try RemoteMotionSession(
+                server: url, transport: EventLoopTransport(), exercise: .elbowFlexion, side: .right)
             try feed(whole, 0..<poses.count)
             let expected = try await whole.stop()
             #expect(expected.reps.count == 3 && expected.reps.allSatisfy { $0.motion != nil })
@@ -216,7 +226,8 @@ struct RemoteMotionSessionTests {
             let port = try #require(UInt16(url.split(separator: ":").last ?? ""))
             let relay = try TCPRelay(to: port)
             defer { relay.close() }
-            let session = try RemoteMotionSession(server: relay.url, exercise: .elbowFlexion, side: .right)
+            let session = try RemoteMotionSession(
+                server: relay.url, transport: EventLoopTransport(), exercise: .elbowFlexion, side: .right)
             let third = poses.count / 3
             try feed(session, 0..<third)
             try await waitUntil { session.snapshot.timestamp == poses[third - 1].timestamp }
@@ -231,7 +242,8 @@ struct RemoteMotionSessionTests {
 
     @Test func resetsOnTheServer() async throws {
         try await withMotionServer { url in
-            let session = try RemoteMotionSession(server: url, exercise: .elbowFlexion, side: .right)
+            let session = try RemoteMotionSession(
+                server: url, transport: EventLoopTransport(), exercise: .elbowFlexion, side: .right)
             let poses = simulatedPoses(.elbowFlexion)
             let cut = poses.count * 2 / 3
             for pose in poses[..<cut] { try session.process(pose) }

@@ -6,6 +6,7 @@ import MotionWire
 import NetworkTestSupport
 import SessionStore
 import Testing
+import WebSocketClient
 
 @testable import MotionServer
 

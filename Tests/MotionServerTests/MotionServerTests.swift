@@ -8,6 +8,7 @@ import MotionWire
 import NetworkTestSupport
 import SessionStore
 import Testing
+import WebSocketClient
 
 /// A session write the server reported once the store had taken it (`stored`) or failed it.
 struct ReportedWrite: Sendable {

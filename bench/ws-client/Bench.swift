@@ -1,5 +1,5 @@
-import HTTPServer
 import LoadKit
+import NetCore
 
 /// Runs `body` on `loop`'s thread and returns its result.
 func onLoop<T: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () -> T) async -> T {

@@ -1,6 +1,9 @@
-import HTTPServer
+import NetCore
+import WebSocketClient
+import WebSocketCore
 
-/// The library engine: `WebSocketClient` and `WebSocket` from HTTPServer.
+/// The library engine: `WebSocketClient` and `WebSocket`, the project's own client (modules WebSocketClient and
+/// WebSocketCore).
 final class LibraryConnection: Connection, @unchecked Sendable {
     // Safety: like every Connection, used only on its worker's loop thread; the connect task only hops there.
     private var socket: WebSocket?

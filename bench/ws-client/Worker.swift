@@ -1,5 +1,5 @@
-import HTTPServer
 import LoadKit
+import NetCore
 
 /// Everything on one client loop: its connections, counters and histograms. Used only on that loop's thread,
 /// except for the immutable configuration.

@@ -1,8 +1,8 @@
 import Glibc
-import HTTPServer
 import LoadKit
+import NetCore
 
-// ws-bench-client: a WebSocket load client on HTTPServer's event loops, for bench/websocket.sh.
+// ws-bench-client: a WebSocket load client on NetCore's event loops, for bench/websocket.sh.
 //
 //   ws-bench-client echo --url ws[s]://HOST:PORT/v1/echo [--connections 64] [--seconds 10] [--size 1024]
 //                        [--pipeline 1] [--warmup-seconds 1]
@@ -36,9 +36,9 @@ import LoadKit
 // Engines. `raw` (default) speaks RFC 6455 itself on the event loops: it pre-encodes 16 masked copies of the
 // message (each with its own masking key) and only parses the headers of incoming frames (the payload is checked
 // for its length, not copied), so it costs far less per message than the server under test. `library` uses
-// `WebSocketClient` and `WebSocket` from HTTPServer (a full client: masking per frame, UTF-8 validation, a
-// `String` per message). permessage-deflate is not offered unless `--compression` is given, which selects the
-// library engine (the raw engine cannot compress).
+// `WebSocketClient` and `WebSocket` (modules WebSocketClient and WebSocketCore: a full client, masking per frame,
+// UTF-8 validation, a `String` per message). permessage-deflate is not offered unless `--compression` is given, which
+// selects the library engine (the raw engine cannot compress).
 
 func main() async {
     let options = Options.parse(Array(CommandLine.arguments.dropFirst()))

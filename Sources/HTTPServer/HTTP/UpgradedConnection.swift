@@ -1,4 +1,4 @@
-import Synchronization
+public import NetCore
 
 /// A connection handed over after `101 Switching Protocols`: the socket (and TLS over it), its loop, and the bytes
 /// the client already sent past the HTTP request. The new owner registers its own handler with `loop` and closes
@@ -19,19 +19,4 @@ public struct UpgradedConnection: @unchecked Sendable {
     public let request: HTTPRequest
     /// Lets the server count the connection until the new owner closes it.
     public let lifetime: ConnectionLifetime
-}
-
-/// Keeps a connection counted among the server's open connections until ``close()`` is called.
-public final class ConnectionLifetime: Sendable {
-    private let onClose: @Sendable () -> Void
-    private let closed = Synchronization.Atomic<Bool>(false)
-
-    init(onClose: @escaping @Sendable () -> Void) { self.onClose = onClose }
-
-    /// Marks the connection closed (idempotent).
-    public func close() {
-        if !closed.exchange(true, ordering: .acquiringAndReleasing) { onClose() }
-    }
-
-    deinit { close() }
 }

@@ -120,7 +120,8 @@ enum WebSocketUpgrade {
                 accepting: client, protocol: subprotocol, extensions: negotiated?.response))
         response.upgrade = { connection in
             let socket = WebSocket(
-                transport: connection.transport, loop: connection.loop, role: .server, request: request,
+                transport: connection.transport, loop: connection.loop, role: .server,
+                handshake: WebSocket.HandshakeRequest(request),
                 subprotocol: subprotocol, compression: negotiated?.parameters, settings: settings,
                 lifetime: connection.lifetime)
             if let hub { socket.track(in: hub) }

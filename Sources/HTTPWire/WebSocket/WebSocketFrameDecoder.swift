@@ -7,7 +7,8 @@
 /// and drops further input.
 ///
 /// ``decode(_:_:)`` is the zero-copy form for a connection: frames that lie whole in the bytes just received are
-/// unmasked in place and lent to the caller; only a frame split across reads is buffered.
+/// unmasked in place and lent to the caller; only a frame split across reads is buffered, and lent from the buffer
+/// once whole (no array of its own).
 ///
 /// Fragmentation, UTF-8 and close payloads are checked one level up, by ``WebSocketMessageAssembler``.
 public struct WebSocketFrameDecoder: Sendable {
@@ -89,8 +90,12 @@ public struct WebSocketFrameDecoder: Sendable {
     }
 
     /// Decodes the buffered bytes followed by `input`, lending each complete frame to `body` (payload unmasked, in
-    /// place when the frame lies whole in `input`). The view is valid only during the call. Bytes of an incomplete
-    /// frame are kept for the next call.
+    /// place when the frame lies whole in `input`, else in the buffer). The view is valid only during the call. Bytes
+    /// of an incomplete frame are kept for the next call.
+    ///
+    /// A frame begun in an earlier call is completed in the buffer with only the bytes of `input` it still needs;
+    /// the frames after it are read in place again. Nothing is allocated per frame (the buffer keeps its storage up
+    /// to 64 KiB).
     ///
     /// - Parameters:
     ///   - input: Bytes just received; the decoder unmasks payloads in them, in place.
@@ -101,26 +106,52 @@ public struct WebSocketFrameDecoder: Sendable {
         _ input: UnsafeMutableRawBufferPointer, _ body: (borrowing WebSocketFrameView) -> Bool
     ) -> WebSocketError? {
         if case .failed(let error) = state { return error }
-        guard buffer.isEmpty, case .header = state else {
-            // A frame is already partly buffered: continue in the buffer.
-            buffer.append(UnsafeRawBufferPointer(input))
-            while true {
-                switch next() {
-                case .needMoreData:
-                    return nil
-                case .error(let error):
+        var offset = 0
+        while true {
+            if case .header = state {
+                if buffer.isEmpty { break }
+                let scan = buffer.withUnconsumedBytes {
+                    Self.scanHeader($0, role: role, maxFrameBytes: maxFrameBytes, allowsRSV1: allowsRSV1)
+                }
+                switch scan {
+                case .incomplete:
+                    guard offset < input.count else { return nil }
+                    // An incomplete header is shorter than the longest one: take what may complete it.
+                    let take = min(Self.maxHeaderBytes - buffer.count, input.count - offset)
+                    buffer.append(UnsafeRawBufferPointer(rebasing: input[offset..<(offset + take)]))
+                    offset += take
+                    continue
+                case .violation(let error):
+                    _ = fail(error)
                     return error
-                case .frame(let frame):
-                    let proceed = frame.payload.withUnsafeBytes { payload in
-                        body(
-                            WebSocketFrameView(fin: frame.fin, rsv1: frame.rsv1, opcode: frame.opcode, payload: payload)
-                        )
-                    }
-                    if !proceed { return nil }
+                case .header(let header, let byteCount):
+                    buffer.advance(by: byteCount)
+                    state = .payload(header)
                 }
             }
+            guard case .payload(let header) = state else { break }
+            let missing = header.payloadLength - buffer.count
+            if missing > 0 {
+                let take = min(missing, input.count - offset)
+                buffer.append(UnsafeRawBufferPointer(rebasing: input[offset..<(offset + take)]))
+                offset += take
+                if take < missing { return nil }
+            }
+            state = .header
+            let proceed = buffer.withUnconsumedMutableBytes { bytes in
+                let payload = UnsafeMutableRawBufferPointer(rebasing: bytes[..<header.payloadLength])
+                if let key = header.maskKey { WebSocketFrameEncoder.applyMask(key, to: payload) }
+                return body(
+                    WebSocketFrameView(
+                        fin: header.fin, rsv1: header.rsv1, opcode: header.opcode,
+                        payload: UnsafeRawBufferPointer(payload)))
+            }
+            buffer.advance(by: header.payloadLength)
+            if !proceed {
+                if offset < input.count { buffer.append(UnsafeRawBufferPointer(rebasing: input[offset...])) }
+                return nil
+            }
         }
-        var offset = 0
         while offset < input.count {
             let rest = UnsafeMutableRawBufferPointer(rebasing: input[offset...])
             switch Self.scanHeader(
@@ -151,6 +182,9 @@ public struct WebSocketFrameDecoder: Sendable {
         }
         return nil
     }
+
+    /// The longest frame header: 2 bytes, a 64-bit length, a masking key (RFC 6455 §5.2).
+    private static let maxHeaderBytes = 14
 
     /// Returns the next complete frame, `.needMoreData`, or the violation that fails the connection.
     ///

@@ -1,5 +1,5 @@
-import Basics
 public import MotionCore
+import PortableBasics
 
 /// The client's messages other than `start` (``StartRequest/encoded()``) and `pose`
 /// (``WireEncoder/encodePose(_:decimals:into:)``, ``BinaryPoseFrame``): what a phone sends.

@@ -1,5 +1,5 @@
-import Basics
 public import MotionCore
+import PortableBasics
 
 /// The exercise definition's JSON form (docs/protocol.md §5.1), as `GET /v1/exercises[/{id}]` and `started` show it.
 extension WireEncoder {

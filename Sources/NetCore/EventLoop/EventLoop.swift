@@ -38,6 +38,12 @@ public enum IdleWait: Sendable, Equatable {
     case poll(interval: Duration)
 }
 
+/// A connection whose liveness its loop checks at a fixed interval (``EventLoop/keepAliveQueue(every:)``).
+package protocol KeepAliveChecked: AnyObject {
+    /// The interval has passed since the connection was armed; it may arm itself again.
+    func checkKeepAlive()
+}
+
 /// An object that owns a file descriptor registered with an ``EventLoop``. Called only on the loop's thread.
 public protocol EventLoopHandler: AnyObject {
     /// The descriptor is ready.
@@ -87,14 +93,14 @@ public final class EventLoop: @unchecked Sendable {
     private var registrations: [Registration] = []
     private var lastRegistration: UInt32 = 0
     private var timers = TimerQueue()
-    /// The keep-alive checks of the loop's WebSocket connections, a queue per ping interval (nanoseconds). Loop
+    /// The keep-alive checks of the loop's connections (WebSocket pings), a queue per interval (nanoseconds). Loop
     /// thread only.
-    var keepAliveQueues: [UInt64: IntervalQueue<WebSocket>] = [:]
+    package var keepAliveQueues: [UInt64: IntervalQueue<AnyObject>] = [:]
     private let threadID = Atomic<UInt>(0)
     private let finished = DispatchSemaphore(value: 0)
     /// A read buffer shared by every connection of this loop (loop thread only): an idle connection holds
     /// no buffer of its own.
-    let readBuffer = ReadBuffer(capacity: 64 * 1024)
+    package let readBuffer = ReadBuffer(capacity: 64 * 1024)
 
     init(index: Int, name: String, idleWait: IdleWait = .block, clock: LoopClock = .monotonic) throws(SystemError) {
         self.index = index
@@ -140,6 +146,20 @@ public final class EventLoop: @unchecked Sendable {
             var one: UInt64 = 1
             _ = write(wakeFD, &one, 8)
         }
+    }
+
+    /// The loop's keep-alive queue for `interval`, made on first use: each connection armed in it has its
+    /// ``KeepAliveChecked/checkKeepAlive()`` called `interval` later. Loop thread only.
+    /// - Parameter interval: How long after its arming a connection is checked.
+    /// - Returns: The queue.
+    package func keepAliveQueue(every interval: Duration) -> IntervalQueue<AnyObject> {
+        let key = Self.nanoseconds(interval)
+        if let queue = keepAliveQueues[key] { return queue }
+        let queue = IntervalQueue<AnyObject>(interval: interval, loop: self) {
+            ($0 as? any KeepAliveChecked)?.checkKeepAlive()
+        }
+        keepAliveQueues[key] = queue
+        return queue
     }
 
     /// Registers `handler` for readiness of `fd`. Loop thread only.
@@ -232,7 +252,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// A duration in whole nanoseconds (0 for a negative one).
-    static func nanoseconds(_ duration: Duration) -> UInt64 {
+    package static func nanoseconds(_ duration: Duration) -> UInt64 {
         UInt64(max(0, duration.components.seconds)) * 1_000_000_000
             + UInt64(max(0, duration.components.attoseconds / 1_000_000_000))
     }

@@ -1,3 +1,4 @@
+import Basics
 import CNetShim
 import COpenSSL
 import Glibc

@@ -66,7 +66,7 @@ public enum Socket {
     /// Accepts one pending connection, non-blocking.
     /// - Parameter fd: The listening socket.
     /// - Returns: The new descriptor (or -1 with errno) and the peer's address.
-    static func accept(_ fd: Int32) -> (fd: Int32, errno: Int32, peer: SocketAddress?) {
+    package static func accept(_ fd: Int32) -> (fd: Int32, errno: Int32, peer: SocketAddress?) {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let client = withUnsafeMutablePointer(to: &storage) {
@@ -154,13 +154,13 @@ public enum Socket {
     }
 
     /// Turns off Nagle's algorithm, so small responses leave at once.
-    static func setNoDelay(_ fd: Int32) { try? setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1) }
+    package static func setNoDelay(_ fd: Int32) { try? setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1) }
 
     /// Bounds the bytes the kernel holds unsent for a socket (`TCP_NOTSENT_LOWAT`): a send finds no room, and the
     /// socket is not reported writable, while `bytes` wait that the peer's window has not let go. What is in flight
     /// stays bounded by the peer's window, so a peer that stops reading stalls the sender after a few hundred KiB,
     /// not after megabytes of autotuned send buffer (and the work of producing them).
-    static func limitUnsent(_ fd: Int32, to bytes: Int) {
+    package static func limitUnsent(_ fd: Int32, to bytes: Int) {
         try? setOption(fd, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, Int32(clamping: bytes))
     }
 

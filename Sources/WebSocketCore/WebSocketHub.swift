@@ -1,5 +1,6 @@
 import Basics
 public import HTTPWire
+public import NetCore
 
 /// The open WebSocket connections of a route (or several), so the application can close them all on shutdown.
 public final class WebSocketHub: Sendable {
@@ -13,9 +14,9 @@ public final class WebSocketHub: Sendable {
     /// The number of open connections.
     public var count: Int { sockets.withLock { $0.count } }
 
-    func add(_ socket: WebSocket) { sockets.withLock { $0[ObjectIdentifier(socket)] = socket } }
+    package func add(_ socket: WebSocket) { sockets.withLock { $0[ObjectIdentifier(socket)] = socket } }
 
-    func remove(_ socket: WebSocket) {
+    package func remove(_ socket: WebSocket) {
         let empty = sockets.withLock { sockets in
             sockets.removeValue(forKey: ObjectIdentifier(socket)) != nil && sockets.isEmpty
         }

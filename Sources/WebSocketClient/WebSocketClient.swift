@@ -1,6 +1,9 @@
+import Basics
 import CNetShim
 import Glibc
 public import HTTPWire
+public import NetCore
+public import WebSocketCore
 
 /// Opens WebSocket connections (ws://, and wss:// with ``Options/tls``) from this process: for the load tool and
 /// for tests.
@@ -265,7 +268,7 @@ private final class ClientHandshake: EventLoopHandler, @unchecked Sendable {
         loop.cancel(timer)
         loop.deregister(fd)
         let socket = WebSocket(
-            transport: transport, loop: loop, role: .client, request: nil, subprotocol: response.protocol,
+            transport: transport, loop: loop, role: .client, handshake: nil, subprotocol: response.protocol,
             compression: parameters,
             settings: WebSocket.Settings(configuration: options.configuration, logger: Logger(level: .warning)),
             lifetime: nil)

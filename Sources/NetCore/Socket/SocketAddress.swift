@@ -1,4 +1,4 @@
-import Glibc
+package import Glibc
 
 /// An IPv4 or IPv6 address and port.
 public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
@@ -59,7 +59,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The address family, `AF_INET` or `AF_INET6`.
-    var family: Int32 {
+    package var family: Int32 {
         switch storage {
         case .v4: AF_INET
         case .v6: AF_INET6
@@ -84,7 +84,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// The address with another port.
     /// - Parameter port: The port.
-    func with(port: UInt16) -> SocketAddress {
+    package func with(port: UInt16) -> SocketAddress {
         switch storage {
         case .v4(var a):
             a.sin_port = port.bigEndian
@@ -95,7 +95,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+    package func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
         switch storage {
         case .v4(var a):
             return withUnsafePointer(to: &a) {
@@ -132,13 +132,13 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
 extension SocketAddress {
     /// The host alone, as 128 bits (an IPv4 address as its IPv4-mapped IPv6 form, so `1.2.3.4` and
     /// `::ffff:1.2.3.4` are one host): a cheap key for counting connections per client.
-    struct Host: Hashable, Sendable {
+    package struct Host: Hashable, Sendable {
         let high: UInt64
         let low: UInt64
     }
 
     /// This address's host (``Host``), without the port.
-    var hostKey: Host {
+    package var hostKey: Host {
         switch storage {
         case .v4(let a):
             Host(high: 0, low: 0xffff_0000_0000 | UInt64(UInt32(bigEndian: a.sin_addr.s_addr)))

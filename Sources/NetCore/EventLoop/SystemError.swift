@@ -18,7 +18,7 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The error for `call` with the calling thread's current errno.
-    static func last(_ call: String) -> SystemError { SystemError(call: call, code: cnet_errno()) }
+    package static func last(_ call: String) -> SystemError { SystemError(call: call, code: cnet_errno()) }
 
     /// `bind: Address already in use (98)`.
     public var description: String {

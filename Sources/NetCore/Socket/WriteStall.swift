@@ -12,7 +12,7 @@ struct WriteStall {
     private var kernelQueued = 0
 
     /// Bytes left the connection for the kernel at `now` (loop time, nanoseconds).
-    mutating func progressed(at now: UInt64) { lastProgress = now }
+    package mutating func progressed(at now: UInt64) { lastProgress = now }
 
     /// The socket has just filled with bytes still pending: the stall is timed from `now`.
     mutating func begin(fd: Int32, at now: UInt64) {
@@ -42,21 +42,23 @@ struct WriteStall {
 ///
 /// The timeout itself comes with each call, from the connection's configuration, rather than being stored in every
 /// connection.
-struct WriteTimeout {
+package struct WriteTimeout {
     private var stall = WriteStall()
     private var timer: LoopTimer?
 
     /// A write timeout, not armed.
-    init() {}
+    package init() {}
 
     /// Bytes left the connection for the kernel at `now` (loop time).
-    mutating func progressed(at now: UInt64) { stall.progressed(at: now) }
+    package mutating func progressed(at now: UInt64) { stall.progressed(at: now) }
 
     /// The socket has just filled with output pending: the stall is timed from now, and `check` runs when the
     /// timeout is up (unless a timer is armed already). `check` must call ``check(fd:on:timeout:pending:then:)``.
     /// - Parameters:
     ///   - timeout: How long the peer may take nothing.
-    mutating func socketFilled(fd: Int32, on loop: EventLoop, timeout: Duration, then check: @escaping () -> Void) {
+    package mutating func socketFilled(
+        fd: Int32, on loop: EventLoop, timeout: Duration, then check: @escaping () -> Void
+    ) {
         stall.begin(fd: fd, at: loop.time)
         if timer == nil { timer = loop.schedule(after: timeout, check) }
     }
@@ -67,7 +69,7 @@ struct WriteTimeout {
     ///   - pending: Whether output still waits (nothing to check otherwise).
     ///   - check: What to run when the rest of the timeout is up, if the peer took bytes meanwhile.
     /// - Returns: How long the peer has taken nothing, when that is the whole timeout: the connection must close.
-    mutating func check(
+    package mutating func check(
         fd: Int32, on loop: EventLoop, timeout: Duration, pending: Bool, then check: @escaping () -> Void
     ) -> Duration? {
         timer = nil
@@ -82,7 +84,7 @@ struct WriteTimeout {
 
     /// Disarms the timer (the output has left, or the connection closes).
     /// - Parameter loop: The loop the timer runs on.
-    mutating func cancel(on loop: EventLoop) {
+    package mutating func cancel(on loop: EventLoop) {
         loop.cancel(timer)
         timer = nil
     }

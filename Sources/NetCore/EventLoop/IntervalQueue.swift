@@ -10,9 +10,9 @@
 /// entries:  [ done | done | A@t1 | nil@t2 | B@t3 ]     t1 ≤ t2 ≤ t3; one loop timer at t1
 ///                          ^ head                       tickets count every arming, from `base` at index 0
 /// ```
-final class IntervalQueue<Owner: AnyObject> {
+package final class IntervalQueue<Owner: AnyObject> {
     /// How long after its arming an owner comes due, nanoseconds.
-    let interval: UInt64
+    package let interval: UInt64
     private unowned let loop: EventLoop
     private let due: (Owner) -> Void
     /// Armed owners, oldest first from ``head``; nil where one was disarmed.
@@ -29,20 +29,20 @@ final class IntervalQueue<Owner: AnyObject> {
     ///   - interval: How long after its arming an owner comes due.
     ///   - loop: The loop it runs on; it must outlive the queue's use.
     ///   - due: Runs with each owner that comes due (it may arm the owner again).
-    init(interval: Duration, loop: EventLoop, due: @escaping (Owner) -> Void) {
+    package init(interval: Duration, loop: EventLoop, due: @escaping (Owner) -> Void) {
         self.interval = EventLoop.nanoseconds(interval)
         self.loop = loop
         self.due = due
     }
 
     /// How many owners are armed or were disarmed and have not yet come due (tests).
-    var count: Int { entries.count - head }
+    package var count: Int { entries.count - head }
 
     /// Arms `owner`: ``due`` runs with it ``interval`` from now on the loop's clock, unless it is disarmed first.
     /// - Parameter owner: The owner, held until it comes due or is disarmed.
     /// - Returns: The ticket to disarm it with.
     /// - Complexity: Amortized O(1).
-    func arm(_ owner: Owner) -> Int {
+    package func arm(_ owner: Owner) -> Int {
         let ticket = base + entries.count
         entries.append((loop.now() + interval, owner))
         if timer == nil { scheduleHead() }
@@ -53,14 +53,14 @@ final class IntervalQueue<Owner: AnyObject> {
     /// - Parameters:
     ///   - ticket: What ``arm(_:)`` returned.
     ///   - owner: The owner it armed.
-    func disarm(_ ticket: Int, of owner: Owner) {
+    package func disarm(_ ticket: Int, of owner: Owner) {
         let index = ticket - base
         guard index >= head, index < entries.count, entries[index].owner === owner else { return }
         entries[index].owner = nil
     }
 
     /// Releases every owner and the timer (the loop is stopping).
-    func removeAll() {
+    package func removeAll() {
         loop.cancel(timer)
         timer = nil
         entries = []

@@ -1,3 +1,5 @@
+import NetCore
+
 extension WebSocket {
     /// The frames waiting for the socket, oldest first, and the count of their unsent bytes. Bookkeeping only: the
     /// connection does the writing.

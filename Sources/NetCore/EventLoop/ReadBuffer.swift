@@ -1,8 +1,8 @@
 /// A reusable read buffer shared by the connections of one loop.
-final class ReadBuffer: @unchecked Sendable {
+package final class ReadBuffer: @unchecked Sendable {
     // Safety: used only on the thread of the loop that owns it.
-    let pointer: UnsafeMutableRawPointer
-    let capacity: Int
+    package let pointer: UnsafeMutableRawPointer
+    package let capacity: Int
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -10,7 +10,7 @@ final class ReadBuffer: @unchecked Sendable {
     }
 
     /// The whole buffer.
-    var bytes: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(start: pointer, count: capacity) }
+    package var bytes: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(start: pointer, count: capacity) }
 
     deinit { pointer.deallocate() }
 }

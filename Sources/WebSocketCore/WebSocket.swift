@@ -1,6 +1,8 @@
+import Basics
 import CNetShim
 import Glibc
 public import HTTPWire
+public import NetCore
 
 /// One WebSocket connection (server or client side) on its event loop.
 ///
@@ -13,18 +15,15 @@ public import HTTPWire
 /// way, to the answer to the newest ping. Other messages are never dropped: a peer that reads too slowly for
 /// ``WebSocketConfiguration/maxQueuedBytes`` is disconnected with 1008 instead, and one that takes no byte for
 /// ``WebSocketConfiguration/writeTimeout`` is dropped.
-public final class WebSocket: EventLoopHandler, @unchecked Sendable {
+public final class WebSocket: EventLoopHandler, KeepAliveChecked, @unchecked Sendable {
     // Safety: mutable state is touched only on `loop`'s thread; public entry points hop there first.
 
     /// The loop the connection lives on.
     public let loop: EventLoop
-    /// The request that opened the connection (server side), for its path, query and headers: set while the route's
-    /// `onUpgrade` runs and nil afterwards, so that an open connection does not keep the handshake's headers (copy
-    /// what the connection needs), unless ``WebSocketConfiguration/keepsRequest`` is on; nil on the client side.
-    /// Read it on the loop thread.
-    public var request: HTTPRequest? { handshake?.request }
-    /// The request behind ``request``, boxed: a connection holds one reference, and none once started.
-    private var handshake: Handshake?
+    /// What the server attached when it accepted the connection (HTTPServer's box of the handshake request, which
+    /// its `request` reads): a single reference, released once the connection starts unless
+    /// ``WebSocketConfiguration/keepsRequest`` is on; nil on the client side. Loop thread only.
+    package private(set) var handshake: AnyObject?
     /// The subprotocol agreed in the handshake, if any.
     public let subprotocol: String?
     /// Called with every message, on the loop thread, lent without a copy: the view's bytes are valid only during
@@ -100,13 +99,13 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     /// since the end of the stream after the data raises no further edge.
     private var peerHungUp = false
 
-    init(
-        transport: Transport, loop: EventLoop, role: WebSocketRole, request: HTTPRequest?, subprotocol: String?,
+    package init(
+        transport: Transport, loop: EventLoop, role: WebSocketRole, handshake: AnyObject?, subprotocol: String?,
         compression: PerMessageDeflate.Parameters?, settings: Settings, lifetime: ConnectionLifetime?
     ) {
         self.transport = transport
         self.loop = loop
-        handshake = request.map(Handshake.init)
+        self.handshake = handshake
         self.subprotocol = subprotocol
         self.settings = settings
         self.lifetime = lifetime
@@ -143,8 +142,8 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     }
 
     /// Registers with the loop, processes bytes that arrived with the handshake, and arms the keep-alive check;
-    /// releases ``request`` (unless kept). Loop thread only.
-    func start(leftover: [UInt8]) {
+    /// releases ``handshake`` (unless kept). Loop thread only.
+    package func start(leftover: [UInt8]) {
         // The application has read what it needs in `onUpgrade`; the headers would otherwise stay for the
         // connection's whole life.
         if !configuration.keepsRequest { handshake = nil }
@@ -332,7 +331,7 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
 
     /// Counts the connection among `hub`'s open ones until it closes (it leaves the hub before ``onClose``). Loop
     /// thread only.
-    func track(in hub: WebSocketHub) {
+    package func track(in hub: WebSocketHub) {
         self.hub = hub
         hub.add(self)
     }
@@ -468,16 +467,10 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     }
 
     /// The loop's keep-alive queue for this connection's ping interval, made on first use.
-    private var keepAliveQueue: IntervalQueue<WebSocket> {
-        let interval = EventLoop.nanoseconds(configuration.pingInterval)
-        if let queue = loop.keepAliveQueues[interval] { return queue }
-        let queue = IntervalQueue<WebSocket>(interval: configuration.pingInterval, loop: loop) { $0.checkKeepAlive() }
-        loop.keepAliveQueues[interval] = queue
-        return queue
-    }
+    private var keepAliveQueue: IntervalQueue<AnyObject> { loop.keepAliveQueue(every: configuration.pingInterval) }
 
     /// A ping interval has passed since the last check: ping a quiet connection, close a silent one.
-    private func checkKeepAlive() {
+    package func checkKeepAlive() {
         let silence = Duration.nanoseconds(Int64(loop.now() - lastReceived))
         switch lifecycle.keepAlive(
             silentFor: silence, pingInterval: configuration.pingInterval, idleTimeout: configuration.idleTimeout)
@@ -558,14 +551,5 @@ public final class WebSocket: EventLoopHandler, @unchecked Sendable {
     private static func randomMask() -> (UInt8, UInt8, UInt8, UInt8) {
         let value = UInt32.random(in: .min ... .max)
         return (UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF))
-    }
-}
-
-extension WebSocket {
-    /// The handshake request, boxed so that a connection without one spends a single word on it.
-    private final class Handshake {
-        let request: HTTPRequest
-
-        init(_ request: HTTPRequest) { self.request = request }
     }
 }
