@@ -226,7 +226,7 @@ struct SessionRoutes {
             Self.encode(session, connected: connected[session.id], into: &body)
             return REST.json(body)
         }
-        WireEncoder.encodeRepsCSV(session.summary.reps, into: &body)
+        WireEncoder.encodeRepsCSV(session.summary.reps, holds: session.summary.holds, into: &body)
         return HTTPResponse(
             status: .ok,
             headers: [
