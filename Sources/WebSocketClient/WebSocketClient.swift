@@ -24,6 +24,9 @@ public enum WebSocketClient {
         public var headers = HTTPHeaders()
         /// Limits and timers of the connection once open.
         public var configuration = WebSocketConfiguration()
+        /// What the connection may hold: its unsent output past ``ConnectionBudget/pendingOutputBytes`` fails it
+        /// (1008), as a server's connections do.
+        public var budget = ConnectionBudget()
         /// The longest the TCP connection and the handshakes (TLS and WebSocket) may take.
         public var timeout: Duration = .seconds(10)
         /// TLS for `wss://`: a client context (``TLSContext/client(certificateAuthorityFile:verifiesPeer:)``); the
@@ -271,7 +274,7 @@ private final class ClientHandshake: EventLoopHandler, @unchecked Sendable {
             transport: transport, loop: loop, role: .client, handshake: nil, subprotocol: response.protocol,
             compression: parameters,
             settings: WebSocket.Settings(configuration: options.configuration, logger: Logger(level: .warning)),
-            lifetime: nil)
+            budget: options.budget, lifetime: nil)
         let leftover = Array(received[used...])
         continuation?.resume(returning: .success(socket))
         continuation = nil

@@ -26,7 +26,7 @@ extension WebSocket {
         private var newest: [Key: Int] = [:]
         /// The bytes not yet sent.
         package private(set) var byteCount = 0
-        /// The most unsent bytes the queue admits (``WebSocketConfiguration/maxQueuedBytes``): past it the peer reads
+        /// The most unsent bytes the queue admits (``ConnectionBudget/pendingOutputBytes``): past it the peer reads
         /// too slowly and the connection fails.
         package let limit: Int
 
@@ -111,7 +111,7 @@ extension WebSocket {
         var isStallTimed = false
 
         /// An empty backlog.
-        /// - Parameter limit: The most unsent bytes the queue admits (``WebSocketConfiguration/maxQueuedBytes``).
+        /// - Parameter limit: The most unsent bytes the queue admits (``ConnectionBudget/pendingOutputBytes``).
         init(limit: Int) { frames = OutgoingQueue(limit: limit) }
     }
 }

@@ -13,7 +13,7 @@ public import NetCore
 /// Outgoing messages queue per connection. A message sent with a `replacing` key replaces an older queued one
 /// with the same key that has not started to leave (e.g. snapshots coalesce to the newest); pongs coalesce the same
 /// way, to the answer to the newest ping. Other messages are never dropped: a peer that reads too slowly for
-/// ``WebSocketConfiguration/maxQueuedBytes`` is disconnected with 1008 instead, and one that takes no byte for
+/// ``ConnectionBudget/pendingOutputBytes`` is disconnected with 1008 instead, and one that takes no byte for
 /// ``WebSocketConfiguration/writeTimeout`` is dropped.
 public final class WebSocket: EventLoopHandler, KeepAliveChecked, @unchecked Sendable {
     // Safety: mutable state is touched only on `loop`'s thread; public entry points hop there first.
@@ -72,6 +72,8 @@ public final class WebSocket: EventLoopHandler, KeepAliveChecked, @unchecked Sen
     private var configuration: WebSocketConfiguration { settings.configuration }
     private var logger: Logger { settings.logger }
     private let lifetime: ConnectionLifetime?
+    /// The connection's ``ConnectionBudget/pendingOutputBytes``: unsent bytes past it fail the connection.
+    private let maxPendingOutputBytes: Int
     private var decoder: WebSocketFrameDecoder
     private var assembler: WebSocketMessageAssembler
     private let deflater: PerMessageDeflate.Deflater?
@@ -101,8 +103,10 @@ public final class WebSocket: EventLoopHandler, KeepAliveChecked, @unchecked Sen
 
     package init(
         transport: Transport, loop: EventLoop, role: WebSocketRole, handshake: AnyObject?, subprotocol: String?,
-        compression: PerMessageDeflate.Parameters?, settings: Settings, lifetime: ConnectionLifetime?
+        compression: PerMessageDeflate.Parameters?, settings: Settings, budget: ConnectionBudget,
+        lifetime: ConnectionLifetime?
     ) {
+        maxPendingOutputBytes = budget.pendingOutputBytes
         self.transport = transport
         self.loop = loop
         self.handshake = handshake
@@ -233,7 +237,7 @@ public final class WebSocket: EventLoopHandler, KeepAliveChecked, @unchecked Sen
         readAvailable()
     }
 
-    /// Queued outgoing bytes not yet handed to the kernel (what ``WebSocketConfiguration/maxQueuedBytes`` bounds).
+    /// Queued outgoing bytes not yet handed to the kernel (what ``ConnectionBudget/pendingOutputBytes`` bounds).
     /// Loop thread only.
     package var queuedByteCount: Int {
         precondition(loop.inEventLoop, "queuedByteCount must be read on the socket's loop")
@@ -295,11 +299,13 @@ public final class WebSocket: EventLoopHandler, KeepAliveChecked, @unchecked Sen
         queueFrame(bytes, key: opcode == .pong ? .pong : nil, isClose: opcode == .close)
     }
 
-    /// Queues a frame and writes what the socket takes. Every frame counts against
-    /// ``WebSocketConfiguration/maxQueuedBytes``, control frames included, except a close frame: it must always be
-    /// sendable, and nothing is queued after it.
+    /// Queues a frame and writes what the socket takes. Every frame counts against the connection's
+    /// ``ConnectionBudget/pendingOutputBytes``, control frames included, except a close frame: it must always be
+    /// sendable, and nothing is queued after it. Replaceable messages coalesce long before the bound, and so do
+    /// pongs: at most one waits, answering the newest ping (RFC 6455 §5.5.3), so a peer that pings without reading
+    /// is not disconnected for it.
     private func queueFrame(_ frame: [UInt8], key: OutgoingQueue.Key?, sent: Int = 0, isClose: Bool = false) {
-        let backlog = self.backlog ?? Backlog(limit: configuration.maxQueuedBytes)
+        let backlog = self.backlog ?? Backlog(limit: maxPendingOutputBytes)
         self.backlog = backlog
         guard backlog.frames.append(frame, key: key, sent: sent, exempt: isClose) else {
             logger.log(.warning, "websocket peer too slow; disconnecting", ["queued": "\(backlog.frames.byteCount)"])

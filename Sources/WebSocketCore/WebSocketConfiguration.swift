@@ -6,11 +6,6 @@ public struct WebSocketConfiguration: Sendable {
     public var maxMessageBytes = 1 << 20
     /// The largest single frame accepted; checked from the frame header, before its payload is buffered.
     public var maxFrameBytes = 1 << 20
-    /// Unsent outgoing bytes beyond which a slow reader is disconnected (1008) rather than letting memory grow.
-    /// Every frame counts, control frames included, except the close frame, which is always sendable. Replaceable
-    /// messages coalesce long before that, and so do pongs: at most one waits, answering the newest ping
-    /// (RFC 6455 §5.5.3), so a peer that pings without reading is not disconnected for it.
-    public var maxQueuedBytes = 4 << 20
     /// How long outgoing bytes may wait while the peer takes none of them before the connection is dropped: reset,
     /// without a close frame (it could not be delivered), ``WebSocket/onClose`` getting no code (1006). Timed from
     /// the write that finds the socket full; bytes the peer takes from the kernel's buffer count as progress, so a

@@ -6,7 +6,10 @@ import Testing
     typealias State = HTTPConnectionState
 
     static func fresh(buffered: Int = 100, lingering: Int = 50) -> State {
-        State(limits: .init(maxBufferedInputBytes: buffered, maxLingeringBytes: lingering))
+        State(
+            limits: .init(
+                budget: ConnectionBudget(readAheadBytes: buffered, pendingOutputBytes: 1 << 20, kernelUnsentBytes: 0),
+                maxLingeringBytes: lingering))
     }
 
     /// A connection that has received a whole request and is running its handler.
@@ -242,7 +245,11 @@ import Testing
         var output = HTTPOutput()
         #expect(output.isEmpty && !output.hasUnsent)
         output.bytes.append(contentsOf: [1, 2, 3, 4, 5])
-        #expect(output.unsentCount == 5 && output.isAbove(highWater: 4) && !output.isAbove(highWater: 5))
+        let (four, five) = (
+            ConnectionBudget(readAheadBytes: 0, pendingOutputBytes: 4, kernelUnsentBytes: 0),
+            ConnectionBudget(readAheadBytes: 0, pendingOutputBytes: 5, kernelUnsentBytes: 0)
+        )
+        #expect(output.unsentCount == 5 && four.isOverOutput(output.unsentCount) && !five.isOverOutput(5))
         output.sent(2)
         let unsent = output.withUnsent { Array($0) }
         #expect(unsent == [3, 4, 5])

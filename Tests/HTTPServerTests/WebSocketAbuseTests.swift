@@ -59,14 +59,14 @@ struct WebSocketAbuseTests {
 
     @Test func answersAPingFloodWithOnePendingPongWhileThePeerDoesNotRead() async throws {
         var configuration = WebSocketConfiguration()
-        // A pong per ping would pass this bound after eight pings, and the connection would close with 1008.
-        configuration.maxQueuedBytes = 1024
         configuration.writeTimeout = .seconds(3600)
         // No keep-alive ping of the server's own among the pongs, however slowly a sanitized build takes the flood.
         configuration.pingInterval = .seconds(3600)
         configuration.idleTimeout = .seconds(3600)
         let probe = ServerSideProbe(ServerSide())
-        try await withServer(router: Self.router(configuration, probe)) { address, _ in
+        // A pong per ping would pass this bound after eight pings, and the connection would close with 1008.
+        let server = testConfiguration { $0.budget.pendingOutputBytes = 1024 }
+        try await withServer(server, router: Self.router(configuration, probe)) { address, _ in
             let client = try Self.slowReader(address, path: "/quiet")
             let pings = 50_000
             var flood: [UInt8] = []
@@ -112,16 +112,21 @@ struct WebSocketAbuseTests {
     @Test func dropsAPeerThatStopsReadingAfterTheWriteTimeoutEvenWhileItSends() async throws {
         var configuration = WebSocketConfiguration()
         configuration.writeTimeout = .seconds(4)
-        configuration.maxQueuedBytes = 1 << 30
         let probe = ServerSideProbe(ServerSide())
         let clock = ManualClock()
         try await withServer(
-            testConfiguration { $0.clock = .manual(clock) }, router: Self.router(configuration, probe, flood: 256)
+            testConfiguration {
+                $0.clock = .manual(clock)
+                $0.budget.pendingOutputBytes = 1 << 30
+            }, router: Self.router(configuration, probe, flood: 256)
         ) { address, _ in
             let client = try Self.slowReader(address, path: "/flood")
             client.send(WebSocketTests.frame(0x82, [1]))
             #expect(await probe.arrival(within: .seconds(10)) { $0.queuedAfterFlood != nil })
             #expect((probe.current.queuedAfterFlood ?? 0) > 0, "the flood outgrew the socket's buffers")
+            // On a busy machine the kernel may still be moving the flood into the client's buffer: bytes the peer
+            // takes count as progress, so the stall is timed once that delivery is over.
+            #expect(client.waitUntilReceiveQueueSettles() != nil, "loopback delivery ended")
             // Pinging every 100 ms, never reading: input does not keep the connection open.
             var waited = Duration.zero
             for index in 0..<100 where probe.current.close == nil {
@@ -192,12 +197,14 @@ struct WebSocketAbuseTests {
     @Test func keepsAPeerThatReadsSlowlyButSteadily() async throws {
         var configuration = WebSocketConfiguration()
         configuration.writeTimeout = .seconds(4)
-        configuration.maxQueuedBytes = 1 << 30
         let probe = ServerSideProbe(ServerSide())
         let clock = ManualClock()
         let messages = 192
         try await withServer(
-            testConfiguration { $0.clock = .manual(clock) }, router: Self.router(configuration, probe, flood: messages)
+            testConfiguration {
+                $0.clock = .manual(clock)
+                $0.budget.pendingOutputBytes = 1 << 30
+            }, router: Self.router(configuration, probe, flood: messages)
         ) { address, _ in
             // At most 16 KiB every 20 ms (800 KB/s): the 4 MiB or more the server queues take longer than the write
             // timeout to leave, so the timer fires while bytes wait and must find that the peer took some.
@@ -214,11 +221,13 @@ struct WebSocketAbuseTests {
     @Test func countsBytesThePeerTakesFromTheKernelBufferAsProgress() async throws {
         var configuration = WebSocketConfiguration()
         configuration.writeTimeout = .seconds(4)
-        configuration.maxQueuedBytes = 1 << 30
         let probe = ServerSideProbe(ServerSide())
         let clock = ManualClock()
         try await withServer(
-            testConfiguration { $0.clock = .manual(clock) }, router: Self.router(configuration, probe, flood: 128)
+            testConfiguration {
+                $0.clock = .manual(clock)
+                $0.budget.pendingOutputBytes = 1 << 30
+            }, router: Self.router(configuration, probe, flood: 128)
         ) { address, _ in
             // 8 KiB every 80 ms for 9 s: so little that the server is not woken to write for longer than the write
             // timeout (the kernel wakes it when much of its buffer is free), yet the peer takes bytes all along.
@@ -232,12 +241,12 @@ struct WebSocketAbuseTests {
 
     @Test func closesAPeerThatFallsBehindTheQueueBoundWith1008() async throws {
         var configuration = WebSocketConfiguration()
-        configuration.maxQueuedBytes = 256 * 1024
         configuration.writeTimeout = .seconds(3600)
         // The close timeout runs from when the close frame is queued; the client reads only later.
         configuration.closeTimeout = .seconds(3600)
         let probe = ServerSideProbe(ServerSide())
-        try await withServer(router: Self.router(configuration, probe, flood: 256)) { address, _ in
+        let server = testConfiguration { $0.budget.pendingOutputBytes = 256 * 1024 }
+        try await withServer(server, router: Self.router(configuration, probe, flood: 256)) { address, _ in
             let client = try Self.slowReader(address, path: "/flood")
             client.send(WebSocketTests.frame(0x82, [1]))
             #expect(await probe.arrival(within: .seconds(10)) { $0.queuedAfterFlood != nil })

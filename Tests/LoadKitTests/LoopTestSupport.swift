@@ -22,7 +22,6 @@ func withEchoServer(
     var configuration = WebSocketConfiguration()
     configuration.maxMessageBytes = maxMessageBytes
     configuration.maxFrameBytes = maxMessageBytes
-    configuration.maxQueuedBytes = max(configuration.maxQueuedBytes, 4 * maxMessageBytes)
     router.webSocket("/echo", configuration: configuration) { socket in
         socket.onMessage = { message in socket.send(message) }
         if let readingPause {
@@ -34,6 +33,7 @@ func withEchoServer(
         $0.loops = 1
         $0.tls = tls
         $0.clock = clock
+        $0.budget.pendingOutputBytes = max($0.budget.pendingOutputBytes, 4 * maxMessageBytes)
     }
     try await withTestServer(server, router: router) { address, _ in
         try await body(address.port)

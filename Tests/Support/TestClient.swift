@@ -106,6 +106,26 @@ public final class TestClient {
         return true
     }
 
+    /// Waits until what the kernel holds for this client to read (`FIONREAD`) has stopped growing: the same count
+    /// over five samples 10 ms apart, or `timeoutSeconds`. A peer's flood reaches a client that does not read over
+    /// loopback in real time, however a test's manual clock moves: a peer that waits for that delivery to end sees no
+    /// progress afterwards.
+    /// - Returns: The count it settled at, nil if it kept changing.
+    @discardableResult
+    public func waitUntilReceiveQueueSettles(timeoutSeconds: Double = 10) -> Int? {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        var (last, same): (Int32, Int) = (-1, 0)
+        while Date() < deadline {
+            var available: Int32 = 0
+            guard ioctl(fd, UInt(FIONREAD), &available) == 0 else { return nil }
+            same = available == last ? same + 1 : 0
+            if same == 4 { return Int(available) }
+            last = available
+            usleep(10_000)
+        }
+        return nil
+    }
+
     /// Reads until the peer closes or the timeout passes.
     public func readToEnd() -> [UInt8] {
         var all = pending

@@ -52,7 +52,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         parser = HTTPRequestParser(limits: server.configuration.limits)
         state = HTTPConnectionState(
             limits: .init(
-                maxBufferedInputBytes: server.configuration.maxBufferedInputBytes,
+                budget: server.configuration.budget,
                 maxLingeringBytes: server.configuration.maxLingeringBytes))
     }
 
@@ -356,7 +356,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
                     self.output.bytes.append(contentsOf: chunk)
                 }
                 self.flush()
-                if self.output.isAbove(highWater: self.server.configuration.writeHighWater) {
+                if self.server.configuration.budget.isOverOutput(self.output.unsentCount) {
                     self.writeWaiters.append(continuation)
                 } else {
                     continuation.resume(returning: true)
@@ -530,7 +530,7 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
         let (server, slot) = (server, slot)
         let connection = UpgradedConnection(
             transport: transport, loop: loop, leftover: parser.takeBufferedBytes(), request: request,
-            lifetime: ConnectionLifetime { server.closed(slot) })
+            lifetime: ConnectionLifetime { server.closed(slot) }, budget: server.configuration.budget)
         handler(connection)
     }
 }

@@ -1,10 +1,12 @@
+import NetCore
+
 /// The lifecycle of one HTTP/1.1 connection — waiting, reading a request, answering it, closing — and every decision
 /// on it (keep-alive, which timeout runs, when to stop reading, when the next request may start, how to close), with
 /// no I/O: ``HTTPConnection`` reports what happened and does what it answers. Parsing is the parser's, the bytes
 /// on their way out are ``HTTPOutput``'s.
 ///
 /// Five rules shape it:
-/// - a connection holds at most ``Limits/maxBufferedInputBytes`` of unparsed input, whatever its phase: past it the socket
+/// - a connection holds at most ``ConnectionBudget/readAheadBytes`` of unparsed input, whatever its phase: past it the socket
 ///   is not read until parsing has taken some (TCP then slows the client down), so a client that sends without
 ///   reading holds that much and one response, never more;
 /// - requests are answered one at a time, in order: input read while a handler runs is buffered, not parsed;
@@ -17,7 +19,7 @@
 ///   the response before the client reads it.
 ///
 /// ```swift
-/// var state = HTTPConnectionState(limits: .init(maxBufferedInputBytes: 65_536, maxLingeringBytes: 65_536))
+/// var state = HTTPConnectionState(limits: .init(budget: ConnectionBudget(), maxLingeringBytes: 65_536))
 /// state.initialTimeout             // .head: from the accept, the first head must arrive in time
 /// state.requestBegins()            // the first request's bytes (its head timer runs already)
 /// state.requestReceived()          // the handler runs; no timeout
@@ -83,14 +85,15 @@ package struct HTTPConnectionState: Sendable {
 
     /// The bounds the decisions depend on.
     package struct Limits: Sendable {
-        /// Unparsed input held before reading pauses, in every phase.
-        package var maxBufferedInputBytes: Int
+        /// What the connection may hold; its ``ConnectionBudget/readAheadBytes`` of unparsed input pauses reading, in
+        /// every phase.
+        package var budget: ConnectionBudget
         /// Input dropped around the last response before the connection stops reading or closes.
         package var maxLingeringBytes: Int
 
         /// Bounds from the server's configuration.
-        package init(maxBufferedInputBytes: Int, maxLingeringBytes: Int) {
-            self.maxBufferedInputBytes = maxBufferedInputBytes
+        package init(budget: ConnectionBudget, maxLingeringBytes: Int) {
+            self.budget = budget
             self.maxLingeringBytes = maxLingeringBytes
         }
     }
@@ -99,7 +102,7 @@ package struct HTTPConnectionState: Sendable {
     package private(set) var phase = Phase.idle
     /// Whether the client has closed its side: nothing more will arrive.
     package private(set) var inputEnded = false
-    /// Whether reading is paused because ``Limits/maxBufferedInputBytes`` is buffered.
+    /// Whether reading is paused because the budget's read-ahead is buffered.
     package private(set) var readingPaused = false
     /// Whether a request has begun on the connection: until then the head timeout runs from the accept.
     private var anyRequest = false
@@ -140,16 +143,16 @@ package struct HTTPConnectionState: Sendable {
         }
     }
 
-    /// How many bytes the next read may take: what ``Limits/maxBufferedInputBytes`` leaves beside the `buffered` unparsed
+    /// How many bytes the next read may take: what the budget's read-ahead leaves beside the `buffered` unparsed
     /// bytes (0: stop reading).
     package func readAllowance(buffered: Int) -> Int {
-        max(0, limits.maxBufferedInputBytes - buffered)
+        limits.budget.readRoom(holding: buffered)
     }
 
     /// The parser now holds `buffered` unparsed bytes.
     /// - Returns: Whether to stop reading: the buffer is at its bound (parsing, or the next request, makes room).
     package mutating func buffered(_ buffered: Int) -> Bool {
-        guard phase != .closed, phase != .lingering, buffered >= limits.maxBufferedInputBytes else { return false }
+        guard phase != .closed, phase != .lingering, buffered >= limits.budget.readAheadBytes else { return false }
         readingPaused = true
         return true
     }
@@ -158,7 +161,7 @@ package struct HTTPConnectionState: Sendable {
     /// - Returns: Whether to read again: reading was paused for the bound, and a request may be parsed from what
     ///   comes (while a handler runs, reading waits for ``outputDrained()``).
     package mutating func roomForInput(buffered: Int) -> Bool {
-        guard readingPaused, parsesInput, !inputEnded, buffered < limits.maxBufferedInputBytes else { return false }
+        guard readingPaused, parsesInput, !inputEnded, buffered < limits.budget.readAheadBytes else { return false }
         readingPaused = false
         return true
     }

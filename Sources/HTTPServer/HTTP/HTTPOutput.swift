@@ -1,8 +1,8 @@
 /// The bytes of a connection's responses on their way to the socket: appended whole, taken by the socket in pieces,
 /// given back once they have all left. Bookkeeping only: the connection does the writing.
 ///
-/// Its bound is a high-water mark: a streaming handler waits while more than it is unsent, so a client that reads
-/// slowly slows the handler down instead of growing the buffer.
+/// Its bound is the connection's ``ConnectionBudget/pendingOutputBytes``: a streaming handler waits while more than
+/// it is unsent, so a client that reads slowly slows the handler down instead of growing the buffer.
 package struct HTTPOutput: Sendable {
     /// The queued bytes, sent ones included until everything has left. Append only (the response writers write
     /// into it).
@@ -21,9 +21,6 @@ package struct HTTPOutput: Sendable {
 
     /// The bytes not yet handed to the socket.
     package var unsentCount: Int { bytes.count - written }
-
-    /// Whether more than `highWater` bytes wait: a streaming handler must wait.
-    package func isAbove(highWater: Int) -> Bool { unsentCount > highWater }
 
     /// Lends the unsent bytes to `body` (the socket's send).
     package func withUnsent<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {

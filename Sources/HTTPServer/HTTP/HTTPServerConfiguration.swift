@@ -1,4 +1,5 @@
 public import HTTPWire
+public import NetCore
 
 /// Everything that shapes an ``HTTPServer``. Every field has a safe default.
 public struct HTTPServerConfiguration: Sendable {
@@ -41,18 +42,13 @@ public struct HTTPServerConfiguration: Sendable {
     /// interrupts it. Dropping holds no memory (the loop's read buffer); this bound and ``lingeringTimeout`` still
     /// cut an endless sender off.
     public var maxLingeringBytes = 1024 * 1024
-    /// Unparsed input a connection holds: past it the connection is not read until parsing (or, while a request is
-    /// answered, the response leaving) makes room, so a client that sends without reading cannot grow the buffer.
-    /// With one response's bytes this bounds what an HTTP connection holds.
-    public var maxBufferedInputBytes = 64 * 1024
+    /// What each connection may hold, HTTP or upgraded, plain or TLS: unparsed input (past it the connection is not
+    /// read until parsing, or while a request is answered the response leaving, makes room), output not yet sent
+    /// (a streaming response waits past it; a WebSocket peer that lets more wait is closed), and what the kernel
+    /// holds unsent (`TCP_NOTSENT_LOWAT`).
+    public var budget = ConnectionBudget()
     /// Responses at least this large are gzip-compressed when the client accepts it and the type compresses.
     public var compressionThreshold = 1024
-    /// The most bytes the kernel holds unsent for one connection (`TCP_NOTSENT_LOWAT`). Past it, writes wait for the
-    /// client, so one that stops reading is stalled (and met by ``writeTimeout``) after this and what its window
-    /// holds, instead of after megabytes of responses produced for nobody. Bytes in flight are not bounded by it.
-    public var maxKernelUnsentBytes = 64 * 1024
-    /// Responses whose body grows past this many unsent bytes make a streaming handler wait.
-    public var writeHighWater = 1 << 20
     /// The least severe log level written.
     public var logLevel = LogLevel.info
     /// Writes the body of every error the server answers by itself or a handler throws as an ``HTTPError`` (`404`,

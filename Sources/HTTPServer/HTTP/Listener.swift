@@ -69,7 +69,7 @@ final class Listener: EventLoopHandler, @unchecked Sendable {
             case .success(let slot):
                 server.metrics.openedConnection()
                 Socket.setNoDelay(client)
-                Socket.limitUnsent(client, to: server.configuration.maxKernelUnsentBytes)
+                Socket.limitUnsent(client, to: server.configuration.budget.kernelUnsentBytes)
                 if let tls = server.configuration.tls {
                     TLSAcceptor(fd: client, loop: loop, server: server, context: tls, remote: peer, slot: slot).start()
                 } else {

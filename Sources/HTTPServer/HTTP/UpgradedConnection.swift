@@ -19,4 +19,7 @@ public struct UpgradedConnection: @unchecked Sendable {
     public let request: HTTPRequest
     /// Lets the server count the connection until the new owner closes it.
     public let lifetime: ConnectionLifetime
+    /// What the connection may hold, as it did before the upgrade (``HTTPServerConfiguration/budget``): the new
+    /// owner charges it against the same budget.
+    public let budget: ConnectionBudget
 }

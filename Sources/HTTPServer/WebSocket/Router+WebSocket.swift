@@ -123,7 +123,7 @@ enum WebSocketUpgrade {
                 transport: connection.transport, loop: connection.loop, role: .server,
                 handshake: WebSocket.HandshakeRequest(request),
                 subprotocol: subprotocol, compression: negotiated?.parameters, settings: settings,
-                lifetime: connection.lifetime)
+                budget: connection.budget, lifetime: connection.lifetime)
             if let hub { socket.track(in: hub) }
             onUpgrade(socket)
             socket.start(leftover: connection.leftover)

@@ -13,7 +13,7 @@ actor HTTPDrivenSession: WatchableSession {
     private var unknownJoint = UnknownJointNotice()
     private var lastActivity: Int64
     private var lastCheckpoint: Int64
-    private var lastWrite: Task<Void, Never>?
+    private var writes = WriteChain()
     private(set) var isFinished = false
     private var watchers = SessionWatchers()
     /// This node, for other nodes' watchers.
@@ -104,9 +104,8 @@ actor HTTPDrivenSession: WatchableSession {
             }
             let summary = core.engine.summary
             let stored = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                lastWrite = context.store(
-                    .finish(summary, status: status, endedAt: endedAt), id: id, tenant: tenant, after: lastWrite,
-                    retriesAfterWait: false
+                writes.append(
+                    .finish(summary, status: status, endedAt: endedAt), of: core, to: context, retriesAfterWait: false
                 ) { stored in continuation.resume(returning: stored) }
             }
             guard stored || status == .abandoned else { return nil }
@@ -167,9 +166,7 @@ actor HTTPDrivenSession: WatchableSession {
         guard core.needsCheckpoint else { return }
         let (summary, engineState) = core.takeCheckpoint()
         let ends = SeriesEnds(summary)
-        lastWrite = context.store(
-            .checkpoint(summary, engineState: engineState), id: id, tenant: tenant, after: lastWrite
-        ) { [self] stored in
+        writes.append(.checkpoint(summary, engineState: engineState), of: core, to: context) { [self] stored in
             guard stored else { return }
             Task { await self.checkpointStored(series: ends) }
         }
