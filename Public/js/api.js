@@ -57,6 +57,31 @@ export function exercises({ reload = false } = {}) {
   return catalogPromise;
 }
 
+/** One stored version of an exercise (`GET /v1/exercises/{id}/versions/{n}`), also of a deleted one. */
+export const getExerciseVersion = (id, version) =>
+  getJSON(`/v1/exercises/${encodeURIComponent(id)}/versions/${encodeURIComponent(version)}`);
+
+const storedVersions = new Map(); // `id@version` → promise of the definition or null
+
+/**
+ * The definition a stored session ran with (`summary.exercise` at `summary.exerciseVersion`, docs/protocol.md
+ * §5.2): the catalog's entry when it is that version, else the stored version, fetched once per page (an exercise
+ * since edited or deleted). Falls back to the catalog's entry, and to null when neither can be had.
+ */
+export async function sessionExercise(summary) {
+  const id = summary?.exercise;
+  if (!id) return null;
+  const catalog = await exercises().catch(() => []);
+  const current = catalog.find((e) => e.id === id) ?? null;
+  const version = summary.exerciseVersion;
+  if (version == null || current?.version === version) return current;
+  const key = `${id}@${version}`;
+  if (!storedVersions.has(key)) {
+    storedVersions.set(key, getExerciseVersion(id, version).catch(() => null));
+  }
+  return (await storedVersions.get(key)) ?? current;
+}
+
 export function listSessions(filters = {}) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(filters)) if (v !== undefined && v !== null && v !== '') q.set(k, v);

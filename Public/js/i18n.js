@@ -105,21 +105,24 @@ export const TABLE = {
     'resume.takenOver': 'Another device took this session over; this page no longer sends to it.',
     'camera.failed': 'The camera pose detector could not be loaded (it needs internet on this device): {message}. You can use the Demo source, or replay a recording, instead.',
     'camera.noCamera': 'The camera could not be opened: {message}. You can use the Demo source, or replay a recording, instead.',
-    'hud.angle': 'Current angle', 'hud.best': 'Best', 'hud.clean': 'Clean reps', 'hud.rejected': 'Rejected',
+    'hud.angle': 'Current angle', 'hud.value': 'Current value', 'hud.height': 'Current height',
+    'hud.rise': 'Current rise', 'hud.distance': 'Current distance',
+    'hud.best': 'Best', 'hud.clean': 'Clean reps', 'hud.rejected': 'Rejected',
     'hud.hold': 'Hold', 'hud.confidence': 'Confidence', 'hud.target': 'Target', 'hud.lastRep': 'Last rep',
-    'hud.noRep': 'No rep yet.', 'hud.peak': 'peak {peak}°', 'hud.cleanRep': 'clean', 'hud.baseline': 'Baseline',
+    'hud.noRep': 'No rep yet.', 'hud.peak': 'peak {peak}', 'hud.cleanRep': 'clean', 'hud.baseline': 'Baseline',
+    'hud.baselineProgress': '{percent} done',
     'hud.allGood': 'Position is good.',
     'hud.notVisible': 'You are out of the frame: step back into view.',
     'hud.missing': 'Not seen: {joints}. Make sure they are in the picture.',
     'chart.label': 'Measured value over the last seconds',
-    'chart.summary': 'Latest {value}° · lowest {min}° · highest {max}° in the last {seconds} s.',
+    'chart.summary': 'Latest {value} · lowest {min} · highest {max} in the last {seconds} s.',
     'chart.summaryEmpty': 'No measurement yet.',
     'feedback.label': 'Feedback',
     'summary.heading': 'Session summary', 'summary.reps': 'Clean reps', 'summary.rejected': 'Rejected reps',
     'summary.best': 'Best', 'summary.duration': 'Duration', 'summary.frames': 'Frames',
     'summary.visible': 'Visible', 'summary.faults': 'Faults', 'summary.open': 'Open in History',
     'summary.saving': 'Saving the session…', 'summary.notStored': 'This session could not be saved.',
-    'event.repCompleted': 'Rep {index}: {peak}°. Well done!',
+    'event.repCompleted': 'Rep {index}: {peak}. Well done!',
     'event.repRejected': 'Rep {index} not counted: {faults}',
     'event.holdStarted': 'Hold it…',
     'event.holdCompleted': 'Hold complete!',
@@ -127,7 +130,7 @@ export const TABLE = {
     'event.visible': 'You are back in view.',
     'event.notVisible': 'You are out of the frame.',
     'event.setupOk': 'Position is good.',
-    'event.baselineCompleted': 'Baseline measured: {value}°',
+    'event.baselineCompleted': 'Baseline measured: {value}',
     'fault.keepUpperArmStill': 'Keep your upper arm still',
     'fault.keepThighStill': 'Keep your thigh still',
     'fault.keepElbowStraight': 'Keep your elbow straight',
@@ -152,7 +155,7 @@ export const TABLE = {
     'history.legendRejected': 'rejected', 'history.legendBaseline': 'baseline', 'history.legendTarget': 'target',
     'history.confirmDelete': 'Delete session {id}? This cannot be undone.', 'history.deleted': 'Session {id} deleted.',
     'history.notFound': 'Session not found.', 'history.noSeries': 'No series stored.',
-    'history.seriesText': 'Measured value over {seconds} s: from {min}° to {max}°, {reps} reps marked.',
+    'history.seriesText': 'Measured value over {seconds} s: from {min} to {max}, {reps} reps marked.',
     'opt.motion': 'Phone motion', 'motion.heading': 'Phone motion (m/s²)',
     'motion.chartLabel': 'The phone\'s acceleration on its x, y and z axes over the last 10 seconds',
     'motion.denied': 'Motion sensors not allowed: the session goes on without them.',
@@ -170,6 +173,12 @@ export const TABLE = {
     'watch.ended': 'The session has ended.', 'watch.disconnected': 'The patient’s connection dropped — waiting for it to come back.', 'watch.pick': 'Live sessions:', 'watch.none': 'No live sessions right now.',
     'watch.skeleton': 'The patient’s pose, live', 'watch.waitingPose': 'Waiting for the patient’s pose…',
     'unit.seconds': '{n} s',
+    'unit.degrees': 'degrees (°)', 'unit.segmentLengths': '% of {segment}', 'unit.note': 'Values in {unit}.',
+    'segment.trunk': 'the trunk length', 'segment.upperArm': 'the upper-arm length',
+    'segment.forearm': 'the forearm length', 'segment.thigh': 'the thigh length', 'segment.shank': 'the shin length',
+    'segment.shoulderLine': 'the shoulder width', 'segment.hipLine': 'the hip width',
+    'segment.earLine': 'the head width (ear to ear)', 'segment.pair': 'the {a}–{b} distance',
+    'segment.unknown': 'a body segment’s length', 'part.opposite': 'other {part}',
   },
   es: {
     'app.title': 'Motion',
@@ -274,21 +283,24 @@ export const TABLE = {
     'resume.takenOver': 'Otro dispositivo tomó esta sesión; esta página ya no le envía datos.',
     'camera.failed': 'No se pudo cargar el detector de postura de la cámara (necesita internet en este dispositivo): {message}. Puede usar la fuente Demo o reproducir una grabación.',
     'camera.noCamera': 'No se pudo abrir la cámara: {message}. Puede usar la fuente Demo o reproducir una grabación.',
-    'hud.angle': 'Ángulo actual', 'hud.best': 'Mejor', 'hud.clean': 'Repeticiones válidas', 'hud.rejected': 'Rechazadas',
+    'hud.angle': 'Ángulo actual', 'hud.value': 'Valor actual', 'hud.height': 'Altura actual',
+    'hud.rise': 'Elevación actual', 'hud.distance': 'Distancia actual',
+    'hud.best': 'Mejor', 'hud.clean': 'Repeticiones válidas', 'hud.rejected': 'Rechazadas',
     'hud.hold': 'Mantener', 'hud.confidence': 'Confianza', 'hud.target': 'Objetivo', 'hud.lastRep': 'Última repetición',
-    'hud.noRep': 'Aún no hay repeticiones.', 'hud.peak': 'pico {peak}°', 'hud.cleanRep': 'válida', 'hud.baseline': 'Referencia',
+    'hud.noRep': 'Aún no hay repeticiones.', 'hud.peak': 'pico {peak}', 'hud.cleanRep': 'válida', 'hud.baseline': 'Referencia',
+    'hud.baselineProgress': '{percent} hecho',
     'hud.allGood': 'La posición es buena.',
     'hud.notVisible': 'Está fuera de la imagen: vuelva a ponerse a la vista.',
     'hud.missing': 'No se ve: {joints}. Asegúrese de que aparezcan en la imagen.',
     'chart.label': 'Valor medido en los últimos segundos',
-    'chart.summary': 'Último {value}° · mínimo {min}° · máximo {max}° en los últimos {seconds} s.',
+    'chart.summary': 'Último {value} · mínimo {min} · máximo {max} en los últimos {seconds} s.',
     'chart.summaryEmpty': 'Aún no hay medida.',
     'feedback.label': 'Indicaciones',
     'summary.heading': 'Resumen de la sesión', 'summary.reps': 'Repeticiones válidas', 'summary.rejected': 'Repeticiones rechazadas',
     'summary.best': 'Mejor', 'summary.duration': 'Duración', 'summary.frames': 'Fotogramas',
     'summary.visible': 'Visible', 'summary.faults': 'Errores', 'summary.open': 'Abrir en el historial',
     'summary.saving': 'Guardando la sesión…', 'summary.notStored': 'Esta sesión no se pudo guardar.',
-    'event.repCompleted': 'Repetición {index}: {peak}°. ¡Muy bien!',
+    'event.repCompleted': 'Repetición {index}: {peak}. ¡Muy bien!',
     'event.repRejected': 'Repetición {index} no contada: {faults}',
     'event.holdStarted': 'Mantenga la posición…',
     'event.holdCompleted': '¡Posición mantenida!',
@@ -296,7 +308,7 @@ export const TABLE = {
     'event.visible': 'Vuelve a estar a la vista.',
     'event.notVisible': 'Está fuera de la imagen.',
     'event.setupOk': 'La posición es buena.',
-    'event.baselineCompleted': 'Referencia medida: {value}°',
+    'event.baselineCompleted': 'Referencia medida: {value}',
     'fault.keepUpperArmStill': 'Mantenga quieto el brazo',
     'fault.keepThighStill': 'Mantenga quieto el muslo',
     'fault.keepElbowStraight': 'Mantenga el codo recto',
@@ -320,7 +332,7 @@ export const TABLE = {
     'history.faultCounts': 'Errores', 'history.noFaults': 'Sin errores.', 'history.legendClean': 'válida',
     'history.legendRejected': 'rechazada', 'history.legendBaseline': 'referencia', 'history.legendTarget': 'objetivo',
     'history.confirmDelete': '¿Borrar la sesión {id}? No se puede deshacer.', 'history.deleted': 'Sesión {id} borrada.',
-    'history.seriesText': 'Valor medido durante {seconds} s: de {min}° a {max}°, {reps} repeticiones marcadas.',
+    'history.seriesText': 'Valor medido durante {seconds} s: de {min} a {max}, {reps} repeticiones marcadas.',
     'opt.motion': 'Movimiento del teléfono', 'motion.heading': 'Movimiento del teléfono (m/s²)',
     'motion.chartLabel': 'La aceleración del teléfono en sus ejes x, y y z durante los últimos 10 segundos',
     'motion.denied': 'Sensores de movimiento no permitidos: la sesión sigue sin ellos.',
@@ -339,6 +351,13 @@ export const TABLE = {
     'watch.ended': 'La sesión ha terminado.', 'watch.disconnected': 'Se perdió la conexión del paciente — esperando a que vuelva.', 'watch.pick': 'Sesiones en vivo:', 'watch.none': 'No hay sesiones en vivo ahora.',
     'watch.skeleton': 'La postura del paciente, en vivo', 'watch.waitingPose': 'Esperando la postura del paciente…',
     'unit.seconds': '{n} s',
+    'unit.degrees': 'grados (°)', 'unit.segmentLengths': '% de {segment}', 'unit.note': 'Valores en {unit}.',
+    'segment.trunk': 'la longitud del tronco', 'segment.upperArm': 'la longitud del brazo',
+    'segment.forearm': 'la longitud del antebrazo', 'segment.thigh': 'la longitud del muslo',
+    'segment.shank': 'la longitud de la pierna (rodilla a tobillo)', 'segment.shoulderLine': 'la anchura de hombros',
+    'segment.hipLine': 'la anchura de caderas', 'segment.earLine': 'la anchura de la cabeza (de oreja a oreja)',
+    'segment.pair': 'la distancia {a}–{b}', 'segment.unknown': 'la longitud de un segmento del cuerpo',
+    'part.opposite': '{part} del otro lado',
   },
 };
 
@@ -355,6 +374,14 @@ const JOINT_NAMES = {
     leftWrist: 'muñeca izquierda', rightWrist: 'muñeca derecha', leftHip: 'cadera izquierda',
     rightHip: 'cadera derecha', leftKnee: 'rodilla izquierda', rightKnee: 'rodilla derecha',
     leftAnkle: 'tobillo izquierdo', rightAnkle: 'tobillo derecho' },
+};
+
+/** Body parts as an exercise definition names them, relative to the working side (docs/exercises.md §2). */
+const PART_NAMES = {
+  en: { nose: 'nose', neck: 'neck', root: 'hip centre', eye: 'eye', ear: 'ear', shoulder: 'shoulder',
+    elbow: 'elbow', wrist: 'wrist', hip: 'hip', knee: 'knee', ankle: 'ankle' },
+  es: { nose: 'nariz', neck: 'cuello', root: 'centro de las caderas', eye: 'ojo', ear: 'oreja', shoulder: 'hombro',
+    elbow: 'codo', wrist: 'muñeca', hip: 'cadera', knee: 'rodilla', ankle: 'tobillo' },
 };
 
 const EXERCISE_NAMES = {
@@ -408,6 +435,14 @@ export function t(key, params) {
 export const faultText = (raw) => t('fault.' + raw);
 export const setupText = (raw) => t('setup.' + raw);
 export const jointName = (raw) => JOINT_NAMES[current][raw] ?? raw;
+
+/** A body part of a definition (`shoulder`, `opposite.hip`) in words. */
+export function partName(raw) {
+  const [first, second] = String(raw).split('.');
+  if (first === 'opposite' && second) return t('part.opposite', { part: PART_NAMES[current][second] ?? second });
+  return PART_NAMES[current][first] ?? raw;
+}
+
 export function exerciseName(exercise) {
   if (!exercise) return '';
   const id = typeof exercise === 'string' ? exercise : exercise.id;

@@ -15,6 +15,7 @@ import { Hud, Feedback } from './hud.js';
 import { measuredJoints, decodePose, loadFormats } from './joints.js';
 import { parseRecording, createReplaySource, recordingText } from './replay.js';
 import { SessionView, keepDescribed } from './sessionview.js';
+import { fromShown, measurementRange, toShown, unitOf, unitSymbol } from './units.js';
 
 initPage();
 
@@ -24,7 +25,7 @@ const chart = new RealtimeChart($('chart'));
 const motionChart = new MotionChart($('motion-chart'));
 const stage = new SkeletonView($('stage-canvas'));
 const overlay = new SkeletonView($('overlay'), { background: false });
-const sessionView = new SessionView({ hud, chart, feedback, lines: $('chart-lines') });
+const sessionView = new SessionView({ hud, chart, feedback, lines: $('chart-lines'), unit: $('chart-unit') });
 // The chart in words beside it, for those who cannot see it (as on Watch).
 keepDescribed(chart, $('chart-summary'));
 
@@ -203,17 +204,33 @@ function useStage(camera) {
 // ---- Prescription (docs/protocol.md §5.1) ---------------------------------------------------------------------
 
 const RX_FIELDS = [
-  // [input id, option, label key, min, max, whole number]
-  ['rx-target', 'target', 'rx.target', -360, 360, false],
+  // [input id, option, label key, min, max, whole number]; the target's bounds are the exercise's (targetBounds).
+  ['rx-target', 'target', 'rx.target', null, null, false],
   ['rx-hold', 'holdSeconds', 'rx.hold', 0.5, 3600, false],
   ['rx-reps', 'reps', 'rx.reps', 1, 1000, true],
   ['rx-sets', 'sets', 'rx.sets', 1, 100, true],
   ['rx-baseline', 'baselineReps', 'rx.baseline', 1, 100, true],
 ];
 
-/** The exercise's own values as the fields' placeholders: an empty field keeps them. */
+/** A number as a field shows it: in the exercise's unit as people read it (percent for segment lengths). */
+const shownNumber = (value, unit) => String(Math.round(toShown(value, unit) * 1000) / 1000);
+
+/**
+ * The target's bounds as typed (in percent for segment lengths): what the exercise's measurement can read, else
+ * the decoder's ±360 (docs/protocol.md §5.1).
+ */
+function targetBounds(ex) {
+  const unit = unitOf(ex);
+  const [min, max] = measurementRange(ex) ?? [-360, 360];
+  return [Number(shownNumber(min, unit)), Number(shownNumber(max, unit))];
+}
+
+/** The exercise's own values as the fields' placeholders (an empty field keeps them); the target's unit. */
 function showPrescriptionDefaults(ex) {
-  $('rx-target').placeholder = ex.target != null ? String(ex.target) : '';
+  const unit = unitOf(ex);
+  $('rx-target').placeholder = ex.target != null ? shownNumber(ex.target, unit) : '';
+  [$('rx-target').min, $('rx-target').max] = targetBounds(ex).map(String);
+  $('rx-target-unit').textContent = ` (${unitSymbol(unit)})`;
   $('rx-hold').placeholder = ex.thresholds?.holdSeconds != null ? String(ex.thresholds.holdSeconds) : '';
   $('rx-hold-box').hidden = ex.kind !== 'hold';
   $('rx-baseline').placeholder = '3';
@@ -233,17 +250,19 @@ function showPrescriptionError(input, message) {
 /** The `start.options` of the filled fields, or null (the offending field marked) when one is out of range. */
 function readPrescription(ex) {
   const options = {};
-  for (const [id, option, label, min, max, whole] of RX_FIELDS) {
+  for (const [id, option, label, fieldMin, fieldMax, whole] of RX_FIELDS) {
     const input = $(id);
     if (input.closest('[hidden]')) continue;
     const raw = input.value.trim();
     if (raw === '' && input.validity.valid) continue;
     const value = Number(raw);
+    const [min, max] = option === 'target' ? targetBounds(ex) : [fieldMin, fieldMax];
     if (raw === '' || !Number.isFinite(value) || value < min || value > max || (whole && !Number.isInteger(value))) {
       showPrescriptionError(input, t(whole ? 'rx.badWhole' : 'rx.bad', { field: t(label), min, max }));
       return null;
     }
-    options[option] = value;
+    // The target is typed as shown (percent for segment lengths) and sent in the exercise's unit.
+    options[option] = option === 'target' ? fromShown(value, unitOf(ex)) : value;
   }
   if (options.sets != null && options.reps == null) {
     showPrescriptionError($('rx-reps'), t('rx.setsNeedReps'));
@@ -469,6 +488,7 @@ async function startSession() {
   stream.on('error', (m) => setStatus('status.error', { message: `${m.code}: ${m.message}` }, 'bad'));
   stream.on('summary', (m) => {
     lastSummary = m;
+    lastExercise = sessionView.exercise;
     showSummary(m);
   });
   stream.on('lost', () => {
@@ -573,8 +593,11 @@ function offerRecording(s) {
   link.setAttribute('download', `${name}.jsonl`);
 }
 
+// The exercise the last summary's session ran (as prescribed): its values' unit.
+let lastExercise = null;
+
 function showSummary(m) {
-  renderSummary(m, $('summary-stats'));
+  renderSummary(m, $('summary-stats'), { exercise: lastExercise });
   $('summary-link').href = `history.html?session=${encodeURIComponent(m.id)}`;
   showStored('saving');
   $('summary').hidden = false;

@@ -5,7 +5,7 @@
 
 import { initPage, $, askForToken, errorStatus } from './common.js';
 import { t, exerciseName, onLanguageChange } from './i18n.js';
-import { exercises, getSession, listSessions, MessageSocket, TOKEN_EVENT } from './api.js';
+import { getSession, listSessions, sessionExercise, MessageSocket, TOKEN_EVENT } from './api.js';
 import { RealtimeChart } from './chart.js';
 import { Hud, Feedback } from './hud.js';
 import { renderSummary, showStored } from './summary.js';
@@ -63,16 +63,17 @@ async function follow(id) {
   const feedback = new Feedback($('feedback-line'), $('feedback-log'));
   const chart = new RealtimeChart($('chart'));
   const skeleton = new SkeletonView($('watch-skeleton'));
-  const view = new SessionView({ hud, chart, feedback, lines: $('chart-lines'), skeleton });
+  const view = new SessionView({ hud, chart, feedback, lines: $('chart-lines'), unit: $('chart-unit'), skeleton });
   onLanguageChange(() => view.retranslate());
   keepDescribed(chart, $('chart-summary'));
   const draw = () => { chart.draw(); skeleton.draw(); requestAnimationFrame(draw); };
   requestAnimationFrame(draw);
   let info = null;
+  let ex = null;
   try {
     info = await getSession(id);
-    const catalog = await exercises();
-    const ex = catalog.find((e) => e.id === info.exercise);
+    // The definition the session runs (its version, even of an exercise deleted since): the unit of its values.
+    ex = await sessionExercise(info);
     // The session's own prescription (target, thresholds, goals), not the catalog's defaults.
     if (ex) view.setExercise(prescribed(ex, info.prescription));
     if (ex) skeleton.setMeasured(measuredJoints(ex, info.side));
@@ -82,9 +83,10 @@ async function follow(id) {
     setStatus(...errorStatus(e), 'bad');
     askForToken(e);
   }
+  const summaryOptions = { exercise: ex };
   if (info && info.status !== 'live') {
     setStatus('watch.ended');
-    renderSummary(info, $('summary-stats'));
+    renderSummary(info, $('summary-stats'), summaryOptions);
     $('summary-link').href = `history.html?session=${encodeURIComponent(id)}`;
     showStored('stored');
     $('summary').hidden = false;
@@ -108,7 +110,7 @@ async function follow(id) {
   });
   // The summary comes before the session is stored; the watcher's close 1000 says it is (docs/protocol.md §3).
   socket.on('summary', (m) => {
-    renderSummary(m, $('summary-stats'));
+    renderSummary(m, $('summary-stats'), summaryOptions);
     $('summary-link').href = `history.html?session=${encodeURIComponent(id)}`;
     showStored('saving');
     $('summary').hidden = false;
@@ -120,7 +122,7 @@ async function follow(id) {
       showStored(e.code === 1000 ? 'stored' : 'notStored');
     } else {
       getSession(id).then((s) => {
-        renderSummary(s, $('summary-stats'));
+        renderSummary(s, $('summary-stats'), summaryOptions);
         $('summary-link').href = `history.html?session=${encodeURIComponent(id)}`;
         showStored('stored');
         $('summary').hidden = false;

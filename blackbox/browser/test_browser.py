@@ -255,6 +255,49 @@ def clean_reps_angles(reps, fps=30, lead=1.0, rise=0.7, hold=0.3, fall=0.7, gap=
     return samples
 
 
+def heel_raise_pose(t, rise):
+    """A side-view standing figure in image pixels (1280x720) whose heels are `rise` shank lengths (100 px) off the
+    floor: the whole figure lifted, the knee straight."""
+    points = {
+        "nose": [612, 190], "neck": [600, 250], "root": [600, 450], "rightShoulder": [600, 250],
+        "rightElbow": [600, 400], "rightWrist": [600, 520], "rightHip": [600, 450], "rightKnee": [600, 560],
+        "rightAnkle": [600, 660],
+    }
+    lift = 100 * rise
+    return {"t": round(t, 4), "width": 1280, "height": 720,
+            "points": {name: [x, round(y - lift, 2)] for name, (x, y) in points.items()}}
+
+
+def heel_raise_frames(reps, peak, fps=30):
+    """Frames of exactly `reps` clean heel raises to `peak` shank lengths: 1 s standing, then each rise (0.7 s),
+    hold (0.3 s), lowering (0.7 s) and 0.6 s standing; 1 s standing at the end."""
+    samples = []
+
+    def emit(rise):
+        samples.append(heel_raise_pose(len(samples) / fps, rise))
+
+    for _ in range(fps):
+        emit(0.0)
+    for _ in range(reps):
+        n = round(0.7 * fps)
+        for i in range(n):
+            emit(peak * (1 - math.cos(math.pi * (i + 1) / n)) / 2)
+        for _ in range(round(0.3 * fps)):
+            emit(peak)
+        for i in range(n):
+            emit(peak - peak * (1 - math.cos(math.pi * (i + 1) / n)) / 2)
+        for _ in range(round(0.6 * fps)):
+            emit(0.0)
+    for _ in range(fps):
+        emit(0.0)
+    return samples
+
+
+def plain(text):
+    """`text` with no-break spaces as plain ones (a Spanish percentage is "78\u00a0%")."""
+    return text.replace("\u00a0", " ").replace("\u202f", " ")
+
+
 PHONE = (390, 844)
 DESKTOP = (1366, 900)
 _screenshot_dir = None
@@ -1486,7 +1529,7 @@ class BrowserTests(unittest.TestCase):
             # Baseline.
             self.el("baseline").click()
             wait_for(lambda: self.el("hud-baseline-box").is_displayed(), 5, message="the baseline under way")
-            self.assertRegex(self.text("hud-baseline"), r"^\d+(%|°)$")
+            self.assertRegex(self.text("hud-baseline"), r"^(\d+% done|\d+°)$")
             self.assertIn("Measuring the baseline", self.text("status"))
             sent = [m["type"] for m in self.driver.execute_script("return window.__sends") if m.get("type")]
             self.assertEqual([t for t in sent if t in ("start", "reset", "baseline")], ["start", "reset", "baseline"])
@@ -2315,7 +2358,7 @@ class BrowserTests(unittest.TestCase):
             self.assertEqual(self.el("status").get_attribute("data-session"), session_id)
             # The server measures the baseline asked for while it was away: its snapshots carry it.
             wait_for(lambda: self.el("hud-baseline-box").is_displayed(), 10, message="the baseline after the resume")
-            self.assertRegex(self.text("hud-baseline"), r"^\d+(%|°)$")
+            self.assertRegex(self.text("hud-baseline"), r"^(\d+% done|\d+°)$")
             wait_for(lambda: self.counts()[0] >= 1, 20, message="a clean rep after the resume")
         finally:
             self.driver.execute_script("clearInterval(window.__motionTimer)")
@@ -3070,6 +3113,164 @@ class BrowserTests(unittest.TestCase):
             self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": hold["identifier"]})
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
+    # ---- Units and names in both languages (issue 48) ------------------------------------------------------------
+
+    def text_content(self, element_id, driver=None):
+        """An element's text as written (`textContent`, not as CSS shows it: no upper-casing), spaces made plain."""
+        return plain((driver or self.driver).execute_script(
+            "return document.getElementById(arguments[0]).textContent.trim()", element_id))
+
+    def ticks(self, element_id, driver=None):
+        """The value axis labels a chart drew (its canvas's `data-ticks`), spaces made plain."""
+        raw = (driver or self.driver).find_element(By.ID, element_id).get_attribute("data-ticks") or ""
+        return [plain(label) for label in raw.split(" | ") if label]
+
+    def assert_percent_axis(self, element_id, reaches, driver=None):
+        """A chart's value axis is in percent (no degrees) and reaches `reaches` percent."""
+        labels = self.ticks(element_id, driver)
+        self.assertTrue(labels, f"{element_id} drew an axis")
+        self.assertTrue(all(re.fullmatch(r"-?\d+ ?%", label) for label in labels), f"{element_id}: {labels}")
+        self.assertGreaterEqual(max(int(label.rstrip(" %")) for label in labels), reaches, f"{element_id}: {labels}")
+
+    DISTANCE_WORDS = {
+        "en": {"height": "Current height", "angle": "Current angle", "legend": "% of the upper-arm length",
+               "degrees": "degrees (°)",
+               "summary": r"Latest -?\d+% · lowest -?\d+% · highest -?\d+% in the last 10 s\."},
+        "es": {"height": "Altura actual", "angle": "Ángulo actual", "legend": "% de la longitud del brazo",
+               "degrees": "grados (°)",
+               "summary": r"Último -?\d+ % · mínimo -?\d+ % · máximo -?\d+ % en los últimos 10 s\."},
+    }
+
+    def test_30_live_shows_a_distance_exercise_in_percent_of_its_segment(self):
+        """A segment-length exercise (its `unit` from GET /v1/exercises: shoulder external rotation, target 0.78
+        upper-arm lengths) runs in percent of that segment everywhere on Live — the HUD's value, best and target, what
+        the value is called (a height, not an angle), the legend naming the segment, the chart's axis (reaching the
+        78 % target rather than 0–45°), its lines and its text, the summary — and on Watch; a degrees exercise still
+        reads in degrees. English and Spanish, at phone and desktop sizes."""
+        self.use_own_server()
+        catalog = {e["id"]: e for e in self.api_json("/v1/exercises")[1]["exercises"]}
+        entry = catalog["shoulderExternalRotation"]
+        self.assertEqual((entry["unit"], entry["target"]), ("segmentLengths", 0.78))
+        for lang in ("en", "es"):
+            words = self.DISTANCE_WORDS[lang]
+            percent = "78%" if lang == "en" else "78 %"
+            self.start_demo(lang, "shoulderExternalRotation")
+            wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
+            session_id = self.el("status").get_attribute("data-session")
+            self.assertEqual(self.text_content("hud-target"), percent)
+            self.assertEqual(self.text_content("hud-value-label"), words["height"])
+            self.assertTrue(self.el("hud-unit").is_displayed(), "the HUD says what the percentages are of")
+            self.assertEqual(self.text_content("hud-unit"), words["legend"])
+            self.assertEqual(self.text_content("chart-unit"), words["legend"])
+            value = wait_for(lambda: re.fullmatch(r"-?\d+ ?%", self.text_content("hud-angle"))
+                             and self.text_content("hud-angle"), 5, message="a value in percent")
+            self.assertRegex(self.text_content("hud-best"), r"^-?\d+ ?%$")
+            self.assertNotIn("°", self.text_content("hud"), "no degrees in the HUD")
+            self.assertIn(f"{'target' if lang == 'en' else 'objetivo'} {percent}", self.text_content("chart-lines"))
+            wait_for(lambda: self.ticks("chart"), 5, message="the chart's axis")
+            self.assert_percent_axis("chart", 78)
+            wait_for(lambda: re.fullmatch(words["summary"], self.text_content("chart-summary")), 6,
+                     message=f"the chart in words in percent ({value})")
+            for size in (PHONE, DESKTOP):
+                try:
+                    self.emulate(self.driver, size)
+                    if size == PHONE:
+                        self.assert_no_horizontal_scroll()
+                        self.assert_in_viewport("hud-angle", size, "the value")
+                    self.screenshot(self.driver, f"live-distance-{lang}", size)
+                finally:
+                    self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+            if lang == "en":
+                watcher = self.open_watcher(session_id)
+                try:
+                    wait_for(lambda: self.text_content("hud-target", watcher) == percent, 5, message="Watch's target")
+                    self.assertEqual(self.text_content("hud-value-label", watcher), words["height"])
+                    wait_for(lambda: self.ticks("chart", watcher), 5, message="Watch's axis")
+                    self.assert_percent_axis("chart", 78, watcher)
+                    for size in (PHONE, DESKTOP):
+                        self.emulate(watcher, size)
+                        self.screenshot(watcher, "watch-distance-en", size)
+                    self.assert_no_console_errors_in(watcher)
+                finally:
+                    watcher.quit()
+            self.el("stop").click()
+            self.wait_stored(10, "summary")
+            self.assertRegex(self.text_content("summary-best"), r"^(-?\d+ ?%|–)$")
+            # A degrees exercise still reads in degrees.
+            self.start_demo(lang, "elbowFlexion")
+            wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
+            self.assertEqual(self.text_content("hud-target"), "150°")
+            self.assertEqual(self.text_content("hud-value-label"), words["angle"])
+            self.assertFalse(self.el("hud-unit").is_displayed(), "degrees need no words")
+            self.assertEqual(self.text_content("chart-unit"), words["degrees"])
+            wait_for(lambda: self.ticks("chart"), 5, message="the chart's axis")
+            self.assertTrue(all(label.endswith("°") for label in self.ticks("chart")), self.ticks("chart"))
+            wait_for(lambda: re.fullmatch(r"\d+°", self.text_content("hud-angle")), 5, message="an angle")
+            self.el("stop").click()
+            self.wait_stored(10, "summary")
+
+    def test_31_stored_distance_sessions_in_percent_in_history_and_progress(self):
+        """History's session page and Progress show a stored segment-length session (heel raises to 0.16 and 0.18
+        shank lengths) in percent of the shin length — summary, rep table, both charts' axes and legends, the
+        series in words, the trend — with the decimal sign of the page's language."""
+        self.use_own_server()
+        subject = f"heel-{uuid.uuid4().hex[:8]}"
+        ids = []
+        for peak in (0.16, 0.18):
+            status, answer = self.api_json("/v1/analyze", "POST", {
+                "exercise": "heelRaise", "subject": subject, "frames": heel_raise_frames(3, peak)})
+            self.assertEqual(status, 200, answer)
+            self.assertEqual(answer["summary"]["repCount"], 3, answer["summary"])
+            ids.append(answer["summary"]["id"])
+            time.sleep(0.01)
+        stored = self.api_json(f"/v1/sessions/{ids[-1]}")[1]
+        legends = {"en": "% of the shin length", "es": "% de la longitud de la pierna (rodilla a tobillo)"}
+        notes = {"en": "Values in % of the shin length.",
+                 "es": "Valores en % de la longitud de la pierna (rodilla a tobillo)."}
+        try:
+            for lang in ("en", "es"):
+                def shown(value, digits):
+                    text = f"{value * 100:.{digits}f}"
+                    return f"{text}%" if lang == "en" else f"{text.replace('.', ',')} %"
+                for size in (DESKTOP, PHONE):
+                    self.open(f"/history.html?session={ids[-1]}&lang={lang}")
+                    self.emulate(self.driver, size)
+                    wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                             message="session page")
+                    self.assertEqual(self.text_content("summary-best"), shown(stored["best"], 0))
+                    rows = [[plain(td.text) for td in tr.find_elements(By.TAG_NAME, "td")]
+                            for tr in self.driver.find_elements(By.CSS_SELECTOR, "#rep-table tbody tr")]
+                    self.assertEqual(len(rows), 3)
+                    self.assertEqual(rows[0][1], shown(stored["reps"][0]["peak"], 1))
+                    for cell in rows[0][1:4]:
+                        self.assertRegex(cell, r"^-?\d+[.,]\d ?%$")
+                    self.assert_percent_axis("rep-chart", 18)
+                    self.assert_percent_axis("series-chart", 18)
+                    self.assertEqual(self.text_content("rep-unit"), notes[lang])
+                    self.assertEqual(self.text_content("series-unit"), legends[lang])
+                    self.assertNotIn("°", plain(self.el("series-chart").get_attribute("aria-label")))
+                    self.assertRegex(plain(self.el("series-chart").get_attribute("aria-label")),
+                                     r"\d+[.,]\d ?% .+ \d+[.,]\d ?%")
+                    if size == PHONE:
+                        self.assert_no_horizontal_scroll()
+                    self.screenshot(self.driver, f"history-distance-{lang}", size)
+                    self.open(f"/progress.html?lang={lang}&subject={subject}&exercise=heelRaise")
+                    self.emulate(self.driver, size)
+                    wait_for(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody tr")) == 2,
+                             10, message="two sessions in the table")
+                    progress = self.api_json(f"/v1/subjects/{subject}/progress?exercise=heelRaise")[1]["sessions"]
+                    bests = [plain(tr.find_elements(By.TAG_NAME, "td")[1].text)
+                             for tr in self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody tr")]
+                    self.assertEqual(bests, [shown(s["best"], 0) for s in progress])
+                    self.assertNotIn("°", plain(self.text("trend-summary")))
+                    self.assertIn(shown(progress[-1]["best"], 0), plain(self.text("trend-summary")))
+                    self.assert_percent_axis("trend-chart", 18)
+                    self.assertEqual(self.text_content("trend-unit"), notes[lang])
+                    if size == PHONE:
+                        self.assert_no_horizontal_scroll()
+                    self.screenshot(self.driver, f"progress-distance-{lang}", size)
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 if __name__ == "__main__":
     unittest.main()
