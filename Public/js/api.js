@@ -1,6 +1,8 @@
 // REST and WebSocket access to the server (docs/protocol.md §3, §5, §6). The optional bearer token lives in
 // localStorage and is sent as `Authorization: Bearer` (REST) or the `bearer.<token>` subprotocol (WebSocket).
 
+import { rememberExercises } from './i18n.js';
+
 const TOKEN_KEY = 'motion.token';
 
 export function token() {
@@ -49,10 +51,13 @@ export async function request(method, path, body) {
 export const getJSON = (path) => request('GET', path);
 
 let catalogPromise = null;
-/** The exercise catalog (`GET /v1/exercises`), fetched once. */
+/** The exercise catalog (`GET /v1/exercises`), fetched once; its names are remembered for `exerciseName`. */
 export function exercises({ reload = false } = {}) {
   if (!catalogPromise || reload) {
-    catalogPromise = getJSON('/v1/exercises').then((r) => r.exercises).catch((e) => { catalogPromise = null; throw e; });
+    catalogPromise = getJSON('/v1/exercises').then((r) => {
+      rememberExercises(r.exercises);
+      return r.exercises;
+    }).catch((e) => { catalogPromise = null; throw e; });
   }
   return catalogPromise;
 }
@@ -77,7 +82,11 @@ export async function sessionExercise(summary) {
   if (version == null || current?.version === version) return current;
   const key = `${id}@${version}`;
   if (!storedVersions.has(key)) {
-    storedVersions.set(key, getExerciseVersion(id, version).catch(() => null));
+    storedVersions.set(key, getExerciseVersion(id, version).then((stored) => {
+      // A deleted exercise is named by its stored version; a current one keeps the catalog's name.
+      rememberExercises([stored], { replace: false });
+      return stored;
+    }, () => null));
   }
   return (await storedVersions.get(key)) ?? current;
 }

@@ -2,7 +2,7 @@
 // value series chart, fault counts, CSV download, delete with confirmation).
 
 import { initPage, $, formatDate, askForToken, errorStatus } from './common.js';
-import { t, faultText, exerciseName, onLanguageChange } from './i18n.js';
+import { t, faultText, exerciseName, sessionExerciseName, onLanguageChange } from './i18n.js';
 import {
   exercises, listSessions, getSession, getSeries, getMotion, deleteSession, sessionExercise, TOKEN_EVENT,
 } from './api.js';
@@ -25,7 +25,7 @@ function status(el, key, vars, cls = '') {
 
 // `cursors[i]` opens page i (`null` for the first); an entry is `undefined` when this tab never saw that page (a
 // list opened from a URL that names a later page): "Newer" then goes back to the first page.
-const list = { cursors: [null], page: 0, next: null, rows: [], total: null };
+const list = { cursors: [null], page: 0, next: null, rows: [], exercises: [], total: null };
 
 /** Local midnight starting the day `value` (`YYYY-MM-DD`) plus `days`, as Unix seconds. */
 function localMidnight(value, days = 0) {
@@ -48,6 +48,8 @@ async function loadPage() {
     const cursor = list.cursors[list.page];
     // The total is counted by the server on request, for "21–40 of 137".
     const response = await listSessions({ ...filters(), cursor, total: 'true' });
+    // Each row's exercise as its session ran it: named in the page's language, a deleted one by its stored version.
+    list.exercises = await Promise.all((response.sessions || []).map(sessionExercise));
     list.rows = response.sessions || [];
     list.next = response.next || null;
     list.total = typeof response.total === 'number' ? response.total : null;
@@ -69,7 +71,7 @@ async function loadPage() {
 function renderList() {
   const tbody = $('sessions').querySelector('tbody');
   const back = listSearch();
-  tbody.replaceChildren(...list.rows.map((s) => {
+  tbody.replaceChildren(...list.rows.map((s, i) => {
     const tr = document.createElement('tr');
     tr.dataset.session = s.id;
     const started = document.createElement('td');
@@ -81,7 +83,7 @@ function renderList() {
     started.append(a);
     const cells = [
       ['history.subject', s.subject || '–'],
-      ['history.exercise', `${exerciseName(s.exercise)}${s.side ? ' (' + t('side.' + s.side) + ')' : ''}`],
+      ['history.exercise', sessionExerciseName(list.exercises[i] ?? s.exercise, s.side)],
       ['history.reps', t('history.repCounts', { clean: s.repCount ?? 0, rejected: s.rejectedCount ?? 0 })],
       ['history.status', t('status.' + s.status)],
     ];
@@ -358,7 +360,7 @@ async function initDetail() {
     window.addEventListener(TOKEN_EVENT, () => location.reload(), { once: true });
     return;
   }
-  // The definition the session ran with (its version, even of an exercise deleted since): the unit of its values.
+  // The definition the session ran with (its version, even of an exercise deleted since): its name and unit.
   const [exercise, series, motion] = await Promise.all([
     sessionExercise(detail.session),
     getSeries(sessionID).catch(() => null),

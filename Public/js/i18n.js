@@ -1,5 +1,6 @@
 // The one translation table of the front end (Spanish and English), and helpers to apply it.
-// Every FormFeedback and SetupIssue raw value of docs/protocol.md §1 has a text under `fault.*` / `setup.*`.
+// Every FormFeedback and SetupIssue raw value of docs/protocol.md §1 has a text under `fault.*` / `setup.*`. Exercise
+// names are the server's own (`names` of each exercise, docs/protocol.md §5.1), not this table's.
 
 export const TABLE = {
   en: {
@@ -138,6 +139,7 @@ export const TABLE = {
     'fault.keepShouldersLevel': 'Keep your shoulders level',
     'fault.keepKneeStraight': 'Keep your knee straight',
     'fault.keepHipsLevel': 'Keep your hips level',
+    'fault.keepBodyStraight': 'Keep your body in a straight line',
     'setup.tooClose': 'Too close: step back so your whole body fits in the picture',
     'setup.tooFar': 'Too far: come closer to the camera',
     'setup.notCentered': 'Not centred: move to the middle of the picture',
@@ -179,6 +181,7 @@ export const TABLE = {
     'segment.shoulderLine': 'the shoulder width', 'segment.hipLine': 'the hip width',
     'segment.earLine': 'the head width (ear to ear)', 'segment.pair': 'the {a}–{b} distance',
     'segment.unknown': 'a body segment’s length', 'part.opposite': 'other {part}',
+    'exercise.sided': '{name}, {side} side', 'sideName.left': 'left', 'sideName.right': 'right',
   },
   es: {
     'app.title': 'Motion',
@@ -316,6 +319,7 @@ export const TABLE = {
     'fault.keepShouldersLevel': 'Mantenga los hombros nivelados',
     'fault.keepKneeStraight': 'Mantenga la rodilla recta',
     'fault.keepHipsLevel': 'Mantenga las caderas niveladas',
+    'fault.keepBodyStraight': 'Mantenga el cuerpo en línea recta',
     'setup.tooClose': 'Demasiado cerca: aléjese para que todo el cuerpo quepa en la imagen',
     'setup.tooFar': 'Demasiado lejos: acérquese a la cámara',
     'setup.notCentered': 'No está centrado: colóquese en el medio de la imagen',
@@ -358,10 +362,11 @@ export const TABLE = {
     'segment.hipLine': 'la anchura de caderas', 'segment.earLine': 'la anchura de la cabeza (de oreja a oreja)',
     'segment.pair': 'la distancia {a}–{b}', 'segment.unknown': 'la longitud de un segmento del cuerpo',
     'part.opposite': '{part} del otro lado',
+    'exercise.sided': '{name}, lado {side}', 'sideName.left': 'izquierdo', 'sideName.right': 'derecho',
   },
 };
 
-/** Names of joints and exercises, per language (exercise names fall back to the server's English name). */
+/** Names of joints, per language. */
 const JOINT_NAMES = {
   en: { nose: 'nose', leftEye: 'left eye', rightEye: 'right eye', leftEar: 'left ear', rightEar: 'right ear',
     neck: 'neck', root: 'hips', leftShoulder: 'left shoulder', rightShoulder: 'right shoulder',
@@ -382,15 +387,6 @@ const PART_NAMES = {
     elbow: 'elbow', wrist: 'wrist', hip: 'hip', knee: 'knee', ankle: 'ankle' },
   es: { nose: 'nariz', neck: 'cuello', root: 'centro de las caderas', eye: 'ojo', ear: 'oreja', shoulder: 'hombro',
     elbow: 'codo', wrist: 'muñeca', hip: 'cadera', knee: 'rodilla', ankle: 'tobillo' },
-};
-
-const EXERCISE_NAMES = {
-  en: { elbowFlexion: 'Elbow flexion', shoulderFlexion: 'Shoulder flexion', shoulderAbduction: 'Shoulder abduction',
-    shoulderAbductionHold: 'Shoulder abduction hold', hipAbduction: 'Standing hip abduction',
-    kneeExtension: 'Seated knee extension', squat: 'Squat', ankleDorsiflexion: 'Ankle dorsiflexion' },
-  es: { elbowFlexion: 'Flexión de codo', shoulderFlexion: 'Flexión de hombro', shoulderAbduction: 'Abducción de hombro',
-    shoulderAbductionHold: 'Abducción de hombro mantenida', hipAbduction: 'Abducción de cadera de pie',
-    kneeExtension: 'Extensión de rodilla sentado', squat: 'Sentadilla', ankleDorsiflexion: 'Dorsiflexión de tobillo' },
 };
 
 const STORAGE_KEY = 'motion.lang';
@@ -443,10 +439,34 @@ export function partName(raw) {
   return PART_NAMES[current][first] ?? raw;
 }
 
+// The exercises this page has seen (the catalog, and stored versions of exercises no longer in it), by id: what
+// names an exercise that is known only by its id, as a stored session names it.
+const knownExercises = new Map();
+
+/**
+ * Remembers exercise definitions for `exerciseName`. The catalog replaces what was known; a stored version
+ * (`replace` false) only fills in an id the catalog does not have.
+ */
+export function rememberExercises(list, { replace = true } = {}) {
+  for (const exercise of list || []) {
+    if (exercise?.id && (replace || !knownExercises.has(exercise.id))) knownExercises.set(exercise.id, exercise);
+  }
+}
+
+/**
+ * An exercise's name in the page's language: a built-in one's from the server's `names`, a custom one's own
+ * `name` (in its author's language); for an id, that of the exercise remembered under it, else the id.
+ */
 export function exerciseName(exercise) {
   if (!exercise) return '';
-  const id = typeof exercise === 'string' ? exercise : exercise.id;
-  return EXERCISE_NAMES[current]?.[id] ?? (typeof exercise === 'string' ? exercise : exercise.name ?? id);
+  const e = typeof exercise === 'string' ? knownExercises.get(exercise) ?? { id: exercise } : exercise;
+  return e.names?.[current] || e.name || e.id;
+}
+
+/** The exercise's name with the side a session worked, if any: "Heel slide (lying), right side". */
+export function sessionExerciseName(exercise, side) {
+  const name = exerciseName(exercise);
+  return side ? t('exercise.sided', { name, side: t('sideName.' + side) }) : name;
 }
 
 /** Fills every `[data-i18n]` element's text (and `[data-i18n-label]` aria-label, `[data-i18n-placeholder]`

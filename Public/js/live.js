@@ -457,7 +457,8 @@ async function startSession() {
     s.id = m.session;
     // `started` carries the exercise as prescribed: its target and thresholds are the ones the server counts with.
     if (m.exercise) sessionView.setExercise({ ...ex, ...m.exercise });
-    const names = { exercise: exerciseName(ex), subject };
+    // Named again in the new language on a switch.
+    const names = { get exercise() { return exerciseName(ex); }, subject };
     setStatus(subject ? 'status.started' : 'status.startedAnonymous', names, 'good');
     $('status').dataset.session = m.session;
     startMotion(s, permission);

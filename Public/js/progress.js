@@ -27,7 +27,11 @@ function fillExercises() {
   const select = $('p-exercise');
   const current = select.value || new URLSearchParams(location.search).get('exercise') || 'elbowFlexion';
   select.replaceChildren(...catalog.map((e) => new Option(exerciseName(e), e.id)));
-  if (catalog.some((e) => e.id === current)) select.value = current;
+  // An exercise no longer in the catalog (a deleted one, from a session's page) stays chosen, by its name once known.
+  if (!catalog.some((e) => e.id === current) && new URLSearchParams(location.search).get('exercise') === current) {
+    select.append(new Option(exerciseName(current), current));
+  }
+  if ([...select.options].some((o) => o.value === current)) select.value = current;
 }
 
 /** A value of the shown exercise, whole, in its unit. */
@@ -118,6 +122,7 @@ async function show() {
     // Times come as Unix seconds in progress entries: shown like the ISO times elsewhere.
     const sessions = (answer.sessions || []).map((s) => ({ ...s, startedAt: toISO(s.startedAt) }));
     shown = { subject, exercise, definition: await definitionOf(exercise, sessions), sessions };
+    fillExercises();
     render();
     if (sessions.length) status('progress.count', { count: sessions.length, subject, exerciseId: exercise });
     else status('progress.none', { subject, exerciseId: exercise });

@@ -4,7 +4,7 @@
 // and the range it shows, in words, renewed every few seconds.
 
 import { initPage, $, askForToken, errorStatus } from './common.js';
-import { t, exerciseName, onLanguageChange } from './i18n.js';
+import { t, sessionExerciseName, onLanguageChange } from './i18n.js';
 import { getSession, listSessions, sessionExercise, MessageSocket, TOKEN_EVENT } from './api.js';
 import { RealtimeChart } from './chart.js';
 import { Hud, Feedback } from './hud.js';
@@ -29,6 +29,8 @@ onLanguageChange(() => setStatus(...statusArgs));
 async function showLiveSessions() {
   try {
     const { sessions } = await listSessions({ status: 'live', limit: 20 });
+    // Each named in the page's language, a deleted exercise's by the version the session runs.
+    const definitions = await Promise.all(sessions.map(sessionExercise));
     const box = $('live-sessions');
     box.hidden = false;
     if (statusArgs[0] === 'status.error' || statusArgs[0]?.startsWith('token.')) setStatus(null);
@@ -36,11 +38,11 @@ async function showLiveSessions() {
       $('live-list').replaceChildren(Object.assign(document.createElement('li'), { textContent: t('watch.none') }));
       return;
     }
-    $('live-list').replaceChildren(...sessions.map((s) => {
+    $('live-list').replaceChildren(...sessions.map((s, i) => {
       const li = document.createElement('li');
       const a = document.createElement('a');
       a.href = `watch.html?session=${encodeURIComponent(s.id)}`;
-      a.textContent = `${s.subject || s.id} — ${exerciseName(s.exercise)}`;
+      a.textContent = `${s.subject || s.id} — ${sessionExerciseName(definitions[i] ?? s.exercise, s.side)}`;
       li.append(a);
       return li;
     }));
@@ -72,12 +74,15 @@ async function follow(id) {
   let ex = null;
   try {
     info = await getSession(id);
-    // The definition the session runs (its version, even of an exercise deleted since): the unit of its values.
+    // The definition the session runs (its version, even of an exercise deleted since): its name and unit.
     ex = await sessionExercise(info);
     // The session's own prescription (target, thresholds, goals), not the catalog's defaults.
     if (ex) view.setExercise(prescribed(ex, info.prescription));
     if (ex) skeleton.setMeasured(measuredJoints(ex, info.side));
-    setStatus('watch.following', { id, subject: info.subject || '–', exercise: exerciseName(info.exercise) }, 'good');
+    const name = ex ?? info.exercise;
+    setStatus('watch.following', {
+      id, subject: info.subject || '–', get exercise() { return sessionExerciseName(name, info.side); },
+    }, 'good');
   } catch (e) {
     // The watch socket may still work (e.g. before the session is stored); say what failed and go on.
     setStatus(...errorStatus(e), 'bad');

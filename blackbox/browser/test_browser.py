@@ -293,6 +293,21 @@ def heel_raise_frames(reps, peak, fps=30):
     return samples
 
 
+# The raw values of docs/protocol.md §1 (Form feedback, Setup issues) and the error codes of §3 and §5: the test's
+# own copy of the contract, so that the pages' texts are checked against it rather than against themselves.
+PROTOCOL_FAULTS = ("keepUpperArmStill", "keepThighStill", "keepElbowStraight", "keepTrunkUpright", "keepShouldersLevel",
+                   "keepKneeStraight", "keepHipsLevel", "keepBodyStraight")
+PROTOCOL_SETUP_ISSUES = ("tooClose", "tooFar", "notCentered", "notFacing", "notSideways", "wrongPosture")
+PROTOCOL_ERROR_CODES = (
+    "invalidJSON", "unknownType", "invalidMessage", "invalidPose", "nonIncreasingTime", "messageTooBig", "notStarted",
+    "alreadyStarted", "unknownExercise", "missingSide", "unknownJoint", "unknownSession", "invalidResume",
+    "resumeExpired", "storeUnavailable", "invalidQuery", "invalidCursor", "ambiguousCredentials", "badRequest",
+    "badHandshake", "unauthorized", "forbidden", "originNotAllowed", "notFound", "methodNotAllowed", "notLive",
+    "sessionLive", "exerciseExists", "builtinExercise", "tooManyExercises", "tooManyVersions", "unsupportedMediaType",
+    "hostNotAllowed", "invalidExercise", "tooManySessions", "internalError", "serverBusy",
+)
+
+
 def plain(text):
     """`text` with no-break spaces as plain ones (a Spanish percentage is "78\u00a0%")."""
     return text.replace("\u00a0", " ").replace("\u202f", " ")
@@ -3271,6 +3286,81 @@ class BrowserTests(unittest.TestCase):
                     self.screenshot(self.driver, f"progress-distance-{lang}", size)
         finally:
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_32_names_in_both_languages(self):
+        """Every built-in exercise is named as the server names it in the page's language (`names`), in Live's menu
+        and in History's list (with the side, translated); a deleted custom exercise's sessions keep its name (its
+        stored version); every fault and setup issue of the vocabulary has its own English and Spanish text."""
+        self.use_own_server()
+        catalog = self.api_json("/v1/exercises")[1]["exercises"]
+        builtins = [e for e in catalog if e["builtin"]]
+        self.assertGreaterEqual(len(builtins), 24)
+        for lang in ("en", "es"):
+            self.open(f"/?lang={lang}")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            menu = dict(self.driver.execute_script(
+                "return [...document.querySelectorAll('#exercise option')].map((o) => [o.value, o.textContent])"))
+            self.assertEqual({e["id"]: menu.get(e["id"]) for e in builtins},
+                             {e["id"]: e["names"][lang] for e in builtins}, f"Live's menu in {lang}")
+        # History lists names, not ids, with the side; a deleted exercise's sessions by its stored name.
+        subject = f"names-{uuid.uuid4().hex[:8]}"
+        ident = f"clinicCurl{uuid.uuid4().hex[:6]}"
+        status, created = self.api_json("/v1/exercises", "POST", {
+            "id": ident, "name": "Curl de la clínica", "view": "sagittal", "kind": "rep",
+            "measurement": {"type": "flexion", "joints": ["shoulder", "elbow", "wrist"]},
+            "thresholds": {"rest": 20, "enter": 70, "exit": 40, "minAmplitude": 30}, "target": 110})
+        self.assertEqual(status, 201, created)
+        elbow = [elbow_pose(clock, angle) for clock, angle in clean_reps_angles(2)]
+        for frame in elbow:
+            del frame["type"]
+        for exercise, frames, side in (("heelRaise", heel_raise_frames(2, 0.18), None),
+                                       ("elbowFlexion", elbow, "right"), (ident, elbow, "right")):
+            body = {"exercise": exercise, "subject": subject, "frames": frames}
+            if side:
+                body["side"] = side
+            status, answer = self.api_json("/v1/analyze", "POST", body)
+            self.assertEqual(status, 200, answer)
+            time.sleep(0.01)
+        self.assertEqual(self.api_json(f"/v1/exercises/{ident}", "DELETE")[0], 204)
+        expected = {"en": {"heelRaise": "Heel raise", "elbowFlexion": "Elbow flexion, right side",
+                           ident: "Curl de la clínica, right side"},
+                    "es": {"heelRaise": "Elevación de talones", "elbowFlexion": "Flexión de codo, lado derecho",
+                           ident: "Curl de la clínica, lado derecho"}}
+        for lang in ("es", "en"):
+            self.open(f"/history.html?lang={lang}&subject={subject}")
+            wait_for(lambda: len(self.history_rows()) == 3, 10, message="three sessions")
+            cells = {}
+            for tr in self.driver.find_elements(By.CSS_SELECTOR, "#sessions tbody tr"):
+                summary = self.api_json(f"/v1/sessions/{tr.get_attribute('data-session')}")[1]
+                cells[summary["exercise"]] = tr.find_elements(By.TAG_NAME, "td")[2].text
+            self.assertEqual(cells, expected[lang])
+        deleted = [tr.get_attribute("data-session")
+                   for tr in self.driver.find_elements(By.CSS_SELECTOR, "#sessions tbody tr") if "Curl" in tr.text][0]
+        self.open(f"/history.html?session={deleted}&lang=es")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="session page")
+        self.assertEqual(self.text_content("summary-exercise"), "Curl de la clínica, lado derecho")
+        self.assertEqual(self.text_content("summary-best")[-1], "°", "its unit from its stored version")
+        # Every fault and setup issue: a text of its own in each language, not the raw value.
+        faults = set(PROTOCOL_FAULTS) | {f for e in catalog for f in e["faults"]}
+        texts = self.driver.execute_async_script("""
+            const [faults, issues, done] = arguments;
+            import('/js/i18n.js').then((m) => {
+              const out = {};
+              for (const lang of ['en', 'es']) {
+                m.setLanguage(lang);
+                out[lang] = { faults: faults.map(m.faultText), issues: issues.map(m.setupText) };
+              }
+              m.setLanguage('en');
+              done(out);
+            }, (e) => done(String(e)));""", sorted(faults), list(PROTOCOL_SETUP_ISSUES))
+        for kind, raw in (("faults", sorted(faults)), ("issues", list(PROTOCOL_SETUP_ISSUES))):
+            english, spanish = texts["en"][kind], texts["es"][kind]
+            for value, en, es in zip(raw, english, spanish):
+                self.assertNotIn(value, (en, es), f"{value} has no text")
+                self.assertFalse(en.startswith(("fault.", "setup.")) or es.startswith(("fault.", "setup.")), value)
+                self.assertNotEqual(en, es, f"{value} is not translated")
 
 if __name__ == "__main__":
     unittest.main()
