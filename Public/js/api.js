@@ -16,7 +16,10 @@ export function setToken(value) {
 }
 
 export class APIError extends Error {
-  /** `pointer`: for a refused exercise definition (422), the JSON Pointer of the first bad field. */
+  /**
+   * `pointer`: for a refused exercise definition (422), the JSON Pointer of the first bad field. A server that could
+   * not be reached at all is status 0 with the code `unreachable`.
+   */
   constructor(status, code, message, pointer = null) {
     super(message || code || `HTTP ${status}`);
     this.status = status;
@@ -36,7 +39,12 @@ function headers(extra) {
 export async function request(method, path, body) {
   const init = { method, headers: headers(body !== undefined ? { 'Content-Type': 'application/json' } : {}) };
   if (body !== undefined) init.body = JSON.stringify(body);
-  const response = await fetch(path, init);
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (e) {
+    throw new APIError(0, 'unreachable', e?.message || String(e));
+  }
   if (response.status === 204) return null;
   const text = await response.text();
   let json = null;
@@ -194,7 +202,8 @@ export async function checkToken() {
     await getJSON('/v1/sessions?limit=1');
     return 'ok';
   } catch (e) {
-    return e instanceof APIError && e.status === 401 ? 'rejected' : (e instanceof APIError ? 'ok' : 'unreachable');
+    if (!(e instanceof APIError) || e.status === 0) return 'unreachable';
+    return e.status === 401 ? 'rejected' : 'ok';
   }
 }
 

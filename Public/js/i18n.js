@@ -1,6 +1,7 @@
 // The one translation table of the front end (Spanish and English), and helpers to apply it.
-// Every FormFeedback and SetupIssue raw value of docs/protocol.md §1 has a text under `fault.*` / `setup.*`. Exercise
-// names are the server's own (`names` of each exercise, docs/protocol.md §5.1), not this table's.
+// Every FormFeedback and SetupIssue raw value of docs/protocol.md §1 has a text under `fault.*` / `setup.*`, and every
+// error code of docs/protocol.md §3 and §5 one under `error.*` (errors.js). Exercise names are the server's own
+// (`names` of each exercise, docs/protocol.md §5.1), not this table's.
 
 export const TABLE = {
   en: {
@@ -182,6 +183,56 @@ export const TABLE = {
     'segment.earLine': 'the head width (ear to ear)', 'segment.pair': 'the {a}–{b} distance',
     'segment.unknown': 'a body segment’s length', 'part.opposite': 'other {part}',
     'exercise.sided': '{name}, {side} side', 'sideName.left': 'left', 'sideName.right': 'right',
+    'error.invalidJSON': 'The server could not read what this page sent.',
+    'error.unknownType': 'The server did not understand a message from this page.',
+    'error.invalidMessage': 'The server refused a value this page sent.',
+    'error.invalidPose': 'A pose could not be read; it was skipped.',
+    'error.nonIncreasingTime': 'A pose arrived out of order; it was skipped.',
+    'error.messageTooBig': 'What this page sent is too large for the server.',
+    'error.notStarted': 'The session has not started.', 'error.alreadyStarted': 'The session had already started.',
+    'error.unknownExercise': 'The server does not know this exercise (it may have been deleted).',
+    'error.missingSide': 'Choose a side for this exercise.',
+    'error.unknownJoint': 'The poses name a joint the server does not know; it is left out.',
+    'error.unknownSession': 'The server does not know this session.',
+    'error.invalidResume': 'The server refused to resume this session.',
+    'error.resumeExpired': 'This session can no longer be resumed.',
+    'error.rateLimited': 'Too many messages: the server is slowing this page down.',
+    'error.storeUnavailable': 'The server cannot save right now; try again in a moment.',
+    'error.invalidExercise': 'The exercise definition is not valid.',
+    'error.notFound': 'The server has no such item (it may have been deleted).',
+    'error.methodNotAllowed': 'The server does not allow this here.',
+    'error.badRequest': 'The server could not read what this page sent.',
+    'error.badHandshake': 'The server refused the connection.',
+    'error.unauthorized': 'This server needs an access code: enter it under “Access code”.',
+    'error.ambiguousCredentials': 'Two access codes were sent at once; keep one.',
+    'error.hostNotAllowed': 'The server does not answer to this address.',
+    'error.forbidden': 'This access code may not do that.',
+    'error.originNotAllowed': 'The server does not accept requests from this page’s address.',
+    'error.unsupportedMediaType': 'The server could not read the format of what this page sent.',
+    'error.invalidQuery': 'A value of the search is not valid.',
+    'error.invalidCursor': 'This page of the list is no longer valid: start again from the first page.',
+    'error.notLive': 'The session is no longer running.',
+    'error.sessionLive': 'The session is still running: it can be deleted once it has ended.',
+    'error.tooManySessions': 'Too many sessions are running; try again later.',
+    'error.serverBusy': 'The server is busy; try again in a moment.',
+    'error.exerciseExists': 'An exercise with this id already exists.',
+    'error.builtinExercise': 'Built-in exercises cannot be changed or deleted.',
+    'error.tooManyExercises': 'This clinic has as many exercises as it may keep: delete one first.',
+    'error.tooManyVersions': 'This exercise has as many stored versions as it may keep.',
+    'error.fileTooLarge': 'The file is too large for the server.',
+    'error.internalError': 'The server failed; try again.',
+    'error.unreachable': 'The server could not be reached.',
+    'error.field': '{field}: this value is not accepted.',
+    'error.range': '{field}: enter a value from {min} to {max}.',
+    'error.above': '{field}: must be above {other} ({value}).',
+    'error.below': '{field}: must be below {other} ({value}).',
+    'error.atLeast': '{field}: must not be below {other} ({value}).',
+    'error.atMost': '{field}: must not be above {other} ({value}).',
+    'error.restPosition': 'the rest position',
+    'error.id': '{field}: use 1 to 64 letters, digits, “-” or “_”.',
+    'error.name': '{field}: give it a name of 1 to 100 characters, without control characters.',
+    'error.measurement':
+      '{field}: this measurement cannot be read; check its type, joints and segment (docs/exercises.md §2).',
   },
   es: {
     'app.title': 'Motion',
@@ -363,6 +414,56 @@ export const TABLE = {
     'segment.pair': 'la distancia {a}–{b}', 'segment.unknown': 'la longitud de un segmento del cuerpo',
     'part.opposite': '{part} del otro lado',
     'exercise.sided': '{name}, lado {side}', 'sideName.left': 'izquierdo', 'sideName.right': 'derecho',
+    'error.invalidJSON': 'El servidor no pudo leer lo que envió esta página.',
+    'error.unknownType': 'El servidor no entendió un mensaje de esta página.',
+    'error.invalidMessage': 'El servidor rechazó un valor que envió esta página.',
+    'error.invalidPose': 'No se pudo leer una postura; se ha omitido.',
+    'error.nonIncreasingTime': 'Una postura llegó fuera de orden; se ha omitido.',
+    'error.messageTooBig': 'Lo que envió esta página es demasiado grande para el servidor.',
+    'error.notStarted': 'La sesión no ha empezado.', 'error.alreadyStarted': 'La sesión ya había empezado.',
+    'error.unknownExercise': 'El servidor no conoce este ejercicio (quizá se haya borrado).',
+    'error.missingSide': 'Elija un lado para este ejercicio.',
+    'error.unknownJoint': 'Las posturas nombran una articulación que el servidor no conoce; se deja fuera.',
+    'error.unknownSession': 'El servidor no conoce esta sesión.',
+    'error.invalidResume': 'El servidor rechazó reanudar esta sesión.',
+    'error.resumeExpired': 'Esta sesión ya no se puede reanudar.',
+    'error.rateLimited': 'Demasiados mensajes: el servidor frena esta página.',
+    'error.storeUnavailable': 'El servidor no puede guardar ahora; inténtelo de nuevo en un momento.',
+    'error.invalidExercise': 'La definición del ejercicio no es válida.',
+    'error.notFound': 'El servidor no tiene ese elemento (quizá se haya borrado).',
+    'error.methodNotAllowed': 'El servidor no permite hacer esto aquí.',
+    'error.badRequest': 'El servidor no pudo leer lo que envió esta página.',
+    'error.badHandshake': 'El servidor rechazó la conexión.',
+    'error.unauthorized': 'Este servidor necesita un código de acceso: introdúzcalo en «Código de acceso».',
+    'error.ambiguousCredentials': 'Se enviaron dos códigos de acceso a la vez; deje uno.',
+    'error.hostNotAllowed': 'El servidor no responde en esta dirección.',
+    'error.forbidden': 'Este código de acceso no permite hacer eso.',
+    'error.originNotAllowed': 'El servidor no acepta peticiones desde la dirección de esta página.',
+    'error.unsupportedMediaType': 'El servidor no pudo leer el formato de lo que envió esta página.',
+    'error.invalidQuery': 'Un valor de la búsqueda no es válido.',
+    'error.invalidCursor': 'Esta página de la lista ya no es válida: vuelva a empezar por la primera.',
+    'error.notLive': 'La sesión ya no está en curso.',
+    'error.sessionLive': 'La sesión sigue en curso: se puede borrar cuando haya terminado.',
+    'error.tooManySessions': 'Hay demasiadas sesiones en curso; inténtelo más tarde.',
+    'error.serverBusy': 'El servidor está ocupado; inténtelo de nuevo en un momento.',
+    'error.exerciseExists': 'Ya existe un ejercicio con este id.',
+    'error.builtinExercise': 'Los ejercicios incluidos no se pueden cambiar ni borrar.',
+    'error.tooManyExercises': 'Esta clínica ya tiene todos los ejercicios que puede guardar: borre uno primero.',
+    'error.tooManyVersions': 'Este ejercicio ya tiene todas las versiones que puede guardar.',
+    'error.fileTooLarge': 'El archivo es demasiado grande para el servidor.',
+    'error.internalError': 'Falló el servidor; inténtelo de nuevo.',
+    'error.unreachable': 'No se pudo contactar con el servidor.',
+    'error.field': '{field}: este valor no se acepta.',
+    'error.range': '{field}: escriba un valor de {min} a {max}.',
+    'error.above': '{field}: debe ser mayor que {other} ({value}).',
+    'error.below': '{field}: debe ser menor que {other} ({value}).',
+    'error.atLeast': '{field}: no debe ser menor que {other} ({value}).',
+    'error.atMost': '{field}: no debe ser mayor que {other} ({value}).',
+    'error.restPosition': 'la posición de reposo',
+    'error.id': '{field}: use de 1 a 64 letras, cifras, «-» o «_».',
+    'error.name': '{field}: dele un nombre de 1 a 100 caracteres, sin caracteres de control.',
+    'error.measurement':
+      '{field}: esta medida no se puede leer; revise su tipo, articulaciones y segmento (docs/exercises.md §2).',
   },
 };
 
@@ -427,6 +528,9 @@ export function t(key, params) {
   if (params) text = text.replace(/\{(\w+)\}/g, (m, name) => (params[name] ?? m));
   return text;
 }
+
+/** Whether the table has a text for `key` (in English at least). */
+export const hasText = (key) => key in TABLE.en;
 
 export const faultText = (raw) => t('fault.' + raw);
 export const setupText = (raw) => t('setup.' + raw);

@@ -16,6 +16,7 @@ import { measuredJoints, decodePose, loadFormats } from './joints.js';
 import { parseRecording, createReplaySource, recordingText } from './replay.js';
 import { SessionView, keepDescribed } from './sessionview.js';
 import { fromShown, measurementRange, toShown, unitOf, unitSymbol } from './units.js';
+import { errorPointers, errorText, fieldProblem } from './errors.js';
 
 initPage();
 
@@ -36,7 +37,7 @@ let statusKey = ['status.idle'];
 /** Shows `key` (or several `[key, params]` parts, joined) in the status line, again on a language change. */
 function setStatus(key, params, cls = '') {
   statusKey = [key, params, cls];
-  const parts = Array.isArray(key) ? key : [[key, params]];
+  const parts = Array.isArray(key) ? key : key ? [[key, params]] : [];
   $('status').textContent = parts.map(([k, p]) => t(k, p)).join(' ');
   $('status').className = 'status ' + cls;
 }
@@ -45,6 +46,7 @@ onLanguageChange(() => {
   fillExercises();
   sessionView.retranslate();
   if (lastSummary) showSummary(lastSummary);
+  if (refusal) showRefusal(refusal, { focus: false });
 });
 
 function remembered(key) {
@@ -237,14 +239,14 @@ function showPrescriptionDefaults(ex) {
 }
 
 /** Marks `input` as the field at fault (or none) and says why beside the fields. */
-function showPrescriptionError(input, message) {
+function showPrescriptionError(input, message, { focus = true } = {}) {
   for (const [id] of RX_FIELDS) $(id).removeAttribute('aria-invalid');
   $('rx-error').hidden = !input;
   $('rx-error').textContent = message || '';
   if (!input) return;
   input.setAttribute('aria-invalid', 'true');
   input.setAttribute('aria-errormessage', 'rx-error');
-  input.focus();
+  if (focus) input.focus();
 }
 
 /** The `start.options` of the filled fields, or null (the offending field marked) when one is out of range. */
@@ -353,6 +355,40 @@ async function prepareSource(kind, ex, side, recording) {
 
 let lastSummary = null;
 
+// A `start` the server refused, shown at the field it names: {error, exercise, options}.
+let refusal = null;
+
+/** The prescription field of an option a refused `start` names (docs/protocol.md §3: pointers or `options.x`). */
+const RX_OPTION_FIELDS = {
+  target: 'rx-target', holdSeconds: 'rx-hold', reps: 'rx-reps', sets: 'rx-sets', baselineReps: 'rx-baseline',
+};
+
+/**
+ * Says why the server refused a `start`, in the page's language: at the prescription field the error names (the
+ * target's, for thresholds a prescribed target moved with it), or in the status line.
+ */
+function showRefusal({ error, exercise, options }, { focus = true } = {}) {
+  const labels = {
+    target: t('rx.target'), holdSeconds: t('rx.hold'), reps: t('rx.reps'), sets: t('rx.sets'),
+    baselineReps: t('rx.baseline'), restPosition: t('error.restPosition'),
+  };
+  const named = errorPointers(error).map((pointer) => pointer.split('/').filter(Boolean).pop());
+  const moved = options.target != null
+    && named.some((name) => ['rest', 'enter', 'exit', 'minAmplitude'].includes(name));
+  // The target first: thresholds refused after it are its consequences.
+  const name = named.includes('target') || moved ? 'target'
+    : named.find((n) => RX_OPTION_FIELDS[n] && !$(RX_OPTION_FIELDS[n]).closest('[hidden]'));
+  if (!name) {
+    setStatus('status.error', { get message() { return errorText(error); } }, 'bad');
+    return;
+  }
+  // The definition as prescribed: what the field's explanation compares with.
+  const prescribed = { ...exercise, target: options.target ?? exercise.target };
+  const pointer = name === 'target' ? '/target' : `/thresholds/${name}`;
+  setStatus(null);
+  showPrescriptionError($(RX_OPTION_FIELDS[name]), fieldProblem(pointer, prescribed, (n) => labels[n]), { focus });
+}
+
 function showBanner(shown) {
   $('connection-banner').hidden = !shown;
 }
@@ -412,6 +448,7 @@ async function startSession() {
   $('camera-message').hidden = true;
   $('replay-progress').hidden = true;
   $('save-recording').hidden = true;
+  refusal = null;
   setRunning(true);
   const source = await prepareSource(kind, ex, side, recording);
   if (!source) { setRunning(false); return; }
@@ -486,7 +523,15 @@ async function startSession() {
     s.seenT = Math.max(s.seenT, m.t);
     sessionView.event(m);
   });
-  stream.on('error', (m) => setStatus('status.error', { message: `${m.code}: ${m.message}` }, 'bad'));
+  stream.on('error', (m) => {
+    // Refused before it started (a prescription the exercise cannot take): nothing runs; said at the field.
+    if (!s.id) {
+      s.refused = m;
+      stream.close();
+      return;
+    }
+    setStatus('status.error', { get message() { return errorText(m); } }, 'bad');
+  });
   stream.on('summary', (m) => {
     lastSummary = m;
     lastExercise = sessionView.exercise;
@@ -509,6 +554,12 @@ async function startSession() {
     if (session === s) session = null;
     const hadFocus = document.activeElement === $('stop');
     setRunning(false);
+    if (s.refused) {
+      refusal = { error: s.refused, exercise: s.exercise, options: prescription };
+      previewExercise();
+      showRefusal(refusal);
+      return;
+    }
     // What was live is now the past: dimmed, with the summary brought into view.
     $('main').classList.add('ended');
     offerRecording(s);

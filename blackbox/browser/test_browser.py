@@ -1765,7 +1765,8 @@ class BrowserTests(unittest.TestCase):
         self.assertEqual((preview["id"], preview["thresholds"]["enter"], preview["target"]), (ident, 30, 110))
         self.el("ex-save").click()
         wait_for(lambda: self.el("ex-error").is_displayed(), 5, message="the refusal")
-        self.assertEqual(self.text("ex-error"), "thresholds.enter must be above exit for a rising exercise")
+        # The reason in the page's words, from the pointer and the definition's own values (not the server's English).
+        self.assertEqual(self.text("ex-error"), "Enter: must be above Exit (40°).")
         self.assertEqual(self.el("ex-enter").get_attribute("aria-invalid"), "true")
         self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "ex-enter")
         self.assertTrue(self.driver.execute_script(
@@ -1865,8 +1866,7 @@ class BrowserTests(unittest.TestCase):
         self.el("ex-enter").clear()
         self.el("ex-enter").send_keys("30")
         wait_for(lambda: self.text("ex-counts").startswith("Not measurable yet:"), 10, message="the refusal")
-        self.assertEqual(self.text("ex-counts"),
-                         "Not measurable yet: thresholds.enter must be above exit for a rising exercise")
+        self.assertEqual(self.text("ex-counts"), "Not measurable yet: Enter: must be above Exit (40°).")
         self.assertIn("bad", counts.get_attribute("class"))
         self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "ex-enter")
         self.assertFalse(self.el("ex-error").is_displayed(), "the form's own error is for saving")
@@ -3128,6 +3128,7 @@ class BrowserTests(unittest.TestCase):
             self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": hold["identifier"]})
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
+
     # ---- Units and names in both languages (issue 48) ------------------------------------------------------------
 
     def text_content(self, element_id, driver=None):
@@ -3361,6 +3362,60 @@ class BrowserTests(unittest.TestCase):
                 self.assertNotIn(value, (en, es), f"{value} has no text")
                 self.assertFalse(en.startswith(("fault.", "setup.")) or es.startswith(("fault.", "setup.")), value)
                 self.assertNotEqual(en, es, f"{value} is not translated")
+
+    def test_33_server_errors_in_the_pages_language(self):
+        """A prescription the exercise cannot take (target 20° for elbow flexion, whose rest is 30°) is refused by the
+        server; the page says why in its own language at the target field, not the server's English in the status
+        line, and nothing runs. The Exercises page explains a refused field the same way, and every error code of
+        docs/protocol.md has a text in both languages."""
+        self.allowed_console = ("422",)
+        for lang, message in (("es", "Objetivo: debe ser mayor que la posición de reposo (30°)."),
+                              ("en", "Target: must be above the rest position (30°).")):
+            self.open(f"/?lang={lang}")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            Select(self.el("exercise")).select_by_value("elbowFlexion")
+            Select(self.el("source")).select_by_value("demo")
+            self.el("rx-target").clear()
+            self.el("rx-target").send_keys("20")
+            self.el("start").click()
+            wait_for(lambda: self.el("rx-error").is_displayed(), 10, message="the refusal at the field")
+            self.assertEqual(self.text("rx-error"), message)
+            self.assertEqual(self.el("rx-target").get_attribute("aria-invalid"), "true")
+            self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "rx-target")
+            status = self.text("status")
+            for english in ("invalidMessage", "must", "thresholds"):
+                self.assertNotIn(english, status)
+            self.assertTrue(self.el("start").is_enabled(), "nothing runs")
+            self.assertFalse(self.el("stop").is_enabled())
+            self.assertTrue(self.el("prescription").is_displayed())
+            if lang == "es":
+                try:
+                    self.emulate(self.driver, PHONE)
+                    self.screenshot(self.driver, "live-refused-target-es", PHONE)
+                finally:
+                    self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        # The Exercises page: the refused field explained in Spanish.
+        self.open("/exercises.html?lang=es")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="the list loaded")
+        self.el("ex-id").send_keys(f"err{uuid.uuid4().hex[:6]}")
+        self.el("ex-name").send_keys("Prueba")
+        for field, value in (("ex-rest", "20"), ("ex-enter", "30"), ("ex-exit", "40"), ("ex-minAmplitude", "10"),
+                             ("ex-target", "110")):
+            self.el(field).send_keys(value)
+        self.el("ex-save").click()
+        wait_for(lambda: self.el("ex-error").is_displayed(), 5, message="the refusal")
+        self.assertEqual(self.text("ex-error"), "Entrada: debe ser mayor que Salida (40°).")
+        # Every error code: a text of its own in each language.
+        texts = self.driver.execute_async_script("""
+            const [codes, done] = arguments;
+            import('/js/i18n.js').then((m) => done(Object.fromEntries(['en', 'es'].map((lang) =>
+              [lang, codes.map((code) => m.TABLE[lang]['error.' + code] ?? null)]))), (e) => done(String(e)));""",
+            list(PROTOCOL_ERROR_CODES))
+        for code, en, es in zip(PROTOCOL_ERROR_CODES, texts["en"], texts["es"]):
+            self.assertTrue(en and es, f"{code} has a text in both languages")
+            self.assertNotEqual(en, es, f"{code} is not translated")
 
 if __name__ == "__main__":
     unittest.main()
