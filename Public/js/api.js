@@ -1,6 +1,8 @@
 // REST and WebSocket access to the server (docs/protocol.md §3, §5, §6). The optional bearer token lives in
 // localStorage and is sent as `Authorization: Bearer` (REST) or the `bearer.<token>` subprotocol (WebSocket).
 
+import { rememberExercises } from './i18n.js';
+
 const TOKEN_KEY = 'motion.token';
 
 export function token() {
@@ -14,7 +16,10 @@ export function setToken(value) {
 }
 
 export class APIError extends Error {
-  /** `pointer`: for a refused exercise definition (422), the JSON Pointer of the first bad field. */
+  /**
+   * `pointer`: for a refused exercise definition (422), the JSON Pointer of the first bad field. A server that could
+   * not be reached at all is status 0 with the code `unreachable`.
+   */
   constructor(status, code, message, pointer = null) {
     super(message || code || `HTTP ${status}`);
     this.status = status;
@@ -34,7 +39,12 @@ function headers(extra) {
 export async function request(method, path, body) {
   const init = { method, headers: headers(body !== undefined ? { 'Content-Type': 'application/json' } : {}) };
   if (body !== undefined) init.body = JSON.stringify(body);
-  const response = await fetch(path, init);
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (e) {
+    throw new APIError(0, 'unreachable', e?.message || String(e));
+  }
   if (response.status === 204) return null;
   const text = await response.text();
   let json = null;
@@ -49,12 +59,44 @@ export async function request(method, path, body) {
 export const getJSON = (path) => request('GET', path);
 
 let catalogPromise = null;
-/** The exercise catalog (`GET /v1/exercises`), fetched once. */
+/** The exercise catalog (`GET /v1/exercises`), fetched once; its names are remembered for `exerciseName`. */
 export function exercises({ reload = false } = {}) {
   if (!catalogPromise || reload) {
-    catalogPromise = getJSON('/v1/exercises').then((r) => r.exercises).catch((e) => { catalogPromise = null; throw e; });
+    catalogPromise = getJSON('/v1/exercises').then((r) => {
+      rememberExercises(r.exercises);
+      return r.exercises;
+    }).catch((e) => { catalogPromise = null; throw e; });
   }
   return catalogPromise;
+}
+
+/** One stored version of an exercise (`GET /v1/exercises/{id}/versions/{n}`), also of a deleted one. */
+export const getExerciseVersion = (id, version) =>
+  getJSON(`/v1/exercises/${encodeURIComponent(id)}/versions/${encodeURIComponent(version)}`);
+
+const storedVersions = new Map(); // `id@version` → promise of the definition or null
+
+/**
+ * The definition a stored session ran with (`summary.exercise` at `summary.exerciseVersion`, docs/protocol.md
+ * §5.2): the catalog's entry when it is that version, else the stored version, fetched once per page (an exercise
+ * since edited or deleted). Falls back to the catalog's entry, and to null when neither can be had.
+ */
+export async function sessionExercise(summary) {
+  const id = summary?.exercise;
+  if (!id) return null;
+  const catalog = await exercises().catch(() => []);
+  const current = catalog.find((e) => e.id === id) ?? null;
+  const version = summary.exerciseVersion;
+  if (version == null || current?.version === version) return current;
+  const key = `${id}@${version}`;
+  if (!storedVersions.has(key)) {
+    storedVersions.set(key, getExerciseVersion(id, version).then((stored) => {
+      // A deleted exercise is named by its stored version; a current one keeps the catalog's name.
+      rememberExercises([stored], { replace: false });
+      return stored;
+    }, () => null));
+  }
+  return (await storedVersions.get(key)) ?? current;
 }
 
 export function listSessions(filters = {}) {
@@ -160,7 +202,8 @@ export async function checkToken() {
     await getJSON('/v1/sessions?limit=1');
     return 'ok';
   } catch (e) {
-    return e instanceof APIError && e.status === 401 ? 'rejected' : (e instanceof APIError ? 'ok' : 'unreachable');
+    if (!(e instanceof APIError) || e.status === 0) return 'unreachable';
+    return e.status === 401 ? 'rejected' : 'ok';
   }
 }
 

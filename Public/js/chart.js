@@ -1,5 +1,8 @@
 // Charts on <canvas>: the real-time chart of the measured value (ring buffers in typed arrays, so drawing at
-// display rate allocates nothing), and the static charts of the History page (rep peaks, value series).
+// display rate allocates nothing), and the static charts of the History page (rep peaks, value series). Value axes
+// and their labels are in the exercise's unit (units.js).
+
+import { DEGREES, valueAxis } from './units.js';
 
 const C = {
   bg: '#101820', grid: '#263445', axis: '#9fb3c8', line: '#4cc9f0', target: '#80ed99', threshold: '#adb5bd',
@@ -30,16 +33,6 @@ function hline(ctx, y, x0, x1, color, dash) {
   ctx.setLineDash([]);
 }
 
-// Y-axis labels are pre-rendered strings for the fixed tick values, so drawing makes no new strings.
-const TICK_LABELS = [];
-for (let v = 0; v <= 360; v += 15) TICK_LABELS[v] = `${v}°`;
-
-function tickStep(range) {
-  if (range <= 60) return 15;
-  if (range <= 120) return 30;
-  return 45;
-}
-
 /** The live chart: the last `windowSeconds` of values, target and thresholds as lines, reps as markers. */
 export class RealtimeChart {
   constructor(canvas, { capacity = 600, windowSeconds = 10 } = {}) {
@@ -52,6 +45,8 @@ export class RealtimeChart {
     this.repTimes = new Float64Array(64);
     this.repClean = new Uint8Array(64);
     this.lines = { target: null, enter: null, exit: null };
+    this.unit = DEGREES;
+    this.axis = null;
     this.reset();
   }
 
@@ -61,13 +56,39 @@ export class RealtimeChart {
     this.repHead = 0;
     this.repCount = 0;
     this.maxValue = 0;
+    this.minValue = 0;
     this.lastT = 0;
+    this.axis = null;
     this.dirty = true;
   }
 
   setLines({ target = null, enter = null, exit = null } = {}) {
     this.lines = { target, enter, exit };
+    this.axis = null;
     this.dirty = true;
+  }
+
+  /** The unit of the values (units.js): the axis's range and labels follow it; called again on a language change. */
+  setUnit(unit) {
+    this.unit = unit;
+    this.axis = null;
+    this.dirty = true;
+  }
+
+  /**
+   * The value axis for what was pushed since the last reset and the lines: made again (with its labels) only when
+   * a new highest or lowest value or new lines change it, so that drawing at display rate makes no new strings.
+   * Its labels are kept in the canvas's `data-ticks` as well.
+   */
+  valueAxis() {
+    const l = this.lines;
+    const largest = Math.max(this.maxValue, l.target ?? 0, l.enter ?? 0);
+    const smallest = Math.min(this.minValue, l.target ?? 0, l.exit ?? 0);
+    if (!this.axis || this.axis.largest !== largest || this.axis.smallest !== smallest) {
+      this.axis = { ...valueAxis(this.unit, largest, smallest), largest, smallest };
+      this.canvas.dataset.ticks = this.axis.ticks.map((tick) => tick.label).join(' | ');
+    }
+    return this.axis;
   }
 
   /** Adds a sample; `value` null or undefined breaks the line. */
@@ -78,6 +99,7 @@ export class RealtimeChart {
     this.head = (i + 1) % this.capacity;
     if (this.count < this.capacity) this.count++;
     if (value != null && value > this.maxValue) this.maxValue = value;
+    if (value != null && value < this.minValue) this.minValue = value;
     this.lastT = t;
     this.dirty = true;
   }
@@ -121,10 +143,9 @@ export class RealtimeChart {
     ctx.fillStyle = C.bg;
     ctx.fillRect(0, 0, w, h);
     const l = this.lines;
-    let vmax = Math.max(this.maxValue, l.target ?? 0, l.enter ?? 0, 30);
-    const step = tickStep(vmax);
-    vmax = Math.min(360, Math.ceil((vmax + 5) / step) * step);
-    const yOf = (v) => bottom - (v / vmax) * (bottom - top);
+    const axis = this.valueAxis();
+    const vmin = axis.min, vmax = axis.max;
+    const yOf = (v) => bottom - ((v - vmin) / (vmax - vmin)) * (bottom - top);
     const t1 = this.lastT, t0 = t1 - this.windowSeconds;
     const xOf = (t) => left + ((t - t0) / this.windowSeconds) * (right - left);
     // Grid and labels.
@@ -133,10 +154,10 @@ export class RealtimeChart {
     ctx.fillStyle = C.axis;
     ctx.textBaseline = 'middle';
     ctx.textAlign = 'right';
-    for (let v = 0; v <= vmax; v += step) {
-      const y = yOf(v);
+    for (const tick of axis.ticks) {
+      const y = yOf(tick.value);
       hline(ctx, y, left, right, C.grid, []);
-      ctx.fillText(TICK_LABELS[v], left - 5 * dpr, y);
+      ctx.fillText(tick.label, left - 5 * dpr, y);
     }
     ctx.lineWidth = 1.5 * dpr;
     if (l.enter != null) hline(ctx, yOf(l.enter), left, right, C.threshold, [4 * dpr, 4 * dpr]);
@@ -175,7 +196,7 @@ export class RealtimeChart {
       const i = (start + k) % this.capacity;
       const t = this.times[i], v = this.values[i];
       if (t < t0 || Number.isNaN(v)) { pen = false; continue; }
-      const x = xOf(t), y = yOf(Math.min(v, vmax));
+      const x = xOf(t), y = yOf(Math.max(vmin, Math.min(v, vmax)));
       if (pen) ctx.lineTo(x, y); else ctx.moveTo(x, y);
       pen = true;
     }
@@ -193,30 +214,37 @@ function frame(ctx, w, h, dpr) {
   ctx.textAlign = 'right';
 }
 
-function yAxis(ctx, vmax, step, unit, left, right, yOf, dpr, vmin = 0) {
-  for (let v = vmin; v <= vmax; v += step) {
-    hline(ctx, yOf(v), left, right, C.grid, []);
-    ctx.fillText(`${v}${unit}`, left - 5 * dpr, yOf(v));
-  }
+/**
+ * An axis of plain numbers (counts, m/s²): from 0 to `largest` plus `headroom`, rounded up to a tick of `step`;
+ * symmetric, from -max to max (signed readings, such as acceleration on a phone's axes).
+ */
+function plainAxis(largest, { headroom = 0, step, symmetric = false }) {
+  const max = Math.ceil((largest + headroom) / step) * step;
+  const min = symmetric ? -max : 0;
+  const ticks = [];
+  for (let v = min; v <= max; v += step) ticks.push({ value: v, label: String(v) });
+  return { min, max, step, ticks };
 }
 
 /**
  * The History and Progress charts' common ground: the canvas fitted and framed, a plot area with room for the axis
- * labels, and a value axis from 0 to `largest` plus `headroom`, rounded up to a tick of `step`; angles by default.
+ * labels, and `axis` (units.js `valueAxis`, or `plainAxis`) drawn as grid lines with their labels. Values beyond
+ * the axis are drawn at its ends (`yOf` clamps).
  */
-function valuePlot(canvas, largest, { headroom = 5, step = null, unit = '°', symmetric = false } = {}) {
+function valuePlot(canvas, axis) {
   fitCanvas(canvas);
   const ctx = canvas.getContext('2d');
   const dpr = window.devicePixelRatio || 1;
   const w = canvas.width, h = canvas.height;
   frame(ctx, w, h, dpr);
   const left = 42 * dpr, right = w - 8 * dpr, top = 10 * dpr, bottom = h - 20 * dpr;
-  const tick = step ?? tickStep(largest);
-  const vmax = Math.ceil((largest + headroom) / tick) * tick;
-  // Symmetric: from -vmax to vmax (signed readings, such as acceleration on a phone's axes).
-  const vmin = symmetric ? -vmax : 0;
-  const yOf = (v) => bottom - ((v - vmin) / (vmax - vmin)) * (bottom - top);
-  yAxis(ctx, vmax, step ?? tickStep(vmax), unit, left, right, yOf, dpr, vmin);
+  const { min: vmin, max: vmax } = axis;
+  const yOf = (v) => bottom - ((Math.max(vmin, Math.min(v, vmax)) - vmin) / (vmax - vmin)) * (bottom - top);
+  for (const tick of axis.ticks) {
+    hline(ctx, yOf(tick.value), left, right, C.grid, []);
+    ctx.fillText(tick.label, left - 5 * dpr, yOf(tick.value));
+  }
+  canvas.dataset.ticks = axis.ticks.map((tick) => tick.label).join(' | ');
   return { ctx, dpr, left, right, top, bottom, vmax, yOf };
 }
 
@@ -294,8 +322,8 @@ export class MotionChart {
       if (this.times[i] < t0) continue;
       for (let a = 0; a < 3; a++) largest = Math.max(largest, Math.abs(this.values[i * 3 + a]));
     }
-    const { ctx, dpr, left, right, yOf } = valuePlot(this.canvas, largest,
-      { headroom: 0.5, step: accelerationStep(largest), unit: '', symmetric: true });
+    const { ctx, dpr, left, right, yOf } = valuePlot(this.canvas,
+      plainAxis(largest, { headroom: 0.5, step: accelerationStep(largest), symmetric: true }));
     const xOf = (t) => left + ((t - t0) / this.windowSeconds) * (right - left);
     motionLines(ctx, dpr, this.count, (k) => this.times[(start + k) % this.capacity],
       (k, a) => this.values[((start + k) % this.capacity) * 3 + a], xOf, yOf, (t) => t >= t0);
@@ -310,8 +338,8 @@ export function drawMotionSeries(canvas, series) {
   const axes = [series?.x || [], series?.y || [], series?.z || []];
   let largest = 2;
   for (const values of axes) for (const v of values) largest = Math.max(largest, Math.abs(v));
-  const { ctx, dpr, left, right, bottom, yOf } = valuePlot(canvas, largest,
-    { headroom: 0.5, step: accelerationStep(largest), unit: '', symmetric: true });
+  const { ctx, dpr, left, right, bottom, yOf } = valuePlot(canvas,
+    plainAxis(largest, { headroom: 0.5, step: accelerationStep(largest), symmetric: true }));
   const { xOf } = timeAxis(ctx, ts, left, right, bottom, dpr);
   motionLines(ctx, dpr, ts.length, (k) => ts[k], (k, a) => axes[a][k], xOf, yOf, () => true);
 }
@@ -327,10 +355,16 @@ function timeAxis(ctx, ts, left, right, bottom, dpr) {
   return { t0, t1, xOf };
 }
 
-/** The History bar chart: one bar per rep peak (clean vs rejected), baseline and target as lines. */
-export function drawRepBars(canvas, reps, { baseline = null, target = null } = {}) {
+/** Values as the axis of a chart in `unit` reaches them: the largest and smallest of them, nulls left out. */
+function axisFor(unit, values) {
+  const seen = values.filter((v) => v != null && Number.isFinite(v));
+  return valueAxis(unit, Math.max(0, ...seen), Math.min(0, ...seen));
+}
+
+/** The History bar chart: one bar per rep peak (clean vs rejected), baseline and target as lines, in `unit`. */
+export function drawRepBars(canvas, reps, { baseline = null, target = null, unit = DEGREES } = {}) {
   const { ctx, dpr, left, right, bottom, vmax, yOf } = valuePlot(
-    canvas, Math.max(30, target ?? 0, baseline ?? 0, ...reps.map((r) => r.peak || 0)));
+    canvas, axisFor(unit, [target, baseline, ...reps.map((r) => r.peak)]));
   const n = Math.max(1, reps.length);
   const slot = (right - left) / n;
   const bar = Math.max(2 * dpr, Math.min(40 * dpr, slot * 0.7));
@@ -338,7 +372,9 @@ export function drawRepBars(canvas, reps, { baseline = null, target = null } = {
   reps.forEach((r, i) => {
     const x = left + slot * i + (slot - bar) / 2;
     ctx.fillStyle = r.clean ? C.clean : C.rejected;
-    ctx.fillRect(x, yOf(r.peak), bar, bottom - yOf(r.peak));
+    // From the 0 line, up or (a peak below 0, on an axis that has room for it) down.
+    const zero = yOf(0), y = yOf(r.peak ?? 0);
+    ctx.fillRect(x, Math.min(y, zero), bar, Math.abs(zero - y));
     if (slot > 14 * dpr) {
       ctx.fillStyle = C.axis;
       ctx.fillText(String(r.index ?? i + 1), x + bar / 2, bottom + 10 * dpr);
@@ -349,11 +385,11 @@ export function drawRepBars(canvas, reps, { baseline = null, target = null } = {
   if (target != null && target <= vmax) hline(ctx, yOf(target), left, right, C.target, [10 * dpr, 5 * dpr]);
 }
 
-/** The History series chart: the stored value series, target and thresholds, rep ends marked. */
-export function drawSeries(canvas, series, { target = null, enter = null, exit = null, reps = [] } = {}) {
+/** The History series chart: the stored value series, target and thresholds, rep ends marked, in `unit`. */
+export function drawSeries(canvas, series,
+  { target = null, enter = null, exit = null, reps = [], unit = DEGREES } = {}) {
   const ts = series?.t || [], vs = series?.value || [];
-  const { ctx, dpr, left, right, top, bottom, vmax, yOf } = valuePlot(
-    canvas, Math.max(30, target ?? 0, enter ?? 0, ...vs.filter((v) => v != null)));
+  const { ctx, dpr, left, right, top, bottom, vmax, yOf } = valuePlot(canvas, axisFor(unit, [target, enter, ...vs]));
   const { t0, t1, xOf } = timeAxis(ctx, ts, left, right, bottom, dpr);
   ctx.lineWidth = 1.5 * dpr;
   if (enter != null) hline(ctx, yOf(enter), left, right, C.threshold, [4 * dpr, 4 * dpr]);
@@ -400,10 +436,13 @@ function sessionSlots(ctx, sessions, left, right, bottom, dpr) {
   return { slot, xOf: (i) => left + slot * (i + 0.5) };
 }
 
-/** The Progress trend: each session's best and mean peak as lines with dots, oldest first; the target as a line. */
-export function drawTrend(canvas, sessions, { target = null } = {}) {
-  const values = sessions.flatMap((s) => [s.best, s.meanPeak]).filter((v) => v != null);
-  const { ctx, dpr, left, right, bottom, vmax, yOf } = valuePlot(canvas, Math.max(30, target ?? 0, ...values));
+/**
+ * The Progress trend: each session's best and mean peak as lines with dots, oldest first; the target as a line; in
+ * `unit`.
+ */
+export function drawTrend(canvas, sessions, { target = null, unit = DEGREES } = {}) {
+  const values = sessions.flatMap((s) => [s.best, s.meanPeak]);
+  const { ctx, dpr, left, right, bottom, vmax, yOf } = valuePlot(canvas, axisFor(unit, [target, ...values]));
   const { xOf } = sessionSlots(ctx, sessions, left, right, bottom, dpr);
   ctx.lineWidth = 2 * dpr;
   if (target != null && target <= vmax) hline(ctx, yOf(target), left, right, C.target, [10 * dpr, 5 * dpr]);
@@ -435,7 +474,7 @@ export function drawCountBars(canvas, sessions) {
   const faults = sessions.map((s) => Object.values(s.faultCounts || {}).reduce((a, b) => a + b, 0));
   const largest = Math.max(5, ...faults, ...sessions.map((s) => (s.repCount ?? 0) + (s.rejectedCount ?? 0)));
   const step = largest <= 10 ? 2 : largest <= 25 ? 5 : largest <= 50 ? 10 : 20;
-  const { ctx, dpr, left, right, bottom, yOf } = valuePlot(canvas, largest, { headroom: 0, step, unit: '' });
+  const { ctx, dpr, left, right, bottom, yOf } = valuePlot(canvas, plainAxis(largest, { step }));
   const { slot, xOf } = sessionSlots(ctx, sessions, left, right, bottom, dpr);
   const bar = Math.max(2 * dpr, Math.min(40 * dpr, slot * 0.7));
   sessions.forEach((s, i) => {

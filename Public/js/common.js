@@ -4,6 +4,7 @@
 import { apply, bindLanguageSelect, t } from './i18n.js';
 import { bindTokenForm, token } from './api.js';
 import { renderChrome } from './chrome.js';
+import { errorText } from './errors.js';
 
 export function initPage() {
   renderChrome();
@@ -37,9 +38,13 @@ export function askForToken(error, { force = false } = {}) {
   }
 }
 
-/** The status `[key, params]` for a failed request: plain words for a missing or rejected access code. */
+/**
+ * The status `[key, params]` for a failed request: plain words for a missing or rejected access code, else what
+ * the error's code means in the page's language (errors.js).
+ */
 export function errorStatus(error) {
   if (error?.status === 401) return [token() ? 'token.rejected' : 'token.needed', null];
-  if (error?.status === 403) return ['token.forbidden', null];
-  return ['status.error', { message: error?.message || String(error) }];
+  if (error?.status === 403 && error?.code !== 'originNotAllowed') return ['token.forbidden', null];
+  // Read when shown, so that a status kept for a change of language is said in the new one.
+  return ['status.error', { get message() { return errorText(error); } }];
 }

@@ -6,11 +6,27 @@ import { initPage, $, askForToken, errorStatus } from './common.js';
 import { t, onLanguageChange } from './i18n.js';
 import { exercises, request, TOKEN_EVENT } from './api.js';
 import { ExerciseTrial } from './exercisetrial.js';
+import { errorText, fieldProblem } from './errors.js';
 
 initPage();
 
+/** The label of the form's field for a member of the definition (`enter`, `target`, `name`…), or null. */
+function labelOf(name) {
+  const field = fieldFor(NUMBERS.includes(name) ? `/thresholds/${name}` : `/${name}`);
+  return field?.closest('label')?.querySelector('span')?.textContent.trim() || null;
+}
+
+/**
+ * Why the server refused `definition`, in the page's language: a refused field (`invalidExercise` with a pointer,
+ * under `/exercise` for a preview) explained from the definition's values, anything else from its code.
+ */
+function explain(error, definition) {
+  if (error?.code !== 'invalidExercise' || !error.pointer) return errorText(error);
+  return fieldProblem(error.pointer.replace(/^\/exercise(?=\/)/, ''), definition, labelOf);
+}
+
 let editing = null; // the stored definition being edited, or null for a new one
-const trial = new ExerciseTrial({ canvas: $('ex-figure'), acted: $('ex-acted'), counts: $('ex-counts') });
+const trial = new ExerciseTrial({ canvas: $('ex-figure'), acted: $('ex-acted'), counts: $('ex-counts'), explain });
 let trialTimer = null;
 let statusKey = [null];
 
@@ -118,7 +134,7 @@ async function save() {
     status('exercises.saved', { name: saved.name, version: saved.version }, 'good');
     await load(true);
   } catch (e) {
-    if (e?.status === 422) showError(fieldFor(e.pointer), e.message);
+    if (e?.status === 422) showError(fieldFor(e.pointer), explain(e, d));
     else { showError(null, t(...errorStatus(e))); askForToken(e); }
   }
 }

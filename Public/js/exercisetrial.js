@@ -8,15 +8,21 @@ import { DemoSource } from './demo.js';
 import { SkeletonView } from './skeleton.js';
 import { measuredJoints } from './joints.js';
 import { t } from './i18n.js';
+import { errorText } from './errors.js';
 
 /** The most frames one preview posts (the server takes at most 1,000 per batch) and the rate it aims for. */
 const MAX_FRAMES = 1000;
 const FRAMES_PER_SECOND = 15;
 
 export class ExerciseTrial {
-  /** @param {{canvas: HTMLCanvasElement, acted: HTMLElement, counts: HTMLElement}} elements */
-  constructor({ canvas, acted, counts }) {
+  /**
+   * @param {{canvas: HTMLCanvasElement, acted: HTMLElement, counts: HTMLElement,
+   *   explain?: (error: Error, definition: object) => string}} elements `explain` says why the server refused a
+   *   draft (by default what its error code means).
+   */
+  constructor({ canvas, acted, counts, explain = (error) => errorText(error) }) {
     this.view = new SkeletonView(canvas);
+    this.explain = explain;
     this.acted = acted;
     this.counts = counts;
     this.generation = 0;
@@ -50,7 +56,7 @@ export class ExerciseTrial {
       this.play({ exercise, side, demo, frames, rate, events: answer.events || [] });
     } catch (error) {
       if (generation !== this.generation) return;
-      this.refuse(error.message);
+      this.refuse(this.explain(error, definition));
     }
   }
 

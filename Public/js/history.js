@@ -2,19 +2,19 @@
 // value series chart, fault counts, CSV download, delete with confirmation).
 
 import { initPage, $, formatDate, askForToken, errorStatus } from './common.js';
-import { t, faultText, exerciseName, onLanguageChange } from './i18n.js';
+import { t, faultText, exerciseName, sessionExerciseName, onLanguageChange } from './i18n.js';
 import {
-  exercises, listSessions, getSession, getSeries, getMotion, deleteSession, TOKEN_EVENT,
+  exercises, listSessions, getSession, getSeries, getMotion, deleteSession, sessionExercise, TOKEN_EVENT,
 } from './api.js';
 import { drawRepBars, drawSeries, drawMotionSeries } from './chart.js';
 import { renderSummary } from './summary.js';
+import { formatNumber, formatValue, unitLegend, unitNote, unitOf } from './units.js';
 
 initPage();
 
 const PAGE_SIZE = 20;
 const params = new URLSearchParams(location.search);
 const sessionID = params.get('session');
-let catalog = [];
 
 function status(el, key, vars, cls = '') {
   el.textContent = key ? t(key, vars) : '';
@@ -25,7 +25,7 @@ function status(el, key, vars, cls = '') {
 
 // `cursors[i]` opens page i (`null` for the first); an entry is `undefined` when this tab never saw that page (a
 // list opened from a URL that names a later page): "Newer" then goes back to the first page.
-const list = { cursors: [null], page: 0, next: null, rows: [], total: null };
+const list = { cursors: [null], page: 0, next: null, rows: [], exercises: [], total: null };
 
 /** Local midnight starting the day `value` (`YYYY-MM-DD`) plus `days`, as Unix seconds. */
 function localMidnight(value, days = 0) {
@@ -48,6 +48,8 @@ async function loadPage() {
     const cursor = list.cursors[list.page];
     // The total is counted by the server on request, for "21–40 of 137".
     const response = await listSessions({ ...filters(), cursor, total: 'true' });
+    // Each row's exercise as its session ran it: named in the page's language, a deleted one by its stored version.
+    list.exercises = await Promise.all((response.sessions || []).map(sessionExercise));
     list.rows = response.sessions || [];
     list.next = response.next || null;
     list.total = typeof response.total === 'number' ? response.total : null;
@@ -69,7 +71,7 @@ async function loadPage() {
 function renderList() {
   const tbody = $('sessions').querySelector('tbody');
   const back = listSearch();
-  tbody.replaceChildren(...list.rows.map((s) => {
+  tbody.replaceChildren(...list.rows.map((s, i) => {
     const tr = document.createElement('tr');
     tr.dataset.session = s.id;
     const started = document.createElement('td');
@@ -81,7 +83,7 @@ function renderList() {
     started.append(a);
     const cells = [
       ['history.subject', s.subject || '–'],
-      ['history.exercise', `${exerciseName(s.exercise)}${s.side ? ' (' + t('side.' + s.side) + ')' : ''}`],
+      ['history.exercise', sessionExerciseName(list.exercises[i] ?? s.exercise, s.side)],
       ['history.reps', t('history.repCounts', { clean: s.repCount ?? 0, rejected: s.rejectedCount ?? 0 })],
       ['history.status', t('status.' + s.status)],
     ];
@@ -145,8 +147,7 @@ function initList() {
   $('f-subject').value = params.get('subject') || '';
   $('f-from').value = params.get('from') || '';
   $('f-to').value = params.get('to') || '';
-  const fillExercises = (reload) => exercises({ reload }).then((catalogList) => {
-    catalog = catalogList;
+  const fillExercises = (reload) => exercises({ reload }).then((catalog) => {
     const select = $('f-exercise');
     const chosen = select.value || params.get('exercise') || '';
     const any = new Option(t('history.any'), '');
@@ -212,15 +213,18 @@ function drawDetail() {
   const s = detail.session;
   if (!s) return;
   const ex = detail.exercise;
-  drawRepBars($('rep-chart'), s.reps || [], { baseline: s.baseline ?? null, target: ex?.target ?? null });
+  const unit = unitOf(ex);
+  drawRepBars($('rep-chart'), s.reps || [], { baseline: s.baseline ?? null, target: ex?.target ?? null, unit });
   drawSeries($('series-chart'), detail.series, {
     target: ex?.target ?? null, enter: ex?.thresholds?.enter ?? null, exit: ex?.thresholds?.exit ?? null, reps: s.reps || [],
+    unit,
   });
   if (detail.motion?.t?.length) drawMotionSeries($('motion-chart'), detail.motion);
 }
 
 const one = (v) => (v == null || Number.isNaN(v) ? '' : v.toFixed(1));
-const degrees = (v) => (v == null ? '–' : `${one(v)}°`);
+/** A measured value of the session to one decimal, in its exercise's unit. */
+const measured = (v) => formatValue(v, unitOf(detail.exercise), { digits: 1 });
 
 /** The session's local calendar day, `YYYY-MM-DD`. */
 function localDay(iso) {
@@ -237,10 +241,10 @@ function renderRepTable(s) {
     const result = r.clean ? t('hud.cleanRep') : (r.faults || []).map(faultText).join('; ');
     const range = r.range ?? (r.trough != null ? r.peak - r.trough : null);
     // Smoothness (SPARC, closer to 0 is smoother) and tremor share from the phone's motion sensors, when it sent them.
-    const smoothness = r.smoothness == null ? '–' : r.smoothness.toFixed(2);
+    const smoothness = formatNumber(r.smoothness, 2);
     const tremor = r.tremor == null ? '–' : `${Math.round(r.tremor * 100)} %`;
-    for (const text of [String(r.index), degrees(r.peak), degrees(r.trough), degrees(range),
-      r.duration == null ? '–' : `${one(r.duration)} s`, smoothness, tremor, result]) {
+    for (const text of [String(r.index), measured(r.peak), measured(r.trough), measured(range),
+      r.duration == null ? '–' : t('unit.seconds', { n: formatNumber(r.duration, 1) }), smoothness, tremor, result]) {
       const td = document.createElement('td');
       td.textContent = text;
       tr.append(td);
@@ -281,10 +285,13 @@ function renderDetail() {
   const title = `${s.subject || t('history.noSubject')} — ${formatDate(s.startedAt)}`;
   $('detail-title').textContent = title;
   document.title = `${title} — Motion`;
-  renderSummary(s, $('detail-stats'), { full: true });
+  renderSummary(s, $('detail-stats'), { full: true, exercise: detail.exercise });
   renderRepTable(s);
   $('legend-baseline').hidden = s.baseline == null;
   $('legend-target').hidden = detail.exercise?.target == null;
+  // What the values are: degrees, or percent of which segment's length.
+  $('rep-unit').textContent = unitNote(detail.exercise);
+  $('series-unit').textContent = unitLegend(detail.exercise);
   if (detail.csvURL) URL.revokeObjectURL(detail.csvURL);
   detail.csvURL = URL.createObjectURL(new Blob([repsCSV(s)], { type: 'text/csv;charset=utf-8' }));
   $('csv').href = detail.csvURL;
@@ -308,8 +315,8 @@ function renderDetail() {
   const values = (detail.series?.value || []).filter((v) => v != null);
   $('series-chart').setAttribute('aria-label', values.length
     ? t('history.seriesText', {
-      seconds: one(detail.series.t[detail.series.t.length - 1] - detail.series.t[0]),
-      min: one(Math.min(...values)), max: one(Math.max(...values)), reps: (s.reps || []).length,
+      seconds: formatNumber(detail.series.t[detail.series.t.length - 1] - detail.series.t[0], 1),
+      min: measured(Math.min(...values)), max: measured(Math.max(...values)), reps: (s.reps || []).length,
     })
     : t('history.noSeries'));
   // The motion chart, for sessions whose phone sent its sensors, described in words as well.
@@ -318,7 +325,8 @@ function renderDetail() {
   if (motion?.t?.length) {
     const all = [...motion.x, ...motion.y, ...motion.z];
     $('motion-chart').setAttribute('aria-label', t('history.motionText', {
-      seconds: one(motion.t[motion.t.length - 1] - motion.t[0]), min: one(Math.min(...all)), max: one(Math.max(...all)),
+      seconds: formatNumber(motion.t[motion.t.length - 1] - motion.t[0], 1), min: formatNumber(Math.min(...all), 1),
+      max: formatNumber(Math.max(...all), 1),
     }));
   }
   drawDetail();
@@ -352,14 +360,14 @@ async function initDetail() {
     window.addEventListener(TOKEN_EVENT, () => location.reload(), { once: true });
     return;
   }
-  const [catalogList, series, motion] = await Promise.all([
-    exercises().catch(() => []),
+  // The definition the session ran with (its version, even of an exercise deleted since): its name and unit.
+  const [exercise, series, motion] = await Promise.all([
+    sessionExercise(detail.session),
     getSeries(sessionID).catch(() => null),
     getMotion(sessionID).catch(() => null),
   ]);
   detail.motion = motion;
-  catalog = catalogList;
-  detail.exercise = catalog.find((e) => e.id === detail.session.exercise) || null;
+  detail.exercise = exercise;
   detail.series = series;
   renderDetail();
   document.body.dataset.ready = 'true';

@@ -1,14 +1,17 @@
 // The heads-up display shared by Live and Watch: built from `snapshot` messages (docs/protocol.md §3), plus the
-// feedback line fed by `event` messages, with optional voice and vibration.
+// feedback line fed by `event` messages, with optional voice and vibration. Values are in the exercise's unit
+// (units.js), named for what is measured: an angle, a height, a rise.
 
 import { t, faultText, setupText, jointName, onLanguageChange, apply } from './i18n.js';
+import { formatValue, unitLegend, unitOf, valueLabelKey } from './units.js';
 
 const HUD_HTML = `
   <div class="hud-main">
     <div class="hud-angle-box">
-      <span class="hud-label" data-i18n="hud.angle"></span>
-      <output id="hud-angle" class="hud-angle" aria-live="off">–</output>
+      <span class="hud-label" id="hud-value-label" data-i18n="hud.angle"></span>
+      <output id="hud-angle" class="hud-angle" aria-live="off" aria-labelledby="hud-value-label">–</output>
       <span class="hud-sub"><span data-i18n="hud.target"></span> <span id="hud-target">–</span></span>
+      <span class="hud-unit" id="hud-unit" hidden></span>
     </div>
     <dl class="hud-stats">
       <div><dt data-i18n="hud.best"></dt><dd id="hud-best">–</dd></div>
@@ -30,8 +33,6 @@ const HUD_HTML = `
     <span id="hud-last-rep" data-i18n="hud.noRep"></span></div>
 `;
 
-const fmt = (v) => (v == null || Number.isNaN(v) ? '–' : `${Math.round(v)}°`);
-
 export class Hud {
   constructor(container) {
     container.innerHTML = HUD_HTML;
@@ -44,20 +45,41 @@ export class Hud {
       instructions: $('hud-instructions'), lastRep: $('hud-last-rep'), setBox: $('hud-set-box'), set: $('hud-set'),
       setLabel: $('hud-set-label'),
       setDone: $('hud-set-done'),
+      valueLabel: $('hud-value-label'), unit: $('hud-unit'),
     };
     this.snapshot = null;
+    this.exercise = null;
+    this.unit = null;
     this.instructionsKey = '';
     onLanguageChange(() => {
       this.instructionsKey = '';
+      this.setExercise(this.exercise);
       if (this.snapshot) this.update(this.snapshot);
       else this.el.lastRep.textContent = t('hud.noRep');
     });
   }
 
+  /** `value` in the exercise's unit, whole: "128°", "78%". */
+  format(value) {
+    return formatValue(value, this.unit);
+  }
+
+  /**
+   * Shows `exercise` (as prescribed): its target, the name of what it measures ("Current height") and, for a
+   * distance, what its percentages are of ("% of the upper-arm length").
+   */
   setExercise(exercise) {
     this.exercise = exercise;
-    this.el.target.textContent = fmt(exercise?.target);
-    this.el.holdBox.hidden = exercise?.kind !== 'hold';
+    if (!exercise) return;
+    this.unit = unitOf(exercise);
+    const e = this.el;
+    e.valueLabel.dataset.i18n = valueLabelKey(exercise);
+    e.valueLabel.textContent = t(e.valueLabel.dataset.i18n);
+    e.target.textContent = this.format(exercise.target);
+    // Degrees need no words; a percentage needs to say of what.
+    e.unit.hidden = this.unit === 'degrees';
+    e.unit.textContent = e.unit.hidden ? '' : unitLegend(exercise);
+    e.holdBox.hidden = exercise.kind !== 'hold';
   }
 
   clear() {
@@ -84,15 +106,17 @@ export class Hud {
   update(s) {
     this.snapshot = s;
     const e = this.el;
-    e.angle.textContent = fmt(s.value);
+    e.angle.textContent = this.format(s.value);
     e.angle.classList.toggle('unmeasured', s.value == null);
-    e.best.textContent = fmt(s.best);
+    e.best.textContent = this.format(s.best);
     e.clean.textContent = String(s.repCount ?? 0);
     e.rejected.textContent = String(s.rejectedCount ?? 0);
     e.confidence.textContent = s.confidence == null ? '–' : `${Math.round(s.confidence * 100)}%`;
     if (s.baseline) {
       e.baselineBox.hidden = false;
-      e.baseline.textContent = s.baseline.value != null ? fmt(s.baseline.value) : `${Math.round((s.baseline.progress || 0) * 100)}%`;
+      // While it is measured, how far along it is, in words that cannot be read as a percentage of a segment.
+      e.baseline.textContent = s.baseline.value != null ? this.format(s.baseline.value)
+        : t('hud.baselineProgress', { percent: `${Math.round((s.baseline.progress || 0) * 100)}%` });
     }
     this.showSet(s.set);
     if (s.holdProgress != null) e.holdBox.hidden = false;
@@ -138,7 +162,7 @@ export class Hud {
   }
 
   showRep(rep) {
-    const parts = [t('hud.peak', { peak: Math.round(rep.peak) })];
+    const parts = [t('hud.peak', { peak: this.format(rep.peak) })];
     parts.push(rep.clean ? t('hud.cleanRep') : (rep.faults || []).map(faultText).join('; '));
     const text = `#${rep.index}: ${parts.join(' — ')}`;
     if (this.el.lastRep.textContent !== text) {
@@ -148,17 +172,20 @@ export class Hud {
   }
 }
 
-/** The text of an `event` message in the current language (null for events that say nothing). */
-export function eventText(m) {
+/**
+ * The text of an `event` message in the current language, its values in `unit` (units.js); null for events that
+ * say nothing.
+ */
+export function eventText(m, unit = null) {
   switch (m.event) {
-    case 'repCompleted': return t('event.repCompleted', { index: m.rep.index, peak: Math.round(m.rep.peak) });
+    case 'repCompleted': return t('event.repCompleted', { index: m.rep.index, peak: formatValue(m.rep.peak, unit) });
     case 'repRejected':
       return t('event.repRejected', { index: m.rep.index, faults: (m.rep.faults || []).map(faultText).join('; ') });
     case 'holdStarted': return t('event.holdStarted');
     case 'formFault': return faultText(m.fault);
     case 'visibilityChanged': return t(m.visible ? 'event.visible' : 'event.notVisible');
     case 'setupChanged': return (m.issues || []).length ? m.issues.map(setupText).join('. ') : t('event.setupOk');
-    case 'baselineCompleted': return t('event.baselineCompleted', { value: Math.round(m.value) });
+    case 'baselineCompleted': return t('event.baselineCompleted', { value: formatValue(m.value, unit) });
     case 'setCompleted': return t('event.setCompleted', { number: m.set });
     default: return null;
   }
@@ -179,7 +206,14 @@ export class Feedback {
     this.voice = false;
     this.vibrate = false;
     this.outOfView = false;
+    this.unit = null;
     onLanguageChange(() => this.render());
+  }
+
+  /** The unit of the values the texts name (units.js). */
+  setUnit(unit) {
+    this.unit = unit;
+    this.render();
   }
 
   clear() {
@@ -189,7 +223,7 @@ export class Feedback {
   }
 
   push(m) {
-    const text = eventText(m);
+    const text = eventText(m, this.unit);
     if (!text) return;
     // "Back in view" only after having been out of it: a session starts with the person in view.
     if (m.event === 'visibilityChanged') {
@@ -216,13 +250,13 @@ export class Feedback {
 
   render() {
     const [latest] = this.events;
-    this.line.textContent = latest ? eventText(latest) : '';
+    this.line.textContent = latest ? eventText(latest, this.unit) : '';
     this.line.className = 'feedback-line ' + (latest ? KIND[latest.event] || '' : '');
     if (this.log) {
       this.log.replaceChildren(...this.events.slice(1).map((m) => {
         const li = document.createElement('li');
         li.className = KIND[m.event] || '';
-        li.textContent = eventText(m);
+        li.textContent = eventText(m, this.unit);
         return li;
       }));
     }

@@ -1,5 +1,7 @@
 // The one translation table of the front end (Spanish and English), and helpers to apply it.
-// Every FormFeedback and SetupIssue raw value of docs/protocol.md §1 has a text under `fault.*` / `setup.*`.
+// Every FormFeedback and SetupIssue raw value of docs/protocol.md §1 has a text under `fault.*` / `setup.*`, and every
+// error code of docs/protocol.md §3 and §5 one under `error.*` (errors.js). Exercise names are the server's own
+// (`names` of each exercise, docs/protocol.md §5.1), not this table's.
 
 export const TABLE = {
   en: {
@@ -105,21 +107,24 @@ export const TABLE = {
     'resume.takenOver': 'Another device took this session over; this page no longer sends to it.',
     'camera.failed': 'The camera pose detector could not be loaded (it needs internet on this device): {message}. You can use the Demo source, or replay a recording, instead.',
     'camera.noCamera': 'The camera could not be opened: {message}. You can use the Demo source, or replay a recording, instead.',
-    'hud.angle': 'Current angle', 'hud.best': 'Best', 'hud.clean': 'Clean reps', 'hud.rejected': 'Rejected',
+    'hud.angle': 'Current angle', 'hud.value': 'Current value', 'hud.height': 'Current height',
+    'hud.rise': 'Current rise', 'hud.distance': 'Current distance',
+    'hud.best': 'Best', 'hud.clean': 'Clean reps', 'hud.rejected': 'Rejected',
     'hud.hold': 'Hold', 'hud.confidence': 'Confidence', 'hud.target': 'Target', 'hud.lastRep': 'Last rep',
-    'hud.noRep': 'No rep yet.', 'hud.peak': 'peak {peak}°', 'hud.cleanRep': 'clean', 'hud.baseline': 'Baseline',
+    'hud.noRep': 'No rep yet.', 'hud.peak': 'peak {peak}', 'hud.cleanRep': 'clean', 'hud.baseline': 'Baseline',
+    'hud.baselineProgress': '{percent} done',
     'hud.allGood': 'Position is good.',
     'hud.notVisible': 'You are out of the frame: step back into view.',
     'hud.missing': 'Not seen: {joints}. Make sure they are in the picture.',
     'chart.label': 'Measured value over the last seconds',
-    'chart.summary': 'Latest {value}° · lowest {min}° · highest {max}° in the last {seconds} s.',
+    'chart.summary': 'Latest {value} · lowest {min} · highest {max} in the last {seconds} s.',
     'chart.summaryEmpty': 'No measurement yet.',
     'feedback.label': 'Feedback',
     'summary.heading': 'Session summary', 'summary.reps': 'Clean reps', 'summary.rejected': 'Rejected reps',
     'summary.best': 'Best', 'summary.duration': 'Duration', 'summary.frames': 'Frames',
     'summary.visible': 'Visible', 'summary.faults': 'Faults', 'summary.open': 'Open in History',
     'summary.saving': 'Saving the session…', 'summary.notStored': 'This session could not be saved.',
-    'event.repCompleted': 'Rep {index}: {peak}°. Well done!',
+    'event.repCompleted': 'Rep {index}: {peak}. Well done!',
     'event.repRejected': 'Rep {index} not counted: {faults}',
     'event.holdStarted': 'Hold it…',
     'event.holdCompleted': 'Hold complete!',
@@ -127,7 +132,7 @@ export const TABLE = {
     'event.visible': 'You are back in view.',
     'event.notVisible': 'You are out of the frame.',
     'event.setupOk': 'Position is good.',
-    'event.baselineCompleted': 'Baseline measured: {value}°',
+    'event.baselineCompleted': 'Baseline measured: {value}',
     'fault.keepUpperArmStill': 'Keep your upper arm still',
     'fault.keepThighStill': 'Keep your thigh still',
     'fault.keepElbowStraight': 'Keep your elbow straight',
@@ -135,6 +140,7 @@ export const TABLE = {
     'fault.keepShouldersLevel': 'Keep your shoulders level',
     'fault.keepKneeStraight': 'Keep your knee straight',
     'fault.keepHipsLevel': 'Keep your hips level',
+    'fault.keepBodyStraight': 'Keep your body in a straight line',
     'setup.tooClose': 'Too close: step back so your whole body fits in the picture',
     'setup.tooFar': 'Too far: come closer to the camera',
     'setup.notCentered': 'Not centred: move to the middle of the picture',
@@ -152,7 +158,7 @@ export const TABLE = {
     'history.legendRejected': 'rejected', 'history.legendBaseline': 'baseline', 'history.legendTarget': 'target',
     'history.confirmDelete': 'Delete session {id}? This cannot be undone.', 'history.deleted': 'Session {id} deleted.',
     'history.notFound': 'Session not found.', 'history.noSeries': 'No series stored.',
-    'history.seriesText': 'Measured value over {seconds} s: from {min}° to {max}°, {reps} reps marked.',
+    'history.seriesText': 'Measured value over {seconds} s: from {min} to {max}, {reps} reps marked.',
     'opt.motion': 'Phone motion', 'motion.heading': 'Phone motion (m/s²)',
     'motion.chartLabel': 'The phone\'s acceleration on its x, y and z axes over the last 10 seconds',
     'motion.denied': 'Motion sensors not allowed: the session goes on without them.',
@@ -170,6 +176,63 @@ export const TABLE = {
     'watch.ended': 'The session has ended.', 'watch.disconnected': 'The patient’s connection dropped — waiting for it to come back.', 'watch.pick': 'Live sessions:', 'watch.none': 'No live sessions right now.',
     'watch.skeleton': 'The patient’s pose, live', 'watch.waitingPose': 'Waiting for the patient’s pose…',
     'unit.seconds': '{n} s',
+    'unit.degrees': 'degrees (°)', 'unit.segmentLengths': '% of {segment}', 'unit.note': 'Values in {unit}.',
+    'segment.trunk': 'the trunk length', 'segment.upperArm': 'the upper-arm length',
+    'segment.forearm': 'the forearm length', 'segment.thigh': 'the thigh length', 'segment.shank': 'the shin length',
+    'segment.shoulderLine': 'the shoulder width', 'segment.hipLine': 'the hip width',
+    'segment.earLine': 'the head width (ear to ear)', 'segment.pair': 'the {a}–{b} distance',
+    'segment.unknown': 'a body segment’s length', 'part.opposite': 'other {part}',
+    'exercise.sided': '{name}, {side} side', 'sideName.left': 'left', 'sideName.right': 'right',
+    'error.invalidJSON': 'The server could not read what this page sent.',
+    'error.unknownType': 'The server did not understand a message from this page.',
+    'error.invalidMessage': 'The server refused a value this page sent.',
+    'error.invalidPose': 'A pose could not be read; it was skipped.',
+    'error.nonIncreasingTime': 'A pose arrived out of order; it was skipped.',
+    'error.messageTooBig': 'What this page sent is too large for the server.',
+    'error.notStarted': 'The session has not started.', 'error.alreadyStarted': 'The session had already started.',
+    'error.unknownExercise': 'The server does not know this exercise (it may have been deleted).',
+    'error.missingSide': 'Choose a side for this exercise.',
+    'error.unknownJoint': 'The poses name a joint the server does not know; it is left out.',
+    'error.unknownSession': 'The server does not know this session.',
+    'error.invalidResume': 'The server refused to resume this session.',
+    'error.resumeExpired': 'This session can no longer be resumed.',
+    'error.rateLimited': 'Too many messages: the server is slowing this page down.',
+    'error.storeUnavailable': 'The server cannot save right now; try again in a moment.',
+    'error.invalidExercise': 'The exercise definition is not valid.',
+    'error.notFound': 'The server has no such item (it may have been deleted).',
+    'error.methodNotAllowed': 'The server does not allow this here.',
+    'error.badRequest': 'The server could not read what this page sent.',
+    'error.badHandshake': 'The server refused the connection.',
+    'error.unauthorized': 'This server needs an access code: enter it under “Access code”.',
+    'error.ambiguousCredentials': 'Two access codes were sent at once; keep one.',
+    'error.hostNotAllowed': 'The server does not answer to this address.',
+    'error.forbidden': 'This access code may not do that.',
+    'error.originNotAllowed': 'The server does not accept requests from this page’s address.',
+    'error.unsupportedMediaType': 'The server could not read the format of what this page sent.',
+    'error.invalidQuery': 'A value of the search is not valid.',
+    'error.invalidCursor': 'This page of the list is no longer valid: start again from the first page.',
+    'error.notLive': 'The session is no longer running.',
+    'error.sessionLive': 'The session is still running: it can be deleted once it has ended.',
+    'error.tooManySessions': 'Too many sessions are running; try again later.',
+    'error.serverBusy': 'The server is busy; try again in a moment.',
+    'error.exerciseExists': 'An exercise with this id already exists.',
+    'error.builtinExercise': 'Built-in exercises cannot be changed or deleted.',
+    'error.tooManyExercises': 'This clinic has as many exercises as it may keep: delete one first.',
+    'error.tooManyVersions': 'This exercise has as many stored versions as it may keep.',
+    'error.fileTooLarge': 'The file is too large for the server.',
+    'error.internalError': 'The server failed; try again.',
+    'error.unreachable': 'The server could not be reached.',
+    'error.field': '{field}: this value is not accepted.',
+    'error.range': '{field}: enter a value from {min} to {max}.',
+    'error.above': '{field}: must be above {other} ({value}).',
+    'error.below': '{field}: must be below {other} ({value}).',
+    'error.atLeast': '{field}: must not be below {other} ({value}).',
+    'error.atMost': '{field}: must not be above {other} ({value}).',
+    'error.restPosition': 'the rest position',
+    'error.id': '{field}: use 1 to 64 letters, digits, “-” or “_”.',
+    'error.name': '{field}: give it a name of 1 to 100 characters, without control characters.',
+    'error.measurement':
+      '{field}: this measurement cannot be read; check its type, joints and segment (docs/exercises.md §2).',
   },
   es: {
     'app.title': 'Motion',
@@ -274,21 +337,24 @@ export const TABLE = {
     'resume.takenOver': 'Otro dispositivo tomó esta sesión; esta página ya no le envía datos.',
     'camera.failed': 'No se pudo cargar el detector de postura de la cámara (necesita internet en este dispositivo): {message}. Puede usar la fuente Demo o reproducir una grabación.',
     'camera.noCamera': 'No se pudo abrir la cámara: {message}. Puede usar la fuente Demo o reproducir una grabación.',
-    'hud.angle': 'Ángulo actual', 'hud.best': 'Mejor', 'hud.clean': 'Repeticiones válidas', 'hud.rejected': 'Rechazadas',
+    'hud.angle': 'Ángulo actual', 'hud.value': 'Valor actual', 'hud.height': 'Altura actual',
+    'hud.rise': 'Elevación actual', 'hud.distance': 'Distancia actual',
+    'hud.best': 'Mejor', 'hud.clean': 'Repeticiones válidas', 'hud.rejected': 'Rechazadas',
     'hud.hold': 'Mantener', 'hud.confidence': 'Confianza', 'hud.target': 'Objetivo', 'hud.lastRep': 'Última repetición',
-    'hud.noRep': 'Aún no hay repeticiones.', 'hud.peak': 'pico {peak}°', 'hud.cleanRep': 'válida', 'hud.baseline': 'Referencia',
+    'hud.noRep': 'Aún no hay repeticiones.', 'hud.peak': 'pico {peak}', 'hud.cleanRep': 'válida', 'hud.baseline': 'Referencia',
+    'hud.baselineProgress': '{percent} hecho',
     'hud.allGood': 'La posición es buena.',
     'hud.notVisible': 'Está fuera de la imagen: vuelva a ponerse a la vista.',
     'hud.missing': 'No se ve: {joints}. Asegúrese de que aparezcan en la imagen.',
     'chart.label': 'Valor medido en los últimos segundos',
-    'chart.summary': 'Último {value}° · mínimo {min}° · máximo {max}° en los últimos {seconds} s.',
+    'chart.summary': 'Último {value} · mínimo {min} · máximo {max} en los últimos {seconds} s.',
     'chart.summaryEmpty': 'Aún no hay medida.',
     'feedback.label': 'Indicaciones',
     'summary.heading': 'Resumen de la sesión', 'summary.reps': 'Repeticiones válidas', 'summary.rejected': 'Repeticiones rechazadas',
     'summary.best': 'Mejor', 'summary.duration': 'Duración', 'summary.frames': 'Fotogramas',
     'summary.visible': 'Visible', 'summary.faults': 'Errores', 'summary.open': 'Abrir en el historial',
     'summary.saving': 'Guardando la sesión…', 'summary.notStored': 'Esta sesión no se pudo guardar.',
-    'event.repCompleted': 'Repetición {index}: {peak}°. ¡Muy bien!',
+    'event.repCompleted': 'Repetición {index}: {peak}. ¡Muy bien!',
     'event.repRejected': 'Repetición {index} no contada: {faults}',
     'event.holdStarted': 'Mantenga la posición…',
     'event.holdCompleted': '¡Posición mantenida!',
@@ -296,7 +362,7 @@ export const TABLE = {
     'event.visible': 'Vuelve a estar a la vista.',
     'event.notVisible': 'Está fuera de la imagen.',
     'event.setupOk': 'La posición es buena.',
-    'event.baselineCompleted': 'Referencia medida: {value}°',
+    'event.baselineCompleted': 'Referencia medida: {value}',
     'fault.keepUpperArmStill': 'Mantenga quieto el brazo',
     'fault.keepThighStill': 'Mantenga quieto el muslo',
     'fault.keepElbowStraight': 'Mantenga el codo recto',
@@ -304,6 +370,7 @@ export const TABLE = {
     'fault.keepShouldersLevel': 'Mantenga los hombros nivelados',
     'fault.keepKneeStraight': 'Mantenga la rodilla recta',
     'fault.keepHipsLevel': 'Mantenga las caderas niveladas',
+    'fault.keepBodyStraight': 'Mantenga el cuerpo en línea recta',
     'setup.tooClose': 'Demasiado cerca: aléjese para que todo el cuerpo quepa en la imagen',
     'setup.tooFar': 'Demasiado lejos: acérquese a la cámara',
     'setup.notCentered': 'No está centrado: colóquese en el medio de la imagen',
@@ -320,7 +387,7 @@ export const TABLE = {
     'history.faultCounts': 'Errores', 'history.noFaults': 'Sin errores.', 'history.legendClean': 'válida',
     'history.legendRejected': 'rechazada', 'history.legendBaseline': 'referencia', 'history.legendTarget': 'objetivo',
     'history.confirmDelete': '¿Borrar la sesión {id}? No se puede deshacer.', 'history.deleted': 'Sesión {id} borrada.',
-    'history.seriesText': 'Valor medido durante {seconds} s: de {min}° a {max}°, {reps} repeticiones marcadas.',
+    'history.seriesText': 'Valor medido durante {seconds} s: de {min} a {max}, {reps} repeticiones marcadas.',
     'opt.motion': 'Movimiento del teléfono', 'motion.heading': 'Movimiento del teléfono (m/s²)',
     'motion.chartLabel': 'La aceleración del teléfono en sus ejes x, y y z durante los últimos 10 segundos',
     'motion.denied': 'Sensores de movimiento no permitidos: la sesión sigue sin ellos.',
@@ -339,10 +406,68 @@ export const TABLE = {
     'watch.ended': 'La sesión ha terminado.', 'watch.disconnected': 'Se perdió la conexión del paciente — esperando a que vuelva.', 'watch.pick': 'Sesiones en vivo:', 'watch.none': 'No hay sesiones en vivo ahora.',
     'watch.skeleton': 'La postura del paciente, en vivo', 'watch.waitingPose': 'Esperando la postura del paciente…',
     'unit.seconds': '{n} s',
+    'unit.degrees': 'grados (°)', 'unit.segmentLengths': '% de {segment}', 'unit.note': 'Valores en {unit}.',
+    'segment.trunk': 'la longitud del tronco', 'segment.upperArm': 'la longitud del brazo',
+    'segment.forearm': 'la longitud del antebrazo', 'segment.thigh': 'la longitud del muslo',
+    'segment.shank': 'la longitud de la pierna (rodilla a tobillo)', 'segment.shoulderLine': 'la anchura de hombros',
+    'segment.hipLine': 'la anchura de caderas', 'segment.earLine': 'la anchura de la cabeza (de oreja a oreja)',
+    'segment.pair': 'la distancia {a}–{b}', 'segment.unknown': 'la longitud de un segmento del cuerpo',
+    'part.opposite': '{part} del otro lado',
+    'exercise.sided': '{name}, lado {side}', 'sideName.left': 'izquierdo', 'sideName.right': 'derecho',
+    'error.invalidJSON': 'El servidor no pudo leer lo que envió esta página.',
+    'error.unknownType': 'El servidor no entendió un mensaje de esta página.',
+    'error.invalidMessage': 'El servidor rechazó un valor que envió esta página.',
+    'error.invalidPose': 'No se pudo leer una postura; se ha omitido.',
+    'error.nonIncreasingTime': 'Una postura llegó fuera de orden; se ha omitido.',
+    'error.messageTooBig': 'Lo que envió esta página es demasiado grande para el servidor.',
+    'error.notStarted': 'La sesión no ha empezado.', 'error.alreadyStarted': 'La sesión ya había empezado.',
+    'error.unknownExercise': 'El servidor no conoce este ejercicio (quizá se haya borrado).',
+    'error.missingSide': 'Elija un lado para este ejercicio.',
+    'error.unknownJoint': 'Las posturas nombran una articulación que el servidor no conoce; se deja fuera.',
+    'error.unknownSession': 'El servidor no conoce esta sesión.',
+    'error.invalidResume': 'El servidor rechazó reanudar esta sesión.',
+    'error.resumeExpired': 'Esta sesión ya no se puede reanudar.',
+    'error.rateLimited': 'Demasiados mensajes: el servidor frena esta página.',
+    'error.storeUnavailable': 'El servidor no puede guardar ahora; inténtelo de nuevo en un momento.',
+    'error.invalidExercise': 'La definición del ejercicio no es válida.',
+    'error.notFound': 'El servidor no tiene ese elemento (quizá se haya borrado).',
+    'error.methodNotAllowed': 'El servidor no permite hacer esto aquí.',
+    'error.badRequest': 'El servidor no pudo leer lo que envió esta página.',
+    'error.badHandshake': 'El servidor rechazó la conexión.',
+    'error.unauthorized': 'Este servidor necesita un código de acceso: introdúzcalo en «Código de acceso».',
+    'error.ambiguousCredentials': 'Se enviaron dos códigos de acceso a la vez; deje uno.',
+    'error.hostNotAllowed': 'El servidor no responde en esta dirección.',
+    'error.forbidden': 'Este código de acceso no permite hacer eso.',
+    'error.originNotAllowed': 'El servidor no acepta peticiones desde la dirección de esta página.',
+    'error.unsupportedMediaType': 'El servidor no pudo leer el formato de lo que envió esta página.',
+    'error.invalidQuery': 'Un valor de la búsqueda no es válido.',
+    'error.invalidCursor': 'Esta página de la lista ya no es válida: vuelva a empezar por la primera.',
+    'error.notLive': 'La sesión ya no está en curso.',
+    'error.sessionLive': 'La sesión sigue en curso: se puede borrar cuando haya terminado.',
+    'error.tooManySessions': 'Hay demasiadas sesiones en curso; inténtelo más tarde.',
+    'error.serverBusy': 'El servidor está ocupado; inténtelo de nuevo en un momento.',
+    'error.exerciseExists': 'Ya existe un ejercicio con este id.',
+    'error.builtinExercise': 'Los ejercicios incluidos no se pueden cambiar ni borrar.',
+    'error.tooManyExercises': 'Esta clínica ya tiene todos los ejercicios que puede guardar: borre uno primero.',
+    'error.tooManyVersions': 'Este ejercicio ya tiene todas las versiones que puede guardar.',
+    'error.fileTooLarge': 'El archivo es demasiado grande para el servidor.',
+    'error.internalError': 'Falló el servidor; inténtelo de nuevo.',
+    'error.unreachable': 'No se pudo contactar con el servidor.',
+    'error.field': '{field}: este valor no se acepta.',
+    'error.range': '{field}: escriba un valor de {min} a {max}.',
+    'error.above': '{field}: debe ser mayor que {other} ({value}).',
+    'error.below': '{field}: debe ser menor que {other} ({value}).',
+    'error.atLeast': '{field}: no debe ser menor que {other} ({value}).',
+    'error.atMost': '{field}: no debe ser mayor que {other} ({value}).',
+    'error.restPosition': 'la posición de reposo',
+    'error.id': '{field}: use de 1 a 64 letras, cifras, «-» o «_».',
+    'error.name': '{field}: dele un nombre de 1 a 100 caracteres, sin caracteres de control.',
+    'error.measurement':
+      '{field}: esta medida no se puede leer; revise su tipo, articulaciones y segmento (docs/exercises.md §2).',
   },
 };
 
-/** Names of joints and exercises, per language (exercise names fall back to the server's English name). */
+/** Names of joints, per language. */
 const JOINT_NAMES = {
   en: { nose: 'nose', leftEye: 'left eye', rightEye: 'right eye', leftEar: 'left ear', rightEar: 'right ear',
     neck: 'neck', root: 'hips', leftShoulder: 'left shoulder', rightShoulder: 'right shoulder',
@@ -357,13 +482,12 @@ const JOINT_NAMES = {
     leftAnkle: 'tobillo izquierdo', rightAnkle: 'tobillo derecho' },
 };
 
-const EXERCISE_NAMES = {
-  en: { elbowFlexion: 'Elbow flexion', shoulderFlexion: 'Shoulder flexion', shoulderAbduction: 'Shoulder abduction',
-    shoulderAbductionHold: 'Shoulder abduction hold', hipAbduction: 'Standing hip abduction',
-    kneeExtension: 'Seated knee extension', squat: 'Squat', ankleDorsiflexion: 'Ankle dorsiflexion' },
-  es: { elbowFlexion: 'Flexión de codo', shoulderFlexion: 'Flexión de hombro', shoulderAbduction: 'Abducción de hombro',
-    shoulderAbductionHold: 'Abducción de hombro mantenida', hipAbduction: 'Abducción de cadera de pie',
-    kneeExtension: 'Extensión de rodilla sentado', squat: 'Sentadilla', ankleDorsiflexion: 'Dorsiflexión de tobillo' },
+/** Body parts as an exercise definition names them, relative to the working side (docs/exercises.md §2). */
+const PART_NAMES = {
+  en: { nose: 'nose', neck: 'neck', root: 'hip centre', eye: 'eye', ear: 'ear', shoulder: 'shoulder',
+    elbow: 'elbow', wrist: 'wrist', hip: 'hip', knee: 'knee', ankle: 'ankle' },
+  es: { nose: 'nariz', neck: 'cuello', root: 'centro de las caderas', eye: 'ojo', ear: 'oreja', shoulder: 'hombro',
+    elbow: 'codo', wrist: 'muñeca', hip: 'cadera', knee: 'rodilla', ankle: 'tobillo' },
 };
 
 const STORAGE_KEY = 'motion.lang';
@@ -405,13 +529,48 @@ export function t(key, params) {
   return text;
 }
 
+/** Whether the table has a text for `key` (in English at least). */
+export const hasText = (key) => key in TABLE.en;
+
 export const faultText = (raw) => t('fault.' + raw);
 export const setupText = (raw) => t('setup.' + raw);
 export const jointName = (raw) => JOINT_NAMES[current][raw] ?? raw;
+
+/** A body part of a definition (`shoulder`, `opposite.hip`) in words. */
+export function partName(raw) {
+  const [first, second] = String(raw).split('.');
+  if (first === 'opposite' && second) return t('part.opposite', { part: PART_NAMES[current][second] ?? second });
+  return PART_NAMES[current][first] ?? raw;
+}
+
+// The exercises this page has seen (the catalog, and stored versions of exercises no longer in it), by id: what
+// names an exercise that is known only by its id, as a stored session names it.
+const knownExercises = new Map();
+
+/**
+ * Remembers exercise definitions for `exerciseName`. The catalog replaces what was known; a stored version
+ * (`replace` false) only fills in an id the catalog does not have.
+ */
+export function rememberExercises(list, { replace = true } = {}) {
+  for (const exercise of list || []) {
+    if (exercise?.id && (replace || !knownExercises.has(exercise.id))) knownExercises.set(exercise.id, exercise);
+  }
+}
+
+/**
+ * An exercise's name in the page's language: a built-in one's from the server's `names`, a custom one's own
+ * `name` (in its author's language); for an id, that of the exercise remembered under it, else the id.
+ */
 export function exerciseName(exercise) {
   if (!exercise) return '';
-  const id = typeof exercise === 'string' ? exercise : exercise.id;
-  return EXERCISE_NAMES[current]?.[id] ?? (typeof exercise === 'string' ? exercise : exercise.name ?? id);
+  const e = typeof exercise === 'string' ? knownExercises.get(exercise) ?? { id: exercise } : exercise;
+  return e.names?.[current] || e.name || e.id;
+}
+
+/** The exercise's name with the side a session worked, if any: "Heel slide (lying), right side". */
+export function sessionExerciseName(exercise, side) {
+  const name = exerciseName(exercise);
+  return side ? t('exercise.sided', { name, side: t('sideName.' + side) }) : name;
 }
 
 /** Fills every `[data-i18n]` element's text (and `[data-i18n-label]` aria-label, `[data-i18n-placeholder]`

@@ -15,6 +15,8 @@ import { Hud, Feedback } from './hud.js';
 import { measuredJoints, decodePose, loadFormats } from './joints.js';
 import { parseRecording, createReplaySource, recordingText } from './replay.js';
 import { SessionView, keepDescribed } from './sessionview.js';
+import { fromShown, measurementRange, toShown, unitOf, unitSymbol } from './units.js';
+import { errorPointers, errorText, fieldProblem } from './errors.js';
 
 initPage();
 
@@ -24,7 +26,7 @@ const chart = new RealtimeChart($('chart'));
 const motionChart = new MotionChart($('motion-chart'));
 const stage = new SkeletonView($('stage-canvas'));
 const overlay = new SkeletonView($('overlay'), { background: false });
-const sessionView = new SessionView({ hud, chart, feedback, lines: $('chart-lines') });
+const sessionView = new SessionView({ hud, chart, feedback, lines: $('chart-lines'), unit: $('chart-unit') });
 // The chart in words beside it, for those who cannot see it (as on Watch).
 keepDescribed(chart, $('chart-summary'));
 
@@ -35,7 +37,7 @@ let statusKey = ['status.idle'];
 /** Shows `key` (or several `[key, params]` parts, joined) in the status line, again on a language change. */
 function setStatus(key, params, cls = '') {
   statusKey = [key, params, cls];
-  const parts = Array.isArray(key) ? key : [[key, params]];
+  const parts = Array.isArray(key) ? key : key ? [[key, params]] : [];
   $('status').textContent = parts.map(([k, p]) => t(k, p)).join(' ');
   $('status').className = 'status ' + cls;
 }
@@ -44,6 +46,7 @@ onLanguageChange(() => {
   fillExercises();
   sessionView.retranslate();
   if (lastSummary) showSummary(lastSummary);
+  if (refusal) showRefusal(refusal, { focus: false });
 });
 
 function remembered(key) {
@@ -207,47 +210,65 @@ function useStage(camera) {
 // ---- Prescription (docs/protocol.md §5.1) ---------------------------------------------------------------------
 
 const RX_FIELDS = [
-  // [input id, option, label key, min, max, whole number]
-  ['rx-target', 'target', 'rx.target', -360, 360, false],
+  // [input id, option, label key, min, max, whole number]; the target's bounds are the exercise's (targetBounds).
+  ['rx-target', 'target', 'rx.target', null, null, false],
   ['rx-hold', 'holdSeconds', 'rx.hold', 0.5, 3600, false],
   ['rx-reps', 'reps', 'rx.reps', 1, 1000, true],
   ['rx-sets', 'sets', 'rx.sets', 1, 100, true],
   ['rx-baseline', 'baselineReps', 'rx.baseline', 1, 100, true],
 ];
 
-/** The exercise's own values as the fields' placeholders: an empty field keeps them. */
+/** A number as a field shows it: in the exercise's unit as people read it (percent for segment lengths). */
+const shownNumber = (value, unit) => String(Math.round(toShown(value, unit) * 1000) / 1000);
+
+/**
+ * The target's bounds as typed (in percent for segment lengths): what the exercise's measurement can read, else
+ * the decoder's ±360 (docs/protocol.md §5.1).
+ */
+function targetBounds(ex) {
+  const unit = unitOf(ex);
+  const [min, max] = measurementRange(ex) ?? [-360, 360];
+  return [Number(shownNumber(min, unit)), Number(shownNumber(max, unit))];
+}
+
+/** The exercise's own values as the fields' placeholders (an empty field keeps them); the target's unit. */
 function showPrescriptionDefaults(ex) {
-  $('rx-target').placeholder = ex.target != null ? String(ex.target) : '';
+  const unit = unitOf(ex);
+  $('rx-target').placeholder = ex.target != null ? shownNumber(ex.target, unit) : '';
+  [$('rx-target').min, $('rx-target').max] = targetBounds(ex).map(String);
+  $('rx-target-unit').textContent = ` (${unitSymbol(unit)})`;
   $('rx-hold').placeholder = ex.thresholds?.holdSeconds != null ? String(ex.thresholds.holdSeconds) : '';
   $('rx-hold-box').hidden = ex.kind !== 'hold';
   $('rx-baseline').placeholder = '3';
 }
 
 /** Marks `input` as the field at fault (or none) and says why beside the fields. */
-function showPrescriptionError(input, message) {
+function showPrescriptionError(input, message, { focus = true } = {}) {
   for (const [id] of RX_FIELDS) $(id).removeAttribute('aria-invalid');
   $('rx-error').hidden = !input;
   $('rx-error').textContent = message || '';
   if (!input) return;
   input.setAttribute('aria-invalid', 'true');
   input.setAttribute('aria-errormessage', 'rx-error');
-  input.focus();
+  if (focus) input.focus();
 }
 
 /** The `start.options` of the filled fields, or null (the offending field marked) when one is out of range. */
 function readPrescription(ex) {
   const options = {};
-  for (const [id, option, label, min, max, whole] of RX_FIELDS) {
+  for (const [id, option, label, fieldMin, fieldMax, whole] of RX_FIELDS) {
     const input = $(id);
     if (input.closest('[hidden]')) continue;
     const raw = input.value.trim();
     if (raw === '' && input.validity.valid) continue;
     const value = Number(raw);
+    const [min, max] = option === 'target' ? targetBounds(ex) : [fieldMin, fieldMax];
     if (raw === '' || !Number.isFinite(value) || value < min || value > max || (whole && !Number.isInteger(value))) {
       showPrescriptionError(input, t(whole ? 'rx.badWhole' : 'rx.bad', { field: t(label), min, max }));
       return null;
     }
-    options[option] = value;
+    // The target is typed as shown (percent for segment lengths) and sent in the exercise's unit.
+    options[option] = option === 'target' ? fromShown(value, unitOf(ex)) : value;
   }
   if (options.sets != null && options.reps == null) {
     showPrescriptionError($('rx-reps'), t('rx.setsNeedReps'));
@@ -349,6 +370,40 @@ async function prepareSource(kind, ex, side, recording) {
 
 let lastSummary = null;
 
+// A `start` the server refused, shown at the field it names: {error, exercise, options}.
+let refusal = null;
+
+/** The prescription field of an option a refused `start` names (docs/protocol.md §3: pointers or `options.x`). */
+const RX_OPTION_FIELDS = {
+  target: 'rx-target', holdSeconds: 'rx-hold', reps: 'rx-reps', sets: 'rx-sets', baselineReps: 'rx-baseline',
+};
+
+/**
+ * Says why the server refused a `start`, in the page's language: at the prescription field the error names (the
+ * target's, for thresholds a prescribed target moved with it), or in the status line.
+ */
+function showRefusal({ error, exercise, options }, { focus = true } = {}) {
+  const labels = {
+    target: t('rx.target'), holdSeconds: t('rx.hold'), reps: t('rx.reps'), sets: t('rx.sets'),
+    baselineReps: t('rx.baseline'), restPosition: t('error.restPosition'),
+  };
+  const named = errorPointers(error).map((pointer) => pointer.split('/').filter(Boolean).pop());
+  const moved = options.target != null
+    && named.some((name) => ['rest', 'enter', 'exit', 'minAmplitude'].includes(name));
+  // The target first: thresholds refused after it are its consequences.
+  const name = named.includes('target') || moved ? 'target'
+    : named.find((n) => RX_OPTION_FIELDS[n] && !$(RX_OPTION_FIELDS[n]).closest('[hidden]'));
+  if (!name) {
+    setStatus('status.error', { get message() { return errorText(error); } }, 'bad');
+    return;
+  }
+  // The definition as prescribed: what the field's explanation compares with.
+  const prescribed = { ...exercise, target: options.target ?? exercise.target };
+  const pointer = name === 'target' ? '/target' : `/thresholds/${name}`;
+  setStatus(null);
+  showPrescriptionError($(RX_OPTION_FIELDS[name]), fieldProblem(pointer, prescribed, (n) => labels[n]), { focus });
+}
+
 function showBanner(shown) {
   $('connection-banner').hidden = !shown;
 }
@@ -408,6 +463,7 @@ async function startSession() {
   $('camera-message').hidden = true;
   $('replay-progress').hidden = true;
   $('save-recording').hidden = true;
+  refusal = null;
   setRunning(true);
   const source = await prepareSource(kind, ex, side, recording);
   if (!source) { setRunning(false); return; }
@@ -453,7 +509,8 @@ async function startSession() {
     s.id = m.session;
     // `started` carries the exercise as prescribed: its target and thresholds are the ones the server counts with.
     if (m.exercise) sessionView.setExercise({ ...ex, ...m.exercise });
-    const names = { exercise: exerciseName(ex), subject };
+    // Named again in the new language on a switch.
+    const names = { get exercise() { return exerciseName(ex); }, subject };
     setStatus(subject ? 'status.started' : 'status.startedAnonymous', names, 'good');
     $('status').dataset.session = m.session;
     startMotion(s, permission);
@@ -481,9 +538,18 @@ async function startSession() {
     s.seenT = Math.max(s.seenT, m.t);
     sessionView.event(m);
   });
-  stream.on('error', (m) => setStatus('status.error', { message: `${m.code}: ${m.message}` }, 'bad'));
+  stream.on('error', (m) => {
+    // Refused before it started (a prescription the exercise cannot take): nothing runs; said at the field.
+    if (!s.id) {
+      s.refused = m;
+      stream.close();
+      return;
+    }
+    setStatus('status.error', { get message() { return errorText(m); } }, 'bad');
+  });
   stream.on('summary', (m) => {
     lastSummary = m;
+    lastExercise = sessionView.exercise;
     showSummary(m);
   });
   stream.on('lost', () => {
@@ -503,6 +569,12 @@ async function startSession() {
     if (session === s) session = null;
     const hadFocus = document.activeElement === $('stop');
     setRunning(false);
+    if (s.refused) {
+      refusal = { error: s.refused, exercise: s.exercise, options: prescription };
+      previewExercise();
+      showRefusal(refusal);
+      return;
+    }
     // What was live is now the past: dimmed, with the summary brought into view.
     $('main').classList.add('ended');
     offerRecording(s);
@@ -588,8 +660,11 @@ function offerRecording(s) {
   link.setAttribute('download', `${name}.jsonl`);
 }
 
+// The exercise the last summary's session ran (as prescribed): its values' unit.
+let lastExercise = null;
+
 function showSummary(m) {
-  renderSummary(m, $('summary-stats'));
+  renderSummary(m, $('summary-stats'), { exercise: lastExercise });
   $('summary-link').href = `history.html?session=${encodeURIComponent(m.id)}`;
   showStored('saving');
   $('summary').hidden = false;

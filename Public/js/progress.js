@@ -5,13 +5,14 @@
 
 import { initPage, $, formatDate, askForToken, errorStatus } from './common.js';
 import { t, exerciseName, faultText, onLanguageChange } from './i18n.js';
-import { exercises, getProgress, TOKEN_EVENT } from './api.js';
+import { exercises, getProgress, getSession, sessionExercise, TOKEN_EVENT } from './api.js';
 import { drawTrend, drawCountBars } from './chart.js';
+import { formatValue, unitNote, unitOf } from './units.js';
 
 initPage();
 
 let catalog = [];
-let shown = null; // {subject, exercise, sessions}
+let shown = null; // {subject, exercise, definition, sessions}
 let statusKey = [null];
 
 function status(key, params, cls = '') {
@@ -26,16 +27,35 @@ function fillExercises() {
   const select = $('p-exercise');
   const current = select.value || new URLSearchParams(location.search).get('exercise') || 'elbowFlexion';
   select.replaceChildren(...catalog.map((e) => new Option(exerciseName(e), e.id)));
-  if (catalog.some((e) => e.id === current)) select.value = current;
+  // An exercise no longer in the catalog (a deleted one, from a session's page) stays chosen, by its name once known.
+  if (!catalog.some((e) => e.id === current) && new URLSearchParams(location.search).get('exercise') === current) {
+    select.append(new Option(exerciseName(current), current));
+  }
+  if ([...select.options].some((o) => o.value === current)) select.value = current;
 }
 
-const fmt = (v) => (v == null ? '–' : `${Math.round(v)}°`);
+/** A value of the shown exercise, whole, in its unit. */
+const fmt = (v) => formatValue(v, unitOf(shown?.definition));
 
 function drawCharts() {
   if (!shown?.sessions.length) return;
-  const target = catalog.find((e) => e.id === shown.exercise)?.target ?? null;
-  drawTrend($('trend-chart'), shown.sessions, { target });
+  const target = shown.definition?.target ?? null;
+  drawTrend($('trend-chart'), shown.sessions, { target, unit: unitOf(shown.definition) });
   drawCountBars($('count-chart'), shown.sessions);
+}
+
+/**
+ * The definition of `exercise` the figures are in: the catalog's, else (an exercise deleted since) the version the
+ * latest session ran, read from that session.
+ */
+async function definitionOf(exercise, sessions) {
+  const current = catalog.find((e) => e.id === exercise);
+  if (current || !sessions.length) return current ?? null;
+  try {
+    return await sessionExercise(await getSession(sessions[sessions.length - 1].id));
+  } catch {
+    return null;
+  }
 }
 
 function render() {
@@ -44,6 +64,7 @@ function render() {
   $('p-result').hidden = !sessions.length;
   if (!sessions.length) return;
   drawCharts();
+  $('trend-unit').textContent = unitNote(shown.definition);
   const first = sessions[0], last = sessions[sessions.length - 1];
   const summary = t('progress.summary', {
     count: sessions.length, from: formatDate(first.startedAt), to: formatDate(last.startedAt),
@@ -100,7 +121,8 @@ async function show() {
     const answer = await getProgress(subject, { exercise });
     // Times come as Unix seconds in progress entries: shown like the ISO times elsewhere.
     const sessions = (answer.sessions || []).map((s) => ({ ...s, startedAt: toISO(s.startedAt) }));
-    shown = { subject, exercise, sessions };
+    shown = { subject, exercise, definition: await definitionOf(exercise, sessions), sessions };
+    fillExercises();
     render();
     if (sessions.length) status('progress.count', { count: sessions.length, subject, exerciseId: exercise });
     else status('progress.none', { subject, exerciseId: exercise });

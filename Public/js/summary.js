@@ -1,23 +1,29 @@
 // Renders a stored session summary (docs/protocol.md §5) as a list of figures; used by Live, Watch and History.
 
-import { t, faultText, exerciseName } from './i18n.js';
+import { t, faultText, sessionExerciseName } from './i18n.js';
 import { formatDuration, formatDate, $ } from './common.js';
+import { formatValue, unitOf } from './units.js';
 
-export function summaryRows(m, { full = false } = {}) {
+/**
+ * The summary's figures as `[label key, text, id]` rows. `exercise`: the definition the session ran with, for its
+ * name and the unit of its values (bare numbers when it is not known).
+ */
+export function summaryRows(m, { full = false, exercise = null } = {}) {
   const faults = Object.entries(m.faultCounts || {});
+  const unit = unitOf(exercise);
   const rows = [];
   if (full) {
     rows.push(['history.subject', m.subject || '–', 'summary-subject']);
-    rows.push(['history.exercise', `${exerciseName(m.exercise)}${m.side ? ' (' + t('side.' + m.side) + ')' : ''}`, 'summary-exercise']);
+    rows.push(['history.exercise', sessionExerciseName(exercise ?? m.exercise, m.side), 'summary-exercise']);
     rows.push(['history.started', formatDate(m.startedAt), 'summary-started']);
     rows.push(['history.status', t('status.' + m.status), 'summary-status']);
   }
   rows.push(
     ['summary.reps', m.repCount ?? 0, 'summary-reps'],
     ['summary.rejected', m.rejectedCount ?? 0, 'summary-rejected'],
-    ['summary.best', m.best == null ? '–' : `${Math.round(m.best)}°`, 'summary-best'],
+    ['summary.best', formatValue(m.best, unit), 'summary-best'],
   );
-  if (m.baseline != null) rows.push(['hud.baseline', `${Math.round(m.baseline)}°`, 'summary-baseline']);
+  if (m.baseline != null) rows.push(['hud.baseline', formatValue(m.baseline, unit), 'summary-baseline']);
   rows.push(
     ['summary.duration', formatDuration(m.duration), 'summary-duration'],
     ['summary.frames', m.frames ?? '–', 'summary-frames'],

@@ -4,8 +4,8 @@
 // and the range it shows, in words, renewed every few seconds.
 
 import { initPage, $, askForToken, errorStatus } from './common.js';
-import { t, exerciseName, onLanguageChange } from './i18n.js';
-import { exercises, getSession, listSessions, MessageSocket, TOKEN_EVENT } from './api.js';
+import { t, sessionExerciseName, onLanguageChange } from './i18n.js';
+import { getSession, listSessions, sessionExercise, MessageSocket, TOKEN_EVENT } from './api.js';
 import { RealtimeChart } from './chart.js';
 import { Hud, Feedback } from './hud.js';
 import { renderSummary, showStored } from './summary.js';
@@ -29,6 +29,8 @@ onLanguageChange(() => setStatus(...statusArgs));
 async function showLiveSessions() {
   try {
     const { sessions } = await listSessions({ status: 'live', limit: 20 });
+    // Each named in the page's language, a deleted exercise's by the version the session runs.
+    const definitions = await Promise.all(sessions.map(sessionExercise));
     const box = $('live-sessions');
     box.hidden = false;
     if (statusArgs[0] === 'status.error' || statusArgs[0]?.startsWith('token.')) setStatus(null);
@@ -36,11 +38,11 @@ async function showLiveSessions() {
       $('live-list').replaceChildren(Object.assign(document.createElement('li'), { textContent: t('watch.none') }));
       return;
     }
-    $('live-list').replaceChildren(...sessions.map((s) => {
+    $('live-list').replaceChildren(...sessions.map((s, i) => {
       const li = document.createElement('li');
       const a = document.createElement('a');
       a.href = `watch.html?session=${encodeURIComponent(s.id)}`;
-      a.textContent = `${s.subject || s.id} — ${exerciseName(s.exercise)}`;
+      a.textContent = `${s.subject || s.id} — ${sessionExerciseName(definitions[i] ?? s.exercise, s.side)}`;
       li.append(a);
       return li;
     }));
@@ -63,28 +65,33 @@ async function follow(id) {
   const feedback = new Feedback($('feedback-line'), $('feedback-log'));
   const chart = new RealtimeChart($('chart'));
   const skeleton = new SkeletonView($('watch-skeleton'));
-  const view = new SessionView({ hud, chart, feedback, lines: $('chart-lines'), skeleton });
+  const view = new SessionView({ hud, chart, feedback, lines: $('chart-lines'), unit: $('chart-unit'), skeleton });
   onLanguageChange(() => view.retranslate());
   keepDescribed(chart, $('chart-summary'));
   const draw = () => { chart.draw(); skeleton.draw(); requestAnimationFrame(draw); };
   requestAnimationFrame(draw);
   let info = null;
+  let ex = null;
   try {
     info = await getSession(id);
-    const catalog = await exercises();
-    const ex = catalog.find((e) => e.id === info.exercise);
+    // The definition the session runs (its version, even of an exercise deleted since): its name and unit.
+    ex = await sessionExercise(info);
     // The session's own prescription (target, thresholds, goals), not the catalog's defaults.
     if (ex) view.setExercise(prescribed(ex, info.prescription));
     if (ex) skeleton.setMeasured(measuredJoints(ex, info.side));
-    setStatus('watch.following', { id, subject: info.subject || '–', exercise: exerciseName(info.exercise) }, 'good');
+    const name = ex ?? info.exercise;
+    setStatus('watch.following', {
+      id, subject: info.subject || '–', get exercise() { return sessionExerciseName(name, info.side); },
+    }, 'good');
   } catch (e) {
     // The watch socket may still work (e.g. before the session is stored); say what failed and go on.
     setStatus(...errorStatus(e), 'bad');
     askForToken(e);
   }
+  const summaryOptions = { exercise: ex };
   if (info && info.status !== 'live') {
     setStatus('watch.ended');
-    renderSummary(info, $('summary-stats'));
+    renderSummary(info, $('summary-stats'), summaryOptions);
     $('summary-link').href = `history.html?session=${encodeURIComponent(id)}`;
     showStored('stored');
     $('summary').hidden = false;
@@ -108,7 +115,7 @@ async function follow(id) {
   });
   // The summary comes before the session is stored; the watcher's close 1000 says it is (docs/protocol.md §3).
   socket.on('summary', (m) => {
-    renderSummary(m, $('summary-stats'));
+    renderSummary(m, $('summary-stats'), summaryOptions);
     $('summary-link').href = `history.html?session=${encodeURIComponent(id)}`;
     showStored('saving');
     $('summary').hidden = false;
@@ -120,7 +127,7 @@ async function follow(id) {
       showStored(e.code === 1000 ? 'stored' : 'notStored');
     } else {
       getSession(id).then((s) => {
-        renderSummary(s, $('summary-stats'));
+        renderSummary(s, $('summary-stats'), summaryOptions);
         $('summary-link').href = `history.html?session=${encodeURIComponent(id)}`;
         showStored('stored');
         $('summary').hidden = false;

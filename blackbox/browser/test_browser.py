@@ -255,6 +255,64 @@ def clean_reps_angles(reps, fps=30, lead=1.0, rise=0.7, hold=0.3, fall=0.7, gap=
     return samples
 
 
+def heel_raise_pose(t, rise):
+    """A side-view standing figure in image pixels (1280x720) whose heels are `rise` shank lengths (100 px) off the
+    floor: the whole figure lifted, the knee straight."""
+    points = {
+        "nose": [612, 190], "neck": [600, 250], "root": [600, 450], "rightShoulder": [600, 250],
+        "rightElbow": [600, 400], "rightWrist": [600, 520], "rightHip": [600, 450], "rightKnee": [600, 560],
+        "rightAnkle": [600, 660],
+    }
+    lift = 100 * rise
+    return {"t": round(t, 4), "width": 1280, "height": 720,
+            "points": {name: [x, round(y - lift, 2)] for name, (x, y) in points.items()}}
+
+
+def heel_raise_frames(reps, peak, fps=30):
+    """Frames of exactly `reps` clean heel raises to `peak` shank lengths: 1 s standing, then each rise (0.7 s),
+    hold (0.3 s), lowering (0.7 s) and 0.6 s standing; 1 s standing at the end."""
+    samples = []
+
+    def emit(rise):
+        samples.append(heel_raise_pose(len(samples) / fps, rise))
+
+    for _ in range(fps):
+        emit(0.0)
+    for _ in range(reps):
+        n = round(0.7 * fps)
+        for i in range(n):
+            emit(peak * (1 - math.cos(math.pi * (i + 1) / n)) / 2)
+        for _ in range(round(0.3 * fps)):
+            emit(peak)
+        for i in range(n):
+            emit(peak - peak * (1 - math.cos(math.pi * (i + 1) / n)) / 2)
+        for _ in range(round(0.6 * fps)):
+            emit(0.0)
+    for _ in range(fps):
+        emit(0.0)
+    return samples
+
+
+# The raw values of docs/protocol.md §1 (Form feedback, Setup issues) and the error codes of §3 and §5: the test's
+# own copy of the contract, so that the pages' texts are checked against it rather than against themselves.
+PROTOCOL_FAULTS = ("keepUpperArmStill", "keepThighStill", "keepElbowStraight", "keepTrunkUpright", "keepShouldersLevel",
+                   "keepKneeStraight", "keepHipsLevel", "keepBodyStraight")
+PROTOCOL_SETUP_ISSUES = ("tooClose", "tooFar", "notCentered", "notFacing", "notSideways", "wrongPosture")
+PROTOCOL_ERROR_CODES = (
+    "invalidJSON", "unknownType", "invalidMessage", "invalidPose", "nonIncreasingTime", "messageTooBig", "notStarted",
+    "alreadyStarted", "unknownExercise", "missingSide", "unknownJoint", "unknownSession", "invalidResume",
+    "resumeExpired", "storeUnavailable", "invalidQuery", "invalidCursor", "ambiguousCredentials", "badRequest",
+    "badHandshake", "unauthorized", "forbidden", "originNotAllowed", "notFound", "methodNotAllowed", "notLive",
+    "sessionLive", "exerciseExists", "builtinExercise", "tooManyExercises", "tooManyVersions", "unsupportedMediaType",
+    "hostNotAllowed", "invalidExercise", "tooManySessions", "internalError", "serverBusy",
+)
+
+
+def plain(text):
+    """`text` with no-break spaces as plain ones (a Spanish percentage is "78\u00a0%")."""
+    return text.replace("\u00a0", " ").replace("\u202f", " ")
+
+
 PHONE = (390, 844)
 DESKTOP = (1366, 900)
 _screenshot_dir = None
@@ -1505,7 +1563,7 @@ class BrowserTests(unittest.TestCase):
             # Baseline.
             self.el("baseline").click()
             wait_for(lambda: self.el("hud-baseline-box").is_displayed(), 5, message="the baseline under way")
-            self.assertRegex(self.text("hud-baseline"), r"^\d+(%|°)$")
+            self.assertRegex(self.text("hud-baseline"), r"^(\d+% done|\d+°)$")
             self.assertIn("Measuring the baseline", self.text("status"))
             sent = [m["type"] for m in self.driver.execute_script("return window.__sends") if m.get("type")]
             self.assertEqual([t for t in sent if t in ("start", "reset", "baseline")], ["start", "reset", "baseline"])
@@ -1726,7 +1784,8 @@ class BrowserTests(unittest.TestCase):
         self.assertEqual((preview["id"], preview["thresholds"]["enter"], preview["target"]), (ident, 30, 110))
         self.el("ex-save").click()
         wait_for(lambda: self.el("ex-error").is_displayed(), 5, message="the refusal")
-        self.assertEqual(self.text("ex-error"), "thresholds.enter must be above exit for a rising exercise")
+        # The reason in the page's words, from the pointer and the definition's own values (not the server's English).
+        self.assertEqual(self.text("ex-error"), "Enter: must be above Exit (40°).")
         self.assertEqual(self.el("ex-enter").get_attribute("aria-invalid"), "true")
         self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "ex-enter")
         self.assertTrue(self.driver.execute_script(
@@ -1826,8 +1885,7 @@ class BrowserTests(unittest.TestCase):
         self.el("ex-enter").clear()
         self.el("ex-enter").send_keys("30")
         wait_for(lambda: self.text("ex-counts").startswith("Not measurable yet:"), 10, message="the refusal")
-        self.assertEqual(self.text("ex-counts"),
-                         "Not measurable yet: thresholds.enter must be above exit for a rising exercise")
+        self.assertEqual(self.text("ex-counts"), "Not measurable yet: Enter: must be above Exit (40°).")
         self.assertIn("bad", counts.get_attribute("class"))
         self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "ex-enter")
         self.assertFalse(self.el("ex-error").is_displayed(), "the form's own error is for saving")
@@ -2334,7 +2392,7 @@ class BrowserTests(unittest.TestCase):
             self.assertEqual(self.el("status").get_attribute("data-session"), session_id)
             # The server measures the baseline asked for while it was away: its snapshots carry it.
             wait_for(lambda: self.el("hud-baseline-box").is_displayed(), 10, message="the baseline after the resume")
-            self.assertRegex(self.text("hud-baseline"), r"^\d+(%|°)$")
+            self.assertRegex(self.text("hud-baseline"), r"^(\d+% done|\d+°)$")
             wait_for(lambda: self.counts()[0] >= 1, 20, message="a clean rep after the resume")
         finally:
             self.driver.execute_script("clearInterval(window.__motionTimer)")
@@ -3089,6 +3147,294 @@ class BrowserTests(unittest.TestCase):
             self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": hold["identifier"]})
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
+
+    # ---- Units and names in both languages (issue 48) ------------------------------------------------------------
+
+    def text_content(self, element_id, driver=None):
+        """An element's text as written (`textContent`, not as CSS shows it: no upper-casing), spaces made plain."""
+        return plain((driver or self.driver).execute_script(
+            "return document.getElementById(arguments[0]).textContent.trim()", element_id))
+
+    def ticks(self, element_id, driver=None):
+        """The value axis labels a chart drew (its canvas's `data-ticks`), spaces made plain."""
+        raw = (driver or self.driver).find_element(By.ID, element_id).get_attribute("data-ticks") or ""
+        return [plain(label) for label in raw.split(" | ") if label]
+
+    def assert_percent_axis(self, element_id, reaches, driver=None):
+        """A chart's value axis is in percent (no degrees) and reaches `reaches` percent."""
+        labels = self.ticks(element_id, driver)
+        self.assertTrue(labels, f"{element_id} drew an axis")
+        self.assertTrue(all(re.fullmatch(r"-?\d+ ?%", label) for label in labels), f"{element_id}: {labels}")
+        self.assertGreaterEqual(max(int(label.rstrip(" %")) for label in labels), reaches, f"{element_id}: {labels}")
+
+    DISTANCE_WORDS = {
+        "en": {"height": "Current height", "angle": "Current angle", "legend": "% of the upper-arm length",
+               "degrees": "degrees (°)",
+               "summary": r"Latest -?\d+% · lowest -?\d+% · highest -?\d+% in the last 10 s\."},
+        "es": {"height": "Altura actual", "angle": "Ángulo actual", "legend": "% de la longitud del brazo",
+               "degrees": "grados (°)",
+               "summary": r"Último -?\d+ % · mínimo -?\d+ % · máximo -?\d+ % en los últimos 10 s\."},
+    }
+
+    def test_30_live_shows_a_distance_exercise_in_percent_of_its_segment(self):
+        """A segment-length exercise (its `unit` from GET /v1/exercises: shoulder external rotation, target 0.78
+        upper-arm lengths) runs in percent of that segment everywhere on Live — the HUD's value, best and target, what
+        the value is called (a height, not an angle), the legend naming the segment, the chart's axis (reaching the
+        78 % target rather than 0–45°), its lines and its text, the summary — and on Watch; a degrees exercise still
+        reads in degrees. English and Spanish, at phone and desktop sizes."""
+        self.use_own_server()
+        catalog = {e["id"]: e for e in self.api_json("/v1/exercises")[1]["exercises"]}
+        entry = catalog["shoulderExternalRotation"]
+        self.assertEqual((entry["unit"], entry["target"]), ("segmentLengths", 0.78))
+        for lang in ("en", "es"):
+            words = self.DISTANCE_WORDS[lang]
+            percent = "78%" if lang == "en" else "78 %"
+            self.start_demo(lang, "shoulderExternalRotation")
+            wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
+            session_id = self.el("status").get_attribute("data-session")
+            self.assertEqual(self.text_content("hud-target"), percent)
+            self.assertEqual(self.text_content("hud-value-label"), words["height"])
+            self.assertTrue(self.el("hud-unit").is_displayed(), "the HUD says what the percentages are of")
+            self.assertEqual(self.text_content("hud-unit"), words["legend"])
+            self.assertEqual(self.text_content("chart-unit"), words["legend"])
+            value = wait_for(lambda: re.fullmatch(r"-?\d+ ?%", self.text_content("hud-angle"))
+                             and self.text_content("hud-angle"), 5, message="a value in percent")
+            self.assertRegex(self.text_content("hud-best"), r"^-?\d+ ?%$")
+            self.assertNotIn("°", self.text_content("hud"), "no degrees in the HUD")
+            self.assertIn(f"{'target' if lang == 'en' else 'objetivo'} {percent}", self.text_content("chart-lines"))
+            wait_for(lambda: self.ticks("chart"), 5, message="the chart's axis")
+            self.assert_percent_axis("chart", 78)
+            wait_for(lambda: re.fullmatch(words["summary"], self.text_content("chart-summary")), 6,
+                     message=f"the chart in words in percent ({value})")
+            for size in (PHONE, DESKTOP):
+                try:
+                    self.emulate(self.driver, size)
+                    if size == PHONE:
+                        self.assert_no_horizontal_scroll()
+                        self.assert_in_viewport("hud-angle", size, "the value")
+                    self.screenshot(self.driver, f"live-distance-{lang}", size)
+                finally:
+                    self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+            if lang == "en":
+                watcher = self.open_watcher(session_id)
+                try:
+                    wait_for(lambda: self.text_content("hud-target", watcher) == percent, 5, message="Watch's target")
+                    self.assertEqual(self.text_content("hud-value-label", watcher), words["height"])
+                    wait_for(lambda: self.ticks("chart", watcher), 5, message="Watch's axis")
+                    self.assert_percent_axis("chart", 78, watcher)
+                    for size in (PHONE, DESKTOP):
+                        self.emulate(watcher, size)
+                        self.screenshot(watcher, "watch-distance-en", size)
+                    self.assert_no_console_errors_in(watcher)
+                finally:
+                    watcher.quit()
+            self.el("stop").click()
+            self.wait_stored(10, "summary")
+            self.assertRegex(self.text_content("summary-best"), r"^(-?\d+ ?%|–)$")
+            # A degrees exercise still reads in degrees.
+            self.start_demo(lang, "elbowFlexion")
+            wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
+            self.assertEqual(self.text_content("hud-target"), "150°")
+            self.assertEqual(self.text_content("hud-value-label"), words["angle"])
+            self.assertFalse(self.el("hud-unit").is_displayed(), "degrees need no words")
+            self.assertEqual(self.text_content("chart-unit"), words["degrees"])
+            wait_for(lambda: self.ticks("chart"), 5, message="the chart's axis")
+            self.assertTrue(all(label.endswith("°") for label in self.ticks("chart")), self.ticks("chart"))
+            wait_for(lambda: re.fullmatch(r"\d+°", self.text_content("hud-angle")), 5, message="an angle")
+            self.el("stop").click()
+            self.wait_stored(10, "summary")
+
+    def test_31_stored_distance_sessions_in_percent_in_history_and_progress(self):
+        """History's session page and Progress show a stored segment-length session (heel raises to 0.16 and 0.18
+        shank lengths) in percent of the shin length — summary, rep table, both charts' axes and legends, the
+        series in words, the trend — with the decimal sign of the page's language."""
+        self.use_own_server()
+        subject = f"heel-{uuid.uuid4().hex[:8]}"
+        ids = []
+        for peak in (0.16, 0.18):
+            status, answer = self.api_json("/v1/analyze", "POST", {
+                "exercise": "heelRaise", "subject": subject, "frames": heel_raise_frames(3, peak)})
+            self.assertEqual(status, 200, answer)
+            self.assertEqual(answer["summary"]["repCount"], 3, answer["summary"])
+            ids.append(answer["summary"]["id"])
+            time.sleep(0.01)
+        stored = self.api_json(f"/v1/sessions/{ids[-1]}")[1]
+        legends = {"en": "% of the shin length", "es": "% de la longitud de la pierna (rodilla a tobillo)"}
+        notes = {"en": "Values in % of the shin length.",
+                 "es": "Valores en % de la longitud de la pierna (rodilla a tobillo)."}
+        try:
+            for lang in ("en", "es"):
+                def shown(value, digits):
+                    text = f"{value * 100:.{digits}f}"
+                    return f"{text}%" if lang == "en" else f"{text.replace('.', ',')} %"
+                for size in (DESKTOP, PHONE):
+                    self.open(f"/history.html?session={ids[-1]}&lang={lang}")
+                    self.emulate(self.driver, size)
+                    wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                             message="session page")
+                    self.assertEqual(self.text_content("summary-best"), shown(stored["best"], 0))
+                    rows = [[plain(td.text) for td in tr.find_elements(By.TAG_NAME, "td")]
+                            for tr in self.driver.find_elements(By.CSS_SELECTOR, "#rep-table tbody tr")]
+                    self.assertEqual(len(rows), 3)
+                    self.assertEqual(rows[0][1], shown(stored["reps"][0]["peak"], 1))
+                    for cell in rows[0][1:4]:
+                        self.assertRegex(cell, r"^-?\d+[.,]\d ?%$")
+                    self.assert_percent_axis("rep-chart", 18)
+                    self.assert_percent_axis("series-chart", 18)
+                    self.assertEqual(self.text_content("rep-unit"), notes[lang])
+                    self.assertEqual(self.text_content("series-unit"), legends[lang])
+                    self.assertNotIn("°", plain(self.el("series-chart").get_attribute("aria-label")))
+                    self.assertRegex(plain(self.el("series-chart").get_attribute("aria-label")),
+                                     r"\d+[.,]\d ?% .+ \d+[.,]\d ?%")
+                    if size == PHONE:
+                        self.assert_no_horizontal_scroll()
+                    self.screenshot(self.driver, f"history-distance-{lang}", size)
+                    self.open(f"/progress.html?lang={lang}&subject={subject}&exercise=heelRaise")
+                    self.emulate(self.driver, size)
+                    wait_for(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody tr")) == 2,
+                             10, message="two sessions in the table")
+                    progress = self.api_json(f"/v1/subjects/{subject}/progress?exercise=heelRaise")[1]["sessions"]
+                    bests = [plain(tr.find_elements(By.TAG_NAME, "td")[1].text)
+                             for tr in self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody tr")]
+                    self.assertEqual(bests, [shown(s["best"], 0) for s in progress])
+                    self.assertNotIn("°", plain(self.text("trend-summary")))
+                    self.assertIn(shown(progress[-1]["best"], 0), plain(self.text("trend-summary")))
+                    self.assert_percent_axis("trend-chart", 18)
+                    self.assertEqual(self.text_content("trend-unit"), notes[lang])
+                    if size == PHONE:
+                        self.assert_no_horizontal_scroll()
+                    self.screenshot(self.driver, f"progress-distance-{lang}", size)
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_32_names_in_both_languages(self):
+        """Every built-in exercise is named as the server names it in the page's language (`names`), in Live's menu
+        and in History's list (with the side, translated); a deleted custom exercise's sessions keep its name (its
+        stored version); every fault and setup issue of the vocabulary has its own English and Spanish text."""
+        self.use_own_server()
+        catalog = self.api_json("/v1/exercises")[1]["exercises"]
+        builtins = [e for e in catalog if e["builtin"]]
+        self.assertGreaterEqual(len(builtins), 24)
+        for lang in ("en", "es"):
+            self.open(f"/?lang={lang}")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            menu = dict(self.driver.execute_script(
+                "return [...document.querySelectorAll('#exercise option')].map((o) => [o.value, o.textContent])"))
+            self.assertEqual({e["id"]: menu.get(e["id"]) for e in builtins},
+                             {e["id"]: e["names"][lang] for e in builtins}, f"Live's menu in {lang}")
+        # History lists names, not ids, with the side; a deleted exercise's sessions by its stored name.
+        subject = f"names-{uuid.uuid4().hex[:8]}"
+        ident = f"clinicCurl{uuid.uuid4().hex[:6]}"
+        status, created = self.api_json("/v1/exercises", "POST", {
+            "id": ident, "name": "Curl de la clínica", "view": "sagittal", "kind": "rep",
+            "measurement": {"type": "flexion", "joints": ["shoulder", "elbow", "wrist"]},
+            "thresholds": {"rest": 20, "enter": 70, "exit": 40, "minAmplitude": 30}, "target": 110})
+        self.assertEqual(status, 201, created)
+        elbow = [elbow_pose(clock, angle) for clock, angle in clean_reps_angles(2)]
+        for frame in elbow:
+            del frame["type"]
+        for exercise, frames, side in (("heelRaise", heel_raise_frames(2, 0.18), None),
+                                       ("elbowFlexion", elbow, "right"), (ident, elbow, "right")):
+            body = {"exercise": exercise, "subject": subject, "frames": frames}
+            if side:
+                body["side"] = side
+            status, answer = self.api_json("/v1/analyze", "POST", body)
+            self.assertEqual(status, 200, answer)
+            time.sleep(0.01)
+        self.assertEqual(self.api_json(f"/v1/exercises/{ident}", "DELETE")[0], 204)
+        expected = {"en": {"heelRaise": "Heel raise", "elbowFlexion": "Elbow flexion, right side",
+                           ident: "Curl de la clínica, right side"},
+                    "es": {"heelRaise": "Elevación de talones", "elbowFlexion": "Flexión de codo, lado derecho",
+                           ident: "Curl de la clínica, lado derecho"}}
+        for lang in ("es", "en"):
+            self.open(f"/history.html?lang={lang}&subject={subject}")
+            wait_for(lambda: len(self.history_rows()) == 3, 10, message="three sessions")
+            cells = {}
+            for tr in self.driver.find_elements(By.CSS_SELECTOR, "#sessions tbody tr"):
+                summary = self.api_json(f"/v1/sessions/{tr.get_attribute('data-session')}")[1]
+                cells[summary["exercise"]] = tr.find_elements(By.TAG_NAME, "td")[2].text
+            self.assertEqual(cells, expected[lang])
+        deleted = [tr.get_attribute("data-session")
+                   for tr in self.driver.find_elements(By.CSS_SELECTOR, "#sessions tbody tr") if "Curl" in tr.text][0]
+        self.open(f"/history.html?session={deleted}&lang=es")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="session page")
+        self.assertEqual(self.text_content("summary-exercise"), "Curl de la clínica, lado derecho")
+        self.assertEqual(self.text_content("summary-best")[-1], "°", "its unit from its stored version")
+        # Every fault and setup issue: a text of its own in each language, not the raw value.
+        faults = set(PROTOCOL_FAULTS) | {f for e in catalog for f in e["faults"]}
+        texts = self.driver.execute_async_script("""
+            const [faults, issues, done] = arguments;
+            import('/js/i18n.js').then((m) => {
+              const out = {};
+              for (const lang of ['en', 'es']) {
+                m.setLanguage(lang);
+                out[lang] = { faults: faults.map(m.faultText), issues: issues.map(m.setupText) };
+              }
+              m.setLanguage('en');
+              done(out);
+            }, (e) => done(String(e)));""", sorted(faults), list(PROTOCOL_SETUP_ISSUES))
+        for kind, raw in (("faults", sorted(faults)), ("issues", list(PROTOCOL_SETUP_ISSUES))):
+            english, spanish = texts["en"][kind], texts["es"][kind]
+            for value, en, es in zip(raw, english, spanish):
+                self.assertNotIn(value, (en, es), f"{value} has no text")
+                self.assertFalse(en.startswith(("fault.", "setup.")) or es.startswith(("fault.", "setup.")), value)
+                self.assertNotEqual(en, es, f"{value} is not translated")
+
+    def test_33_server_errors_in_the_pages_language(self):
+        """A prescription the exercise cannot take (target 20° for elbow flexion, whose rest is 30°) is refused by the
+        server; the page says why in its own language at the target field, not the server's English in the status
+        line, and nothing runs. The Exercises page explains a refused field the same way, and every error code of
+        docs/protocol.md has a text in both languages."""
+        self.allowed_console = ("422",)
+        for lang, message in (("es", "Objetivo: debe ser mayor que la posición de reposo (30°)."),
+                              ("en", "Target: must be above the rest position (30°).")):
+            self.open(f"/?lang={lang}")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            Select(self.el("exercise")).select_by_value("elbowFlexion")
+            Select(self.el("source")).select_by_value("demo")
+            self.el("rx-target").clear()
+            self.el("rx-target").send_keys("20")
+            self.el("start").click()
+            wait_for(lambda: self.el("rx-error").is_displayed(), 10, message="the refusal at the field")
+            self.assertEqual(self.text("rx-error"), message)
+            self.assertEqual(self.el("rx-target").get_attribute("aria-invalid"), "true")
+            self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "rx-target")
+            status = self.text("status")
+            for english in ("invalidMessage", "must", "thresholds"):
+                self.assertNotIn(english, status)
+            self.assertTrue(self.el("start").is_enabled(), "nothing runs")
+            self.assertFalse(self.el("stop").is_enabled())
+            self.assertTrue(self.el("prescription").is_displayed())
+            if lang == "es":
+                try:
+                    self.emulate(self.driver, PHONE)
+                    self.screenshot(self.driver, "live-refused-target-es", PHONE)
+                finally:
+                    self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        # The Exercises page: the refused field explained in Spanish.
+        self.open("/exercises.html?lang=es")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="the list loaded")
+        self.el("ex-id").send_keys(f"err{uuid.uuid4().hex[:6]}")
+        self.el("ex-name").send_keys("Prueba")
+        for field, value in (("ex-rest", "20"), ("ex-enter", "30"), ("ex-exit", "40"), ("ex-minAmplitude", "10"),
+                             ("ex-target", "110")):
+            self.el(field).send_keys(value)
+        self.el("ex-save").click()
+        wait_for(lambda: self.el("ex-error").is_displayed(), 5, message="the refusal")
+        self.assertEqual(self.text("ex-error"), "Entrada: debe ser mayor que Salida (40°).")
+        # Every error code: a text of its own in each language.
+        texts = self.driver.execute_async_script("""
+            const [codes, done] = arguments;
+            import('/js/i18n.js').then((m) => done(Object.fromEntries(['en', 'es'].map((lang) =>
+              [lang, codes.map((code) => m.TABLE[lang]['error.' + code] ?? null)]))), (e) => done(String(e)));""",
+            list(PROTOCOL_ERROR_CODES))
+        for code, en, es in zip(PROTOCOL_ERROR_CODES, texts["en"], texts["es"]):
+            self.assertTrue(en and es, f"{code} has a text in both languages")
+            self.assertNotEqual(en, es, f"{code} is not translated")
 
 if __name__ == "__main__":
     unittest.main()
