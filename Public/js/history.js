@@ -8,6 +8,7 @@ import {
 } from './api.js';
 import { drawRepBars, drawSeries, drawMotionSeries } from './chart.js';
 import { renderSummary } from './summary.js';
+import { prescribed } from './sessionview.js';
 import { formatNumber, formatValue, unitLegend, unitNote, unitOf } from './units.js';
 
 initPage();
@@ -214,10 +215,14 @@ function drawDetail() {
   if (!s) return;
   const ex = detail.exercise;
   const unit = unitOf(ex);
-  drawRepBars($('rep-chart'), s.reps || [], { baseline: s.baseline ?? null, target: ex?.target ?? null, unit });
+  // The session's own prescription, not the definition's defaults (docs/protocol.md §5.1).
+  const rx = prescribed(ex, s.prescription);
+  const target = rx?.target ?? null;
+  drawRepBars($('rep-chart'), s.reps || [], { baseline: s.baseline ?? null, target, unit });
+  // The target drawn, for what reads the page without seeing the canvas.
+  $('rep-chart').dataset.target = target ?? '';
   drawSeries($('series-chart'), detail.series, {
-    target: ex?.target ?? null, enter: ex?.thresholds?.enter ?? null, exit: ex?.thresholds?.exit ?? null, reps: s.reps || [],
-    unit,
+    target, enter: rx?.thresholds?.enter ?? null, exit: rx?.thresholds?.exit ?? null, reps: s.reps || [], unit,
   });
   if (detail.motion?.t?.length) drawMotionSeries($('motion-chart'), detail.motion);
 }
@@ -288,7 +293,7 @@ function renderDetail() {
   renderSummary(s, $('detail-stats'), { full: true, exercise: detail.exercise });
   renderRepTable(s);
   $('legend-baseline').hidden = s.baseline == null;
-  $('legend-target').hidden = detail.exercise?.target == null;
+  $('legend-target').hidden = prescribed(detail.exercise, s.prescription)?.target == null;
   // What the values are: degrees, or percent of which segment's length.
   $('rep-unit').textContent = unitNote(detail.exercise);
   $('series-unit').textContent = unitLegend(detail.exercise);

@@ -182,6 +182,11 @@ export function eventText(m, unit = null) {
     case 'repRejected':
       return t('event.repRejected', { index: m.rep.index, faults: (m.rep.faults || []).map(faultText).join('; ') });
     case 'holdStarted': return t('event.holdStarted');
+    case 'holdEnded':
+      return t(m.completed ? 'event.holdEndedCompleted' : 'event.holdEnded', {
+        seconds: (m.held ?? 0).toLocaleString(document.documentElement.lang || 'en',
+          { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
+      });
     case 'formFault': return faultText(m.fault);
     case 'visibilityChanged': return t(m.visible ? 'event.visible' : 'event.notVisible');
     case 'setupChanged': return (m.issues || []).length ? m.issues.map(setupText).join('. ') : t('event.setupOk');
@@ -192,7 +197,8 @@ export function eventText(m, unit = null) {
 }
 
 const KIND = {
-  repCompleted: 'good', repRejected: 'bad', formFault: 'bad', holdStarted: 'info', visibilityChanged: 'warn',
+  repCompleted: 'good', repRejected: 'bad', formFault: 'bad', holdStarted: 'info', holdEnded: 'info',
+  visibilityChanged: 'warn',
   setupChanged: 'warn', baselineCompleted: 'info', setCompleted: 'good',
 };
 

@@ -24,6 +24,11 @@ export function summaryRows(m, { full = false, exercise = null } = {}) {
     ['summary.best', formatValue(m.best, unit), 'summary-best'],
   );
   if (m.baseline != null) rows.push(['hud.baseline', formatValue(m.baseline, unit), 'summary-baseline']);
+  // Holds: how long the longest was kept, past the prescribed time too (docs/protocol.md §5.4).
+  if (m.bestHold != null) {
+    const held = t('summary.heldValue', { seconds: formatSeconds(m.bestHold), attempts: (m.holds || []).length });
+    rows.push(['summary.held', held, 'summary-held']);
+  }
   rows.push(
     ['summary.duration', formatDuration(m.duration), 'summary-duration'],
     ['summary.frames', m.frames ?? '–', 'summary-frames'],
@@ -34,6 +39,10 @@ export function summaryRows(m, { full = false, exercise = null } = {}) {
   }
   return rows;
 }
+
+/** Seconds held, to a tenth, in the page's language. */
+const formatSeconds = (seconds) => seconds.toLocaleString(document.documentElement.lang || 'en',
+  { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
 export function renderSummary(m, dl, options) {
   dl.replaceChildren(...summaryRows(m, options).map(([key, value, id]) => {

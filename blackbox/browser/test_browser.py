@@ -690,6 +690,24 @@ class BrowserTests(unittest.TestCase):
                 self.assert_no_console_errors()
         self.assertEqual(sorted(counted), sorted(builtins), counted)
 
+    def test_1d_a_hold_reports_the_time_held(self):
+        """A plank held past its 10 s (the demo holds 11 s) reports the time held as it ends and in the summary
+        (docs/protocol.md §5.4), in both languages."""
+        for lang, word in (("en", "Held"), ("es", "Mantenida")):
+            with self.subTest(lang=lang):
+                self.start_demo(lang, "plankHold", query="&demoSpeed=4")
+                wait_for(lambda: word in self.feedback_text(), 20, message=f"the time held, in {lang}")
+                said = re.search(r"(\d+)[.,](\d) s", self.feedback_text())
+                self.assertIsNotNone(said, self.feedback_text())
+                self.assertGreaterEqual(float(f"{said.group(1)}.{said.group(2)}"), 10.0, self.feedback_text())
+                self.el("stop").click()
+                self.wait_stored(10, "plank stored")
+                held = self.text("summary-held")
+                seconds = float(re.match(r"(\d+)[.,](\d)", held).group(0).replace(",", "."))
+                self.assertGreaterEqual(seconds, 10.0, held)
+                self.assertLess(seconds, 12.5, held)
+                self.assert_no_console_errors()
+
     def test_2_live_demo_spanish(self):
         self.live_demo("es", "Mantenga quieto el brazo", "iniciada", stop_after_fault=True)
         self.assertEqual(self.text("start"), "Empezar")
@@ -3306,6 +3324,22 @@ class BrowserTests(unittest.TestCase):
                     self.screenshot(self.driver, f"progress-distance-{lang}", size)
         finally:
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_31b_history_draws_the_sessions_own_prescribed_target(self):
+        """A session prescribed a target of 140° for elbow flexion (whose definition says 150°) is drawn on History
+        against 140°, as Live and Watch draw it."""
+        frames = [elbow_pose(t, angle) for t, angle in clean_reps_angles(2, peak=142.0)]
+        status, answer = self.api_json("/v1/analyze", "POST", {
+            "exercise": "elbowFlexion", "side": "right", "subject": f"rx-{uuid.uuid4().hex[:8]}",
+            "options": {"target": 140}, "frames": frames})
+        self.assertEqual(status, 200, answer)
+        self.assertEqual(answer["summary"]["prescription"]["target"], 140, answer["summary"])
+        self.open(f"/history.html?session={answer['summary']['id']}&lang=en")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="session page")
+        wait_for(lambda: self.el("rep-chart").get_attribute("data-target") == "140", 5,
+                 message=f"the prescribed target, not {self.el('rep-chart').get_attribute('data-target')}")
+        self.assertTrue(self.el("legend-target").is_displayed())
 
     def test_32_names_in_both_languages(self):
         """Every built-in exercise is named as the server names it in the page's language (`names`), in Live's menu
