@@ -49,11 +49,14 @@ extension Performance {
             return figure
         },
         "trunkLateralFlexion": Performance(restValue: 0) { value, acting in
-            // The measure is the shoulder line against the hip line: a hip hitched on the working side adds to it,
-            // so the trunk bends less by as much.
+            // The measure is the trunk line's lean towards the working side. The spine curves in a bend, so the
+            // shoulder line tilts about twice as far as the trunk leans (docs/clinical.md): the working shoulder
+            // drops by as much again against the trunk. A hip hitched on the working side tilts the pelvis about
+            // its centre and leaves the trunk line's lean as it is.
             var figure = Figure(anchor: .standing(view: .frontal, side: acting.side), arms: acting.arms)
             figure.hipTilt = acting.amount(.keepHipsLevel, 20)
-            figure.trunkSideLean = -(value - figure.hipTilt)
+            figure.trunkSideLean = -value
+            figure.shoulderTilt = -value
             return figure
         },
     ]

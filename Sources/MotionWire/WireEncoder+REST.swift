@@ -228,28 +228,37 @@ extension WireEncoder {
 
     /// Writes a session's reps as CSV (RFC 4180, CRLF line ends), `GET /v1/sessions/{id}?format=csv`:
     ///
-    ///     index,peak,trough,start,end,duration,clean,faults,range,timeToPeak,side,smoothness,tremor
-    ///     1,130.2,31.5,3.1,5.0,1.9,true,,98.7,0.9,,-1.43,0.02
-    ///     2,128.9,30.8,6.2,8.4,2.2,false,keepUpperArmStill;keepTrunkUpright,98.1,,left,,
+    ///     index,peak,trough,start,end,duration,clean,faults,range,timeToPeak,side,smoothness,tremor,held
+    ///     1,130.2,31.5,3.1,5.0,1.9,true,,98.7,0.9,,-1.43,0.02,
+    ///     2,128.9,30.8,6.2,8.4,2.2,false,keepUpperArmStill;keepTrunkUpright,98.1,,left,,,
     ///
     /// The first eight columns are those of the first version, in their order; `range`, `timeToPeak` and `side`
-    /// follow, then `smoothness` and `tremor` (docs/protocol.md §3.3), empty for a rep without motion samples. Numbers as Swift prints a `Double`; faults by wire name, `;`-separated; an unknown `timeToPeak` and
-    /// the `side` of a rep that has none are empty. Every field is a number, a boolean or a vocabulary name, so none
-    /// needs quoting and none can start a spreadsheet formula (`=`, `+`, `@`; a `-` only starts a negative number).
+    /// follow, then `smoothness` and `tremor` (docs/protocol.md §3.3), empty for a rep without motion samples, then
+    /// `held` (§5.4). A hold exercise's rep is a hold that reached its hold time, and its `duration` that time;
+    /// `held` is how long the hold was kept in all, from the hold in `holds` that began at the rep's `start`, and
+    /// empty for a rep exercise's reps and a hold still under way. Numbers as Swift prints a `Double`; faults by
+    /// wire name, `;`-separated; an unknown `timeToPeak` and the `side` of a rep that has none are empty. Every
+    /// field is a number, a boolean or a vocabulary name, so none needs quoting and none can start a spreadsheet
+    /// formula (`=`, `+`, `@`; a `-` only starts a negative number).
     /// - Parameters:
     ///   - reps: The reps, in order.
+    ///   - holds: The session's holds (``SessionSummary/holds``), for the `held` column.
     ///   - buffer: The buffer to append to.
-    public static func encodeRepsCSV(_ reps: [Rep], into buffer: inout [UInt8]) {
+    /// - Complexity: O(*r* + *h*) for *r* reps and *h* holds.
+    public static func encodeRepsCSV(_ reps: [Rep], holds: [Hold] = [], into buffer: inout [UInt8]) {
         buffer.appendLiteral("index,peak,trough,start,end,duration,clean,faults,range,timeToPeak,side,")
-        buffer.appendLiteral("smoothness,tremor\r\n")
+        buffer.appendLiteral("smoothness,tremor,held\r\n")
+        var heldFrom: [Double: Double] = [:]
+        for hold in holds where hold.completed { heldFrom[hold.start] = hold.held }
         for rep in reps {
             let faults = rep.faults.map(\.rawValue).joined(separator: ";")
             let timeToPeak = rep.timeToPeak.map { "\($0)" } ?? ""
             let smoothness = rep.motion?.smoothness.map { "\($0)" } ?? ""
             let tremor = rep.motion.map { "\($0.tremor)" } ?? ""
+            let held = heldFrom[rep.start].map { "\($0)" } ?? ""
             let line =
                 "\(rep.index),\(rep.peak),\(rep.trough),\(rep.start),\(rep.end),\(rep.duration),\(rep.isClean),\(faults),"
-                + "\(rep.range),\(timeToPeak),\(rep.side?.rawValue ?? ""),\(smoothness),\(tremor)\r\n"
+                + "\(rep.range),\(timeToPeak),\(rep.side?.rawValue ?? ""),\(smoothness),\(tremor),\(held)\r\n"
             buffer.append(contentsOf: line.utf8)
         }
     }

@@ -117,14 +117,16 @@ extension WireEncoder {
     ///      "duration":93.4,"frames":2802,"visibleRatio":0.97,"repCount":10,"rejectedCount":2,
     ///      "best":142.5,"baseline":128.0,"reps":[…],"faultCounts":{"keepUpperArmStill":2},
     ///      "exerciseVersion":1,"prescription":{"target":150.0,"rest":30.0,"enter":60.0,"exit":40.0,
-    ///      "holdSeconds":null,"reps":10,"sets":3},"perSide":null}
+    ///      "holdSeconds":null,"reps":10,"sets":3},"perSide":null,"holds":[],"bestHold":null}
     ///
     /// Server times are ISO-8601 UTC to the whole second; `endedAt` is `null` while live, `subject`, `side`,
     /// `best` and `baseline` are `null` when absent, and `faultCounts` lists faults in vocabulary order.
     /// `prescription` is the effective one, every member present: `holdSeconds` is `null` for rep exercises,
     /// `reps` and `sets` when no goal was prescribed, and all of them for sessions stored before prescriptions
     /// were recorded. `perSide` is `{"left":{"repCount":…,"rejectedCount":…,"best":…},"right":{…}}` for
-    /// `alternating` exercises and `null` otherwise.
+    /// `alternating` exercises and `null` otherwise. `holds` lists every hold attempt that ended, in order
+    /// (``encodeHold(_:into:)``; empty for rep exercises), and `bestHold` is the longest time held, `null` without
+    /// one (docs/protocol.md §5.4).
     /// - Parameters:
     ///   - summary: The engine's summary.
     ///   - metadata: What the server adds: id, subject, status, times.
@@ -160,11 +162,12 @@ extension WireEncoder {
 
     /// The version of what ``encodeSummaryMeasures(_:into:)`` writes. Stores keep an ended session's measures
     /// rendered with their version, and use them only at this one: any change to the members it writes, their order
-    /// or their number formatting must raise it (`EncoderTests` fails until it does).
-    public static let summaryMeasuresVersion = 1
+    /// or their number formatting must raise it (`EncoderTests` fails until it does). Version 2 appended `holds` and
+    /// `bestHold` (docs/protocol.md §5.4).
+    public static let summaryMeasuresVersion = 2
 
     /// Writes the members of a summary (docs/protocol.md §5) that come from the engine's summary alone, from `duration`
-    /// to `perSide`, without braces: everything but the id, subject, exercise, side, status, `connected` and the
+    /// to `bestHold`, without braces: everything but the id, subject, exercise, side, status, `connected` and the
     /// times, which a store keeps in columns of their own. Encoded once when a session ends, they are what a
     /// listing copies for it (``encodeSummary(measures:exercise:side:metadata:into:)``).
     /// - Parameters:
@@ -217,6 +220,28 @@ extension WireEncoder {
             }
             buffer.append(UInt8(ascii: "}"))
         }
+        buffer.appendLiteral(#","holds":["#)
+        for (position, hold) in summary.holds.enumerated() {
+            if position > 0 { buffer.append(UInt8(ascii: ",")) }
+            encodeHold(hold, into: &buffer)
+        }
+        buffer.appendLiteral(#"],"bestHold":"#)
+        buffer.appendJSONNumber(summary.bestHold)
+    }
+
+    /// Writes one hold attempt of a summary's `holds` (docs/protocol.md §5.4):
+    /// `{"start":12.5,"held":42.3,"completed":true}`.
+    /// - Parameters:
+    ///   - hold: The hold.
+    ///   - buffer: The buffer to append to.
+    public static func encodeHold(_ hold: Hold, into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#"{"start":"#)
+        buffer.appendJSONNumber(hold.start)
+        buffer.appendLiteral(#","held":"#)
+        buffer.appendJSONNumber(hold.held)
+        buffer.appendLiteral(#","completed":"#)
+        buffer.appendJSONBool(hold.completed)
+        buffer.append(UInt8(ascii: "}"))
     }
 
     /// Writes a summary's opening brace and its members up to `endedAt`, with the comma after it.

@@ -114,7 +114,8 @@ public enum WireEncoder {
     /// Writes one `event` message, e.g. `{"type":"event","t":41.0,"event":"setupChanged","issues":["tooFar"]}`.
     ///
     /// The members after `event` depend on the kind, exactly as docs/protocol.md §3 shows: `rep` for `repCompleted`
-    /// and `repRejected`, none for `holdStarted`, `fault` for `formFault`, `visible` and `missingJoints` for
+    /// and `repRejected`, none for `holdStarted`, `held`, `completed` and `start` for `holdEnded` (§5.4: seconds held,
+    /// whether it reached `holdSeconds`, when it began), `fault` for `formFault`, `visible` and `missingJoints` for
     /// `visibilityChanged`, `issues` for `setupChanged`, `value` for `baselineCompleted`, `set` (its number, from
     /// 1) for `setCompleted`.
     /// - Parameters:
@@ -135,6 +136,13 @@ public enum WireEncoder {
             encodeRep(rep, into: &buffer)
         case .holdStarted:
             break
+        case .holdEnded(let hold):
+            buffer.appendLiteral(#","held":"#)
+            buffer.appendJSONNumber(hold.held)
+            buffer.appendLiteral(#","completed":"#)
+            buffer.appendJSONBool(hold.completed)
+            buffer.appendLiteral(#","start":"#)
+            buffer.appendJSONNumber(hold.start)
         case .formFault(let fault):
             buffer.appendLiteral(#","fault":"#)
             buffer.appendJSONString(fault.rawValue)

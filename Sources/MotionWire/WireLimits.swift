@@ -15,6 +15,9 @@ public struct WireLimits: Sendable, Hashable {
     /// The most motion samples in the `motion` array of a `POST /v1/analyze` body. Default 4000 (40 s at
     /// 100 samples/s, beyond the 33 s of a full frame batch at 30 fps).
     public var maxSamplesPerRecording: Int
+    /// The most hold attempts in the `holds` of a `summary` a client reads back (``ServerMessage``,
+    /// docs/protocol.md §5.4). Default 10,000 (about 500 KB of holds, within the default message size).
+    public var maxHoldsPerSummary: Int
 
     /// Creates limits.
     /// - Parameters:
@@ -23,14 +26,16 @@ public struct WireLimits: Sendable, Hashable {
     ///   - maxFramesPerBatch: The most frames in one batch.
     ///   - maxSamplesPerMessage: The most motion samples in one message.
     ///   - maxSamplesPerRecording: The most motion samples in an analysed recording.
+    ///   - maxHoldsPerSummary: The most hold attempts in a summary read back.
     public init(
         maxMessageBytes: Int = 1 << 20, maxDepth: Int = 64, maxFramesPerBatch: Int = 1000,
-        maxSamplesPerMessage: Int = 1000, maxSamplesPerRecording: Int = 4000
+        maxSamplesPerMessage: Int = 1000, maxSamplesPerRecording: Int = 4000, maxHoldsPerSummary: Int = 10_000
     ) {
         self.maxMessageBytes = maxMessageBytes
         self.maxDepth = maxDepth
         self.maxFramesPerBatch = maxFramesPerBatch
         self.maxSamplesPerMessage = maxSamplesPerMessage
         self.maxSamplesPerRecording = maxSamplesPerRecording
+        self.maxHoldsPerSummary = maxHoldsPerSummary
     }
 }

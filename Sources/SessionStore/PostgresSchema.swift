@@ -185,6 +185,14 @@ enum PostgresSchema {
                     written_at BIGINT NOT NULL
                 );
                 """),
+        // v9: the SQLite schema's version 13, a hold exercise's attempts with the time each was held
+        // (docs/protocol.md §5.4) in a column of the session's row. A column with a constant default is added
+        // without rewriting the table.
+        Migration(
+            version: 9,
+            sql: """
+                ALTER TABLE sessions ADD COLUMN holds TEXT COLLATE "C" NOT NULL DEFAULT '';
+                """),
     ]
 
     /// SQL that compresses `columns` (`table.column`) with LZ4 where the server was built with it, and leaves

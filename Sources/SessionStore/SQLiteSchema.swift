@@ -201,6 +201,14 @@ enum SQLiteSchema {
                     padding BLOB NOT NULL
                 );
                 """),
+        // v13: a hold exercise's attempts with the time each was held (docs/protocol.md §5.4, SessionSummary.holds)
+        // as `start:held:completed` entries joined by commas (SessionRecordCoding), rewritten with the row: a
+        // session has a few, unlike its reps. Rows stored before have none.
+        Migration(
+            version: 13,
+            sql: """
+                ALTER TABLE sessions ADD COLUMN holds TEXT NOT NULL DEFAULT '';
+                """),
     ]
 
     /// The version this code writes.

@@ -102,6 +102,14 @@ extension SQLiteSessionStore {
                 try update.step()
             }
         }
+        if !session.summary.holds.isEmpty {
+            // Apart, as the resumption: a session without holds is written the same at every schema version.
+            try db.withStatement("UPDATE sessions SET holds = ?2 WHERE id = ?1") { update throws(SessionStoreError) in
+                try update.bind(session.id.description, at: 1)
+                try update.bind(SessionRecordCoding.encode(session.summary.holds), at: 2)
+                try update.step()
+            }
+        }
         if let resumption = session.resumption {
             try db.withStatement("UPDATE sessions SET resume_digest = ?2, start_request = ?3 WHERE id = ?1") {
                 update throws(SessionStoreError) in
@@ -415,7 +423,7 @@ extension SQLiteSessionStore {
                 rejected_count = ?13, best = ?14, baseline = ?15, fault_counts = ?16, exercise_version = ?17,
                 prescribed_target = ?18, prescribed_rest = ?19, prescribed_enter = ?20, prescribed_exit = ?21,
                 prescribed_hold_seconds = ?22, prescribed_reps = ?23, prescribed_sets = ?24, per_side = ?25,
-                mean_peak = ?26,
+                mean_peak = ?26, holds = ?28,
                 engine_state = CASE WHEN ?3 = 'live' THEN engine_state END,
                 checkpoint_t = CASE WHEN ?3 = 'live' THEN checkpoint_t END
             WHERE id = ?1 AND tenant = ?2 AND status = 'live' AND holder = ?27
@@ -428,6 +436,7 @@ extension SQLiteSessionStore {
             try update.bind(now, at: 5)
             try bindSummaryColumns(summary, to: update, from: 6)
             try update.bind(node, at: 27)
+            try update.bind(SessionRecordCoding.encode(summary.holds), at: 28)
             try update.step()
             return db.changes > 0
         }

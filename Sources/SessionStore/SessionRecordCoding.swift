@@ -63,6 +63,26 @@ enum SessionRecordCoding {
         return tallies
     }
 
+    /// Hold attempts (docs/protocol.md §5.4) as `start:held:completed` joined by commas, in order, `completed` `1` or
+    /// `0`: `2.5:14.75:1,20.0:0.5:0`. Numbers are Swift's shortest round-trip text.
+    static func encode(_ holds: [Hold]) -> String {
+        holds.map { "\($0.start):\($0.held):\($0.completed ? 1 : 0)" }.joined(separator: ",")
+    }
+
+    /// Parses ``encode(_:)-([Hold])``'s output.
+    /// - Returns: The holds, or nil if the text is malformed (a time that is not finite, a negative time held).
+    static func decodeHolds(_ text: String) -> [Hold]? {
+        var holds: [Hold] = []
+        for entry in text.split(separator: ",") {
+            let fields = entry.split(separator: ":", omittingEmptySubsequences: false)
+            guard fields.count == 3, let start = Double(fields[0]), let held = Double(fields[1]), start.isFinite,
+                held.isFinite, held >= 0, fields[2] == "1" || fields[2] == "0"
+            else { return nil }
+            holds.append(Hold(start: start, held: held, completed: fields[2] == "1"))
+        }
+        return holds
+    }
+
     /// The mean peak of the clean reps, nil without any (the `mean_peak` column that progress reads).
     static func meanCleanPeak(_ reps: [Rep]) -> Double? {
         var sum = 0.0

@@ -31,7 +31,7 @@ enum SessionRows {
     static let sessionColumns = """
         id, tenant, subject, status, started_at, ended_at, exercise, side, first_t, last_t, frames, visible_frames,
         rep_count, rejected_count, best, baseline, fault_counts, exercise_version, prescribed_target, prescribed_rest,
-        prescribed_enter, prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets, per_side
+        prescribed_enter, prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets, per_side, holds
         """
 
     /// The `sessions` columns a listing reads first (``rendered(from:version:)``): the row's own, and its rendered
@@ -73,11 +73,12 @@ enum SessionRows {
     /// The `sessions` columns ``resumePoint(of:from:)`` reads besides the session's.
     static let resumeColumns = "resume_digest, start_request, engine_state, checkpoint_t, updated_at, holder"
 
-    /// Reads a row over ``sessionColumns`` (reps and series left empty).
+    /// Reads a row over ``sessionColumns`` (reps and series left empty; holds are in the row).
     static func session(from row: some StoreRow) throws(SessionStoreError) -> StoredSession {
         guard let id = row.sessionID(0), let status = SessionStatus(rawValue: row.string(3)),
             let faultCounts = SessionRecordCoding.decodeFaultCounts(row.string(16)),
-            let perSide = SessionRecordCoding.decodeTallies(row.string(25))
+            let perSide = SessionRecordCoding.decodeTallies(row.string(25)),
+            let holds = SessionRecordCoding.decodeHolds(row.string(26))
         else { throw .corruptRecord(id: row.string(0)) }
         let side = try Self.side(of: row)
         let prescription = Prescription(
@@ -88,7 +89,7 @@ enum SessionRows {
             exercise: row.string(6), exerciseVersion: row.int(17), side: side, prescription: prescription,
             firstTimestamp: row.optionalDouble(8), lastTimestamp: row.optionalDouble(9), frames: row.int(10),
             visibleFrames: row.int(11), repCount: row.int(12), rejectedCount: row.int(13),
-            best: row.optionalDouble(14), baseline: row.optionalDouble(15), faultCounts: faultCounts,
+            best: row.optionalDouble(14), baseline: row.optionalDouble(15), holds: holds, faultCounts: faultCounts,
             perSide: perSide)
         return StoredSession(
             id: id, tenant: row.string(1), subject: row.optionalString(2), status: status, startedAt: row.int64(4),

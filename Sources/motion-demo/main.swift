@@ -52,6 +52,7 @@ func describe(_ event: MotionEvent) -> String {
         let faults = rep.faults.isEmpty ? "" : " faults \(rep.faults)"
         return "\(event.name) #\(rep.index) peak \(format(rep.peak)) in \(format(rep.duration)) s\(faults)"
     case .holdStarted: return "holdStarted"
+    case .holdEnded(let hold): return "holdEnded held \(format(hold.held)) s\(hold.completed ? "" : " (not completed)")"
     case .formFault(let fault): return "formFault \(fault.rawValue)"
     case .visibilityChanged(let visibility):
         return "visibilityChanged visible=\(visibility.isVisible) missing=\(visibility.missingJoints)"

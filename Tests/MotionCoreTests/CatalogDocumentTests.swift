@@ -126,6 +126,7 @@ struct CatalogDocumentTests {
         case .tilt(let s): "tilt of \(name(s))"
         case .tiltAgainst(let s, let reference): "tilt of \(name(s)) against \(name(reference))"
         case .inclinationBeyond(let s, let reference): "inclination of \(name(s)) − of \(name(reference))"
+        case .lean(let s, let reference): "lean of \(name(s)) towards the start of \(name(reference))"
         case .distance(let a, let b, let per): "distance \(a)–\(b) / \(name(per))"
         case .height(let joint, let reference, let per): "height of \(joint) above \(reference) / \(name(per))"
         case .rise(let joint, let per): "rise of \(joint) above the floor / \(name(per))"

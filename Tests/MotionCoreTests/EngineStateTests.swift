@@ -250,12 +250,16 @@ struct EngineStateTests {
         let series = engine.summary.series
         #expect(series.count > 2 && series.heldStart == 0)
         let state = engine.savedState(includingSeries: true)
-        #expect(Array(state.prefix(4)) == [0x4D, 0x53, 0x45, 4])
-        // Version 4 appends when the squat's one form rule was last broken before a rep, on the measured side and
-        // the standby one: never (a nil, one byte each).
+        #expect(Array(state.prefix(4)) == [0x4D, 0x53, 0x45, 5])
+        // Version 5 appends the holds that ended (none: a count of 0); version 4 appended when the squat's one form
+        // rule was last broken before a rep, on the measured side and the standby one: never (a nil, one byte each).
+        #expect(state.last == 0)
+        let state4 = [0x4D, 0x53, 0x45, 4] + Array(state.dropFirst(4).dropLast(1))
+        let restored4 = try MotionEngine(configuration: configuration, restoring: state4)
+        #expect(restored4.summary == engine.summary, "version 4")
         let version4Tail: [UInt8] = [0, 0]
-        #expect(Array(state.suffix(2)) == version4Tail)
-        let state3 = [0x4D, 0x53, 0x45, 3] + Array(state.dropFirst(4).dropLast(version4Tail.count))
+        #expect(Array(state4.suffix(2)) == version4Tail)
+        let state3 = [0x4D, 0x53, 0x45, 3] + Array(state4.dropFirst(4).dropLast(version4Tail.count))
         let restored3 = try MotionEngine(configuration: configuration, restoring: state3)
         #expect(restored3.summary == engine.summary, "version 3")
         // Version 3 ends with the value series' position and samples, then the motion series' position (an empty
@@ -289,10 +293,10 @@ struct EngineStateTests {
             #expect(restored.summary == engine.summary, "version \(version)")
         }
         #expect(throws: RestoreError.state(.unsupportedFormat)) {
-            try MotionEngine(configuration: configuration, restoring: [0x4D, 0x53, 0x45, 5] + state.dropFirst(4))
+            try MotionEngine(configuration: configuration, restoring: [0x4D, 0x53, 0x45, 6] + state.dropFirst(4))
         }
         #expect(throws: RestoreError.state(.unsupportedFormat)) {
-            try MotionEngine(configuration: configuration, restoring: [0x4D, 0x53, 0x46, 4] + state.dropFirst(4))
+            try MotionEngine(configuration: configuration, restoring: [0x4D, 0x53, 0x46, 5] + state.dropFirst(4))
         }
     }
 }

@@ -142,7 +142,7 @@ struct MotionStreamTests {
                 let summary = try #require(inbox.objects().last { $0["type"] as? String == "summary" })
                 let stored = try #require(summary["reps"] as? [[String: Any]])
                 #expect(stored.count == 2)
-                // Over REST too: the stored summary's reps, and the CSV's last two columns.
+                // Over REST too: the stored summary's reps, and the CSV's motion columns (before `held`).
                 let id = try #require(inbox.objects().first?["session"] as? String)
                 let body = try #require(try await MotionServerTests.get(address, "/v1/sessions/\(id)")).body
                 let rest = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
@@ -150,11 +150,12 @@ struct MotionStreamTests {
                 #expect(restReps.count == 2)
                 let csv = try #require(try await MotionServerTests.get(address, "/v1/sessions/\(id)?format=csv")).body
                 let lines = String(decoding: csv, as: UTF8.self).split(separator: "\r\n")
-                #expect(lines.first?.hasSuffix(",side,smoothness,tremor") == true)
+                #expect(lines.first?.hasSuffix(",side,smoothness,tremor,held") == true)
                 #expect(lines.count == 3)
                 for line in lines.dropFirst() {
                     let fields = line.split(separator: ",", omittingEmptySubsequences: false)
-                    #expect(fields.suffix(2).allSatisfy { !$0.isEmpty } == withMotion)
+                    #expect(fields.dropLast().suffix(2).allSatisfy { !$0.isEmpty } == withMotion)
+                    #expect(fields.last == "", "not a hold")
                 }
                 for rep in reps + stored + restReps {
                     if withMotion {

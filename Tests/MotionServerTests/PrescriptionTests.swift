@@ -77,14 +77,15 @@ struct PrescriptionTests {
             #expect(NSDictionary(dictionary: stored) == NSDictionary(dictionary: summary))
             let csv = try #require(try await MotionServerTests.get(address, "/v1/sessions/\(id)?format=csv")).text
             let lines = csv.split(separator: "\r\n")
-            let header = "index,peak,trough,start,end,duration,clean,faults,range,timeToPeak,side,smoothness,tremor"
+            let header =
+                "index,peak,trough,start,end,duration,clean,faults,range,timeToPeak,side,smoothness,tremor,held"
             #expect(lines.first.map(String.init) == header)
             #expect(lines.count == 4)
-            // No motion samples: the last two columns are empty.
+            // No motion samples and no holds: the last three columns are empty.
             #expect(
                 lines.dropFirst().allSatisfy {
                     let fields = $0.split(separator: ",", omittingEmptySubsequences: false)
-                    return fields.count == 13 && fields.suffix(2).allSatisfy(\.isEmpty)
+                    return fields.count == 14 && fields.suffix(3).allSatisfy(\.isEmpty)
                 })
         }
     }

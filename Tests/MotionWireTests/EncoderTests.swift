@@ -74,7 +74,8 @@ import Testing
                 + #""measurement":{"type":"inclination","segment":"trunk"},"limit":15.0,"relativeToStart":false}],"#
                 + #""smoothing":{"minCutoff":1.5,"beta":0.02,"derivativeCutoff":1.0},"builtin":true,"version":1,"#
                 + #""joints":["shoulder","elbow","wrist"],"holdSeconds":null,"#
-                + #""faults":["keepUpperArmStill","keepTrunkUpright"]}}"#)
+                + #""faults":["keepUpperArmStill","keepTrunkUpright"],"#
+                + #""names":{"en":"Elbow flexion","es":"Flexión de codo"}}}"#)
     }
 
     @Test func encodesHoldExercisesWithTheirHoldTime() {
@@ -101,6 +102,14 @@ import Testing
                     + #""timeToPeak":null,"side":null}}"#
             ),
             (.holdStarted, 30.5, #"{"type":"event","t":30.5,"event":"holdStarted"}"#),
+            (
+                .holdEnded(Hold(start: 30.5, held: 42.25, completed: true)), 72.75,
+                #"{"type":"event","t":72.75,"event":"holdEnded","held":42.25,"completed":true,"start":30.5}"#
+            ),
+            (
+                .holdEnded(Hold(start: 80, held: 0.5, completed: false)), 80.5,
+                #"{"type":"event","t":80.5,"event":"holdEnded","held":0.5,"completed":false,"start":80.0}"#
+            ),
             (
                 .formFault(.keepTrunkUpright), 17.3,
                 #"{"type":"event","t":17.3,"event":"formFault","fault":"keepTrunkUpright"}"#
@@ -287,7 +296,7 @@ import Testing
             + #""trough":10.0,"range":120.25,"timeToPeak":null,"side":null}],"#
             + #""faultCounts":{"keepUpperArmStill":2,"keepTrunkUpright":1},"exerciseVersion":1,"#
             + #""prescription":{"target":null,"rest":null,"enter":null,"exit":null,"holdSeconds":null,"reps":null,"#
-            + #""sets":null},"perSide":null}"#
+            + #""sets":null},"perSide":null,"holds":[],"bestHold":null}"#
         #expect(Self.encode { WireEncoder.encodeSummary(Self.summary, metadata: Self.metadata, into: &$0) } == body)
         let message = Self.encode {
             WireEncoder.encodeSummary(Self.summary, metadata: Self.metadata, includeType: true, into: &$0)
@@ -307,7 +316,21 @@ import Testing
         #expect(json.hasPrefix(#"{"id":"x","subject":null,"exercise":"elbowFlexion","side":null,"status":"live","#))
         #expect(json.contains(#""startedAt":"1970-01-01T00:00:00Z","endedAt":null,"#))
         #expect(json.contains(#""best":null,"baseline":null,"reps":[],"faultCounts":{},"exerciseVersion":1,"#))
-        #expect(json.hasSuffix(#""perSide":null}"#))
+        #expect(json.hasSuffix(#""perSide":null,"holds":[],"bestHold":null}"#))
+    }
+
+    @Test func encodesEveryHoldAndTheLongestAsBestHold() {
+        var summary = Self.summary
+        summary.holds = [
+            Hold(start: 2.5, held: 4.25, completed: false), Hold(start: 9, held: 121.5, completed: true),
+            Hold(start: 140, held: 12, completed: true),
+        ]
+        let json = Self.encode { WireEncoder.encodeSummary(summary, metadata: Self.metadata, into: &$0) }
+        #expect(
+            json.hasSuffix(
+                #""perSide":null,"holds":[{"start":2.5,"held":4.25,"completed":false},"#
+                    + #"{"start":9.0,"held":121.5,"completed":true},{"start":140.0,"held":12.0,"completed":true}],"#
+                    + #""bestHold":121.5}"#), "\(json)")
     }
 
     @Test func encodesTheEffectivePrescriptionAndPerSideTallies() {
@@ -326,7 +349,7 @@ import Testing
                     + #""prescription":{"target":50.0,"rest":30.0,"enter":35.333333333333336,"exit":32.0,"#
                     + #""holdSeconds":null,"reps":10,"sets":3},"#
                     + #""perSide":{"left":{"repCount":3,"rejectedCount":1,"best":55.5},"#
-                    + #""right":{"repCount":2,"rejectedCount":0,"best":null}}}"#), "\(json)")
+                    + #""right":{"repCount":2,"rejectedCount":0,"best":null}},"holds":[],"bestHold":null}"#), "\(json)")
         var hold = Prescription(target: 90, rest: 30, enter: 90, exit: 60, holdSeconds: 8)
         hold.sets = 2
         #expect(
@@ -335,11 +358,12 @@ import Testing
         summary.perSide = [.left: SideTally()]
         #expect(
             Self.encode { WireEncoder.encodeSummary(summary, metadata: Self.metadata, into: &$0) }
-                .hasSuffix(#""perSide":{"left":{"repCount":0,"rejectedCount":0,"best":null}}}"#))
+                .hasSuffix(
+                    #""perSide":{"left":{"repCount":0,"rejectedCount":0,"best":null}},"holds":[],"bestHold":null}"#))
     }
 
     /// A summary with every kind of member the measures hold: reps with and without motion and faults, fault
-    /// counts, a prescription and per-side tallies.
+    /// counts, a prescription, per-side tallies and holds.
     static let everyMeasure: SessionSummary = {
         var summary = EncoderTests.summary
         summary.exerciseVersion = 2
@@ -351,6 +375,7 @@ import Testing
                 index: 2, peak: 48.125, trough: 11, start: 6, end: 8.25, timeToPeak: 0.75, side: .left,
                 faults: [.keepUpperArmStill],
                 motion: RepMotion(smoothness: 0.875, tremor: 0.0625, rms: 1.5, covered: 0.5)))
+        summary.holds = [Hold(start: 2.5, held: 14.75, completed: true), Hold(start: 20, held: 0.5, completed: false)]
         return summary
     }()
 
@@ -369,10 +394,11 @@ import Testing
     }
 
     /// Stores keep rendered measures with ``WireEncoder/summaryMeasuresVersion`` and use them only at that version:
-    /// these bytes are version 1. When this fails, the measures' JSON changed: raise the version, then record the new
-    /// bytes here, so that measures stored by the older code are encoded again rather than served.
-    @Test func theMeasuresOfVersionOneAreTheseBytes() {
-        #expect(WireEncoder.summaryMeasuresVersion == 1)
+    /// these bytes are version 2 (version 1 ended at `perSide`). When this fails, the measures' JSON changed: raise the
+    /// version, then record the new bytes here, so that measures stored by the older code are encoded again rather
+    /// than served.
+    @Test func theMeasuresOfVersionTwoAreTheseBytes() {
+        #expect(WireEncoder.summaryMeasuresVersion == 2)
         #expect(
             Self.encode { WireEncoder.encodeSummaryMeasures(Self.everyMeasure, into: &$0) }
                 == #""duration":93.5,"frames":2802,"visibleRatio":0.9700214132762313,"repCount":10,"rejectedCount":2,"#
@@ -384,7 +410,9 @@ import Testing
                 + #""keepTrunkUpright":1},"exerciseVersion":2,"prescription":{"target":50.0,"rest":30.0,"#
                 + #""enter":35.333333333333336,"exit":32.0,"holdSeconds":null,"reps":10,"sets":3},"#
                 + #""perSide":{"left":{"repCount":3,"rejectedCount":1,"best":55.5},"#
-                + #""right":{"repCount":0,"rejectedCount":0,"best":null}}"#)
+                + #""right":{"repCount":0,"rejectedCount":0,"best":null}},"#
+                + #""holds":[{"start":2.5,"held":14.75,"completed":true},{"start":20.0,"held":0.5,"completed":false}],"#
+                + #""bestHold":14.75"#)
     }
 
     @Test func encodesErrors() {

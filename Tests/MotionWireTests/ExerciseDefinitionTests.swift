@@ -59,6 +59,8 @@ import Testing
             .tiltAgainst(.shoulderLine, reference: .trunk),
             .tiltAgainst(Segment(from: .elbow, to: .elbow.opposite), reference: shoulderToOppositeHip),
             .inclinationBeyond(.trunk, reference: .shank), .inclinationBeyond(.thigh, reference: .forearm),
+            .lean(.trunk, reference: .hipLine),
+            .lean(Segment(from: .nose, to: .neck), reference: shoulderToOppositeHip),
             .distance(.wrist, .wrist.opposite, per: .shoulderLine), .distance(.ankle, .root, per: .thigh),
             .height(of: .wrist, above: .shoulder, per: .trunk),
             .height(of: .knee, above: .hip.opposite, per: Segment(from: .hip, to: .ankle)),

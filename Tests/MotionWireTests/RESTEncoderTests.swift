@@ -105,17 +105,38 @@ import Testing
                 index: 6, peak: 100, trough: 10, start: 17, end: 19,
                 motion: RepMotion(smoothness: nil, tremor: 0, rms: 0, covered: 2)),
         ]
-        let header = "index,peak,trough,start,end,duration,clean,faults,range,timeToPeak,side,smoothness,tremor\r\n"
+        let header =
+            "index,peak,trough,start,end,duration,clean,faults,range,timeToPeak,side,smoothness,tremor,held\r\n"
         #expect(
             Self.encode { WireEncoder.encodeRepsCSV(reps, into: &$0) }
                 == header
-                + "1,130.2,31.5,3.1,5.0,1.9,true,,98.69999999999999,,,,\r\n"
-                + "2,128.0,30.0,6.0,8.5,2.5,false,keepUpperArmStill;keepTrunkUpright,98.0,,,,\r\n"
-                + "3,55.5,12.0,9.0,11.0,2.0,true,,43.5,0.75,left,,\r\n"
-                + "4,-0.25,0.5,12.0,13.0,1.0,true,,0.75,0.5,right,,\r\n"
-                + "5,100.0,10.0,14.0,16.0,2.0,true,,90.0,,,-1.5,0.25\r\n"
-                + "6,100.0,10.0,17.0,19.0,2.0,true,,90.0,,,,0.0\r\n")
+                + "1,130.2,31.5,3.1,5.0,1.9,true,,98.69999999999999,,,,,\r\n"
+                + "2,128.0,30.0,6.0,8.5,2.5,false,keepUpperArmStill;keepTrunkUpright,98.0,,,,,\r\n"
+                + "3,55.5,12.0,9.0,11.0,2.0,true,,43.5,0.75,left,,,\r\n"
+                + "4,-0.25,0.5,12.0,13.0,1.0,true,,0.75,0.5,right,,,\r\n"
+                + "5,100.0,10.0,14.0,16.0,2.0,true,,90.0,,,-1.5,0.25,\r\n"
+                + "6,100.0,10.0,17.0,19.0,2.0,true,,90.0,,,,0.0,\r\n")
         #expect(Self.encode { WireEncoder.encodeRepsCSV([], into: &$0) } == header)
+    }
+
+    /// A hold exercise's reps are its completed holds: `held` is the whole time each was kept, past the `duration`
+    /// it took to count; a hold broken early has no rep, a hold still under way no time yet.
+    @Test func encodesTheTimeEachCompletedHoldWasHeld() {
+        let reps = [
+            Rep(index: 1, peak: 0.31, trough: 0.05, start: 2.5, end: 12.5),
+            Rep(index: 2, peak: 0.3, trough: 0.05, start: 150.25, end: 160.25, faults: [.keepBodyStraight]),
+            Rep(index: 3, peak: 0.32, trough: 0.04, start: 200, end: 210),
+        ]
+        let holds = [
+            Hold(start: 2.5, held: 121.03333333333333, completed: true), Hold(start: 140, held: 4.5, completed: false),
+            Hold(start: 150.25, held: 10.5, completed: true),
+        ]
+        let lines = Self.encode { WireEncoder.encodeRepsCSV(reps, holds: holds, into: &$0) }.split(separator: "\r\n")
+        #expect(lines.first?.hasSuffix(",tremor,held") == true)
+        #expect(lines.count == 4)
+        #expect(lines[1] == "1,0.31,0.05,2.5,12.5,10.0,true,,0.26,,,,,121.03333333333333")
+        #expect(lines[2].hasSuffix(",false,keepBodyStraight,0.25,,,,,10.5"))
+        #expect(lines[3].hasSuffix(",,,,,"), "under way at 200 s: no time held yet")
     }
 
     @Test func keepsTheFirstVersionsCSVColumnsInTheirPlaces() {

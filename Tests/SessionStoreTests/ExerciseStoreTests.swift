@@ -221,11 +221,11 @@ import Testing
     }
 
     /// The store at the schema before the exercises table (writing through the store needs version 4's columns, and
-    /// reps version 8's, a motion series version 9's: the session has none).
+    /// reps version 8's, a motion series version 9's, holds version 13's: the session has none).
     @Test func aVersionFourDatabaseGainsTheExercisesTableKeepingItsSessions() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("v4.sqlite")
-            let session = StoredSession.make(summary: .make(reps: 0, motion: MotionSeries()))
+            let session = StoredSession.make(summary: .make(reps: 0, motion: MotionSeries(), holds: []))
             do {
                 let old = try await SQLiteSessionStore(path: path.path, configuration: Self.configuration(upTo: 4))
                 try await old.create(session)

@@ -135,7 +135,7 @@ import Testing
     @Test func aVersionEightDatabaseGainsTheMotionTables() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("v8.sqlite")
-            var session = StoredSession.make(summary: .make(motion: MotionSeries()))
+            var session = StoredSession.make(summary: .make(motion: MotionSeries(), holds: []))
             do {
                 let old = try await SQLiteSessionStore(
                     path: path.path, configuration: ExerciseStoreTests.configuration(upTo: 8))

@@ -18,8 +18,8 @@ struct PostgresStoreTests {
         defer { raw.close() }
         #expect(
             try raw.strings("SELECT version FROM schema_migrations ORDER BY version")
-                == ["1", "2", "3", "4", "5", "6", "7", "8"])
-        #expect(PostgresSchema.newestVersion == 8)
+                == ["1", "2", "3", "4", "5", "6", "7", "8", "9"])
+        #expect(PostgresSchema.newestVersion == 9)
         let tables = try raw.strings(
             "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")
         #expect(
@@ -52,7 +52,7 @@ struct PostgresStoreTests {
         let raw = try RawDatabase(url: url)
         defer { raw.close() }
         try raw.execute("INSERT INTO schema_migrations (version, applied_at) VALUES (99, 0)")
-        await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 8)) {
+        await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 9)) {
             _ = try await PostgresSessionStore(url: url)
         }
     }

@@ -152,6 +152,12 @@ struct RawDatabase {
 
     init(url: String) throws { connection = .postgres(try PostgresConnection(url: url)) }
 
+    /// The PostgreSQL connection (for tests of the PostgreSQL store alone).
+    var postgres: PostgresConnection {
+        guard case .postgres(let connection) = connection else { preconditionFailure("not a PostgreSQL database") }
+        return connection
+    }
+
     /// The SQLite connection (for tests of the SQLite store alone).
     var sqlite: SQLiteConnection {
         guard case .sqlite(let connection) = connection else { preconditionFailure("not a SQLite database") }
@@ -223,17 +229,25 @@ extension MotionSeries {
 }
 
 extension SessionSummary {
-    /// The prescription ``make(exercise:side:frames:reps:baseline:alternating:series:)`` records.
+    /// The holds ``make(exercise:side:frames:reps:baseline:alternating:series:motion:holds:)`` records: one broken
+    /// early, one held past its time, with times that need every digit.
+    static let madeHolds = [
+        Hold(start: 3.1, held: 0.1 + 0.2, completed: false),
+        Hold(start: 12.5, held: 121.03333333333333, completed: true),
+    ]
+
+    /// The prescription ``make(exercise:side:frames:reps:baseline:alternating:series:motion:holds:)`` records.
     static let prescribed = Prescription(
         target: 140, rest: 30, enter: 55.333333333333336, exit: 40, holdSeconds: nil, reps: 10, sets: 3)
 
     /// A summary with every part filled: reps with and without faults, with and without a time to peak, with and
     /// without motion values (smoothness and tremor), fault
-    /// counts, a version and prescription, a series with gaps, a motion series; for an alternating exercise, sides and tallies.
+    /// counts, a version and prescription, a series with gaps, a motion series, hold attempts (completed and not);
+    /// for an alternating exercise, sides and tallies.
     static func make(
         exercise: String = "elbowFlexion", side: BodySide? = .right, frames: Int = 2_802, reps: Int = 3,
         baseline: Double? = 128.0, alternating: Bool = false, series: ValueSeries = .make(),
-        motion: MotionSeries = .make()
+        motion: MotionSeries = .make(), holds: [Hold] = SessionSummary.madeHolds
     ) -> SessionSummary {
         let repList = (0..<reps).map { (i: Int) -> Rep in
             let offset = Double(i)
@@ -259,7 +273,7 @@ extension SessionSummary {
             exercise: exercise, exerciseVersion: 2, side: alternating ? nil : side, prescription: prescribed,
             firstTimestamp: 1.5, lastTimestamp: 94.9, frames: frames, visibleFrames: frames - 84,
             repCount: max(0, reps - 1), rejectedCount: reps > 1 ? 1 : 0, best: reps > 0 ? 132.2 : nil,
-            baseline: baseline, reps: repList,
+            baseline: baseline, reps: repList, holds: holds,
             faultCounts: reps > 1 ? [.keepUpperArmStill: 2, .keepHipsLevel: 1] : [:],
             perSide: perSide, series: series, motion: motion)
     }

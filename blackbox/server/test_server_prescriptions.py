@@ -134,13 +134,13 @@ class PrescriptionTests(unittest.TestCase):
         self.assertEqual(resp.status, 200, resp)
         lines = resp.body.decode().split("\r\n")
         self.assertEqual(
-            lines[0], "index,peak,trough,start,end,duration,clean,faults,range,timeToPeak,side,smoothness,tremor")
+            lines[0], "index,peak,trough,start,end,duration,clean,faults,range,timeToPeak,side,smoothness,tremor,held")
         rows = [line.split(",") for line in lines[1:] if line]
         self.assertEqual(len(rows), 3)
         summary = SERVER.get(f"/v1/sessions/{sid}").json()
         for row, rep in zip(rows, summary["reps"]):
-            self.assertEqual(len(row), 13, row)
-            self.assertEqual(row[11:], ["", ""], "no motion samples: smoothness and tremor empty")
+            self.assertEqual(len(row), 14, row)
+            self.assertEqual(row[11:], ["", "", ""], "no motion samples: smoothness and tremor empty; not a hold")
             self.assertEqual(int(row[0]), rep["index"])
             self.assertEqual(float(row[2]), rep["trough"])
             self.assertEqual(float(row[8]), rep["range"])

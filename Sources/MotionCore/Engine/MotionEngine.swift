@@ -169,6 +169,15 @@ public struct MotionEngine: Sendable {
         track.restart()
     }
 
+    /// Ends a hold under way, as the session stops (docs/protocol.md §5.4): it is recorded with the time held so far.
+    /// - Returns: The `holdEnded` event, none when no hold is under way.
+    public mutating func endHold() -> [MotionEvent] {
+        var events: [MotionEvent] = []
+        track.endHold(results: &results, events: &events)
+        other?.endHold(results: &results, events: &events)
+        return events
+    }
+
     /// Clears best, counts, sets and the rep in progress; the exercise, the history of frames and a finished
     /// baseline stay. Counting resumes once the start position is reached again; a running baseline starts over.
     public mutating func reset() {
@@ -250,8 +259,8 @@ public struct MotionEngine: Sendable {
             prescription: configuration.prescription.effective(for: exercise),
             firstTimestamp: firstTimestamp, lastTimestamp: lastTimestamp, frames: frames,
             visibleFrames: visibleFrames, repCount: results.repCount, rejectedCount: results.rejectedCount,
-            best: results.best, baseline: results.baseline?.value, reps: results.reps, faultCounts: counts,
-            perSide: perSide, series: series, motion: motionSeries)
+            best: results.best, baseline: results.baseline?.value, reps: results.reps, holds: results.holds,
+            faultCounts: counts, perSide: perSide, series: series, motion: motionSeries)
     }
 }
 
@@ -265,6 +274,8 @@ extension MotionEngine {
         var faultCounts = [Int](repeating: 0, count: FormFeedback.allCases.count)
         var baseline: Baseline?
         var sets: SetTracker?
+        /// Every hold attempt that ended, in order.
+        var holds: [Hold] = []
 
         init(prescription: Prescription) {
             sets = prescription.reps.map { SetTracker(goal: $0, sets: prescription.sets ?? 1) }
@@ -275,6 +286,7 @@ extension MotionEngine {
             repCount = 0
             rejectedCount = 0
             reps.removeAll(keepingCapacity: true)
+            holds.removeAll(keepingCapacity: true)
             for i in faultCounts.indices { faultCounts[i] = 0 }
             if let running = baseline, running.value == nil { baseline = Baseline(needed: running.needed) }
             sets?.reset()
@@ -382,8 +394,10 @@ extension MotionEngine {
                 results.best = furthest(results.best, value)
             }
             switch step {
-            case .none, .holdBroken, .dropped:
+            case .none, .dropped:
                 break
+            case .holdEnded(let end):
+                record(end, results: &results, events: &events)
             case .repStarted:
                 for fault in form.beginRep(at: t, fromApproach: true) {
                     results.faultCounts[fault.bitIndex] += 1
@@ -412,6 +426,18 @@ extension MotionEngine {
             }
         }
 
+        /// Ends a hold under way at the last pose (the session stops), recording how long it was held.
+        mutating func endHold(results: inout Results, events: inout [MotionEvent]) {
+            guard let end = counter.endHold() else { return }
+            record(end, results: &results, events: &events)
+        }
+
+        private func record(_ end: RepCounter.HoldEnd, results: inout Results, events: inout [MotionEvent]) {
+            let hold = Hold(start: end.start, held: end.held, completed: end.completed)
+            results.holds.append(hold)
+            events.append(.holdEnded(hold))
+        }
+
         /// The further of `best` and `value` from rest.
         private func furthest(_ best: Double?, _ value: Double) -> Double {
             guard let best else { return value }
@@ -438,10 +464,10 @@ extension MotionEngine.Track {
         writer.write(tally.best)
     }
 
-    mutating func restore(from reader: inout EngineStateReader) throws(EngineStateError) {
+    mutating func restore(from reader: inout EngineStateReader, version: UInt8) throws(EngineStateError) {
         try measurement.restore(from: &reader)
         try filter.restore(from: &reader)
-        try counter.restore(from: &reader)
+        try counter.restore(from: &reader, version: version)
         try form.restore(from: &reader)
         value = try reader.readOptionalDouble()
         tally = SideTally(
@@ -483,6 +509,24 @@ extension MotionEngine.Results {
         }
     }
 
+    /// Saves the holds that ended (format version 5, after the rest).
+    func saveHolds(to writer: inout EngineStateWriter) {
+        writer.write(holds.count)
+        for hold in holds {
+            writer.write(hold.start)
+            writer.write(hold.held)
+            writer.write(hold.completed)
+        }
+    }
+
+    mutating func restoreHolds(from reader: inout EngineStateReader) throws(EngineStateError) {
+        holds.removeAll(keepingCapacity: true)
+        for _ in 0..<(try reader.readCount(atMost: reader.bytes.count)) {
+            holds.append(
+                Hold(start: try reader.readDouble(), held: try reader.readDouble(), completed: try reader.readBool()))
+        }
+    }
+
     /// Restores the results saved by ``save(to:)``; state of format version 1 has no per-rep motion.
     mutating func restore(from reader: inout EngineStateReader, version: UInt8) throws(EngineStateError) {
         best = try reader.readOptionalDouble()
@@ -508,6 +552,7 @@ extension MotionEngine.Results {
         baseline = try reader.readBool() ? try Baseline.restore(from: &reader) : nil
         guard try reader.readBool() == (sets != nil) else { throw .configurationMismatch }
         if sets != nil { try sets?.restore(number: try reader.readCount(), reps: try reader.readCount()) }
+        holds.removeAll(keepingCapacity: true)
     }
 }
 
@@ -524,9 +569,10 @@ extension MotionEngine.SetTracker {
 extension MotionEngine {
     /// The first bytes of saved state: `"MSE"` and the format version. Version 2 adds each rep's motion values;
     /// version 3 saves both series' positions (and the value series' samples only when asked); version 4 appends when
-    /// each form rule was last broken in the approach to a rep. State of versions 1 to 3 is still read (reps without
-    /// motion values; the series given to the restore, or the value series saved whole; no approach).
-    static let stateMagic: [UInt8] = [0x4D, 0x53, 0x45, 4]
+    /// each form rule was last broken in the approach to a rep; version 5 keeps holds timed past their completion and
+    /// the holds that ended. State of versions 1 to 4 is still read (reps without motion values; the series given to
+    /// the restore, or the value series saved whole; no approach; no hold records).
+    static let stateMagic: [UInt8] = [0x4D, 0x53, 0x45, 5]
 
     /// Saves everything the engine carries between frames — smoothing, rep counters, hold clocks, form rules,
     /// debouncers, baseline, sets, best, reps and counts — as compact, deterministic bytes (the same engine state
@@ -561,6 +607,7 @@ extension MotionEngine {
         motionSeries.savePosition(to: &writer)
         track.saveApproach(to: &writer)
         other?.saveApproach(to: &writer)
+        results.saveHolds(to: &writer)
         return writer.bytes
     }
 
@@ -598,7 +645,7 @@ extension MotionEngine {
     ) throws(EngineStateError) {
         var reader = EngineStateReader(bytes: state)
         let magic = try reader.bytes(Self.stateMagic.count)
-        guard magic.dropLast() == Self.stateMagic.dropLast(), let version = magic.last, (1...4).contains(version) else {
+        guard magic.dropLast() == Self.stateMagic.dropLast(), let version = magic.last, (1...5).contains(version) else {
             throw .unsupportedFormat
         }
         guard try reader.readUInt64() == configurationFingerprint else { throw .configurationMismatch }
@@ -608,9 +655,9 @@ extension MotionEngine {
             other = track
             track = standby
         }
-        try track.restore(from: &reader)
+        try track.restore(from: &reader, version: version)
         guard try reader.readBool() == (other != nil) else { throw .configurationMismatch }
-        try other?.restore(from: &reader)
+        try other?.restore(from: &reader, version: version)
         postureIsWrong = try reader.readBool()
         try visibility.restore(from: &reader)
         try setup.restore(from: &reader)
@@ -639,6 +686,7 @@ extension MotionEngine {
             try track.restoreApproach(from: &reader)
             try other?.restoreApproach(from: &reader)
         }
+        if version >= 5 { try results.restoreHolds(from: &reader) }
         guard reader.isAtEnd else { throw .corrupt("bytes after the state") }
     }
 

@@ -6,6 +6,9 @@ public enum MotionEvent: Sendable, Hashable {
     case repRejected(Rep)
     /// The value reached the hold threshold: the hold clock started.
     case holdStarted
+    /// A hold ended — the value left the tolerance, or the session stopped — with the time it was held
+    /// (docs/protocol.md §5.4).
+    case holdEnded(Hold)
     /// A form rule has been broken for about 0.25 s; reported once per rep and fault.
     case formFault(FormFeedback)
     /// Whether the measured joints are seen changed (debounced).
@@ -23,6 +26,7 @@ public enum MotionEvent: Sendable, Hashable {
         case .repCompleted: "repCompleted"
         case .repRejected: "repRejected"
         case .holdStarted: "holdStarted"
+        case .holdEnded: "holdEnded"
         case .formFault: "formFault"
         case .visibilityChanged: "visibilityChanged"
         case .setupChanged: "setupChanged"
@@ -43,6 +47,24 @@ public struct Visibility: Sendable, Hashable {
 
     /// Whether every required joint is seen.
     public var isVisible: Bool { missingJoints.isEmpty }
+}
+
+/// One attempt at a hold, from when the value reached the hold threshold until it left the tolerance or the session
+/// stopped (docs/protocol.md §5.4): a plank held for two minutes reads 120 s, however short the prescribed hold.
+public struct Hold: Sendable, Hashable {
+    /// When the hold began (pose time, seconds).
+    public var start: Double
+    /// How long it was held, seconds of pose time (gaps in the poses longer than the engine's `maxGap` excluded).
+    public var held: Double
+    /// Whether it reached the exercise's hold time (and so counted as a rep).
+    public var completed: Bool
+
+    /// Creates a hold record.
+    public init(start: Double, held: Double, completed: Bool) {
+        self.start = start
+        self.held = held
+        self.completed = completed
+    }
 }
 
 /// One repetition, or one completed hold.

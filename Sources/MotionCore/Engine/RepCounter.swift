@@ -2,8 +2,12 @@
 ///
 ///     waitingForStart ──value ≤ rest, setup fine──▶ resting ──value ≥ enter──▶ inRep ──value ≤ exit──▶ resting
 ///                                                      │                         (counted if long and wide enough)
-///                                                      └──hold kind, value ≥ enter──▶ holding ──held long enough──▶
-///                                                           waitingForRelease ──value ≤ exit──▶ resting
+///                                                      └──hold kind, value ≥ enter──▶ holding ──value leaves the
+///                                                           tolerance──▶ resting, or waitingForRelease ──value ≤
+///                                                           exit──▶ resting
+///
+/// A hold completes (counts) once held for `holdSeconds` and goes on being timed past it: it ends, reporting the time
+/// held (docs/protocol.md §5.4), when the value leaves the tolerance or the session stops (``endHold(at:)``).
 ///
 /// The counter works on oriented values, which rise during a rep whatever the exercise's direction: a `falling`
 /// exercise's values and thresholds are negated on the way in (``orient(_:)``) and its peaks on the way out.
@@ -12,7 +16,9 @@ struct RepCounter: Sendable {
         case waitingForStart
         case resting(trough: Double, lastLow: Double)
         case inRep(start: Double, trough: Double, peak: Double, peakTime: Double)
-        case holding(start: Double, trough: Double, peak: Double, peakTime: Double, held: Double, lastSample: Double)
+        case holding(
+            start: Double, trough: Double, peak: Double, peakTime: Double, held: Double, lastSample: Double,
+            completed: Bool)
         case waitingForRelease
     }
 
@@ -25,11 +31,20 @@ struct RepCounter: Sendable {
         var peakTime: Double
     }
 
+    /// A hold that ended: when it began, how long it was held (seconds of pose time, gaps excluded) and whether it
+    /// reached `holdSeconds`.
+    struct HoldEnd: Equatable, Sendable {
+        var start: Double
+        var held: Double
+        var completed: Bool
+    }
+
     enum Step: Equatable, Sendable {
         case none
         case repStarted
         case holdStarted
-        case holdBroken
+        /// The hold ended: the value left the tolerance.
+        case holdEnded(HoldEnd)
         case completed(Completion)
         /// An attempt too short, too small or too long to count.
         case dropped
@@ -105,8 +120,15 @@ struct RepCounter: Sendable {
 
     /// 0…1 while holding, nil otherwise.
     var holdProgress: Double? {
-        guard case .holding(_, _, _, _, let held, _) = phase else { return nil }
+        guard case .holding(_, _, _, _, let held, _, _) = phase else { return nil }
         return min(1, held / holdSeconds)
+    }
+
+    /// Ends a hold under way (the session stops): how long it was held, nil when no hold is under way.
+    mutating func endHold() -> HoldEnd? {
+        guard case .holding(let start, _, _, _, let held, _, let completed) = phase else { return nil }
+        phase = .waitingForRelease
+        return HoldEnd(start: start, held: held, completed: completed)
     }
 
     mutating func reset() { phase = .waitingForStart }
@@ -132,7 +154,8 @@ struct RepCounter: Sendable {
                 return .none
             }
             if kind == .hold {
-                phase = .holding(start: t, trough: trough, peak: value, peakTime: t, held: 0, lastSample: t)
+                phase = .holding(
+                    start: t, trough: trough, peak: value, peakTime: t, held: 0, lastSample: t, completed: false)
                 return .holdStarted
             }
             phase = .inRep(start: lastLow, trough: trough, peak: value, peakTime: t)
@@ -153,23 +176,22 @@ struct RepCounter: Sendable {
             phase = .resting(trough: value, lastLow: t)
             let counts = t - start >= minDuration && peak - trough >= minAmplitude
             return counts ? .completed(completion(peak, trough, start, t, peakTime)) : .dropped
-        case .holding(let start, let trough, var peak, var peakTime, var held, let lastSample):
+        case .holding(let start, let trough, var peak, var peakTime, var held, let lastSample, let completed):
             if value < enter - holdTolerance {
-                phase = .resting(trough: value, lastLow: t)
-                return .holdBroken
+                // A hold that counted must be released before the next; one broken early may start again at once.
+                phase = completed && value > exit ? .waitingForRelease : .resting(trough: value, lastLow: t)
+                return .holdEnded(HoldEnd(start: start, held: held, completed: completed))
             }
             if t - lastSample <= maxGap { held += t - lastSample }
             if value > peak {
                 peak = value
                 peakTime = t
             }
-            if held >= holdSeconds {
-                phase = .waitingForRelease
-                return .completed(completion(peak, trough, start, t, peakTime))
-            }
+            let completes = !completed && held >= holdSeconds
             phase = .holding(
-                start: start, trough: trough, peak: peak, peakTime: peakTime, held: held, lastSample: t)
-            return .none
+                start: start, trough: trough, peak: peak, peakTime: peakTime, held: held, lastSample: t,
+                completed: completed || completes)
+            return completes ? .completed(completion(peak, trough, start, t, peakTime)) : .none
         }
     }
 
@@ -194,15 +216,18 @@ extension RepCounter {
         case .inRep(let start, let trough, let peak, let peakTime):
             writer.write(2)
             for value in [start, trough, peak, peakTime] { writer.write(value) }
-        case .holding(let start, let trough, let peak, let peakTime, let held, let lastSample):
+        case .holding(let start, let trough, let peak, let peakTime, let held, let lastSample, let completed):
             writer.write(3)
             for value in [start, trough, peak, peakTime, held, lastSample] { writer.write(value) }
+            writer.write(completed)
         case .waitingForRelease:
             writer.write(4)
         }
     }
 
-    mutating func restore(from reader: inout EngineStateReader) throws(EngineStateError) {
+    /// Restores what ``save(to:)`` wrote; before format version 5 a hold under way had not completed (a completed
+    /// hold waited for release).
+    mutating func restore(from reader: inout EngineStateReader, version: UInt8) throws(EngineStateError) {
         switch try reader.readCount() {
         case 0:
             phase = .waitingForStart
@@ -216,7 +241,8 @@ extension RepCounter {
             guard kind == .hold else { throw .corrupt("a hold in a rep exercise") }
             phase = .holding(
                 start: try reader.readDouble(), trough: try reader.readDouble(), peak: try reader.readDouble(),
-                peakTime: try reader.readDouble(), held: try reader.readDouble(), lastSample: try reader.readDouble())
+                peakTime: try reader.readDouble(), held: try reader.readDouble(), lastSample: try reader.readDouble(),
+                completed: version >= 5 ? try reader.readBool() : false)
         case 4:
             phase = .waitingForRelease
         default:

@@ -26,6 +26,10 @@ public struct SessionSummary: Sendable, Hashable {
     public var baseline: Double?
     /// Every rep since the last reset, in order.
     public var reps: [Rep]
+    /// Hold exercises: every hold attempt that ended since the last reset, in order, with the time held.
+    public var holds: [Hold]
+    /// The longest hold, seconds; nil without one.
+    public var bestHold: Double? { holds.map(\.held).max() }
     /// How many times each fault was reported since the last reset (faults never reported are absent).
     public var faultCounts: [FormFeedback: Int]
     /// Alternating exercises: counts and bests of each side since the last reset; empty otherwise.
@@ -50,6 +54,7 @@ public struct SessionSummary: Sendable, Hashable {
     ///   - best: Highest value.
     ///   - baseline: The baseline, once measured.
     ///   - reps: Every rep, in order.
+    ///   - holds: Every hold attempt that ended, in order.
     ///   - faultCounts: How many times each fault was reported.
     ///   - perSide: Alternating exercises: each side's counts and best.
     ///   - series: The value over time.
@@ -58,7 +63,7 @@ public struct SessionSummary: Sendable, Hashable {
         exercise: String, exerciseVersion: Int = 1, side: BodySide? = nil,
         prescription: Prescription = Prescription(), firstTimestamp: Double? = nil, lastTimestamp: Double? = nil,
         frames: Int = 0, visibleFrames: Int = 0, repCount: Int = 0, rejectedCount: Int = 0, best: Double? = nil,
-        baseline: Double? = nil, reps: [Rep] = [], faultCounts: [FormFeedback: Int] = [:],
+        baseline: Double? = nil, reps: [Rep] = [], holds: [Hold] = [], faultCounts: [FormFeedback: Int] = [:],
         perSide: [BodySide: SideTally] = [:], series: ValueSeries = ValueSeries(),
         motion: MotionSeries = MotionSeries()
     ) {
@@ -75,6 +80,7 @@ public struct SessionSummary: Sendable, Hashable {
         self.best = best
         self.baseline = baseline
         self.reps = reps
+        self.holds = holds
         self.faultCounts = faultCounts
         self.perSide = perSide
         self.series = series

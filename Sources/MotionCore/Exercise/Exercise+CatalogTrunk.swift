@@ -8,12 +8,13 @@ extension Exercise {
         target: 45,
         rules: [shouldersLevel(12)], isBuiltin: true)
 
-    /// Trunk lateral flexion, front view, left and right in turn: the shoulder line's tilt against the hip line,
-    /// towards the side measured; normal 35°.
+    /// Trunk lateral flexion, front view, left and right in turn: the trunk line's lean from vertical towards the
+    /// side measured, on the clinical scale of the spine line (C7 to sacrum) against vertical; normal 25–35°.
+    /// The shoulder line, which tilts about twice as far in a bend, is not the measure.
     public static let trunkLateralFlexion = Exercise(
         id: "trunkLateralFlexion", name: "Trunk side bend", view: .frontal, kind: .rep, sidedness: .alternating,
-        posture: .standing, measurement: .inclinationBeyond(.shoulderLine, reference: .hipLine),
-        thresholds: Thresholds(rest: 8, enter: 20, exit: 12, minAmplitude: 15),
+        posture: .standing, measurement: .lean(.trunk, reference: .hipLine),
+        thresholds: Thresholds(rest: 4, enter: 10, exit: 6, minAmplitude: 8),
         target: 35,
         rules: [hipsLevel(10)], isBuiltin: true)
 

@@ -143,7 +143,7 @@ extension Measurement {
         case .flexion(let proximal, let joint, let distal):
             return proximal == joint || distal == joint ? "flexion needs three different joints" : nil
         case .angleBetween(let a, let b), .tiltAgainst(let a, reference: let b),
-            .inclinationBeyond(let a, reference: let b):
+            .inclinationBeyond(let a, reference: let b), .lean(let a, reference: let b):
             return flat(a) || flat(b) ? "a segment needs two different joints" : nil
         case .inclination(let segment), .tilt(let segment):
             return flat(segment) ? "a segment needs two different joints" : nil

@@ -31,6 +31,14 @@ public enum Measurement: Sendable, Hashable {
     /// line (0 when they are parallel). Both inclinations are unsigned, so the value does not depend on which way
     /// the person faces; it assumes the two segments lean the same way, as they do in a squat.
     case inclinationBeyond(Segment, reference: Segment)
+    /// How far a segment leans from vertical in the image, 0…90° whichever way it points, signed by the side its
+    /// upper end leans to: positive towards the start of `reference`, a line across the body from the working side
+    /// to the other (`hipLine`), negative away from it.
+    ///
+    /// Trunk side bend, `.lean(.trunk, reference: .hipLine)`: the trunk line (mid-shoulder to mid-hip) against
+    /// vertical, as the spine line (C7 to sacrum) is measured clinically, towards the side measured. The shoulder
+    /// line tilts about twice as far as the spine leans when the spine curves in a bend (docs/clinical.md).
+    case lean(Segment, reference: Segment)
     /// The distance between two joints, in lengths of `per`, 0…10.
     case distance(JointReference, JointReference, per: Segment)
     /// How far `joint` is above `reference` in the image (negative below), in lengths of `per`, −10…10.
@@ -43,7 +51,7 @@ public enum Measurement: Sendable, Hashable {
     /// The unit of the values.
     public var unit: Unit {
         switch self {
-        case .flexion, .angleBetween, .inclination, .tilt, .tiltAgainst, .inclinationBeyond: .degrees
+        case .flexion, .angleBetween, .inclination, .tilt, .tiltAgainst, .inclinationBeyond, .lean: .degrees
         case .distance, .height, .rise: .segmentLengths
         }
     }
@@ -54,6 +62,7 @@ public enum Measurement: Sendable, Hashable {
         case .flexion, .angleBetween, .inclination: 0...180
         case .tilt, .tiltAgainst: 0...90
         case .inclinationBeyond: -180...180
+        case .lean: -90...90
         case .distance, .rise: 0...10
         case .height: -10...10
         }
@@ -65,7 +74,7 @@ public enum Measurement: Sendable, Hashable {
         switch self {
         case .flexion(let proximal, let joint, let distal): named = [proximal, joint, distal]
         case .angleBetween(let first, let second), .inclinationBeyond(let first, reference: let second),
-            .tiltAgainst(let first, reference: let second):
+            .tiltAgainst(let first, reference: let second), .lean(let first, reference: let second):
             named = [first.from, first.to, second.from, second.to]
         case .inclination(let segment), .tilt(let segment): named = [segment.from, segment.to]
         case .distance(let a, let b, let per): named = [a, b, per.from, per.to]
@@ -109,6 +118,10 @@ public enum Measurement: Sendable, Hashable {
             let (a, b) = pair(segment)
             let (c, d) = pair(reference)
             return ResolvedMeasurement(kind: .inclinationBeyond(a, b, c, d))
+        case .lean(let segment, let reference):
+            let (a, b) = pair(segment)
+            let (c, d) = pair(reference)
+            return ResolvedMeasurement(kind: .lean(a, b, c, d))
         case .distance(let first, let second, let per):
             let (c, d) = pair(per)
             return ResolvedMeasurement(kind: .distance(joint(first), joint(second), c, d))
@@ -141,6 +154,7 @@ public struct ResolvedMeasurement: Sendable, Hashable {
         case tilt(Joint, Joint)
         case tiltAgainst(Joint, Joint, Joint, Joint)
         case inclinationBeyond(Joint, Joint, Joint, Joint)
+        case lean(Joint, Joint, Joint, Joint)
         case distance(Joint, Joint, Joint, Joint)
         case height(Joint, Joint, Joint, Joint)
         case rise(Joint, Joint, Joint)
@@ -160,7 +174,7 @@ public struct ResolvedMeasurement: Sendable, Hashable {
         case .flexion(let a, let b, let c), .rise(let a, let b, let c): joints = [a, b, c]
         case .angleBetween(let a, let b, let c, let d), .inclinationBeyond(let a, let b, let c, let d),
             .tiltAgainst(let a, let b, let c, let d), .distance(let a, let b, let c, let d),
-            .height(let a, let b, let c, let d):
+            .height(let a, let b, let c, let d), .lean(let a, let b, let c, let d):
             joints = [a, b, c, d]
         case .inclination(let a, let b), .tilt(let a, let b): joints = [a, b]
         }
@@ -251,6 +265,15 @@ public struct ResolvedMeasurement: Sendable, Hashable {
                 let first = Self.angle(pa.vector(to: pb), (0, 1)), let reference = Self.angle(pc.vector(to: pd), (0, 1))
             else { return nil }
             return first - reference
+        case .lean(let a, let b, let c, let d):
+            guard let pa = pose[a], let pb = pose[b], let pc = pose[c], let pd = pose[d] else { return nil }
+            // The segment pointing up (image y grows downwards), and which way the reference's start lies.
+            var (x, y) = pa.vector(to: pb)
+            if y > 0 { (x, y) = (-x, -y) }
+            let startSide = pc.x - pd.x
+            guard x != 0 || y != 0, startSide != 0 else { return nil }
+            let angle = atan2Degrees(abs(x), -y)
+            return x * startSide >= 0 ? angle : -angle
         case .distance(let a, let b, let c, let d):
             guard let pa = pose[a], let pb = pose[b], let length = Self.length(c, d, in: pose) else { return nil }
             return min(10, pa.distance(to: pb) / length)

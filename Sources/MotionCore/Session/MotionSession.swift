@@ -139,9 +139,14 @@ public final class MotionSession: Sendable {
         }
     }
 
-    /// Stops the session: providers stop being read, poses are refused, and every event stream ends.
+    /// Stops the session: providers stop being read, poses are refused, a hold under way ends (its `holdEnded`
+    /// delivered, docs/protocol.md §5.4), and every event stream ends.
     public func stop() {
         let reader = state.withLock { state in
+            if state.isRunning {
+                let events = state.engine.endHold()
+                if !events.isEmpty { deliver(events) }
+            }
             state.isRunning = false
             defer { state.reader = nil }
             return state.reader

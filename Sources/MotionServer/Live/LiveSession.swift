@@ -267,7 +267,7 @@ extension LiveSession {
     /// Stores the final summary of a session the machine has just ended; after `stop` also sends it and closes with
     /// 1000 once it is stored (docs/protocol.md §3: answer, store, close).
     private func finish(status: SessionStatus, closeCode: WebSocketCloseCode?, reason: String = "") {
-        guard let session = analysis.core else { return }
+        guard let session = analysis.running?.end(telling: &analysis.audience, metrics: context.metrics) else { return }
         timers.cancel(keepingFlow: true)
         context.metrics.sessionClosed()
         let endedAt = context.clock()

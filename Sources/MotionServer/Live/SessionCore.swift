@@ -194,6 +194,19 @@ struct SessionCore: Sendable {
 
     mutating func reset() { engine.reset() }
 
+    /// Ends the analysis as the session ends, before its final summary is taken, however it ends (stopped by its
+    /// client, abandoned, a whole recording analysed): a hold under way ends with the time held up to the last pose
+    /// (docs/protocol.md §5.4), and is in the summary's `holds` from now on. Ending again ends nothing.
+    /// - Parameter metrics: Where the events are counted.
+    /// - Returns: The events ending gave (a `holdEnded`), each with the `t` of the session's last pose; none when no
+    ///   hold was under way.
+    mutating func end(metrics: ServerMetrics) -> [(t: Double, event: MotionEvent)] {
+        let events = engine.endHold()
+        guard !events.isEmpty, let t = engine.snapshot().timestamp else { return [] }
+        for event in events { metrics.countEvent(event) }
+        return events.map { (t, $0) }
+    }
+
     mutating func startBaseline() { engine.startBaseline() }
 
     /// Whether enough new frames arrived since the last checkpoint to be worth writing.

@@ -145,6 +145,7 @@ private final class EventCounters: Sendable {
     private let repCompleted = Atomic<Int>(0)
     private let repRejected = Atomic<Int>(0)
     private let holdStarted = Atomic<Int>(0)
+    private let holdEnded = Atomic<Int>(0)
     private let formFault = Atomic<Int>(0)
     private let visibilityChanged = Atomic<Int>(0)
     private let setupChanged = Atomic<Int>(0)
@@ -156,6 +157,7 @@ private final class EventCounters: Sendable {
         case .repCompleted: repCompleted.add(1, ordering: .relaxed)
         case .repRejected: repRejected.add(1, ordering: .relaxed)
         case .holdStarted: holdStarted.add(1, ordering: .relaxed)
+        case .holdEnded: holdEnded.add(1, ordering: .relaxed)
         case .formFault: formFault.add(1, ordering: .relaxed)
         case .visibilityChanged: visibilityChanged.add(1, ordering: .relaxed)
         case .setupChanged: setupChanged.add(1, ordering: .relaxed)
@@ -167,7 +169,8 @@ private final class EventCounters: Sendable {
     var snapshot: [(String, Int)] {
         [
             ("baselineCompleted", baselineCompleted.load(ordering: .relaxed)),
-            ("formFault", formFault.load(ordering: .relaxed)), ("holdStarted", holdStarted.load(ordering: .relaxed)),
+            ("formFault", formFault.load(ordering: .relaxed)), ("holdEnded", holdEnded.load(ordering: .relaxed)),
+            ("holdStarted", holdStarted.load(ordering: .relaxed)),
             ("repCompleted", repCompleted.load(ordering: .relaxed)),
             ("repRejected", repRejected.load(ordering: .relaxed)),
             ("setCompleted", setCompleted.load(ordering: .relaxed)),

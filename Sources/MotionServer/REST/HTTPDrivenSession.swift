@@ -91,10 +91,17 @@ actor HTTPDrivenSession: WatchableSession {
     }
 
     /// Ends the session, stores it, and returns the summary body; nil when the summary could not be stored (the
-    /// session then stays open, so that `stop` can be tried again).
+    /// session then stays open, so that `stop` can be tried again). A hold under way ends first (docs/protocol.md
+    /// §5.4): its `holdEnded` goes to the watchers, and it is in the summary's `holds`.
     func stop(status: SessionStatus, context: AppContext) async -> [UInt8]? {
         let endedAt = context.clock()
         if !isFinished {
+            var bytes: [UInt8] = []
+            for (t, event) in core.end(metrics: context.metrics) {
+                bytes.removeAll(keepingCapacity: true)
+                WireEncoder.encodeEvent(event, at: t, into: &bytes)
+                watchers.send(bytes, replacing: nil)
+            }
             let summary = core.engine.summary
             let stored = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 writes.append(

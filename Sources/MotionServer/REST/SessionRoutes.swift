@@ -98,6 +98,8 @@ struct SessionRoutes {
         let frames = try decoder.decodeFrames(request.body, report: &unknownJoint.report)
         let samples = try MotionDecoder(limits: decoder.limits).decodeRecordingSamples(request.body)
         var outcome = core.process(frames, samples: samples, metrics: context.metrics)
+        // The recording ends here: a hold under way at its last pose ends with it.
+        outcome.events += core.end(metrics: context.metrics)
         if let notice = unknownJoint.take() { outcome.errors.insert((nil, notice), at: 0) }
         var record = core.newRecord
         record.status = .finished
@@ -226,7 +228,7 @@ struct SessionRoutes {
             Self.encode(session, connected: connected[session.id], into: &body)
             return REST.json(body)
         }
-        WireEncoder.encodeRepsCSV(session.summary.reps, into: &body)
+        WireEncoder.encodeRepsCSV(session.summary.reps, holds: session.summary.holds, into: &body)
         return HTTPResponse(
             status: .ok,
             headers: [

@@ -4,11 +4,12 @@ import MotionCore
 struct MemberReader {
     let type: String
     let object: [String: JSONValue]
+    let limits: WireLimits
 
     private func invalid(_ member: String) -> ServerMessageError { .invalid(type: type, member: member) }
 
     private func nested(_ member: String, _ object: [String: JSONValue]) -> MemberReader {
-        MemberReader(type: "\(type).\(member)", object: object)
+        MemberReader(type: "\(type).\(member)", object: object, limits: limits)
     }
 
     func string(_ member: String) throws(ServerMessageError) -> String {
@@ -45,6 +46,13 @@ struct MemberReader {
     func optionalInteger(_ member: String) throws(ServerMessageError) -> Int? {
         guard let number = try optionalNumber(member) else { return nil }
         guard let value = Int(exactly: number) else { throw invalid(member) }
+        return value
+    }
+
+    /// A finite number, at least 0 (a duration).
+    func duration(_ member: String) throws(ServerMessageError) -> Double {
+        let value = try number(member)
+        guard value.isFinite, value >= 0 else { throw invalid(member) }
         return value
     }
 
@@ -106,6 +114,14 @@ struct MemberReader {
             return name == "repCompleted" ? .repCompleted(rep) : .repRejected(rep)
         case "holdStarted":
             return .holdStarted
+        case "holdEnded":
+            // `start` is this server's addition to docs/protocol.md §5.4; without it, the hold began `held` before
+            // the pose that ended it (exact unless poses paused during the hold).
+            let held = try duration("held")
+            var start = try number("t") - held
+            if let given = try optionalNumber("start") { start = given }
+            guard start.isFinite else { throw invalid("start") }
+            return .holdEnded(Hold(start: start, held: held, completed: try bool("completed")))
         case "formFault":
             guard let fault = FormFeedback(rawValue: try string("fault")) else { throw invalid("fault") }
             return .formFault(fault)
@@ -146,6 +162,37 @@ struct MemberReader {
             setupIssues: SetupIssueSet(try names("setupIssues", as: SetupIssue.self)), isVisible: try bool("isVisible"),
             missingJoints: JointSet(try names("missingJoints", as: Joint.self)), isRunning: try bool("isRunning"),
             baseline: baseline, side: try side("side"), set: set, motion: motion)
+    }
+
+    /// A hold object (`WireEncoder.encodeHold`): `held` finite and at least 0.
+    func hold() throws(ServerMessageError) -> Hold {
+        let start = try number("start")
+        guard start.isFinite else { throw invalid("start") }
+        return Hold(start: start, held: try duration("held"), completed: try bool("completed"))
+    }
+
+    /// A summary's `holds` (docs/protocol.md §5.4), none from a server without them; at most
+    /// ``WireLimits/maxHoldsPerSummary``. `bestHold`, when given, must be the longest of them (`null` without one).
+    func holds() throws(ServerMessageError) -> [Hold] {
+        let values: [JSONValue]
+        switch object["holds"] {
+        case nil: values = []
+        case .array(let array)?: values = array
+        default: throw invalid("holds")
+        }
+        guard values.count <= limits.maxHoldsPerSummary else {
+            throw .tooMany(type: type, member: "holds", limit: limits.maxHoldsPerSummary)
+        }
+        var holds: [Hold] = []
+        holds.reserveCapacity(values.count)
+        for value in values {
+            guard case .object(let hold) = value else { throw invalid("holds") }
+            holds.append(try nested("holds", hold).hold())
+        }
+        if object["bestHold"] != nil, try optionalNumber("bestHold") != holds.map(\.held).max() {
+            throw invalid("bestHold")
+        }
+        return holds
     }
 
     /// A `summary` message (`WireEncoder.encodeSummary`).
@@ -189,6 +236,6 @@ struct MemberReader {
             visibleFrames: Int((try number("visibleRatio") * Double(frames)).rounded()),
             repCount: try integer("repCount"), rejectedCount: try integer("rejectedCount"),
             best: try optionalNumber("best"), baseline: try optionalNumber("baseline"), reps: reps,
-            faultCounts: faultCounts, perSide: perSide)
+            holds: try holds(), faultCounts: faultCounts, perSide: perSide)
     }
 }

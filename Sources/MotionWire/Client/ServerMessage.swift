@@ -23,7 +23,8 @@ public enum ServerMessage: Sendable, Equatable {
     /// `snapshot`: the session's state after a pose.
     case snapshot(MotionSnapshot)
     /// `summary`: what was stored, after `stop`. The wire carries no value series: ``SessionSummary/series`` is
-    /// empty, and ``SessionSummary/firstTimestamp`` is 0 with ``SessionSummary/lastTimestamp`` the duration.
+    /// empty, and ``SessionSummary/firstTimestamp`` is 0 with ``SessionSummary/lastTimestamp`` the duration. A
+    /// server without holds (before docs/protocol.md §5.4) sends none: ``SessionSummary/holds`` is empty.
     case summary(id: String, SessionSummary)
     /// `error`: a refused message (the session goes on unless the server closes).
     case error(code: ErrorCode, message: String)
@@ -37,18 +38,25 @@ public enum ServerMessageError: Error, Equatable, Sendable {
     case notJSON
     /// A JSON object without a string `type`.
     case missingType
-    /// A known message with a member missing or of the wrong kind.
+    /// A known message with a member missing or of the wrong kind, or a value out of its range (a negative time
+    /// held).
     case invalid(type: String, member: String)
+    /// A known message with more elements in an array member than the decoder's ``WireLimits`` allow (a summary's
+    /// `holds` past ``WireLimits/maxHoldsPerSummary``).
+    case tooMany(type: String, member: String, limit: Int)
 }
 
 extension ServerMessage {
     /// Reads one text message of the server.
-    /// - Parameter bytes: The message's UTF-8 bytes.
+    /// - Parameters:
+    ///   - bytes: The message's UTF-8 bytes.
+    ///   - limits: Size, depth and count limits (``WireLimits/maxMessageBytes``, ``WireLimits/maxDepth``,
+    ///     ``WireLimits/maxHoldsPerSummary``).
     /// - Throws: ``ServerMessageError`` when it is not a message a server sends.
-    public init(decoding bytes: [UInt8]) throws(ServerMessageError) {
-        guard case .object(let object)? = try? JSONValue.parse(bytes) else { throw .notJSON }
+    public init(decoding bytes: [UInt8], limits: WireLimits = WireLimits()) throws(ServerMessageError) {
+        guard case .object(let object)? = try? JSONValue.parse(bytes, limits: limits) else { throw .notJSON }
         guard case .string(let type)? = object["type"] else { throw .missingType }
-        let reader = MemberReader(type: type, object: object)
+        let reader = MemberReader(type: type, object: object, limits: limits)
         switch type {
         case "started":
             self = .started(session: try reader.string("session"), resume: try reader.optionalString("resume"))

@@ -5,7 +5,7 @@ extension ExerciseDefinition {
     /// The top-level members; each may appear once (``KnownMembers``).
     private enum Member: Int, CaseIterable {
         case id, name, view, kind, sidedness, posture, measurement, direction, unit, thresholds, target, rules
-        case smoothing, builtin, version, joints, holdSeconds, faults
+        case smoothing, builtin, version, joints, holdSeconds, faults, names
 
         var name: StaticString {
             switch self {
@@ -27,6 +27,7 @@ extension ExerciseDefinition {
             case .joints: "joints"
             case .holdSeconds: "holdSeconds"
             case .faults: "faults"
+            case .names: "names"
             }
         }
     }
@@ -138,7 +139,7 @@ extension ExerciseDefinition {
             case .target: target = try readNumber(&reader, pointer)
             case .rules: rules = try readRules(&reader, pointer)
             case .smoothing: smoothing = try readSmoothing(&reader, pointer)
-            case .unit, .builtin, .version, .joints, .holdSeconds, .faults: try reader.skipValue()
+            case .unit, .builtin, .version, .joints, .holdSeconds, .faults, .names: try reader.skipValue()
             }
         }
 
@@ -275,6 +276,7 @@ extension ExerciseDefinition {
             return .tiltAgainst(try present(single[.segment]), reference: try present(single[.reference]))
         case .inclinationBeyond:
             return .inclinationBeyond(try present(single[.segment]), reference: try present(single[.reference]))
+        case .lean: return .lean(try present(single[.segment]), reference: try present(single[.reference]))
         case .distance:
             try count(2, of: joints.count, "joints", "two joints")
             return .distance(joints[0], joints[1], per: try present(single[.per]))

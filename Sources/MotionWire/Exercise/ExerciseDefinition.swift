@@ -15,7 +15,7 @@ public import MotionCore
 /// not have is refused (in every object), a known member given twice is refused, and `null` is taken only where
 /// the form allows it (`posture`). Required: `id` (unless the path gives it), `name`, `view`, `kind`,
 /// `measurement`, `thresholds.rest`, `thresholds.enter`, `thresholds.exit` and `target`; every rule's `fault`,
-/// `measurement` and `limit`. The rest defaults (``Defaults``). `unit`, `builtin`, `version` and the v1 catalog
+/// `measurement` and `limit`. The rest defaults (``Defaults``). `unit`, `builtin`, `version`, `names` and the v1 catalog
 /// members (`joints`, `faults`, the top-level `holdSeconds`) are read-only: skipped on input, so a definition read
 /// with `GET` can be sent back as it is. A decoded definition is then checked with ``Exercise/problems``.
 ///

@@ -15,6 +15,8 @@ public enum MeasurementType: String, Sendable, Hashable, CaseIterable {
     case tiltAgainst
     /// `{"type":"inclinationBeyond","segment":S,"reference":S}`.
     case inclinationBeyond
+    /// `{"type":"lean","segment":S,"reference":S}`.
+    case lean
     /// `{"type":"distance","joints":[a, b],"per":S}`.
     case distance
     /// `{"type":"height","joint":a,"above":b,"per":S}`.
@@ -32,6 +34,7 @@ public enum MeasurementType: String, Sendable, Hashable, CaseIterable {
         case .tilt: self = .tilt
         case .tiltAgainst: self = .tiltAgainst
         case .inclinationBeyond: self = .inclinationBeyond
+        case .lean: self = .lean
         case .distance: self = .distance
         case .height: self = .height
         case .rise: self = .rise
@@ -44,7 +47,7 @@ public enum MeasurementType: String, Sendable, Hashable, CaseIterable {
         case .flexion: ["joints"]
         case .angleBetween: ["segments"]
         case .inclination, .tilt: ["segment"]
-        case .tiltAgainst, .inclinationBeyond: ["segment", "reference"]
+        case .tiltAgainst, .inclinationBeyond, .lean: ["segment", "reference"]
         case .distance: ["joints", "per"]
         case .height: ["joint", "above", "per"]
         case .rise: ["joint", "per"]

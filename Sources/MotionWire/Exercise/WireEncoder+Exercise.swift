@@ -16,11 +16,14 @@ extension WireEncoder {
     ///                "limit":25.0,"relativeToStart":true}, …],
     ///      "smoothing":{"minCutoff":1.5,"beta":0.02,"derivativeCutoff":1.0},
     ///      "builtin":true,"version":1,
-    ///      "joints":["shoulder","elbow","wrist"],"holdSeconds":null,"faults":["keepUpperArmStill","keepTrunkUpright"]}
+    ///      "joints":["shoulder","elbow","wrist"],"holdSeconds":null,"faults":["keepUpperArmStill","keepTrunkUpright"],
+    ///      "names":{"en":"Elbow flexion","es":"Flexión de codo"}}
     ///
     /// Every member is written, defaults included, so what a client reads is what it may send back. A segment is
     /// written by its name when ``Segment/named`` has one, else as its two joints (`["shoulder","opposite.hip"]`).
-    /// `unit`, `builtin`, `version` and the v1 members are read-only: the decoder ignores them. The v1 members:
+    /// `unit`, `builtin`, `version`, `names` and the v1 members are read-only: the decoder ignores them. `names` holds
+    /// a built-in entry's name in each language the catalog speaks (``Exercise/localizedNames``), and is empty for a
+    /// custom one. The v1 members:
     /// `joints` are the measured joints relative to the working side, first mention first; `holdSeconds` is the
     /// hold time for `hold` exercises and `null` for `rep` ones; `faults` the possible faults in vocabulary order.
     /// - Parameters:
@@ -101,7 +104,14 @@ extension WireEncoder {
         buffer.appendJSONNumber(exercise.kind == .hold ? thresholds.holdSeconds : nil)
         buffer.appendLiteral(#","faults":"#)
         buffer.appendJSONStrings(exercise.possibleFaults)
-        buffer.append(UInt8(ascii: "}"))
+        buffer.appendLiteral(#","names":{"#)
+        for (position, entry) in exercise.localizedNames.enumerated() {
+            if position > 0 { buffer.append(UInt8(ascii: ",")) }
+            buffer.appendJSONString(entry.language)
+            buffer.append(UInt8(ascii: ":"))
+            buffer.appendJSONString(entry.name)
+        }
+        buffer.appendLiteral("}}")
     }
 
     /// Writes a measurement object: `{"type":"flexion","joints":["hip","knee","ankle"]}`,
@@ -126,7 +136,8 @@ extension WireEncoder {
         case .inclination(let segment), .tilt(let segment):
             buffer.appendLiteral(#","segment":"#)
             encodeSegment(segment, into: &buffer)
-        case .tiltAgainst(let segment, let reference), .inclinationBeyond(let segment, let reference):
+        case .tiltAgainst(let segment, let reference), .inclinationBeyond(let segment, let reference),
+            .lean(let segment, let reference):
             buffer.appendLiteral(#","segment":"#)
             encodeSegment(segment, into: &buffer)
             buffer.appendLiteral(#","reference":"#)
