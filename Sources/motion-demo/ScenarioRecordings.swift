@@ -26,7 +26,9 @@ func printScenarioRecordings(exercise wanted: String?) -> Bool {
             line.appendLiteral(#","exercise":"#)
             line.appendJSONString(exercise.id)
             line.appendLiteral(#","side":"#)
-            if let side = scenario.configuration.side { line.appendJSONString(side.rawValue) } else {
+            if let side = scenario.configuration.side {
+                line.appendJSONString(side.rawValue)
+            } else {
                 line.appendLiteral("null")
             }
             line.appendLiteral(#","mirrored":"#)

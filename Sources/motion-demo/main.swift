@@ -7,7 +7,9 @@ func runDemo(arguments: [String]) throws {
     if arguments.dropFirst().first == "--scenarios" {
         let wanted = arguments.dropFirst(2).first
         if !printScenarioRecordings(exercise: wanted) {
-            print("unknown exercise '\(wanted ?? "")'; choose one of: \(Exercise.catalog.map(\.id).joined(separator: ", "))")
+            print(
+                "unknown exercise '\(wanted ?? "")'; choose one of: \(Exercise.catalog.map(\.id).joined(separator: ", "))"
+            )
         }
         return
     }

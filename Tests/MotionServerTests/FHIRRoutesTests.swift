@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import MotionCore
+import MotionSimulation
 import MotionWire
 import NetworkTestSupport
 import Testing
@@ -192,6 +193,36 @@ struct FHIRRoutesTests {
             #expect(Self.links(none).keys.sorted() == ["self"])
             let squats = try await Self.get(address, "/v1/subjects/p%2017/fhir?exercise=squat")
             #expect(try Self.observations(squats).isEmpty)
+        }
+    }
+
+    @Test func aHoldExercisesHeldTimeIsItsSummarysHolds() async throws {
+        try await withMotionServer { address, _, _ in
+            let scenario = try #require(Scenario.scenarios(for: .plankHold).first)
+            let body =
+                #"{"exercise":"plankHold","subject":"h","frames":["#
+                + scenario.simulation.poses().map(poseMessage).joined(separator: ",") + "]}"
+            let answer = try await request(address, "POST", "/v1/analyze", body: body)
+            let summary = try #require(Server.json(answer)?["summary"] as? [String: Any])
+            let holds = try #require(summary["holds"] as? [[String: Any]])
+            #expect(holds.count == 2, "the scenario holds twice")
+            let held = holds.compactMap { $0["held"] as? Double }
+            let id = try #require(summary["id"] as? String)
+            let observation = try #require(
+                try Self.observations(try await Self.get(address, "/v1/sessions/\(id)/fhir", token: nil)).first)
+            let total = try #require(Self.quantity(observation, "heldTime"))
+            #expect(abs(total - held.reduce(0, +)) <= 0.005)
+            let longest = try #require(Self.quantity(observation, "longestHold"))
+            #expect(abs(longest - (summary["bestHold"] as? Double ?? -1)) <= 0.005)
+            #expect(longest > 0)
+
+            // A rep exercise has no hold components.
+            let curl = try await Self.analyze(address, subject: "h", token: nil)
+            let reps = try #require(
+                try Self.observations(
+                    try await Self.get(address, "/v1/sessions/\(curl["id"] as? String ?? "")/fhir", token: nil)
+                ).first)
+            #expect(Self.quantity(reps, "heldTime") == nil && Self.quantity(reps, "cleanReps") != nil)
         }
     }
 

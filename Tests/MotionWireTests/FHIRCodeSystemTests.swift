@@ -13,12 +13,14 @@ import Testing
         return try #require(try JSONSerialization.jsonObject(with: Data(buffer)) as? [String: Any])
     }
 
-    @Test func everyBuiltinExerciseHasASpanishName() {
-        for exercise in Exercise.catalog {
-            let name = FHIRExerciseNames.spanish[exercise.id]
-            #expect(name?.isEmpty == false, "\(exercise.id)")
+    @Test func everyBuiltinExerciseIsNamedInEnglishAndSpanish() throws {
+        let root = try Self.parsed(.exercises(version: "1"))
+        let concepts = try #require(root["concept"] as? [[String: Any]])
+        for concept in concepts {
+            let designations = try #require(concept["designation"] as? [[String: String]])
+            #expect(designations.map { $0["language"] } == ["en", "es"], "\(concept["code"] ?? "")")
+            #expect(designations.allSatisfy { $0["value"]?.isEmpty == false })
         }
-        #expect(Set(FHIRExerciseNames.spanish.keys) == Set(Exercise.catalog.map(\.id)), "no name of another id")
     }
 
     @Test func theExercisesListTheCatalogInOrderWithNamesUnitAndKind() throws {
@@ -33,11 +35,8 @@ import Testing
         for (concept, exercise) in zip(concepts, Exercise.catalog) {
             #expect(concept["display"] as? String == exercise.name)
             let designations = try #require(concept["designation"] as? [[String: String]])
-            #expect(
-                designations == [
-                    ["language": "en", "value": exercise.name],
-                    ["language": "es", "value": FHIRExerciseNames.spanish[exercise.id] ?? ""],
-                ])
+            #expect(designations == exercise.localizedNames.map { ["language": $0.language, "value": $0.name] })
+            #expect(designations.first == ["language": "en", "value": exercise.name])
             let properties = try #require(concept["property"] as? [[String: String]])
             let unit = exercise.measurement.unit == .degrees ? "deg" : "1"
             #expect(

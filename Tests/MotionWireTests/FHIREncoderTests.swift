@@ -285,7 +285,8 @@ import Testing
         summary.reps = [rep(1, peak: 90), rep(2, peak: 99, faults: [.keepTrunkUpright]), rep(3, peak: 80)]
         let metadata = SummaryMetadata(id: "x", subject: "s", status: .finished, startedAt: 10, endedAt: 20)
         let observation = FHIRObservation(
-            summary: summary, metadata: metadata, entry: "urn:uuid:e", exercise: Self.builtin("squat"), unit: .degrees)
+            summary: summary, metadata: metadata, entry: "urn:uuid:e", exercise: Self.builtin("squat"), unit: .degrees,
+            kind: .rep)
         #expect(observation.meanPeak == 85)
         #expect(observation.cleanReps == 2 && observation.rejectedReps == 1)
         #expect(observation.duration == 12.5)
@@ -293,8 +294,25 @@ import Testing
         #expect(observation.holds == nil)
         let empty = FHIRObservation(
             summary: SessionSummary(exercise: "squat"), metadata: metadata, entry: "urn:uuid:e",
-            exercise: Self.builtin("squat"), unit: .degrees)
+            exercise: Self.builtin("squat"), unit: .degrees, kind: .rep)
         #expect(empty.meanPeak == nil)
         #expect(empty.duration == nil, "no pose, no duration")
+    }
+
+    @Test func holdTimesComeFromTheSummarysHoldsOfAHoldExercise() {
+        var summary = SessionSummary(exercise: "plankHold")
+        summary.holds = [Hold(start: 1, held: 4.5, completed: false), Hold(start: 9, held: 120, completed: true)]
+        let metadata = SummaryMetadata(id: "x", status: .finished, startedAt: 10, endedAt: 20)
+        func observation(_ summary: SessionSummary, kind: Exercise.Kind?) -> FHIRObservation {
+            FHIRObservation(
+                summary: summary, metadata: metadata, entry: "urn:uuid:e", exercise: Self.builtin("plankHold"),
+                unit: .degrees, kind: kind)
+        }
+        #expect(observation(summary, kind: .hold).holds == [4.5, 120])
+        #expect(observation(summary, kind: nil).holds == [4.5, 120], "an unknown kind with holds")
+        #expect(observation(summary, kind: .rep).holds == nil)
+        let none = SessionSummary(exercise: "plankHold")
+        #expect(observation(none, kind: .hold).holds == [], "a hold exercise held nothing yet: 0 s")
+        #expect(observation(none, kind: nil).holds == nil)
     }
 }

@@ -245,12 +245,14 @@ class FHIRChecks(unittest.TestCase):
                 close(f"{side}Best", per_side[side]["best"], unit)
             else:
                 self.assertNotIn(f"{side}CleanReps", components)
-        holds = summary.get("holds")
-        if holds is None:
-            self.assertNotIn("heldTime", components, "held time comes from the summary's holds")
+        kind = next(p["valueCode"] for p in exercise["property"] if p["code"] == "kind") if exercise else None
+        if kind == "hold":
+            # docs/protocol.md §5.4: the attempts that ended, each timed past its holdSeconds while it lasted.
+            close("heldTime", sum(hold["held"] for hold in summary["holds"]), "s")
+            close("longestHold", summary["bestHold"], "s")
         else:
-            close("heldTime", sum(hold["held"] for hold in holds), "s")
-            close("longestHold", summary.get("bestHold"), "s")
+            self.assertNotIn("heldTime", components, name)
+            self.assertNotIn("longestHold", components, name)
         return components
 
 
@@ -285,8 +287,9 @@ class CodeSystemTests(FHIRChecks):
             kinds["faults"] += summary["rejectedCount"] > 0
             kinds["alternating"] += summary["perSide"] is not None
             kinds["holds"] += concepts("exercises")[summary["exercise"]]["property"][1]["valueCode"] == "hold"
+            kinds["held time"] += bool(summary["holds"]) and summary["bestHold"] > 0
             kinds["segment lengths"] += concepts("exercises")[summary["exercise"]]["property"][0]["valueCode"] == "1"
-        for kind in ("faults", "alternating", "holds", "segment lengths"):
+        for kind in ("faults", "alternating", "holds", "held time", "segment lengths"):
             self.assertGreater(kinds[kind], 0, f"the scenarios include {kind}")
 
 

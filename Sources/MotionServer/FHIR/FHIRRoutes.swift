@@ -110,13 +110,14 @@ struct FHIRRoutes {
     private func observation(
         of session: StoredSession, codings: inout ExerciseCodings
     ) async throws(RESTError) -> FHIRObservation {
-        let (coding, unit) = try await codings.coding(of: session.summary)
+        let exercise = try await codings.exercise(of: session.summary)
         let metadata = SummaryMetadata(
             id: session.id.description, subject: session.subject, status: SummaryMetadata.Status(session.status),
             startedAt: Double(session.startedAt) / 1000, endedAt: session.endedAt.map { Double($0) / 1000 })
         return FHIRObservation(
             summary: session.summary, metadata: metadata,
-            entry: FHIRConfiguration.entry(session: session.id.description), exercise: coding, unit: unit)
+            entry: FHIRConfiguration.entry(session: session.id.description), exercise: exercise.coding,
+            unit: exercise.unit, kind: exercise.kind)
     }
 
     private func bundle(
@@ -143,25 +144,37 @@ struct FHIRRoutes {
     }
 }
 
-/// The codings of the exercises of one tenant's sessions, looked up once per id and version for one answer: a
-/// built-in one in ``FHIRSystem/exercises``, a custom one in the tenant's system with the name and unit of the
-/// version the session used (read from the store when it is not the current one).
+/// What the export says of a session's exercise: its coding, the unit of its values and its kind, nil where the
+/// definition could not be read.
+private struct ExerciseFacts {
+    var coding: FHIRObservation.Coding
+    var unit: Measurement.Unit?
+    var kind: Exercise.Kind?
+
+    init(_ coding: FHIRObservation.Coding, _ exercise: Exercise?) {
+        self.coding = coding
+        unit = exercise?.measurement.unit
+        kind = exercise?.kind
+    }
+}
+
+/// The exercises of one tenant's sessions, looked up once per id and version for one answer: a built-in one coded in
+/// ``FHIRSystem/exercises``, a custom one in the tenant's system with the name, unit and kind of the version the
+/// session used (read from the store when it is not the current one).
 private struct ExerciseCodings {
     let context: AppContext
     let tenant: String
-    private var found: [String: [Int: (FHIRObservation.Coding, Measurement.Unit?)]] = [:]
+    private var found: [String: [Int: ExerciseFacts]] = [:]
 
     init(context: AppContext, tenant: String) {
         self.context = context
         self.tenant = tenant
     }
 
-    mutating func coding(
-        of summary: SessionSummary
-    ) async throws(RESTError) -> (FHIRObservation.Coding, Measurement.Unit?) {
+    mutating func exercise(of summary: SessionSummary) async throws(RESTError) -> ExerciseFacts {
         let id = summary.exercise
         if let builtin = Exercise.named(id) {
-            return (.init(system: FHIRSystem.exercises, code: id, display: builtin.name), builtin.measurement.unit)
+            return ExerciseFacts(.init(system: FHIRSystem.exercises, code: id, display: builtin.name), builtin)
         }
         let version = summary.exerciseVersion
         if let known = found[id]?[version] { return known }
@@ -176,8 +189,8 @@ private struct ExerciseCodings {
         }
         let coding = FHIRObservation.Coding(
             system: FHIRConfiguration.customExerciseSystem(tenant: tenant), code: id, display: exercise?.name)
-        let result = (coding, exercise?.measurement.unit)
-        found[id, default: [:]][version] = result
-        return result
+        let facts = ExerciseFacts(coding, exercise)
+        found[id, default: [:]][version] = facts
+        return facts
     }
 }

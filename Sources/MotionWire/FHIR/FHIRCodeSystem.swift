@@ -135,7 +135,8 @@ extension FHIRCodeSystem {
         Property(code: "kind", description: "rep: repetitions out and back; hold: a position held for a time"),
     ]
 
-    /// The built-in exercises, ``FHIRSystem/exercises``: each with its English and Spanish names, its unit and kind.
+    /// The built-in exercises, ``FHIRSystem/exercises``: each with its names in the catalog's languages
+    /// (`Exercise.localizedNames`: English and Spanish), its unit and kind.
     /// - Parameters:
     ///   - catalog: The built-in exercises, in order.
     ///   - version: The server's version.
@@ -147,11 +148,7 @@ extension FHIRCodeSystem {
             description: "The exercises every motion-server measures, coded by their catalog id (docs/catalog.md).",
             properties: exerciseProperties,
             concepts: catalog.map { exercise in
-                var designations = [(language: "en", value: exercise.name)]
-                if let spanish = FHIRExerciseNames.spanish[exercise.id] {
-                    designations.append((language: "es", value: spanish))
-                }
-                return concept(of: exercise, designations: designations)
+                concept(of: exercise, designations: exercise.localizedNames.map { ($0.language, $0.name) })
             })
     }
 

@@ -5,7 +5,8 @@ public import MotionCore
 ///
 /// ```swift
 /// let observation = FHIRObservation(
-///     summary: session.summary, metadata: metadata, entry: "urn:uuid:…", exercise: coding, unit: .degrees)
+///     summary: session.summary, metadata: metadata, entry: "urn:uuid:…", exercise: coding, unit: .degrees,
+///     kind: .rep)
 /// ```
 public struct FHIRObservation: Sendable, Hashable {
     /// A code of a code system, with its display.
@@ -106,17 +107,29 @@ public struct FHIRObservation: Sendable, Hashable {
         self.holds = holds
     }
 
-    /// The observation of a stored session: its counts, best, the clean reps' mean peak, duration, side and
-    /// per-side tallies from `summary`, and its times and status from `metadata`.
+    /// The observation of a stored session: its counts, best, the clean reps' mean peak, duration, side, per-side
+    /// tallies and hold times from `summary`, and its times and status from `metadata`.
+    ///
+    /// The hold times are the summary's `holds` (docs/protocol.md §5.4) for a hold exercise, none at all for a rep
+    /// exercise; for an exercise of unknown kind, the summary's holds when it has any.
     /// - Parameters:
     ///   - summary: The session's summary.
     ///   - metadata: Its id, subject, status and server times.
     ///   - entry: The entry's `fullUrl`.
     ///   - exercise: The exercise's coding.
     ///   - unit: The unit of the exercise's values, nil when unknown.
+    ///   - kind: Whether the exercise counts reps or holds, nil when unknown.
     public init(
-        summary: SessionSummary, metadata: SummaryMetadata, entry: String, exercise: Coding, unit: Measurement.Unit?
+        summary: SessionSummary, metadata: SummaryMetadata, entry: String, exercise: Coding, unit: Measurement.Unit?,
+        kind: Exercise.Kind?
     ) {
+        let held = summary.holds.map(\.held)
+        let holds: [Double]? =
+            switch kind {
+            case .hold: held
+            case .rep: nil
+            case nil: held.isEmpty ? nil : held
+            }
         let cleanPeaks = summary.reps.filter(\.isClean).map(\.peak)
         self.init(
             id: metadata.id, entry: entry, status: metadata.status, startedAt: metadata.startedAt,
@@ -124,6 +137,6 @@ public struct FHIRObservation: Sendable, Hashable {
             cleanReps: summary.repCount, rejectedReps: summary.rejectedCount, best: summary.best,
             meanPeak: cleanPeaks.isEmpty ? nil : cleanPeaks.reduce(0, +) / Double(cleanPeaks.count),
             duration: summary.firstTimestamp == nil ? nil : summary.duration, perSide: summary.perSide,
-            holds: nil)
+            holds: holds)
     }
 }
