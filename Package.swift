@@ -60,7 +60,9 @@ let package = Package(
             name: "LoadKit", dependencies: ["Basics", "NetCore", "HTTPWire", "CNetShim"], swiftSettings: strict),
         .target(
             name: "MotionServer",
-            dependencies: ["Basics", "MotionCore", "MotionWire", "HTTPWire", "HTTPServer", "SessionStore"],
+            dependencies: [
+                "Basics", "MotionCore", "MotionWire", "MotionSimulation", "HTTPWire", "HTTPServer", "SessionStore",
+            ],
             swiftSettings: strict, plugins: ["EmbedFiles"]),
         // Build tool: a target's .json files (MotionServer's openapi.json) as Swift constants, no Foundation at run time.
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"]),

@@ -25,6 +25,7 @@
 #   MOTION=1       the phone's samples too, 60 per second, a `motion` message every MOTION_EVERY poses
 #                  (default 3: every 100 ms, as the Live page sends them; motion-load --motion, docs/protocol.md §3.3)
 #   BINARY=1       poses as binary frames (motion-load --binary, docs/protocol.md §3.2)
+#   SERVER_BIN=<path>  measures that motion-server binary (an A/B against an older build) instead of building one
 # Smoke run: RUNS=1 START=50 STEP=50 MAX_SESSIONS=100 STEP_SECONDS=2 MAX_LOAD= bench/capacity.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,10 +53,16 @@ mkdir -p "$RAW"
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" || true
 ((2 * MAX_SESSIONS + 256 <= $(ulimit -n))) || die "ulimit -n $(ulimit -n) is too low for $MAX_SESSIONS sessions"
 
-log "building motion-server and motion-load (release)"
-swift build -c release --product motion-server >&2 || die "swift build motion-server failed"
+if [[ -n ${SERVER_BIN:-} ]]; then
+    SERVER=$SERVER_BIN
+    [[ -x $SERVER ]] || die "SERVER_BIN $SERVER is not an executable"
+    log "server $SERVER (SERVER_BIN); building motion-load (release)"
+else
+    log "building motion-server and motion-load (release)"
+    swift build -c release --product motion-server >&2 || die "swift build motion-server failed"
+    SERVER=.build/release/motion-server
+fi
 swift build -c release --product motion-load >&2 || die "swift build motion-load failed"
-SERVER=.build/release/motion-server
 LOAD=.build/release/motion-load
 
 wait_quiet "$MAX_LOAD" "$LOAD_WAIT"

@@ -1,6 +1,7 @@
-// The Exercises page's "Try it": the Demo figure performs a draft definition and the server measures it with
-// that definition before it is saved (`POST /v1/exercises/preview`, nothing stored); the figure plays on a loop
-// with the counts rising as the engine counted them.
+// The Exercises page's "Try it": the server's simulated person performs a draft definition (`POST
+// /v1/exercises/demo`) and the server measures it with that definition before it is saved (`POST
+// /v1/exercises/preview`, nothing stored); the figure plays on a loop with the counts rising as the engine counted
+// them.
 
 import { request } from './api.js';
 import { DemoSource } from './demo.js';
@@ -36,7 +37,8 @@ export class ExerciseTrial {
       // The draft as the server reads it (its measured joints and form faults), then the figure's frames.
       const { exercise } = await request('POST', '/v1/exercises/preview', { exercise: definition, side, frames: [] });
       if (generation !== this.generation) return;
-      const demo = new DemoSource(exercise, side || 'right');
+      const demo = await DemoSource.loadDraft(definition, side || 'right');
+      if (generation !== this.generation) return;
       const rate = Math.min(FRAMES_PER_SECOND, (MAX_FRAMES - 1) / demo.cycle);
       const frames = [];
       for (let i = 0; i / rate < demo.cycle; i++) {

@@ -7,7 +7,7 @@ import { renderSummary, showStored } from './summary.js';
 import { t, exerciseName, onLanguageChange } from './i18n.js';
 import { exercises, checkToken, TOKEN_EVENT } from './api.js';
 import { LiveStream } from './stream.js';
-import { DemoSource } from './demo.js';
+import { DemoSource, demoSpeed } from './demo.js';
 import { SkeletonView } from './skeleton.js';
 import { RealtimeChart, MotionChart } from './chart.js';
 import { MotionSensor, requestMotionPermission } from './motion.js';
@@ -99,7 +99,11 @@ function previewExercise() {
   sessionView.setExercise(ex);
   const side = $('side').value || null;
   stage.setMeasured(measuredJoints(ex, side));
-  stage.setPose(new DemoSource(ex, side || 'right', { noise: 0 }).poseAt(0));
+  // The figure at rest, from the exercise's demo (a newer choice supersedes an answer still on its way).
+  const shown = (previewExercise.shown = `${ex.id}/${side}`);
+  DemoSource.load(ex, side || 'right').then((demo) => {
+    if (previewExercise.shown === shown && !session) stage.setPose(demo.poseAt(0));
+  }, () => { /* the stage stays empty: the demo is unavailable (offline, or no access yet) */ });
 }
 
 function showSourceOptions() {
@@ -256,8 +260,11 @@ function readPrescription(ex) {
 
 // ---- Sources --------------------------------------------------------------------------------------------
 
-function demoSource(ex, side) {
-  const demo = new DemoSource(ex, side || 'right');
+/** The server's simulated person as a source: its performance in a loop, each pose stamped with the demo's own
+ * clock (faster than the wall's under `demoSpeed`, so a sped-up demo still moves at a person's pace). */
+async function demoSource(ex, side) {
+  const demo = await DemoSource.load(ex, side || 'right');
+  const speed = demoSpeed();
   let timer = 0;
   return {
     format: 'joints',
@@ -265,12 +272,13 @@ function demoSource(ex, side) {
     begin(send, onPose) {
       const wall0 = performance.now();
       const tick = () => {
-        const frame = demo.poseAt((performance.now() - wall0) / 1000);
+        const clock = ((performance.now() - wall0) / 1000) * speed;
+        const frame = { ...demo.poseAt(clock), t: Math.round(clock * 1000) / 1000 };
         onPose(frame);
         send(frame);
       };
       tick();
-      timer = setInterval(tick, 1000 / 30);
+      timer = setInterval(tick, 1000 / (30 * speed));
     },
     stop() { clearInterval(timer); },
   };
@@ -313,7 +321,14 @@ function prepareReplay(recording) {
 }
 
 async function prepareSource(kind, ex, side, recording) {
-  if (kind === 'demo') return demoSource(ex, side);
+  if (kind === 'demo') {
+    try {
+      return await demoSource(ex, side);
+    } catch (e) {
+      setStatus('status.error', { message: e?.message || String(e) }, 'bad');
+      return null;
+    }
+  }
   if (kind === 'replay') return prepareReplay(recording);
   // Camera: loaded on demand, so the core pages never touch the CDN.
   setStatus('status.loadingCamera');
@@ -445,7 +460,7 @@ async function startSession() {
     source.begin((frame) => {
       if (s.stopping || s.finishing) return;
       // Keep time strictly increasing (docs/protocol.md §2); replays carry their own clock.
-      let tt = kind === 'replay' ? frame.t : Math.round((performance.now() - s.t0)) / 1000;
+      let tt = kind === 'replay' || kind === 'demo' ? frame.t : Math.round((performance.now() - s.t0)) / 1000;
       if (tt <= s.lastT) tt = s.lastT + 0.001;
       s.lastT = tt;
       const sent = { ...frame, t: tt };

@@ -142,12 +142,13 @@ extension Scenario {
         return sign * (exercise.target - t.enter) >= margin ? exercise.target : t.enter + sign * margin
     }
 
-    private static func peakAt(fraction: Double, of exercise: Exercise) -> Double {
+    /// The value `fraction` of the way from `rest` to the target.
+    static func peakAt(fraction: Double, of exercise: Exercise) -> Double {
         exercise.thresholds.rest + fraction * (exercise.target - exercise.thresholds.rest)
     }
 
     /// A seed from the id that is the same in every process (FNV-1a; `hashValue` is not).
-    private static func stableSeed(_ id: String) -> UInt64 {
+    static func stableSeed(_ id: String) -> UInt64 {
         id.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }
 }

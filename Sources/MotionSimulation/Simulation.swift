@@ -165,7 +165,7 @@ public struct Simulation: Sendable {
 
     private static let holdRamp = 1.0
 
-    private func attemptDuration(_ index: Int) -> Double {
+    func attemptDuration(_ index: Int) -> Double {
         guard exercise.kind == .hold else { return repDuration }
         return 2 * Self.holdRamp + (reps[index].holdFor ?? exercise.thresholds.holdSeconds + 0.7)
     }

@@ -493,9 +493,9 @@ class BrowserTests(unittest.TestCase):
             "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
         self.assertLessEqual(overflow, 0, f"page scrolls horizontally by {overflow}px")
 
-    def start_demo(self, lang, exercise="elbowFlexion"):
+    def start_demo(self, lang, exercise="elbowFlexion", query=""):
         subject = f"browser-{lang}-{uuid.uuid4().hex[:8]}"
-        self.open(f"/?lang={lang}")
+        self.open(f"/?lang={lang}{query}")
         wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
                  message="catalog loaded")
         self.assert_no_console_errors()  # the Live screen loads cleanly
@@ -612,6 +612,25 @@ class BrowserTests(unittest.TestCase):
         self.assertEqual(self.text("start"), "Start")
         self.assertTrue(self.el("start").is_enabled())
         type(self).live_session = {"id": session_id, "subject": subject, "reps": reps, "rejected": rejected}
+
+    def test_1c_the_demo_shows_every_exercise_counting(self):
+        """The Demo source is the server's own simulated person (GET /v1/exercises/{id}/demo): every built-in exercise,
+        standing, seated or lying, rep or hold, counts at least one clean rep or completed hold on the Live page.
+        Played at four times the pace (`demoSpeed=4`), each pose stamped with the demo's clock."""
+        catalog = json.loads(self.api("/v1/exercises")[2])["exercises"]
+        builtins = [e["id"] for e in catalog if e["builtin"]]
+        self.assertEqual(len(builtins), 24)
+        counted = {}
+        for exercise in builtins:
+            with self.subTest(exercise=exercise):
+                self.start_demo("en", exercise, query="&demoSpeed=4")
+                wait_for(lambda: "started" in self.text("status"), 10, message=f"{exercise} started")
+                wait_for(lambda: self.counts()[0] >= 1, 20, message=f"a counted rep or hold of {exercise}")
+                counted[exercise] = self.counts()
+                self.el("stop").click()
+                self.wait_stored(10, f"{exercise} stored")
+                self.assert_no_console_errors()
+        self.assertEqual(sorted(counted), sorted(builtins), counted)
 
     def test_2_live_demo_spanish(self):
         self.live_demo("es", "Mantenga quieto el brazo", "iniciada", stop_after_fault=True)
@@ -803,7 +822,7 @@ class BrowserTests(unittest.TestCase):
             const [seconds, from, to, done] = arguments;
             Promise.all([import('/js/demo.js'), import('/js/api.js')]).then(async ([{ DemoSource }, { exercises }]) => {
               const exercise = (await exercises()).find((e) => e.id === 'elbowFlexion');
-              const demo = new DemoSource(exercise, 'right');
+              const demo = await DemoSource.load(exercise, 'right');
               const frames = [];
               for (let i = 0; i < seconds * 30; i++) {
                 const clock = i / 30;

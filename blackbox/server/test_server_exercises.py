@@ -108,7 +108,10 @@ class ExerciseLifecycleTests(unittest.TestCase):
                 mine["id"] = "copyOf" + entry["id"][0].upper() + entry["id"][1:]
                 created = SERVER.post("/v1/exercises", mine)
                 self.assertEqual(created.status, 201, created)
-                expected = dict(mine, builtin=False, version=1)
+                # The catalog's names in both languages belong to the built-in entry; a copy has its author's name.
+                self.assertEqual(set(entry["names"]), {"en", "es"})
+                self.assertEqual(entry["names"]["en"], entry["name"])
+                expected = dict(mine, builtin=False, version=1, names={})
                 self.assertEqual(created.json(), expected)
                 self.assertEqual(SERVER.delete(f"/v1/exercises/{mine['id']}").status, 204)
 

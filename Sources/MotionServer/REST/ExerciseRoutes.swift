@@ -20,6 +20,8 @@ struct ExerciseRoutes {
             routes.put("/v1/exercises/{id}", handler: update)
             routes.delete("/v1/exercises/{id}", handler: delete)
             routes.get("/v1/exercises/{id}/versions/{version}", handler: version)
+            routes.get("/v1/exercises/{id}/demo", handler: demo)
+            routes.post("/v1/exercises/demo", handler: demoDraft)
             routes.post("/v1/exercises/preview", handler: preview)
         }
         router.get("/v1/formats") { _ in REST.json(Self.formats) }
@@ -65,6 +67,28 @@ struct ExerciseRoutes {
         }
         guard let record else { throw RESTError.unknownExercise(id) }
         return Self.json(try decodeStored(record))
+    }
+
+    /// `GET /v1/exercises/{id}/demo?side=left|right`: the simulated person acting out a current exercise
+    /// (``DemoPerformance``); `side` defaults to `right`.
+    private func demo(_ request: HTTPRequest, caller: Caller) throws(RESTError) -> HTTPResponse {
+        let id = request.parameters["id"] ?? ""
+        guard let exercise = context.exercises.exercise(id, tenant: caller.tenant) else { throw .unknownExercise(id) }
+        var side = BodySide.right
+        if let text = request.query("side") {
+            guard let named = BodySide(rawValue: text) else { throw .invalidQuery("side must be left or right") }
+            side = named
+        }
+        return REST.json(DemoPerformance.encode(exercise, side: side))
+    }
+
+    /// `POST /v1/exercises/demo`: the simulated person acting out a draft definition (`{"exercise":{…},"side":…}`,
+    /// read and checked as a preview reads it; `frames` is ignored), for a page to measure with the preview.
+    private func demoDraft(_ request: HTTPRequest, caller: Caller) throws -> HTTPResponse {
+        _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
+        let draft = try ExercisePreviewRequest(
+            decoding: request.body, limits: context.limits.wireLimits, definitionLimits: definitionLimits)
+        return REST.json(DemoPerformance.encode(draft.exercise, side: draft.side ?? .right))
     }
 
     /// `POST /v1/exercises/preview` (``ExercisePreviewRequest``): a draft definition, checked as a save would check
