@@ -2,9 +2,10 @@
 against the FHIR models of the PyPI package fhir.resources (its R4B module), and says what the session's summary says.
 
 The sessions are the simulation's scenarios of every catalog exercise (`motion-demo --scenarios`: clean on each
-side, every fault, the wrong posture and the wrong view; alternating sides and holds where the exercise has them),
-posted to `POST /v1/analyze` (finished), replayed half-way into HTTP sessions (live, then stopped), and one
-WebSocket session dropped for good (abandoned). Both endpoints are read in both variants (`collection`,
+side, every fault, the wrong posture and the wrong view; alternating sides and holds where the exercise has them) and
+the server's own demonstration of each (`GET /v1/exercises/{id}/demo`: six reps, two with a fault, holds kept a second
+past their time), posted to `POST /v1/analyze` (finished), replayed half-way into HTTP sessions (live, then stopped),
+and one WebSocket session dropped for good (abandoned). Both endpoints are read in both variants (`collection`,
 `transaction`), the subject's pages followed by their `next` links.
 
 fhir.resources checks structure and types, not every FHIR rule, so the checks here add what it leaves out: no empty
@@ -43,7 +44,7 @@ UCUM = "http://unitsofmeasure.org"
 UNIT_TOLERANCE = {"deg": 0.05 + 1e-9, "1": 0.0005 + 1e-12, "s": 0.005 + 1e-9}
 
 SERVER = None
-SCENARIOS = []  # every scenario of motion-demo --scenarios
+SCENARIOS = []  # every scenario of motion-demo --scenarios, then the server's demo of every built-in exercise
 FINISHED = []   # (scenario, stored summary) of every analysed scenario
 CODES = {}      # the served CodeSystems: "exercises", "measures" -> parsed JSON
 
@@ -58,15 +59,41 @@ def subject_of(exercise):
     return f"fhir {exercise}"
 
 
-def analyze(scenario, subject, token=TOKEN_A):
-    body = {"exercise": scenario["exercise"], "subject": subject, "mirrored": scenario["mirrored"],
-            "frames": scenario["frames"]}
+def start_of(scenario, subject):
+    start = {"exercise": scenario["exercise"], "subject": subject, "mirrored": scenario["mirrored"]}
     if scenario["side"]:
-        body["side"] = scenario["side"]
-    response = SERVER.post("/v1/analyze", body, token=token, timeout=60)
+        start["side"] = scenario["side"]
+    return start
+
+
+def analyze(scenario, subject, token=TOKEN_A):
+    """The stored summary of a scenario posted to /v1/analyze."""
+    response = SERVER.post("/v1/analyze", dict(start_of(scenario, subject), frames=scenario["frames"]), token=token,
+                           timeout=60)
     if response.status != 200:
         raise AssertionError(f"{scenario['name']}: analyze answered {response.status} {response.body[:300]!r}")
     return response.json()["summary"]
+
+
+def record(scenario, subject, token=TOKEN_A):
+    """The stored summary of a scenario: posted to /v1/analyze, or, for the server's demos (longer than the 1,000
+    frames a request carries), streamed into an HTTP session a batch at a time and stopped."""
+    if not scenario.get("demo"):
+        return analyze(scenario, subject, token)
+    created = SERVER.post("/v1/sessions", start_of(scenario, subject), token=token)
+    if created.status != 201:
+        raise AssertionError(f"{scenario['name']}: POST /v1/sessions answered {created.status} {created.body!r}")
+    sid = created.json()["id"]
+    frames = scenario["frames"]
+    for first in range(0, len(frames), 1000):
+        posted = SERVER.post(f"/v1/sessions/{sid}/poses", {"frames": frames[first:first + 1000]}, token=token,
+                             timeout=60)
+        if posted.status != 200:
+            raise AssertionError(f"{scenario['name']}: poses answered {posted.status} {posted.body[:300]!r}")
+    stopped = SERVER.post(f"/v1/sessions/{sid}/stop", token=token, timeout=60)
+    if stopped.status != 200:
+        raise AssertionError(f"{scenario['name']}: stop answered {stopped.status} {stopped.body[:300]!r}")
+    return stopped.json()
 
 
 def setUpModule():
@@ -86,11 +113,20 @@ def setUpModule():
     SERVER = server.start()
     for name in ("exercises", "measures"):
         CODES[name] = SERVER.get(f"/fhir/CodeSystem/{name}").json()
+    # The server's own simulated person (docs/protocol.md §5.1, demo) acting out each built-in exercise.
+    for exercise in SERVER.get("/v1/exercises", token=TOKEN_A).json()["exercises"]:
+        demo = SERVER.get(f"/v1/exercises/{exercise['id']}/demo", token=TOKEN_A, timeout=30)
+        if demo.status != 200:
+            raise RuntimeError(f"GET /v1/exercises/{exercise['id']}/demo answered {demo.status}")
+        performance = demo.json()
+        SCENARIOS.append({"name": f"{exercise['id']}: the server's demo", "exercise": exercise["id"],
+                          "side": performance["side"] if exercise["sidedness"] == "oneSided" else None,
+                          "mirrored": False, "demo": True, "frames": performance["frames"]})
     # Two requests at a time: the server's two loops stay busy while this process encodes the next body.
     with ThreadPoolExecutor(max_workers=2) as pool:
-        summaries = pool.map(lambda s: analyze(s, subject_of(s["exercise"])), SCENARIOS)
+        summaries = pool.map(lambda s: record(s, subject_of(s["exercise"])), SCENARIOS)
         FINISHED = list(zip(SCENARIOS, summaries))
-    print(f"\n[test_server_fhir] {len(SCENARIOS)} scenarios analysed in {time.monotonic() - started:.1f} s",
+    print(f"\n[test_server_fhir] {len(SCENARIOS)} sessions recorded in {time.monotonic() - started:.1f} s",
           file=sys.stderr)
 
 
@@ -279,11 +315,14 @@ class CodeSystemTests(FHIRChecks):
         self.assertEqual(SERVER.get("/fhir/CodeSystem/custom-exercises").status, 401)
 
     def test_every_catalog_exercise_was_exported(self):
-        self.assertEqual({s["exercise"] for s in SCENARIOS}, {c["code"] for c in CODES["exercises"]["concept"]})
+        codes = {c["code"] for c in CODES["exercises"]["concept"]}
+        self.assertEqual({s["exercise"] for s in SCENARIOS if not s.get("demo")}, codes)
+        self.assertEqual({s["exercise"] for s in SCENARIOS if s.get("demo")}, codes)
         kinds = collections.Counter()
         for scenario, summary in FINISHED:
-            self.assertEqual(summary["repCount"], scenario["expectedClean"], scenario["name"])
-            self.assertEqual(summary["rejectedCount"], scenario["expectedRejected"], scenario["name"])
+            if not scenario.get("demo"):
+                self.assertEqual(summary["repCount"], scenario["expectedClean"], scenario["name"])
+                self.assertEqual(summary["rejectedCount"], scenario["expectedRejected"], scenario["name"])
             kinds["faults"] += summary["rejectedCount"] > 0
             kinds["alternating"] += summary["perSide"] is not None
             kinds["holds"] += concepts("exercises")[summary["exercise"]]["property"][1]["valueCode"] == "hold"
@@ -294,6 +333,21 @@ class CodeSystemTests(FHIRChecks):
 
 
 class SessionBundleTests(FHIRChecks):
+    def test_a_hold_kept_past_its_time_reads_longer_than_the_time(self):
+        definitions = {e["id"]: e for e in SERVER.get("/v1/exercises", token=TOKEN_A).json()["exercises"]}
+        demos = [(s, summary) for s, summary in FINISHED if s.get("demo")]
+        holds = [(s, summary) for s, summary in demos if definitions[s["exercise"]]["kind"] == "hold"]
+        self.assertEqual(len(holds), 4, [s["name"] for s, _ in holds])
+        for scenario, summary in holds:
+            _, observations = self.check_bundle(SERVER.get(f"/v1/sessions/{summary['id']}/fhir", token=TOKEN_A),
+                                                "collection")
+            components = self.check_observation(observations[summary["id"]], summary)
+            prescribed = definitions[scenario["exercise"]]["thresholds"]["holdSeconds"]
+            longest = components["longestHold"]["valueQuantity"]["value"]
+            self.assertGreater(longest, prescribed, f"{scenario['name']}: kept a second past {prescribed} s")
+            self.assertGreaterEqual(components["heldTime"]["valueQuantity"]["value"], longest)
+            self.assertGreater(summary["rejectedCount"] + summary["repCount"], 0, scenario["name"])
+
     def test_every_finished_session_in_both_variants(self):
         for scenario, summary in FINISHED:
             for kind in ("collection", "transaction"):
