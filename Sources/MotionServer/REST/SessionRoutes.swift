@@ -279,7 +279,7 @@ struct SessionRoutes {
 
     /// The stored session the path names; nil when there is none (or the id is not one).
     /// - Throws: ``RESTError/storeUnavailable`` when the store fails.
-    func stored(_ request: HTTPRequest, tenant: String) async throws(RESTError) -> StoredSession? {
+    private func stored(_ request: HTTPRequest, tenant: String) async throws(RESTError) -> StoredSession? {
         guard let id = request.sessionID else { return nil }
         return try await store("get") { try await context.store.session(id: id, tenant: tenant) }
     }
