@@ -100,6 +100,7 @@ integration: build-tests
 	AUTOBAHN_CASES="1.* 2.* 3.* 4.* 5.* 6.* 7.* 9.* 10.* 12.1.* 13.1.*" blackbox/websocket/autobahn.sh
 	AUTOBAHN_MOTION_SERVER=1 AUTOBAHN_CASES="9.*" blackbox/websocket/autobahn.sh
 	$(SWIFT) build --product motion-load
+	$(SWIFT) build --product motion-demo
 	$(call blackbox,server)
 	$(call blackbox,security)
 	$(call blackbox,cluster)

@@ -75,7 +75,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "motion-demo",
-            dependencies: ["MotionCore", "MotionSimulation"],
+            dependencies: ["MotionCore", "MotionSimulation", "MotionWire"],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -128,7 +128,7 @@ extension PostgresSessionStore {
     /// - Throws: ``SessionStoreError/invalidCursor``; ``SessionStoreError/corruptRecord(id:)``; database errors.
     public nonisolated func list(_ query: SessionQuery) async throws(SessionStoreError) -> SessionPage {
         let after = try query.cursor.map { text throws(SessionStoreError) in try SessionCursor(parsing: text) }
-        let version = rendering?.version
+        let version = query.readsWhole ? nil : rendering?.version
         return try await readers.read { db throws(SessionStoreError) in
             try PostgresSessionReads.page(query, after: after, version: version, in: db)
         }

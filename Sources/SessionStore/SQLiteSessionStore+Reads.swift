@@ -164,7 +164,8 @@ extension SQLiteSessionStore {
 
     /// One page of a tenant's sessions, newest first, read in one snapshot: each with its summary rendered
     /// (``SummaryRendering``), or, when it has none at this store's version (live sessions, those stored before
-    /// renderings were kept), read whole with its reps but without series.
+    /// renderings were kept, or every session when the query ``SessionQuery/readsWhole``), read whole with its reps
+    /// but without series.
     ///
     /// Keyset pagination on `(started_at, id)` descending, served by the `(tenant, …, started_at, id)` indexes.
     /// - Parameter query: Tenant, filters, page size and cursor.
@@ -174,7 +175,7 @@ extension SQLiteSessionStore {
         let after = try query.cursor.map { text throws(SessionStoreError) in try SessionCursor(parsing: text) }
         let limit = query.effectiveLimit
         let sql = Self.listSQL(for: query)
-        let version = rendering?.version
+        let version = query.readsWhole ? nil : rendering?.version
         let db = try database()
         return try db.readTransaction { () throws(SessionStoreError) -> SessionPage in
             var listing = try db.withStatement(sql) { select throws(SessionStoreError) -> ListingAssembly in

@@ -35,6 +35,9 @@ public struct SessionQuery: Sendable, Hashable {
     public var limit: Int
     /// The opaque cursor of a previous page's ``SessionPage/next``; nil for the first page.
     public var cursor: String?
+    /// Whether every session of the page is read whole (``ListedSession/read(_:)``), also one whose summary the store
+    /// keeps rendered: for a caller that needs the summaries' values rather than their wire form (the FHIR export).
+    public var readsWhole = false
 
     /// Creates a query.
     /// - Parameters:

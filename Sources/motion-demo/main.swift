@@ -1,8 +1,18 @@
 import MotionCore
 import MotionSimulation
 
-/// Runs one simulated session of each catalog exercise through the engine and prints its events.
+/// Runs one simulated session of each catalog exercise through the engine and prints its events; with `--scenarios`,
+/// prints every scenario as a recording instead (``printScenarioRecordings(exercise:)``).
 func runDemo(arguments: [String]) throws {
+    if arguments.dropFirst().first == "--scenarios" {
+        let wanted = arguments.dropFirst(2).first
+        if !printScenarioRecordings(exercise: wanted) {
+            print(
+                "unknown exercise '\(wanted ?? "")'; choose one of: \(Exercise.catalog.map(\.id).joined(separator: ", "))"
+            )
+        }
+        return
+    }
     let wanted = arguments.dropFirst().first
     let exercises = Exercise.catalog.filter { wanted == nil || $0.id == wanted }
     guard !exercises.isEmpty else {

@@ -111,6 +111,39 @@ import Testing
     }
 
     @Test(arguments: StoreKind.allCases)
+    func aQueryThatReadsWholeGetsEverySessionWhole(_ kind: StoreKind) async throws {
+        try await withStore(kind) { _, database in
+            let store = try await database.open(rendering: Self.rendering(version: 3))
+            func session(_ i: Int) -> StoredSession {
+                let startedAt = Self.base + Int64(i) * 60_000
+                let live = i == 4
+                return StoredSession.make(
+                    startedAt: startedAt, random: UInt128(i + 1), subject: "whole", status: live ? .live : .finished,
+                    endedAt: live ? nil : startedAt + 500, summary: .make(reps: i + 1))
+            }
+            let sessions = (0..<5).map(session)
+            for session in sessions { try await store.create(session) }
+            let newestFirst = sessions.reversed().map(Self.read)
+            #expect(
+                try await store.list(SessionQuery(tenant: "clinic-1")).entries.filter { $0.isRendered }.count == 4,
+                "the ended sessions are kept rendered")
+            var query = SessionQuery(tenant: "clinic-1", subject: "whole")
+            query.readsWhole = true
+            #expect(try await store.list(query).entries == newestFirst, "each with its reps")
+            // Paged, with the listing's cursor.
+            var paged: [ListedSession] = []
+            query.limit = 2
+            repeat {
+                let page = try await store.list(query)
+                paged += page.entries
+                query.cursor = page.next
+            } while query.cursor != nil
+            #expect(paged == newestFirst)
+            await store.close()
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func aRenderingIsUsedOnlyAtItsVersion(_ kind: StoreKind) async throws {
         try await withStore(kind) { plain, database in
             let three = try await database.open(rendering: Self.rendering(version: 3))
@@ -177,5 +210,12 @@ import Testing
                     == newestFirst.map { $0.status == .live ? Self.read($0) : Self.rendered($0, version: 4) })
             await four.close()
         }
+    }
+}
+
+extension ListedSession {
+    fileprivate var isRendered: Bool {
+        guard case .rendered = self else { return false }
+        return true
     }
 }

@@ -5,8 +5,8 @@ import HTTPWire
 ///
 /// It decides on the route the router matched, never on the raw path, so no spelling of a path (`//metrics`,
 /// `/metrics/`) and no header (`Connection: Upgrade`) takes another way past it. Every matched route needs a token
-/// except the public ones (`/healthz`, `/readyz`); requests no route matches go to the static files, which are
-/// public. WebSocket routes also take the token as a `bearer.<token>` subprotocol and refuse a valid handshake by
+/// except the public ones (`/healthz`, `/readyz`, the FHIR code systems of the catalog); requests no route matches
+/// go to the static files, which are public. WebSocket routes also take the token as a `bearer.<token>` subprotocol and refuse a valid handshake by
 /// opening and closing it with 1008, which a browser can see; any other refusal is `401`. Operator routes
 /// (`/metrics`, every tenant's figures) need an operator token (`403` otherwise). Every request it lets through to a
 /// route that is not public carries its ``Caller`` (`request.context[Caller.self]`), which ``CallerRoutes`` hands
@@ -18,8 +18,8 @@ import HTTPWire
 struct Authentication: HTTPMiddleware {
     let context: AppContext
 
-    /// Routes anyone may call.
-    static let publicRoutes: Set<String> = ["/healthz", "/readyz"]
+    /// Routes anyone may call: the probes, and the FHIR export's built-in code systems (``FHIRRoutes/publicRoutes``).
+    static let publicRoutes: Set<String> = Set(["/healthz", "/readyz"]).union(FHIRRoutes.publicRoutes)
     /// Routes that show figures across tenants.
     static let operatorRoutes: Set<String> = ["/metrics"]
 

@@ -52,6 +52,8 @@ public struct ServerOptions: Sendable, Equatable {
     /// How long a node sharing the database may go without a heartbeat before the others take it for dead (its
     /// sessions are then resumable on any node). A node whose process dies is seen dead at once.
     public var nodeTimeout: Duration = .seconds(10)
+    /// How the FHIR export names a tenant's subjects (`--fhir-subject-system`, docs/fhir.md).
+    public var fhir = FHIRConfiguration()
 
     /// Creates the defaults.
     public init() {}
@@ -74,12 +76,14 @@ public struct ServerOptions: Sendable, Equatable {
                              [--max-http-sessions 10000] [--max-http-sessions-per-tenant 1000]
                              [--max-exercises-per-tenant 200] [--resume-seconds 120] [--store-wait 60]
                              [--tls-cert FILE --tls-key FILE] [--node NAME] [--node-timeout 10]
+                             [--fhir-subject-system URI]
         Every flag also reads from the environment: MOTION_HOST, MOTION_PORT, MOTION_DATABASE, MOTION_DATABASE_READERS,
         MOTION_PUBLIC, MOTION_THREADS, MOTION_TOKENS, MOTION_ALLOWED_HOSTS, MOTION_ALLOWED_ORIGINS, MOTION_LOG_LEVEL,
         MOTION_WS_ECHO=1, MOTION_FRAMES_PER_SECOND, MOTION_MAX_MESSAGE_BYTES, MOTION_WRITE_TIMEOUT, MOTION_HEAD_TIMEOUT,
         MOTION_MAX_CONNECTIONS, MOTION_MAX_CONNECTIONS_PER_ADDRESS, MOTION_MAX_HTTP_SESSIONS,
         MOTION_MAX_HTTP_SESSIONS_PER_TENANT, MOTION_MAX_EXERCISES_PER_TENANT, MOTION_RESUME_SECONDS, MOTION_STORE_WAIT,
-        MOTION_TLS_CERT, MOTION_TLS_KEY, MOTION_NODE, MOTION_NODE_TIMEOUT. SIGHUP reads the certificate and key again.
+        MOTION_TLS_CERT, MOTION_TLS_KEY, MOTION_NODE, MOTION_NODE_TIMEOUT, MOTION_FHIR_SUBJECT_SYSTEM. SIGHUP reads the
+        certificate and key again.
         """
 
     /// The flags, each with its variable.
@@ -105,6 +109,7 @@ public struct ServerOptions: Sendable, Equatable {
         .value("store-wait", environment: "MOTION_STORE_WAIT"),
         .value("tls-cert", environment: "MOTION_TLS_CERT"), .value("tls-key", environment: "MOTION_TLS_KEY"),
         .value("node", environment: "MOTION_NODE"), .value("node-timeout", environment: "MOTION_NODE_TIMEOUT"),
+        .value("fhir-subject-system", environment: "MOTION_FHIR_SUBJECT_SYSTEM"),
     ])
 
     /// Reads the options from the environment, then the arguments.
@@ -207,6 +212,9 @@ public struct ServerOptions: Sendable, Equatable {
                 throw flag.invalid("seconds within [1, 3600]")
             }
             nodeTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
+        case "fhir-subject-system":
+            if let problem = FHIRConfiguration.problem(withSubjectSystem: value) { throw flag.invalid(problem) }
+            fhir.subjectSystem = value
         default: preconditionFailure("--\(flag.name) is not in ServerOptions.flags")
         }
     }

@@ -182,7 +182,7 @@ struct SessionRoutes {
 
     /// The `from` and `to` query values, Unix milliseconds.
     /// - Throws: ``RESTError/invalidQuery(_:)`` for a value that is neither ISO-8601 UTC nor Unix seconds.
-    private static func window(of request: HTTPRequest) throws(RESTError) -> (from: Int64?, to: Int64?) {
+    static func window(of request: HTTPRequest) throws(RESTError) -> (from: Int64?, to: Int64?) {
         var bounds: [Int64?] = []
         for name in ["from", "to"] {
             guard let text = request.query(name) else {
@@ -209,7 +209,7 @@ struct SessionRoutes {
 
     /// The `limit` query value, nil when absent.
     /// - Throws: ``RESTError/invalidQuery(_:)`` for anything but a whole number within `1…maximum`.
-    private static func limit(of request: HTTPRequest, maximum: Int) throws(RESTError) -> Int? {
+    static func limit(of request: HTTPRequest, maximum: Int) throws(RESTError) -> Int? {
         guard let text = request.query("limit") else { return nil }
         guard let limit = Int(text), (1...maximum).contains(limit) else {
             throw .invalidQuery("limit must be 1…\(maximum)")
@@ -284,29 +284,11 @@ struct SessionRoutes {
         return try await store("get") { try await context.store.session(id: id, tenant: tenant) }
     }
 
-    /// Runs a store call, timed: the one place a store failure becomes an answer. A failure is counted
-    /// (`motion_store_errors_total{operation}`), logged and thrown as ``RESTError/storeUnavailable``; a cursor the
-    /// store refuses is ``RESTError/invalidCursor``.
-    /// - Parameters:
-    ///   - operation: The metrics label, e.g. `get`.
-    ///   - writes: Whether the call writes (``AppContext/timed(_:writes:_:)``).
-    ///   - call: The store call.
-    /// - Returns: What the call returned.
-    /// - Throws: ``RESTError``.
+    /// Runs a store call for the answer (``AppContext/answer(_:writes:_:)``).
     private func store<T: Sendable>(
         _ operation: String, writes: Bool = false, _ call: () async throws -> T
     ) async throws(RESTError) -> T {
-        do {
-            return try await context.timed(operation, writes: writes, call)
-        } catch SessionStoreError.invalidCursor {
-            throw .invalidCursor
-        } catch SessionStoreError.stillLive {
-            throw .sessionLive
-        } catch {
-            context.metrics.storeFailed(operation)
-            context.logger.log(.error, "store call failed", ["operation": operation, "error": "\(error)"])
-            throw .storeUnavailable
-        }
+        try await context.answer(operation, writes: writes, call)
     }
 
     /// A stored session as docs/protocol.md §5's summary object.
