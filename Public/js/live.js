@@ -346,7 +346,9 @@ async function prepareSource(kind, ex, side, recording) {
     try {
       return await demoSource(ex, side);
     } catch (e) {
-      setStatus('status.error', { message: e?.message || String(e) }, 'bad');
+      // As any refused request: a missing or revoked access code opens the form.
+      setStatus(...errorStatus(e), 'bad');
+      askForToken(e);
       return null;
     }
   }

@@ -11,7 +11,7 @@ extension Simulation {
     /// - Parameters:
     ///   - exercise: The exercise.
     ///   - side: The working side (the first side of an alternating exercise).
-    /// - Returns: The simulation, with light detector noise and no confidences.
+    /// - Returns: The simulation, with light detector noise and the detector's confidences.
     public static func demo(of exercise: Exercise, side: BodySide) -> Simulation {
         let isHold = exercise.kind == .hold
         let faults = exercise.possibleFaults
@@ -31,7 +31,6 @@ extension Simulation {
         }
         var simulation = Simulation(exercise: exercise, side: side, reps: reps)
         simulation.noise = 0.8
-        simulation.includesConfidence = false
         simulation.seed = Scenario.stableSeed(exercise.id)
         simulation.tail = 3
         let end = simulation.duration

@@ -675,6 +675,7 @@ class BrowserTests(unittest.TestCase):
         """The Demo source is the server's own simulated person (GET /v1/exercises/{id}/demo): every built-in exercise,
         standing, seated or lying, rep or hold, counts at least one clean rep or completed hold on the Live page.
         Played at four times the pace (`demoSpeed=4`), each pose stamped with the demo's clock."""
+        self.use_own_server()  # its sessions must not push test_1's off History's first page
         catalog = json.loads(self.api("/v1/exercises")[2])["exercises"]
         builtins = [e["id"] for e in catalog if e["builtin"]]
         self.assertEqual(len(builtins), 24)
@@ -693,6 +694,7 @@ class BrowserTests(unittest.TestCase):
     def test_1d_a_hold_reports_the_time_held(self):
         """A plank held past its 10 s (the demo holds 11 s) reports the time held as it ends and in the summary
         (docs/protocol.md §5.4), in both languages."""
+        self.use_own_server()  # its sessions must not push test_1's off History's first page
         for lang, word in (("en", "Held"), ("es", "Mantenida")):
             with self.subTest(lang=lang):
                 self.start_demo(lang, "plankHold", query="&demoSpeed=4")
