@@ -32,8 +32,10 @@ public struct HTTPVersion: Sendable, Hashable, CustomStringConvertible {
     /// - Returns: The version.
     /// - Throws: `.invalidVersion` when malformed, `.unsupportedVersion` (505) for anything but `HTTP/1.x`.
     static func parse(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPVersion {
-        guard bytes.count == 8, bytes.prefix(5).elementsEqual("HTTP/".utf8) else { throw .invalidVersion }
         let start = bytes.startIndex
+        guard bytes.count == 8, bytes[start] == 0x48, bytes[start + 1] == 0x54, bytes[start + 2] == 0x54,
+            bytes[start + 3] == 0x50, bytes[start + 4] == 0x2F  // "HTTP/"
+        else { throw .invalidVersion }
         let majorByte = bytes[start + 5]
         let dot = bytes[start + 6]
         let minorByte = bytes[start + 7]

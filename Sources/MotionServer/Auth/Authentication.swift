@@ -19,9 +19,10 @@ struct Authentication: HTTPMiddleware {
     let context: AppContext
 
     /// Routes anyone may call: the probes, and the FHIR export's built-in code systems (``FHIRRoutes/publicRoutes``).
-    static let publicRoutes: Set<String> = Set(["/healthz", "/readyz"]).union(FHIRRoutes.publicRoutes)
+    /// Arrays, not sets: every request looks its route up here, and comparing a few patterns costs less than hashing.
+    static let publicRoutes: [String] = ["/healthz", "/readyz"] + FHIRRoutes.publicRoutes
     /// Routes that show figures across tenants.
-    static let operatorRoutes: Set<String> = ["/metrics"]
+    static let operatorRoutes: [String] = ["/metrics"]
 
     func prepare(_ request: inout HTTPRequest) throws -> HTTPResponse? {
         guard let route = request.route, !Self.publicRoutes.contains(route.pattern) else { return nil }

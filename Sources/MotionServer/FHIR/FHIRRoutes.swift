@@ -18,7 +18,7 @@ struct FHIRRoutes {
     let configuration: FHIRConfiguration
 
     /// The routes anyone may call: the built-in code systems hold nothing of a tenant's.
-    static let publicRoutes: Set<String> = ["/fhir/CodeSystem/exercises", "/fhir/CodeSystem/measures"]
+    static let publicRoutes: [String] = ["/fhir/CodeSystem/exercises", "/fhir/CodeSystem/measures"]
     /// The media type of every FHIR answer (errors keep the REST error body, `application/json`).
     static let contentType = "application/fhir+json"
 
