@@ -8,12 +8,40 @@ extension WireEncoder {
     ///   - exercises: The entries, in order.
     ///   - buffer: The buffer to append to.
     public static func encodeCatalog(_ exercises: [Exercise], into buffer: inout [UInt8]) {
+        var entries: [UInt8] = []
+        encodeCatalogEntries(exercises, into: &entries)
+        encodeCatalog(entries: entries, then: [], into: &buffer)
+    }
+
+    /// Writes the catalog from entries already encoded (``encodeCatalogEntries(_:into:)``), then `more` entries:
+    /// a server encodes its built-in entries once and adds a tenant's own at each request.
+    /// - Parameters:
+    ///   - entries: Encoded entries, comma-separated, possibly none.
+    ///   - more: Entries to write after them, in order.
+    ///   - buffer: The buffer to append to.
+    public static func encodeCatalog(entries: [UInt8], then more: [Exercise], into buffer: inout [UInt8]) {
+        buffer.reserveCapacity(buffer.count + entries.count + 16)
         buffer.appendLiteral(#"{"exercises":["#)
+        buffer.append(contentsOf: entries)
+        var needsComma = !entries.isEmpty
+        for exercise in more {
+            if needsComma { buffer.append(UInt8(ascii: ",")) }
+            encodeExercise(exercise, into: &buffer)
+            needsComma = true
+        }
+        buffer.appendLiteral("]}")
+    }
+
+    /// Writes catalog entries (``encodeExercise(_:into:)``) separated by commas, for
+    /// ``encodeCatalog(entries:then:into:)``.
+    /// - Parameters:
+    ///   - exercises: The entries, in order.
+    ///   - buffer: The buffer to append to.
+    public static func encodeCatalogEntries(_ exercises: [Exercise], into buffer: inout [UInt8]) {
         for (index, exercise) in exercises.enumerated() {
             if index > 0 { buffer.append(UInt8(ascii: ",")) }
             encodeExercise(exercise, into: &buffer)
         }
-        buffer.appendLiteral("]}")
     }
 
     /// Writes the answer to `POST /v1/sessions`: `{"id":"<id>"}`.

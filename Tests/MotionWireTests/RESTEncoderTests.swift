@@ -23,6 +23,23 @@ import Testing
         #expect(Self.encode { WireEncoder.encodeCatalog([], into: &$0) } == #"{"exercises":[]}"#)
     }
 
+    @Test func encodesACatalogFromEntriesEncodedBeforeAndMore() {
+        let one = Self.encode { WireEncoder.encodeExercise(Exercise.catalog[0], into: &$0) }
+        let two = Self.encode { WireEncoder.encodeExercise(Exercise.catalog[1], into: &$0) }
+        let three = Self.encode { WireEncoder.encodeExercise(Exercise.catalog[2], into: &$0) }
+        var entries: [UInt8] = []
+        WireEncoder.encodeCatalogEntries(Array(Exercise.catalog.prefix(2)), into: &entries)
+        #expect(String(decoding: entries, as: UTF8.self) == one + "," + two)
+        let catalog = { (entries: [UInt8], more: [Exercise]) in
+            Self.encode { WireEncoder.encodeCatalog(entries: entries, then: more, into: &$0) }
+        }
+        #expect(catalog(entries, [Exercise.catalog[2]]) == #"{"exercises":["# + one + "," + two + "," + three + "]}")
+        #expect(catalog(entries, []) == #"{"exercises":["# + one + "," + two + "]}")
+        #expect(
+            catalog([], [Exercise.catalog[2], Exercise.catalog[0]]) == #"{"exercises":["# + three + "," + one + "]}")
+        #expect(catalog([], []) == #"{"exercises":[]}"#)
+    }
+
     @Test func encodesTheCreatedSessionsId() {
         #expect(Self.encode { WireEncoder.encodeCreated(id: "a\"b", into: &$0) } == #"{"id":"a\"b"}"#)
     }

@@ -41,9 +41,16 @@ struct ExerciseRoutes {
     private func list(_ request: HTTPRequest, caller: Caller) -> HTTPResponse {
         var body: [UInt8] = []
         WireEncoder.encodeCatalog(
-            Exercise.catalog + context.exercises.customExercises(tenant: caller.tenant), into: &body)
+            entries: Self.builtInEntries, then: context.exercises.customExercises(tenant: caller.tenant), into: &body)
         return REST.json(body)
     }
+
+    /// The built-in catalog's entries, encoded once: they never change while the server runs.
+    private static let builtInEntries: [UInt8] = {
+        var entries: [UInt8] = []
+        WireEncoder.encodeCatalogEntries(Exercise.catalog, into: &entries)
+        return entries
+    }()
 
     private func get(_ request: HTTPRequest, caller: Caller) throws(RESTError) -> HTTPResponse {
         let id = request.parameters["id"] ?? ""
