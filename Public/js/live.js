@@ -17,6 +17,7 @@ import { parseRecording, createReplaySource, recordingText } from './replay.js';
 import { SessionView, keepDescribed } from './sessionview.js';
 import { fromShown, measurementRange, toShown, unitOf, unitSymbol } from './units.js';
 import { errorPointers, errorText, fieldProblem } from './errors.js';
+import { prescribed, prescriptionProblems } from './prescription.js';
 
 initPage();
 
@@ -180,18 +181,24 @@ function showMotionStatus(key) {
   $('motion-status').dataset.key = key || '';
 }
 
-function setRunning(running) {
+/**
+ * The controls for where a session stands: `idle`, `starting` (asked for, the choices locked, nothing to control
+ * yet) or `running` (the server's `started` came: Stop, Start over and Measure baseline work).
+ */
+function setRunning(state) {
+  const locked = state !== 'idle';
+  const running = state === 'running';
   for (const id of ['exercise', 'side', 'subject', 'source', 'replay-file', 'camera-swap', 'opt-binary', 'opt-motion']) {
-    $(id).disabled = running;
+    $(id).disabled = locked;
   }
-  for (const input of $('prescription').querySelectorAll('input')) input.disabled = running;
-  $('start').disabled = running;
+  for (const input of $('prescription').querySelectorAll('input')) input.disabled = locked;
+  $('start').disabled = locked;
   $('stop').disabled = !running;
   $('reset').disabled = !running;
   $('baseline').disabled = !running;
   // While a session runs the controls shrink to one line and the numbers and chart take the screen (app.css).
   $('main').classList.toggle('running', running);
-  if (running) $('main').classList.remove('ended');
+  if (locked) $('main').classList.remove('ended');
 }
 
 function showCameraMessage(text) {
@@ -253,7 +260,10 @@ function showPrescriptionError(input, message, { focus = true } = {}) {
   if (focus) input.focus();
 }
 
-/** The `start.options` of the filled fields, or null (the offending field marked) when one is out of range. */
+/**
+ * The `start.options` of the filled fields, or null (the offending field marked) when one is out of range or the
+ * exercise cannot take them as the server would say (prescription.js).
+ */
 function readPrescription(ex) {
   const options = {};
   for (const [id, option, label, fieldMin, fieldMax, whole] of RX_FIELDS) {
@@ -275,6 +285,12 @@ function readPrescription(ex) {
     return null;
   }
   if (ex.kind !== 'hold') delete options.holdSeconds;
+  const problems = prescriptionProblems(prescribed(ex, options));
+  if (problems.length) {
+    refusal = { pointers: problems, exercise: ex, options };
+    showRefusal(refusal);
+    return null;
+  }
   showPrescriptionError(null);
   return options;
 }
@@ -372,7 +388,8 @@ async function prepareSource(kind, ex, side, recording) {
 
 let lastSummary = null;
 
-// A `start` the server refused, shown at the field it names: {error, exercise, options}.
+// A prescription refused, shown at the field it names: {error, exercise, options} when the server refused the
+// `start`, {pointers, exercise, options} when the page found it unusable before sending it.
 let refusal = null;
 
 /** The prescription field of an option a refused `start` names (docs/protocol.md §3: pointers or `options.x`). */
@@ -381,29 +398,29 @@ const RX_OPTION_FIELDS = {
 };
 
 /**
- * Says why the server refused a `start`, in the page's language: at the prescription field the error names (the
- * target's, for thresholds a prescribed target moved with it), or in the status line.
+ * Says why a prescription is refused, in the page's language: at the prescription field the error (or the page's
+ * own check) names, the target's for thresholds a prescribed target moved with it; else in the status line.
  */
-function showRefusal({ error, exercise, options }, { focus = true } = {}) {
+function showRefusal({ error, pointers, exercise, options }, { focus = true } = {}) {
   const labels = {
     target: t('rx.target'), holdSeconds: t('rx.hold'), reps: t('rx.reps'), sets: t('rx.sets'),
     baselineReps: t('rx.baseline'), restPosition: t('error.restPosition'),
   };
-  const named = errorPointers(error).map((pointer) => pointer.split('/').filter(Boolean).pop());
+  const named = (pointers ?? errorPointers(error)).map((pointer) => pointer.split('/').filter(Boolean).pop());
   const moved = options.target != null
     && named.some((name) => ['rest', 'enter', 'exit', 'minAmplitude'].includes(name));
   // The target first: thresholds refused after it are its consequences.
   const name = named.includes('target') || moved ? 'target'
     : named.find((n) => RX_OPTION_FIELDS[n] && !$(RX_OPTION_FIELDS[n]).closest('[hidden]'));
   if (!name) {
-    setStatus('status.error', { get message() { return errorText(error); } }, 'bad');
+    setStatus('status.error', { get message() { return errorText(error ?? { code: 'invalidMessage' }); } }, 'bad');
     return;
   }
   // The definition as prescribed: what the field's explanation compares with.
-  const prescribed = { ...exercise, target: options.target ?? exercise.target };
+  const applied = prescribed(exercise, options);
   const pointer = name === 'target' ? '/target' : `/thresholds/${name}`;
   setStatus(null);
-  showPrescriptionError($(RX_OPTION_FIELDS[name]), fieldProblem(pointer, prescribed, (n) => labels[n]), { focus });
+  showPrescriptionError($(RX_OPTION_FIELDS[name]), fieldProblem(pointer, applied, (n) => labels[n]), { focus });
 }
 
 function showBanner(shown) {
@@ -457,6 +474,7 @@ async function startSession() {
   }
   const ex = selectedExercise();
   if (!ex) return;
+  refusal = null;
   const prescription = readPrescription(ex);
   if (!prescription) return;
   const side = $('side').value || null;
@@ -465,10 +483,9 @@ async function startSession() {
   $('camera-message').hidden = true;
   $('replay-progress').hidden = true;
   $('save-recording').hidden = true;
-  refusal = null;
-  setRunning(true);
+  setRunning('starting');
   const source = await prepareSource(kind, ex, side, recording);
-  if (!source) { setRunning(false); return; }
+  if (!source) { setRunning('idle'); return; }
   useStage(kind === 'camera');
   lastSummary = null;
   $('summary').hidden = true;
@@ -485,7 +502,6 @@ async function startSession() {
   view.clear();
   view.setMeasured(measuredJoints(ex, side));
   setStatus('status.connecting');
-  $('stop').focus();
 
   const start = { type: 'start', exercise: ex.id, format: source.format, mirrored: source.mirrored,
     options: { ...prescription, snapshots: 'every' } };
@@ -509,6 +525,9 @@ async function startSession() {
 
   stream.on('started', (m) => {
     s.id = m.session;
+    const focusStop = [$('start'), document.body].includes(document.activeElement);
+    setRunning('running');
+    if (focusStop) $('stop').focus();
     // `started` carries the exercise as prescribed: its target and thresholds are the ones the server counts with.
     if (m.exercise) sessionView.setExercise({ ...ex, ...m.exercise });
     // Named again in the new language on a switch.
@@ -570,7 +589,7 @@ async function startSession() {
     showBanner(false);
     if (session === s) session = null;
     const hadFocus = document.activeElement === $('stop');
-    setRunning(false);
+    setRunning('idle');
     if (s.refused) {
       refusal = { error: s.refused, exercise: s.exercise, options: prescription };
       previewExercise();
@@ -680,7 +699,7 @@ $('controls').addEventListener('submit', (e) => {
   }
   // iOS asks for motion permission only from inside a tap: ask now, before anything awaits.
   motionPermission = !session && $('opt-motion').checked ? requestMotionPermission() : null;
-  startSession().catch((err) => { setStatus(...errorStatus(err), 'bad'); setRunning(false); });
+  startSession().catch((err) => { setStatus(...errorStatus(err), 'bad'); setRunning('idle'); });
 });
 $('stop').addEventListener('click', stopSession);
 $('reset').addEventListener('click', () => {

@@ -3472,5 +3472,46 @@ class BrowserTests(unittest.TestCase):
             self.assertTrue(en and es, f"{code} has a text in both languages")
             self.assertNotEqual(en, es, f"{code} is not translated")
 
+    def test_34_a_prescription_is_checked_before_anything_starts(self):
+        """Live checks a prescription against the exercise as the server would (prescription.js): target 20° on
+        elbow flexion (rest 30°) is refused at the target field in the page's language and no `start` is sent; a
+        valid one starts, and Stop, Start over and Measure baseline work only once the server said `started`."""
+        script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_SENDS})
+        try:
+            for lang, message in (("es", "Objetivo: debe ser mayor que la posición de reposo (30°)."),
+                                  ("en", "Target: must be above the rest position (30°).")):
+                self.open(f"/?lang={lang}")
+                wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                         message="catalog loaded")
+                Select(self.el("exercise")).select_by_value("elbowFlexion")
+                Select(self.el("source")).select_by_value("demo")
+                self.el("rx-target").send_keys("20")
+                self.el("start").click()
+                wait_for(lambda: self.el("rx-error").is_displayed(), 3, message="the error at the field")
+                self.assertEqual(self.text("rx-error"), message)
+                self.assertEqual(self.el("rx-target").get_attribute("aria-invalid"), "true")
+                self.assertEqual(self.driver.execute_script("return window.__sends.length"), 0, "nothing was sent")
+                self.assertFalse(self.el("stop").is_enabled())
+                self.assertFalse(self.el("reset").is_enabled())
+                self.assertNotIn("running", self.el("main").get_attribute("class"))
+            # A valid target: the choices lock at once, the session's controls wait for `started`.
+            self.el("rx-target").clear()
+            self.el("rx-target").send_keys("120")
+            at_start = self.driver.execute_script("""
+                document.getElementById('start').click();
+                return ['start', 'stop', 'reset', 'baseline'].map((id) => document.getElementById(id).disabled)
+                  .concat([document.getElementById('main').classList.contains('running')]);""")
+            self.assertEqual(at_start, [True, True, True, True, False], "nothing to control before `started`")
+            wait_for(lambda: "started" in self.text("status"), 10, message="started")
+            self.assertTrue(all(self.el(i).is_enabled() for i in ("stop", "reset", "baseline")))
+            self.assertIn("running", self.el("main").get_attribute("class"))
+            self.assertFalse(self.el("rx-error").is_displayed())
+            sent = [m["type"] for m in self.driver.execute_script("return window.__sends") if m.get("type")]
+            self.assertEqual(sent[0], "start")
+            self.el("stop").click()
+            self.wait_stored(10, "summary")
+        finally:
+            self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+
 if __name__ == "__main__":
     unittest.main()
