@@ -5,7 +5,7 @@
 import { initPage, $, askForToken, errorStatus } from './common.js';
 import { renderSummary, showStored } from './summary.js';
 import { t, exerciseName, onLanguageChange } from './i18n.js';
-import { exercises, checkToken, TOKEN_EVENT } from './api.js';
+import { exercises, checkToken, listSessions, TOKEN_EVENT } from './api.js';
 import { LiveStream } from './stream.js';
 import { DemoSource, demoSpeed } from './demo.js';
 import { SkeletonView } from './skeleton.js';
@@ -46,7 +46,7 @@ onLanguageChange(() => {
   setStatus(...statusKey);
   fillExercises();
   sessionView.retranslate();
-  if (lastSummary) showSummary(lastSummary);
+  if (lastSummary) renderLastSummary();
   if (refusal) showRefusal(refusal, { focus: false });
 });
 
@@ -132,6 +132,13 @@ $('opt-vibrate').addEventListener('change', (e) => {
   feedback.vibrate = e.target.checked;
   remember(VIBRATE_KEY, e.target.checked);
 });
+// Mute: quiet for the rest of the session, the remembered choices left as they are.
+function setMuted(muted) {
+  feedback.muted = muted;
+  $('mute').setAttribute('aria-pressed', String(muted));
+  if (muted && 'speechSynthesis' in window) window.speechSynthesis.cancel();
+}
+$('mute').addEventListener('click', () => setMuted(!feedback.muted));
 $('chart-reset').addEventListener('click', () => chart.reset());
 $('use-demo').addEventListener('click', () => {
   $('source').value = 'demo';
@@ -196,6 +203,7 @@ function setRunning(state) {
   $('stop').disabled = !running;
   $('reset').disabled = !running;
   $('baseline').disabled = !running;
+  $('mute').disabled = !running;
   // While a session runs the controls shrink to one line and the numbers and chart take the screen (app.css).
   $('main').classList.toggle('running', running);
   if (locked) $('main').classList.remove('ended');
@@ -497,6 +505,9 @@ async function startSession() {
   const permission = motionPermission;
   motionPermission = null;
   sessionView.skeleton = view;
+  setMuted(false);
+  $('mute').hidden = !feedback.voice && !feedback.vibrate;
+  offerFinish(false);
   sessionView.clear();
   sessionView.setExercise(ex);
   view.clear();
@@ -551,6 +562,7 @@ async function startSession() {
   });
   stream.on('snapshot', (m) => {
     sessionView.snapshot(m);
+    offerFinish(Boolean(m.set?.complete));
     if (m.motion) showMotionLevel(m.motion);
     s.seenT = Math.max(s.seenT, m.t);
   });
@@ -571,7 +583,13 @@ async function startSession() {
   stream.on('summary', (m) => {
     lastSummary = m;
     lastExercise = sessionView.exercise;
+    lastPrevious = undefined;
     showSummary(m);
+    previousSession(m).then((previous) => {
+      if (lastSummary !== m) return;
+      lastPrevious = previous;
+      renderLastSummary();
+    });
   });
   stream.on('lost', () => {
     if (s.stopping) return;
@@ -588,6 +606,7 @@ async function startSession() {
     s.motion?.stop();
     showBanner(false);
     if (session === s) session = null;
+    offerFinish(false);
     const hadFocus = document.activeElement === $('stop');
     setRunning('idle');
     if (s.refused) {
@@ -683,9 +702,41 @@ function offerRecording(s) {
 
 // The exercise the last summary's session ran (as prescribed): its values' unit.
 let lastExercise = null;
+// The subject's session of that exercise before it (null: none; undefined: not known yet).
+let lastPrevious;
+
+/**
+ * Once the prescribed goal is met, Stop becomes Finish (the session is done, not cut short) and the status line
+ * says so; the same place, so nothing on the screen moves.
+ */
+function offerFinish(met) {
+  const stop = $('stop');
+  const key = met ? 'btn.finish' : 'btn.stop';
+  if (stop.dataset.i18n === key) return;
+  stop.dataset.i18n = key;
+  stop.textContent = t(key);
+  stop.classList.toggle('primary', met);
+  stop.classList.toggle('danger', !met);
+  if (met) setStatus('live.goalMet', null, 'good');
+}
+
+/** The subject's latest finished session of the same exercise before `m`, null when there is none (or no subject). */
+async function previousSession(m) {
+  if (!m.subject) return null;
+  try {
+    const page = await listSessions({ subject: m.subject, exercise: m.exercise, status: 'finished', limit: 2 });
+    return page.sessions.find((s) => s.id !== m.id) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function renderLastSummary() {
+  renderSummary(lastSummary, $('summary-stats'), { exercise: lastExercise, previous: lastPrevious });
+}
 
 function showSummary(m) {
-  renderSummary(m, $('summary-stats'), { exercise: lastExercise });
+  renderLastSummary();
   $('summary-link').href = `history.html?session=${encodeURIComponent(m.id)}`;
   showStored('saving');
   $('summary').hidden = false;

@@ -1327,7 +1327,7 @@ class BrowserTests(unittest.TestCase):
                                  "exit": effective["thresholds"]["exit"]})
         self.assertIn("target 100", self.text("chart-lines"))
         wait_for(lambda: self.el("hud-set-box").is_displayed(), 10, message="the set progress")
-        wait_for(lambda: self.text("hud-set-done") == "Set 1 of 2 done!", 10, message="set done on the watcher")
+        wait_for(lambda: self.text("hud-set-done") == "Set 1 of 2 done! Rest, then set 2.", 10, message="set done on the watcher")
         self.assertEqual(self.text("hud-set-label"), "Set 2 of 2")
         wait_for(lambda: "ended" in self.text("status"), 15, message="session end")
         thread.join(15)
@@ -1566,7 +1566,7 @@ class BrowserTests(unittest.TestCase):
                      message="the set progress")
             self.assertEqual(self.text("hud-target"), "100°")
             wait_for(lambda: self.el("hud-set-done").is_displayed(), 20, message="set done")
-            self.assertEqual(self.text("hud-set-done"), "Set 1 of 2 done!")
+            self.assertEqual(self.text("hud-set-done"), "Set 1 of 2 done! Rest, then set 2.")
             self.assertEqual((self.text("hud-set-label"), self.text("hud-set")), ("Set 2 of 2", "0/1 reps"))
             wait_for(lambda: self.text("hud-set-done") == "All 2 sets done!", 25, message="all sets done")
             self.assertIn("Set 2 done.", self.feedback_text())
@@ -3512,6 +3512,86 @@ class BrowserTests(unittest.TestCase):
             self.wait_stored(10, "summary")
         finally:
             self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+
+    def test_35_the_goal_drives_the_session_and_the_summary_answers_it(self):
+        """A prescription of 2 sets of 1 rep: "set 1 done, rest" between the sets, then "all sets done", Stop becomes
+        Finish, clean reps past the goal show as extra ("1/1 reps +1", never "2/1"). The voice numbers clean reps as
+        the HUD counts them, says each fault once (not again when the rep is rejected for it) and can be muted
+        mid-session. The summary says whether the goal was met, the target beside the best and the subject's last
+        session of the exercise, in the page's language."""
+        subject = f"goal-{uuid.uuid4().hex[:8]}"
+        frames = [elbow_pose(clock, angle) for clock, angle in clean_reps_angles(3, peak=120.0)]
+        status, earlier = self.api_json("/v1/analyze", "POST", {
+            "exercise": "elbowFlexion", "side": "right", "subject": subject, "frames": frames})
+        self.assertEqual(status, 200, earlier)
+        spy = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.__spoken = [];
+            if ('speechSynthesis' in window) speechSynthesis.speak = (u) => window.__spoken.push(u.text);
+        """})
+        try:
+            self.open("/?lang=en&demoSpeed=4")
+            if not self.driver.execute_script("return 'speechSynthesis' in window"):
+                self.skipTest("no speechSynthesis in this browser")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            Select(self.el("exercise")).select_by_value("elbowFlexion")
+            Select(self.el("source")).select_by_value("demo")
+            self.el("subject").clear()
+            self.el("subject").send_keys(subject)
+            self.el("rx-reps").send_keys("1")
+            self.el("rx-sets").send_keys("2")
+            if not self.el("opt-voice").is_selected():
+                self.el("opt-voice").click()
+            self.el("start").click()
+            wait_for(lambda: "started" in self.text("status"), 10, message="started")
+            self.assertTrue(self.el("mute").is_displayed(), "Mute while the voice is on")
+            self.assertEqual(self.el("mute").get_attribute("aria-pressed"), "false")
+            wait_for(lambda: self.el("hud-set-done").is_displayed(), 20, message="set 1 done")
+            self.assertEqual(self.text("hud-set-done"), "Set 1 of 2 done! Rest, then set 2.")
+            self.assertEqual(self.text("stop"), "Stop")
+            wait_for(lambda: self.text("hud-set-done") == "All 2 sets done!", 30, message="all sets done")
+            self.assertEqual(self.text("stop"), "Finish", "the goal met: Stop becomes Finish")
+            self.assertIn("Goal met", self.text("status"))
+            spoken = self.driver.execute_script("return window.__spoken.filter((s) => s)")
+            clean, rejected = self.counts()
+            self.assertGreaterEqual(rejected, 1, "the demo's faulty rep")
+            numbers = [int(m.group(1)) for m in (re.match(r"Rep (\d+):", text) for text in spoken) if m]
+            self.assertEqual(numbers, list(range(1, len(numbers) + 1)), f"clean reps numbered as counted: {spoken}")
+            self.assertFalse([text for text in spoken if re.match(r"Rep \d+ not counted", text)], spoken)
+            wait_for(lambda: "+" in self.text("hud-set"), 20, message="a clean rep past the goal")
+            self.assertRegex(self.text("hud-set"), r"^1/1 reps \+\d+$")
+            # Muted: nothing more is said, though reps go on.
+            self.el("mute").click()
+            self.assertEqual(self.el("mute").get_attribute("aria-pressed"), "true")
+            said = len(self.driver.execute_script("return window.__spoken"))
+            reps_then = sum(self.counts())
+            wait_for(lambda: sum(self.counts()) > reps_then, 20, message="another rep")
+            self.assertEqual(len(self.driver.execute_script("return window.__spoken")), said, "muted")
+            self.assertTrue(self.el("opt-voice").is_selected(), "the remembered choice stays")
+            self.el("stop").click()
+            self.wait_stored(10, "summary")
+            summary = self.api_json(f"/v1/sessions/{self.el('status').get_attribute('data-session')}")[1]
+            # Each fault was said once per rep that had it: not again in the rejected rep's words.
+            texts = self.driver.execute_async_script("""
+                const [faults, done] = arguments;
+                import('/js/i18n.js').then((m) => done(faults.map(m.faultText)));""", list(summary["faultCounts"]))
+            spoken = self.driver.execute_script("return window.__spoken")
+            for text, count in zip(texts, summary["faultCounts"].values()):
+                self.assertLessEqual(sum(text in s for s in spoken), count, f"{text!r} said twice: {spoken}")
+            self.assertEqual(self.text_content("summary-goal"), "2 of 2 sets of 1 — met")
+            self.assertRegex(self.text_content("summary-target"), r"^150° · 1\d\d°$")
+            wait_for(lambda: self.text_content("summary-last").endswith(", 3 clean"), 5, message="the last session")
+            self.assertIn("best 120°", self.text_content("summary-last"))
+            self.assertFalse(self.driver.find_elements(By.ID, "summary-frames"), "no frame count for the patient")
+            self.driver.execute_async_script("""
+                const done = arguments[0];
+                import('/js/i18n.js').then((m) => { m.setLanguage('es'); done(); });""")
+            self.assertEqual(self.text_content("summary-goal"), "2 de 2 series de 1 — cumplido")
+            self.assertIn("mejor 120°", self.text_content("summary-last"))
+            self.assertEqual(self.text("stop"), "Terminar")
+        finally:
+            self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": spy["identifier"]})
+            self.driver.execute_script("localStorage.setItem('motion.voice', '0'); localStorage.removeItem('motion.lang')")
 
 if __name__ == "__main__":
     unittest.main()
