@@ -3593,5 +3593,46 @@ class BrowserTests(unittest.TestCase):
             self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": spy["identifier"]})
             self.driver.execute_script("localStorage.setItem('motion.voice', '0'); localStorage.removeItem('motion.lang')")
 
+    def test_36_progress_draws_each_sessions_own_target_and_tells_days_apart(self):
+        """Progress draws each session against the target it was prescribed (the progress entries' `target`), as a
+        stepped line, not the catalog's 150° for every session; two sessions on one day are labelled apart under
+        the charts; the subject field suggests the subjects whose ids start with what is typed."""
+        stem = f"steps-{uuid.uuid4().hex[:6]}"
+        subject = f"{stem}-anna"
+        for target in (110, 130, 140):
+            frames = [elbow_pose(clock, angle) for clock, angle in clean_reps_angles(2, peak=target - 5.0)]
+            status, answer = self.api_json("/v1/analyze", "POST", {
+                "exercise": "elbowFlexion", "side": "right", "subject": subject, "frames": frames,
+                "options": {"target": target}})
+            self.assertEqual(status, 200, answer)
+            time.sleep(0.01)
+        self.assertEqual(self.api_json("/v1/analyze", "POST", {
+            "exercise": "elbowFlexion", "side": "right", "subject": f"{stem}-bob",
+            "frames": [elbow_pose(c, a) for c, a in clean_reps_angles(1)]})[0], 200)
+        entries = self.api_json(f"/v1/subjects/{subject}/progress?exercise=elbowFlexion")[1]["sessions"]
+        self.assertEqual([e["target"] for e in entries], [110, 130, 140])
+        try:
+            for lang, size in (("en", DESKTOP), ("es", PHONE)):
+                self.open(f"/progress.html?lang={lang}&subject={subject}&exercise=elbowFlexion")
+                self.emulate(self.driver, size)
+                wait_for(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody tr")) == 3,
+                         10, message="three sessions")
+                wait_for(lambda: self.el("trend-chart").get_attribute("data-targets") == "[110,130,140]", 5,
+                         message=f"the prescribed targets, not {self.el('trend-chart').get_attribute('data-targets')}")
+                labels = json.loads(self.el("trend-chart").get_attribute("data-labels"))
+                self.assertEqual(len(set(labels)), 3, f"one label per session, none alike: {labels}")
+                self.assertRegex(labels[1], r"\d\d:\d\d", "a second session that day by its time")
+                self.screenshot(self.driver, f"progress-targets-{lang}", size)
+            # The subject picker: what is typed, completed from the subjects with sessions.
+            self.el("p-subject").clear()
+            self.el("p-subject").send_keys(stem)
+            wait_for(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#p-subjects option")) == 2, 5,
+                     message="two subjects suggested")
+            self.assertEqual([o.get_attribute("value") for o in
+                              self.driver.find_elements(By.CSS_SELECTOR, "#p-subjects option")],
+                             [f"{stem}-anna", f"{stem}-bob"])
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
 if __name__ == "__main__":
     unittest.main()
