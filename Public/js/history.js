@@ -262,6 +262,8 @@ function renderRepTable(s) {
     rows.push(tr);
   }
   $('rep-table').querySelector('tbody').replaceChildren(...rows);
+  // Smoothness and tremor come only from a phone's motion sensors: without them, no columns of dashes.
+  $('rep-table').classList.toggle('no-motion', !reps.some((r) => r.smoothness != null || r.tremor != null));
 }
 
 /** The reps as CSV with the session's subject, exercise, side and date on every row; numbers to one decimal. */

@@ -17,7 +17,7 @@ import { parseRecording, createReplaySource, recordingText } from './replay.js';
 import { SessionView, keepDescribed } from './sessionview.js';
 import { fromShown, measurementRange, toShown, unitOf, unitSymbol } from './units.js';
 import { errorPointers, errorText, fieldProblem } from './errors.js';
-import { prescribed, prescriptionProblems } from './prescription.js';
+import { applyOptions, prescriptionProblems } from './prescription.js';
 
 initPage();
 
@@ -293,7 +293,7 @@ function readPrescription(ex) {
     return null;
   }
   if (ex.kind !== 'hold') delete options.holdSeconds;
-  const problems = prescriptionProblems(prescribed(ex, options));
+  const problems = prescriptionProblems(applyOptions(ex, options));
   if (problems.length) {
     refusal = { pointers: problems, exercise: ex, options };
     showRefusal(refusal);
@@ -425,14 +425,33 @@ function showRefusal({ error, pointers, exercise, options }, { focus = true } = 
     return;
   }
   // The definition as prescribed: what the field's explanation compares with.
-  const applied = prescribed(exercise, options);
+  const applied = applyOptions(exercise, options);
   const pointer = name === 'target' ? '/target' : `/thresholds/${name}`;
   setStatus(null);
   showPrescriptionError($(RX_OPTION_FIELDS[name]), fieldProblem(pointer, applied, (n) => labels[n]), { focus });
 }
 
-function showBanner(shown) {
-  $('connection-banner').hidden = !shown;
+/** The connection banner with `key`'s words ('resume.reconnecting', 'live.stalled'), or none. */
+function showBanner(key) {
+  const text = $('connection-banner-text');
+  $('connection-banner').hidden = !key;
+  if (!key || text.dataset.i18n === key) return;
+  text.dataset.i18n = key;
+  text.textContent = t(key);
+}
+
+// A server that keeps the connection open but stops answering: said after STALL_MS without a message.
+const STALL_MS = 2000;
+
+/** Shows or clears "connection stalled" for `s` from the time of its last answer (`s.answeredAt`). */
+function watchForStall(s) {
+  const check = () => {
+    if (session !== s) { clearInterval(timer); return; }
+    const stalled = s.id && !s.lost && !s.stopping && !s.finishing && performance.now() - s.answeredAt > STALL_MS;
+    if (stalled) showBanner('live.stalled');
+    else if ($('connection-banner-text').dataset.i18n === 'live.stalled') showBanner(null);
+  };
+  const timer = setInterval(check, STALL_MS / 4);
 }
 
 /** The status parts for a session that ended without its summary: what the server keeps of it. */
@@ -497,7 +516,7 @@ async function startSession() {
   useStage(kind === 'camera');
   lastSummary = null;
   $('summary').hidden = true;
-  showBanner(false);
+  showBanner(null);
   const view = kind === 'camera' ? overlay : stage;
   motionChart.reset();
   $('motion-panel').hidden = true;
@@ -536,6 +555,8 @@ async function startSession() {
 
   stream.on('started', (m) => {
     s.id = m.session;
+    s.answeredAt = performance.now();
+    watchForStall(s);
     const focusStop = [$('start'), document.body].includes(document.activeElement);
     setRunning('running');
     if (focusStop) $('stop').focus();
@@ -561,12 +582,14 @@ async function startSession() {
     });
   });
   stream.on('snapshot', (m) => {
+    s.answeredAt = performance.now();
     sessionView.snapshot(m);
     offerFinish(Boolean(m.set?.complete));
     if (m.motion) showMotionLevel(m.motion);
     s.seenT = Math.max(s.seenT, m.t);
   });
   stream.on('event', (m) => {
+    s.answeredAt = performance.now();
     if (m.t <= s.repeatUntil) return;
     s.seenT = Math.max(s.seenT, m.t);
     sessionView.event(m);
@@ -593,18 +616,21 @@ async function startSession() {
   });
   stream.on('lost', () => {
     if (s.stopping) return;
-    showBanner(true);
+    s.lost = true;
+    showBanner('resume.reconnecting');
     setStatus('resume.keeping');
   });
   stream.on('resumed', (m) => {
     s.repeatUntil = s.seenT;
-    showBanner(false);
+    s.lost = false;
+    s.answeredAt = performance.now();
+    showBanner(null);
     setStatus('resume.resumed', null, 'good');
   });
   stream.on('end', (e) => {
     source.stop();
     s.motion?.stop();
-    showBanner(false);
+    showBanner(null);
     if (session === s) session = null;
     offerFinish(false);
     const hadFocus = document.activeElement === $('stop');
@@ -666,7 +692,7 @@ function stopSession() {
   s.motion?.stop();
   s.stopping = true;
   s.source.stop();
-  showBanner(false);
+  showBanner(null);
   setStatus('status.stopping');
   s.stream.stop();
 }

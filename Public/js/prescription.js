@@ -7,7 +7,7 @@
 import { measurementRange } from './units.js';
 
 /** `exercise` with `options` applied (target, rest, enter, exit, holdSeconds), by the server's rule. */
-export function prescribed(exercise, options = {}) {
+export function applyOptions(exercise, options = {}) {
   const defaults = exercise.thresholds || {};
   const rest = options.rest ?? defaults.rest;
   const target = options.target ?? exercise.target;

@@ -3586,7 +3586,7 @@ class BrowserTests(unittest.TestCase):
             self.driver.execute_async_script("""
                 const done = arguments[0];
                 import('/js/i18n.js').then((m) => { m.setLanguage('es'); done(); });""")
-            self.assertEqual(self.text_content("summary-goal"), "2 de 2 series de 1 — cumplido")
+            self.assertEqual(self.text_content("summary-goal"), "2 de 2 series de 1 — cumplida")
             self.assertIn("mejor 120°", self.text_content("summary-last"))
             self.assertEqual(self.text("stop"), "Terminar")
         finally:
@@ -3631,6 +3631,109 @@ class BrowserTests(unittest.TestCase):
             self.assertEqual([o.get_attribute("value") for o in
                               self.driver.find_elements(By.CSS_SELECTOR, "#p-subjects option")],
                              [f"{stem}-anna", f"{stem}-bob"])
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_37_phone_layouts_keep_still_and_say_when_the_server_stalls(self):
+        """On a phone, in Spanish: with sets prescribed, the chart on Live does not move while the session runs (set
+        done, goal met, setup messages and the status come and go in places of fixed height); Watch, once it follows
+        the session, has its numbers and chart in the first screen, and when the session ends dims them and brings
+        the summary into view. A server that stops answering without closing is said to have stalled within about
+        two seconds, and the notice goes when it answers again."""
+        server, base = self.spawn_server()
+        try:
+            self.driver.get(base + "/?lang=es&demoSpeed=2")
+            self.emulate(self.driver, PHONE)
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            Select(self.el("exercise")).select_by_value("elbowFlexion")
+            Select(self.el("source")).select_by_value("demo")
+            self.el("rx-reps").send_keys("1")
+            self.el("rx-sets").send_keys("2")
+            self.el("start").click()
+            wait_for(lambda: "iniciada" in self.text("status"), 10, message="started")
+            session_id = self.el("status").get_attribute("data-session")
+            watcher = self.new_driver()
+            try:
+                watcher.get(f"{base}/watch.html?session={session_id}&lang=es")
+                self.emulate(watcher, PHONE)
+                wait_for(lambda: watcher.find_element(By.ID, "hud-angle").text not in ("", "–"), 10,
+                         message="the watcher following")
+                for element_id in ("hud", "chart"):
+                    r = watcher.execute_script(
+                        "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+                        "return [r.top, r.bottom];", element_id)
+                    self.assertGreaterEqual(r[0], 0, element_id)
+                    self.assertLessEqual(r[1], PHONE[1], f"Watch's {element_id} in the first screen: {r}")
+                self.screenshot(watcher, "watch-following-es", PHONE)
+                tops, seen = set(), set()
+                deadline = time.monotonic() + 40
+                while time.monotonic() < deadline and "series hechas" not in self.text("hud-set-done"):
+                    tops.add(round(self.rect("chart")["top"]))
+                    if self.el("hud-set-done").is_displayed():
+                        seen.add(self.text("hud-set-done"))
+                    time.sleep(0.1)
+                tops.add(round(self.rect("chart")["top"]))
+                self.assertTrue(any("Serie 1 de 2 hecha" in text for text in seen), seen)
+                self.assertEqual(len(tops), 1, f"the chart moved: tops {sorted(tops)}")
+                self.screenshot(self.driver, "live-running-sets-es", PHONE)
+                # The server stops answering (frozen, its connection still open): said, then cleared.
+                server.send_signal(signal.SIGSTOP)
+                try:
+                    frozen = time.monotonic()
+                    wait_for(lambda: self.el("connection-banner").is_displayed(), 5, message="the stall said")
+                    self.assertLess(time.monotonic() - frozen, 4)
+                    self.assertIn("Conexión detenida", self.text("connection-banner"))
+                    self.assertEqual(len({round(self.rect("chart")["top"]), *tops}), 1, "the banner moves nothing")
+                    self.screenshot(self.driver, "live-stalled-es", PHONE)
+                finally:
+                    server.send_signal(signal.SIGCONT)
+                wait_for(lambda: not self.el("connection-banner").is_displayed(), 10, message="the stall over")
+                self.el("stop").click()
+                self.wait_stored(15, "summary")
+                wait_for(lambda: "ended" in watcher.find_element(By.ID, "main").get_attribute("class"), 10,
+                         message="Watch ended")
+                self.assertLess(float(watcher.find_element(By.ID, "hud").value_of_css_property("opacity")), 0.6)
+                wait_for(lambda: 0 <= watcher.execute_script(
+                    "return document.getElementById('summary-heading').getBoundingClientRect().top") < PHONE[1], 5,
+                    message="Watch's summary in view")
+                self.screenshot(watcher, "watch-ended-es", PHONE)
+            finally:
+                watcher.quit()
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+            server.kill()
+            server.wait(timeout=5)
+
+    def test_38_history_rep_table_on_a_phone_in_spanish(self):
+        """History's table of reps on a phone, in Spanish: a session without the phone's motion has no smoothness
+        and tremor columns, each rep takes two lines (its figures, then its result) and no heading runs into the
+        next one."""
+        frames = [elbow_pose(clock, angle) for clock, angle in clean_reps_angles(3)]
+        status, answer = self.api_json("/v1/analyze", "POST", {
+            "exercise": "elbowFlexion", "side": "right", "subject": f"table-{uuid.uuid4().hex[:8]}", "frames": frames})
+        self.assertEqual(status, 200, answer)
+        try:
+            self.open(f"/history.html?session={answer['summary']['id']}&lang=es")
+            self.emulate(self.driver, PHONE)
+            wait_for(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#rep-table tbody tr")) == 3, 10,
+                     message="three reps")
+            self.assertIn("no-motion", self.el("rep-table").get_attribute("class"))
+            self.assertFalse(self.driver.find_element(By.CSS_SELECTOR, "#rep-table th:nth-child(6)").is_displayed())
+            heights = self.driver.execute_script("""
+                return [...document.querySelectorAll('#rep-table tbody tr')].map((tr) => {
+                  const lines = new Set([...tr.children].filter((td) => td.offsetParent)
+                    .map((td) => Math.round(td.getBoundingClientRect().top)));
+                  return lines.size;
+                });""")
+            self.assertEqual(heights, [2, 2, 2], "each rep on two lines")
+            overflowing = self.driver.execute_script("""
+                return [...document.querySelectorAll('#rep-table th')].filter((th) => th.offsetParent
+                  && th.scrollWidth > th.clientWidth + 1).map((th) => th.textContent);""")
+            self.assertEqual(overflowing, [], "headings wider than their columns")
+            self.assert_no_horizontal_scroll()
+            self.driver.execute_script("document.getElementById('rep-table').scrollIntoView()")
+            self.screenshot(self.driver, "history-reps-es", PHONE)
         finally:
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
