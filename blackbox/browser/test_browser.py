@@ -1108,22 +1108,23 @@ class BrowserTests(unittest.TestCase):
         # No baseline in this session: no baseline in the legend.
         self.assertFalse(self.el("legend-baseline").is_displayed())
         self.assertTrue(self.el("legend-target").is_displayed())
-        # The CSV: readable columns on every row, one decimal, a file name from subject, exercise and day.
+        # The CSV: readable columns on every row with their units, names not ids, one decimal, a file name from
+        # subject, exercise, day and time.
         name = self.el("csv").get_attribute("download")
-        self.assertRegex(name, rf'^{re.escape(live["subject"])}_elbowFlexion_\d{{4}}-\d\d-\d\d\.csv$')
+        self.assertRegex(name, rf'^{re.escape(live["subject"])}_elbowFlexion_\d{{4}}-\d\d-\d\d_\d\d-\d\d-\d\d\.csv$')
         text = self.driver.execute_async_script(
             "const done = arguments[arguments.length - 1];"
             "fetch(document.getElementById('csv').href).then((r) => r.text()).then(done, (e) => done(String(e)));")
         lines = text.strip().split("\r\n")
-        self.assertEqual(lines[0], "subject,exercise,side,date,started,rep,peak,trough,range,start,end,duration,"
-                                   "clean,faults")
+        self.assertEqual(lines[0], "Subject,Exercise,Side,Date,Started,Rep,Peak (°),Trough (°),Range (°),Start (s),"
+                                   "End (s),Duration (s),Clean,Faults,Smoothness,Tremor (%)")
         self.assertEqual(len(lines) - 1, len(stored["reps"]))
         cells = lines[1].split(",")
-        self.assertEqual(cells[:3], [live["subject"], "elbowFlexion", "right"])
+        self.assertEqual(cells[:3], [live["subject"], "Elbow flexion", "Right"])
         self.assertEqual(cells[5], "1")
         for number in cells[6:12]:
             self.assertRegex(number, r"^-?\d+\.\d$")
-        self.assertTrue(any(line.endswith(",no,keepUpperArmStill") for line in lines[1:]))
+        self.assertTrue(any(",no,Keep your upper arm still" in line for line in lines[1:]), lines)
         # The server's raw CSV stays for scripts.
         with urllib.request.urlopen(self.base + f'/v1/sessions/{live["id"]}?format=csv', timeout=10) as response:
             self.assertTrue(response.read().decode().startswith("index,peak"))
@@ -3736,6 +3737,41 @@ class BrowserTests(unittest.TestCase):
             self.screenshot(self.driver, "history-reps-es", PHONE)
         finally:
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_39_csv_for_a_spanish_spreadsheet_and_a_file_per_session(self):
+        """History's CSV in Spanish: `;` between fields and a decimal comma, headings and names in Spanish with their
+        units; a subject that would start a formula is written as text; two sessions of one subject
+        and exercise on one day download under different names."""
+        subject = f"=csv-{uuid.uuid4().hex[:6]}"
+        ids = []
+        for peak in (121.0, 131.0):
+            frames = [elbow_pose(c, a) for c, a in clean_reps_angles(2, peak=peak)]
+            status, answer = self.api_json("/v1/analyze", "POST", {
+                "exercise": "elbowFlexion", "side": "right", "subject": subject, "frames": frames})
+            self.assertEqual(status, 200, answer)
+            ids.append(answer["summary"]["id"])
+            time.sleep(1.1)
+        names, texts = [], []
+        for session_id in ids:
+            self.open(f"/history.html?session={session_id}&lang=es")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="session page")
+            names.append(self.el("csv").get_attribute("download"))
+            texts.append(self.driver.execute_async_script(
+                "const done = arguments[arguments.length - 1];"
+                "fetch(document.getElementById('csv').href).then((r) => r.text()).then(done, (e) => done(String(e)));"))
+        self.assertNotEqual(names[0], names[1], "one file per session")
+        for name in names:
+            self.assertRegex(name, r"^csv-[0-9a-f]{6}_elbowFlexion_\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d\.csv$")
+        lines = texts[1].strip().split("\r\n")
+        self.assertEqual(lines[0], "Paciente;Ejercicio;Lado;Fecha;Inicio;Repetición;Pico (°);Valle (°);"
+                                   "Recorrido (°);Comienzo (s);Fin (s);Duración (s);Válida;Errores;Suavidad;Temblor (%)")
+        cells = lines[1].split(";")
+        self.assertEqual(cells[:3], [f"'{subject}", "Flexión de codo", "Derecho"])
+        self.assertEqual(cells[6], "131,0", "a decimal comma")
+        for number in cells[7:12]:
+            self.assertRegex(number, r"^-?\d+,\d$")
+        self.assertNotIn("elbowFlexion", texts[1])
 
 if __name__ == "__main__":
     unittest.main()
