@@ -322,9 +322,22 @@ export class MotionChart {
       if (this.times[i] < t0) continue;
       for (let a = 0; a < 3; a++) largest = Math.max(largest, Math.abs(this.values[i * 3 + a]));
     }
-    const { ctx, dpr, left, right, yOf } = valuePlot(this.canvas,
-      plainAxis(largest, { headroom: 0.5, step: accelerationStep(largest), symmetric: true }));
+    // A handful of grid lines whatever the height: the step doubles until at most six fit.
+    let step = accelerationStep(largest);
+    while ((2 * Math.ceil((largest + 0.5) / step)) > 6) step *= 2;
+    const { ctx, dpr, left, right, bottom, yOf } = valuePlot(this.canvas,
+      plainAxis(largest, { headroom: 0.5, step, symmetric: true }));
     const xOf = (t) => left + ((t - t0) / this.windowSeconds) * (right - left);
+    // The time axis: seconds before the latest sample.
+    ctx.textAlign = 'center';
+    const labels = [];
+    for (let ago = this.windowSeconds; ago >= 0; ago -= this.windowSeconds / 2) {
+      const label = ago ? `−${ago} s` : '0 s';
+      ctx.fillText(label, Math.min(xOf(t1 - ago), right - 10 * dpr), bottom + 10 * dpr);
+      labels.push(label);
+    }
+    ctx.textAlign = 'right';
+    this.canvas.dataset.times = labels.join(' | ');
     motionLines(ctx, dpr, this.count, (k) => this.times[(start + k) % this.capacity],
       (k, a) => this.values[((start + k) % this.capacity) * 3 + a], xOf, yOf, (t) => t >= t0);
     this.drawn++;

@@ -201,6 +201,11 @@ export function eventText(m, unit = null) {
   }
 }
 
+/** `snapshot.motion` in words (docs/protocol.md §3.3): how much the phone moves and the share of it that is tremor. */
+export function motionText(level) {
+  return t('motion.level', { rms: level.rms.toFixed(2), tremor: Math.round(level.tremor * 100) });
+}
+
 /** Why a rep was not counted: its faults, or only that when there are none to name. */
 function rejectedText(faults) {
   return faults.length ? t('event.repRejected', { faults: faults.map(faultText).join('; ') }) : t('event.repRejectedBare');

@@ -11,7 +11,7 @@ import { DemoSource, demoSpeed } from './demo.js';
 import { SkeletonView } from './skeleton.js';
 import { RealtimeChart, MotionChart } from './chart.js';
 import { MotionSensor, requestMotionPermission } from './motion.js';
-import { Hud, Feedback } from './hud.js';
+import { Hud, Feedback, motionText } from './hud.js';
 import { measuredJoints, decodePose, loadFormats } from './joints.js';
 import { parseRecording, createReplaySource, recordingText } from './replay.js';
 import { SessionView, keepDescribed } from './sessionview.js';
@@ -680,9 +680,7 @@ function startMotion(s, permission) {
 
 /** `snapshot.motion` beside the motion chart: how much the phone moves and the share of it that is tremor. */
 function showMotionLevel(level) {
-  $('motion-level').textContent = t('motion.level', {
-    rms: level.rms.toFixed(2), tremor: Math.round(level.tremor * 100),
-  });
+  $('motion-level').textContent = motionText(level);
 }
 
 /** The person's Stop: works while reconnecting too (the session then ends here, kept up to its checkpoint). */

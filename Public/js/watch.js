@@ -7,7 +7,7 @@ import { initPage, $, askForToken, errorStatus } from './common.js';
 import { t, sessionExerciseName, onLanguageChange } from './i18n.js';
 import { getSession, listSessions, sessionExercise, MessageSocket, TOKEN_EVENT } from './api.js';
 import { RealtimeChart } from './chart.js';
-import { Hud, Feedback } from './hud.js';
+import { Hud, Feedback, motionText } from './hud.js';
 import { renderSummary, showStored } from './summary.js';
 import { SessionView, prescribed, keepDescribed } from './sessionview.js';
 import { SkeletonView } from './skeleton.js';
@@ -112,7 +112,17 @@ async function follow(id) {
   $('main').classList.add('watching');
   // `poses=1`: the patient's poses too (at most 15 a second), drawn as they come.
   const socket = new MessageSocket(`/v1/sessions/${encodeURIComponent(id)}/watch?poses=1`);
-  socket.on('snapshot', (m) => view.snapshot(m));
+  let motion = null;
+  // How much the patient's phone moves (`snapshot.motion`, docs/protocol.md §3.3), as Live says it beside its chart.
+  const showMotion = () => {
+    $('motion-level').hidden = !motion;
+    if (motion) $('motion-level').textContent = motionText(motion);
+  };
+  onLanguageChange(showMotion);
+  socket.on('snapshot', (m) => {
+    view.snapshot(m);
+    if (m.motion) { motion = m.motion; showMotion(); }
+  });
   socket.on('event', (m) => view.event(m));
   socket.on('pose', (m) => {
     skeleton.setPose(m);

@@ -3773,5 +3773,37 @@ class BrowserTests(unittest.TestCase):
             self.assertRegex(number, r"^-?\d+,\d$")
         self.assertNotIn("elbowFlexion", texts[1])
 
+    def test_40_phone_motion_has_a_time_axis_and_shows_on_watch(self):
+        """The live phone-motion chart has a time axis (seconds before the latest sample) and a handful of grid
+        lines, not one every 2 m/s²; Watch says how much the patient's phone moves, as Live does."""
+        self.open("/?lang=en&motion=1&source=demo")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="catalog loaded")
+        self.driver.execute_script("DeviceMotionEvent.requestPermission = () => Promise.resolve('granted');")
+        Select(self.el("exercise")).select_by_value("elbowFlexion")
+        self.el("start").click()
+        wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
+        session_id = self.el("status").get_attribute("data-session")
+        self.driver.execute_script("""
+            window.__motionTimer = setInterval(() => {
+              const t = performance.now() / 1000;
+              window.dispatchEvent(new DeviceMotionEvent('devicemotion', {
+                accelerationIncludingGravity: { x: 3 * Math.sin(Math.PI * t), y: -9.81, z: 0.5 }, interval: 16 }));
+            }, 16);""")
+        watcher = self.open_watcher(session_id)
+        try:
+            wait_for(lambda: int(self.el("motion-chart").get_attribute("data-drawn") or 0) > 5, 5,
+                     message="the motion chart drawing")
+            self.assertEqual(self.el("motion-chart").get_attribute("data-times"), "−10 s | −5 s | 0 s")
+            ticks = self.el("motion-chart").get_attribute("data-ticks").split(" | ")
+            self.assertLessEqual(len(ticks), 7, ticks)
+            wait_for(lambda: "Movement" in watcher.find_element(By.ID, "motion-level").text, 5,
+                     message="the phone's movement on Watch")
+            self.driver.execute_script("clearInterval(window.__motionTimer)")
+            self.el("stop").click()
+            self.wait_stored(10, "summary")
+        finally:
+            watcher.quit()
+
 if __name__ == "__main__":
     unittest.main()
