@@ -5,7 +5,7 @@
 import { initPage, $, askForToken, errorStatus } from './common.js';
 import { renderSummary, showStored } from './summary.js';
 import { t, exerciseName, onLanguageChange } from './i18n.js';
-import { exercises, checkToken, listSessions, TOKEN_EVENT } from './api.js';
+import { exercises, checkToken, getExercise, listSessions, TOKEN_EVENT } from './api.js';
 import { LiveStream } from './stream.js';
 import { DemoSource, demoSpeed } from './demo.js';
 import { SkeletonView } from './skeleton.js';
@@ -490,8 +490,29 @@ function showEnd(s, e) {
   }
 }
 
+/** The exercise as the server has it now (`GET /v1/exercises/{id}`), else as the catalog had it. */
+async function currentDefinition(ex) {
+  try {
+    return await getExercise(ex.id);
+  } catch {
+    return ex;
+  }
+}
+
+// A Start being prepared (the recording read, the definition fetched): a second tap meanwhile does nothing.
+let preparing = false;
+
 async function startSession() {
-  if (session) return;
+  if (session || preparing) return;
+  preparing = true;
+  try {
+    await openSession();
+  } finally {
+    preparing = false;
+  }
+}
+
+async function openSession() {
   const kind = $('source').value;
   let recording = null;
   if (kind === 'replay') {
@@ -499,8 +520,10 @@ async function startSession() {
     if (!recording) return;
     useRecordingExercise(recording.start);
   }
-  const ex = selectedExercise();
-  if (!ex) return;
+  if (!selectedExercise()) return;
+  // The prescription is checked against the definition the server will count with, which may have changed since
+  // the catalog was read.
+  const ex = await currentDefinition(selectedExercise());
   refusal = null;
   const prescription = readPrescription(ex);
   if (!prescription) return;
@@ -636,9 +659,13 @@ async function startSession() {
     const hadFocus = document.activeElement === $('stop');
     setRunning('idle');
     if (s.refused) {
-      refusal = { error: s.refused, exercise: s.exercise, options: prescription };
       previewExercise();
-      showRefusal(refusal);
+      // Explained from the definition as the server has it now: it may have changed since it was read.
+      currentDefinition(s.exercise).then((current) => {
+        if (session) return;
+        refusal = { error: s.refused, exercise: current, options: prescription };
+        showRefusal(refusal);
+      });
       return;
     }
     // What was live is now the past: dimmed, with the summary brought into view.

@@ -3420,23 +3420,48 @@ class BrowserTests(unittest.TestCase):
                 self.assertNotEqual(en, es, f"{value} is not translated")
 
     def test_33_server_errors_in_the_pages_language(self):
-        """A prescription the exercise cannot take (target 20° for elbow flexion, whose rest is 30°) is refused by the
-        server; the page says why in its own language at the target field, not the server's English in the status
-        line, and nothing runs. The Exercises page explains a refused field the same way, and every error code of
-        docs/protocol.md has a text in both languages."""
+        """A prescription the server refuses though the page found it sound (the exercise was changed since the page
+        loaded it, its rest now 60°, and reading it again failed once; the target typed is 50°) is said in the
+        page's own language at the target field, from the definition as it is now, not the server's English in the
+        status line, and nothing runs. The Exercises page explains a refused field the same way, and every error
+        code of docs/protocol.md has a text in both languages."""
         self.allowed_console = ("422",)
-        for lang, message in (("es", "Objetivo: debe ser mayor que la posición de reposo (30°)."),
-                              ("en", "Target: must be above the rest position (30°).")):
+        # The first time the page reads the exercise alone, the read fails (as on a flaky network).
+        blocker = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            const fetched = window.fetch;
+            let failed = false;
+            window.fetch = (url, ...rest) => {
+              if (!failed && /\\/v1\\/exercises\\/moved[0-9a-f]+$/.test(String(url))) {
+                failed = true;
+                return Promise.reject(new TypeError('offline'));
+              }
+              return fetched(url, ...rest);
+            };"""})
+        self.addCleanup(self.driver.execute_cdp_cmd, "Page.removeScriptToEvaluateOnNewDocument",
+                        {"identifier": blocker["identifier"]})
+        ident = f"moved{uuid.uuid4().hex[:6]}"
+        definition = {
+            "id": ident, "name": "Curl", "view": "sagittal", "kind": "rep",
+            "measurement": {"type": "flexion", "joints": ["shoulder", "elbow", "wrist"]},
+            "thresholds": {"rest": 20, "enter": 70, "exit": 40, "minAmplitude": 30}, "target": 110}
+        self.assertEqual(self.api_json("/v1/exercises", "POST", definition)[0], 201)
+        moved = {**definition, "thresholds": {"rest": 60, "enter": 100, "exit": 80, "minAmplitude": 30},
+                 "target": 130}
+        for lang, message in (("es", "Objetivo: debe ser mayor que la posición de reposo (60°)."),
+                              ("en", "Target: must be above the rest position (60°).")):
+            self.api_json(f"/v1/exercises/{ident}", "PUT", definition)
             self.open(f"/?lang={lang}")
             wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
                      message="catalog loaded")
-            Select(self.el("exercise")).select_by_value("elbowFlexion")
+            self.assertEqual(self.api_json(f"/v1/exercises/{ident}", "PUT", moved)[0], 200)
+            Select(self.el("exercise")).select_by_value(ident)
             Select(self.el("source")).select_by_value("demo")
             self.el("rx-target").clear()
-            self.el("rx-target").send_keys("20")
+            self.el("rx-target").send_keys("50")
             self.el("start").click()
             wait_for(lambda: self.el("rx-error").is_displayed(), 10, message="the refusal at the field")
-            self.assertEqual(self.text("rx-error"), message)
+            wait_for(lambda: self.text("rx-error") == message, 5,
+                     message=f"{message!r}, not {self.text('rx-error')!r}")
             self.assertEqual(self.el("rx-target").get_attribute("aria-invalid"), "true")
             self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "rx-target")
             status = self.text("status")
@@ -3500,9 +3525,9 @@ class BrowserTests(unittest.TestCase):
             self.el("rx-target").send_keys("120")
             at_start = self.driver.execute_script("""
                 document.getElementById('start').click();
-                return ['start', 'stop', 'reset', 'baseline'].map((id) => document.getElementById(id).disabled)
+                return ['stop', 'reset', 'baseline'].map((id) => document.getElementById(id).disabled)
                   .concat([document.getElementById('main').classList.contains('running')]);""")
-            self.assertEqual(at_start, [True, True, True, True, False], "nothing to control before `started`")
+            self.assertEqual(at_start, [True, True, True, False], "nothing to control before `started`")
             wait_for(lambda: "started" in self.text("status"), 10, message="started")
             self.assertTrue(all(self.el(i).is_enabled() for i in ("stop", "reset", "baseline")))
             self.assertIn("running", self.el("main").get_attribute("class"))
