@@ -2370,22 +2370,18 @@ class BrowserTests(unittest.TestCase):
         finally:
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
-    def test_20c_motion_and_start_over_survive_a_server_restart(self):
-        """A server restart mid-session with the phone's motion sensors on: the samples produced while the server is
-        away are kept and sent after the resume (the stored motion series has no hole), and a Start over and a
-        Measure baseline pressed while reconnecting take effect on the resumed session (the stored reps all begin
-        after the reset; the HUD shows the baseline the server measures)."""
-        self.allowed_console = ("ERR_CONNECTION_REFUSED", "WebSocket connection to")
+    def start_demo_with_motion(self, subject):
+        """Starts an elbow-flexion Demo on Live with the phone's motion on (permission granted) for `subject`, and a
+        phone swinging on x at 60 Hz (`window.__motionTimer`); returns the session id."""
         self.open("/?lang=en&motion=1&source=demo")
         wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
                  message="catalog loaded")
         self.driver.execute_script("DeviceMotionEvent.requestPermission = () => Promise.resolve('granted');")
         Select(self.el("exercise")).select_by_value("elbowFlexion")
         self.el("subject").clear()
-        self.el("subject").send_keys(f"motion-restart-{uuid.uuid4().hex[:8]}")
+        self.el("subject").send_keys(subject)
         self.el("start").click()
         wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
-        session_id = self.el("status").get_attribute("data-session")
         self.driver.execute_script("""
             window.__motionTimer = setInterval(() => {
               const t = performance.now() / 1000;
@@ -2393,6 +2389,15 @@ class BrowserTests(unittest.TestCase):
                 accelerationIncludingGravity: { x: 3 * Math.sin(Math.PI * t), y: -9.81, z: 0.5 },
                 interval: 16 }));
             }, 16);""")
+        return self.el("status").get_attribute("data-session")
+
+    def test_20c_motion_and_start_over_survive_a_server_restart(self):
+        """A server restart mid-session with the phone's motion sensors on: the samples produced while the server is
+        away are kept and sent after the resume (the stored motion series has no hole), and a Start over and a
+        Measure baseline pressed while reconnecting take effect on the resumed session (the stored reps all begin
+        after the reset; the HUD shows the baseline the server measures)."""
+        self.allowed_console = ("ERR_CONNECTION_REFUSED", "WebSocket connection to")
+        session_id = self.start_demo_with_motion(f"motion-restart-{uuid.uuid4().hex[:8]}")
         try:
             wait_for(lambda: sum(self.counts()) >= 2, 20, message="two reps before the restart")
             # The stored state of a live session is its last checkpoint's: at least one rep by now.
@@ -3801,20 +3806,7 @@ class BrowserTests(unittest.TestCase):
     def test_40_phone_motion_has_a_time_axis_and_shows_on_watch(self):
         """The live phone-motion chart has a time axis (seconds before the latest sample) and a handful of grid
         lines, not one every 2 m/s²; Watch says how much the patient's phone moves, as Live does."""
-        self.open("/?lang=en&motion=1&source=demo")
-        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
-                 message="catalog loaded")
-        self.driver.execute_script("DeviceMotionEvent.requestPermission = () => Promise.resolve('granted');")
-        Select(self.el("exercise")).select_by_value("elbowFlexion")
-        self.el("start").click()
-        wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
-        session_id = self.el("status").get_attribute("data-session")
-        self.driver.execute_script("""
-            window.__motionTimer = setInterval(() => {
-              const t = performance.now() / 1000;
-              window.dispatchEvent(new DeviceMotionEvent('devicemotion', {
-                accelerationIncludingGravity: { x: 3 * Math.sin(Math.PI * t), y: -9.81, z: 0.5 }, interval: 16 }));
-            }, 16);""")
+        session_id = self.start_demo_with_motion(f"motion-watch-{uuid.uuid4().hex[:8]}")
         watcher = self.open_watcher(session_id)
         try:
             wait_for(lambda: int(self.el("motion-chart").get_attribute("data-drawn") or 0) > 5, 5,
