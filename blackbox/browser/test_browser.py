@@ -2683,8 +2683,11 @@ class BrowserTests(unittest.TestCase):
                       return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height }; };
                     const tiles = [...document.querySelectorAll('#summary-stats > div')];
                     const fault = document.getElementById('summary-faults').parentElement;
+                    // The other sentences (the goal, the last session) are rows of their own too.
+                    const sentences = ['summary-goal', 'summary-last'].map((id) => document.getElementById(id))
+                      .filter(Boolean).map((e) => e.parentElement);
                     return { grid: box(document.getElementById('summary-stats')), fault: box(fault),
-                      others: tiles.filter((t) => t !== fault).map(box) };
+                      others: tiles.filter((t) => t !== fault && !sentences.includes(t)).map(box) };
                 """)
                 others, fault, grid = boxes["others"], boxes["fault"], boxes["grid"]
                 self.assertGreaterEqual(len(others), 5)
@@ -3507,6 +3510,7 @@ class BrowserTests(unittest.TestCase):
         """Live checks a prescription against the exercise as the server would (prescription.js): target 20° on
         elbow flexion (rest 30°) is refused at the target field in the page's language and no `start` is sent; a
         valid one starts, and Stop, Start over and Measure baseline work only once the server said `started`."""
+        self.use_own_server()
         script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_SENDS})
         try:
             for lang, message in (("es", "Objetivo: debe ser mayor que la posición de reposo (30°)."),
@@ -3550,6 +3554,7 @@ class BrowserTests(unittest.TestCase):
         the HUD counts them, says each fault once (not again when the rep is rejected for it) and can be muted
         mid-session. The summary says whether the goal was met, the target beside the best and the subject's last
         session of the exercise, in the page's language."""
+        self.use_own_server()
         subject = f"goal-{uuid.uuid4().hex[:8]}"
         frames = [elbow_pose(clock, angle) for clock, angle in clean_reps_angles(3, peak=120.0)]
         status, earlier = self.api_json("/v1/analyze", "POST", {
@@ -3628,6 +3633,7 @@ class BrowserTests(unittest.TestCase):
         """Progress draws each session against the target it was prescribed (the progress entries' `target`), as a
         stepped line, not the catalog's 150° for every session; two sessions on one day are labelled apart under
         the charts; the subject field suggests the subjects whose ids start with what is typed."""
+        self.use_own_server()
         stem = f"steps-{uuid.uuid4().hex[:6]}"
         subject = f"{stem}-anna"
         for target in (110, 130, 140):
@@ -3740,6 +3746,7 @@ class BrowserTests(unittest.TestCase):
         """History's table of reps on a phone, in Spanish: a session without the phone's motion has no smoothness
         and tremor columns, each rep takes two lines (its figures, then its result) and no heading runs into the
         next one."""
+        self.use_own_server()
         frames = [elbow_pose(clock, angle) for clock, angle in clean_reps_angles(3)]
         status, answer = self.api_json("/v1/analyze", "POST", {
             "exercise": "elbowFlexion", "side": "right", "subject": f"table-{uuid.uuid4().hex[:8]}", "frames": frames})
@@ -3772,6 +3779,7 @@ class BrowserTests(unittest.TestCase):
         """History's CSV in Spanish: `;` between fields and a decimal comma, headings and names in Spanish with their
         units; a subject that would start a formula is written as text; two sessions of one subject
         and exercise on one day download under different names."""
+        self.use_own_server()
         subject = f"=csv-{uuid.uuid4().hex[:6]}"
         ids = []
         for peak in (121.0, 131.0):
@@ -3806,6 +3814,7 @@ class BrowserTests(unittest.TestCase):
     def test_40_phone_motion_has_a_time_axis_and_shows_on_watch(self):
         """The live phone-motion chart has a time axis (seconds before the latest sample) and a handful of grid
         lines, not one every 2 m/s²; Watch says how much the patient's phone moves, as Live does."""
+        self.use_own_server()
         session_id = self.start_demo_with_motion(f"motion-watch-{uuid.uuid4().hex[:8]}")
         watcher = self.open_watcher(session_id)
         try:
