@@ -3624,7 +3624,7 @@ class BrowserTests(unittest.TestCase):
                 import('/js/i18n.js').then((m) => { m.setLanguage('es'); done(); });""")
             self.assertEqual(self.text_content("summary-goal"), "2 de 2 series de 1 — cumplida")
             self.assertIn("mejor 120°", self.text_content("summary-last"))
-            self.assertEqual(self.text("stop"), "Terminar")
+            self.assertEqual(self.text("stop"), "Terminar", "Stop again once the session is over")
         finally:
             self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": spy["identifier"]})
             self.driver.execute_script("localStorage.setItem('motion.voice', '0'); localStorage.removeItem('motion.lang')")
@@ -3712,6 +3712,7 @@ class BrowserTests(unittest.TestCase):
                     time.sleep(0.1)
                 tops.add(round(self.rect("chart")["top"]))
                 self.assertTrue(any("Serie 1 de 2 hecha" in text for text in seen), seen)
+                self.assertEqual(self.text("stop"), "Finalizar", "the goal met: Finish, not Stop (Terminar)")
                 self.assertEqual(len(tops), 1, f"the chart moved: tops {sorted(tops)}")
                 self.screenshot(self.driver, "live-running-sets-es", PHONE)
                 # The server stops answering (frozen, its connection still open): said, then cleared.
