@@ -70,6 +70,9 @@ export function exercises({ reload = false } = {}) {
   return catalogPromise;
 }
 
+/** An exercise as the server has it now (`GET /v1/exercises/{id}`). */
+export const getExercise = (id) => getJSON(`/v1/exercises/${encodeURIComponent(id)}`);
+
 /** One stored version of an exercise (`GET /v1/exercises/{id}/versions/{n}`), also of a deleted one. */
 export const getExerciseVersion = (id, version) =>
   getJSON(`/v1/exercises/${encodeURIComponent(id)}/versions/${encodeURIComponent(version)}`);

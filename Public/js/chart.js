@@ -322,9 +322,22 @@ export class MotionChart {
       if (this.times[i] < t0) continue;
       for (let a = 0; a < 3; a++) largest = Math.max(largest, Math.abs(this.values[i * 3 + a]));
     }
-    const { ctx, dpr, left, right, yOf } = valuePlot(this.canvas,
-      plainAxis(largest, { headroom: 0.5, step: accelerationStep(largest), symmetric: true }));
+    // A handful of grid lines whatever the height: the step doubles until at most six fit.
+    let step = accelerationStep(largest);
+    while ((2 * Math.ceil((largest + 0.5) / step)) > 6) step *= 2;
+    const { ctx, dpr, left, right, bottom, yOf } = valuePlot(this.canvas,
+      plainAxis(largest, { headroom: 0.5, step, symmetric: true }));
     const xOf = (t) => left + ((t - t0) / this.windowSeconds) * (right - left);
+    // The time axis: seconds before the latest sample.
+    ctx.textAlign = 'center';
+    const labels = [];
+    for (let ago = this.windowSeconds; ago >= 0; ago -= this.windowSeconds / 2) {
+      const label = ago ? `−${ago} s` : '0 s';
+      ctx.fillText(label, Math.min(xOf(t1 - ago), right - 10 * dpr), bottom + 10 * dpr);
+      labels.push(label);
+    }
+    ctx.textAlign = 'right';
+    this.canvas.dataset.times = labels.join(' | ');
     motionLines(ctx, dpr, this.count, (k) => this.times[(start + k) % this.capacity],
       (k, a) => this.values[((start + k) % this.capacity) * 3 + a], xOf, yOf, (t) => t >= t0);
     this.drawn++;
@@ -417,6 +430,30 @@ export function drawSeries(canvas, series,
   ctx.stroke();
 }
 
+/**
+ * The sessions' labels under a chart: day and month in the page language's order, as the table beside it writes
+ * dates; a session on the same day as the one before it by its time instead (to the second when the minute is the
+ * one before's too), so that no two labels next to each other read alike.
+ */
+function sessionLabels(sessions) {
+  const lang = document.documentElement.lang || undefined;
+  let previousDay = null;
+  let previous = null;
+  return sessions.map((s) => {
+    const d = new Date(s.startedAt);
+    if (Number.isNaN(d.getTime())) return '';
+    const day = d.toLocaleDateString(lang, { day: 'numeric', month: 'numeric' });
+    let label = day;
+    if (day === previousDay) {
+      label = d.toLocaleTimeString(lang, { hour: '2-digit', minute: '2-digit' });
+      if (label === previous) label = d.toLocaleTimeString(lang, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    }
+    previousDay = day;
+    previous = label;
+    return label;
+  });
+}
+
 /** Session slots across the plot: the x of session `i` of `n`, and its date labelled underneath when room allows. */
 function sessionSlots(ctx, sessions, left, right, bottom, dpr) {
   const n = Math.max(1, sessions.length);
@@ -424,28 +461,26 @@ function sessionSlots(ctx, sessions, left, right, bottom, dpr) {
   ctx.textAlign = 'center';
   ctx.fillStyle = C.axis;
   const every = Math.max(1, Math.ceil((40 * dpr) / slot));
-  sessions.forEach((s, i) => {
-    if (i % every) return;
-    const d = new Date(s.startedAt);
-    if (!Number.isNaN(d.getTime())) {
-      // Day and month in the page language's order, as the table beside the chart writes dates.
-      const day = d.toLocaleDateString(document.documentElement.lang || undefined, { day: 'numeric', month: 'numeric' });
-      ctx.fillText(day, left + slot * (i + 0.5), bottom + 10 * dpr);
-    }
+  const labels = sessionLabels(sessions);
+  ctx.canvas.dataset.labels = JSON.stringify(labels);
+  labels.forEach((label, i) => {
+    if (i % every === 0) ctx.fillText(label, left + slot * (i + 0.5), bottom + 10 * dpr);
   });
   return { slot, xOf: (i) => left + slot * (i + 0.5) };
 }
 
 /**
- * The Progress trend: each session's best and mean peak as lines with dots, oldest first; the target as a line; in
- * `unit`.
+ * The Progress trend: each session's best and mean peak as lines with dots, oldest first; each session's target (its
+ * `target`, else `target`) as a stepped line; in `unit`.
  */
 export function drawTrend(canvas, sessions, { target = null, unit = DEGREES } = {}) {
+  // Each session against its own target (its prescription's), the exercise's where a session does not say.
+  const targets = sessions.map((s) => s.target ?? target);
+  canvas.dataset.targets = JSON.stringify(targets);
   const values = sessions.flatMap((s) => [s.best, s.meanPeak]);
-  const { ctx, dpr, left, right, bottom, vmax, yOf } = valuePlot(canvas, axisFor(unit, [target, ...values]));
-  const { xOf } = sessionSlots(ctx, sessions, left, right, bottom, dpr);
-  ctx.lineWidth = 2 * dpr;
-  if (target != null && target <= vmax) hline(ctx, yOf(target), left, right, C.target, [10 * dpr, 5 * dpr]);
+  const { ctx, dpr, left, right, bottom, vmax, yOf } = valuePlot(canvas, axisFor(unit, [...targets, ...values]));
+  const { slot, xOf } = sessionSlots(ctx, sessions, left, right, bottom, dpr);
+  drawTargetSteps(ctx, targets.map((v) => (v != null && v <= vmax ? yOf(v) : null)), xOf, slot, dpr);
   for (const [key, color] of [['meanPeak', C.baseline], ['best', C.line]]) {
     ctx.strokeStyle = color;
     ctx.fillStyle = color;
@@ -466,6 +501,27 @@ export function drawTrend(canvas, sessions, { target = null, unit = DEGREES } = 
       ctx.fill();
     });
   }
+}
+
+/**
+ * The targets of the sessions as a dashed line in steps: level across each session's slot, rising or falling where
+ * a prescription changed; broken where a session has none (`ys[i]` null).
+ */
+function drawTargetSteps(ctx, ys, xOf, slot, dpr) {
+  ctx.strokeStyle = C.target;
+  ctx.lineWidth = 2 * dpr;
+  ctx.setLineDash([10 * dpr, 5 * dpr]);
+  ctx.beginPath();
+  let pen = false;
+  ys.forEach((y, i) => {
+    if (y == null) { pen = false; return; }
+    const x0 = xOf(i) - slot / 2;
+    if (pen) ctx.lineTo(x0, y); else ctx.moveTo(x0, y);
+    ctx.lineTo(x0 + slot, y);
+    pen = true;
+  });
+  ctx.stroke();
+  ctx.setLineDash([]);
 }
 
 /** The Progress counts: per session, clean reps and reps rejected for a fault, stacked. */

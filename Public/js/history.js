@@ -9,6 +9,7 @@ import {
 import { drawRepBars, drawSeries, drawMotionSeries } from './chart.js';
 import { renderSummary } from './summary.js';
 import { prescribed } from './sessionview.js';
+import { csvFileName, sessionCSV } from './csv.js';
 import { formatNumber, formatValue, unitLegend, unitNote, unitOf } from './units.js';
 
 initPage();
@@ -227,16 +228,8 @@ function drawDetail() {
   if (detail.motion?.t?.length) drawMotionSeries($('motion-chart'), detail.motion);
 }
 
-const one = (v) => (v == null || Number.isNaN(v) ? '' : v.toFixed(1));
 /** A measured value of the session to one decimal, in its exercise's unit. */
 const measured = (v) => formatValue(v, unitOf(detail.exercise), { digits: 1 });
-
-/** The session's local calendar day, `YYYY-MM-DD`. */
-function localDay(iso) {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '';
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-}
 
 function renderRepTable(s) {
   const reps = s.reps || [];
@@ -262,27 +255,8 @@ function renderRepTable(s) {
     rows.push(tr);
   }
   $('rep-table').querySelector('tbody').replaceChildren(...rows);
-}
-
-/** The reps as CSV with the session's subject, exercise, side and date on every row; numbers to one decimal. */
-function repsCSV(s) {
-  const quote = (v) => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
-  const lines = [['subject', 'exercise', 'side', 'date', 'started', 'rep', 'peak', 'trough', 'range', 'start', 'end',
-    'duration', 'clean', 'faults'].join(',')];
-  for (const r of s.reps || []) {
-    const range = r.range ?? (r.trough != null ? r.peak - r.trough : null);
-    lines.push([s.subject || '', s.exercise, r.side || s.side || '', localDay(s.startedAt), s.startedAt || '',
-      String(r.index), one(r.peak), one(r.trough), one(range), one(r.start), one(r.end), one(r.duration),
-      r.clean ? 'yes' : 'no', (r.faults || []).join(';')].map((v) => quote(String(v))).join(','));
-  }
-  return lines.join('\r\n') + '\r\n';
-}
-
-/** `subject_exercise_YYYY-MM-DD.csv`, with only file-name-safe characters. */
-function csvFileName(s) {
-  const safe = (v) => String(v).normalize('NFKD').replace(/[^\w.-]+/g, '-').replace(/^-+|-+$/g, '');
-  return [s.subject ? safe(s.subject) : 'session', safe(s.exercise), localDay(s.startedAt)].filter(Boolean).join('_')
-    + '.csv';
+  // Smoothness and tremor come only from a phone's motion sensors: without them, no columns of dashes.
+  $('rep-table').classList.toggle('no-motion', !reps.some((r) => r.smoothness != null || r.tremor != null));
 }
 
 function renderDetail() {
@@ -298,7 +272,9 @@ function renderDetail() {
   $('rep-unit').textContent = unitNote(detail.exercise);
   $('series-unit').textContent = unitLegend(detail.exercise);
   if (detail.csvURL) URL.revokeObjectURL(detail.csvURL);
-  detail.csvURL = URL.createObjectURL(new Blob([repsCSV(s)], { type: 'text/csv;charset=utf-8' }));
+  // With a byte order mark, so that a spreadsheet reads the names' accents as UTF-8.
+  detail.csvURL = URL.createObjectURL(new Blob(['\ufeff', sessionCSV(s, detail.exercise)],
+    { type: 'text/csv;charset=utf-8' }));
   $('csv').href = detail.csvURL;
   $('csv').setAttribute('download', csvFileName(s));
   const faults = Object.entries(s.faultCounts || {}).sort((a, b) => b[1] - a[1]);

@@ -145,18 +145,22 @@ export class Hud {
   }
 
   /**
-   * The prescribed sets (`snapshot.set`, docs/protocol.md §5.1): where the patient is, and "set done" from the moment a
-   * set reaches its goal until the next set's first clean rep (or for good once the last one is done).
+   * The prescribed sets (`snapshot.set`, docs/protocol.md §5.1): where the patient is, "set done, rest" from the
+   * moment a set reaches its goal until the next set's first clean rep, and "goal met" for good once the last one
+   * is done. Clean reps past the goal are shown as extra ("10/10 reps +2"), never as more than the goal.
    */
   showSet(set) {
     const e = this.el;
     e.setBox.hidden = !set;
     if (!set) { e.setDone.hidden = true; return; }
     e.setLabel.textContent = t('hud.setOf', set);
-    e.set.textContent = t('hud.setReps', set);
+    const extra = set.reps - set.goal;
+    e.set.textContent = extra > 0 ? t('hud.setExtra', { ...set, reps: set.goal, extra }) : t('hud.setReps', set);
     let done = null;
-    if (set.complete) done = t('hud.allSetsDone', set);
-    else if (set.number > 1 && set.reps === 0) done = t('hud.setDone', { number: set.number - 1, of: set.of });
+    if (set.complete) done = set.of > 1 ? t('hud.allSetsDone', set) : t('hud.goalMet');
+    else if (set.number > 1 && set.reps === 0) {
+      done = t('hud.setDone', { number: set.number - 1, of: set.of, next: set.number });
+    }
     e.setDone.hidden = done == null;
     if (done != null && e.setDone.textContent !== done) e.setDone.textContent = done;
   }
@@ -178,9 +182,10 @@ export class Hud {
  */
 export function eventText(m, unit = null) {
   switch (m.event) {
-    case 'repCompleted': return t('event.repCompleted', { index: m.rep.index, peak: formatValue(m.rep.peak, unit) });
-    case 'repRejected':
-      return t('event.repRejected', { index: m.rep.index, faults: (m.rep.faults || []).map(faultText).join('; ') });
+    // Numbered by the clean reps counted (`count`, which Feedback adds), as the HUD counts them.
+    case 'repCompleted':
+      return t('event.repCompleted', { count: m.count ?? m.rep.index, peak: formatValue(m.rep.peak, unit) });
+    case 'repRejected': return rejectedText(m.rep.faults || []);
     case 'holdStarted': return t('event.holdStarted');
     case 'holdEnded':
       return t(m.completed ? 'event.holdEndedCompleted' : 'event.holdEnded', {
@@ -196,13 +201,26 @@ export function eventText(m, unit = null) {
   }
 }
 
+/** `snapshot.motion` in words (docs/protocol.md §3.3): how much the phone moves and the share of it that is tremor. */
+export function motionText(level) {
+  return t('motion.level', { rms: level.rms.toFixed(2), tremor: Math.round(level.tremor * 100) });
+}
+
+/** Why a rep was not counted: its faults, or only that when there are none to name. */
+function rejectedText(faults) {
+  return faults.length ? t('event.repRejected', { faults: faults.map(faultText).join('; ') }) : t('event.repRejectedBare');
+}
+
 const KIND = {
   repCompleted: 'good', repRejected: 'bad', formFault: 'bad', holdStarted: 'info', holdEnded: 'info',
   visibilityChanged: 'warn',
   setupChanged: 'warn', baselineCompleted: 'info', setCompleted: 'good',
 };
 
-/** The feedback line and a short log, re-translated on language change; voice and vibration optional. */
+/**
+ * The feedback line and a short log, re-translated on language change; voice and vibration optional, and muted for
+ * a while without changing the choice (`muted`).
+ */
 export class Feedback {
   constructor(line, log, { max = 6 } = {}) {
     this.line = line;
@@ -211,8 +229,13 @@ export class Feedback {
     this.events = [];
     this.voice = false;
     this.vibrate = false;
+    this.muted = false;
     this.outOfView = false;
     this.unit = null;
+    // Clean reps counted so far (the snapshots' `repCount`): the number a clean rep's text says.
+    this.counted = 0;
+    // Faults already spoken since the last rep ended: a rejected rep does not say them again.
+    this.spokenFaults = new Set();
     onLanguageChange(() => this.render());
   }
 
@@ -225,10 +248,13 @@ export class Feedback {
   clear() {
     this.events = [];
     this.outOfView = false;
+    this.counted = 0;
+    this.spokenFaults.clear();
     this.render();
   }
 
-  push(m) {
+  push(event) {
+    const m = event.event === 'repCompleted' ? { ...event, count: ++this.counted } : event;
     const text = eventText(m, this.unit);
     if (!text) return;
     // "Back in view" only after having been out of it: a session starts with the person in view.
@@ -240,17 +266,26 @@ export class Feedback {
     this.events.unshift(m);
     if (this.events.length > this.max) this.events.length = this.max;
     this.render();
-    if (this.voice && 'speechSynthesis' in window && m.event !== 'visibilityChanged') {
+    this.say(m, text);
+    if (this.vibrate && !this.muted && navigator.vibrate) {
+      if (m.event === 'formFault' || m.event === 'repRejected') navigator.vibrate([120, 60, 120]);
+      else if (m.event === 'repCompleted') navigator.vibrate(60);
+    }
+  }
+
+  /** Speaks `text` for `m`, once: a rejected rep names only the faults not already said while it went on. */
+  say(m, text) {
+    let spoken = text;
+    if (m.event === 'formFault') this.spokenFaults.add(m.fault);
+    if (m.event === 'repRejected') spoken = rejectedText((m.rep.faults || []).filter((f) => !this.spokenFaults.has(f)));
+    if (m.event === 'repCompleted' || m.event === 'repRejected') this.spokenFaults.clear();
+    if (this.voice && !this.muted && 'speechSynthesis' in window && m.event !== 'visibilityChanged') {
       try {
-        const u = new SpeechSynthesisUtterance(text);
+        const u = new SpeechSynthesisUtterance(spoken);
         u.lang = document.documentElement.lang === 'es' ? 'es-ES' : 'en-US';
         window.speechSynthesis.cancel();
         window.speechSynthesis.speak(u);
       } catch { /* speech is best effort */ }
-    }
-    if (this.vibrate && navigator.vibrate) {
-      if (m.event === 'formFault' || m.event === 'repRejected') navigator.vibrate([120, 60, 120]);
-      else if (m.event === 'repCompleted') navigator.vibrate(60);
     }
   }
 

@@ -5,18 +5,19 @@
 import { initPage, $, askForToken, errorStatus } from './common.js';
 import { renderSummary, showStored } from './summary.js';
 import { t, exerciseName, onLanguageChange } from './i18n.js';
-import { exercises, checkToken, TOKEN_EVENT } from './api.js';
+import { exercises, checkToken, getExercise, listSessions, TOKEN_EVENT } from './api.js';
 import { LiveStream } from './stream.js';
 import { DemoSource, demoSpeed } from './demo.js';
 import { SkeletonView } from './skeleton.js';
 import { RealtimeChart, MotionChart } from './chart.js';
 import { MotionSensor, requestMotionPermission } from './motion.js';
-import { Hud, Feedback } from './hud.js';
+import { Hud, Feedback, motionText } from './hud.js';
 import { measuredJoints, decodePose, loadFormats } from './joints.js';
 import { parseRecording, createReplaySource, recordingText } from './replay.js';
 import { SessionView, keepDescribed } from './sessionview.js';
 import { fromShown, measurementRange, toShown, unitOf, unitSymbol } from './units.js';
 import { errorPointers, errorText, fieldProblem } from './errors.js';
+import { applyOptions, prescriptionProblems } from './prescription.js';
 
 initPage();
 
@@ -45,7 +46,7 @@ onLanguageChange(() => {
   setStatus(...statusKey);
   fillExercises();
   sessionView.retranslate();
-  if (lastSummary) showSummary(lastSummary);
+  if (lastSummary) renderLastSummary();
   if (refusal) showRefusal(refusal, { focus: false });
 });
 
@@ -131,6 +132,13 @@ $('opt-vibrate').addEventListener('change', (e) => {
   feedback.vibrate = e.target.checked;
   remember(VIBRATE_KEY, e.target.checked);
 });
+// Mute: quiet for the rest of the session, the remembered choices left as they are.
+function setMuted(muted) {
+  feedback.muted = muted;
+  $('mute').setAttribute('aria-pressed', String(muted));
+  if (muted && 'speechSynthesis' in window) window.speechSynthesis.cancel();
+}
+$('mute').addEventListener('click', () => setMuted(!feedback.muted));
 $('chart-reset').addEventListener('click', () => chart.reset());
 $('use-demo').addEventListener('click', () => {
   $('source').value = 'demo';
@@ -180,18 +188,25 @@ function showMotionStatus(key) {
   $('motion-status').dataset.key = key || '';
 }
 
-function setRunning(running) {
+/**
+ * The controls for where a session stands: `idle`, `starting` (asked for, the choices locked, nothing to control
+ * yet) or `running` (the server's `started` came: Stop, Start over and Measure baseline work).
+ */
+function setRunning(state) {
+  const locked = state !== 'idle';
+  const running = state === 'running';
   for (const id of ['exercise', 'side', 'subject', 'source', 'replay-file', 'camera-swap', 'opt-binary', 'opt-motion']) {
-    $(id).disabled = running;
+    $(id).disabled = locked;
   }
-  for (const input of $('prescription').querySelectorAll('input')) input.disabled = running;
-  $('start').disabled = running;
+  for (const input of $('prescription').querySelectorAll('input')) input.disabled = locked;
+  $('start').disabled = locked;
   $('stop').disabled = !running;
   $('reset').disabled = !running;
   $('baseline').disabled = !running;
+  $('mute').disabled = !running;
   // While a session runs the controls shrink to one line and the numbers and chart take the screen (app.css).
   $('main').classList.toggle('running', running);
-  if (running) $('main').classList.remove('ended');
+  if (locked) $('main').classList.remove('ended');
 }
 
 function showCameraMessage(text) {
@@ -253,7 +268,10 @@ function showPrescriptionError(input, message, { focus = true } = {}) {
   if (focus) input.focus();
 }
 
-/** The `start.options` of the filled fields, or null (the offending field marked) when one is out of range. */
+/**
+ * The `start.options` of the filled fields, or null (the offending field marked) when one is out of range or the
+ * exercise cannot take them as the server would say (prescription.js).
+ */
 function readPrescription(ex) {
   const options = {};
   for (const [id, option, label, fieldMin, fieldMax, whole] of RX_FIELDS) {
@@ -275,6 +293,12 @@ function readPrescription(ex) {
     return null;
   }
   if (ex.kind !== 'hold') delete options.holdSeconds;
+  const problems = prescriptionProblems(applyOptions(ex, options));
+  if (problems.length) {
+    refusal = { pointers: problems, exercise: ex, options };
+    showRefusal(refusal);
+    return null;
+  }
   showPrescriptionError(null);
   return options;
 }
@@ -372,7 +396,8 @@ async function prepareSource(kind, ex, side, recording) {
 
 let lastSummary = null;
 
-// A `start` the server refused, shown at the field it names: {error, exercise, options}.
+// A prescription refused, shown at the field it names: {error, exercise, options} when the server refused the
+// `start`, {pointers, exercise, options} when the page found it unusable before sending it.
 let refusal = null;
 
 /** The prescription field of an option a refused `start` names (docs/protocol.md §3: pointers or `options.x`). */
@@ -381,33 +406,52 @@ const RX_OPTION_FIELDS = {
 };
 
 /**
- * Says why the server refused a `start`, in the page's language: at the prescription field the error names (the
- * target's, for thresholds a prescribed target moved with it), or in the status line.
+ * Says why a prescription is refused, in the page's language: at the prescription field the error (or the page's
+ * own check) names, the target's for thresholds a prescribed target moved with it; else in the status line.
  */
-function showRefusal({ error, exercise, options }, { focus = true } = {}) {
+function showRefusal({ error, pointers, exercise, options }, { focus = true } = {}) {
   const labels = {
     target: t('rx.target'), holdSeconds: t('rx.hold'), reps: t('rx.reps'), sets: t('rx.sets'),
     baselineReps: t('rx.baseline'), restPosition: t('error.restPosition'),
   };
-  const named = errorPointers(error).map((pointer) => pointer.split('/').filter(Boolean).pop());
+  const named = (pointers ?? errorPointers(error)).map((pointer) => pointer.split('/').filter(Boolean).pop());
   const moved = options.target != null
     && named.some((name) => ['rest', 'enter', 'exit', 'minAmplitude'].includes(name));
   // The target first: thresholds refused after it are its consequences.
   const name = named.includes('target') || moved ? 'target'
     : named.find((n) => RX_OPTION_FIELDS[n] && !$(RX_OPTION_FIELDS[n]).closest('[hidden]'));
   if (!name) {
-    setStatus('status.error', { get message() { return errorText(error); } }, 'bad');
+    setStatus('status.error', { get message() { return errorText(error ?? { code: 'invalidMessage' }); } }, 'bad');
     return;
   }
   // The definition as prescribed: what the field's explanation compares with.
-  const prescribed = { ...exercise, target: options.target ?? exercise.target };
+  const applied = applyOptions(exercise, options);
   const pointer = name === 'target' ? '/target' : `/thresholds/${name}`;
   setStatus(null);
-  showPrescriptionError($(RX_OPTION_FIELDS[name]), fieldProblem(pointer, prescribed, (n) => labels[n]), { focus });
+  showPrescriptionError($(RX_OPTION_FIELDS[name]), fieldProblem(pointer, applied, (n) => labels[n]), { focus });
 }
 
-function showBanner(shown) {
-  $('connection-banner').hidden = !shown;
+/** The connection banner with `key`'s words ('resume.reconnecting', 'live.stalled'), or none. */
+function showBanner(key) {
+  const text = $('connection-banner-text');
+  $('connection-banner').hidden = !key;
+  if (!key || text.dataset.i18n === key) return;
+  text.dataset.i18n = key;
+  text.textContent = t(key);
+}
+
+// A server that keeps the connection open but stops answering: said after STALL_MS without a message.
+const STALL_MS = 2000;
+
+/** Shows or clears "connection stalled" for `s` from the time of its last answer (`s.answeredAt`). */
+function watchForStall(s) {
+  const check = () => {
+    if (session !== s) { clearInterval(timer); return; }
+    const stalled = s.id && !s.lost && !s.stopping && !s.finishing && performance.now() - s.answeredAt > STALL_MS;
+    if (stalled) showBanner('live.stalled');
+    else if ($('connection-banner-text').dataset.i18n === 'live.stalled') showBanner(null);
+  };
+  const timer = setInterval(check, STALL_MS / 4);
 }
 
 /** The status parts for a session that ended without its summary: what the server keeps of it. */
@@ -446,8 +490,29 @@ function showEnd(s, e) {
   }
 }
 
+/** The exercise as the server has it now (`GET /v1/exercises/{id}`), else as the catalog had it. */
+async function currentDefinition(ex) {
+  try {
+    return await getExercise(ex.id);
+  } catch {
+    return ex;
+  }
+}
+
+// A Start being prepared (the recording read, the definition fetched): a second tap meanwhile does nothing.
+let preparing = false;
+
 async function startSession() {
-  if (session) return;
+  if (session || preparing) return;
+  preparing = true;
+  try {
+    await openSession();
+  } finally {
+    preparing = false;
+  }
+}
+
+async function openSession() {
   const kind = $('source').value;
   let recording = null;
   if (kind === 'replay') {
@@ -455,8 +520,11 @@ async function startSession() {
     if (!recording) return;
     useRecordingExercise(recording.start);
   }
-  const ex = selectedExercise();
-  if (!ex) return;
+  if (!selectedExercise()) return;
+  // The prescription is checked against the definition the server will count with, which may have changed since
+  // the catalog was read.
+  const ex = await currentDefinition(selectedExercise());
+  refusal = null;
   const prescription = readPrescription(ex);
   if (!prescription) return;
   const side = $('side').value || null;
@@ -465,14 +533,13 @@ async function startSession() {
   $('camera-message').hidden = true;
   $('replay-progress').hidden = true;
   $('save-recording').hidden = true;
-  refusal = null;
-  setRunning(true);
+  setRunning('starting');
   const source = await prepareSource(kind, ex, side, recording);
-  if (!source) { setRunning(false); return; }
+  if (!source) { setRunning('idle'); return; }
   useStage(kind === 'camera');
   lastSummary = null;
   $('summary').hidden = true;
-  showBanner(false);
+  showBanner(null);
   const view = kind === 'camera' ? overlay : stage;
   motionChart.reset();
   $('motion-panel').hidden = true;
@@ -480,12 +547,14 @@ async function startSession() {
   const permission = motionPermission;
   motionPermission = null;
   sessionView.skeleton = view;
+  setMuted(false);
+  $('mute').hidden = !feedback.voice && !feedback.vibrate;
+  offerFinish(false);
   sessionView.clear();
   sessionView.setExercise(ex);
   view.clear();
   view.setMeasured(measuredJoints(ex, side));
   setStatus('status.connecting');
-  $('stop').focus();
 
   const start = { type: 'start', exercise: ex.id, format: source.format, mirrored: source.mirrored,
     options: { ...prescription, snapshots: 'every' } };
@@ -509,6 +578,11 @@ async function startSession() {
 
   stream.on('started', (m) => {
     s.id = m.session;
+    s.answeredAt = performance.now();
+    watchForStall(s);
+    const focusStop = [$('start'), document.body].includes(document.activeElement);
+    setRunning('running');
+    if (focusStop) $('stop').focus();
     // `started` carries the exercise as prescribed: its target and thresholds are the ones the server counts with.
     if (m.exercise) sessionView.setExercise({ ...ex, ...m.exercise });
     // Named again in the new language on a switch.
@@ -531,11 +605,14 @@ async function startSession() {
     });
   });
   stream.on('snapshot', (m) => {
+    s.answeredAt = performance.now();
     sessionView.snapshot(m);
+    offerFinish(Boolean(m.set?.complete));
     if (m.motion) showMotionLevel(m.motion);
     s.seenT = Math.max(s.seenT, m.t);
   });
   stream.on('event', (m) => {
+    s.answeredAt = performance.now();
     if (m.t <= s.repeatUntil) return;
     s.seenT = Math.max(s.seenT, m.t);
     sessionView.event(m);
@@ -552,29 +629,43 @@ async function startSession() {
   stream.on('summary', (m) => {
     lastSummary = m;
     lastExercise = sessionView.exercise;
+    lastPrevious = undefined;
     showSummary(m);
+    previousSession(m).then((previous) => {
+      if (lastSummary !== m) return;
+      lastPrevious = previous;
+      renderLastSummary();
+    });
   });
   stream.on('lost', () => {
     if (s.stopping) return;
-    showBanner(true);
+    s.lost = true;
+    showBanner('resume.reconnecting');
     setStatus('resume.keeping');
   });
   stream.on('resumed', (m) => {
     s.repeatUntil = s.seenT;
-    showBanner(false);
+    s.lost = false;
+    s.answeredAt = performance.now();
+    showBanner(null);
     setStatus('resume.resumed', null, 'good');
   });
   stream.on('end', (e) => {
     source.stop();
     s.motion?.stop();
-    showBanner(false);
+    showBanner(null);
     if (session === s) session = null;
+    offerFinish(false);
     const hadFocus = document.activeElement === $('stop');
-    setRunning(false);
+    setRunning('idle');
     if (s.refused) {
-      refusal = { error: s.refused, exercise: s.exercise, options: prescription };
       previewExercise();
-      showRefusal(refusal);
+      // Explained from the definition as the server has it now: it may have changed since it was read.
+      currentDefinition(s.exercise).then((current) => {
+        if (session) return;
+        refusal = { error: s.refused, exercise: current, options: prescription };
+        showRefusal(refusal);
+      });
       return;
     }
     // What was live is now the past: dimmed, with the summary brought into view.
@@ -616,9 +707,7 @@ function startMotion(s, permission) {
 
 /** `snapshot.motion` beside the motion chart: how much the phone moves and the share of it that is tremor. */
 function showMotionLevel(level) {
-  $('motion-level').textContent = t('motion.level', {
-    rms: level.rms.toFixed(2), tremor: Math.round(level.tremor * 100),
-  });
+  $('motion-level').textContent = motionText(level);
 }
 
 /** The person's Stop: works while reconnecting too (the session then ends here, kept up to its checkpoint). */
@@ -628,7 +717,7 @@ function stopSession() {
   s.motion?.stop();
   s.stopping = true;
   s.source.stop();
-  showBanner(false);
+  showBanner(null);
   setStatus('status.stopping');
   s.stream.stop();
 }
@@ -664,9 +753,41 @@ function offerRecording(s) {
 
 // The exercise the last summary's session ran (as prescribed): its values' unit.
 let lastExercise = null;
+// The subject's session of that exercise before it (null: none; undefined: not known yet).
+let lastPrevious;
+
+/**
+ * Once the prescribed goal is met, Stop becomes Finish (the session is done, not cut short) and the status line
+ * says so; the same place, so nothing on the screen moves.
+ */
+function offerFinish(met) {
+  const stop = $('stop');
+  const key = met ? 'btn.finish' : 'btn.stop';
+  if (stop.dataset.i18n === key) return;
+  stop.dataset.i18n = key;
+  stop.textContent = t(key);
+  stop.classList.toggle('primary', met);
+  stop.classList.toggle('danger', !met);
+  if (met) setStatus('live.goalMet', null, 'good');
+}
+
+/** The subject's latest finished session of the same exercise before `m`, null when there is none (or no subject). */
+async function previousSession(m) {
+  if (!m.subject) return null;
+  try {
+    const page = await listSessions({ subject: m.subject, exercise: m.exercise, status: 'finished', limit: 2 });
+    return page.sessions.find((s) => s.id !== m.id) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function renderLastSummary() {
+  renderSummary(lastSummary, $('summary-stats'), { exercise: lastExercise, previous: lastPrevious });
+}
 
 function showSummary(m) {
-  renderSummary(m, $('summary-stats'), { exercise: lastExercise });
+  renderLastSummary();
   $('summary-link').href = `history.html?session=${encodeURIComponent(m.id)}`;
   showStored('saving');
   $('summary').hidden = false;
@@ -680,7 +801,7 @@ $('controls').addEventListener('submit', (e) => {
   }
   // iOS asks for motion permission only from inside a tap: ask now, before anything awaits.
   motionPermission = !session && $('opt-motion').checked ? requestMotionPermission() : null;
-  startSession().catch((err) => { setStatus(...errorStatus(err), 'bad'); setRunning(false); });
+  startSession().catch((err) => { setStatus(...errorStatus(err), 'bad'); setRunning('idle'); });
 });
 $('stop').addEventListener('click', stopSession);
 $('reset').addEventListener('click', () => {

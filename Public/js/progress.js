@@ -5,7 +5,7 @@
 
 import { initPage, $, formatDate, askForToken, errorStatus } from './common.js';
 import { t, exerciseName, faultText, onLanguageChange } from './i18n.js';
-import { exercises, getProgress, getSession, sessionExercise, TOKEN_EVENT } from './api.js';
+import { exercises, getProgress, getSession, listSessions, sessionExercise, TOKEN_EVENT } from './api.js';
 import { drawTrend, drawCountBars } from './chart.js';
 import { formatValue, unitNote, unitOf } from './units.js';
 
@@ -137,6 +137,30 @@ function toISO(value) {
 }
 
 $('pick').addEventListener('submit', (e) => { e.preventDefault(); show(); });
+
+// The subject picker: the subjects whose ids start with what is typed, from their latest sessions (the `subjectPrefix`
+// filter of GET /v1/sessions, docs/protocol.md §5), offered as the field's suggestions.
+const SUGGESTED_SESSIONS = 100;
+let suggestTimer = 0;
+let suggested = '';
+
+async function suggestSubjects() {
+  const prefix = $('p-subject').value.trim();
+  if (!prefix || prefix === suggested) return;
+  suggested = prefix;
+  try {
+    const page = await listSessions({ subjectPrefix: prefix, limit: SUGGESTED_SESSIONS });
+    if (suggested !== prefix) return;
+    const subjects = [...new Set((page.sessions || []).map((s) => s.subject).filter(Boolean))].sort();
+    $('p-subjects').replaceChildren(...subjects.map((subject) => new Option(subject, subject)));
+  } catch {
+    suggested = ''; // tried again on the next keystroke
+  }
+}
+$('p-subject').addEventListener('input', () => {
+  clearTimeout(suggestTimer);
+  suggestTimer = setTimeout(suggestSubjects, 200);
+});
 onLanguageChange(() => {
   fillExercises();
   render();

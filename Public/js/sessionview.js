@@ -93,6 +93,7 @@ export class SessionView {
 
   snapshot(m) {
     this.hud.update(m);
+    this.feedback.counted = m.repCount ?? 0;
     // A snapshot answered again after a resume is not drawn twice.
     if (m.t > this.chartT) {
       this.chartT = m.t;

@@ -7,7 +7,7 @@ import { initPage, $, askForToken, errorStatus } from './common.js';
 import { t, sessionExerciseName, onLanguageChange } from './i18n.js';
 import { getSession, listSessions, sessionExercise, MessageSocket, TOKEN_EVENT } from './api.js';
 import { RealtimeChart } from './chart.js';
-import { Hud, Feedback } from './hud.js';
+import { Hud, Feedback, motionText } from './hud.js';
 import { renderSummary, showStored } from './summary.js';
 import { SessionView, prescribed, keepDescribed } from './sessionview.js';
 import { SkeletonView } from './skeleton.js';
@@ -89,17 +89,40 @@ async function follow(id) {
     askForToken(e);
   }
   const summaryOptions = { exercise: ex };
+  /** The session is over: its numbers dimmed, its summary (`s`, when given) shown and brought into view. */
+  const ended = (s, stored) => {
+    $('main').classList.remove('watching');
+    $('main').classList.add('ended');
+    if (s) {
+      renderSummary(s, $('summary-stats'), summaryOptions);
+      $('summary-link').href = `history.html?session=${encodeURIComponent(id)}`;
+      $('summary').hidden = false;
+    }
+    if (!$('summary').hidden) {
+      showStored(stored);
+      $('summary').scrollIntoView({ block: 'start', behavior: 'instant' });
+    }
+  };
   if (info && info.status !== 'live') {
     setStatus('watch.ended');
-    renderSummary(info, $('summary-stats'), summaryOptions);
-    $('summary-link').href = `history.html?session=${encodeURIComponent(id)}`;
-    showStored('stored');
-    $('summary').hidden = false;
+    ended(info, 'stored');
     return;
   }
+  // Following: on a phone the picker folds away and the numbers and chart take the screen (app.css).
+  $('main').classList.add('watching');
   // `poses=1`: the patient's poses too (at most 15 a second), drawn as they come.
   const socket = new MessageSocket(`/v1/sessions/${encodeURIComponent(id)}/watch?poses=1`);
-  socket.on('snapshot', (m) => view.snapshot(m));
+  let motion = null;
+  // How much the patient's phone moves (`snapshot.motion`, docs/protocol.md §3.3), as Live says it beside its chart.
+  const showMotion = () => {
+    $('motion-level').hidden = !motion;
+    if (motion) $('motion-level').textContent = motionText(motion);
+  };
+  onLanguageChange(showMotion);
+  socket.on('snapshot', (m) => {
+    view.snapshot(m);
+    if (m.motion) { motion = m.motion; showMotion(); }
+  });
   socket.on('event', (m) => view.event(m));
   socket.on('pose', (m) => {
     skeleton.setPose(m);
@@ -123,16 +146,8 @@ async function follow(id) {
   socket.on('close', (e) => {
     if (e.code === 1000) setStatus('watch.ended');
     else setStatus('status.closed', { code: e.code }, 'bad');
-    if (!$('summary').hidden) {
-      showStored(e.code === 1000 ? 'stored' : 'notStored');
-    } else {
-      getSession(id).then((s) => {
-        renderSummary(s, $('summary-stats'), summaryOptions);
-        $('summary-link').href = `history.html?session=${encodeURIComponent(id)}`;
-        showStored('stored');
-        $('summary').hidden = false;
-      }).catch(() => {});
-    }
+    if (!$('summary').hidden) ended(null, e.code === 1000 ? 'stored' : 'notStored');
+    else getSession(id).then((s) => ended(s, 'stored'), () => ended(null));
   });
   window.addEventListener('pagehide', () => socket.close());
 }

@@ -150,9 +150,10 @@ extension WireEncoder {
     ///
     ///     {"sessions":[{"id":"…","startedAt":"2026-11-29T14:00:00Z","exercise":"squat","status":"finished",
     ///                   "best":92.5,"repCount":10,"rejectedCount":1,"meanPeak":88.25,
-    ///                   "faultCounts":{"keepTrunkUpright":2}}],"next":null}
+    ///                   "faultCounts":{"keepTrunkUpright":2},"target":90.0}],"next":null}
     ///
     /// `best` and `meanPeak` are `null` when there is none; `faultCounts` is the session's, as in its summary;
+    /// `target` the target the session counted against (its prescription's), `null` when it is not known;
     /// `next` is the cursor of the older sessions left out, `null` when none was.
     /// - Parameters:
     ///   - entries: The sessions, oldest first.
@@ -180,6 +181,8 @@ extension WireEncoder {
             buffer.appendJSONNumber(entry.meanPeak)
             buffer.appendLiteral(#","faultCounts":"#)
             encodeFaultCounts(entry.faultCounts, into: &buffer)
+            buffer.appendLiteral(#","target":"#)
+            buffer.appendJSONNumber(entry.target)
             buffer.append(UInt8(ascii: "}"))
         }
         buffer.appendLiteral(#"],"next":"#)

@@ -68,7 +68,7 @@ enum SessionRows {
 
     /// The `sessions` columns a ``ProgressEntry`` is read from, in the order ``progressRow(from:)`` expects.
     static let progressColumns =
-        "id, started_at, exercise, status, best, rep_count, rejected_count, mean_peak, fault_counts"
+        "id, started_at, exercise, status, best, rep_count, rejected_count, mean_peak, fault_counts, prescribed_target"
 
     /// The `sessions` columns ``resumePoint(of:from:)`` reads besides the session's.
     static let resumeColumns = "resume_digest, start_request, engine_state, checkpoint_t, updated_at, holder"
@@ -145,7 +145,7 @@ enum SessionRows {
         let entry = ProgressEntry(
             id: id.description, startedAt: Double(startedAt) / 1000, exercise: row.string(2), status: status,
             best: row.optionalDouble(4), repCount: row.int(5), rejectedCount: row.int(6),
-            meanPeak: row.optionalDouble(7), faultCounts: faultCounts)
+            meanPeak: row.optionalDouble(7), faultCounts: faultCounts, target: row.optionalDouble(9))
         return ProgressRow(startedAt: startedAt, id: id, entry: entry)
     }
 

@@ -173,7 +173,7 @@ import Testing
         let entries = [
             ProgressEntry(
                 id: "a", startedAt: 1_795_960_800.5, exercise: "squat", status: .finished, best: 92.5, repCount: 10,
-                rejectedCount: 1, meanPeak: 88.25, faultCounts: [.keepHipsLevel: 1, .keepTrunkUpright: 3]),
+                rejectedCount: 1, meanPeak: 88.25, faultCounts: [.keepHipsLevel: 1, .keepTrunkUpright: 3], target: 90),
             ProgressEntry(
                 id: "b\"", startedAt: 1_795_964_400, exercise: "hipAbduction", status: .live, best: nil, repCount: 0,
                 rejectedCount: 0, meanPeak: nil),
@@ -182,9 +182,10 @@ import Testing
             Self.encode { WireEncoder.encodeProgress(entries, next: nil, into: &$0) }
                 == #"{"sessions":[{"id":"a","startedAt":"2026-11-29T14:00:00Z","exercise":"squat","status":"finished","#
                 + #""best":92.5,"repCount":10,"rejectedCount":1,"meanPeak":88.25,"#
-                + #""faultCounts":{"keepTrunkUpright":3,"keepHipsLevel":1}},"#
+                + #""faultCounts":{"keepTrunkUpright":3,"keepHipsLevel":1},"target":90.0},"#
                 + #"{"id":"b\"","startedAt":"2026-11-29T15:00:00Z","exercise":"hipAbduction","status":"live","#
-                + #""best":null,"repCount":0,"rejectedCount":0,"meanPeak":null,"faultCounts":{}}],"next":null}"#)
+                + #""best":null,"repCount":0,"rejectedCount":0,"meanPeak":null,"faultCounts":{},"target":null}],"#
+                + #""next":null}"#)
         #expect(
             Self.encode { WireEncoder.encodeProgress([], next: "c1", into: &$0) } == #"{"sessions":[],"next":"c1"}"#)
     }

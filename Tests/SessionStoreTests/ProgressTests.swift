@@ -96,6 +96,20 @@ import Testing
         }
     }
 
+    @Test(arguments: StoreKind.allCases)
+    func givesEachSessionTheTargetItWasPrescribed(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
+            var prescribed = Self.session("p-17", hours: 1)
+            prescribed.summary.prescription = Prescription(target: 140, rest: 30, enter: 60, exit: 45, reps: 10)
+            var other = Self.session("p-17", hours: 2, random: 2)
+            other.summary.prescription = Prescription(target: 150.5)
+            let unknown = Self.session("p-17", hours: 3, random: 3)
+            for session in [prescribed, other, unknown] { try await store.create(session) }
+            let page = try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "p-17"))
+            #expect(page.entries.map(\.target) == [140, 150.5, nil])
+        }
+    }
+
     @Test(arguments: [0, -5, 1_001, Int.max, Int.min])
     func clampsTheLimit(_ limit: Int) {
         let query = ProgressQuery(tenant: "t", subject: "s", limit: limit)

@@ -1108,22 +1108,23 @@ class BrowserTests(unittest.TestCase):
         # No baseline in this session: no baseline in the legend.
         self.assertFalse(self.el("legend-baseline").is_displayed())
         self.assertTrue(self.el("legend-target").is_displayed())
-        # The CSV: readable columns on every row, one decimal, a file name from subject, exercise and day.
+        # The CSV: readable columns on every row with their units, names not ids, one decimal, a file name from
+        # subject, exercise, day and time.
         name = self.el("csv").get_attribute("download")
-        self.assertRegex(name, rf'^{re.escape(live["subject"])}_elbowFlexion_\d{{4}}-\d\d-\d\d\.csv$')
+        self.assertRegex(name, rf'^{re.escape(live["subject"])}_elbowFlexion_\d{{4}}-\d\d-\d\d_\d\d-\d\d-\d\d\.csv$')
         text = self.driver.execute_async_script(
             "const done = arguments[arguments.length - 1];"
             "fetch(document.getElementById('csv').href).then((r) => r.text()).then(done, (e) => done(String(e)));")
         lines = text.strip().split("\r\n")
-        self.assertEqual(lines[0], "subject,exercise,side,date,started,rep,peak,trough,range,start,end,duration,"
-                                   "clean,faults")
+        self.assertEqual(lines[0], "Subject,Exercise,Side,Date,Started,Rep,Peak (°),Trough (°),Range (°),Start (s),"
+                                   "End (s),Duration (s),Clean,Faults,Smoothness,Tremor (%)")
         self.assertEqual(len(lines) - 1, len(stored["reps"]))
         cells = lines[1].split(",")
-        self.assertEqual(cells[:3], [live["subject"], "elbowFlexion", "right"])
+        self.assertEqual(cells[:3], [live["subject"], "Elbow flexion", "Right"])
         self.assertEqual(cells[5], "1")
         for number in cells[6:12]:
             self.assertRegex(number, r"^-?\d+\.\d$")
-        self.assertTrue(any(line.endswith(",no,keepUpperArmStill") for line in lines[1:]))
+        self.assertTrue(any(",no,Keep your upper arm still" in line for line in lines[1:]), lines)
         # The server's raw CSV stays for scripts.
         with urllib.request.urlopen(self.base + f'/v1/sessions/{live["id"]}?format=csv', timeout=10) as response:
             self.assertTrue(response.read().decode().startswith("index,peak"))
@@ -1327,7 +1328,7 @@ class BrowserTests(unittest.TestCase):
                                  "exit": effective["thresholds"]["exit"]})
         self.assertIn("target 100", self.text("chart-lines"))
         wait_for(lambda: self.el("hud-set-box").is_displayed(), 10, message="the set progress")
-        wait_for(lambda: self.text("hud-set-done") == "Set 1 of 2 done!", 10, message="set done on the watcher")
+        wait_for(lambda: self.text("hud-set-done") == "Set 1 of 2 done! Rest, then set 2.", 10, message="set done on the watcher")
         self.assertEqual(self.text("hud-set-label"), "Set 2 of 2")
         wait_for(lambda: "ended" in self.text("status"), 15, message="session end")
         thread.join(15)
@@ -1566,7 +1567,7 @@ class BrowserTests(unittest.TestCase):
                      message="the set progress")
             self.assertEqual(self.text("hud-target"), "100°")
             wait_for(lambda: self.el("hud-set-done").is_displayed(), 20, message="set done")
-            self.assertEqual(self.text("hud-set-done"), "Set 1 of 2 done!")
+            self.assertEqual(self.text("hud-set-done"), "Set 1 of 2 done! Rest, then set 2.")
             self.assertEqual((self.text("hud-set-label"), self.text("hud-set")), ("Set 2 of 2", "0/1 reps"))
             wait_for(lambda: self.text("hud-set-done") == "All 2 sets done!", 25, message="all sets done")
             self.assertIn("Set 2 done.", self.feedback_text())
@@ -2369,22 +2370,18 @@ class BrowserTests(unittest.TestCase):
         finally:
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
-    def test_20c_motion_and_start_over_survive_a_server_restart(self):
-        """A server restart mid-session with the phone's motion sensors on: the samples produced while the server is
-        away are kept and sent after the resume (the stored motion series has no hole), and a Start over and a
-        Measure baseline pressed while reconnecting take effect on the resumed session (the stored reps all begin
-        after the reset; the HUD shows the baseline the server measures)."""
-        self.allowed_console = ("ERR_CONNECTION_REFUSED", "WebSocket connection to")
+    def start_demo_with_motion(self, subject):
+        """Starts an elbow-flexion Demo on Live with the phone's motion on (permission granted) for `subject`, and a
+        phone swinging on x at 60 Hz (`window.__motionTimer`); returns the session id."""
         self.open("/?lang=en&motion=1&source=demo")
         wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
                  message="catalog loaded")
         self.driver.execute_script("DeviceMotionEvent.requestPermission = () => Promise.resolve('granted');")
         Select(self.el("exercise")).select_by_value("elbowFlexion")
         self.el("subject").clear()
-        self.el("subject").send_keys(f"motion-restart-{uuid.uuid4().hex[:8]}")
+        self.el("subject").send_keys(subject)
         self.el("start").click()
         wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
-        session_id = self.el("status").get_attribute("data-session")
         self.driver.execute_script("""
             window.__motionTimer = setInterval(() => {
               const t = performance.now() / 1000;
@@ -2392,6 +2389,15 @@ class BrowserTests(unittest.TestCase):
                 accelerationIncludingGravity: { x: 3 * Math.sin(Math.PI * t), y: -9.81, z: 0.5 },
                 interval: 16 }));
             }, 16);""")
+        return self.el("status").get_attribute("data-session")
+
+    def test_20c_motion_and_start_over_survive_a_server_restart(self):
+        """A server restart mid-session with the phone's motion sensors on: the samples produced while the server is
+        away are kept and sent after the resume (the stored motion series has no hole), and a Start over and a
+        Measure baseline pressed while reconnecting take effect on the resumed session (the stored reps all begin
+        after the reset; the HUD shows the baseline the server measures)."""
+        self.allowed_console = ("ERR_CONNECTION_REFUSED", "WebSocket connection to")
+        session_id = self.start_demo_with_motion(f"motion-restart-{uuid.uuid4().hex[:8]}")
         try:
             wait_for(lambda: sum(self.counts()) >= 2, 20, message="two reps before the restart")
             # The stored state of a live session is its last checkpoint's: at least one rep by now.
@@ -2677,8 +2683,11 @@ class BrowserTests(unittest.TestCase):
                       return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height }; };
                     const tiles = [...document.querySelectorAll('#summary-stats > div')];
                     const fault = document.getElementById('summary-faults').parentElement;
+                    // The other sentences (the goal, the last session) are rows of their own too.
+                    const sentences = ['summary-goal', 'summary-last'].map((id) => document.getElementById(id))
+                      .filter(Boolean).map((e) => e.parentElement);
                     return { grid: box(document.getElementById('summary-stats')), fault: box(fault),
-                      others: tiles.filter((t) => t !== fault).map(box) };
+                      others: tiles.filter((t) => t !== fault && !sentences.includes(t)).map(box) };
                 """)
                 others, fault, grid = boxes["others"], boxes["fault"], boxes["grid"]
                 self.assertGreaterEqual(len(others), 5)
@@ -3419,23 +3428,48 @@ class BrowserTests(unittest.TestCase):
                 self.assertNotEqual(en, es, f"{value} is not translated")
 
     def test_33_server_errors_in_the_pages_language(self):
-        """A prescription the exercise cannot take (target 20° for elbow flexion, whose rest is 30°) is refused by the
-        server; the page says why in its own language at the target field, not the server's English in the status
-        line, and nothing runs. The Exercises page explains a refused field the same way, and every error code of
-        docs/protocol.md has a text in both languages."""
+        """A prescription the server refuses though the page found it sound (the exercise was changed since the page
+        loaded it, its rest now 60°, and reading it again failed once; the target typed is 50°) is said in the
+        page's own language at the target field, from the definition as it is now, not the server's English in the
+        status line, and nothing runs. The Exercises page explains a refused field the same way, and every error
+        code of docs/protocol.md has a text in both languages."""
         self.allowed_console = ("422",)
-        for lang, message in (("es", "Objetivo: debe ser mayor que la posición de reposo (30°)."),
-                              ("en", "Target: must be above the rest position (30°).")):
+        # The first time the page reads the exercise alone, the read fails (as on a flaky network).
+        blocker = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            const fetched = window.fetch;
+            let failed = false;
+            window.fetch = (url, ...rest) => {
+              if (!failed && /\\/v1\\/exercises\\/moved[0-9a-f]+$/.test(String(url))) {
+                failed = true;
+                return Promise.reject(new TypeError('offline'));
+              }
+              return fetched(url, ...rest);
+            };"""})
+        self.addCleanup(self.driver.execute_cdp_cmd, "Page.removeScriptToEvaluateOnNewDocument",
+                        {"identifier": blocker["identifier"]})
+        ident = f"moved{uuid.uuid4().hex[:6]}"
+        definition = {
+            "id": ident, "name": "Curl", "view": "sagittal", "kind": "rep",
+            "measurement": {"type": "flexion", "joints": ["shoulder", "elbow", "wrist"]},
+            "thresholds": {"rest": 20, "enter": 70, "exit": 40, "minAmplitude": 30}, "target": 110}
+        self.assertEqual(self.api_json("/v1/exercises", "POST", definition)[0], 201)
+        moved = {**definition, "thresholds": {"rest": 60, "enter": 100, "exit": 80, "minAmplitude": 30},
+                 "target": 130}
+        for lang, message in (("es", "Objetivo: debe ser mayor que la posición de reposo (60°)."),
+                              ("en", "Target: must be above the rest position (60°).")):
+            self.api_json(f"/v1/exercises/{ident}", "PUT", definition)
             self.open(f"/?lang={lang}")
             wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
                      message="catalog loaded")
-            Select(self.el("exercise")).select_by_value("elbowFlexion")
+            self.assertEqual(self.api_json(f"/v1/exercises/{ident}", "PUT", moved)[0], 200)
+            Select(self.el("exercise")).select_by_value(ident)
             Select(self.el("source")).select_by_value("demo")
             self.el("rx-target").clear()
-            self.el("rx-target").send_keys("20")
+            self.el("rx-target").send_keys("50")
             self.el("start").click()
             wait_for(lambda: self.el("rx-error").is_displayed(), 10, message="the refusal at the field")
-            self.assertEqual(self.text("rx-error"), message)
+            wait_for(lambda: self.text("rx-error") == message, 5,
+                     message=f"{message!r}, not {self.text('rx-error')!r}")
             self.assertEqual(self.el("rx-target").get_attribute("aria-invalid"), "true")
             self.assertEqual(self.driver.execute_script("return document.activeElement.id"), "rx-target")
             status = self.text("status")
@@ -3471,6 +3505,332 @@ class BrowserTests(unittest.TestCase):
         for code, en, es in zip(PROTOCOL_ERROR_CODES, texts["en"], texts["es"]):
             self.assertTrue(en and es, f"{code} has a text in both languages")
             self.assertNotEqual(en, es, f"{code} is not translated")
+
+    def test_34_a_prescription_is_checked_before_anything_starts(self):
+        """Live checks a prescription against the exercise as the server would (prescription.js): target 20° on
+        elbow flexion (rest 30°) is refused at the target field in the page's language and no `start` is sent; a
+        valid one starts, and Stop, Start over and Measure baseline work only once the server said `started`."""
+        self.use_own_server()
+        script = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_SENDS})
+        try:
+            for lang, message in (("es", "Objetivo: debe ser mayor que la posición de reposo (30°)."),
+                                  ("en", "Target: must be above the rest position (30°).")):
+                self.open(f"/?lang={lang}")
+                wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                         message="catalog loaded")
+                Select(self.el("exercise")).select_by_value("elbowFlexion")
+                Select(self.el("source")).select_by_value("demo")
+                self.el("rx-target").send_keys("20")
+                self.el("start").click()
+                wait_for(lambda: self.el("rx-error").is_displayed(), 3, message="the error at the field")
+                self.assertEqual(self.text("rx-error"), message)
+                self.assertEqual(self.el("rx-target").get_attribute("aria-invalid"), "true")
+                self.assertEqual(self.driver.execute_script("return window.__sends.length"), 0, "nothing was sent")
+                self.assertFalse(self.el("stop").is_enabled())
+                self.assertFalse(self.el("reset").is_enabled())
+                self.assertNotIn("running", self.el("main").get_attribute("class"))
+            # A valid target: the choices lock at once, the session's controls wait for `started`.
+            self.el("rx-target").clear()
+            self.el("rx-target").send_keys("120")
+            at_start = self.driver.execute_script("""
+                document.getElementById('start').click();
+                return ['stop', 'reset', 'baseline'].map((id) => document.getElementById(id).disabled)
+                  .concat([document.getElementById('main').classList.contains('running')]);""")
+            self.assertEqual(at_start, [True, True, True, False], "nothing to control before `started`")
+            wait_for(lambda: "started" in self.text("status"), 10, message="started")
+            self.assertTrue(all(self.el(i).is_enabled() for i in ("stop", "reset", "baseline")))
+            self.assertIn("running", self.el("main").get_attribute("class"))
+            self.assertFalse(self.el("rx-error").is_displayed())
+            sent = [m["type"] for m in self.driver.execute_script("return window.__sends") if m.get("type")]
+            self.assertEqual(sent[0], "start")
+            self.el("stop").click()
+            self.wait_stored(10, "summary")
+        finally:
+            self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+
+    def test_35_the_goal_drives_the_session_and_the_summary_answers_it(self):
+        """A prescription of 2 sets of 1 rep: "set 1 done, rest" between the sets, then "all sets done", Stop becomes
+        Finish, clean reps past the goal show as extra ("1/1 reps +1", never "2/1"). The voice numbers clean reps as
+        the HUD counts them, says each fault once (not again when the rep is rejected for it) and can be muted
+        mid-session. The summary says whether the goal was met, the target beside the best and the subject's last
+        session of the exercise, in the page's language."""
+        self.use_own_server()
+        subject = f"goal-{uuid.uuid4().hex[:8]}"
+        frames = [elbow_pose(clock, angle) for clock, angle in clean_reps_angles(3, peak=120.0)]
+        status, earlier = self.api_json("/v1/analyze", "POST", {
+            "exercise": "elbowFlexion", "side": "right", "subject": subject, "frames": frames})
+        self.assertEqual(status, 200, earlier)
+        spy = self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.__spoken = [];
+            if ('speechSynthesis' in window) speechSynthesis.speak = (u) => window.__spoken.push(u.text);
+        """})
+        try:
+            self.open("/?lang=en&demoSpeed=4")
+            if not self.driver.execute_script("return 'speechSynthesis' in window"):
+                self.skipTest("no speechSynthesis in this browser")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            Select(self.el("exercise")).select_by_value("elbowFlexion")
+            Select(self.el("source")).select_by_value("demo")
+            self.el("subject").clear()
+            self.el("subject").send_keys(subject)
+            self.el("rx-reps").send_keys("1")
+            self.el("rx-sets").send_keys("2")
+            if not self.el("opt-voice").is_selected():
+                self.el("opt-voice").click()
+            self.el("start").click()
+            wait_for(lambda: "started" in self.text("status"), 10, message="started")
+            self.assertTrue(self.el("mute").is_displayed(), "Mute while the voice is on")
+            self.assertEqual(self.el("mute").get_attribute("aria-pressed"), "false")
+            wait_for(lambda: self.el("hud-set-done").is_displayed(), 20, message="set 1 done")
+            self.assertEqual(self.text("hud-set-done"), "Set 1 of 2 done! Rest, then set 2.")
+            self.assertEqual(self.text("stop"), "Stop")
+            wait_for(lambda: self.text("hud-set-done") == "All 2 sets done!", 30, message="all sets done")
+            self.assertEqual(self.text("stop"), "Finish", "the goal met: Stop becomes Finish")
+            self.assertIn("Goal met", self.text("status"))
+            spoken = self.driver.execute_script("return window.__spoken.filter((s) => s)")
+            clean, rejected = self.counts()
+            self.assertGreaterEqual(rejected, 1, "the demo's faulty rep")
+            numbers = [int(m.group(1)) for m in (re.match(r"Rep (\d+):", text) for text in spoken) if m]
+            self.assertEqual(numbers, list(range(1, len(numbers) + 1)), f"clean reps numbered as counted: {spoken}")
+            self.assertFalse([text for text in spoken if re.match(r"Rep \d+ not counted", text)], spoken)
+            wait_for(lambda: "+" in self.text("hud-set"), 20, message="a clean rep past the goal")
+            self.assertRegex(self.text("hud-set"), r"^1/1 reps \+\d+$")
+            # Muted: nothing more is said, though reps go on.
+            self.el("mute").click()
+            self.assertEqual(self.el("mute").get_attribute("aria-pressed"), "true")
+            said = len(self.driver.execute_script("return window.__spoken"))
+            reps_then = sum(self.counts())
+            wait_for(lambda: sum(self.counts()) > reps_then, 20, message="another rep")
+            self.assertEqual(len(self.driver.execute_script("return window.__spoken")), said, "muted")
+            self.assertTrue(self.el("opt-voice").is_selected(), "the remembered choice stays")
+            self.el("stop").click()
+            self.wait_stored(10, "summary")
+            summary = self.api_json(f"/v1/sessions/{self.el('status').get_attribute('data-session')}")[1]
+            # Each fault was said once per rep that had it: not again in the rejected rep's words.
+            texts = self.driver.execute_async_script("""
+                const [faults, done] = arguments;
+                import('/js/i18n.js').then((m) => done(faults.map(m.faultText)));""", list(summary["faultCounts"]))
+            spoken = self.driver.execute_script("return window.__spoken")
+            for text, count in zip(texts, summary["faultCounts"].values()):
+                self.assertLessEqual(sum(text in s for s in spoken), count, f"{text!r} said twice: {spoken}")
+            self.assertEqual(self.text_content("summary-goal"), "2 of 2 sets of 1 — met")
+            self.assertRegex(self.text_content("summary-target"), r"^150° · 1\d\d°$")
+            wait_for(lambda: self.text_content("summary-last").endswith(", 3 clean"), 5, message="the last session")
+            self.assertIn("best 120°", self.text_content("summary-last"))
+            self.assertFalse(self.driver.find_elements(By.ID, "summary-frames"), "no frame count for the patient")
+            self.driver.execute_async_script("""
+                const done = arguments[0];
+                import('/js/i18n.js').then((m) => { m.setLanguage('es'); done(); });""")
+            self.assertEqual(self.text_content("summary-goal"), "2 de 2 series de 1 — cumplida")
+            self.assertIn("mejor 120°", self.text_content("summary-last"))
+            self.assertEqual(self.text("stop"), "Terminar", "Stop again once the session is over")
+        finally:
+            self.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": spy["identifier"]})
+            self.driver.execute_script("localStorage.setItem('motion.voice', '0'); localStorage.removeItem('motion.lang')")
+
+    def test_36_progress_draws_each_sessions_own_target_and_tells_days_apart(self):
+        """Progress draws each session against the target it was prescribed (the progress entries' `target`), as a
+        stepped line, not the catalog's 150° for every session; two sessions on one day are labelled apart under
+        the charts; the subject field suggests the subjects whose ids start with what is typed."""
+        self.use_own_server()
+        stem = f"steps-{uuid.uuid4().hex[:6]}"
+        subject = f"{stem}-anna"
+        for target in (110, 130, 140):
+            frames = [elbow_pose(clock, angle) for clock, angle in clean_reps_angles(2, peak=target - 5.0)]
+            status, answer = self.api_json("/v1/analyze", "POST", {
+                "exercise": "elbowFlexion", "side": "right", "subject": subject, "frames": frames,
+                "options": {"target": target}})
+            self.assertEqual(status, 200, answer)
+            time.sleep(0.01)
+        self.assertEqual(self.api_json("/v1/analyze", "POST", {
+            "exercise": "elbowFlexion", "side": "right", "subject": f"{stem}-bob",
+            "frames": [elbow_pose(c, a) for c, a in clean_reps_angles(1)]})[0], 200)
+        entries = self.api_json(f"/v1/subjects/{subject}/progress?exercise=elbowFlexion")[1]["sessions"]
+        self.assertEqual([e["target"] for e in entries], [110, 130, 140])
+        try:
+            for lang, size in (("en", DESKTOP), ("es", PHONE)):
+                self.open(f"/progress.html?lang={lang}&subject={subject}&exercise=elbowFlexion")
+                self.emulate(self.driver, size)
+                wait_for(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#progress-table tbody tr")) == 3,
+                         10, message="three sessions")
+                wait_for(lambda: self.el("trend-chart").get_attribute("data-targets") == "[110,130,140]", 5,
+                         message=f"the prescribed targets, not {self.el('trend-chart').get_attribute('data-targets')}")
+                labels = json.loads(self.el("trend-chart").get_attribute("data-labels"))
+                self.assertEqual(len(set(labels)), 3, f"one label per session, none alike: {labels}")
+                self.assertRegex(labels[1], r"\d\d:\d\d", "a second session that day by its time")
+                self.screenshot(self.driver, f"progress-targets-{lang}", size)
+            # The subject picker: what is typed, completed from the subjects with sessions.
+            self.el("p-subject").clear()
+            self.el("p-subject").send_keys(stem)
+            wait_for(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#p-subjects option")) == 2, 5,
+                     message="two subjects suggested")
+            self.assertEqual([o.get_attribute("value") for o in
+                              self.driver.find_elements(By.CSS_SELECTOR, "#p-subjects option")],
+                             [f"{stem}-anna", f"{stem}-bob"])
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_37_phone_layouts_keep_still_and_say_when_the_server_stalls(self):
+        """On a phone, in Spanish: with sets prescribed, the chart on Live does not move while the session runs (set
+        done, goal met, setup messages and the status come and go in places of fixed height); Watch, once it follows
+        the session, has its numbers and chart in the first screen, and when the session ends dims them and brings
+        the summary into view. A server that stops answering without closing is said to have stalled within about
+        two seconds, and the notice goes when it answers again."""
+        server, base = self.spawn_server()
+        try:
+            self.driver.get(base + "/?lang=es&demoSpeed=2")
+            self.emulate(self.driver, PHONE)
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="catalog loaded")
+            Select(self.el("exercise")).select_by_value("elbowFlexion")
+            Select(self.el("source")).select_by_value("demo")
+            self.el("rx-reps").send_keys("1")
+            self.el("rx-sets").send_keys("2")
+            self.el("start").click()
+            wait_for(lambda: "iniciada" in self.text("status"), 10, message="started")
+            session_id = self.el("status").get_attribute("data-session")
+            watcher = self.new_driver()
+            try:
+                watcher.get(f"{base}/watch.html?session={session_id}&lang=es")
+                self.emulate(watcher, PHONE)
+                wait_for(lambda: watcher.find_element(By.ID, "hud-angle").text not in ("", "–"), 10,
+                         message="the watcher following")
+                for element_id in ("hud", "chart"):
+                    r = watcher.execute_script(
+                        "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+                        "return [r.top, r.bottom];", element_id)
+                    self.assertGreaterEqual(r[0], 0, element_id)
+                    self.assertLessEqual(r[1], PHONE[1], f"Watch's {element_id} in the first screen: {r}")
+                self.screenshot(watcher, "watch-following-es", PHONE)
+                tops, seen = set(), set()
+                deadline = time.monotonic() + 40
+                while time.monotonic() < deadline and "series hechas" not in self.text("hud-set-done"):
+                    tops.add(round(self.rect("chart")["top"]))
+                    if self.el("hud-set-done").is_displayed():
+                        seen.add(self.text("hud-set-done"))
+                    time.sleep(0.1)
+                tops.add(round(self.rect("chart")["top"]))
+                self.assertTrue(any("Serie 1 de 2 hecha" in text for text in seen), seen)
+                self.assertEqual(self.text("stop"), "Finalizar", "the goal met: Finish, not Stop (Terminar)")
+                self.assertEqual(len(tops), 1, f"the chart moved: tops {sorted(tops)}")
+                self.screenshot(self.driver, "live-running-sets-es", PHONE)
+                # The server stops answering (frozen, its connection still open): said, then cleared.
+                server.send_signal(signal.SIGSTOP)
+                try:
+                    frozen = time.monotonic()
+                    wait_for(lambda: self.el("connection-banner").is_displayed(), 5, message="the stall said")
+                    self.assertLess(time.monotonic() - frozen, 4)
+                    self.assertIn("Conexión detenida", self.text("connection-banner"))
+                    self.assertEqual(len({round(self.rect("chart")["top"]), *tops}), 1, "the banner moves nothing")
+                    self.screenshot(self.driver, "live-stalled-es", PHONE)
+                finally:
+                    server.send_signal(signal.SIGCONT)
+                wait_for(lambda: not self.el("connection-banner").is_displayed(), 10, message="the stall over")
+                self.el("stop").click()
+                self.wait_stored(15, "summary")
+                wait_for(lambda: "ended" in watcher.find_element(By.ID, "main").get_attribute("class"), 10,
+                         message="Watch ended")
+                self.assertLess(float(watcher.find_element(By.ID, "hud").value_of_css_property("opacity")), 0.6)
+                wait_for(lambda: 0 <= watcher.execute_script(
+                    "return document.getElementById('summary-heading').getBoundingClientRect().top") < PHONE[1], 5,
+                    message="Watch's summary in view")
+                self.screenshot(watcher, "watch-ended-es", PHONE)
+            finally:
+                watcher.quit()
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+            server.kill()
+            server.wait(timeout=5)
+
+    def test_38_history_rep_table_on_a_phone_in_spanish(self):
+        """History's table of reps on a phone, in Spanish: a session without the phone's motion has no smoothness
+        and tremor columns, each rep takes two lines (its figures, then its result) and no heading runs into the
+        next one."""
+        self.use_own_server()
+        frames = [elbow_pose(clock, angle) for clock, angle in clean_reps_angles(3)]
+        status, answer = self.api_json("/v1/analyze", "POST", {
+            "exercise": "elbowFlexion", "side": "right", "subject": f"table-{uuid.uuid4().hex[:8]}", "frames": frames})
+        self.assertEqual(status, 200, answer)
+        try:
+            self.open(f"/history.html?session={answer['summary']['id']}&lang=es")
+            self.emulate(self.driver, PHONE)
+            wait_for(lambda: len(self.driver.find_elements(By.CSS_SELECTOR, "#rep-table tbody tr")) == 3, 10,
+                     message="three reps")
+            self.assertIn("no-motion", self.el("rep-table").get_attribute("class"))
+            self.assertFalse(self.driver.find_element(By.CSS_SELECTOR, "#rep-table th:nth-child(6)").is_displayed())
+            heights = self.driver.execute_script("""
+                return [...document.querySelectorAll('#rep-table tbody tr')].map((tr) => {
+                  const lines = new Set([...tr.children].filter((td) => td.offsetParent)
+                    .map((td) => Math.round(td.getBoundingClientRect().top)));
+                  return lines.size;
+                });""")
+            self.assertEqual(heights, [2, 2, 2], "each rep on two lines")
+            overflowing = self.driver.execute_script("""
+                return [...document.querySelectorAll('#rep-table th')].filter((th) => th.offsetParent
+                  && th.scrollWidth > th.clientWidth + 1).map((th) => th.textContent);""")
+            self.assertEqual(overflowing, [], "headings wider than their columns")
+            self.assert_no_horizontal_scroll()
+            self.driver.execute_script("document.getElementById('rep-table').scrollIntoView()")
+            self.screenshot(self.driver, "history-reps-es", PHONE)
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_39_csv_for_a_spanish_spreadsheet_and_a_file_per_session(self):
+        """History's CSV in Spanish: `;` between fields and a decimal comma, headings and names in Spanish with their
+        units; a subject that would start a formula is written as text; two sessions of one subject
+        and exercise on one day download under different names."""
+        self.use_own_server()
+        subject = f"=csv-{uuid.uuid4().hex[:6]}"
+        ids = []
+        for peak in (121.0, 131.0):
+            frames = [elbow_pose(c, a) for c, a in clean_reps_angles(2, peak=peak)]
+            status, answer = self.api_json("/v1/analyze", "POST", {
+                "exercise": "elbowFlexion", "side": "right", "subject": subject, "frames": frames})
+            self.assertEqual(status, 200, answer)
+            ids.append(answer["summary"]["id"])
+            time.sleep(1.1)
+        names, texts = [], []
+        for session_id in ids:
+            self.open(f"/history.html?session={session_id}&lang=es")
+            wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                     message="session page")
+            names.append(self.el("csv").get_attribute("download"))
+            texts.append(self.driver.execute_async_script(
+                "const done = arguments[arguments.length - 1];"
+                "fetch(document.getElementById('csv').href).then((r) => r.text()).then(done, (e) => done(String(e)));"))
+        self.assertNotEqual(names[0], names[1], "one file per session")
+        for name in names:
+            self.assertRegex(name, r"^csv-[0-9a-f]{6}_elbowFlexion_\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d\.csv$")
+        lines = texts[1].strip().split("\r\n")
+        self.assertEqual(lines[0], "Paciente;Ejercicio;Lado;Fecha;Inicio;Repetición;Pico (°);Valle (°);"
+                                   "Recorrido (°);Comienzo (s);Fin (s);Duración (s);Válida;Errores;Suavidad;Temblor (%)")
+        cells = lines[1].split(";")
+        self.assertEqual(cells[:3], [f"'{subject}", "Flexión de codo", "Derecho"])
+        self.assertEqual(cells[6], "131,0", "a decimal comma")
+        for number in cells[7:12]:
+            self.assertRegex(number, r"^-?\d+,\d$")
+        self.assertNotIn("elbowFlexion", texts[1])
+
+    def test_40_phone_motion_has_a_time_axis_and_shows_on_watch(self):
+        """The live phone-motion chart has a time axis (seconds before the latest sample) and a handful of grid
+        lines, not one every 2 m/s²; Watch says how much the patient's phone moves, as Live does."""
+        self.use_own_server()
+        session_id = self.start_demo_with_motion(f"motion-watch-{uuid.uuid4().hex[:8]}")
+        watcher = self.open_watcher(session_id)
+        try:
+            wait_for(lambda: int(self.el("motion-chart").get_attribute("data-drawn") or 0) > 5, 5,
+                     message="the motion chart drawing")
+            self.assertEqual(self.el("motion-chart").get_attribute("data-times"), "−10 s | −5 s | 0 s")
+            ticks = self.el("motion-chart").get_attribute("data-ticks").split(" | ")
+            self.assertLessEqual(len(ticks), 7, ticks)
+            wait_for(lambda: "Movement" in watcher.find_element(By.ID, "motion-level").text, 5,
+                     message="the phone's movement on Watch")
+            self.driver.execute_script("clearInterval(window.__motionTimer)")
+            self.el("stop").click()
+            self.wait_stored(10, "summary")
+        finally:
+            watcher.quit()
 
 if __name__ == "__main__":
     unittest.main()

@@ -17,7 +17,7 @@ SERVER = None  # the shared server of this module (no tokens, no public dir)
 REP_MEMBERS = ("index", "peak", "start", "end", "duration", "clean", "faults", "trough", "range", "timeToPeak", "side")
 PRESCRIPTION_MEMBERS = ("target", "rest", "enter", "exit", "holdSeconds", "reps", "sets")
 PROGRESS_MEMBERS = {"id", "startedAt", "exercise", "status", "best", "repCount", "rejectedCount", "meanPeak",
-                    "faultCounts"}
+                    "faultCounts", "target"}
 
 
 def setUpModule():
@@ -292,6 +292,7 @@ class ProgressTests(unittest.TestCase):
         self.assertEqual([s["exercise"] for s in sessions],
                          ["elbowFlexion", "elbowFlexion", "shoulderAbduction", "elbowFlexion"])
         self.assertEqual([s["repCount"] for s in sessions], [2, 3, 3, 0])
+        self.assertEqual([s["target"] for s in sessions], [150, 150, 50, 150], "the abduction's prescribed 50°")
         self.assertAlmostEqual(sessions[0]["meanPeak"], 110, delta=3)
         self.assertAlmostEqual(sessions[1]["meanPeak"], 130, delta=3)
         self.assertAlmostEqual(sessions[2]["meanPeak"], 55, delta=2)
@@ -300,6 +301,8 @@ class ProgressTests(unittest.TestCase):
         for s in sessions:
             stored = SERVER.get(f"/v1/sessions/{s['id']}").json()
             self.assertEqual(s["faultCounts"], stored["faultCounts"])
+            # The target each session counted against: its prescription's.
+            self.assertEqual(s["target"], stored["prescription"]["target"])
             self.assertTrue(all(isinstance(n, int) and n > 0 for n in s["faultCounts"].values()), s)
         # The mean of the stored summary's clean reps.
         summary = SERVER.get(f"/v1/sessions/{self.ids[1]}").json()

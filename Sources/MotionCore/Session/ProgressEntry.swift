@@ -19,6 +19,9 @@ public struct ProgressEntry: Sendable, Hashable {
     public var meanPeak: Double?
     /// How often each form fault was given in the session, as in its summary.
     public var faultCounts: [FormFeedback: Int]
+    /// The target the session counted against: its prescription's, else its exercise's then; nil for a session
+    /// stored before the prescription was kept.
+    public var target: Double?
 
     /// Creates an entry.
     /// - Parameters:
@@ -31,9 +34,11 @@ public struct ProgressEntry: Sendable, Hashable {
     ///   - rejectedCount: Rejected reps.
     ///   - meanPeak: The clean reps' mean peak.
     ///   - faultCounts: How often each form fault was given.
+    ///   - target: The target in effect.
     public init(
         id: String, startedAt: Double, exercise: String, status: SessionStatus, best: Double?,
-        repCount: Int, rejectedCount: Int, meanPeak: Double?, faultCounts: [FormFeedback: Int] = [:]
+        repCount: Int, rejectedCount: Int, meanPeak: Double?, faultCounts: [FormFeedback: Int] = [:],
+        target: Double? = nil
     ) {
         self.id = id
         self.startedAt = startedAt
@@ -44,5 +49,6 @@ public struct ProgressEntry: Sendable, Hashable {
         self.rejectedCount = rejectedCount
         self.meanPeak = meanPeak
         self.faultCounts = faultCounts
+        self.target = target
     }
 }
