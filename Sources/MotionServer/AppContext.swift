@@ -41,6 +41,8 @@ public struct LiveLimits: Sendable, Equatable {
     public var maxHTTPSessions = 10_000
     /// Open HTTP sessions of one tenant; more are refused with `429 tooManySessions`.
     public var maxHTTPSessionsPerTenant = 1_000
+    /// Programmes (docs/protocol.md §5.3): a body's size, items and texts, and the versions a tenant may store.
+    var programmes = ProgrammeLimits()
 
     /// Creates the defaults.
     public init() {}

@@ -131,6 +131,7 @@ public final class MotionServer: Sendable {
         var router = Router()
         ExerciseRoutes(context: context).add(to: &router)
         SessionRoutes(context: context).add(to: &router)
+        ProgrammeRoutes(context: context).add(to: &router)
         FHIRRoutes(context: context, configuration: options.fhir).add(to: &router)
         var webSockets = WebSocketConfiguration()
         webSockets.maxMessageBytes = options.limits.maxMessageBytes

@@ -64,6 +64,11 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// unknown member, a wrong type, an unknown joint, segment, fault or enum value, or a value the measurement
     /// cannot read; the error's `pointer` names the first bad field. Decided by the decoder: `422` over REST.
     public static let invalidExercise = ErrorCode(rawValue: "invalidExercise")
+    /// A programme (docs/protocol.md §5.3) is well-formed JSON but not a usable programme: a missing or wrong
+    /// member, a date that is no date, `endsOn` before `startsOn`, an item given twice, an unknown exercise, a
+    /// one-sided exercise without its side, a prescription the exercise refuses; the error's `pointer` names the
+    /// first bad field: `422` over REST.
+    public static let invalidProgramme = ErrorCode(rawValue: "invalidProgramme")
 
     // MARK: REST (docs/protocol.md §5) and the HTTP layer
 
@@ -110,6 +115,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// The tenant has stored as many exercise versions as it may (every version of every custom exercise, deleted
     /// ones included, which stored sessions may still name): `409`.
     public static let tooManyVersions = ErrorCode(rawValue: "tooManyVersions")
+    /// A `PUT` of an ended programme, or a `start` of one of its items (docs/protocol.md §5.3): `409`.
+    public static let programmeEnded = ErrorCode(rawValue: "programmeEnded")
     /// An unexpected server error; details are logged, not sent: `500`. Decided by the HTTP layer.
     public static let internalError = ErrorCode(rawValue: "internalError")
     /// A WebSocket handshake, or a request with a method other than `GET`, `HEAD` or `OPTIONS`, whose `Origin` is

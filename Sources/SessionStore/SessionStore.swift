@@ -278,6 +278,48 @@ public protocol SessionStore: Sendable {
     /// - Throws: Database errors.
     func deleteExercise(id: String, tenant: String) async throws -> Int?
 
+    // MARK: Programmes (docs/protocol.md §5.3)
+
+    /// Stores a new version of a programme, atomically: the store numbers it one past the id's latest version (1 for
+    /// a new id), gets its text from `definition`, and checks the tenant's stored versions against `maxVersions` in
+    /// the same transaction.
+    /// - Parameters:
+    ///   - draft: The programme's id, tenant and the columns kept beside the text.
+    ///   - write: ``ExerciseWrite/create`` (the id must be unused) or ``ExerciseWrite/update`` (the programme must
+    ///     exist and run).
+    ///   - maxVersions: The most programme versions a tenant may store.
+    ///   - definition: The text to store, given the version number it is stored as.
+    /// - Returns: What was stored.
+    /// - Throws: ``SessionStoreError/alreadyExists`` (create); ``SessionStoreError/notFound`` (update: no such
+    ///   programme); ``SessionStoreError/ended`` (update: it was ended); ``SessionStoreError/tooManyVersions(limit:)``;
+    ///   database errors.
+    func saveProgramme(
+        _ draft: ProgrammeDraft, as write: ExerciseWrite, maxVersions: Int, definition: @Sendable (Int) -> String
+    ) async throws -> StoredProgramme
+
+    /// One version of a tenant's programme.
+    /// - Parameters:
+    ///   - id: The programme id.
+    ///   - tenant: Its tenant.
+    ///   - version: The version, or nil for the latest (also of an ended programme).
+    /// - Returns: The version, or nil when there is none.
+    /// - Throws: Database errors.
+    func programme(id: String, tenant: String, version: Int?) async throws -> StoredProgramme?
+
+    /// One page of a tenant's programmes at their latest versions, newest first.
+    /// - Parameter query: Tenant, filters, page size and cursor.
+    /// - Returns: The page.
+    /// - Throws: ``SessionStoreError/invalidCursor``; database errors.
+    func programmes(_ query: ProgrammeQuery) async throws -> ProgrammePage
+
+    /// Ends a running programme: its versions stay readable and its sessions keep their link.
+    /// - Parameters:
+    ///   - id: The programme id.
+    ///   - tenant: Its tenant.
+    /// - Returns: Whether a running programme was ended (false: unknown, or already ended).
+    /// - Throws: Database errors.
+    func endProgramme(id: String, tenant: String) async throws -> Bool
+
     /// Checks that the store can take a write now (a readiness probe) by making one: this node's row of the probe
     /// table is written in a transaction of its own, as a session's create would be (a full disk, a read-only or
     /// lost database fails it). Nothing else changes.

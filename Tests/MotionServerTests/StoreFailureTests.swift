@@ -51,6 +51,12 @@ struct FailingStore: SessionStore {
     func currentExercises(tenant: String?) async throws -> [StoredExercise] { throw Down() }
     func exercise(id: String, tenant: String, version: Int?) async throws -> StoredExercise? { throw Down() }
     func deleteExercise(id: String, tenant: String) async throws -> Int? { throw Down() }
+    func saveProgramme(
+        _ draft: ProgrammeDraft, as write: ExerciseWrite, maxVersions: Int, definition: @Sendable (Int) -> String
+    ) async throws -> StoredProgramme { throw Down() }
+    func programme(id: String, tenant: String, version: Int?) async throws -> StoredProgramme? { throw Down() }
+    func programmes(_ query: ProgrammeQuery) async throws -> ProgrammePage { throw Down() }
+    func endProgramme(id: String, tenant: String) async throws -> Bool { throw Down() }
     func probe() async throws { throw Down() }
     func close() async {}
 }

@@ -92,7 +92,8 @@ struct SessionCore: Sendable {
     }
 
     /// A new engine for `start` with `exercise`.
-    private static func engine(for start: StartRequest, exercise: Exercise) throws(WireError) -> MotionEngine {
+    /// - Throws: `missingSide` or `invalidMessage` (an option the engine refuses).
+    static func engine(for start: StartRequest, exercise: Exercise) throws(WireError) -> MotionEngine {
         var configuration = SessionConfiguration(exercise: exercise, side: start.side)
         configuration.prescription = start.options.prescription
         if let reps = start.options.baselineReps {

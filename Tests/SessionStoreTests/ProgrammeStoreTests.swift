@@ -1,0 +1,120 @@
+import Foundation
+import MotionCore
+import Testing
+
+@testable import SessionStore
+
+/// Programmes in both stores (docs/protocol.md §5.3): versions numbered by the store, every version kept, ends that
+/// leave them readable, tenants apart, listings by subject and state, the quota checked in the saving transaction.
+@Suite struct ProgrammeStoreTests {
+    static func draft(_ id: String, tenant: String = "clinic-1", subject: String = "patient-17") -> ProgrammeDraft {
+        ProgrammeDraft(id: id, tenant: tenant, subject: subject, startsOn: "2026-12-07", endsOn: "2027-01-03")
+    }
+
+    @discardableResult
+    static func save(
+        _ store: any SessionStore, _ draft: ProgrammeDraft, as write: ExerciseWrite = .create,
+        maxVersions: Int = 10_000
+    ) async throws -> StoredProgramme {
+        try await store.saveProgramme(draft, as: write, maxVersions: maxVersions) { version in
+            #"{"id":"\#(draft.id)","version":\#(version),"note":"ángulo ✓"}"#
+        }
+    }
+
+    /// Ids as the server makes them: sortable by creation time.
+    static func id(_ n: UInt64) -> String { SessionID(time: 1_764_424_800_000 + n, random: 7).description }
+
+    @Test(arguments: StoreKind.allCases)
+    func numbersVersionsAndKeepsEveryOne(_ kind: StoreKind) async throws {
+        let clock = ManualClock(1_764_424_800_000)
+        try await withStore(kind, clock: clock) { store, _ in
+            let id = Self.id(1)
+            let first = try await Self.save(store, Self.draft(id))
+            #expect(
+                first
+                    == StoredProgramme(
+                        id: id, tenant: "clinic-1", version: 1, subject: "patient-17", startsOn: "2026-12-07",
+                        endsOn: "2027-01-03", definition: #"{"id":"\#(id)","version":1,"note":"ángulo ✓"}"#,
+                        createdAt: 1_764_424_800_000))
+            clock.advance(by: 1000)
+            var open = Self.draft(id)
+            open.endsOn = nil
+            let second = try await Self.save(store, open, as: .update)
+            #expect(second.version == 2)
+            #expect(second.endsOn == nil)
+            #expect(try await store.programme(id: id, tenant: "clinic-1", version: nil) == second)
+            #expect(try await store.programme(id: id, tenant: "clinic-1", version: 1) == first)
+            #expect(try await store.programme(id: id, tenant: "clinic-1", version: 3) == nil)
+            #expect(try await store.programme(id: id, tenant: "clinic-2", version: nil) == nil, "tenants apart")
+            await #expect(throws: SessionStoreError.alreadyExists) { try await Self.save(store, Self.draft(id)) }
+            await #expect(throws: SessionStoreError.notFound) {
+                try await Self.save(store, Self.draft(Self.id(2)), as: .update)
+            }
+            await #expect(throws: SessionStoreError.notFound) {
+                try await Self.save(store, Self.draft(id, tenant: "clinic-2"), as: .update)
+            }
+
+            clock.advance(by: 1000)
+            #expect(try await store.endProgramme(id: id, tenant: "clinic-2") == false)
+            #expect(try await store.endProgramme(id: id, tenant: "clinic-1"))
+            #expect(try await store.endProgramme(id: id, tenant: "clinic-1") == false, "ends once")
+            let ended = try #require(try await store.programme(id: id, tenant: "clinic-1", version: nil))
+            #expect(ended.endedAt == 1_764_424_802_000)
+            #expect(ended.version == 2)
+            #expect(try await store.programme(id: id, tenant: "clinic-1", version: 1)?.endedAt == 1_764_424_802_000)
+            await #expect(throws: SessionStoreError.ended) { try await Self.save(store, open, as: .update) }
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func listsLatestVersionsNewestFirstBySubjectAndState(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
+            for n in 1...5 {
+                try await Self.save(store, Self.draft(Self.id(UInt64(n)), subject: n % 2 == 0 ? "even" : "odd"))
+            }
+            try await Self.save(store, Self.draft(Self.id(3), subject: "odd"), as: .update)
+            try await Self.save(store, Self.draft(Self.id(9), tenant: "clinic-2", subject: "odd"))
+            _ = try await store.endProgramme(id: Self.id(5), tenant: "clinic-1")
+
+            let all = try await store.programmes(ProgrammeQuery(tenant: "clinic-1"))
+            #expect(all.programmes.map(\.id) == (1...5).reversed().map { Self.id(UInt64($0)) })
+            #expect(all.programmes.first { $0.id == Self.id(3) }?.version == 2, "each at its latest version")
+            #expect(all.next == nil)
+            let odd = try await store.programmes(ProgrammeQuery(tenant: "clinic-1", subject: "odd"))
+            #expect(odd.programmes.map(\.id) == [5, 3, 1].map { Self.id($0) })
+            let running = try await store.programmes(ProgrammeQuery(tenant: "clinic-1", subject: "odd", active: true))
+            #expect(running.programmes.map(\.id) == [3, 1].map { Self.id($0) })
+            let ended = try await store.programmes(ProgrammeQuery(tenant: "clinic-1", active: false))
+            #expect(ended.programmes.map(\.id) == [Self.id(5)])
+
+            var pages: [String] = []
+            var query = ProgrammeQuery(tenant: "clinic-1", limit: 2)
+            repeat {
+                let page = try await store.programmes(query)
+                #expect(page.programmes.count <= 2)
+                pages += page.programmes.map(\.id)
+                query.cursor = page.next
+            } while query.cursor != nil
+            #expect(pages == all.programmes.map(\.id), "pages cover the list once, in order")
+
+            await #expect(throws: SessionStoreError.invalidCursor) {
+                try await store.programmes(ProgrammeQuery(tenant: "clinic-1", cursor: "garbage"))
+            }
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func refusesVersionsPastTheTenantsQuota(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
+            try await Self.save(store, Self.draft(Self.id(1)), maxVersions: 2)
+            try await Self.save(store, Self.draft(Self.id(1)), as: .update, maxVersions: 2)
+            await #expect(throws: SessionStoreError.tooManyVersions(limit: 2)) {
+                try await Self.save(store, Self.draft(Self.id(2)), maxVersions: 2)
+            }
+            await #expect(throws: SessionStoreError.tooManyVersions(limit: 2)) {
+                try await Self.save(store, Self.draft(Self.id(1)), as: .update, maxVersions: 2)
+            }
+            try await Self.save(store, Self.draft(Self.id(2), tenant: "clinic-2"), maxVersions: 2)
+        }
+    }
+}
