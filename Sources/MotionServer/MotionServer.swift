@@ -82,6 +82,7 @@ public final class MotionServer: Sendable {
         }
         let store: any SessionStore
         let exercises = ExerciseLibrary(limits: options.exercises)
+        let patientCodes = PatientCodes()
         let shared = PostgresSessionStore.isURL(options.database)
         do {
             if shared {
@@ -95,6 +96,7 @@ public final class MotionServer: Sendable {
                 store = try await SQLiteSessionStore(path: options.database, configuration: configuration)
             }
             exercises.load(try await store.currentExercises(tenant: nil), logger: logger)
+            patientCodes.load(try await store.accessCodes(tenant: nil, subject: nil))
         } catch {
             throw StartError(
                 description: "cannot open the session store at \(Self.withoutPassword(options.database)): \(error)")
@@ -106,7 +108,7 @@ public final class MotionServer: Sendable {
         let context = AppContext(
             store: store, tokens: tokens, logger: logger, limits: options.limits, metrics: metrics,
             clock: SQLiteSessionStore.systemMilliseconds, loopClock: clock, storeObserver: storeObserver,
-            exercises: exercises, cluster: cluster)
+            exercises: exercises, cluster: cluster, patientCodes: patientCodes)
         self.context = context
         if shared {
             let bus: PostgresNodeBus
@@ -132,6 +134,7 @@ public final class MotionServer: Sendable {
         ExerciseRoutes(context: context).add(to: &router)
         SessionRoutes(context: context).add(to: &router)
         ProgrammeRoutes(context: context).add(to: &router)
+        AccessRoutes(context: context).add(to: &router)
         FHIRRoutes(context: context, configuration: options.fhir).add(to: &router)
         var webSockets = WebSocketConfiguration()
         webSockets.maxMessageBytes = options.limits.maxMessageBytes

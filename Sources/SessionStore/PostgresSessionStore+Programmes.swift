@@ -105,3 +105,70 @@ extension PostgresSessionStore {
         return rows.first != nil
     }
 }
+
+/// Patient codes in the `access_codes` table.
+extension PostgresSessionStore {
+    /// The advisory lock class of a tenant's patient codes, so that two creates cannot pass the quota together.
+    private static let accessCodeLock: Int32 = 0x6D65_7803
+
+    /// Stores a new patient code after counting the subject's working ones, in one transaction.
+    /// - Throws: ``SessionStoreError/alreadyExists``, ``SessionStoreError/tooManyVersions(limit:)``; database errors.
+    public func createAccessCode(_ code: StoredAccessCode, maxPerSubject: Int) throws(SessionStoreError) {
+        let db = try database()
+        do throws(SessionStoreError) {
+            try db.transaction { () throws(SessionStoreError) in
+                try db.query(
+                    "SELECT pg_advisory_xact_lock(\(Self.accessCodeLock), hashtext($1))", [.string(code.tenant)])
+                let working =
+                    try db.query(
+                        """
+                        SELECT count(*) FROM access_codes
+                        WHERE tenant = $1 AND subject = $2 AND revoked_at IS NULL AND expires_at > $3
+                        """, [.string(code.tenant), .string(code.subject), .int(code.createdAt)]
+                    ).first?.int(0) ?? 0
+                guard working < maxPerSubject else { throw .tooManyVersions(limit: maxPerSubject) }
+                try db.query(
+                    """
+                    INSERT INTO access_codes (tenant, id, subject, digest, created_at, expires_at)
+                    VALUES ($1, $2, $3, $4, $5, $6)
+                    """,
+                    [
+                        .string(code.tenant), .string(code.id), .string(code.subject), .bytes(code.digest),
+                        .int(code.createdAt), .int(code.expiresAt),
+                    ])
+            }
+        } catch .server(let sqlState, _) where sqlState == "23505" {
+            throw .alreadyExists
+        }
+    }
+
+    /// Patient codes of a subject, of a tenant, or every code not revoked; oldest first.
+    public func accessCodes(tenant: String?, subject: String?) throws(SessionStoreError) -> [StoredAccessCode] {
+        let db = try database()
+        let select = "SELECT \(SessionRows.accessCodeColumns) FROM access_codes"
+        let rows =
+            if let tenant, let subject {
+                try db.query(
+                    select + " WHERE tenant = $1 AND subject = $2 ORDER BY id", [.string(tenant), .string(subject)])
+            } else if let tenant {
+                try db.query(select + " WHERE tenant = $1 ORDER BY id", [.string(tenant)])
+            } else {
+                try db.query(select + " WHERE revoked_at IS NULL ORDER BY id")
+            }
+        return rows.rows.map { SessionRows.accessCode(from: $0) }
+    }
+
+    /// Revokes a working code of a subject.
+    public func revokeAccessCode(
+        id: String, tenant: String, subject: String
+    ) throws(SessionStoreError) -> StoredAccessCode? {
+        let db = try database()
+        return try db.query(
+            """
+            UPDATE access_codes SET revoked_at = $4
+            WHERE tenant = $1 AND subject = $2 AND id = $3 AND revoked_at IS NULL
+            RETURNING \(SessionRows.accessCodeColumns)
+            """, [.string(tenant), .string(subject), .string(id), .int(clock())]
+        ).first.map { SessionRows.accessCode(from: $0) }
+    }
+}

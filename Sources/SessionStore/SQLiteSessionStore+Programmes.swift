@@ -119,3 +119,94 @@ extension SQLiteSessionStore {
         }
     }
 }
+
+/// Patient codes in the `access_codes` table (schema v14).
+extension SQLiteSessionStore {
+    /// Stores a new patient code after counting the subject's working ones, in one write transaction.
+    /// - Throws: ``SessionStoreError/alreadyExists``, ``SessionStoreError/tooManyVersions(limit:)``; database errors.
+    public func createAccessCode(_ code: StoredAccessCode, maxPerSubject: Int) throws(SessionStoreError) {
+        let db = try database()
+        try db.transaction { () throws(SessionStoreError) in
+            let working = try db.withStatement(
+                """
+                SELECT count(*) FROM access_codes
+                WHERE tenant = ?1 AND subject = ?2 AND revoked_at IS NULL AND expires_at > ?3
+                """
+            ) { select throws(SessionStoreError) -> Int in
+                try select.bind(code.tenant, at: 1)
+                try select.bind(code.subject, at: 2)
+                try select.bind(code.createdAt, at: 3)
+                return try select.step() ? select.int(0) : 0
+            }
+            guard working < maxPerSubject else { throw .tooManyVersions(limit: maxPerSubject) }
+            do throws(SessionStoreError) {
+                try db.withStatement(
+                    """
+                    INSERT INTO access_codes (tenant, id, subject, digest, created_at, expires_at)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                    """
+                ) { insert throws(SessionStoreError) in
+                    try insert.bind(code.tenant, at: 1)
+                    try insert.bind(code.id, at: 2)
+                    try insert.bind(code.subject, at: 3)
+                    try insert.bind(blob: code.digest, at: 4)
+                    try insert.bind(code.createdAt, at: 5)
+                    try insert.bind(code.expiresAt, at: 6)
+                    try insert.step()
+                }
+            } catch .database(let status, _) where status & 0xFF == SQLITE_CONSTRAINT {
+                throw .alreadyExists
+            }
+        }
+    }
+
+    /// Patient codes of a subject, of a tenant, or every code not revoked; oldest first.
+    public func accessCodes(tenant: String?, subject: String?) throws(SessionStoreError) -> [StoredAccessCode] {
+        let db = try database()
+        var sql = "SELECT \(SessionRows.accessCodeColumns) FROM access_codes"
+        if tenant == nil {
+            sql += " WHERE revoked_at IS NULL"
+        } else {
+            sql += " WHERE tenant = ?1"
+            if subject != nil { sql += " AND subject = ?2" }
+        }
+        sql += " ORDER BY id"
+        return try db.withStatement(sql) { select throws(SessionStoreError) -> [StoredAccessCode] in
+            if let tenant { try select.bind(tenant, at: 1) }
+            if tenant != nil, let subject { try select.bind(subject, at: 2) }
+            var codes: [StoredAccessCode] = []
+            while try select.step() { codes.append(SessionRows.accessCode(from: select)) }
+            return codes
+        }
+    }
+
+    /// Revokes a working code of a subject.
+    public func revokeAccessCode(
+        id: String, tenant: String, subject: String
+    ) throws(SessionStoreError) -> StoredAccessCode? {
+        let db = try database()
+        let now = clock()
+        return try db.transaction { () throws(SessionStoreError) -> StoredAccessCode? in
+            try db.withStatement(
+                """
+                UPDATE access_codes SET revoked_at = ?4
+                WHERE tenant = ?1 AND subject = ?2 AND id = ?3 AND revoked_at IS NULL
+                """
+            ) { update throws(SessionStoreError) in
+                try update.bind(tenant, at: 1)
+                try update.bind(subject, at: 2)
+                try update.bind(id, at: 3)
+                try update.bind(now, at: 4)
+                try update.step()
+            }
+            guard db.changes > 0 else { return nil }
+            return try db.withStatement(
+                "SELECT \(SessionRows.accessCodeColumns) FROM access_codes WHERE tenant = ?1 AND id = ?2"
+            ) { select throws(SessionStoreError) -> StoredAccessCode? in
+                try select.bind(tenant, at: 1)
+                try select.bind(id, at: 2)
+                return try select.step() ? SessionRows.accessCode(from: select) : nil
+            }
+        }
+    }
+}

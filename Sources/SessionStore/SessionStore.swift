@@ -320,6 +320,36 @@ public protocol SessionStore: Sendable {
     /// - Throws: Database errors.
     func endProgramme(id: String, tenant: String) async throws -> Bool
 
+    // MARK: Patient codes (docs/protocol.md §6.1)
+
+    /// Stores a new patient code, checking in the same transaction that the subject keeps fewer than `maxPerSubject`
+    /// codes that neither expired nor were revoked by `code.createdAt`.
+    /// - Parameters:
+    ///   - code: The code's record (its digest, never the code).
+    ///   - maxPerSubject: The most working codes a subject may have.
+    /// - Throws: ``SessionStoreError/alreadyExists`` (the id or digest is taken);
+    ///   ``SessionStoreError/tooManyVersions(limit:)`` when the subject has `maxPerSubject` working codes; database
+    ///   errors.
+    func createAccessCode(_ code: StoredAccessCode, maxPerSubject: Int) async throws
+
+    /// Patient codes: one subject's of a tenant, or, with both nil, every code that was not revoked (what a server
+    /// loads at start).
+    /// - Parameters:
+    ///   - tenant: The tenant, or nil for all.
+    ///   - subject: The subject, or nil for all of the tenant's.
+    /// - Returns: The codes, oldest first.
+    /// - Throws: Database errors.
+    func accessCodes(tenant: String?, subject: String?) async throws -> [StoredAccessCode]
+
+    /// Revokes a code of a subject at once.
+    /// - Parameters:
+    ///   - id: The code's id.
+    ///   - tenant: Its tenant.
+    ///   - subject: Its subject.
+    /// - Returns: The code as revoked, or nil when the subject has no working code with this id.
+    /// - Throws: Database errors.
+    func revokeAccessCode(id: String, tenant: String, subject: String) async throws -> StoredAccessCode?
+
     /// Checks that the store can take a write now (a readiness probe) by making one: this node's row of the probe
     /// table is written in a transaction of its own, as a session's create would be (a full disk, a read-only or
     /// lost database fails it). Nothing else changes.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import MotionCore
 import MotionServer
 import NetworkTestSupport
@@ -123,10 +124,13 @@ struct ProgrammeRoutesTests {
         (programme(items: [item(exercise: "nope")]), "/items/0/exercise"),
         (programme(items: [item(exercise: "elbowFlexion")]), "/items/0/side"),
         (
-            programme(items: [item(exercise: "elbowFlexion", side: #""left""#, prescription: #"{"target":300}"#)]),
+            programme(items: [
+                item(exercise: "elbowFlexion", side: #""left""#, prescription: #"{"reps":5,"target":300}"#)
+            ]),
             "/items/0/prescription/target"
         ),
-        (programme(items: [item(prescription: #"{"holdSeconds":5}"#)]), "/items/0/prescription/holdSeconds"),
+        (programme(items: [item(prescription: #"{"reps":5,"holdSeconds":5}"#)]), "/items/0/prescription/holdSeconds"),
+        (programme(items: [item(prescription: #"{"sets":2}"#)]), "/items/0/prescription/reps"),
         (programme(items: [item(prescription: #"{"reps":0}"#)]), "/items/0/prescription/reps"),
         (programme(items: [item(prescription: #"{"sets":1.5}"#)]), "/items/0/prescription/sets"),
         (programme(items: [item(prescription: #"{"restSeconds":-1}"#)]), "/items/0/prescription/restSeconds"),
@@ -212,6 +216,97 @@ struct ProgrammeRoutesTests {
                 address, "POST", "/v1/programmes", token: nil,
                 body: Self.programme(items: [Self.item(exercise: "Curl")]))
             #expect(otherTenant?.status == 422, "exercise ids are exact")
+        }
+    }
+}
+
+/// Sessions of a programme item (docs/protocol.md §5.3): the item's exercise, side and prescription applied, the
+/// summary's `programme` and `goal`, and the refusals of a `start` that names an item.
+@Suite("Sessions of programme items")
+struct ProgrammeSessionTests {
+    /// The simulated person's sit-to-stands: six reps, the second and fifth with a form fault, so four clean.
+    static func demoFrames(_ address: SocketAddress) async throws -> String {
+        let demo = try #require(try await request(address, "GET", "/v1/exercises/sitToStand/demo"))
+        let body = try #require(MotionServerTests.json(demo))
+        let frames = try JSONSerialization.data(withJSONObject: try #require(body["frames"]))
+        return String(decoding: frames, as: UTF8.self)
+    }
+
+    static func createProgramme(_ address: SocketAddress, items: [String]) async throws -> String {
+        let body = ProgrammeRoutesTests.programme(items: items)
+        let created = try await request(address, "POST", "/v1/programmes", body: body)
+        return try #require(MotionServerTests.json(created)?["id"] as? String, "\(created?.text ?? "")")
+    }
+
+    @Test func appliesTheItemAndReportsTheGoalMetOrNot() async throws {
+        try await withMotionServer { address, _, _ in
+            let id = try await Self.createProgramme(
+                address,
+                items: [
+                    ProgrammeRoutesTests.item("met", prescription: #"{"reps":2,"sets":2}"#),
+                    ProgrammeRoutesTests.item("missed", prescription: #"{"reps":3,"sets":2,"target":10}"#),
+                ])
+            let frames = try await Self.demoFrames(address)
+            var goals: [String: [String: Any]] = [:]
+            for item in ["met", "missed"] {
+                let body = #"{"programme":{"id":"\#(id)","item":"\#(item)"},"frames":\#(frames)}"#
+                let analysed = try #require(try await request(address, "POST", "/v1/analyze", body: body))
+                #expect(analysed.status == 200, "\(analysed.text.prefix(300))")
+                let summary = try #require(MotionServerTests.json(analysed)?["summary"] as? [String: Any])
+                #expect(summary["exercise"] as? String == "sitToStand")
+                #expect(summary["subject"] as? String == "patient-17", "the programme's subject")
+                let programme = try #require(summary["programme"] as? [String: Any])
+                #expect(programme["id"] as? String == id)
+                #expect(programme["version"] as? Int == 1)
+                #expect(programme["item"] as? String == item)
+                #expect(summary["demo"] as? Bool == false)
+                goals[item] = try #require(summary["goal"] as? [String: Any])
+                let sessionID = try #require(summary["id"] as? String)
+                let stored = try #require(
+                    MotionServerTests.json(try await request(address, "GET", "/v1/sessions/\(sessionID)")))
+                #expect((stored["goal"] as? [String: Any])?["met"] as? Bool == goals[item]?["met"] as? Bool)
+                #expect((stored["programme"] as? [String: Any])?["item"] as? String == item)
+                let prescription = try #require(stored["prescription"] as? [String: Any])
+                #expect(prescription["sets"] as? Int == 2)
+            }
+            #expect(goals["met"]?["met"] as? Bool == true, "four clean reps make two sets of two")
+            #expect(goals["met"]?["setsDone"] as? Int == 2)
+            #expect(goals["missed"]?["met"] as? Bool == false, "four clean reps make one set of three")
+            #expect(goals["missed"]?["setsDone"] as? Int == 1)
+            #expect(goals["missed"]?["repsPerSet"] as? Int == 3)
+        }
+    }
+
+    @Test func refusesAStartThatDoesNotNameAnItemOfTheTenant() async throws {
+        try await withMotionServer(tokens: ProgrammeRoutesTests.tokens) { address, _, _ in
+            let alice = ProgrammeRoutesTests.alice
+            let body = ProgrammeRoutesTests.programme()
+            let created = try await request(address, "POST", "/v1/programmes", token: alice, body: body)
+            let id = try #require(MotionServerTests.json(created)?["id"] as? String)
+            let refusals: [(String, String, Int, String)] = [
+                (alice, #"{"programme":{"id":"\#(id)","item":"nope"}}"#, 400, "unknownProgramme"),
+                (ProgrammeRoutesTests.bob, #"{"programme":{"id":"\#(id)","item":"a1"}}"#, 400, "unknownProgramme"),
+                (alice, #"{"programme":{"id":"01ARZ3NDEKTSV4RRFFQ69G5FAV","item":"a1"}}"#, 400, "unknownProgramme"),
+                (alice, #"{"exercise":"squat","programme":{"id":"\#(id)","item":"a1"}}"#, 400, "invalidMessage"),
+                (alice, #"{"programme":{"id":"\#(id)","item":"a1"},"options":{"reps":3}}"#, 400, "invalidMessage"),
+                (alice, #"{"programme":{"id":"\#(id)","item":"a1"},"side":"left"}"#, 400, "invalidMessage"),
+                (alice, #"{"programme":{"id":"\#(id)","item":"a1"},"subject":"else"}"#, 400, "invalidMessage"),
+            ]
+            for (token, start, status, code) in refusals {
+                let response = try #require(
+                    try await request(address, "POST", "/v1/sessions", token: token, body: start))
+                #expect(response.status == status, "\(start): \(response.text)")
+                #expect(response.text.contains(code), "\(start): \(response.text)")
+            }
+            let started = try await request(
+                address, "POST", "/v1/sessions", token: alice,
+                body: #"{"programme":{"id":"\#(id)","item":"a1"},"options":{"baselineReps":2,"snapshots":"off"}}"#)
+            #expect(started?.status == 201, "the client's own options stay its own")
+            #expect(try await request(address, "DELETE", "/v1/programmes/\(id)", token: alice)?.status == 204)
+            let ended = try await request(
+                address, "POST", "/v1/sessions", token: alice, body: #"{"programme":{"id":"\#(id)","item":"a1"}}"#)
+            #expect(ended?.status == 409)
+            #expect(ended?.text.contains("programmeEnded") == true)
         }
     }
 }

@@ -57,6 +57,11 @@ struct FailingStore: SessionStore {
     func programme(id: String, tenant: String, version: Int?) async throws -> StoredProgramme? { throw Down() }
     func programmes(_ query: ProgrammeQuery) async throws -> ProgrammePage { throw Down() }
     func endProgramme(id: String, tenant: String) async throws -> Bool { throw Down() }
+    func createAccessCode(_ code: StoredAccessCode, maxPerSubject: Int) async throws { throw Down() }
+    func accessCodes(tenant: String?, subject: String?) async throws -> [StoredAccessCode] { throw Down() }
+    func revokeAccessCode(id: String, tenant: String, subject: String) async throws -> StoredAccessCode? {
+        throw Down()
+    }
     func probe() async throws { throw Down() }
     func close() async {}
 }

@@ -118,3 +118,57 @@ import Testing
         }
     }
 }
+
+/// The programme item and demonstration flag kept with each session, in every read: whole, listed (read whole and
+/// rendered), and in progress points with the goal of their prescription.
+@Suite struct SessionProgrammeLinkTests {
+    static let link = ProgrammeLink(id: "01KBZ0000000000000000000AA", version: 3, item: "a1")
+
+    @Test(arguments: StoreKind.allCases)
+    func keepsTheLinkAndTheDemoFlagInEveryRead(_ kind: StoreKind) async throws {
+        try await withStore(kind) { _, database in
+            let store = try await database.open(rendering: SummaryRendering(version: 1) { _ in Array("{}".utf8) })
+            var linked = StoredSession.make(random: 1)
+            linked.programme = Self.link
+            var demo = StoredSession.make(startedAt: 1_764_424_801_000, random: 2)
+            demo.demo = true
+            let plain = StoredSession.make(startedAt: 1_764_424_802_000, random: 3, status: .finished, endedAt: 1)
+            #expect(try await store.create([linked, demo, plain]).isEmpty)
+            try await store.finish(
+                id: linked.id, tenant: "clinic-1", summary: linked.summary, status: .finished,
+                endedAt: 1_764_424_900_000)
+
+            let read = try #require(try await store.session(id: linked.id, tenant: "clinic-1"))
+            #expect(read.programme == Self.link)
+            #expect(read.demo == false)
+            #expect(try await store.session(id: demo.id, tenant: "clinic-1")?.demo == true)
+            #expect(try await store.session(id: demo.id, tenant: "clinic-1")?.programme == nil)
+
+            let page = try await store.list(SessionQuery(tenant: "clinic-1"))
+            var links: [SessionID: (ProgrammeLink?, Bool)] = [:]
+            for entry in page.entries {
+                switch entry {
+                case .read(let session): links[session.id] = (session.programme, session.demo)
+                case .rendered(let session): links[session.id] = (session.programme, session.demo)
+                }
+            }
+            #expect(links[linked.id]?.0 == Self.link, "rendered: the link is in the row")
+            #expect(links[demo.id]?.1 == true, "read whole while live")
+            #expect(links[plain.id]?.0 == nil)
+            #expect(page.entries.contains { if case .rendered = $0 { true } else { false } })
+
+            let progress = try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "patient-17"))
+            let byID = Dictionary(uniqueKeysWithValues: progress.entries.map { ($0.id, $0) })
+            let point = try #require(byID[linked.id.description])
+            #expect(point.programme == Self.link)
+            #expect(point.goal == Goal(sets: 3, setsDone: 0, repsPerSet: 10), "2 clean reps of 3 sets of 10")
+            #expect(byID[demo.id.description] == nil, "progress leaves demonstrations out")
+            var withDemo = ProgressQuery(tenant: "clinic-1", subject: "patient-17")
+            withDemo.includesDemo = true
+            let all = try await store.progress(withDemo).entries
+            #expect(all.count == 3)
+            #expect(all.first { $0.id == demo.id.description }?.demo == true, "unless asked for")
+            await store.close()
+        }
+    }
+}

@@ -19,6 +19,12 @@ public struct ProgressEntry: Sendable, Hashable {
     public var meanPeak: Double?
     /// How often each form fault was given in the session, as in its summary.
     public var faultCounts: [FormFeedback: Int]
+    /// The programme item the session was started for, if any (docs/protocol.md §5.3).
+    public var programme: ProgrammeLink? = nil
+    /// The goal of its prescription and how far it got, if it had one.
+    public var goal: Goal? = nil
+    /// Whether it was a demonstration.
+    public var demo = false
 
     /// Creates an entry.
     /// - Parameters:

@@ -1,7 +1,9 @@
+import Foundation
 import HTTPServer
 import HTTPWire
 import MotionCore
 import MotionWire
+import PortableBasics
 import SessionStore
 
 /// The programme endpoints of docs/protocol.md §5.3: what a clinician prescribes to one subject, every version kept.
@@ -15,11 +17,12 @@ struct ProgrammeRoutes {
 
     func add(to router: inout Router) {
         router.callerRoutes { routes in
-            routes.post("/v1/programmes", handler: create)
-            routes.get("/v1/programmes", handler: list)
-            routes.get("/v1/programmes/{id}", handler: get)
-            routes.put("/v1/programmes/{id}", handler: update)
-            routes.delete("/v1/programmes/{id}", handler: end)
+            routes.post("/v1/programmes", patient: .refused, handler: create)
+            routes.get("/v1/programmes", patient: .scoped, handler: list)
+            routes.get("/v1/programmes/{id}", patient: .scoped, handler: get)
+            routes.put("/v1/programmes/{id}", patient: .refused, handler: update)
+            routes.delete("/v1/programmes/{id}", patient: .refused, handler: end)
+            routes.get("/v1/subjects/{subject}/adherence", patient: .ownSubject, handler: adherence)
         }
     }
 
@@ -115,6 +118,12 @@ struct ProgrammeRoutes {
                         "holdSeconds is for hold exercises; \(exercise.id) counts reps",
                         at: pointer.appending("prescription"), "holdSeconds"))
             }
+            if exercise.kind == .rep, items[index].prescription.reps == nil {
+                throw .invalidInput(
+                    ProgrammeDocument.invalid(
+                        "an item of a rep exercise needs reps, its goal", at: pointer.appending("prescription"),
+                        "reps"))
+            }
             do {
                 _ = try SessionCore.engine(for: items[index].start, exercise: exercise)
             } catch {
@@ -141,6 +150,10 @@ struct ProgrammeRoutes {
     private func list(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
         var query = ProgrammeQuery(tenant: caller.tenant)
         query.subject = request.query("subject")
+        if let own = caller.subject {
+            // A patient code lists its own subject's programmes only.
+            query.subject = query.subject.map { $0 == own ? own : "\u{0}" } ?? own
+        }
         query.cursor = request.query("cursor").flatMap { $0.isEmpty ? nil : $0 }
         switch request.query("active") {
         case nil: break
@@ -166,7 +179,9 @@ struct ProgrammeRoutes {
 
     /// `GET /v1/programmes/{id}`: the latest version, also of an ended programme (`endedAt` says when).
     private func get(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
-        Self.json(try await latest(request, tenant: caller.tenant))
+        let stored = try await latest(request, tenant: caller.tenant)
+        guard caller.reaches(subject: stored.subject) else { throw RESTError.unknownProgramme }
+        return Self.json(stored)
     }
 
     /// The latest version of the programme the path names.
@@ -178,6 +193,79 @@ struct ProgrammeRoutes {
         }
         guard let stored else { throw .unknownProgramme }
         return stored
+    }
+
+    // MARK: Adherence
+
+    /// `GET /v1/subjects/{subject}/adherence?from=&to=&tz=&demo=`: per ISO week and programme item, the sessions
+    /// prescribed, done and meeting their goal (``Adherence``). `from` and `to` are days (`YYYY-MM-DD`, both
+    /// included; default: the 12 weeks to today), `tz` an IANA zone (default `UTC`), `demo=include` counts
+    /// demonstrations too.
+    private func adherence(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
+        let subject = try SessionRoutes.subject(of: request)
+        let zoneName = request.query("tz") ?? "UTC"
+        guard zoneName.utf8.count <= 64, let zone = TimeZone(identifier: zoneName) else {
+            throw RESTError.invalidQuery("tz must be an IANA time zone, e.g. Europe/Madrid")
+        }
+        var calendar = Calendar(identifier: .iso8601)
+        calendar.timeZone = zone
+        let today = Adherence.day(ofMilliseconds: context.clock(), calendar: calendar)
+        let to = try Self.day("to", of: request) ?? today
+        let from = try Self.day("from", of: request) ?? CivilDate(daysSinceEpoch: to.daysSinceEpoch - 7 * 11 - 6)
+        guard from.daysSinceEpoch <= to.daysSinceEpoch else { throw RESTError.invalidQuery("from is after to") }
+        guard to.daysSinceEpoch - from.daysSinceEpoch < 7 * Adherence.maxWeeks else {
+            throw RESTError.invalidQuery("at most \(Adherence.maxWeeks) weeks at once")
+        }
+        let includesDemo = try SessionRoutes.includesDemo(request)
+        let programmes = try await subjectProgrammes(subject, tenant: caller.tenant)
+        var query = ProgressQuery(tenant: caller.tenant, subject: subject)
+        query.from = Adherence.start(of: CivilDate(daysSinceEpoch: from.daysSinceEpoch - 7), calendar: calendar)
+        query.to = Adherence.start(of: CivilDate(daysSinceEpoch: to.daysSinceEpoch + 8), calendar: calendar)
+        query.includesDemo = includesDemo
+        var sessions: [ProgressEntry] = []
+        repeat {
+            let page = query
+            let answer = try await context.answer("progress") { try await context.store.progress(page) }
+            sessions += answer.entries
+            query.cursor = answer.next
+        } while query.cursor != nil
+        let lastMonday = to.daysSinceEpoch - Adherence.weekday(of: to)
+        let computed = Adherence(
+            programmes: programmes, sessions: sessions,
+            from: CivilDate(daysSinceEpoch: from.daysSinceEpoch - Adherence.weekday(of: from)),
+            to: CivilDate(daysSinceEpoch: lastMonday), calendar: calendar)
+        var body: [UInt8] = []
+        computed.encode(subject: subject, timeZone: zoneName, into: &body)
+        return REST.json(body)
+    }
+
+    /// Every programme of `subject` at its latest version, with when it was ended.
+    private func subjectProgrammes(
+        _ subject: String, tenant: String
+    ) async throws(RESTError) -> [(programme: Programme, endedAt: Int64?)] {
+        var query = ProgrammeQuery(tenant: tenant, subject: subject, limit: ProgrammeQuery.maximumLimit)
+        var programmes: [(programme: Programme, endedAt: Int64?)] = []
+        repeat {
+            let page = query
+            let answer = try await context.answer("listProgrammes") { try await context.store.programmes(page) }
+            for stored in answer.programmes {
+                guard let programme = try? ProgrammeDocument.decodeStored(stored.definition) else {
+                    context.logger.log(.error, "stored programme does not decode", ["programme": stored.id])
+                    throw .storeUnavailable
+                }
+                programmes.append((programme, stored.endedAt))
+            }
+            query.cursor = answer.next
+        } while query.cursor != nil
+        return programmes.reversed()
+    }
+
+    /// A day of the query, `YYYY-MM-DD`; nil when absent.
+    /// - Throws: ``RESTError/invalidQuery(_:)`` for anything else.
+    private static func day(_ name: String, of request: HTTPRequest) throws(RESTError) -> CivilDate? {
+        guard let text = request.query(name) else { return nil }
+        guard let day = CivilDate(iso: text) else { throw .invalidQuery("\(name) must be a day, YYYY-MM-DD") }
+        return day
     }
 
     // MARK: Encoding

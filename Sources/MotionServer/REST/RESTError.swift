@@ -24,6 +24,8 @@ enum RESTError: HTTPResponseError, Equatable {
     case programmeEnded
     /// `409 tooManyVersions`: the tenant has stored `limit` programme versions.
     case tooManyProgrammeVersions(limit: Int)
+    /// `409 tooManyAccessCodes`: the subject has `limit` working patient codes.
+    case tooManyAccessCodes(limit: Int)
     /// `401 unauthorized` with `WWW-Authenticate`: a missing or unknown bearer token.
     case unauthorized
     /// `403 forbidden`: the token may not read server-wide figures.
@@ -67,7 +69,7 @@ enum RESTError: HTTPResponseError, Equatable {
         case .unsupportedMediaType: .unsupportedMediaType
         case .invalidQuery, .invalidCursor: .badRequest
         case .notLive, .sessionLive, .exerciseExists, .builtinExercise, .tooManyExercises, .tooManyVersions,
-            .programmeEnded, .tooManyProgrammeVersions:
+            .programmeEnded, .tooManyProgrammeVersions, .tooManyAccessCodes:
             .conflict
         case .tooManySessions: .tooManyRequests
         case .serverBusy, .storeUnavailable: .serviceUnavailable
@@ -75,6 +77,8 @@ enum RESTError: HTTPResponseError, Equatable {
             switch error.code {
             case .messageTooBig: .contentTooLarge
             case .invalidExercise, .invalidProgramme: .unprocessableContent
+            case .programmeEnded: .conflict
+            case .storeUnavailable: .serviceUnavailable
             default: .badRequest
             }
         }
@@ -103,8 +107,10 @@ enum RESTError: HTTPResponseError, Equatable {
         case .programmeEnded: WireError(code: .programmeEnded, message: "the programme has ended")
         case .tooManyProgrammeVersions(let limit):
             WireError(code: .tooManyVersions, message: "at most \(limit) stored programme versions per tenant")
+        case .tooManyAccessCodes(let limit):
+            WireError(code: .tooManyAccessCodes, message: "at most \(limit) working codes per subject; revoke one")
         case .unauthorized: WireError(code: .unauthorized, message: "missing or unknown bearer token")
-        case .forbidden: WireError(code: .forbidden, message: "this token may not read server-wide figures")
+        case .forbidden: WireError(code: .forbidden, message: "this credential may not do this")
         case .ambiguousCredentials(let message): WireError(code: .ambiguousCredentials, message: message)
         case .hostNotAllowed:
             WireError(
