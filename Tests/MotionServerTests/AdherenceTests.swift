@@ -10,11 +10,11 @@ import Testing
 /// Adherence (docs/protocol.md §5.3) as computed from programmes and sessions: ISO weeks from Monday in a time zone,
 /// items prescribed within their programme's period, sessions and goals counted per week.
 @Suite struct AdherenceTests {
-    static func day(_ text: String) -> CivilDate { CivilDate(iso: text)! }
+    static func day(_ text: String) -> CivilDate { CivilDate(iso: text) ?? CivilDate(daysSinceEpoch: 0) }
 
     static func calendar(_ zone: String = "UTC") -> Calendar {
         var calendar = Calendar(identifier: .iso8601)
-        calendar.timeZone = TimeZone(identifier: zone)!
+        calendar.timeZone = TimeZone(identifier: zone) ?? TimeZone(secondsFromGMT: 0) ?? calendar.timeZone
         return calendar
     }
 
@@ -26,7 +26,7 @@ import Testing
         ])
 
     static func session(_ iso: String, item: String, repCount: Int, programme: String = "P1") -> ProgressEntry {
-        let seconds = ISO8601DateFormatter().date(from: iso)!.timeIntervalSince1970
+        let seconds = ISO8601DateFormatter().date(from: iso)?.timeIntervalSince1970 ?? 0
         var entry = ProgressEntry(
             id: "s", startedAt: seconds, exercise: "sitToStand", status: .finished, best: nil, repCount: repCount,
             rejectedCount: 0, meanPeak: nil)
