@@ -72,6 +72,18 @@ import Testing
         #expect(adherence.weeks[3].items.map(\.prescribed) == [0, 0], "after endsOn")
     }
 
+    @Test func aSessionWithoutAGoalMeetsItByFinishing() {
+        var finished = Self.session("2026-12-09T10:00:00Z", item: "a1", repCount: 0)
+        finished.goal = nil
+        var abandoned = finished
+        abandoned.status = .abandoned
+        let adherence = Adherence(
+            programmes: [(Self.programme, nil)], sessions: [finished, abandoned], from: Self.day("2026-12-09"),
+            to: Self.day("2026-12-09"), calendar: Self.calendar())
+        #expect(adherence.weeks[0].items[0].sessions == 2)
+        #expect(adherence.weeks[0].items[0].goalMet == 1)
+    }
+
     @Test func weeksBeginOnMondayInTheTimeZone() {
         // Sunday 23:30 in UTC is Monday 00:30 in Madrid: the next week there.
         let late = Self.session("2026-12-13T23:30:00Z", item: "a1", repCount: 2)

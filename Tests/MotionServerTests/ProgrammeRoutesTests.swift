@@ -130,7 +130,6 @@ struct ProgrammeRoutesTests {
             "/items/0/prescription/target"
         ),
         (programme(items: [item(prescription: #"{"reps":5,"holdSeconds":5}"#)]), "/items/0/prescription/holdSeconds"),
-        (programme(items: [item(prescription: #"{"sets":2}"#)]), "/items/0/prescription/reps"),
         (programme(items: [item(prescription: #"{"reps":0}"#)]), "/items/0/prescription/reps"),
         (programme(items: [item(prescription: #"{"sets":1.5}"#)]), "/items/0/prescription/sets"),
         (programme(items: [item(prescription: #"{"restSeconds":-1}"#)]), "/items/0/prescription/restSeconds"),
@@ -274,6 +273,38 @@ struct ProgrammeSessionTests {
             #expect(goals["missed"]?["met"] as? Bool == false, "four clean reps make one set of three")
             #expect(goals["missed"]?["setsDone"] as? Int == 1)
             #expect(goals["missed"]?["repsPerSet"] as? Int == 3)
+        }
+    }
+
+    @Test func answersAdherenceAndRefusesBadQueries() async throws {
+        try await withMotionServer { address, _, _ in
+            let plain = #"{"item":"free","exercise":"squat"}"#
+            let id = try await Self.createProgramme(address, items: [ProgrammeRoutesTests.item(), plain])
+            let path = "/v1/subjects/patient-17/adherence"
+            let body = try #require(
+                MotionServerTests.json(try await request(address, "GET", path + "?from=2026-12-07&to=2026-12-20")))
+            let weeks = try #require(body["weeks"] as? [[String: Any]])
+            #expect(weeks.compactMap { $0["week"] as? String } == ["2026-W50", "2026-W51"])
+            let items = try #require(weeks.first?["items"] as? [[String: Any]])
+            #expect(items.compactMap { $0["item"] as? String } == ["a1", "free"], "an item without a goal is kept")
+            #expect(items.first?["programme"] as? String == id)
+            #expect(items.first?["prescribed"] as? Int == 5)
+            #expect(body["timeZone"] as? String == "UTC")
+            let instants = MotionServerTests.json(
+                try await request(address, "GET", path + "?from=2026-12-07T10:00:00Z&to=2026-12-08T00:00:00Z&tz=UTC"))
+            #expect((instants?["weeks"] as? [Any])?.count == 1, "instants count by their day in tz")
+            let empty = MotionServerTests.json(try await request(address, "GET", "/v1/subjects/nobody/adherence"))
+            #expect(
+                (empty?["weeks"] as? [[String: Any]])?.allSatisfy { ($0["items"] as? [Any])?.isEmpty == true } == true)
+            for bad in [
+                "?tz=Mars/Olympus", "?tz=", "?from=2026-12-20&to=2026-12-07", "?from=2026-02-30",
+                "?from=2020-01-01&to=2026-12-31", "?demo=maybe", "?to=yesterday",
+            ] {
+                let response = try await request(address, "GET", path + bad)
+                #expect(response?.status == 400, "\(bad): \(response?.text ?? "")")
+                #expect(response?.text.contains("invalidQuery") == true, "\(bad)")
+            }
+            #expect(try await request(address, "GET", "/v1/subjects/a%00b/adherence")?.status == 400)
         }
     }
 

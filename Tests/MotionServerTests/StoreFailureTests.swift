@@ -88,8 +88,22 @@ struct StoreFailureTests {
             ("PUT", "/v1/exercises/custom", custom.replacingOccurrences(of: "55", with: "60"), "saveExercise"),
             ("DELETE", "/v1/exercises/custom", "", "deleteExercise"),
             ("GET", "/v1/exercises/custom/versions/1", "", "getExercise"),
+            ("POST", "/v1/sessions", #"{"programme":{"id":"\#(id)","item":"a1"}}"#, "getProgramme"),
+            ("POST", "/v1/programmes", programme, "saveProgramme"),
+            ("GET", "/v1/programmes?subject=p", "", "listProgrammes"),
+            ("GET", "/v1/programmes/\(id)", "", "getProgramme"),
+            ("PUT", "/v1/programmes/\(id)", programme, "getProgramme"),
+            ("DELETE", "/v1/programmes/\(id)", "", "getProgramme"),
+            ("GET", "/v1/subjects/patient-17/adherence", "", "listProgrammes"),
+            ("POST", "/v1/subjects/patient-17/access", "", "createAccessCode"),
+            ("GET", "/v1/subjects/patient-17/access", "", "listAccessCodes"),
+            ("DELETE", "/v1/subjects/patient-17/access/\(id)", "", "revokeAccessCode"),
         ]
     }()
+
+    /// A programme the exercise checks accept (docs/protocol.md §5.3).
+    static let programme =
+        #"{"subject":"p","startsOn":"2026-12-07","items":[{"item":"a1","exercise":"squat","prescription":{"reps":5}}]}"#
 
     /// A custom exercise the library holds (as loaded at start), so that its routes reach the store.
     static let custom =
@@ -110,6 +124,8 @@ struct StoreFailureTests {
         var router = Router()
         SessionRoutes(context: context).add(to: &router)
         ExerciseRoutes(context: context).add(to: &router)
+        ProgrammeRoutes(context: context).add(to: &router)
+        AccessRoutes(context: context).add(to: &router)
         let configuration = testConfiguration { $0.errorRenderer = REST.errorRenderer }
         try await withTestServer(
             configuration, router: router,

@@ -43,7 +43,8 @@ struct CallerRoutes {
             do {
                 return try await handler(request, caller)
             } catch let error as WireError {
-                throw RESTError.invalidInput(error)
+                // A store failure met on the way (a programme item's start reads the programme) is the store's.
+                throw error.code == .storeUnavailable ? RESTError.storeUnavailable : RESTError.invalidInput(error)
             }
         }
     }

@@ -82,7 +82,8 @@ struct Adherence {
                     return weeks[index].items.count - 1
                 }()
             weeks[index].items[position].sessions += 1
-            if session.goal?.met == true { weeks[index].items[position].goalMet += 1 }
+            // A session without a goal (an item prescribing no reps) meets it by being finished.
+            if session.goal?.met ?? (session.status == .finished) { weeks[index].items[position].goalMet += 1 }
         }
         self.weeks = weeks
     }

@@ -118,12 +118,6 @@ struct ProgrammeRoutes {
                         "holdSeconds is for hold exercises; \(exercise.id) counts reps",
                         at: pointer.appending("prescription"), "holdSeconds"))
             }
-            if exercise.kind == .rep, items[index].prescription.reps == nil {
-                throw .invalidInput(
-                    ProgrammeDocument.invalid(
-                        "an item of a rep exercise needs reps, its goal", at: pointer.appending("prescription"),
-                        "reps"))
-            }
             do {
                 _ = try SessionCore.engine(for: items[index].start, exercise: exercise)
             } catch {
@@ -210,8 +204,10 @@ struct ProgrammeRoutes {
         var calendar = Calendar(identifier: .iso8601)
         calendar.timeZone = zone
         let today = Adherence.day(ofMilliseconds: context.clock(), calendar: calendar)
-        let to = try Self.day("to", of: request) ?? today
-        let from = try Self.day("from", of: request) ?? CivilDate(daysSinceEpoch: to.daysSinceEpoch - 7 * 11 - 6)
+        let to = try Self.day("to", of: request, calendar: calendar) ?? today
+        let from =
+            try Self.day("from", of: request, calendar: calendar)
+            ?? CivilDate(daysSinceEpoch: to.daysSinceEpoch - 7 * 11 - 6)
         guard from.daysSinceEpoch <= to.daysSinceEpoch else { throw RESTError.invalidQuery("from is after to") }
         guard to.daysSinceEpoch - from.daysSinceEpoch < 7 * Adherence.maxWeeks else {
             throw RESTError.invalidQuery("at most \(Adherence.maxWeeks) weeks at once")
@@ -260,12 +256,18 @@ struct ProgrammeRoutes {
         return programmes.reversed()
     }
 
-    /// A day of the query, `YYYY-MM-DD`; nil when absent.
+    /// A day of the query: `YYYY-MM-DD`, or an instant as `GET /v1/sessions` takes one (ISO-8601 with a time, Unix
+    /// seconds), whose day in `calendar`'s zone counts; nil when absent.
     /// - Throws: ``RESTError/invalidQuery(_:)`` for anything else.
-    private static func day(_ name: String, of request: HTTPRequest) throws(RESTError) -> CivilDate? {
+    private static func day(
+        _ name: String, of request: HTTPRequest, calendar: Calendar
+    ) throws(RESTError) -> CivilDate? {
         guard let text = request.query(name) else { return nil }
-        guard let day = CivilDate(iso: text) else { throw .invalidQuery("\(name) must be a day, YYYY-MM-DD") }
-        return day
+        if let day = CivilDate(iso: text) { return day }
+        guard let instant = TimeParsing.unixMilliseconds(text) else {
+            throw .invalidQuery("\(name) must be a day, YYYY-MM-DD, or an ISO-8601 time")
+        }
+        return Adherence.day(ofMilliseconds: instant, calendar: calendar)
     }
 
     // MARK: Encoding

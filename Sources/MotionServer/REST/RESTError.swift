@@ -78,7 +78,6 @@ enum RESTError: HTTPResponseError, Equatable {
             case .messageTooBig: .contentTooLarge
             case .invalidExercise, .invalidProgramme: .unprocessableContent
             case .programmeEnded: .conflict
-            case .storeUnavailable: .serviceUnavailable
             default: .badRequest
             }
         }
