@@ -150,10 +150,17 @@ actor LiveSession {
     /// connection stays open for another.
     private func beginProgramme(_ start: StartRequest) async {
         do throws(WireError) {
-            guard let resolved = try await ProgrammeStart.resolve(start, caller: caller, context: context) else {
+            let resolved = try await ProgrammeStart.resolve(start, caller: caller, context: context)
+            // The client may have gone while the programme was read: nothing is started for nobody.
+            guard state.connected else {
+                resuming = nil
                 return
             }
-            try begin(resolved.start, exercise: resolved.exercise)
+            if let resolved {
+                try begin(resolved.start, exercise: resolved.exercise)
+            } else {
+                try begin(start)
+            }
             resuming = nil
             return
         } catch {
