@@ -341,3 +341,105 @@ struct ProgrammeSessionTests {
         }
     }
 }
+
+/// Patient codes over REST (docs/protocol.md §6.1): made, listed and revoked by the clinic; limited to their subject.
+@Suite("Patient codes")
+struct PatientCodeRoutesTests {
+    static let alice = ProgrammeRoutesTests.alice
+
+    @Test func aCodeReachesItsSubjectOnlyUntilItIsRevoked() async throws {
+        try await withMotionServer(tokens: ProgrammeRoutesTests.tokens) { address, _, _ in
+            let mine = try #require(
+                MotionServerTests.json(
+                    try await request(
+                        address, "POST", "/v1/programmes", token: Self.alice, body: ProgrammeRoutesTests.programme())))
+            let theirs = try #require(
+                MotionServerTests.json(
+                    try await request(
+                        address, "POST", "/v1/programmes", token: Self.alice,
+                        body: ProgrammeRoutesTests.programme(subject: "patient-99"))))
+            let made = try #require(
+                try await request(
+                    address, "POST", "/v1/subjects/patient-17/access", token: Self.alice,
+                    body: #"{"expiresInSeconds":600}"#))
+            #expect(made.status == 201, "\(made.text)")
+            let body = try #require(MotionServerTests.json(made))
+            let code = try #require(body["code"] as? String)
+            let id = try #require(body["id"] as? String)
+            #expect(code.utf8.count == 43)
+            #expect(body["subject"] as? String == "patient-17")
+            #expect(body["revokedAt"] is NSNull)
+
+            let expectations: [(String, String, String, Int)] = [
+                ("GET", "/v1/programmes/\(try #require(mine["id"] as? String))", "", 200),
+                ("GET", "/v1/programmes/\(try #require(theirs["id"] as? String))", "", 404),
+                ("GET", "/v1/subjects/patient-17/adherence", "", 200),
+                ("GET", "/v1/subjects/patient-99/adherence", "", 404),
+                ("GET", "/v1/subjects/patient-99/progress", "", 404),
+                ("GET", "/v1/exercises", "", 200),
+                ("POST", "/v1/programmes", ProgrammeRoutesTests.programme(), 403),
+                ("POST", "/v1/exercises", ExerciseRoutesTests.curl(), 403),
+                ("POST", "/v1/subjects/patient-17/access", "", 403),
+                ("GET", "/v1/subjects/patient-17/access", "", 403),
+                ("DELETE", "/v1/subjects/patient-17/access/\(id)", "", 403),
+                ("GET", "/metrics", "", 403),
+                ("POST", "/v1/sessions", #"{"exercise":"squat"}"#, 400),
+                ("POST", "/v1/sessions", #"{"programme":{"id":"\#(theirs["id"] ?? "")","item":"a1"}}"#, 400),
+                ("POST", "/v1/sessions", #"{"programme":{"id":"\#(mine["id"] ?? "")","item":"a1"}}"#, 201),
+            ]
+            for (method, path, body, status) in expectations {
+                let response = try await request(address, method, path, token: code, body: body)
+                #expect(response?.status == status, "\(method) \(path): \(response?.text ?? "")")
+            }
+            let listed = MotionServerTests.json(try await request(address, "GET", "/v1/sessions", token: code))
+            #expect((listed?["sessions"] as? [[String: Any]])?.map { $0["subject"] as? String } == ["patient-17"])
+            let other = MotionServerTests.json(
+                try await request(address, "GET", "/v1/sessions?subject=patient-99", token: code))
+            #expect((other?["sessions"] as? [Any])?.isEmpty == true)
+
+            let codes = MotionServerTests.json(
+                try await request(address, "GET", "/v1/subjects/patient-17/access", token: Self.alice))
+            let entries = try #require(codes?["codes"] as? [[String: Any]])
+            #expect(entries.map { $0["id"] as? String } == [id])
+            #expect(entries.allSatisfy { $0["code"] == nil }, "never the secret again")
+            #expect(
+                try await request(address, "DELETE", "/v1/subjects/patient-99/access/\(id)", token: Self.alice)?
+                    .status == 404)
+            #expect(
+                try await request(
+                    address, "DELETE", "/v1/subjects/patient-17/access/\(id)", token: ProgrammeRoutesTests.bob)?
+                    .status == 404, "another tenant's code is unknown")
+            #expect(
+                try await request(address, "DELETE", "/v1/subjects/patient-17/access/\(id)", token: Self.alice)?
+                    .status == 204)
+            #expect(try await request(address, "GET", "/v1/exercises", token: code)?.status == 401, "revoked at once")
+            #expect(
+                try await request(address, "DELETE", "/v1/subjects/patient-17/access/\(id)", token: Self.alice)?
+                    .status == 404)
+        }
+    }
+
+    @Test(arguments: [
+        #"{"expiresInSeconds":10}"#, #"{"expiresInSeconds":40000000}"#, #"{"expiresInSeconds":"1"}"#, "[", "7",
+    ])
+    func refusesABadBody(_ body: String) async throws {
+        try await withMotionServer(tokens: ProgrammeRoutesTests.tokens) { address, _, _ in
+            let response = try await request(
+                address, "POST", "/v1/subjects/patient-17/access", token: Self.alice, body: body)
+            #expect(response?.status == 400, "\(body): \(response?.text ?? "")")
+        }
+    }
+
+    @Test func limitsTheWorkingCodesOfASubject() async throws {
+        try await withMotionServer { address, _, _ in
+            for _ in 0..<20 {
+                #expect(try await request(address, "POST", "/v1/subjects/p-1/access")?.status == 201)
+            }
+            let refused = try await request(address, "POST", "/v1/subjects/p-1/access")
+            #expect(refused?.status == 409)
+            #expect(refused?.text.contains("tooManyAccessCodes") == true)
+            #expect(try await request(address, "POST", "/v1/subjects/p-2/access")?.status == 201)
+            #expect(try await request(address, "POST", "/v1/subjects/%20%0A/access")?.status == 400)
+        }
+    }
+}
