@@ -142,7 +142,7 @@ extension PostgresSessionStore {
         }
     }
 
-    /// Patient codes of a subject, of a tenant, or every code not revoked; oldest first.
+    /// Patient codes of a subject, of a tenant, or every code that has not expired; oldest first.
     public func accessCodes(tenant: String?, subject: String?) throws(SessionStoreError) -> [StoredAccessCode] {
         let db = try database()
         let select = "SELECT \(SessionRows.accessCodeColumns) FROM access_codes"
@@ -153,7 +153,7 @@ extension PostgresSessionStore {
             } else if let tenant {
                 try db.query(select + " WHERE tenant = $1 ORDER BY id", [.string(tenant)])
             } else {
-                try db.query(select + " WHERE revoked_at IS NULL ORDER BY id")
+                try db.query(select + " WHERE expires_at > $1 ORDER BY id", [.int(clock())])
             }
         return rows.rows.map { SessionRows.accessCode(from: $0) }
     }

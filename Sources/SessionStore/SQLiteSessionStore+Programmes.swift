@@ -160,12 +160,12 @@ extension SQLiteSessionStore {
         }
     }
 
-    /// Patient codes of a subject, of a tenant, or every code not revoked; oldest first.
+    /// Patient codes of a subject, of a tenant, or every code that has not expired; oldest first.
     public func accessCodes(tenant: String?, subject: String?) throws(SessionStoreError) -> [StoredAccessCode] {
         let db = try database()
         var sql = "SELECT \(SessionRows.accessCodeColumns) FROM access_codes"
         if tenant == nil {
-            sql += " WHERE revoked_at IS NULL"
+            sql += " WHERE expires_at > ?3"
         } else {
             sql += " WHERE tenant = ?1"
             if subject != nil { sql += " AND subject = ?2" }
@@ -174,6 +174,7 @@ extension SQLiteSessionStore {
         return try db.withStatement(sql) { select throws(SessionStoreError) -> [StoredAccessCode] in
             if let tenant { try select.bind(tenant, at: 1) }
             if tenant != nil, let subject { try select.bind(subject, at: 2) }
+            if tenant == nil { try select.bind(clock(), at: 3) }
             var codes: [StoredAccessCode] = []
             while try select.step() { codes.append(SessionRows.accessCode(from: select)) }
             return codes

@@ -332,8 +332,9 @@ public protocol SessionStore: Sendable {
     ///   errors.
     func createAccessCode(_ code: StoredAccessCode, maxPerSubject: Int) async throws
 
-    /// Patient codes: one subject's of a tenant, or, with both nil, every code that was not revoked (what a server
-    /// loads at start).
+    /// Patient codes: one subject's of a tenant, or, with both nil, every code of every tenant that has not expired
+    /// by the store's clock, revoked ones included (what a server loads at start, and what the nodes sharing a
+    /// database read again to learn of each other's codes and revocations).
     /// - Parameters:
     ///   - tenant: The tenant, or nil for all.
     ///   - subject: The subject, or nil for all of the tenant's.

@@ -172,3 +172,73 @@ import Testing
         }
     }
 }
+
+/// Patient codes in both stores (docs/protocol.md §6.1): only a digest kept, listed by subject, revoked once, the
+/// working codes of a subject bounded in the creating transaction.
+@Suite struct AccessCodeStoreTests {
+    static func code(
+        _ n: UInt64, subject: String = "patient-17", tenant: String = "clinic-1", expiresAt: Int64 = 1_764_500_000_000
+    ) -> StoredAccessCode {
+        StoredAccessCode(
+            id: ProgrammeStoreTests.id(n), tenant: tenant, subject: subject,
+            digest: Array(repeating: UInt8(n), count: 32),
+            createdAt: 1_764_424_800_000, expiresAt: expiresAt)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func storesListsAndRevokesCodes(_ kind: StoreKind) async throws {
+        let clock = ManualClock(1_764_424_800_000)
+        try await withStore(kind, clock: clock) { store, _ in
+            try await store.createAccessCode(Self.code(1), maxPerSubject: 20)
+            try await store.createAccessCode(Self.code(2, subject: "patient-99"), maxPerSubject: 20)
+            try await store.createAccessCode(Self.code(3, tenant: "clinic-2"), maxPerSubject: 20)
+            try await store.createAccessCode(Self.code(4, expiresAt: 1_764_424_700_000), maxPerSubject: 20)
+            await #expect(throws: SessionStoreError.alreadyExists) {
+                try await store.createAccessCode(Self.code(1), maxPerSubject: 20)
+            }
+            var sameDigest = Self.code(5)
+            sameDigest.digest = Self.code(1).digest
+            await #expect(throws: SessionStoreError.alreadyExists) {
+                try await store.createAccessCode(sameDigest, maxPerSubject: 20)
+            }
+            let mine = try await store.accessCodes(tenant: "clinic-1", subject: "patient-17")
+            #expect(mine == [Self.code(1), Self.code(4, expiresAt: 1_764_424_700_000)])
+            #expect(try await store.accessCodes(tenant: "clinic-1", subject: nil).count == 3)
+            #expect(
+                try await store.accessCodes(tenant: "clinic-2", subject: "patient-17") == [
+                    Self.code(3, tenant: "clinic-2")
+                ])
+
+            clock.advance(by: 1000)
+            #expect(
+                try await store.revokeAccessCode(id: Self.code(1).id, tenant: "clinic-2", subject: "patient-17") == nil)
+            #expect(
+                try await store.revokeAccessCode(id: Self.code(1).id, tenant: "clinic-1", subject: "patient-99") == nil)
+            let revoked = try #require(
+                try await store.revokeAccessCode(id: Self.code(1).id, tenant: "clinic-1", subject: "patient-17"))
+            #expect(revoked.revokedAt == 1_764_424_801_000)
+            #expect(revoked.digest == Self.code(1).digest)
+            #expect(
+                try await store.revokeAccessCode(id: Self.code(1).id, tenant: "clinic-1", subject: "patient-17") == nil)
+
+            let everyone = try await store.accessCodes(tenant: nil, subject: nil)
+            #expect(everyone.map(\.id) == [1, 2, 3].map { ProgrammeStoreTests.id($0) }, "expired ones left out")
+            #expect(everyone.first?.revokedAt != nil, "revoked ones kept, so every node learns of them")
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func boundsTheWorkingCodesOfASubject(_ kind: StoreKind) async throws {
+        try await withStore(kind, clock: ManualClock(1_764_424_800_000)) { store, _ in
+            try await store.createAccessCode(Self.code(1), maxPerSubject: 2)
+            try await store.createAccessCode(Self.code(2, expiresAt: 1_764_424_800_000), maxPerSubject: 2)
+            try await store.createAccessCode(Self.code(3), maxPerSubject: 2)
+            await #expect(throws: SessionStoreError.tooManyVersions(limit: 2)) {
+                try await store.createAccessCode(Self.code(4), maxPerSubject: 2)
+            }
+            _ = try await store.revokeAccessCode(id: Self.code(1).id, tenant: "clinic-1", subject: "patient-17")
+            try await store.createAccessCode(Self.code(4), maxPerSubject: 2)
+            try await store.createAccessCode(Self.code(5, subject: "patient-99"), maxPerSubject: 2)
+        }
+    }
+}

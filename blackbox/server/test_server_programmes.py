@@ -8,6 +8,7 @@ import datetime
 import os
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -317,6 +318,32 @@ class PostgresProgrammeTests(ProgrammeFlow, unittest.TestCase):
     def stop_database(cls):
         cls.postgres.stop("immediate")
         cls.pgdir.cleanup()
+
+    def test_4_another_node_learns_of_codes_and_revocations(self):
+        """A second node on the same database takes a code made through the first within seconds, and closes the
+        code's live session with 1008 when the first revokes it."""
+        tokens = os.path.join(self.dir.name, "tokens")
+        other = Server(database=self.postgres.url, tokens=tokens).start()
+        try:
+            made = self.server.post(f"/v1/subjects/{SUBJECT}/access", token=CLINIC)
+            self.assertEqual(made.status, 201, made)
+            fresh = made.json()
+            deadline = time.monotonic() + 20
+            while other.get("/v1/programmes", token=fresh["code"]).status != 200:
+                self.assertLess(time.monotonic(), deadline, "the other node never took the new code")
+                time.sleep(0.5)
+            ws = other.ws(token=fresh["code"])
+            try:
+                ws.start(programme={"id": self.programme["id"], "item": "easy"})
+                self.assertEqual(
+                    self.server.delete(f"/v1/subjects/{SUBJECT}/access/{fresh['id']}", token=CLINIC).status, 204)
+                code, _, _ = ws.close_code(timeout=20)
+                self.assertEqual(code, 1008)
+            finally:
+                ws.close()
+            self.assertEqual(other.get("/v1/programmes", token=fresh["code"]).status, 401)
+        finally:
+            other.cleanup()
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@ import SessionStore
 /// The patient codes this node knows (docs/protocol.md §6.1), by the SHA-256 of the code: what ``Authentication``
 /// resolves a presented code with, without a store round trip.
 ///
-/// Loaded from the store at start, then kept up to date with the codes made and revoked through this node. A
-/// revoked code stays here, so that it is refused (not mistaken for an unknown token) also on a server without
+/// Loaded from the store at start, then kept up to date with the codes made and revoked through this node and, on a
+/// shared database, read again every few seconds for those of the other nodes. A revoked code stays here, so that it is refused (not mistaken for an unknown token) also on a server without
 /// tokens. The code itself is never kept: a presented code is hashed and its digest looked up, so neither the table
 /// nor the time a lookup takes says anything about other codes.
 final class PatientCodes: Sendable {
@@ -31,10 +31,19 @@ final class PatientCodes: Sendable {
 
     private let entries = Locked<[[UInt8]: Entry]>([:])
 
-    /// Fills the table with the store's codes.
-    func load(_ codes: [StoredAccessCode]) {
+    /// Fills the table with the store's codes, or brings it up to date with them; a code stays known once known.
+    /// - Returns: The ids of the codes that were working here and are revoked in `codes`, whose live sessions on this
+    ///   node are to be closed.
+    @discardableResult
+    func load(_ codes: [StoredAccessCode]) -> [String] {
         entries.withLock { entries in
-            for code in codes { entries[code.digest] = Self.entry(code) }
+            var revoked: [String] = []
+            for code in codes {
+                let entry = Self.entry(code)
+                if entry.revoked, let known = entries[code.digest], !known.revoked { revoked.append(entry.id) }
+                entries[code.digest] = entry
+            }
+            return revoked
         }
     }
 
