@@ -245,6 +245,9 @@ class ProgrammeFlow:
         self.assertEqual(s.get(f"/v1/sessions?subject={OTHER}", token=code).json()["sessions"], [])
         programmes = s.get("/v1/programmes", token=code).json()["programmes"]
         self.assertEqual([p["id"] for p in programmes], [self.programme["id"]])
+        self.assertEqual(s.get(f"/v1/programmes?subject={OTHER}", token=code).json()["programmes"], [])
+        self.assertEqual(s.get("/v1/sessions?subjectPrefix=x&total=true", token=code).json(),
+                         {"sessions": [], "next": None, "total": 0})
         self.assertEqual(s.get(f"/v1/sessions/{UNKNOWN_ID}", token=code).status, 404)
 
         # A start naming an exercise, or a prescription of its own, is refused over WebSocket too.

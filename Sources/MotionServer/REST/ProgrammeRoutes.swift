@@ -144,10 +144,9 @@ struct ProgrammeRoutes {
     private func list(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
         var query = ProgrammeQuery(tenant: caller.tenant)
         query.subject = request.query("subject")
-        if let own = caller.subject {
-            // A patient code lists its own subject's programmes only.
-            query.subject = query.subject.map { $0 == own ? own : "\u{0}" } ?? own
-        }
+        // A patient code lists its own subject's programmes only: another subject's list is empty.
+        let outside = caller.subject.map { own in query.subject.map { $0 != own } ?? false } ?? false
+        if let own = caller.subject { query.subject = own }
         query.cursor = request.query("cursor").flatMap { $0.isEmpty ? nil : $0 }
         switch request.query("active") {
         case nil: break
@@ -159,7 +158,10 @@ struct ProgrammeRoutes {
             query.limit = limit
         }
         let finalQuery = query
-        let page = try await context.answer("listProgrammes") { try await context.store.programmes(finalQuery) }
+        let page =
+            outside
+            ? ProgrammePage(programmes: [], next: nil)
+            : try await context.answer("listProgrammes") { try await context.store.programmes(finalQuery) }
         var body: [UInt8] = Array(#"{"programmes":["#.utf8)
         for (index, stored) in page.programmes.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }

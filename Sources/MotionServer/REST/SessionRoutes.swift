@@ -130,14 +130,13 @@ struct SessionRoutes {
         var query = SessionQuery(tenant: caller.tenant)
         query.subject = request.query("subject")
         query.subjectPrefix = request.query("subjectPrefix").flatMap { $0.isEmpty ? nil : $0 }
+        // A patient code lists its own subject's sessions only: another subject, or a prefix of none of its subject,
+        // filters to nothing.
+        var outside = false
         if let own = caller.subject {
-            // A patient code lists its own subject's sessions only: another subject, or a prefix of none of its
-            // subject, filters to nothing.
-            if query.subject.map({ $0 != own }) ?? false || query.subjectPrefix.map({ !own.hasPrefix($0) }) ?? false {
-                query.subject = "\u{0}"
-            } else {
-                query.subject = own
-            }
+            outside =
+                query.subject.map { $0 != own } ?? false || query.subjectPrefix.map { !own.hasPrefix($0) } ?? false
+            query.subject = own
             query.subjectPrefix = nil
         }
         query.exercise = request.query("exercise")
@@ -152,6 +151,11 @@ struct SessionRoutes {
         if let limit = try Self.limit(of: request, maximum: SessionQuery.maximumLimit) { query.limit = limit }
         let wantsTotal = try Self.flag("total", of: request)
         let finalQuery = query
+        guard !outside else {
+            var body: [UInt8] = []
+            WireEncoder.encodeSessionPage(count: 0, next: nil, total: wantsTotal ? 0 : nil, into: &body) { _, _ in }
+            return REST.json(body)
+        }
         let page = try await store("list") { try await context.store.list(finalQuery) }
         // Counting reads every matching index entry, so only a caller that shows the total pays for it.
         let total = wantsTotal ? try await store("count") { try await context.store.count(finalQuery) } : nil
