@@ -109,6 +109,11 @@ export function listSessions(filters = {}) {
   return getJSON('/v1/sessions' + (qs ? '?' + qs : ''));
 }
 
+/** The tenant's subjects that have sessions, in byte order (`GET /v1/subjects?prefix=&limit=`, docs/protocol.md §5.2). */
+export function listSubjects(prefix, limit = 20) {
+  return getJSON('/v1/subjects?' + new URLSearchParams({ prefix, limit: String(limit) }));
+}
+
 export const getSession = (id) => getJSON(`/v1/sessions/${encodeURIComponent(id)}`);
 export const getSeries = (id) => getJSON(`/v1/sessions/${encodeURIComponent(id)}/series`);
 /** The phone's acceleration over the session, downsampled (`GET /v1/sessions/{id}/motion`, docs/protocol.md §5.2). */

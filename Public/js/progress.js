@@ -5,7 +5,7 @@
 
 import { initPage, $, formatDate, askForToken, errorStatus } from './common.js';
 import { t, exerciseName, faultText, onLanguageChange } from './i18n.js';
-import { exercises, getProgress, getSession, listSessions, sessionExercise, TOKEN_EVENT } from './api.js';
+import { exercises, getProgress, getSession, listSubjects, sessionExercise, TOKEN_EVENT } from './api.js';
 import { drawTrend, drawCountBars } from './chart.js';
 import { formatValue, unitNote, unitOf } from './units.js';
 
@@ -138,9 +138,9 @@ function toISO(value) {
 
 $('pick').addEventListener('submit', (e) => { e.preventDefault(); show(); });
 
-// The subject picker: the subjects whose ids start with what is typed, from their latest sessions (the `subjectPrefix`
-// filter of GET /v1/sessions, docs/protocol.md §5), offered as the field's suggestions.
-const SUGGESTED_SESSIONS = 100;
+// The subject picker: the tenant's subjects whose ids start with what is typed (GET /v1/subjects, docs/protocol.md
+// §5.2), offered as the field's suggestions.
+const SUGGESTED_SUBJECTS = 20;
 let suggestTimer = 0;
 let suggested = '';
 
@@ -149,9 +149,9 @@ async function suggestSubjects() {
   if (!prefix || prefix === suggested) return;
   suggested = prefix;
   try {
-    const page = await listSessions({ subjectPrefix: prefix, limit: SUGGESTED_SESSIONS });
+    const page = await listSubjects(prefix, SUGGESTED_SUBJECTS);
     if (suggested !== prefix) return;
-    const subjects = [...new Set((page.sessions || []).map((s) => s.subject).filter(Boolean))].sort();
+    const subjects = (page.subjects || []).map((s) => s.subject);
     $('p-subjects').replaceChildren(...subjects.map((subject) => new Option(subject, subject)));
   } catch {
     suggested = ''; // tried again on the next keystroke

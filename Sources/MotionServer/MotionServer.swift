@@ -134,6 +134,7 @@ public final class MotionServer: Sendable {
         ExerciseRoutes(context: context).add(to: &router)
         SessionRoutes(context: context).add(to: &router)
         ProgrammeRoutes(context: context).add(to: &router)
+        SubjectRoutes(context: context).add(to: &router)
         AccessRoutes(context: context).add(to: &router)
         FHIRRoutes(context: context, configuration: options.fhir).add(to: &router)
         var webSockets = WebSocketConfiguration()

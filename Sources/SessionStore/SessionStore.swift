@@ -153,6 +153,12 @@ public protocol SessionStore: Sendable {
     ///   it only on request (`GET /v1/sessions?total=true`).
     func count(_ query: SessionQuery) async throws -> Int
 
+    /// One page of the tenant's subjects that have sessions, in byte order, with their session counts.
+    /// - Parameter query: Tenant, prefix, page size and cursor.
+    /// - Returns: The page.
+    /// - Throws: ``SessionStoreError/invalidCursor``; database errors.
+    func subjects(_ query: SubjectQuery) async throws -> SubjectPage
+
     /// One subject's latest sessions in a window, oldest first, for trend charts (counts, best and the clean reps'
     /// mean peak, without reps or series).
     /// - Parameter query: Tenant, subject, filters and limit.

@@ -56,6 +56,7 @@ struct FailingStore: SessionStore {
     ) async throws -> StoredProgramme { throw Down() }
     func programme(id: String, tenant: String, version: Int?) async throws -> StoredProgramme? { throw Down() }
     func programmes(_ query: ProgrammeQuery) async throws -> ProgrammePage { throw Down() }
+    func subjects(_ query: SubjectQuery) async throws -> SubjectPage { throw Down() }
     func endProgramme(id: String, tenant: String) async throws -> Bool { throw Down() }
     func createAccessCode(_ code: StoredAccessCode, maxPerSubject: Int) async throws { throw Down() }
     func accessCodes(tenant: String?, subject: String?) async throws -> [StoredAccessCode] { throw Down() }

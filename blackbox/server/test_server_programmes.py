@@ -189,7 +189,7 @@ class ProgrammeFlow:
             ("POST", "/v1/sessions/{id}/poses"): "open", ("POST", "/v1/sessions/{id}/stop"): "open",
             ("POST", "/v1/analyze"): "start",
             ("GET", "/v1/subjects/{subject}/progress"): "own", ("GET", "/v1/subjects/{subject}/fhir"): "own",
-            ("GET", "/v1/subjects/{subject}/adherence"): "own",
+            ("GET", "/v1/subjects/{subject}/adherence"): "own", ("GET", "/v1/subjects"): "own",
             ("GET", "/v1/stream"): "socket", ("GET", "/v1/sessions/{id}/watch"): "socket",
             ("GET", "/v1/echo"): "socket",
             ("GET", "/fhir/CodeSystem/exercises"): "read", ("GET", "/fhir/CodeSystem/measures"): "read",
@@ -246,6 +246,8 @@ class ProgrammeFlow:
         programmes = s.get("/v1/programmes", token=code).json()["programmes"]
         self.assertEqual([p["id"] for p in programmes], [self.programme["id"]])
         self.assertEqual(s.get(f"/v1/programmes?subject={OTHER}", token=code).json()["programmes"], [])
+        self.assertEqual([x["subject"] for x in s.get("/v1/subjects", token=code).json()["subjects"]], [SUBJECT])
+        self.assertEqual(s.get(f"/v1/subjects?prefix={OTHER}", token=code).json()["subjects"], [])
         self.assertEqual(s.get("/v1/sessions?subjectPrefix=x&total=true", token=code).json(),
                          {"sessions": [], "next": None, "total": 0})
         self.assertEqual(s.get(f"/v1/sessions/{UNKNOWN_ID}", token=code).status, 404)
