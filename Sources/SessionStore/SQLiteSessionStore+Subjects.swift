@@ -15,7 +15,8 @@ extension SQLiteSessionStore {
             if let below = range.below { try select.bind(below, at: 4) }
             var rows: [SubjectEntry] = []
             while try select.step() {
-                rows.append(SubjectEntry(subject: select.string(0), sessions: select.int(1), lastStartedAt: select.int64(2)))
+                rows.append(
+                    SubjectEntry(subject: select.string(0), sessions: select.int(1), lastStartedAt: select.int64(2)))
             }
             return rows
         }

@@ -33,7 +33,8 @@ public struct SubjectQuery: Sendable, Hashable {
     /// - Throws: ``SessionStoreError/invalidCursor`` for a cursor that is not one.
     func after() throws(SessionStoreError) -> String? {
         guard let cursor else { return nil }
-        guard let bytes = Base64URL.decode(cursor), !bytes.isEmpty, let subject = String(validating: bytes, as: UTF8.self)
+        guard let bytes = Base64URL.decode(cursor), !bytes.isEmpty,
+            let subject = String(validating: bytes, as: UTF8.self)
         else { throw .invalidCursor }
         return subject
     }
@@ -68,7 +69,9 @@ public struct SubjectQuery: Sendable, Hashable {
 
     /// Cuts a page read with one row more than the limit and makes the cursor of the next page.
     static func page(_ rows: [SubjectEntry], limit: Int) -> SubjectPage {
-        guard rows.count > limit, let last = rows.prefix(limit).last else { return SubjectPage(subjects: rows, next: nil) }
+        guard rows.count > limit, let last = rows.prefix(limit).last else {
+            return SubjectPage(subjects: rows, next: nil)
+        }
         return SubjectPage(subjects: Array(rows.prefix(limit)), next: Base64URL.encode(Array(last.subject.utf8)))
     }
 }

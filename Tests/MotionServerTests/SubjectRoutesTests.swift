@@ -45,7 +45,8 @@ struct SubjectRoutesTests {
             var seen: [String] = []
             var path = "/v1/subjects?limit=1"
             while true {
-                let page = try #require(MotionServerTests.json(try await request(address, "GET", path, token: Self.alice)))
+                let page = try #require(
+                    MotionServerTests.json(try await request(address, "GET", path, token: Self.alice)))
                 seen += (page["subjects"] as? [[String: Any]])?.compactMap { $0["subject"] as? String } ?? []
                 guard let next = page["next"] as? String else { break }
                 path = "/v1/subjects?limit=1&cursor=\(next)"

@@ -5,7 +5,9 @@ import Testing
 
 /// `GET /v1/subjects` in both stores: a tenant's subjects with sessions in byte order, by prefix, a page at a time.
 @Suite struct SubjectListTests {
-    static func session(_ subject: String?, hours: Int64, tenant: String = "clinic-1", random: UInt128 = 1)
+    static func session(
+        _ subject: String?, hours: Int64, tenant: String = "clinic-1", random: UInt128 = 1
+    )
         -> StoredSession
     {
         ProgressTests.session(subject, hours: hours, tenant: tenant, random: random)
@@ -55,7 +57,8 @@ import Testing
             var seen: [String] = []
             var cursor: String? = nil
             repeat {
-                let page = try await store.subjects(SubjectQuery(tenant: "clinic-1", prefix: "p", limit: 2, cursor: cursor))
+                let page = try await store.subjects(
+                    SubjectQuery(tenant: "clinic-1", prefix: "p", limit: 2, cursor: cursor))
                 #expect(page.subjects.count <= 2)
                 seen += page.subjects.map(\.subject)
                 cursor = page.next
@@ -77,7 +80,8 @@ import Testing
     @Test func theUpperBoundOfAPrefixIsItsLastScalarRaised() {
         #expect(SubjectQuery.upperBound(ofPrefix: "p-") == "p.")
         #expect(SubjectQuery.upperBound(ofPrefix: "a\u{D7FF}") == "a\u{E000}", "past the surrogates")
-        #expect(SubjectQuery.upperBound(ofPrefix: "a\u{10FFFF}") == "b", "the last scalar dropped, the one before raised")
+        #expect(
+            SubjectQuery.upperBound(ofPrefix: "a\u{10FFFF}") == "b", "the last scalar dropped, the one before raised")
         #expect(SubjectQuery.upperBound(ofPrefix: "\u{10FFFF}") == nil)
         #expect(SubjectQuery.upperBound(ofPrefix: "é") == "ê")
     }
