@@ -45,7 +45,7 @@ enum ByteWriting {
 
     /// Throws unless `name` is a token and `value` contains no CR, LF, NUL or other control characters.
     static func validateField(name: String, value: String) throws(HTTPWriteError) {
-        guard !name.isEmpty, ASCII.all(name, ASCII.isTokenChar) else { throw .invalidHeaderName(name) }
+        guard !name.isEmpty, ASCII.isTokenOrEmpty(name) else { throw .invalidHeaderName(name) }
         guard ASCII.isFieldValue(value) else { throw .invalidHeaderValue(name: name) }
     }
 }
