@@ -5,11 +5,18 @@
 /// compiler will lend it. For a pose that meant copying its 468 bytes for every joint a measurement read. Here each
 /// joint is a field of a tuple, and reading one is a load at its offset.
 struct JointSlots<Element> {
-    private var storage: (Element, Element, Element, Element, Element, Element, Element, Element, Element, Element, Element, Element, Element, Element, Element, Element, Element, Element, Element)
+    private var storage:
+        (
+            Element, Element, Element, Element, Element, Element, Element, Element, Element, Element,
+            Element, Element, Element, Element, Element, Element, Element, Element, Element
+        )
 
     /// Every joint holding `value`.
     init(repeating value: Element) {
-        storage = (value, value, value, value, value, value, value, value, value, value, value, value, value, value, value, value, value, value, value)
+        storage = (
+            value, value, value, value, value, value, value, value, value, value,
+            value, value, value, value, value, value, value, value, value
+        )
     }
 
     /// The value of `joint`.
