@@ -5,7 +5,7 @@
 # stderr. A part that fails is reported in place and the rest still run; the exit status says whether all passed.
 #
 # Usage: bench/all.sh            (`make bench`; about an hour and a quarter on 2 cores)
-# Environment: PARTS="engine wire http websocket store capacity frame-cost long-sessions peers"
+# Environment: PARTS="engine wire http websocket store capacity frame-cost long-sessions peers instructions"
 #                (a subset, in that order)
 #   OUT=<file>   also write the result there
 #   QUICK=1      a smoke run: short durations and one run each (figures not for RESULTS.md)
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 BENCH_NAME=all.sh
 source bench/lib.sh
 
-PARTS=${PARTS:-engine wire http websocket store capacity frame-cost long-sessions peers}
+PARTS=${PARTS:-engine wire http websocket store capacity frame-cost long-sessions peers instructions}
 if [[ ${QUICK:-0} == 1 ]]; then
     export DURATION=2s RUNS=1 WARMUP=1s RATE_DURATION=3 IDLE_CONNECTIONS=200 SESSIONS=2000 LOAD_WAIT=0 \
         STORE_BENCH_SESSIONS=200 STORE_BENCH_RUNS=1 START=100 STEP=100 STEP_SECONDS=3 MAX_SESSIONS=300 \
@@ -32,6 +32,7 @@ script_for() {
         frame-cost) echo "bench/frame-cost.sh" ;;
         long-sessions) echo "bench/long-sessions.sh" ;;
         peers) echo "bench/peers.sh" ;;
+        instructions) echo "bench/instruction-counts.sh" ;;
         *) return 1 ;;
     esac
 }
@@ -46,7 +47,7 @@ report=$TMP/report.md
 } >"$report"
 failed=()
 for part in $PARTS; do
-    command=$(script_for "$part") || die "unknown part: $part (engine wire http websocket store capacity frame-cost long-sessions peers)"
+    command=$(script_for "$part") || die "unknown part: $part (engine wire http websocket store capacity frame-cost long-sessions peers instructions)"
     log "== $part: $command"
     started=$SECONDS
     if output=$($command); then

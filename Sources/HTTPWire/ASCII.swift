@@ -99,6 +99,62 @@ enum ASCII {
         return true
     }
 
+    /// The comparison with ASCII case folding, for two strings' bytes, on their contiguous bytes (every native string): header names are compared several times for every response, and
+    /// zipping two UTF-8 views steps each through the string's index checks.
+    static func equalsIgnoringCase(_ lhs: String.UTF8View, _ rhs: String.UTF8View) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        let equal = lhs.withContiguousStorageIfAvailable { left in
+            rhs.withContiguousStorageIfAvailable { right in
+                for index in left.indices where lowercased(left[index]) != lowercased(right[index]) { return false }
+                return true
+            }
+        }
+        if let equal, let equal { return equal }
+        return zip(lhs, rhs).allSatisfy { lowercased($0) == lowercased($1) }
+    }
+
+    /// Whether every byte of `string` is a field-value character (``isFieldValueChar(_:)``, RFC 9110 §5.5).
+    ///
+    /// Eight bytes at a time while none of them is a control (below 0x20, or 0x7F): a byte-by-byte test costs about
+    /// as much however the class is looked up (a table of 256 bits was no faster than the two comparisons), so
+    /// checking a response's values costs less only by looking fewer times. A word with a control in it, where
+    /// the tab that is allowed could be, and the bytes short of a word are judged one by one.
+    static func isFieldValue(_ string: String) -> Bool {
+        string.utf8.withContiguousStorageIfAvailable(isFieldValue) ?? string.utf8.allSatisfy(isFieldValueChar)
+    }
+
+    private static func isFieldValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        if let base = bytes.baseAddress {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highBits: UInt64 = 0x8080_8080_8080_8080
+            while index + 8 <= bytes.count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                // Nonzero exactly when some byte is below 0x20 (for the bound 0x20 ≤ 0x80), or is 0x7F.
+                let below = (word &- ones &* 0x20) & ~word & highBits
+                let delete = word ^ (ones &* 0x7F)
+                let isDelete = (delete &- ones) & ~delete & highBits
+                if below | isDelete != 0 { break }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            guard isFieldValueChar(bytes[index]) else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// Whether `string` is a token (``isTokenChar(_:)``, RFC 9110 §5.6.2) or empty: a loop of its own, where
+    /// ``all(_:_:)`` calls its predicate through a closure for every byte. The loop costs about 14 instructions a
+    /// byte whether the class is a `switch` or two 64-bit masks (measured alike).
+    static func isTokenOrEmpty(_ string: String) -> Bool {
+        string.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes where !isTokenChar(byte) { return false }
+            return true
+        } ?? string.utf8.allSatisfy(isTokenChar)
+    }
+
     /// Whether every UTF-8 byte of `string` satisfies `predicate`, on the string's contiguous bytes when it has them
     /// (every native string).
     static func all(_ string: String, _ predicate: (UInt8) -> Bool) -> Bool {

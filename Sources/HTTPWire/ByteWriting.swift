@@ -21,11 +21,19 @@ enum ByteWriting {
 
     /// Appends `name: value CRLF`.
     static func appendField(name: String, value: String, to buffer: inout [UInt8]) {
-        buffer.append(contentsOf: name.utf8)
+        appendUTF8(of: name, to: &buffer)
         buffer.append(ASCII.colon)
         buffer.append(ASCII.space)
-        buffer.append(contentsOf: value.utf8)
-        buffer.append(contentsOf: crlf)
+        appendUTF8(of: value, to: &buffer)
+        buffer.append(ASCII.carriageReturn)
+        buffer.append(ASCII.lineFeed)
+    }
+
+    /// Appends the UTF-8 bytes of `string`, copied at once from its contiguous bytes (every native string): appending
+    /// a `String.UTF8View` goes through the string's index checks.
+    static func appendUTF8(of string: String, to buffer: inout [UInt8]) {
+        let appended: Void? = string.utf8.withContiguousStorageIfAvailable { buffer.append(contentsOf: $0) }
+        if appended == nil { buffer.append(contentsOf: string.utf8) }
     }
 
     /// Throws unless every field can be written without enabling response splitting (RFC 9110 §5.1, §5.5).
@@ -37,7 +45,7 @@ enum ByteWriting {
 
     /// Throws unless `name` is a token and `value` contains no CR, LF, NUL or other control characters.
     static func validateField(name: String, value: String) throws(HTTPWriteError) {
-        guard !name.isEmpty, ASCII.all(name, ASCII.isTokenChar) else { throw .invalidHeaderName(name) }
-        guard ASCII.all(value, ASCII.isFieldValueChar) else { throw .invalidHeaderValue(name: name) }
+        guard !name.isEmpty, ASCII.isTokenOrEmpty(name) else { throw .invalidHeaderName(name) }
+        guard ASCII.isFieldValue(value) else { throw .invalidHeaderValue(name: name) }
     }
 }

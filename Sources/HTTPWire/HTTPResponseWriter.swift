@@ -111,7 +111,7 @@ public enum HTTPResponseWriter {
         init(_ head: HTTPResponseHead, date: String?) throws(HTTPWriteError) {
             // RFC 9112 §4: status-code = 3DIGIT; reason-phrase = 1*( HTAB / SP / VCHAR / obs-text ).
             guard (100...999).contains(head.status.code) else { throw .invalidStatusCode(head.status.code) }
-            guard ASCII.all(head.status.reasonPhrase, ASCII.isFieldValueChar) else { throw .invalidReasonPhrase }
+            guard ASCII.isFieldValue(head.status.reasonPhrase) else { throw .invalidReasonPhrase }
             estimatedSize = 64 + head.status.reasonPhrase.utf8.count + (date.map { $0.utf8.count + 8 } ?? 0)
             for (name, value) in head.headers {
                 try ByteWriting.validateField(name: name, value: value)
@@ -142,7 +142,7 @@ public enum HTTPResponseWriter {
         buffer.append(ASCII.space)
         buffer.appendDecimal(head.status.code)
         buffer.append(ASCII.space)
-        buffer.append(contentsOf: head.status.reasonPhrase.utf8)
+        ByteWriting.appendUTF8(of: head.status.reasonPhrase, to: &buffer)
         buffer.append(contentsOf: ByteWriting.crlf)
         if let date {
             ByteWriting.appendField(name: "Date", value: date, to: &buffer)

@@ -93,7 +93,7 @@ enum RequestHeadBuilder {
     ) throws(HTTPParseError) -> String? {
         guard fields.hostCount <= 1 else { throw .invalidHost }
         if let value = fields.host {
-            guard value.utf8.allSatisfy(ASCII.isHostChar) else { throw .invalidHost }
+            guard ASCII.all(value, ASCII.isHostChar) else { throw .invalidHost }
         } else if isHTTP11 {
             throw .missingHost
         }

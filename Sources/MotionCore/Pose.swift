@@ -16,8 +16,8 @@ public struct Pose: Sendable {
     /// The camera image size, needed for the placement checks that depend on the frame.
     public var imageSize: ImageSize?
 
-    var points: InlineArray<19, Point>
-    var confidences: InlineArray<19, Double>
+    var points: JointSlots<Point>
+    var confidences: JointSlots<Double>
     /// The joints present in this frame.
     public private(set) var seenJoints: JointSet
     var confidentJoints: JointSet
@@ -29,8 +29,8 @@ public struct Pose: Sendable {
     public init(timestamp: Double, imageSize: ImageSize? = nil) {
         self.timestamp = timestamp
         self.imageSize = imageSize
-        self.points = InlineArray(repeating: Point(x: 0, y: 0))
-        self.confidences = InlineArray(repeating: 0)
+        self.points = JointSlots(repeating: Point(x: 0, y: 0))
+        self.confidences = JointSlots(repeating: 0)
         self.seenJoints = []
         self.confidentJoints = []
     }
@@ -51,10 +51,10 @@ public struct Pose: Sendable {
 
     /// The position of `joint`, or nil when it was not seen. Setting nil removes the joint and its confidence.
     public subscript(joint: Joint) -> Point? {
-        get { seenJoints.contains(joint) ? points.span[joint.index] : nil }
+        get { seenJoints.contains(joint) ? points[joint] : nil }
         set {
             if let newValue {
-                points[joint.index] = newValue
+                points[joint] = newValue
                 seenJoints.insert(joint)
             } else {
                 seenJoints.remove(joint)
@@ -72,14 +72,14 @@ public struct Pose: Sendable {
             confidentJoints.remove(joint)
             return
         }
-        confidences[joint.index] = value
+        confidences[joint] = value
         confidentJoints.insert(joint)
     }
 
     /// The detector's confidence for `joint`, or nil when unseen or not given.
     /// - Parameter joint: The joint.
     public func confidence(of joint: Joint) -> Double? {
-        confidentJoints.contains(joint) ? confidences.span[joint.index] : nil
+        confidentJoints.contains(joint) ? confidences[joint] : nil
     }
 
     /// The lowest confidence among the given joints that were seen with a confidence, or nil when none was.
@@ -87,9 +87,8 @@ public struct Pose: Sendable {
     /// - Complexity: O(number of joints in the set), no allocation.
     public func confidence(of joints: JointSet) -> Double? {
         var lowest: Double?
-        let confidences = confidences.span
         for joint in joints.intersection(confidentJoints) {
-            let value = confidences[joint.index]
+            let value = confidences[joint]
             if lowest.map({ value < $0 }) ?? true { lowest = value }
         }
         return lowest
@@ -109,11 +108,8 @@ public struct Pose: Sendable {
             guard imageSize.width.isFinite, imageSize.height.isFinite, imageSize.width > 0, imageSize.height > 0
             else { return false }
         }
-        // Read through spans: subscripting the inline arrays themselves copies them whole on every read.
-        let points = points.span
-        let confidences = confidences.span
-        for joint in seenJoints where !points[joint.index].isFinite { return false }
-        for joint in confidentJoints where !confidences[joint.index].isFinite { return false }
+        for joint in seenJoints where !points[joint].isFinite { return false }
+        for joint in confidentJoints where !confidences[joint].isFinite { return false }
         return true
     }
 
@@ -123,7 +119,7 @@ public struct Pose: Sendable {
     public func swappingSides() -> Pose {
         var swapped = Pose(timestamp: timestamp, imageSize: imageSize)
         for joint in seenJoints {
-            swapped[joint.mirrored] = points.span[joint.index]
+            swapped[joint.mirrored] = points[joint]
             swapped.setConfidence(confidence(of: joint), for: joint.mirrored)
         }
         return swapped
@@ -157,10 +153,8 @@ extension Pose: Equatable {
         guard lhs.timestamp == rhs.timestamp, lhs.imageSize == rhs.imageSize, lhs.seenJoints == rhs.seenJoints,
             lhs.confidentJoints == rhs.confidentJoints
         else { return false }
-        let (lhsPoints, rhsPoints) = (lhs.points.span, rhs.points.span)
-        let (lhsConfidences, rhsConfidences) = (lhs.confidences.span, rhs.confidences.span)
-        for joint in lhs.seenJoints where lhsPoints[joint.index] != rhsPoints[joint.index] { return false }
-        for joint in lhs.confidentJoints where lhsConfidences[joint.index] != rhsConfidences[joint.index] {
+        for joint in lhs.seenJoints where lhs.points[joint] != rhs.points[joint] { return false }
+        for joint in lhs.confidentJoints where lhs.confidences[joint] != rhs.confidences[joint] {
             return false
         }
         return true
@@ -171,7 +165,7 @@ extension Pose: CustomStringConvertible {
     /// A compact description listing the seen joints.
     public var description: String {
         let joints = seenJoints.map { joint in
-            let p = points.span[joint.index]
+            let p = points[joint]
             return "\(joint.rawValue)=(\(p.x), \(p.y))"
         }
         return "Pose(t: \(timestamp), \(joints.joined(separator: ", ")))"

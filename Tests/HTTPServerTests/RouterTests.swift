@@ -37,6 +37,16 @@ struct RouterTests {
         #expect(Self.router().match(.put, path: path).route?.pattern == "/v1/sessions", "405 names the route too")
     }
 
+    @Test func pathsBeyondASCIIAreSplitByCharacters() {
+        let router = Self.router()
+        #expect(parameters(router.match(.get, path: "/v1/sessions/café"))?["id"] == "café")
+        #expect(parameters(router.match(.get, path: "/v1/sessions/ñ/series"))?["id"] == "ñ")
+        #expect(parameters(router.match(.get, path: "/assets/á/b.js"))?["path"] == "á/b.js")
+        // A `/` with a combining mark after it is one character, and no separator.
+        #expect(parameters(router.match(.get, path: "/v1/sessions/a/\u{301}series"))?["id"] == "a/\u{301}series")
+        #expect(parameters(router.match(.get, path: "/v1/sessions/a/\u{301}"))?["id"] == "a/\u{301}")
+    }
+
     @Test func webSocketRoutesAreMarked() {
         var router = Self.router()
         router.webSocket("/v1/stream") { _ in }

@@ -129,6 +129,32 @@ struct ResponseWriterTests {
         #expect(buffer == bytes("keep"))
     }
 
+    /// Values are checked eight bytes at a time: a control is found wherever it lies in a word or in the bytes
+    /// after the last whole word, a tab is let through wherever it lies, and bytes past ASCII (obs-text) are kept.
+    @Test(
+        "a value's controls are found at every position, and its tabs and obs-text pass",
+        arguments: Array(0..<20))
+    func checksEveryPositionOfAValue(position: Int) throws {
+        let filler = Array(repeating: "a", count: 19)
+        for control in ["\r", "\n", "\u{0}", "\u{1F}", "\u{7F}"] {
+            var characters = filler
+            characters.insert(control, at: position)
+            let head = HTTPResponseHead(status: .ok, headers: HTTPHeaders([("X-A", characters.joined())]))
+            var buffer: [UInt8] = []
+            #expect(throws: HTTPWriteError.invalidHeaderValue(name: "X-A")) {
+                try HTTPResponseWriter.writeHead(head, into: &buffer)
+            }
+            #expect(buffer.isEmpty)
+        }
+        for allowed in ["\t", "é", "\u{80}", " ", "~"] {
+            var characters = filler
+            characters.insert(allowed, at: position)
+            let value = characters.joined()
+            let text = try written(HTTPResponseHead(status: .ok, headers: HTTPHeaders([("X-A", value)])), date: nil)
+            #expect(text == "HTTP/1.1 200 OK\r\nX-A: \(value)\r\nContent-Length: 0\r\n\r\n")
+        }
+    }
+
     @Test("invalid reason phrases, status codes and date values are rejected")
     func rejectsInvalidStatusLine() {
         var buffer: [UInt8] = []

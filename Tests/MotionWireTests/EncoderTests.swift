@@ -252,6 +252,24 @@ import Testing
         }
     }
 
+    /// The best value and the confidence come from the cache while their bits stay the same: `0.0` and `-0.0`, equal
+    /// as numbers, are written apart, and a number that is not finite or absent is `null` whatever came before.
+    @Test func aSessionsSnapshotCacheWritesEachNumberAsAfresh() {
+        let numbers: [Double?] = [
+            93.41234567891235, 93.41234567891235, 0.0, -0.0, -0.0, nil, .nan, .infinity, 0.1, 0.1, nil,
+            2.0999999999999996,
+        ]
+        var cache = SnapshotCache()
+        for (step, best) in numbers.enumerated() {
+            var snapshot = Self.snapshot
+            snapshot.best = best
+            snapshot.confidence = numbers[numbers.count - 1 - step]
+            let fresh = Self.encode { WireEncoder.encodeSnapshot(snapshot, into: &$0) }
+            let cached = Self.encode { WireEncoder.encodeSnapshot(snapshot, cache: &cache, into: &$0) }
+            #expect(cached == fresh, "step \(step)")
+        }
+    }
+
     @Test func numbersAreWrittenAsTheirShortestRoundTripForm() {
         var generator = SystemRandomNumberGenerator()
         var values: [Double] = [

@@ -192,8 +192,8 @@ final class HTTPConnection: EventLoopHandler, ServerConnection, @unchecked Senda
             case .trailers:
                 continue
             case .end:
-                guard var request = admitted else { return }
-                admitted = nil
+                // Moved out, not copied: a copy of a request retains every string of its head.
+                guard var request = admitted.take() else { return }
                 request.body = body
                 if let response = refusal {
                     refusal = nil

@@ -159,8 +159,9 @@ public struct MotionEngine: Sendable {
 
     /// For a bilateral exercise without a named side, switches to the other side when only it is fully seen.
     private mutating func chooseSide(for pose: Pose) {
-        guard !isAlternating, var standby = other, !track.joints.isSubset(of: pose.seenJoints),
-            standby.joints.isSubset(of: pose.seenJoints)
+        // The track is copied only when the side changes, not to look at its joints on every pose.
+        guard !isAlternating, !track.joints.isSubset(of: pose.seenJoints),
+            other?.joints.isSubset(of: pose.seenJoints) == true, var standby = other
         else { return }
         // The side taken over carries on counting where the other left off.
         standby.counter = track.counter

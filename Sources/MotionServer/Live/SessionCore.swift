@@ -26,10 +26,11 @@ struct SessionCore: Sendable {
     /// ``motion``'s level over its last seconds, and the time of the last sample it was computed at: a snapshot
     /// per pose must not cost three FFTs each time samples came in between.
     private var motionLevel: (level: MotionLevel?, at: Double)?
-    /// How much sample time passes before `snapshot.motion` is computed again (10 a second): a level over the last
-    /// 2 s moves little in 0.1 s, and computing it for every pose of a 30 Hz stream with a 60 Hz phone cost more
-    /// than the rest of the session.
-    static let motionLevelInterval = 0.1
+    /// How much sample time passes before `snapshot.motion` is computed again (twice a second): a level over the
+    /// last 2 s of samples moves little in 0.5 s, and a screen shows no more. Computed for every pose of a 30 Hz
+    /// stream with a 60 Hz phone it cost more than the rest of the session; 10 times a second, still a quarter of a
+    /// frame's work (bench/RESULTS.md). A rep's motion values are computed for each rep, whatever this interval.
+    static let motionLevelInterval = 0.5
 
     /// Creates the session for a decoded `start` request (the decoder has checked its `subject`), with the exercise
     /// `exercises` has for the tenant now: the session keeps that definition whatever happens to it later.
