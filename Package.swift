@@ -62,6 +62,7 @@ let package = Package(
             name: "MotionServer",
             dependencies: [
                 "Basics", "MotionCore", "MotionWire", "MotionSimulation", "HTTPWire", "HTTPServer", "SessionStore",
+                "PortableBasics",
             ],
             swiftSettings: strict, plugins: ["EmbedFiles"]),
         // Build tool: a target's .json files (MotionServer's openapi.json) as Swift constants, no Foundation at run time.

@@ -562,6 +562,8 @@ async function openSession() {
   if (subject) start.subject = subject;
   if (source.normalized) start.normalized = true;
   if (source.minConfidence != null) start.minConfidence = source.minConfidence;
+  // The simulated person is no patient: its sessions stay out of adherence and progress (docs/protocol.md §5.3).
+  if (kind === 'demo') start.demo = true;
   const format = source.format;
   const normalized = source.normalized;
 

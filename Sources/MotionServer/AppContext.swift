@@ -41,6 +41,8 @@ public struct LiveLimits: Sendable, Equatable {
     public var maxHTTPSessions = 10_000
     /// Open HTTP sessions of one tenant; more are refused with `429 tooManySessions`.
     public var maxHTTPSessionsPerTenant = 1_000
+    /// Programmes (docs/protocol.md §5.3): a body's size, items and texts, and the versions a tenant may store.
+    var programmes = ProgrammeLimits()
 
     /// Creates the defaults.
     public init() {}
@@ -68,6 +70,8 @@ final class AppContext: Sendable {
     let httpSessions: HTTPDrivenSessionRegistry
     /// The built-in and the tenants' custom exercises sessions start with.
     let exercises: ExerciseLibrary
+    /// The patient codes this node knows (docs/protocol.md §6.1).
+    let patientCodes: PatientCodes
     /// Unix milliseconds now (an input, so tests can pin it).
     let clock: @Sendable () -> Int64
     /// What the event loops' timers, and so live sessions' checkpoints and idle timeouts, run by; the checkpoint
@@ -87,8 +91,9 @@ final class AppContext: Sendable {
         store: any SessionStore, tokens: TokenTable?, logger: Logger, limits: LiveLimits, metrics: ServerMetrics,
         clock: @escaping @Sendable () -> Int64, loopClock: LoopClock = .monotonic,
         storeObserver: StoreWriteObserver? = nil, exercises: ExerciseLibrary = ExerciseLibrary(),
-        cluster: ClusterNode? = nil
+        cluster: ClusterNode? = nil, patientCodes: PatientCodes = PatientCodes()
     ) {
+        self.patientCodes = patientCodes
         self.store = store
         self.cluster = cluster ?? ClusterNode(id: store.node, name: store.node, deadAfter: .seconds(10))
         self.tokens = tokens

@@ -82,6 +82,7 @@ public final class MotionServer: Sendable {
         }
         let store: any SessionStore
         let exercises = ExerciseLibrary(limits: options.exercises)
+        let patientCodes = PatientCodes()
         let shared = PostgresSessionStore.isURL(options.database)
         do {
             if shared {
@@ -95,6 +96,7 @@ public final class MotionServer: Sendable {
                 store = try await SQLiteSessionStore(path: options.database, configuration: configuration)
             }
             exercises.load(try await store.currentExercises(tenant: nil), logger: logger)
+            patientCodes.load(try await store.accessCodes(tenant: nil, subject: nil))
         } catch {
             throw StartError(
                 description: "cannot open the session store at \(Self.withoutPassword(options.database)): \(error)")
@@ -106,7 +108,7 @@ public final class MotionServer: Sendable {
         let context = AppContext(
             store: store, tokens: tokens, logger: logger, limits: options.limits, metrics: metrics,
             clock: SQLiteSessionStore.systemMilliseconds, loopClock: clock, storeObserver: storeObserver,
-            exercises: exercises, cluster: cluster)
+            exercises: exercises, cluster: cluster, patientCodes: patientCodes)
         self.context = context
         if shared {
             let bus: PostgresNodeBus
@@ -131,6 +133,8 @@ public final class MotionServer: Sendable {
         var router = Router()
         ExerciseRoutes(context: context).add(to: &router)
         SessionRoutes(context: context).add(to: &router)
+        ProgrammeRoutes(context: context).add(to: &router)
+        AccessRoutes(context: context).add(to: &router)
         FHIRRoutes(context: context, configuration: options.fhir).add(to: &router)
         var webSockets = WebSocketConfiguration()
         webSockets.maxMessageBytes = options.limits.maxMessageBytes
@@ -205,11 +209,18 @@ public final class MotionServer: Sendable {
         }
         let sweep = Task {
             var renewed = context.clock()
+            var codesRead = context.clock()
             while !Task.isCancelled {
                 let wait = await Self.abandonExpiredOrphans(context: context)
                 if context.clock() - renewed >= FollowedSessions.renewal.milliseconds {
                     context.followed.renew(cluster: context.cluster)
                     renewed = context.clock()
+                }
+                if context.store is PostgresSessionStore,
+                    context.clock() - codesRead >= Self.patientCodeRefresh.milliseconds
+                {
+                    await Self.readPatientCodes(context: context)
+                    codesRead = context.clock()
                 }
                 try? await Task.sleep(for: wait)
             }
@@ -255,6 +266,27 @@ public final class MotionServer: Sendable {
             context.metrics.storeFailed("abandon")
             context.logger.log(.error, "cannot abandon the sessions no node holds", ["error": "\(error)"])
             return longest
+        }
+    }
+
+    /// How often a node sharing its database reads the patient codes again (docs/protocol.md §6.1): a code made or
+    /// revoked through another node takes at most this (and a sweep's wait) to be known here.
+    static let patientCodeRefresh = Duration.seconds(5)
+
+    /// Reads every patient code again and closes, with 1008, the live sessions here of codes revoked elsewhere.
+    private static func readPatientCodes(context: AppContext) async {
+        do {
+            let codes = try await context.timed("listAccessCodes") {
+                try await context.store.accessCodes(tenant: nil, subject: nil)
+            }
+            for id in context.patientCodes.load(codes) {
+                for holder in context.live.holders(ofCode: id) {
+                    holder.socket.close(code: .policyViolation, reason: "access revoked")
+                }
+            }
+        } catch {
+            context.metrics.storeFailed("listAccessCodes")
+            context.logger.log(.error, "cannot read the patient codes", ["error": "\(error)"])
         }
     }
 

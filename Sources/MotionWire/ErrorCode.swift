@@ -60,10 +60,18 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// An extension of docs/protocol.md §3.
     public static let invalidMessage = ErrorCode(rawValue: "invalidMessage")
 
+    /// `start` names a programme item the tenant does not have (no such programme, another tenant's, or no such item
+    /// in its latest version; docs/protocol.md §5.3). Decided by the server: `404` over REST.
+    public static let unknownProgramme = ErrorCode(rawValue: "unknownProgramme")
     /// An exercise definition (docs/protocol.md §5.1) is well-formed JSON but not a usable exercise: a missing or
     /// unknown member, a wrong type, an unknown joint, segment, fault or enum value, or a value the measurement
     /// cannot read; the error's `pointer` names the first bad field. Decided by the decoder: `422` over REST.
     public static let invalidExercise = ErrorCode(rawValue: "invalidExercise")
+    /// A programme (docs/protocol.md §5.3) is well-formed JSON but not a usable programme: a missing or wrong
+    /// member, a date that is no date, `endsOn` before `startsOn`, an item given twice, an unknown exercise, a
+    /// one-sided exercise without its side, a prescription the exercise refuses; the error's `pointer` names the
+    /// first bad field: `422` over REST.
+    public static let invalidProgramme = ErrorCode(rawValue: "invalidProgramme")
 
     // MARK: REST (docs/protocol.md §5) and the HTTP layer
 
@@ -110,6 +118,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// The tenant has stored as many exercise versions as it may (every version of every custom exercise, deleted
     /// ones included, which stored sessions may still name): `409`.
     public static let tooManyVersions = ErrorCode(rawValue: "tooManyVersions")
+    /// A subject has as many working patient codes as it may (docs/protocol.md §6.1): `409`; revoke one first.
+    public static let tooManyAccessCodes = ErrorCode(rawValue: "tooManyAccessCodes")
+    /// A `PUT` of an ended programme, or a `start` of one of its items (docs/protocol.md §5.3): `409`.
+    public static let programmeEnded = ErrorCode(rawValue: "programmeEnded")
     /// An unexpected server error; details are logged, not sent: `500`. Decided by the HTTP layer.
     public static let internalError = ErrorCode(rawValue: "internalError")
     /// A WebSocket handshake, or a request with a method other than `GET`, `HEAD` or `OPTIONS`, whose `Origin` is

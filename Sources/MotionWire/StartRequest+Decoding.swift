@@ -26,7 +26,7 @@ extension StartRequest {
 
     /// The members of a `start` object this version reads; each may appear once (``KnownMembers``).
     private enum Member: Int, CaseIterable {
-        case type, exercise, side, subject, format, mirrored, normalized, minConfidence, options
+        case type, exercise, side, subject, format, mirrored, normalized, minConfidence, options, programme, demo
 
         /// The member named `key`, or nil for a member this version skips.
         init?(_ key: JSONReader.StringToken, in reader: JSONReader) {
@@ -45,6 +45,8 @@ extension StartRequest {
             case .normalized: "normalized"
             case .minConfidence: "minConfidence"
             case .options: "options"
+            case .programme: "programme"
+            case .demo: "demo"
             }
         }
     }
@@ -129,10 +131,66 @@ extension StartRequest {
                 request.minConfidence = value
             case .options:
                 request.options = try readOptions(&reader)
+            case .programme:
+                request.programme = try readProgramme(&reader)
+            case .demo:
+                request.demo = try readOptionalBool(&reader, "demo") ?? false
             }
         }
-        guard hasExercise, !request.exercise.isEmpty else { throw WireError.invalidMessage("exercise is required") }
+        guard request.programme != nil || (hasExercise && !request.exercise.isEmpty) else {
+            throw WireError.invalidMessage("exercise is required")
+        }
         return request
+    }
+
+    /// Reads `programme`: `null`, or `{"id":"…","item":"…"}` (and, in a stored `start`, the `version` the server
+    /// resolved), each id 1…64 printable ASCII characters.
+    private static func readProgramme(_ reader: inout JSONReader) throws -> ProgrammeLink? {
+        if try reader.readNullIfPresent() { return nil }
+        guard try reader.peekKind() == .object else {
+            throw WireError.invalidMessage(#"programme must be {"id":"…","item":"…"}"#)
+        }
+        var id: String?
+        var item: String?
+        var version = 0
+        var seen = KnownMembers()
+        try reader.beginObject()
+        var first = true
+        while let key = try reader.nextKey(&first) {
+            let slot: Int
+            if reader.key(key, is: "id") {
+                slot = 0
+            } else if reader.key(key, is: "item") {
+                slot = 1
+            } else if reader.key(key, is: "version") {
+                slot = 2
+            } else {
+                try reader.skipValue()
+                continue
+            }
+            guard seen.insert(slot) else {
+                throw WireError.duplicateMember(
+                    ["id", "item", "version"][slot], in: "programme", code: .invalidMessage)
+            }
+            if slot == 2 {
+                let invalid = WireError.invalidMessage("programme.version must be a whole number of at least 1")
+                let value = try reader.readOptionalNumber(or: invalid) ?? 0
+                guard value == 0 || (value >= 1 && value <= Double(Int32.max) && value == value.rounded()) else {
+                    throw invalid
+                }
+                version = Int(value)
+                continue
+            }
+            let name = slot == 0 ? "programme.id" : "programme.item"
+            guard try reader.peekKind() == .string else { throw WireError.invalidMessage("\(name) must be a string") }
+            let text = try reader.readString()
+            guard (1...64).contains(text.utf8.count), text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                throw WireError.invalidMessage("\(name) must be 1 to 64 printable ASCII characters")
+            }
+            if slot == 0 { id = text } else { item = text }
+        }
+        guard let id, let item else { throw WireError.invalidMessage("programme needs both id and item") }
+        return ProgrammeLink(id: id, version: version, item: item)
     }
 
     /// Reads `subject`: `null`, or a string within ``subjectRule``.

@@ -40,7 +40,18 @@ extension StartRequest {
         case .off: buffer.appendLiteral(#""off""#)
         case .interval(let seconds): buffer.appendJSONNumber(seconds)
         }
-        buffer.appendLiteral("}}")
+        buffer.append(UInt8(ascii: "}"))
+        if let programme {
+            buffer.appendLiteral(#","programme":{"id":"#)
+            buffer.appendJSONString(programme.id)
+            buffer.appendLiteral(#","item":"#)
+            buffer.appendJSONString(programme.item)
+            buffer.appendLiteral(#","version":"#)
+            buffer.appendJSONInteger(programme.version)
+            buffer.append(UInt8(ascii: "}"))
+        }
+        if demo { buffer.appendLiteral(#","demo":true"#) }
+        buffer.append(UInt8(ascii: "}"))
         return buffer
     }
 }

@@ -79,6 +79,12 @@ public struct StartRequest: Sendable, Hashable {
     public var normalized: Bool
     /// Overrides of the exercise's defaults.
     public var options: Options
+    /// The programme item to start instead of an exercise (docs/protocol.md §5.3): the server applies its exercise,
+    /// side and prescription, and records the programme version it used in ``ProgrammeLink/version``.
+    public var programme: ProgrammeLink?
+    /// Whether the session is a demonstration (a simulated person): kept with the session, left out of adherence and
+    /// progress unless asked for.
+    public var demo: Bool
 
     /// Creates a request.
     /// - Parameters:
@@ -90,10 +96,15 @@ public struct StartRequest: Sendable, Hashable {
     ///   - minConfidence: The confidence below which joints are unseen.
     ///   - normalized: `coco` only: whether keypoints are normalised.
     ///   - options: Overrides of the exercise's defaults.
+    ///   - programme: The programme item to start instead of an exercise.
+    ///   - demo: Whether the session is a demonstration.
     public init(
         exercise: String, side: BodySide? = nil, subject: String? = nil, format: InputFormat = .joints,
-        mirrored: Bool = false, minConfidence: Double? = nil, normalized: Bool = false, options: Options = Options()
+        mirrored: Bool = false, minConfidence: Double? = nil, normalized: Bool = false, options: Options = Options(),
+        programme: ProgrammeLink? = nil, demo: Bool = false
     ) {
+        self.programme = programme
+        self.demo = demo
         self.exercise = exercise
         self.side = side
         self.subject = subject

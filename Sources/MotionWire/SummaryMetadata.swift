@@ -1,3 +1,5 @@
+public import MotionCore
+
 /// What the server knows about a session beyond the engine's ``MotionCore/SessionSummary``: the fields of a
 /// stored summary (docs/protocol.md §5) that the engine does not produce.
 public struct SummaryMetadata: Sendable, Hashable {
@@ -24,6 +26,10 @@ public struct SummaryMetadata: Sendable, Hashable {
     /// Whether a client is attached to a live session: false while it waits for a `resume` (docs/protocol.md §3.1);
     /// nil once it has ended.
     public var connected: Bool?
+    /// The programme item the session was started for (docs/protocol.md §5.3), if any.
+    public var programme: ProgrammeLink?
+    /// Whether the session is a demonstration.
+    public var demo: Bool
 
     /// Creates metadata.
     /// - Parameters:
@@ -33,10 +39,14 @@ public struct SummaryMetadata: Sendable, Hashable {
     ///   - startedAt: Start time, Unix seconds.
     ///   - endedAt: End time, Unix seconds; nil while live.
     ///   - connected: Whether a client is attached, for a live session; nil once it ended.
+    ///   - programme: The programme item it was started for.
+    ///   - demo: Whether it is a demonstration.
     public init(
         id: String, subject: String? = nil, status: Status, startedAt: Double, endedAt: Double? = nil,
-        connected: Bool? = nil
+        connected: Bool? = nil, programme: ProgrammeLink? = nil, demo: Bool = false
     ) {
+        self.programme = programme
+        self.demo = demo
         self.id = id
         self.subject = subject
         self.status = status

@@ -140,7 +140,7 @@ extension WireEncoder {
             metadata: metadata, exercise: summary.exercise, side: summary.side, includeType: includeType,
             into: &buffer)
         encodeSummaryMeasures(summary, into: &buffer)
-        buffer.append(UInt8(ascii: "}"))
+        appendSummaryTail(metadata: metadata, into: &buffer)
     }
 
     /// Writes a session summary whose measures were written before by ``encodeSummaryMeasures(_:into:)`` (a stored
@@ -157,14 +157,35 @@ extension WireEncoder {
     ) {
         appendSummaryHead(metadata: metadata, exercise: exercise, side: side, includeType: false, into: &buffer)
         buffer.append(contentsOf: measures)
+        appendSummaryTail(metadata: metadata, into: &buffer)
+    }
+
+    /// Writes the members after the measures that the server knows of a session (docs/protocol.md §5.3):
+    /// `"programme":{"id","version","item"}` (`null` for a session of no programme) and `"demo"`, and the closing
+    /// brace.
+    private static func appendSummaryTail(metadata: SummaryMetadata, into buffer: inout [UInt8]) {
+        buffer.appendLiteral(#","programme":"#)
+        if let programme = metadata.programme {
+            buffer.appendLiteral(#"{"id":"#)
+            buffer.appendJSONString(programme.id)
+            buffer.appendLiteral(#","version":"#)
+            buffer.appendJSONInteger(programme.version)
+            buffer.appendLiteral(#","item":"#)
+            buffer.appendJSONString(programme.item)
+            buffer.append(UInt8(ascii: "}"))
+        } else {
+            buffer.appendLiteral("null")
+        }
+        buffer.appendLiteral(#","demo":"#)
+        buffer.appendJSONBool(metadata.demo)
         buffer.append(UInt8(ascii: "}"))
     }
 
     /// The version of what ``encodeSummaryMeasures(_:into:)`` writes. Stores keep an ended session's measures
     /// rendered with their version, and use them only at this one: any change to the members it writes, their order
     /// or their number formatting must raise it (`EncoderTests` fails until it does). Version 2 appended `holds` and
-    /// `bestHold` (docs/protocol.md §5.4).
-    public static let summaryMeasuresVersion = 2
+    /// `bestHold` (docs/protocol.md §5.4), version 3 `goal` (§5.3).
+    public static let summaryMeasuresVersion = 3
 
     /// Writes the members of a summary (docs/protocol.md §5) that come from the engine's summary alone, from `duration`
     /// to `bestHold`, without braces: everything but the id, subject, exercise, side, status, `connected` and the
@@ -227,6 +248,20 @@ extension WireEncoder {
         }
         buffer.appendLiteral(#"],"bestHold":"#)
         buffer.appendJSONNumber(summary.bestHold)
+        buffer.appendLiteral(#","goal":"#)
+        if let goal = summary.goal {
+            buffer.appendLiteral(#"{"sets":"#)
+            buffer.appendJSONInteger(goal.sets)
+            buffer.appendLiteral(#","setsDone":"#)
+            buffer.appendJSONInteger(goal.setsDone)
+            buffer.appendLiteral(#","repsPerSet":"#)
+            buffer.appendJSONInteger(goal.repsPerSet)
+            buffer.appendLiteral(#","met":"#)
+            buffer.appendJSONBool(goal.met)
+            buffer.append(UInt8(ascii: "}"))
+        } else {
+            buffer.appendLiteral("null")
+        }
     }
 
     /// Writes one hold attempt of a summary's `holds` (docs/protocol.md §5.4):

@@ -193,6 +193,38 @@ enum PostgresSchema {
             sql: """
                 ALTER TABLE sessions ADD COLUMN holds TEXT COLLATE "C" NOT NULL DEFAULT '';
                 """),
+        // v10: the SQLite schema's version 14: programmes (docs/protocol.md §5.3), every version a row, and the
+        // programme item and demonstration flag of each session, and patient codes (docs/protocol.md §6.1).
+        Migration(
+            version: 10,
+            sql: """
+                CREATE TABLE programmes (
+                    tenant TEXT COLLATE "C" NOT NULL,
+                    id TEXT COLLATE "C" NOT NULL,
+                    version INTEGER NOT NULL CHECK (version >= 1),
+                    subject TEXT COLLATE "C" NOT NULL,
+                    starts_on TEXT COLLATE "C" NOT NULL,
+                    ends_on TEXT COLLATE "C",
+                    definition TEXT COLLATE "C" NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    ended_at BIGINT,
+                    PRIMARY KEY (tenant, id, version)
+                );
+                CREATE INDEX programmes_by_subject ON programmes (tenant, subject, id DESC);
+                ALTER TABLE sessions ADD COLUMN programme_id TEXT COLLATE "C", ADD COLUMN programme_version INTEGER,
+                    ADD COLUMN programme_item TEXT COLLATE "C", ADD COLUMN demo BOOLEAN NOT NULL DEFAULT false;
+                CREATE TABLE access_codes (
+                    tenant TEXT COLLATE "C" NOT NULL,
+                    id TEXT COLLATE "C" NOT NULL,
+                    subject TEXT COLLATE "C" NOT NULL,
+                    digest BYTEA NOT NULL UNIQUE,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    revoked_at BIGINT,
+                    PRIMARY KEY (tenant, id)
+                );
+                CREATE INDEX access_codes_by_subject ON access_codes (tenant, subject, id);
+                """),
     ]
 
     /// SQL that compresses `columns` (`table.column`) with LZ4 where the server was built with it, and leaves

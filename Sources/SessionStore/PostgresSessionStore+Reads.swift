@@ -306,6 +306,7 @@ enum PostgresSessionReads {
         if let exercise = query.exercise { statement.append(" AND exercise = ", .string(exercise)) }
         if let from = query.from { statement.append(" AND started_at >= ", .int(from)) }
         if let to = query.to { statement.append(" AND started_at < ", .int(to)) }
+        if !query.includesDemo { statement.append(" AND NOT demo") }
         if let before {
             statement.append(" AND (started_at, id) < (", .int(before.startedAt))
             statement.append(", ", .string(before.id.description))

@@ -51,6 +51,8 @@ extension PostgresSessionStore {
                     .string(session.id.description), .string(session.tenant), .string(session.subject),
                     .string(session.status.rawValue), .int(session.startedAt), .int(session.endedAt),
                     .string(session.resumption?.start), .int(rendered == nil ? nil : rendering?.version),
+                    .string(session.programme?.id), .int(session.programme?.version), .string(session.programme?.item),
+                    .text(session.demo ? "true" : "false"),
                 ] + Self.summaryColumns(session.summary))
             renderings.append(rendered)
         }
@@ -63,7 +65,8 @@ extension PostgresSessionStore {
     /// The columns of a new row that come from the session, before its summary's; then ``newRowByteaColumns``.
     private static let newRowColumns: [(name: String, type: String)] = [
         ("id", "text"), ("tenant", "text"), ("subject", "text"), ("status", "text"), ("started_at", "int8"),
-        ("ended_at", "int8"), ("start_request", "text"), ("rendered_version", "int4"),
+        ("ended_at", "int8"), ("start_request", "text"), ("rendered_version", "int4"), ("programme_id", "text"),
+        ("programme_version", "int4"), ("programme_item", "text"), ("demo", "bool"),
     ]
 
     /// The columns of a new row whose arrays are written as `bytea[]`, last.

@@ -29,6 +29,8 @@ public struct ProgressQuery: Sendable, Hashable {
     public var limit: Int
     /// The opaque cursor of a later page's ``ProgressPage/next``; nil for the latest sessions.
     public var cursor: String?
+    /// Whether demonstrations (``StoredSession/demo``) are included; they are left out by default.
+    public var includesDemo = false
 
     /// Creates a query.
     /// - Parameters:

@@ -209,6 +209,44 @@ enum SQLiteSchema {
             sql: """
                 ALTER TABLE sessions ADD COLUMN holds TEXT NOT NULL DEFAULT '';
                 """),
+        // v14: programmes (docs/protocol.md §5.3), every version kept like custom exercises' (v5): the definition is
+        // the application's text, opaque here, beside the columns listings and adherence filter on. Ending one
+        // stamps `ended_at` on every row of the id. A session records the programme item it was started for (id,
+        // version, item; NULL for none) and whether it was a demonstration (`demo`, 1/0), which adherence and
+        // progress leave out unless asked. Patient codes (docs/protocol.md §6.1): the SHA-256 of each code (never the
+        // code), the subject it is limited to, when it expires and when it was revoked.
+        Migration(
+            version: 14,
+            sql: """
+                CREATE TABLE programmes (
+                    tenant TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    version INTEGER NOT NULL CHECK (version >= 1),
+                    subject TEXT NOT NULL,
+                    starts_on TEXT NOT NULL,
+                    ends_on TEXT,
+                    definition TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    ended_at INTEGER,
+                    PRIMARY KEY (tenant, id, version)
+                );
+                CREATE INDEX programmes_by_subject ON programmes (tenant, subject, id DESC);
+                ALTER TABLE sessions ADD COLUMN programme_id TEXT;
+                ALTER TABLE sessions ADD COLUMN programme_version INTEGER;
+                ALTER TABLE sessions ADD COLUMN programme_item TEXT;
+                ALTER TABLE sessions ADD COLUMN demo INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE access_codes (
+                    tenant TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    digest BLOB NOT NULL UNIQUE,
+                    created_at INTEGER NOT NULL,
+                    expires_at INTEGER NOT NULL,
+                    revoked_at INTEGER,
+                    PRIMARY KEY (tenant, id)
+                );
+                CREATE INDEX access_codes_by_subject ON access_codes (tenant, subject, id);
+                """),
     ]
 
     /// The version this code writes.

@@ -41,6 +41,7 @@ extension SQLiteSessionStore {
         if query.exercise != nil { sql += " AND exercise = ?3" }
         if query.from != nil { sql += " AND started_at >= ?4" }
         if query.to != nil { sql += " AND started_at < ?5" }
+        if !query.includesDemo { sql += " AND demo = 0" }
         if query.cursor != nil { sql += " AND (started_at, id) < (?7, ?8)" }
         return sql + " ORDER BY started_at DESC, id DESC LIMIT ?6"
     }

@@ -110,6 +110,21 @@ extension SQLiteSessionStore {
                 try update.step()
             }
         }
+        if session.programme != nil || session.demo {
+            try db.withStatement(
+                """
+                UPDATE sessions SET programme_id = ?2, programme_version = ?3, programme_item = ?4, demo = ?5
+                WHERE id = ?1
+                """
+            ) { update throws(SessionStoreError) in
+                try update.bind(session.id.description, at: 1)
+                try update.bind(session.programme?.id, at: 2)
+                try update.bind(session.programme?.version, at: 3)
+                try update.bind(session.programme?.item, at: 4)
+                try update.bind(session.demo ? 1 : 0, at: 5)
+                try update.step()
+            }
+        }
         if let resumption = session.resumption {
             try db.withStatement("UPDATE sessions SET resume_digest = ?2, start_request = ?3 WHERE id = ?1") {
                 update throws(SessionStoreError) in

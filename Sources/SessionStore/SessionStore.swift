@@ -278,6 +278,79 @@ public protocol SessionStore: Sendable {
     /// - Throws: Database errors.
     func deleteExercise(id: String, tenant: String) async throws -> Int?
 
+    // MARK: Programmes (docs/protocol.md §5.3)
+
+    /// Stores a new version of a programme, atomically: the store numbers it one past the id's latest version (1 for
+    /// a new id), gets its text from `definition`, and checks the tenant's stored versions against `maxVersions` in
+    /// the same transaction.
+    /// - Parameters:
+    ///   - draft: The programme's id, tenant and the columns kept beside the text.
+    ///   - write: ``ExerciseWrite/create`` (the id must be unused) or ``ExerciseWrite/update`` (the programme must
+    ///     exist and run).
+    ///   - maxVersions: The most programme versions a tenant may store.
+    ///   - definition: The text to store, given the version number it is stored as.
+    /// - Returns: What was stored.
+    /// - Throws: ``SessionStoreError/alreadyExists`` (create); ``SessionStoreError/notFound`` (update: no such
+    ///   programme); ``SessionStoreError/ended`` (update: it was ended); ``SessionStoreError/tooManyVersions(limit:)``;
+    ///   database errors.
+    func saveProgramme(
+        _ draft: ProgrammeDraft, as write: ExerciseWrite, maxVersions: Int, definition: @Sendable (Int) -> String
+    ) async throws -> StoredProgramme
+
+    /// One version of a tenant's programme.
+    /// - Parameters:
+    ///   - id: The programme id.
+    ///   - tenant: Its tenant.
+    ///   - version: The version, or nil for the latest (also of an ended programme).
+    /// - Returns: The version, or nil when there is none.
+    /// - Throws: Database errors.
+    func programme(id: String, tenant: String, version: Int?) async throws -> StoredProgramme?
+
+    /// One page of a tenant's programmes at their latest versions, newest first.
+    /// - Parameter query: Tenant, filters, page size and cursor.
+    /// - Returns: The page.
+    /// - Throws: ``SessionStoreError/invalidCursor``; database errors.
+    func programmes(_ query: ProgrammeQuery) async throws -> ProgrammePage
+
+    /// Ends a running programme: its versions stay readable and its sessions keep their link.
+    /// - Parameters:
+    ///   - id: The programme id.
+    ///   - tenant: Its tenant.
+    /// - Returns: Whether a running programme was ended (false: unknown, or already ended).
+    /// - Throws: Database errors.
+    func endProgramme(id: String, tenant: String) async throws -> Bool
+
+    // MARK: Patient codes (docs/protocol.md §6.1)
+
+    /// Stores a new patient code, checking in the same transaction that the subject keeps fewer than `maxPerSubject`
+    /// codes that neither expired nor were revoked by `code.createdAt`.
+    /// - Parameters:
+    ///   - code: The code's record (its digest, never the code).
+    ///   - maxPerSubject: The most working codes a subject may have.
+    /// - Throws: ``SessionStoreError/alreadyExists`` (the id or digest is taken);
+    ///   ``SessionStoreError/tooManyVersions(limit:)`` when the subject has `maxPerSubject` working codes; database
+    ///   errors.
+    func createAccessCode(_ code: StoredAccessCode, maxPerSubject: Int) async throws
+
+    /// Patient codes: one subject's of a tenant, or, with both nil, every code of every tenant that has not expired
+    /// by the store's clock, revoked ones included (what a server loads at start, and what the nodes sharing a
+    /// database read again to learn of each other's codes and revocations).
+    /// - Parameters:
+    ///   - tenant: The tenant, or nil for all.
+    ///   - subject: The subject, or nil for all of the tenant's.
+    /// - Returns: The codes, oldest first.
+    /// - Throws: Database errors.
+    func accessCodes(tenant: String?, subject: String?) async throws -> [StoredAccessCode]
+
+    /// Revokes a code of a subject at once.
+    /// - Parameters:
+    ///   - id: The code's id.
+    ///   - tenant: Its tenant.
+    ///   - subject: Its subject.
+    /// - Returns: The code as revoked, or nil when the subject has no working code with this id.
+    /// - Throws: Database errors.
+    func revokeAccessCode(id: String, tenant: String, subject: String) async throws -> StoredAccessCode?
+
     /// Checks that the store can take a write now (a readiness probe) by making one: this node's row of the probe
     /// table is written in a transaction of its own, as a session's create would be (a full disk, a read-only or
     /// lost database fails it). Nothing else changes.

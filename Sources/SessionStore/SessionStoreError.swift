@@ -36,6 +36,8 @@ public enum SessionStoreError: Error, Sendable, Hashable {
     case tooManyExercises(limit: Int)
     /// A tenant already has `limit` stored exercise versions.
     case tooManyVersions(limit: Int)
+    /// The programme was ended, so it takes no new version.
+    case ended
     /// The store was closed.
     case closed
 }

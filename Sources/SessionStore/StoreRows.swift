@@ -31,13 +31,15 @@ enum SessionRows {
     static let sessionColumns = """
         id, tenant, subject, status, started_at, ended_at, exercise, side, first_t, last_t, frames, visible_frames,
         rep_count, rejected_count, best, baseline, fault_counts, exercise_version, prescribed_target, prescribed_rest,
-        prescribed_enter, prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets, per_side, holds
+        prescribed_enter, prescribed_exit, prescribed_hold_seconds, prescribed_reps, prescribed_sets, per_side, holds,
+        programme_id, programme_version, programme_item, demo
         """
 
     /// The `sessions` columns a listing reads first (``rendered(from:version:)``): the row's own, and its rendered
     /// summary.
     static let listedColumns = """
-        id, tenant, subject, status, started_at, ended_at, exercise, side, rendered_version, rendered
+        id, tenant, subject, status, started_at, ended_at, exercise, side, rendered_version, rendered, programme_id,
+        programme_version, programme_item, demo
         """
 
     /// A row of ``listedColumns`` as a rendered session: nil when its summary is not kept rendered at `version`
@@ -50,7 +52,15 @@ enum SessionRows {
         let side = try Self.side(of: row)
         return RenderedSession(
             id: id, tenant: row.string(1), subject: row.optionalString(2), status: status, startedAt: row.int64(4),
-            endedAt: row.optionalInt64(5), exercise: row.string(6), side: side, summary: row.blob(9))
+            endedAt: row.optionalInt64(5), exercise: row.string(6), side: side, summary: row.blob(9),
+            programme: programme(from: row, at: 10), demo: row.int64(13) != 0)
+    }
+
+    /// The programme link of a row whose columns `first`, `first + 1` and `first + 2` hold the programme's id,
+    /// version and item; nil for a session of no programme.
+    static func programme(from row: some StoreRow, at first: Int32) -> ProgrammeLink? {
+        guard let id = row.optionalString(first) else { return nil }
+        return ProgrammeLink(id: id, version: row.int(first + 1), item: row.string(first + 2))
     }
 
     /// The side of a row whose column 7 holds it (``sessionColumns``, ``listedColumns``).
@@ -68,7 +78,11 @@ enum SessionRows {
 
     /// The `sessions` columns a ``ProgressEntry`` is read from, in the order ``progressRow(from:)`` expects.
     static let progressColumns =
-        "id, started_at, exercise, status, best, rep_count, rejected_count, mean_peak, fault_counts, prescribed_target"
+        """
+        id, started_at, exercise, status, best, rep_count, rejected_count, mean_peak, fault_counts,
+        prescribed_hold_seconds, prescribed_reps, prescribed_sets, programme_id, programme_version, programme_item, demo,
+        prescribed_target
+        """
 
     /// The `sessions` columns ``resumePoint(of:from:)`` reads besides the session's.
     static let resumeColumns = "resume_digest, start_request, engine_state, checkpoint_t, updated_at, holder"
@@ -93,7 +107,8 @@ enum SessionRows {
             perSide: perSide)
         return StoredSession(
             id: id, tenant: row.string(1), subject: row.optionalString(2), status: status, startedAt: row.int64(4),
-            endedAt: row.optionalInt64(5), summary: summary)
+            endedAt: row.optionalInt64(5), summary: summary, programme: programme(from: row, at: 27),
+            demo: row.int64(30) != 0)
     }
 
     /// Reads a rep over ``repColumns`` from column `first` on; nil when its side is not one.
@@ -142,10 +157,17 @@ enum SessionRows {
             let faultCounts = SessionRecordCoding.decodeFaultCounts(row.string(8))
         else { throw .corruptRecord(id: row.string(0)) }
         let startedAt = row.int64(1)
-        let entry = ProgressEntry(
+        var entry = ProgressEntry(
             id: id.description, startedAt: Double(startedAt) / 1000, exercise: row.string(2), status: status,
             best: row.optionalDouble(4), repCount: row.int(5), rejectedCount: row.int(6),
-            meanPeak: row.optionalDouble(7), faultCounts: faultCounts, target: row.optionalDouble(9))
+            meanPeak: row.optionalDouble(7), faultCounts: faultCounts, target: row.optionalDouble(16))
+        entry.programme = programme(from: row, at: 12)
+        entry.demo = row.int64(15) != 0
+        entry.goal = Goal(
+            prescription: Prescription(
+                holdSeconds: row.optionalDouble(9), reps: row.optionalInt64(10).map(Int.init),
+                sets: row.optionalInt64(11).map(Int.init)),
+            repCount: entry.repCount)
         return ProgressRow(startedAt: startedAt, id: id, entry: entry)
     }
 

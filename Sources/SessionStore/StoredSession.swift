@@ -27,6 +27,11 @@ public struct StoredSession: Sendable, Hashable {
     /// ``SessionStore/create(_:)``, read back only by ``SessionStore/resumePoint(id:tenant:)`` (nil in every other
     /// read).
     public var resumption: SessionResumption?
+    /// The programme item it was started for (docs/protocol.md §5.3), if any.
+    public var programme: ProgrammeLink?
+    /// Whether it was a demonstration (a simulated person, not the subject): left out of adherence and progress
+    /// unless asked for.
+    public var demo: Bool
 
     /// Creates a stored session.
     /// - Parameters:
@@ -38,10 +43,15 @@ public struct StoredSession: Sendable, Hashable {
     ///   - endedAt: End time, Unix milliseconds; nil while live.
     ///   - summary: The summary so far.
     ///   - resumption: What resuming it needs, if it can be resumed.
+    ///   - programme: The programme item it was started for.
+    ///   - demo: Whether it was a demonstration.
     public init(
         id: SessionID, tenant: String, subject: String? = nil, status: SessionStatus = .live, startedAt: Int64,
-        endedAt: Int64? = nil, summary: SessionSummary, resumption: SessionResumption? = nil
+        endedAt: Int64? = nil, summary: SessionSummary, resumption: SessionResumption? = nil,
+        programme: ProgrammeLink? = nil, demo: Bool = false
     ) {
+        self.programme = programme
+        self.demo = demo
         self.resumption = resumption
         self.id = id
         self.tenant = tenant

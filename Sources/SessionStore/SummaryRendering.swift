@@ -75,12 +75,18 @@ public struct RenderedSession: Sendable, Hashable {
     public var side: BodySide?
     /// Its summary, as ``SummaryRendering/render`` wrote it.
     public var summary: [UInt8]
+    /// The programme item it was started for, if any.
+    public var programme: ProgrammeLink?
+    /// Whether it was a demonstration.
+    public var demo: Bool
 
     /// Creates a rendered session.
     public init(
         id: SessionID, tenant: String, subject: String?, status: SessionStatus, startedAt: Int64, endedAt: Int64?,
-        exercise: String, side: BodySide?, summary: [UInt8]
+        exercise: String, side: BodySide?, summary: [UInt8], programme: ProgrammeLink? = nil, demo: Bool = false
     ) {
+        self.programme = programme
+        self.demo = demo
         self.id = id
         self.tenant = tenant
         self.subject = subject

@@ -64,9 +64,9 @@ struct ServerMessageTests {
         var bytes: [UInt8] = []
         WireEncoder.encodeSummary(summary, metadata: metadata, includeType: true, into: &bytes)
         let text = String(decoding: bytes, as: UTF8.self)
-        let tail = #","holds":[],"bestHold":null}"#
+        let tail = #","holds":[],"bestHold":null,"goal":null,"programme":null,"demo":false}"#
         #expect(text.hasSuffix(tail))
-        return text.dropLast(tail.count) + members + "}"
+        return text.dropLast(tail.count) + members + #","goal":null,"programme":null,"demo":false}"#
     }
 
     @Test func readsASummaryFromAServerWithoutHolds() throws {

@@ -22,8 +22,8 @@ import Testing
     static func router() -> Router {
         var router = Router()
         router.callerRoutes { routes in
-            routes.get("/whoami") { _, caller in .text("\(caller.tenant) \(caller.role)") }
-            routes.post("/refused") { _, _ in
+            routes.get("/whoami", patient: .scoped) { _, caller in .text("\(caller.tenant) \(caller.role)") }
+            routes.post("/refused", patient: .refused) { _, _ in
                 throw WireError(code: .invalidExercise, message: "bad threshold", pointer: "/thresholds/enter")
             }
         }

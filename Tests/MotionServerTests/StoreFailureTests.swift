@@ -51,6 +51,17 @@ struct FailingStore: SessionStore {
     func currentExercises(tenant: String?) async throws -> [StoredExercise] { throw Down() }
     func exercise(id: String, tenant: String, version: Int?) async throws -> StoredExercise? { throw Down() }
     func deleteExercise(id: String, tenant: String) async throws -> Int? { throw Down() }
+    func saveProgramme(
+        _ draft: ProgrammeDraft, as write: ExerciseWrite, maxVersions: Int, definition: @Sendable (Int) -> String
+    ) async throws -> StoredProgramme { throw Down() }
+    func programme(id: String, tenant: String, version: Int?) async throws -> StoredProgramme? { throw Down() }
+    func programmes(_ query: ProgrammeQuery) async throws -> ProgrammePage { throw Down() }
+    func endProgramme(id: String, tenant: String) async throws -> Bool { throw Down() }
+    func createAccessCode(_ code: StoredAccessCode, maxPerSubject: Int) async throws { throw Down() }
+    func accessCodes(tenant: String?, subject: String?) async throws -> [StoredAccessCode] { throw Down() }
+    func revokeAccessCode(id: String, tenant: String, subject: String) async throws -> StoredAccessCode? {
+        throw Down()
+    }
     func probe() async throws { throw Down() }
     func close() async {}
 }
@@ -77,8 +88,22 @@ struct StoreFailureTests {
             ("PUT", "/v1/exercises/custom", custom.replacingOccurrences(of: "55", with: "60"), "saveExercise"),
             ("DELETE", "/v1/exercises/custom", "", "deleteExercise"),
             ("GET", "/v1/exercises/custom/versions/1", "", "getExercise"),
+            ("POST", "/v1/sessions", #"{"programme":{"id":"\#(id)","item":"a1"}}"#, "getProgramme"),
+            ("POST", "/v1/programmes", programme, "saveProgramme"),
+            ("GET", "/v1/programmes?subject=p", "", "listProgrammes"),
+            ("GET", "/v1/programmes/\(id)", "", "getProgramme"),
+            ("PUT", "/v1/programmes/\(id)", programme, "getProgramme"),
+            ("DELETE", "/v1/programmes/\(id)", "", "getProgramme"),
+            ("GET", "/v1/subjects/patient-17/adherence", "", "listProgrammes"),
+            ("POST", "/v1/subjects/patient-17/access", "", "createAccessCode"),
+            ("GET", "/v1/subjects/patient-17/access", "", "listAccessCodes"),
+            ("DELETE", "/v1/subjects/patient-17/access/\(id)", "", "revokeAccessCode"),
         ]
     }()
+
+    /// A programme the exercise checks accept (docs/protocol.md §5.3).
+    static let programme =
+        #"{"subject":"p","startsOn":"2026-12-07","items":[{"item":"a1","exercise":"squat","prescription":{"reps":5}}]}"#
 
     /// A custom exercise the library holds (as loaded at start), so that its routes reach the store.
     static let custom =
@@ -99,6 +124,8 @@ struct StoreFailureTests {
         var router = Router()
         SessionRoutes(context: context).add(to: &router)
         ExerciseRoutes(context: context).add(to: &router)
+        ProgrammeRoutes(context: context).add(to: &router)
+        AccessRoutes(context: context).add(to: &router)
         let configuration = testConfiguration { $0.errorRenderer = REST.errorRenderer }
         try await withTestServer(
             configuration, router: router,

@@ -296,7 +296,7 @@ import Testing
             + #""trough":10.0,"range":120.25,"timeToPeak":null,"side":null}],"#
             + #""faultCounts":{"keepUpperArmStill":2,"keepTrunkUpright":1},"exerciseVersion":1,"#
             + #""prescription":{"target":null,"rest":null,"enter":null,"exit":null,"holdSeconds":null,"reps":null,"#
-            + #""sets":null},"perSide":null,"holds":[],"bestHold":null}"#
+            + #""sets":null},"perSide":null,"holds":[],"bestHold":null,"goal":null,"programme":null,"demo":false}"#
         #expect(Self.encode { WireEncoder.encodeSummary(Self.summary, metadata: Self.metadata, into: &$0) } == body)
         let message = Self.encode {
             WireEncoder.encodeSummary(Self.summary, metadata: Self.metadata, includeType: true, into: &$0)
@@ -316,7 +316,27 @@ import Testing
         #expect(json.hasPrefix(#"{"id":"x","subject":null,"exercise":"elbowFlexion","side":null,"status":"live","#))
         #expect(json.contains(#""startedAt":"1970-01-01T00:00:00Z","endedAt":null,"#))
         #expect(json.contains(#""best":null,"baseline":null,"reps":[],"faultCounts":{},"exerciseVersion":1,"#))
-        #expect(json.hasSuffix(#""perSide":null,"holds":[],"bestHold":null}"#))
+        #expect(
+            json.hasSuffix(#""perSide":null,"holds":[],"bestHold":null,"goal":null,"programme":null,"demo":false}"#))
+    }
+
+    /// A programme item's session (docs/protocol.md §5.3): its goal among the measures, then its programme and the
+    /// demonstration flag.
+    @Test func encodesTheGoalTheProgrammeAndTheDemoFlag() {
+        var summary = Self.summary
+        summary.prescription = Prescription(reps: 4, sets: 3)
+        var metadata = Self.metadata
+        metadata.programme = ProgrammeLink(id: "01KBZ0000000000000000000AA", version: 2, item: "a1")
+        metadata.demo = true
+        let json = Self.encode { WireEncoder.encodeSummary(summary, metadata: metadata, into: &$0) }
+        #expect(
+            json.hasSuffix(
+                #""bestHold":null,"goal":{"sets":3,"setsDone":2,"repsPerSet":4,"met":false},"#
+                    + #""programme":{"id":"01KBZ0000000000000000000AA","version":2,"item":"a1"},"demo":true}"#),
+            "\(json)")
+        summary.repCount = 12
+        let met = Self.encode { WireEncoder.encodeSummary(summary, metadata: metadata, into: &$0) }
+        #expect(met.contains(#""goal":{"sets":3,"setsDone":3,"repsPerSet":4,"met":true}"#))
     }
 
     @Test func encodesEveryHoldAndTheLongestAsBestHold() {
@@ -330,7 +350,7 @@ import Testing
             json.hasSuffix(
                 #""perSide":null,"holds":[{"start":2.5,"held":4.25,"completed":false},"#
                     + #"{"start":9.0,"held":121.5,"completed":true},{"start":140.0,"held":12.0,"completed":true}],"#
-                    + #""bestHold":121.5}"#), "\(json)")
+                    + #""bestHold":121.5,"goal":null,"programme":null,"demo":false}"#), "\(json)")
     }
 
     @Test func encodesTheEffectivePrescriptionAndPerSideTallies() {
@@ -343,13 +363,15 @@ import Testing
             .left: SideTally(repCount: 3, rejectedCount: 1, best: 55.5),
         ]
         let json = Self.encode { WireEncoder.encodeSummary(summary, metadata: Self.metadata, into: &$0) }
-        #expect(
-            json.hasSuffix(
-                #""faultCounts":{"keepUpperArmStill":2,"keepTrunkUpright":1},"exerciseVersion":3,"#
-                    + #""prescription":{"target":50.0,"rest":30.0,"enter":35.333333333333336,"exit":32.0,"#
-                    + #""holdSeconds":null,"reps":10,"sets":3},"#
-                    + #""perSide":{"left":{"repCount":3,"rejectedCount":1,"best":55.5},"#
-                    + #""right":{"repCount":2,"rejectedCount":0,"best":null}},"holds":[],"bestHold":null}"#), "\(json)")
+        let tail: String = [
+            #""faultCounts":{"keepUpperArmStill":2,"keepTrunkUpright":1},"exerciseVersion":3,"#,
+            #""prescription":{"target":50.0,"rest":30.0,"enter":35.333333333333336,"exit":32.0,"#,
+            #""holdSeconds":null,"reps":10,"sets":3},"#,
+            #""perSide":{"left":{"repCount":3,"rejectedCount":1,"best":55.5},"#,
+            #""right":{"repCount":2,"rejectedCount":0,"best":null}},"holds":[],"bestHold":null,"#,
+            #""goal":{"sets":3,"setsDone":1,"repsPerSet":10,"met":false},"programme":null,"demo":false}"#,
+        ].joined()
+        #expect(json.hasSuffix(tail), "\(json)")
         var hold = Prescription(target: 90, rest: 30, enter: 90, exit: 60, holdSeconds: 8)
         hold.sets = 2
         #expect(
@@ -359,7 +381,9 @@ import Testing
         #expect(
             Self.encode { WireEncoder.encodeSummary(summary, metadata: Self.metadata, into: &$0) }
                 .hasSuffix(
-                    #""perSide":{"left":{"repCount":0,"rejectedCount":0,"best":null}},"holds":[],"bestHold":null}"#))
+                    #""perSide":{"left":{"repCount":0,"rejectedCount":0,"best":null}},"holds":[],"bestHold":null,"#
+                        + #""goal":{"sets":3,"setsDone":1,"repsPerSet":10,"met":false},"programme":null,"demo":false}"#)
+        )
     }
 
     /// A summary with every kind of member the measures hold: reps with and without motion and faults, fault
@@ -389,16 +413,16 @@ import Testing
                     metadata: Self.metadata, into: &$0)
             }
             #expect(fromMeasures == whole)
-            #expect(whole.hasSuffix("," + measures + "}"))
+            #expect(whole.hasSuffix("," + measures + #","programme":null,"demo":false}"#))
         }
     }
 
     /// Stores keep rendered measures with ``WireEncoder/summaryMeasuresVersion`` and use them only at that version:
-    /// these bytes are version 2 (version 1 ended at `perSide`). When this fails, the measures' JSON changed: raise the
+    /// these bytes are version 3 (version 1 ended at `perSide`, version 2 at `bestHold`). When this fails, the measures' JSON changed: raise the
     /// version, then record the new bytes here, so that measures stored by the older code are encoded again rather
     /// than served.
-    @Test func theMeasuresOfVersionTwoAreTheseBytes() {
-        #expect(WireEncoder.summaryMeasuresVersion == 2)
+    @Test func theMeasuresOfVersionThreeAreTheseBytes() {
+        #expect(WireEncoder.summaryMeasuresVersion == 3)
         #expect(
             Self.encode { WireEncoder.encodeSummaryMeasures(Self.everyMeasure, into: &$0) }
                 == #""duration":93.5,"frames":2802,"visibleRatio":0.9700214132762313,"repCount":10,"rejectedCount":2,"#
@@ -412,7 +436,7 @@ import Testing
                 + #""perSide":{"left":{"repCount":3,"rejectedCount":1,"best":55.5},"#
                 + #""right":{"repCount":0,"rejectedCount":0,"best":null}},"#
                 + #""holds":[{"start":2.5,"held":14.75,"completed":true},{"start":20.0,"held":0.5,"completed":false}],"#
-                + #""bestHold":14.75"#)
+                + #""bestHold":14.75,"goal":{"sets":3,"setsDone":1,"repsPerSet":10,"met":false}"#)
     }
 
     @Test func encodesErrors() {

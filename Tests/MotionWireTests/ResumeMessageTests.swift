@@ -64,6 +64,10 @@ struct StartRequestEncodingTests {
             exercise: "a-custom_exercise", format: .coco, normalized: true,
             options: .init(prescription: Prescription(target: -12.5, rest: -360), snapshots: .off)),
         StartRequest(exercise: "plank", format: .vision, options: .init(prescription: Prescription(holdSeconds: 3600))),
+        StartRequest(
+            exercise: "sitToStand", subject: "patient-17",
+            options: .init(prescription: Prescription(reps: 10, sets: 3)),
+            programme: ProgrammeLink(id: "01KBZ0000000000000000000AA", version: 4, item: "a1"), demo: true),
     ]
 
     @Test(arguments: requests)

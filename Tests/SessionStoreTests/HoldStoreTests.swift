@@ -105,11 +105,13 @@ import Testing
             }
             let store = try await SQLiteSessionStore(path: path.path)
             let raw = try RawDatabase(path: path)
-            #expect(try raw.integer("PRAGMA user_version") == 13)
+            #expect(try raw.integer("PRAGMA user_version") == SQLiteSchema.newestVersion)
             #expect(try raw.strings("SELECT holds FROM sessions ORDER BY id") == ["", ""])
             let old = try #require(try await store.session(id: finished, tenant: "clinic-1"))
             #expect(old.summary.holds.isEmpty)
             #expect(old.summary.bestHold == nil)
+            #expect(old.programme == nil, "sessions stored before programmes have none")
+            #expect(old.demo == false)
             #expect(old.summary.repCount == 1)
             #expect(try await store.claim(id: live, tenant: "clinic-1", from: nil))
             let summary = SessionSummary.make(exercise: "plankHold", side: nil, holds: Self.plank)
@@ -145,11 +147,14 @@ import Testing
         let store = try await PostgresSessionStore(url: url)
         let raw = try RawDatabase(url: url)
         defer { raw.close() }
-        #expect(try raw.strings("SELECT max(version)::text FROM schema_migrations") == ["9"])
+        #expect(
+            try raw.strings("SELECT max(version)::text FROM schema_migrations") == ["\(PostgresSchema.newestVersion)"])
         #expect(try raw.strings("SELECT holds FROM sessions ORDER BY id") == ["", ""])
         let old = try #require(try await store.session(id: finished, tenant: "clinic-1"))
         #expect(old.summary.holds.isEmpty)
         #expect(old.summary.repCount == 1)
+        #expect(old.programme == nil, "sessions stored before programmes have none")
+        #expect(old.demo == false)
         #expect(try await store.claim(id: live, tenant: "clinic-1", from: nil))
         let summary = SessionSummary.make(exercise: "plankHold", side: nil, holds: Self.plank)
         try await store.finish(

@@ -18,14 +18,14 @@ struct PostgresStoreTests {
         defer { raw.close() }
         #expect(
             try raw.strings("SELECT version FROM schema_migrations ORDER BY version")
-                == ["1", "2", "3", "4", "5", "6", "7", "8", "9"])
-        #expect(PostgresSchema.newestVersion == 9)
+                == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"])
+        #expect(PostgresSchema.newestVersion == 10)
         let tables = try raw.strings(
             "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")
         #expect(
             tables == [
-                "exercises", "motion_chunks", "motion_series", "nodes", "reps", "schema_migrations", "series",
-                "series_chunks", "sessions", "store_probe",
+                "access_codes", "exercises", "motion_chunks", "motion_series", "nodes", "programmes", "reps",
+                "schema_migrations", "series", "series_chunks", "sessions", "store_probe",
             ])
         let lz4 = try raw.integer(
             "SELECT count(*) FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)")
@@ -52,7 +52,7 @@ struct PostgresStoreTests {
         let raw = try RawDatabase(url: url)
         defer { raw.close() }
         try raw.execute("INSERT INTO schema_migrations (version, applied_at) VALUES (99, 0)")
-        await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 9)) {
+        await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 10)) {
             _ = try await PostgresSessionStore(url: url)
         }
     }

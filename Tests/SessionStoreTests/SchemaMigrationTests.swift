@@ -9,19 +9,20 @@ import Testing
         try await withSQLiteStore { store, path in
             let raw = try RawDatabase(path: path)
             #expect(try raw.integer("PRAGMA user_version") == SQLiteSchema.newestVersion)
-            #expect(SQLiteSchema.newestVersion == 13)
+            #expect(SQLiteSchema.newestVersion == 14)
             #expect(try raw.strings("PRAGMA journal_mode") == ["wal"])
             let tables = try raw.strings("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
             #expect(
                 tables == [
-                    "exercises", "motion_chunks", "motion_series", "reps", "series", "series_chunks", "sessions",
-                    "store_probe",
+                    "access_codes", "exercises", "motion_chunks", "motion_series", "programmes", "reps", "series",
+                    "series_chunks", "sessions", "store_probe",
                 ])
             let indexes = try raw.strings(
                 "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             #expect(
                 indexes == [
-                    "sessions_by_exercise", "sessions_by_start", "sessions_by_status", "sessions_by_subject",
+                    "access_codes_by_subject", "programmes_by_subject", "sessions_by_exercise", "sessions_by_start",
+                    "sessions_by_status", "sessions_by_subject",
                     "sessions_by_subject_exercise", "sessions_live",
                 ])
         }

@@ -91,6 +91,9 @@ class OperationsTests(unittest.TestCase):
         paths = doc["paths"]
         finished = SERVER.post("/v1/analyze", analyze_body("openapi")).json()["summary"]["id"]
         http_live = SERVER.post("/v1/sessions", {"exercise": "squat"}).json()["id"]
+        programme = SERVER.post("/v1/programmes", {
+            "subject": "openapi", "startsOn": "2026-12-07",
+            "items": [{"item": "a1", "exercise": "squat", "prescription": {"reps": 5}}]}).json()["id"]
         ws = SERVER.ws()
         try:
             ws_live = ws.start(exercise="squat")["session"]
@@ -103,6 +106,7 @@ class OperationsTests(unittest.TestCase):
                 # /v1/echo is mounted only with --ws-echo (docs/protocol.md §7); test_ws_echo_route covers it.
                 if path != "/v1/echo":
                     concrete = path.replace("{id}", "elbowFlexion" if "exercises" in path else
+                                            programme if path.startswith("/v1/programmes") else
                                             ws_live if path.endswith("/watch") else
                                             http_live if path.endswith(("/poses", "/stop")) else finished
                                             ).replace("{version}", "1")

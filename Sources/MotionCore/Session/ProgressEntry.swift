@@ -22,6 +22,12 @@ public struct ProgressEntry: Sendable, Hashable {
     /// The target the session counted against: its prescription's, else its exercise's then; nil for a session
     /// stored before the prescription was kept.
     public var target: Double?
+    /// The programme item the session was started for, if any (docs/protocol.md §5.3).
+    public var programme: ProgrammeLink? = nil
+    /// The goal of its prescription and how far it got, if it had one.
+    public var goal: Goal? = nil
+    /// Whether it was a demonstration.
+    public var demo = false
 
     /// Creates an entry.
     /// - Parameters:

@@ -12,6 +12,10 @@ import HTTPWire
 /// route that is not public carries its ``Caller`` (`request.context[Caller.self]`), which ``CallerRoutes`` hands
 /// to their handlers.
 ///
+/// A patient code (docs/protocol.md §6.1, ``PatientCodes``) is taken wherever a token is, with or without tokens
+/// configured, and makes a caller limited to its subject; an expired or revoked one is refused like an unknown
+/// token, also on a server without tokens.
+///
 /// A request offers one credential or none: two `Authorization` fields, or a header and a subprotocol (or two
 /// subprotocols) naming different tokens, are refused with `400 ambiguousCredentials` rather than read one way here
 /// and another way by a proxy in front.
@@ -32,20 +36,38 @@ struct Authentication: HTTPMiddleware {
             throw RESTError.ambiguousCredentials(
                 "the Authorization header and the bearer. subprotocol name different tokens")
         }
-        guard let grant = context.grant(forToken: header ?? offered?.token) else {
-            if route.isWebSocket,
-                let refusal = HTTPResponse.webSocketRefusal(
-                    to: request, code: .policyViolation, reason: "unauthorized", subprotocol: offered?.subprotocol,
-                    logger: context.logger)
-            {
-                return refusal
+        let token = header ?? offered?.token
+        let caller: Caller
+        // A patient code first: without tokens every other bearer is the default tenant's.
+        switch token.map({ context.patientCodes.lookup($0, now: context.clock()) }) ?? .unknown {
+        case .patient(let patient):
+            caller = patient
+        case .refused:
+            return try refuse(request, route: route, subprotocol: offered?.subprotocol)
+        case .unknown:
+            guard let grant = context.grant(forToken: token) else {
+                return try refuse(request, route: route, subprotocol: offered?.subprotocol)
             }
-            throw RESTError.unauthorized
+            caller = Caller(grant)
         }
-        let caller = Caller(grant)
         if Self.operatorRoutes.contains(route.pattern) && caller.role != .operator { throw RESTError.forbidden }
         request.context[Caller.self] = caller
         return nil
+    }
+
+    /// Refuses a request without a valid credential: a WebSocket handshake is accepted and closed with 1008 (which a
+    /// browser can see), anything else is `401`.
+    private func refuse(
+        _ request: HTTPRequest, route: MatchedRoute, subprotocol: String?
+    ) throws(RESTError) -> HTTPResponse {
+        if route.isWebSocket,
+            let refusal = HTTPResponse.webSocketRefusal(
+                to: request, code: .policyViolation, reason: "unauthorized", subprotocol: subprotocol,
+                logger: context.logger)
+        {
+            return refusal
+        }
+        throw .unauthorized
     }
 
     /// The token of an `Authorization: Bearer …` header (RFC 6750 §2.1), nil without one or for another scheme.

@@ -18,7 +18,17 @@ struct Caller: Sendable, Equatable, RequestContextKey {
     let tenant: String
     /// What the token grants beyond the tenant's data.
     let role: Role
-    // A programme's token will narrow this further: the patients of the tenant it may see.
+    /// For a patient code (docs/protocol.md §6.1): the one subject whose data it reaches; nil for a tenant's token.
+    var subject: String? = nil
+    /// For a patient code: the code's id, by which its live sessions are closed when it is revoked.
+    var codeID: String? = nil
+
+    /// Whether the caller holds a patient code: limited to ``subject`` as each route states (``PatientAccess``).
+    var isPatient: Bool { subject != nil }
+
+    /// Whether the caller may see data of `subject`: any of the tenant's for a tenant's token, only its own for a
+    /// patient code.
+    func reaches(subject other: String?) -> Bool { subject == nil || subject == other }
 }
 
 extension Caller {

@@ -29,9 +29,9 @@ struct FHIRRoutes {
         router.get("/fhir/CodeSystem/exercises") { _ in Self.answer(Self.exercises) }
         router.get("/fhir/CodeSystem/measures") { _ in Self.answer(Self.measures) }
         router.callerRoutes { routes in
-            routes.get("/fhir/CodeSystem/custom-exercises", handler: customExercises)
-            routes.get("/v1/sessions/{id}/fhir", handler: session)
-            routes.get("/v1/subjects/{subject}/fhir", handler: subject)
+            routes.get("/fhir/CodeSystem/custom-exercises", patient: .scoped, handler: customExercises)
+            routes.get("/v1/sessions/{id}/fhir", patient: .scoped, handler: session)
+            routes.get("/v1/subjects/{subject}/fhir", patient: .ownSubject, handler: subject)
         }
     }
 
@@ -47,7 +47,7 @@ struct FHIRRoutes {
         let kind = try Self.kind(of: request)
         guard let id = request.sessionID else { throw RESTError.notFound }
         let stored = try await context.answer("get") { try await context.store.session(id: id, tenant: caller.tenant) }
-        guard let stored else { throw RESTError.notFound }
+        guard let stored, caller.reaches(subject: stored.subject) else { throw RESTError.notFound }
         var codings = ExerciseCodings(context: context, tenant: caller.tenant)
         let observation = try await observation(of: stored, codings: &codings)
         let link = "/v1/sessions/\(id)/fhir" + (kind == .transaction ? "?type=transaction" : "")

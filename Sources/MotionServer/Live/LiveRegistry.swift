@@ -32,6 +32,13 @@ final class LiveRegistry: Sendable {
         changes.notify()
     }
 
+    /// The holders of the sessions started or resumed with the patient code `codeID` (docs/protocol.md §6.1).
+    func holders(ofCode codeID: String) -> [LiveSession] {
+        sessions.withLock { sessions in
+            sessions.values.compactMap { $0.holder.caller.codeID == codeID ? $0.holder : nil }
+        }
+    }
+
     /// Removes the session if `holder` still holds it.
     func remove(_ id: SessionID, holder: LiveSession) {
         sessions.withLock { sessions in

@@ -36,14 +36,14 @@ struct LiveRoutes {
         // Authentication has run before any of these: an unauthenticated handshake never reaches them.
         router.callerRoutes { routes in
             routes.webSocket(
-                "/v1/stream", configuration: configuration, hub: hub, logger: context.logger,
+                "/v1/stream", configuration: configuration, hub: hub, logger: context.logger, patient: .scoped,
                 shouldUpgrade: { request, _ in Self.echoBearerSubprotocol(request) }
             ) { socket, caller in
-                LiveSession(socket: socket, tenant: caller.tenant, context: context).attach()
+                LiveSession(socket: socket, caller: caller, context: context).attach()
             }
             routes.webSocket(
                 "/v1/sessions/{id}/watch", configuration: watching, hub: hub, logger: context.logger,
-                shouldUpgrade: watchable
+                patient: .refused, shouldUpgrade: watchable
             ) { socket, caller in
                 guard let id = socket.request?.sessionID else {
                     return socket.close(code: .normal, reason: "session ended")

@@ -23,6 +23,8 @@ import SessionStore
 actor LiveSession {
     nonisolated let socket: WebSocket
     nonisolated let tenant: String
+    /// Who the connection runs as (a tenant's token, or a patient code limited to one subject).
+    nonisolated let caller: Caller
     let context: AppContext
     var state: LiveSessionState
     private var decoder: MessageDecoder
@@ -36,9 +38,10 @@ actor LiveSession {
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { socket.loop.asUnownedSerialExecutor() }
 
-    init(socket: WebSocket, tenant: String, context: AppContext) {
+    init(socket: WebSocket, caller: Caller, context: AppContext) {
         self.socket = socket
-        self.tenant = tenant
+        self.caller = caller
+        self.tenant = caller.tenant
         self.context = context
         state = LiveSessionState(limits: .init(context.limits), now: socket.loop.now())
         decoder = MessageDecoder(poseDecoder: PoseDecoder(limits: context.limits.wireLimits))
@@ -94,7 +97,15 @@ actor LiveSession {
             socket.pauseReading()
             let started = socket.loop.now()
             resuming = Task { await self.resume(request, started: started) }
-        case .start(let start): try begin(start)
+        case .start(let start):
+            guard start.programme != nil || caller.subject != nil else {
+                try begin(start)
+                return true
+            }
+            try state.requireFirstMessage()
+            // A programme item's start reads the programme first; the socket waits, so nothing overtakes it.
+            socket.pauseReading()
+            resuming = Task { await self.beginProgramme(start) }
         case .pose(let pose):
             try state.requireSession()
             flow(frames: 1)
@@ -135,12 +146,44 @@ actor LiveSession {
         }
     }
 
-    private func begin(_ start: StartRequest) throws(WireError) {
+    /// Starts a programme item's session (``ProgrammeStart``); a refusal is answered like any `start`'s, and the
+    /// connection stays open for another.
+    private func beginProgramme(_ start: StartRequest) async {
+        do throws(WireError) {
+            let resolved = try await ProgrammeStart.resolve(start, caller: caller, context: context)
+            // The client may have gone while the programme was read: nothing is started for nobody.
+            guard state.connected else {
+                resuming = nil
+                return
+            }
+            if let resolved {
+                try begin(resolved.start, exercise: resolved.exercise)
+            } else {
+                try begin(start)
+            }
+            resuming = nil
+            return
+        } catch {
+            analysis.audience.tell(error, frame: state.messageNumber)
+            countRefusal()
+        }
+        resuming = nil
+        socket.resumeReading()
+    }
+
+    private func begin(_ start: StartRequest, exercise: Exercise? = nil) throws(WireError) {
         try state.requireFirstMessage()
         let token = ResumeToken.generate()
-        let session = try SessionCore(
-            start: start, tenant: tenant, now: context.clock(), exercises: context.exercises,
-            tokenDigest: ResumeToken.digest(of: token))
+        let session =
+            if let exercise {
+                try SessionCore(
+                    start: start, tenant: tenant, now: context.clock(), exercise: exercise,
+                    tokenDigest: ResumeToken.digest(of: token))
+            } else {
+                try SessionCore(
+                    start: start, tenant: tenant, now: context.clock(), exercises: context.exercises,
+                    tokenDigest: ResumeToken.digest(of: token))
+            }
         try state.start()
         analysis.running = RunningSession(session)
         configure(for: start)

@@ -46,6 +46,15 @@ struct SessionCore: Sendable {
         guard let exercise = exercises.exercise(start.exercise, tenant: tenant) else {
             throw WireError(code: .unknownExercise, message: "no exercise '\(start.exercise)'")
         }
+        try self.init(start: start, tenant: tenant, now: now, exercise: exercise, tokenDigest: tokenDigest)
+    }
+
+    /// Creates the session for a `start` whose exercise is given (a programme item's, at its pinned version,
+    /// ``ProgrammeStart``).
+    /// - Throws: `missingSide` or `invalidMessage` (an option the engine refuses).
+    init(
+        start: StartRequest, tenant: String, now: Int64, exercise: Exercise, tokenDigest: [UInt8]? = nil
+    ) throws(WireError) {
         engine = try Self.engine(for: start, exercise: exercise)
         self.start = start
         self.tenant = tenant
@@ -92,7 +101,8 @@ struct SessionCore: Sendable {
     }
 
     /// A new engine for `start` with `exercise`.
-    private static func engine(for start: StartRequest, exercise: Exercise) throws(WireError) -> MotionEngine {
+    /// - Throws: `missingSide` or `invalidMessage` (an option the engine refuses).
+    static func engine(for start: StartRequest, exercise: Exercise) throws(WireError) -> MotionEngine {
         var configuration = SessionConfiguration(exercise: exercise, side: start.side)
         configuration.prescription = start.options.prescription
         if let reps = start.options.baselineReps {
@@ -233,14 +243,15 @@ struct SessionCore: Sendable {
             summary: engine.summary,
             resumption: tokenDigest.map {
                 SessionResumption(tokenDigest: $0, start: String(decoding: start.encoded(), as: UTF8.self))
-            })
+            }, programme: start.programme, demo: start.demo)
     }
 
     /// The server's part of a summary message.
     func metadata(status: SessionStatus, endedAt: Int64?) -> SummaryMetadata {
         SummaryMetadata(
             id: id.description, subject: start.subject, status: SummaryMetadata.Status(status),
-            startedAt: Double(startedAt) / 1000, endedAt: endedAt.map { Double($0) / 1000 })
+            startedAt: Double(startedAt) / 1000, endedAt: endedAt.map { Double($0) / 1000 },
+            programme: start.programme, demo: start.demo)
     }
 }
 

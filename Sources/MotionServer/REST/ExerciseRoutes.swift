@@ -14,15 +14,15 @@ struct ExerciseRoutes {
 
     func add(to router: inout Router) {
         router.callerRoutes { routes in
-            routes.get("/v1/exercises", handler: list)
-            routes.post("/v1/exercises", handler: create)
-            routes.get("/v1/exercises/{id}", handler: get)
-            routes.put("/v1/exercises/{id}", handler: update)
-            routes.delete("/v1/exercises/{id}", handler: delete)
-            routes.get("/v1/exercises/{id}/versions/{version}", handler: version)
-            routes.get("/v1/exercises/{id}/demo", handler: demo)
-            routes.post("/v1/exercises/demo", handler: demoDraft)
-            routes.post("/v1/exercises/preview", handler: preview)
+            routes.get("/v1/exercises", patient: .scoped, handler: list)
+            routes.post("/v1/exercises", patient: .refused, handler: create)
+            routes.get("/v1/exercises/{id}", patient: .scoped, handler: get)
+            routes.put("/v1/exercises/{id}", patient: .refused, handler: update)
+            routes.delete("/v1/exercises/{id}", patient: .refused, handler: delete)
+            routes.get("/v1/exercises/{id}/versions/{version}", patient: .scoped, handler: version)
+            routes.get("/v1/exercises/{id}/demo", patient: .scoped, handler: demo)
+            routes.post("/v1/exercises/demo", patient: .refused, handler: demoDraft)
+            routes.post("/v1/exercises/preview", patient: .refused, handler: preview)
         }
         router.get("/v1/formats") { _ in REST.json(Self.formats) }
     }

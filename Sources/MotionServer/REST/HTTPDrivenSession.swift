@@ -8,6 +8,8 @@ import SessionStore
 actor HTTPDrivenSession: WatchableSession {
     nonisolated let id: SessionID
     nonisolated let tenant: String
+    /// The subject it was started for (a patient code reaches only its own subject's sessions).
+    nonisolated let subject: String?
     private var core: SessionCore
     private let decoder: PoseDecoder
     private var unknownJoint = UnknownJointNotice()
@@ -29,6 +31,7 @@ actor HTTPDrivenSession: WatchableSession {
         self.core = core
         id = core.id
         tenant = core.tenant
+        subject = core.start.subject
         decoder = PoseDecoder(core.start, limits: limits)
         lastActivity = now
         lastCheckpoint = now

@@ -18,6 +18,14 @@ enum RESTError: HTTPResponseError, Equatable {
     case tooManyExercises(limit: Int)
     /// `409 tooManyVersions`: the tenant has stored `limit` exercise versions.
     case tooManyVersions(limit: Int)
+    /// `404 notFound`: the tenant has no programme with this id.
+    case unknownProgramme
+    /// `409 programmeEnded`: an ended programme takes no new version, nor sessions.
+    case programmeEnded
+    /// `409 tooManyVersions`: the tenant has stored `limit` programme versions.
+    case tooManyProgrammeVersions(limit: Int)
+    /// `409 tooManyAccessCodes`: the subject has `limit` working patient codes.
+    case tooManyAccessCodes(limit: Int)
     /// `401 unauthorized` with `WWW-Authenticate`: a missing or unknown bearer token.
     case unauthorized
     /// `403 forbidden`: the token may not read server-wide figures.
@@ -46,26 +54,30 @@ enum RESTError: HTTPResponseError, Equatable {
     /// `503 storeUnavailable` with `Retry-After: 1`: the session store failed (already counted and logged).
     case storeUnavailable
     /// A body the wire decoder refused, with its code: `413` for ``ErrorCode/messageTooBig``, `422` for
-    /// ``ErrorCode/invalidExercise`` (well-formed JSON that is no usable exercise; with its pointer), `400` otherwise.
+    /// ``ErrorCode/invalidExercise`` and ``ErrorCode/invalidProgramme`` (well-formed JSON that is no usable exercise or
+    /// programme; with its pointer), `400` otherwise.
     case invalidInput(WireError)
 
     /// The status it is answered with.
     var status: HTTPStatus {
         switch self {
-        case .notFound, .unknownExercise: .notFound
+        case .notFound, .unknownExercise, .unknownProgramme: .notFound
         case .unauthorized: .unauthorized
         case .forbidden, .originNotAllowed: .forbidden
         case .ambiguousCredentials: .badRequest
         case .hostNotAllowed: .misdirectedRequest
         case .unsupportedMediaType: .unsupportedMediaType
         case .invalidQuery, .invalidCursor: .badRequest
-        case .notLive, .sessionLive, .exerciseExists, .builtinExercise, .tooManyExercises, .tooManyVersions: .conflict
+        case .notLive, .sessionLive, .exerciseExists, .builtinExercise, .tooManyExercises, .tooManyVersions,
+            .programmeEnded, .tooManyProgrammeVersions, .tooManyAccessCodes:
+            .conflict
         case .tooManySessions: .tooManyRequests
         case .serverBusy, .storeUnavailable: .serviceUnavailable
         case .invalidInput(let error):
             switch error.code {
             case .messageTooBig: .contentTooLarge
-            case .invalidExercise: .unprocessableContent
+            case .invalidExercise, .invalidProgramme: .unprocessableContent
+            case .programmeEnded: .conflict
             default: .badRequest
             }
         }
@@ -90,8 +102,14 @@ enum RESTError: HTTPResponseError, Equatable {
             WireError(
                 code: .tooManyVersions,
                 message: "at most \(limit) stored exercise versions per tenant, deleted ones included")
+        case .unknownProgramme: WireError(code: .notFound, message: "no such programme")
+        case .programmeEnded: WireError(code: .programmeEnded, message: "the programme has ended")
+        case .tooManyProgrammeVersions(let limit):
+            WireError(code: .tooManyVersions, message: "at most \(limit) stored programme versions per tenant")
+        case .tooManyAccessCodes(let limit):
+            WireError(code: .tooManyAccessCodes, message: "at most \(limit) working codes per subject; revoke one")
         case .unauthorized: WireError(code: .unauthorized, message: "missing or unknown bearer token")
-        case .forbidden: WireError(code: .forbidden, message: "this token may not read server-wide figures")
+        case .forbidden: WireError(code: .forbidden, message: "this credential may not do this")
         case .ambiguousCredentials(let message): WireError(code: .ambiguousCredentials, message: message)
         case .hostNotAllowed:
             WireError(

@@ -11,17 +11,17 @@ struct SessionRoutes {
 
     func add(to router: inout Router) {
         router.callerRoutes { routes in
-            routes.post("/v1/sessions", handler: create)
-            routes.get("/v1/sessions", handler: list)
-            routes.get("/v1/sessions/{id}", handler: get)
-            routes.delete("/v1/sessions/{id}", handler: delete)
-            routes.get("/v1/sessions/{id}/series", handler: series)
-            routes.get("/v1/subjects/{subject}/progress", handler: progress)
-            routes.post("/v1/sessions/{id}/poses", handler: poses)
-            routes.post("/v1/sessions/{id}/motion", handler: motion)
-            routes.get("/v1/sessions/{id}/motion", handler: motionSeries)
-            routes.post("/v1/sessions/{id}/stop", handler: stop)
-            routes.post("/v1/analyze", handler: analyze)
+            routes.post("/v1/sessions", patient: .scoped, handler: create)
+            routes.get("/v1/sessions", patient: .scoped, handler: list)
+            routes.get("/v1/sessions/{id}", patient: .scoped, handler: get)
+            routes.delete("/v1/sessions/{id}", patient: .refused, handler: delete)
+            routes.get("/v1/sessions/{id}/series", patient: .scoped, handler: series)
+            routes.get("/v1/subjects/{subject}/progress", patient: .ownSubject, handler: progress)
+            routes.post("/v1/sessions/{id}/poses", patient: .scoped, handler: poses)
+            routes.post("/v1/sessions/{id}/motion", patient: .scoped, handler: motion)
+            routes.get("/v1/sessions/{id}/motion", patient: .scoped, handler: motionSeries)
+            routes.post("/v1/sessions/{id}/stop", patient: .scoped, handler: stop)
+            routes.post("/v1/analyze", patient: .scoped, handler: analyze)
         }
     }
 
@@ -32,7 +32,7 @@ struct SessionRoutes {
         let limits = context.limits.wireLimits
         let start = try StartRequest(decoding: request.body, limits: limits)
         let now = context.clock()
-        let core = try SessionCore(start: start, tenant: caller.tenant, now: now, exercises: context.exercises)
+        let core = try await Self.session(for: start, caller: caller, now: now, context: context)
         let session = HTTPDrivenSession(core: core, now: now, cluster: context.cluster, limits: limits)
         switch context.httpSessions.insert(session) {
         case .admitted: break
@@ -51,40 +51,39 @@ struct SessionRoutes {
     }
 
     private func poses(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
-        guard let id = request.sessionID, let session = context.httpSessions.session(id, tenant: caller.tenant)
-        else { throw await notLive(request, tenant: caller.tenant) }
+        let session = try await open(request, caller: caller)
         let ndjson = try REST.bodyIsNDJSON(request, allowingNDJSON: true)
         return REST.json(try await session.post(request.body, ndjson: ndjson, context: context))
     }
 
     /// `POST /v1/sessions/{id}/motion`: the phone's motion samples for an open HTTP session (docs/protocol.md §3.3).
     private func motion(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
-        guard let id = request.sessionID, let session = context.httpSessions.session(id, tenant: caller.tenant)
-        else { throw await notLive(request, tenant: caller.tenant) }
+        let session = try await open(request, caller: caller)
         _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
         return REST.json(try await session.postMotion(request.body, context: context))
     }
 
     private func stop(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
-        guard let id = request.sessionID, let session = context.httpSessions.session(id, tenant: caller.tenant)
-        else { throw await notLive(request, tenant: caller.tenant) }
+        let session = try await open(request, caller: caller)
         // A summary that could not be stored leaves the session open: the client may try `stop` again. The failed
         // write has been counted where it was made.
         guard let body = await session.stop(status: .finished, context: context) else {
             throw RESTError.storeUnavailable
         }
-        context.httpSessions.remove(id)
+        context.httpSessions.remove(session.id)
         return REST.json(body)
     }
 
-    /// Why a session is not open over HTTP here: `notLive` when it exists (finished, or a WebSocket session),
-    /// `notFound` otherwise, `storeUnavailable` when the store cannot say.
-    private func notLive(_ request: HTTPRequest, tenant: String) async -> RESTError {
-        do {
-            return try await stored(request, tenant: tenant) == nil ? .notFound : .notLive
-        } catch {
-            return error
+    /// The open HTTP session the path names, if the caller reaches it.
+    /// - Throws: ``RESTError/notFound`` for none (or another subject's, for a patient code); ``RESTError/notLive``
+    ///   for a stored session that is not an open HTTP session on this node (finished, or a WebSocket session);
+    ///   ``RESTError/storeUnavailable`` when the store cannot say.
+    private func open(_ request: HTTPRequest, caller: Caller) async throws(RESTError) -> HTTPDrivenSession {
+        if let id = request.sessionID, let session = context.httpSessions.session(id, tenant: caller.tenant) {
+            guard caller.reaches(subject: session.subject) else { throw .notFound }
+            return session
         }
+        throw try await stored(request, caller: caller) == nil ? .notFound : .notLive
     }
 
     private func analyze(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
@@ -92,7 +91,7 @@ struct SessionRoutes {
         let limits = context.limits.wireLimits
         let start = try StartRequest(decoding: request.body, limits: limits)
         let now = context.clock()
-        var core = try SessionCore(start: start, tenant: caller.tenant, now: now, exercises: context.exercises)
+        var core = try await Self.session(for: start, caller: caller, now: now, context: context)
         var unknownJoint = UnknownJointNotice()
         let decoder = PoseDecoder(start, limits: limits)
         let frames = try decoder.decodeFrames(request.body, report: &unknownJoint.report)
@@ -115,12 +114,32 @@ struct SessionRoutes {
         return REST.json(body)
     }
 
+    /// The session of a `start` body: a programme item's (``ProgrammeStart``) or an exercise's.
+    static func session(
+        for start: StartRequest, caller: Caller, now: Int64, context: AppContext
+    ) async throws(WireError) -> SessionCore {
+        if let resolved = try await ProgrammeStart.resolve(start, caller: caller, context: context) {
+            return try SessionCore(start: resolved.start, tenant: caller.tenant, now: now, exercise: resolved.exercise)
+        }
+        return try SessionCore(start: start, tenant: caller.tenant, now: now, exercises: context.exercises)
+    }
+
     // MARK: History
 
     private func list(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
         var query = SessionQuery(tenant: caller.tenant)
         query.subject = request.query("subject")
         query.subjectPrefix = request.query("subjectPrefix").flatMap { $0.isEmpty ? nil : $0 }
+        if let own = caller.subject {
+            // A patient code lists its own subject's sessions only: another subject, or a prefix of none of its
+            // subject, filters to nothing.
+            if query.subject.map({ $0 != own }) ?? false || query.subjectPrefix.map({ !own.hasPrefix($0) }) ?? false {
+                query.subject = "\u{0}"
+            } else {
+                query.subject = own
+            }
+            query.subjectPrefix = nil
+        }
         query.exercise = request.query("exercise")
         query.cursor = request.query("cursor").flatMap { $0.isEmpty ? nil : $0 }
         if let status = request.query("status") {
@@ -163,11 +182,8 @@ struct SessionRoutes {
     /// the window (at most `limit`, default and most ``ProgressQuery/maximumLimit``), oldest first, with the cursor
     /// of the older ones left out. The subject is refused as `start` refuses it; an unknown one has no sessions.
     private func progress(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
-        let subject = request.parameters["subject"] ?? ""
-        if let violation = StartRequest.subjectRule.violation(in: subject) {
-            throw RESTError.invalidQuery(StartRequest.subjectRule.message(for: violation, field: "subject"))
-        }
-        var query = ProgressQuery(tenant: caller.tenant, subject: subject)
+        var query = ProgressQuery(tenant: caller.tenant, subject: try Self.subject(of: request))
+        query.includesDemo = try Self.includesDemo(request)
         query.exercise = request.query("exercise")
         query.cursor = request.query("cursor").flatMap { $0.isEmpty ? nil : $0 }
         (query.from, query.to) = try Self.window(of: request)
@@ -178,6 +194,27 @@ struct SessionRoutes {
         body.reserveCapacity(64 + page.entries.count * 192)
         WireEncoder.encodeProgress(page.entries, next: page.next, into: &body)
         return REST.json(body)
+    }
+
+    /// The `{subject}` of the path, checked as `start` checks a subject.
+    /// - Throws: ``RESTError/invalidQuery(_:)`` for one `start` would refuse.
+    static func subject(of request: HTTPRequest) throws(RESTError) -> String {
+        let subject = request.parameters["subject"] ?? ""
+        if let violation = StartRequest.subjectRule.violation(in: subject) {
+            throw .invalidQuery(StartRequest.subjectRule.message(for: violation, field: "subject"))
+        }
+        return subject
+    }
+
+    /// Whether `demo=include` asks for demonstrations too (docs/protocol.md §5.3); `demo=exclude` or none leaves
+    /// them out.
+    /// - Throws: ``RESTError/invalidQuery(_:)`` for another value.
+    static func includesDemo(_ request: HTTPRequest) throws(RESTError) -> Bool {
+        switch request.query("demo") {
+        case nil, "exclude": return false
+        case "include": return true
+        default: throw .invalidQuery("demo must be include or exclude")
+        }
     }
 
     /// The `from` and `to` query values, Unix milliseconds.
@@ -218,7 +255,7 @@ struct SessionRoutes {
     }
 
     private func get(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
-        guard let session = try await stored(request, tenant: caller.tenant) else { throw RESTError.notFound }
+        guard let session = try await stored(request, caller: caller) else { throw RESTError.notFound }
         let wantsCSV =
             request.query("format") == "csv"
             || (request.headers["Accept"]?.lowercased().contains("text/csv") ?? false)
@@ -239,23 +276,25 @@ struct SessionRoutes {
 
     private func series(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
         try await chart(
-            request, "series", read: { try await context.store.series(id: $0, tenant: caller.tenant) },
+            request, "series", caller: caller, read: { try await context.store.series(id: $0, tenant: caller.tenant) },
             encode: { WireEncoder.encodeSeries($0, into: &$1) })
     }
 
     /// `GET /v1/sessions/{id}/motion`: the stored motion series (docs/protocol.md §5.2), empty without motion samples.
     private func motionSeries(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
         try await chart(
-            request, "motion", read: { try await context.store.motion(id: $0, tenant: caller.tenant) },
+            request, "motion", caller: caller, read: { try await context.store.motion(id: $0, tenant: caller.tenant) },
             encode: { WireEncoder.encodeMotionSeries($0, into: &$1) })
     }
 
     /// One of a stored session's series as JSON: 404 when the path names no session of the tenant.
     private func chart<Series: Sendable>(
-        _ request: HTTPRequest, _ operation: String, read: (SessionID) async throws -> Series?,
+        _ request: HTTPRequest, _ operation: String, caller: Caller, read: (SessionID) async throws -> Series?,
         encode: (Series, inout [UInt8]) -> Void
     ) async throws -> HTTPResponse {
         guard let id = request.sessionID else { throw RESTError.notFound }
+        // A patient code reaches its own subject's sessions only: the series' session is read first.
+        if caller.isPatient, try await stored(request, caller: caller) == nil { throw RESTError.notFound }
         guard let series = try await store(operation, { try await read(id) }) else { throw RESTError.notFound }
         var body: [UInt8] = []
         encode(series, &body)
@@ -279,9 +318,10 @@ struct SessionRoutes {
 
     /// The stored session the path names; nil when there is none (or the id is not one).
     /// - Throws: ``RESTError/storeUnavailable`` when the store fails.
-    private func stored(_ request: HTTPRequest, tenant: String) async throws(RESTError) -> StoredSession? {
+    private func stored(_ request: HTTPRequest, caller: Caller) async throws(RESTError) -> StoredSession? {
         guard let id = request.sessionID else { return nil }
-        return try await store("get") { try await context.store.session(id: id, tenant: tenant) }
+        let session = try await store("get") { try await context.store.session(id: id, tenant: caller.tenant) }
+        return session.flatMap { caller.reaches(subject: $0.subject) ? $0 : nil }
     }
 
     /// Runs a store call for the answer (``AppContext/answer(_:writes:_:)``).
@@ -301,7 +341,8 @@ struct SessionRoutes {
     static func encode(_ session: RenderedSession, into body: inout [UInt8]) {
         let metadata = SummaryMetadata(
             id: session.id.description, subject: session.subject, status: SummaryMetadata.Status(session.status),
-            startedAt: Double(session.startedAt) / 1000, endedAt: session.endedAt.map { Double($0) / 1000 })
+            startedAt: Double(session.startedAt) / 1000, endedAt: session.endedAt.map { Double($0) / 1000 },
+            programme: session.programme, demo: session.demo)
         WireEncoder.encodeSummary(
             measures: session.summary, exercise: session.exercise, side: session.side, metadata: metadata, into: &body)
     }
@@ -310,7 +351,7 @@ struct SessionRoutes {
         let metadata = SummaryMetadata(
             id: session.id.description, subject: session.subject, status: SummaryMetadata.Status(session.status),
             startedAt: Double(session.startedAt) / 1000, endedAt: session.endedAt.map { Double($0) / 1000 },
-            connected: connected)
+            connected: connected, programme: session.programme, demo: session.demo)
         WireEncoder.encodeSummary(session.summary, metadata: metadata, into: &body)
     }
 }
