@@ -4,9 +4,29 @@
 import { rememberExercises } from './i18n.js';
 
 const TOKEN_KEY = 'motion.token';
+const PATIENT_KEY = 'motion.patientCode';
 
+/**
+ * The credential the page sends: a patient code the patient's page keeps for this tab (docs/programmes.md), else
+ * the clinic's access code.
+ */
 export function token() {
+  return patientCode() || clinicToken();
+}
+
+function clinicToken() {
   try { return localStorage.getItem(TOKEN_KEY) || ''; } catch { return ''; }
+}
+
+/** The patient code this tab was opened with (`patient.html#code=…`), kept in sessionStorage. */
+export function patientCode() {
+  try { return sessionStorage.getItem(PATIENT_KEY) || ''; } catch { return ''; }
+}
+
+export function setPatientCode(value) {
+  try {
+    if (value) sessionStorage.setItem(PATIENT_KEY, value); else sessionStorage.removeItem(PATIENT_KEY);
+  } catch { /* ignore */ }
 }
 
 export function setToken(value) {
@@ -107,6 +127,23 @@ export function listSessions(filters = {}) {
   for (const [k, v] of Object.entries(filters)) if (v !== undefined && v !== null && v !== '') q.set(k, v);
   const qs = q.toString();
   return getJSON('/v1/sessions' + (qs ? '?' + qs : ''));
+}
+
+/** The programmes of a subject (`GET /v1/programmes`; a patient code sees its own subject's only). */
+export function listProgrammes({ subject, active } = {}) {
+  const q = new URLSearchParams();
+  if (subject) q.set('subject', subject);
+  if (active != null) q.set('active', String(active));
+  const qs = q.toString();
+  return getJSON('/v1/programmes' + (qs ? '?' + qs : ''));
+}
+export const getProgramme = (id) => getJSON(`/v1/programmes/${encodeURIComponent(id)}`);
+/** A subject's weeks of adherence (docs/programmes.md), in the browser's time zone. */
+export function getAdherence(subject, { from, to } = {}) {
+  const q = new URLSearchParams({ tz: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC' });
+  if (from) q.set('from', from);
+  if (to) q.set('to', to);
+  return getJSON(`/v1/subjects/${encodeURIComponent(subject)}/adherence?${q}`);
 }
 
 export const getSession = (id) => getJSON(`/v1/sessions/${encodeURIComponent(id)}`);
@@ -216,7 +253,7 @@ export async function checkToken() {
  */
 export function bindTokenForm(input, button, status, translate) {
   if (!input || !button) return;
-  input.value = token();
+  input.value = clinicToken();
   button.addEventListener('click', async () => {
     const value = input.value.trim();
     setToken(value);
