@@ -139,10 +139,12 @@ export function listProgrammes({ subject, active } = {}) {
 }
 export const getProgramme = (id) => getJSON(`/v1/programmes/${encodeURIComponent(id)}`);
 /** A subject's weeks of adherence (docs/programmes.md), in the browser's time zone. */
-export function getAdherence(subject, { from, to } = {}) {
+export function getAdherence(subject, { from, to, demo = false } = {}) {
   const q = new URLSearchParams({ tz: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC' });
   if (from) q.set('from', from);
   if (to) q.set('to', to);
+  // Demonstrations count only when asked for (docs/programmes.md "Demonstrations").
+  if (demo) q.set('demo', 'include');
   return getJSON(`/v1/subjects/${encodeURIComponent(subject)}/adherence?${q}`);
 }
 

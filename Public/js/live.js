@@ -4,7 +4,7 @@
 
 import { initPage, $, askForToken, errorStatus } from './common.js';
 import { renderSummary, showStored } from './summary.js';
-import { t, exerciseName, onLanguageChange } from './i18n.js';
+import { t, exerciseName, language, onLanguageChange } from './i18n.js';
 import { exercises, checkToken, getExercise, getProgramme, listSessions, TOKEN_EVENT } from './api.js';
 import { itemInstructions, itemName, prescriptionText } from './programme.js';
 import { LiveStream } from './stream.js';
@@ -53,6 +53,11 @@ async function loadPatientItem() {
   document.body.classList.add('patient');
   $('patient-item').hidden = false;
   $('summary-link').dataset.i18n = 'patient.backList';
+  // Back to the list in the language chosen here.
+  const back = () => `patient.html?lang=${language()}`;
+  $('patient-back').href = back();
+  $('summary-link').href = back();
+  onLanguageChange(() => { $('patient-back').href = back(); });
   showPatientItem();
 }
 
@@ -874,7 +879,7 @@ function showPatientResult(m) {
 
 function showSummary(m) {
   renderLastSummary();
-  $('summary-link').href = patient ? 'patient.html' : `history.html?session=${encodeURIComponent(m.id)}`;
+  $('summary-link').href = patient ? `patient.html?lang=${language()}` : `history.html?session=${encodeURIComponent(m.id)}`;
   showStored('saving');
   $('summary').hidden = false;
 }

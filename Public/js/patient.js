@@ -3,7 +3,7 @@
 // their prescription, instructions and what was done this week; a tap runs an item on Live's patient mode.
 
 import { initPage, $, errorStatus } from './common.js';
-import { t, onLanguageChange } from './i18n.js';
+import { t, language, onLanguageChange } from './i18n.js';
 import { exercises, getAdherence, listProgrammes, setPatientCode, patientCode } from './api.js';
 import { itemInstructions, itemName, prescriptionText } from './programme.js';
 
@@ -28,7 +28,7 @@ function weekOf(adherence, programme) {
 }
 
 function itemLink(item, source) {
-  const q = new URLSearchParams({ programme: state.programme.id, item: item.item, source });
+  const q = new URLSearchParams({ programme: state.programme.id, item: item.item, source, lang: language() });
   // A presentation's or a test's demo speed is passed on.
   const speed = new URLSearchParams(location.search).get('demoSpeed');
   if (speed) q.set('demoSpeed', speed);
@@ -47,9 +47,11 @@ function render() {
     const entry = week.items.get(item.item) ?? { prescribed: item.perWeek ?? 1, sessions: 0, goalMet: 0 };
     const prescribed = entry.prescribed || item.perWeek || 1;
     const done = entry.goalMet >= prescribed;
+    const tried = (state.withDemo.items.get(item.item)?.goalMet ?? 0) - entry.goalMet;
     const li = document.createElement('li');
     li.dataset.item = item.item;
     li.classList.toggle('done', done);
+    li.classList.toggle('tried', tried > 0);
     const h = document.createElement('h2');
     h.textContent = itemName(item, ex);
     const rx = document.createElement('p');
@@ -66,6 +68,12 @@ function render() {
       mark.className = 'done-mark';
       mark.textContent = ' ✓ ' + t('patient.doneWeek');
       progress.append(mark);
+    }
+    if (tried > 0) {
+      const demo = document.createElement('span');
+      demo.className = 'tried-mark';
+      demo.textContent = ' · ' + t('patient.tried', { count: tried });
+      progress.append(demo);
     }
     const buttons = document.createElement('p');
     buttons.className = 'buttons';
@@ -96,8 +104,10 @@ async function load() {
     if (!programme) { setStatus('patient.none'); return; }
     const today = new Date();
     const day = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`;
-    const adherence = await getAdherence(programme.subject, { from: day, to: day });
-    state = { programme, catalog, week: weekOf(adherence, programme) };
+    // What counts (the clinic's adherence) and, beside it, the tries with the demo figure.
+    const [adherence, withDemo] = await Promise.all([getAdherence(programme.subject, { from: day, to: day }),
+      getAdherence(programme.subject, { from: day, to: day, demo: true })]);
+    state = { programme, catalog, week: weekOf(adherence, programme), withDemo: weekOf(withDemo, programme) };
     setStatus(null);
     render();
   } catch (e) {

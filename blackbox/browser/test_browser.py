@@ -3832,5 +3832,116 @@ class BrowserTests(unittest.TestCase):
         finally:
             watcher.quit()
 
+    # ---- Programmes: the patient's page ------------------------------------------------------------------------
+
+    def post_json(self, path, body, method="POST"):
+        request = urllib.request.Request(self.base + path, method=method, data=json.dumps(body).encode(),
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            text = response.read().decode()
+            return json.loads(text) if text else None
+
+    def prescribe(self, subject):
+        """A programme of two items for `subject` and a patient code for it: (programme, code)."""
+        programme = self.post_json("/v1/programmes", {
+            "subject": subject, "startsOn": time.strftime("%Y-%m-%d", time.gmtime(time.time() - 86400)),
+            "endsOn": None, "items": [
+                {"item": "a1", "exercise": "elbowFlexion", "side": "right", "perWeek": 1,
+                 "prescription": {"reps": 1, "sets": 2, "restSeconds": 2},
+                 "instructions": {"en": "Bend the elbow slowly.", "es": "Doble el codo despacio."}},
+                {"item": "b2", "exercise": "heelRaise", "perWeek": 3, "prescription": {"reps": 8, "target": 0.2},
+                 "instructions": {"en": "Hold on to a chair.", "es": "Apóyese en una silla."}},
+            ]})
+        access = self.post_json(f"/v1/subjects/{subject}/access", {})
+        return programme, access["code"]
+
+    def analyze_item(self, code, programme_id, item):
+        """A session of the programme item with the patient code (POST /v1/analyze): three clean elbow flexions."""
+        frames = []
+        for clock, angle in clean_reps_angles(3):
+            frame = elbow_pose(clock, angle)
+            del frame["type"]
+            frames.append(frame)
+        request = urllib.request.Request(self.base + "/v1/analyze", method="POST", data=json.dumps({
+            "programme": {"id": programme_id, "item": item}, "frames": frames}).encode(),
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {code}"})
+        with urllib.request.urlopen(request, timeout=20) as response:
+            summary = json.loads(response.read())["summary"]
+        self.assertTrue(summary["goal"]["met"], summary)
+
+    def test_41_the_patient_does_an_item_of_the_programme_from_the_link(self):
+        """The clinic prescribes a programme and makes a patient link; the patient opens it on a phone, in English
+        and in Spanish: the items with their prescription in units, instructions in the page's language and this
+        week's count; one tap on the demo runs the first item (no subject, source or prescription on screen), the
+        set's rest is counted down, the session finishes itself at goal met, the summary says it was done, and back
+        on the list the item shows as done for the week. Its session is the programme's, marked as a demo."""
+        self.use_own_server()
+        for lang, words in (("en", {"done": "Done: all 2 sets", "week": "This week: 1 of 1 done", "start": "Start",
+                                    "rx": "2 sets of 1 reps", "target": "target 20%", "how": "Bend the elbow slowly.",
+                                    "rest": "Rest", "tried": "goal met 1× with the demo",
+                                    "notYet": "This week: 0 of 1 done"}),
+                            ("es", {"done": "Hecho: las 2 series", "week": "Esta semana: 1 de 1 hechas",
+                                    "start": "Empezar", "rx": "2 series de 1 repeticiones", "target": "objetivo 20 %",
+                                    "how": "Doble el codo despacio.", "rest": "Descanso",
+                                    "tried": "meta cumplida 1× con la demo", "notYet": "Esta semana: 0 de 1 hechas"})):
+            with self.subTest(lang=lang):
+                subject = f"patient-{lang}-{uuid.uuid4().hex[:6]}"
+                programme, code = self.prescribe(subject)
+                self.driver.get(self.base + "/history.html")  # the tab's storage starts empty
+                self.driver.execute_script("sessionStorage.clear()")
+                self.driver.get(f"{self.base}/patient.html?lang={lang}&demoSpeed=4#code={code}")
+                self.emulate(self.driver, PHONE)
+                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#items li"), 10, message="the items")
+                items = self.driver.find_elements(By.CSS_SELECTOR, "#items li")
+                self.assertEqual([i.get_attribute("data-item") for i in items], ["a1", "b2"])
+                first, second = items[0].text, items[1].text
+                self.assertIn(words["rx"], first)
+                self.assertIn(words["how"], first)
+                self.assertIn(words["target"], second)
+                self.assertNotIn("done", items[0].get_attribute("class"))
+                self.assertFalse(self.driver.find_element(By.CSS_SELECTOR, "header nav").is_displayed())
+                self.assert_no_horizontal_scroll()
+                self.screenshot(self.driver, f"patient-list-{lang}", PHONE)
+                items[0].find_element(By.CSS_SELECTOR, "a.demo").click()
+                wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                         message="Live loaded")
+                self.assertIn(words["how"], self.text("patient-item"))
+                for hidden in ("subject", "source", "rx-target", "exercise"):
+                    self.assertFalse(self.el(hidden).is_displayed(), hidden)
+                wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
+                wait_for(lambda: words["rest"] in self.text("rest"), 20, message="the rest countdown")
+                self.screenshot(self.driver, f"patient-run-{lang}", PHONE)
+                self.wait_stored(40, "the session finished by itself at goal met")
+                self.assertIn(words["done"], self.text("patient-result"))
+                session_id = self.el("status").get_attribute("data-session")
+                stored = json.loads(self.api(f"/v1/sessions/{session_id}")[2])
+                self.assertEqual(stored["programme"]["id"], programme["id"])
+                self.assertEqual(stored["programme"]["item"], "a1")
+                self.assertEqual(stored["subject"], subject)
+                self.assertTrue(stored["goal"]["met"])
+                self.assertTrue(stored["demo"])
+                self.screenshot(self.driver, f"patient-summary-{lang}", PHONE)
+                self.el("summary-link").click()
+                # A demonstration is practice: shown beside the week's count, which it does not change.
+                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#items li.tried"), 10,
+                         message="the item tried with the demo")
+                tried = self.driver.find_element(By.CSS_SELECTOR, "#items li.tried")
+                self.assertEqual(tried.get_attribute("data-item"), "a1")
+                self.assertIn(words["tried"], tried.text)
+                self.assertIn(words["notYet"], tried.text)
+                self.screenshot(self.driver, f"patient-tried-{lang}", PHONE)
+                # A session of the patient's own (here through POST /v1/analyze with the code) counts: done.
+                self.analyze_item(code, programme["id"], "a1")
+                self.driver.refresh()
+                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#items li.done"), 10,
+                         message="the item done")
+                done = self.driver.find_element(By.CSS_SELECTOR, "#items li.done")
+                self.assertEqual(done.get_attribute("data-item"), "a1")
+                self.assertIn(words["week"], done.text)
+                self.screenshot(self.driver, f"patient-done-{lang}", PHONE)
+                self.emulate(self.driver, DESKTOP)
+                self.screenshot(self.driver, f"patient-done-{lang}", DESKTOP)
+                self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
 if __name__ == "__main__":
     unittest.main()
