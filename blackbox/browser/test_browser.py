@@ -3876,12 +3876,12 @@ class BrowserTests(unittest.TestCase):
         set's rest is counted down, the session finishes itself at goal met, the summary says it was done, and back
         on the list the item shows as done for the week. Its session is the programme's, marked as a demo."""
         self.use_own_server()
-        for lang, words in (("en", {"done": "Done: all 2 sets", "week": "This week: 1 of 1 done", "start": "Start",
-                                    "rx": "2 sets of 1 reps", "target": "target 20%", "how": "Bend the elbow slowly.",
+        for lang, words in (("en", {"done": "Done as prescribed: 2 of 2 sets", "week": "This week: 1 of 1 done", "start": "Start",
+                                    "rx": "2 sets of 1 rep ·", "target": "target 20%", "how": "Bend the elbow slowly.",
                                     "rest": "Rest", "tried": "goal met 1× with the demo",
                                     "notYet": "This week: 0 of 1 done"}),
-                            ("es", {"done": "Hecho: las 2 series", "week": "Esta semana: 1 de 1 hechas",
-                                    "start": "Empezar", "rx": "2 series de 1 repeticiones", "target": "objetivo 20 %",
+                            ("es", {"done": "Hecho según lo prescrito: 2 de 2 series", "week": "Esta semana: 1 de 1 hechas",
+                                    "start": "Empezar", "rx": "2 series de 1 repetición ·", "target": "objetivo 20 %",
                                     "how": "Doble el codo despacio.", "rest": "Descanso",
                                     "tried": "meta cumplida 1× con la demo", "notYet": "Esta semana: 0 de 1 hechas"})):
             with self.subTest(lang=lang):
