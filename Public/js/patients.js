@@ -5,7 +5,8 @@
 import { initPage, $, errorStatus, formatDate, askForToken } from './common.js';
 import { t, exerciseName, language, onLanguageChange } from './i18n.js';
 import { exercises, getAdherence, listProgrammes, listSessions, request, TOKEN_EVENT } from './api.js';
-import { errorText } from './errors.js';
+import { errorText, fieldProblem } from './errors.js';
+import { applyOptions, prescriptionProblems } from './prescription.js';
 import { fromShown, toShown, unitOf, unitSymbol } from './units.js';
 import { drawQR } from './qr.js';
 
@@ -158,10 +159,26 @@ function readProgramme() {
 function showRefusal(e) {
   for (const p of $('items').querySelectorAll('.field-error')) p.hidden = true;
   const match = /^\/items\/(\d+)/.exec(e.pointer ?? '');
-  const at = match ? $('items').children[Number(match[1])]?.querySelector('.field-error') : null;
+  const index = match ? Number(match[1]) : -1;
+  const at = match ? $('items').children[index]?.querySelector('.field-error') : null;
   const place = at ?? $('editor-error');
-  place.textContent = errorText(e);
+  place.textContent = (at && prescriptionText(readProgramme().items[index])) || errorText(e);
   place.hidden = false;
+}
+
+/**
+ * Why an item's prescription cannot be taken, from the exercise's own values as Live explains it ("Target: must
+ * be above the rest position (30°)."), or null when the values do not say (prescription.js, errors.js).
+ */
+function prescriptionText(item) {
+  const ex = catalog.find((c) => c.id === item?.exercise);
+  if (!ex) return null;
+  const applied = applyOptions(ex, item.prescription);
+  const problems = prescriptionProblems(applied);
+  const pointer = problems.includes('/target') ? '/target' : problems[0];
+  if (!pointer) return null;
+  const labels = { target: t('rx.target'), holdSeconds: t('rx.hold'), restPosition: t('error.restPosition') };
+  return fieldProblem(pointer, applied, (name) => labels[name]);
 }
 
 function showEditor(draft = programme) {

@@ -3943,5 +3943,120 @@ class BrowserTests(unittest.TestCase):
                 self.screenshot(self.driver, f"patient-done-{lang}", DESKTOP)
                 self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
+    # Two matrices of the Python `qrcode` package (byte mode, level M, the mask given), as hex rows.
+    QR_VECTORS = [
+        ("https://clinic.example/patient.html?lang=es#code=Zt9_q", 3, 33, [
+            '1fd4dfa7f', '105885b41', '174e2705d', '17565b75d', '174f4c15d', '104ec7d41', '1fd55557f', '194d400',
+            '16e418c4b', '12351726d', '11cf59ebb', '293c63ea', '1dc5257ba', '1d8213826', 'c46be978', '186d1bec',
+            '86f24edc', '1706ed7d9', 'cf939cb6', '191e00291', 'bdc65b8f', '1f15a7ac9', '7711974b', '9ac10163',
+            '1160aa5fa', '1e3a718', '1fd8d3350', '105530f1d', '174808bf6', '17504782d', '175c05a68', '1046fc3b1',
+            '1fd1eca14']),
+        ("v" * 150, 5, 49, [
+            '1fc6c9666617f', '1053eefeaf741', '17534229f235d', '1759573333a5d', '1744b4ffd085d', '10496ec6afc41',
+            '1fd555555557f', '1c60c7faa00', '105a977c2f5ce', '162b7fccccfce', 'c45c9fca7faf', '19886abfaaf8',
+            '1dd1cb1999891', '153c5b89d8ada', '1dfb71fca7faf', '1616deeeeefec', '6b73742f527', '1ca42289d8ada',
+            'afe129111219', '1314aaabfaaf8', '7f8e7742f527', '627ebccccfce', '11f3697ca7fff', 'b115247fab18',
+            '1b55a0d599951', 'b1672c5d891a', '1f1e17ca7dff', '4a49f3aeeebc', '17840682f6f7', '18822835d8b2a',
+            'f9b62511269', 'e09be7ffaba8', '1666a3682f6f7', '42baf70cce3e', '116a5948a7fdf', '3cfe7ffaba8',
+            '8db0c0599b41', '1a147635d8b2a', '8c18d48a7fdf', 'e0e873aeeebc', '1c443f7c2f7f7', '1b0ec5d891a',
+            '1fcf46d511159', '1046be47fab18', '1744937c2f7f7', '174b8faccceef', '17463d34a7c2c', '104c324bfa9d9',
+            '1fd1605199911']),
+    ]
+
+    def qr_matrix(self, text, mask=None):
+        """The page's QR encoder's matrix of `text` as strings of 0 and 1."""
+        return self.driver.execute_async_script("""
+            const [text, mask, done] = arguments;
+            import('/js/qr.js').then((q) => done(q.qrMatrix(text, mask == null ? {} : { mask })
+              .map((row) => row.map((d) => (d ? '1' : '0')).join(''))));""", text, mask)
+
+    def test_42_the_clinic_prescribes_a_programme_and_makes_a_patient_link(self):
+        """Patients, in Spanish then English: a programme is written with exercises picked by name and a target in
+        the exercise's unit, a refused target is explained at its item, the saved programme is the one the server
+        holds; a patient link is made and shown as a URL (the code in the fragment) and a QR code whose modules are
+        the encoder's for that URL; the encoder matches the Python qrcode package's matrices; the patient opens the
+        link and sees the item; the link, revoked, no longer works; the list shows the patient."""
+        self.use_own_server()
+        self.allowed_console = ("422",)  # the refused target, on purpose
+        self.open("/patients.html?lang=es")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="loaded")
+        for text, mask, size, rows in self.QR_VECTORS:
+            expected = [format(int(r, 16), f"0{size}b") for r in rows]
+            self.assertEqual(self.qr_matrix(text, mask), expected, f"QR of {text[:20]!r}, mask {mask}")
+        self.assertEqual(len(self.qr_matrix("x" * 213)), 57, "version 10 holds 213 bytes")
+        nav = self.driver.find_element(By.CSS_SELECTOR, 'header nav a[aria-current="page"]')
+        self.assertEqual(nav.text, "Pacientes")
+        subject = f"clinic-{uuid.uuid4().hex[:6]}"
+        self.el("subject").send_keys(subject)
+        self.el("open").click()
+        wait_for(lambda: self.el("editor").is_displayed(), 10, message="the editor")
+        item = self.driver.find_element(By.CSS_SELECTOR, "#items li")
+        Select(item.find_element(By.NAME, "exercise")).select_by_visible_text("Flexión de codo")
+        labels = item.text
+        self.assertIn("Objetivo (°)", labels)
+        self.assertIn("Sesiones por semana", labels)
+        for name, value in (("reps", "1"), ("sets", "2"), ("restSeconds", "2"), ("target", "20")):
+            item.find_element(By.NAME, name).send_keys(value)
+        item.find_element(By.NAME, "es").send_keys("Doble el codo despacio.")
+        self.el("save").click()
+        problem = wait_for(lambda: item.find_element(By.CSS_SELECTOR, ".field-error").text, 10,
+                           message="the refusal at the item")
+        self.assertIn("Objetivo", problem)
+        item.find_element(By.NAME, "target").clear()
+        item.find_element(By.NAME, "target").send_keys("120")
+        self.el("save").click()
+        wait_for(lambda: "versión 1" in self.text("status"), 10, message="saved")
+        programme = json.loads(self.api(f"/v1/programmes?subject={subject}")[2])["programmes"][0]
+        self.assertEqual(programme["items"][0]["exercise"], "elbowFlexion")
+        self.assertEqual(programme["items"][0]["side"], "right")
+        self.assertEqual({k: v for k, v in programme["items"][0]["prescription"].items() if v is not None},
+                         {"reps": 1, "sets": 2, "restSeconds": 2, "target": 120})
+        self.assertEqual(programme["items"][0]["instructions"], {"es": "Doble el codo despacio."})
+        wait_for(lambda: subject in self.text("patient-table"), 10, message="the patient listed")
+        self.assertIn("0 de 1 hechas", self.text("patient-table"))
+        self.el("make-link").click()
+        url = wait_for(lambda: self.el("link-url").get_attribute("value"), 10, message="the link")
+        self.assertRegex(url, r"/patient\.html\?lang=es#code=[A-Za-z0-9_-]{43}$")
+        drawn = self.driver.execute_script("""
+            const c = document.getElementById('qr'), n = Number(c.dataset.modules), s = c.width / (n + 8);
+            const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+            const rows = [];
+            for (let y = 0; y < n; y++) {
+              let row = '';
+              for (let x = 0; x < n; x++) row += px[(((y + 4) * s + s / 2) * c.width + (x + 4) * s + s / 2) * 4] < 128 ? '1' : '0';
+              rows.push(row);
+            }
+            return rows;""")
+        self.assertEqual(drawn, self.qr_matrix(url), "the QR code drawn is the link's")
+        self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#codes li")), 1)
+        self.emulate(self.driver, PHONE)
+        self.assert_no_horizontal_scroll()
+        self.screenshot(self.driver, "patients-es", PHONE)
+        self.emulate(self.driver, DESKTOP)
+        self.screenshot(self.driver, "patients-es", DESKTOP)
+        self.emulate(self.driver, PHONE)
+        Select(self.el("lang")).select_by_value("en")
+        wait_for(lambda: "Target (°)" in self.text("items"), 5, message="the editor in English")
+        self.assertEqual(self.driver.find_element(By.CSS_SELECTOR, "#items [name=target]").get_attribute("value"),
+                         "120", "what was typed is kept")
+        self.screenshot(self.driver, "patients-en", PHONE)
+        self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        # The patient's side of the link, in another tab's storage.
+        patient = self.new_driver()
+        try:
+            patient.get(url)
+            wait_for(lambda: patient.find_elements(By.CSS_SELECTOR, "#items li"), 10, message="the patient's item")
+            self.assertIn("Flexión de codo", patient.find_element(By.ID, "items").text)
+            self.assertIn("objetivo 120°", patient.find_element(By.ID, "items").text)
+            self.driver.find_element(By.CSS_SELECTOR, "#codes button").click()
+            wait_for(lambda: not self.driver.find_elements(By.CSS_SELECTOR, "#codes li"), 10, message="revoked")
+            patient.refresh()
+            wait_for(lambda: "ya no funciona" in patient.find_element(By.ID, "status").text, 10,
+                     message="the revoked link refused")
+            self.assert_no_console_errors_in(patient, allowed=("401",))
+        finally:
+            patient.quit()
+
 if __name__ == "__main__":
     unittest.main()
