@@ -16,7 +16,9 @@ let catalog = [];
 let subject = '';
 let programme = null; // the subject's active programme, latest version, or null for a new one
 
+let statusKey = [null];
 function setStatus(key, params, cls = '') {
+  statusKey = [key, params, cls];
   $('status').textContent = key ? t(key, params) : '';
   $('status').className = 'status ' + cls;
 }
@@ -132,6 +134,8 @@ function addItem(item = {}) {
   instructions.className = 'ex-fields';
   const wideEn = field(t('patients.instructionsEn'), en);
   const wideEs = field(t('patients.instructionsEs'), es);
+  wideEn.className = 'wide';
+  wideEs.className = 'wide';
   instructions.append(wideEn, wideEs);
   li.append(fields, instructions, error, remove);
   $('items').append(li);
@@ -292,8 +296,12 @@ async function load(reload = false) {
 }
 // A change of language names the exercises and fields again, keeping what was typed.
 onLanguageChange(() => {
+  setStatus(...statusKey);
   loadList().catch(() => {});
-  if (subject && !$('editor').hidden) showEditor(readProgramme());
+  if (subject && !$('editor').hidden) {
+    showEditor(readProgramme());
+    loadCodes().catch(() => {});
+  }
 });
 window.addEventListener(TOKEN_EVENT, () => load(true));
 load();
