@@ -1649,7 +1649,7 @@ class BrowserTests(unittest.TestCase):
         carries a copy, yet every page shows the same one, its own entry marked current, translated, and reachable
         from the keyboard after the skip link."""
         pages = (("/", "Live"), ("/history.html", "History"), ("/progress.html", "Progress"), ("/watch.html", "Watch"),
-                 ("/exercises.html", "Exercises"))
+                 ("/exercises.html", "Exercises"), ("/patients.html", "Patients"))
         for path, current in pages:
             _, _, html = self.api(path)
             for copied in ("<nav", 'id="lang"', 'id="token"', 'class="skip"'):
@@ -1665,7 +1665,7 @@ class BrowserTests(unittest.TestCase):
                          first: document.body.firstElementChild.className };""")
             self.assertEqual(header["links"], [["Live", "/"], ["History", "history.html"],
                                                ["Progress", "progress.html"], ["Watch", "watch.html"],
-                                               ["Exercises", "exercises.html"]])
+                                               ["Exercises", "exercises.html"], ["Patients", "patients.html"]])
             self.assertEqual(header["current"], [current], path)
             self.assertEqual(header["navLabel"], "Pages")
             self.assertTrue(header["lang"].startswith("Language"), header)
@@ -1676,10 +1676,11 @@ class BrowserTests(unittest.TestCase):
             body = self.driver.find_element(By.TAG_NAME, "body")
             body.send_keys("\ue004")
             reached = [self.driver.execute_script("return document.activeElement.textContent.trim()")]
-            for _ in range(5):
+            for _ in range(6):
                 self.driver.switch_to.active_element.send_keys("\ue004")
                 reached.append(self.driver.execute_script("return document.activeElement.textContent.trim()"))
-            self.assertEqual(reached, ["Skip to content", "Live", "History", "Progress", "Watch", "Exercises"], path)
+            self.assertEqual(reached, ["Skip to content", "Live", "History", "Progress", "Watch", "Exercises",
+                                       "Patients"], path)
             outline = self.driver.execute_script(
                 "return getComputedStyle(document.activeElement).outlineStyle")
             self.assertNotEqual(outline, "none", "focus is visible")
@@ -3092,7 +3093,7 @@ class BrowserTests(unittest.TestCase):
         session_id = self.analyze_sessions(subject, 2)[-1]
         pages = (("/", "Live"), ("/history.html", "History"), (f"/history.html?session={session_id}", "Session"),
                  (f"/progress.html?subject={subject}&exercise=elbowFlexion", "Progress"),
-                 ("/exercises.html", "Exercises"), ("/watch.html", "Watch"))
+                 ("/exercises.html", "Exercises"), ("/watch.html", "Watch"), (f"/patients.html?subject={subject}", "Patients"))
         for lang in ("en", "es"):
             for path, page in pages:
                 self.open(path + ("&" if "?" in path else "?") + f"lang={lang}")
