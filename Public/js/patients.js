@@ -192,6 +192,7 @@ function showEditor(draft = programme) {
   $('editor-state').textContent = programme
     ? t('patients.version', { version: programme.version, day: formatDate(programme.createdAt) }) : t('patients.newProgramme');
   $('end').hidden = !programme;
+  $('report-link').href = `report.html?subject=${enc(subject)}`;
   $('starts-on').value = draft?.startsOn ?? today();
   $('ends-on').value = draft?.endsOn ?? '';
   $('items').replaceChildren();
