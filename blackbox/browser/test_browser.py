@@ -4059,5 +4059,47 @@ class BrowserTests(unittest.TestCase):
         finally:
             patient.quit()
 
+    def test_43_a_printable_report_of_a_subject(self):
+        """The report of a subject over a range, in English and Spanish: the programme's item with its prescription,
+        this week's adherence, the trend chart drawn, every session with its goal; printed (the print media) without
+        the header or the form, black text on white."""
+        self.use_own_server()
+        subject = f"report-{uuid.uuid4().hex[:6]}"
+        programme, code = self.prescribe(subject)
+        for _ in range(2):
+            self.analyze_item(code, programme["id"], "a1")
+        for lang, words in (("en", ("2 sets of 1 rep", "2/1 met (2 sessions)", "met (2 of 2 sets)", "Elbow flexion")),
+                            ("es", ("2 series de 1 repetición", "2/1 cumplidas (2 sesiones)", "cumplida (2 de 2 series)",
+                                    "Flexión de codo"))):
+            with self.subTest(lang=lang):
+                self.open(f"/report.html?lang={lang}&subject={subject}")
+                wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                         message="loaded")
+                wait_for(lambda: self.el("report").is_displayed(), 10, message="the report")
+                self.assertIn(words[0], self.text("report-items"))
+                self.assertIn(words[1], self.text("report-adherence"))
+                rows = self.driver.find_elements(By.CSS_SELECTOR, "#report-sessions tbody tr")
+                self.assertEqual(len(rows), 2)
+                self.assertIn(words[2], rows[0].text)
+                self.assertIn(words[3], rows[0].text)
+                canvas = self.driver.find_element(By.CSS_SELECTOR, "#report-charts canvas")
+                self.assertEqual(json.loads(canvas.get_attribute("data-targets")), [150, 150])
+                self.emulate(self.driver, DESKTOP)
+                self.screenshot(self.driver, f"report-{lang}", DESKTOP)
+                self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+                try:
+                    self.assertFalse(self.driver.find_element(By.CSS_SELECTOR, "header.top").is_displayed())
+                    self.assertFalse(self.el("report-form").is_displayed())
+                    color = self.driver.execute_script("return getComputedStyle(document.getElementById('report-heading')).color")
+                    self.assertEqual(color, "rgb(0, 0, 0)")
+                    self.screenshot(self.driver, f"report-print-{lang}", DESKTOP)
+                finally:
+                    self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+                    self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+                self.emulate(self.driver, PHONE)
+                self.assert_no_horizontal_scroll()
+                self.screenshot(self.driver, f"report-{lang}", PHONE)
+                self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
 if __name__ == "__main__":
     unittest.main()
