@@ -2,7 +2,7 @@
 // week and item, each exercise's trend (best and mean peak against the target) and the sessions, printed with the
 // browser's Print and the print stylesheet of app.css.
 
-import { initPage, $, formatDate, errorStatus, askForToken } from './common.js';
+import { initPage, $, formatDate, errorStatus, askForToken, localMidnight } from './common.js';
 import { t, exerciseName, onLanguageChange } from './i18n.js';
 import { exercises, getAdherence, getProgress, listProgrammes, listSessions, TOKEN_EVENT } from './api.js';
 import { drawTrend } from './chart.js';
@@ -22,11 +22,6 @@ function setStatus(key, params, cls = '') {
 }
 
 const day = (d) => d.toLocaleDateString('sv');
-/** The instant (Unix seconds) a local day starts, `days` later. */
-function localMidnight(value, days = 0) {
-  const [year, month, date] = value.split('-').map(Number);
-  return Math.floor(new Date(year, month - 1, date + days).getTime() / 1000);
-}
 
 function cells(row, values, tag = 'td') {
   for (const v of values) {
