@@ -4,9 +4,29 @@
 import { rememberExercises } from './i18n.js';
 
 const TOKEN_KEY = 'motion.token';
+const PATIENT_KEY = 'motion.patientCode';
 
+/**
+ * The credential the page sends: a patient code the patient's page keeps for this tab (docs/programmes.md), else
+ * the clinic's access code.
+ */
 export function token() {
+  return patientCode() || clinicToken();
+}
+
+function clinicToken() {
   try { return localStorage.getItem(TOKEN_KEY) || ''; } catch { return ''; }
+}
+
+/** The patient code this tab was opened with (`patient.html#code=…`), kept in sessionStorage. */
+export function patientCode() {
+  try { return sessionStorage.getItem(PATIENT_KEY) || ''; } catch { return ''; }
+}
+
+export function setPatientCode(value) {
+  try {
+    if (value) sessionStorage.setItem(PATIENT_KEY, value); else sessionStorage.removeItem(PATIENT_KEY);
+  } catch { /* ignore */ }
 }
 
 export function setToken(value) {
@@ -112,6 +132,25 @@ export function listSessions(filters = {}) {
 /** The tenant's subjects that have sessions, in byte order (`GET /v1/subjects?prefix=&limit=`, docs/protocol.md §5.2). */
 export function listSubjects(prefix, limit = 20) {
   return getJSON('/v1/subjects?' + new URLSearchParams({ prefix, limit: String(limit) }));
+}
+
+/** The programmes of a subject (`GET /v1/programmes`; a patient code sees its own subject's only). */
+export function listProgrammes({ subject, active } = {}) {
+  const q = new URLSearchParams();
+  if (subject) q.set('subject', subject);
+  if (active != null) q.set('active', String(active));
+  const qs = q.toString();
+  return getJSON('/v1/programmes' + (qs ? '?' + qs : ''));
+}
+export const getProgramme = (id) => getJSON(`/v1/programmes/${encodeURIComponent(id)}`);
+/** A subject's weeks of adherence (docs/programmes.md), in the browser's time zone. */
+export function getAdherence(subject, { from, to, demo = false } = {}) {
+  const q = new URLSearchParams({ tz: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC' });
+  if (from) q.set('from', from);
+  if (to) q.set('to', to);
+  // Demonstrations count only when asked for (docs/programmes.md "Demonstrations").
+  if (demo) q.set('demo', 'include');
+  return getJSON(`/v1/subjects/${encodeURIComponent(subject)}/adherence?${q}`);
 }
 
 export const getSession = (id) => getJSON(`/v1/sessions/${encodeURIComponent(id)}`);
@@ -221,7 +260,7 @@ export async function checkToken() {
  */
 export function bindTokenForm(input, button, status, translate) {
   if (!input || !button) return;
-  input.value = token();
+  input.value = clinicToken();
   button.addEventListener('click', async () => {
     const value = input.value.trim();
     setToken(value);

@@ -9,6 +9,7 @@ export const PAGES = [
   ['progress', 'progress.html', 'nav.progress'],
   ['watch', 'watch.html', 'nav.watch'],
   ['exercises', 'exercises.html', 'nav.exercises'],
+  ['patients', 'patients.html', 'nav.patients'],
 ];
 
 const TOOLS = `

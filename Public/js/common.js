@@ -22,6 +22,12 @@ export function formatDuration(seconds) {
   return s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
 }
 
+/** The instant (Unix seconds) the browser's day `value` (YYYY-MM-DD) starts, or the day `days` later starts. */
+export function localMidnight(value, days = 0) {
+  const [year, month, day] = value.split('-').map(Number);
+  return Math.floor(new Date(year, month - 1, day + days).getTime() / 1000);
+}
+
 export function formatDate(iso) {
   if (!iso) return '–';
   const d = new Date(iso);

@@ -1,7 +1,7 @@
 // History: the sessions list (filters, newest first, paginated) and one session's page (rep peaks chart,
 // value series chart, fault counts, CSV download, delete with confirmation).
 
-import { initPage, $, formatDate, askForToken, errorStatus } from './common.js';
+import { initPage, $, formatDate, askForToken, errorStatus, localMidnight } from './common.js';
 import { t, faultText, exerciseName, sessionExerciseName, onLanguageChange } from './i18n.js';
 import {
   exercises, listSessions, getSession, getSeries, getMotion, deleteSession, sessionExercise, TOKEN_EVENT,
@@ -28,12 +28,6 @@ function status(el, key, vars, cls = '') {
 // `cursors[i]` opens page i (`null` for the first); an entry is `undefined` when this tab never saw that page (a
 // list opened from a URL that names a later page): "Newer" then goes back to the first page.
 const list = { cursors: [null], page: 0, next: null, rows: [], exercises: [], total: null };
-
-/** Local midnight starting the day `value` (`YYYY-MM-DD`) plus `days`, as Unix seconds. */
-function localMidnight(value, days = 0) {
-  const [year, month, day] = value.split('-').map(Number);
-  return Math.floor(new Date(year, month - 1, day + days).getTime() / 1000);
-}
 
 function filters() {
   // Subject search matches the start of the id (`ana` finds `ana-17`).

@@ -4,8 +4,9 @@
 
 import { initPage, $, askForToken, errorStatus } from './common.js';
 import { renderSummary, showStored } from './summary.js';
-import { t, exerciseName, onLanguageChange } from './i18n.js';
-import { exercises, checkToken, getExercise, listSessions, TOKEN_EVENT } from './api.js';
+import { t, exerciseName, language, onLanguageChange } from './i18n.js';
+import { exercises, checkToken, getExercise, getProgramme, listSessions, TOKEN_EVENT } from './api.js';
+import { itemInstructions, itemName, prescriptionText } from './programme.js';
 import { LiveStream } from './stream.js';
 import { DemoSource, demoSpeed } from './demo.js';
 import { SkeletonView } from './skeleton.js';
@@ -32,6 +33,43 @@ const sessionView = new SessionView({ hud, chart, feedback, lines: $('chart-line
 keepDescribed(chart, $('chart-summary'));
 
 let catalog = [];
+
+// ---- A patient's programme item (patient.html opens `/?programme=…&item=…&source=camera|demo`) -------------------
+
+const params = new URLSearchParams(location.search);
+// {programme, item} once read; the page then shows only the item, its running view and its summary.
+let patient = null;
+const patientLink = params.get('programme') && params.get('item')
+  ? { programme: params.get('programme'), item: params.get('item') } : null;
+
+async function loadPatientItem() {
+  const programme = await getProgramme(patientLink.programme);
+  const item = programme.items.find((i) => i.item === patientLink.item);
+  if (!item) throw Object.assign(new Error('unknownProgramme'), { status: 404, code: 'unknownProgramme' });
+  patient = { programme, item };
+  $('exercise').value = item.exercise;
+  fillSides();
+  if (item.side) $('side').value = item.side;
+  document.body.classList.add('patient');
+  $('patient-item').hidden = false;
+  $('summary-link').dataset.i18n = 'patient.backList';
+  // Back to the list in the language chosen here.
+  const back = () => `patient.html?lang=${language()}`;
+  $('patient-back').href = back();
+  $('summary-link').href = back();
+  onLanguageChange(() => { $('patient-back').href = back(); });
+  showPatientItem();
+}
+
+function showPatientItem() {
+  if (!patient) return;
+  const ex = catalog.find((e) => e.id === patient.item.exercise);
+  $('patient-name').textContent = itemName(patient.item, ex);
+  $('patient-rx').textContent = prescriptionText(patient.item, ex);
+  $('patient-instructions').textContent = itemInstructions(patient.item);
+  $('summary-link').textContent = t('patient.backList');
+}
+onLanguageChange(showPatientItem);
 let session = null; // {stream, source, exercise, id, stopping}
 let statusKey = ['status.idle'];
 
@@ -525,11 +563,12 @@ async function openSession() {
   // the catalog was read.
   const ex = await currentDefinition(selectedExercise());
   refusal = null;
-  const prescription = readPrescription(ex);
+  // A patient's item (patient.html) runs as the programme prescribes it: nothing to read from the form.
+  const prescription = patient ? { ...patient.item.prescription } : readPrescription(ex);
   if (!prescription) return;
-  const side = $('side').value || null;
-  const subject = $('subject').value.trim();
-  localStorage.setItem('motion.subject', subject);
+  const side = patient ? patient.item.side ?? null : $('side').value || null;
+  const subject = patient ? '' : $('subject').value.trim();
+  if (!patient) localStorage.setItem('motion.subject', subject);
   $('camera-message').hidden = true;
   $('replay-progress').hidden = true;
   $('save-recording').hidden = true;
@@ -556,9 +595,13 @@ async function openSession() {
   view.setMeasured(measuredJoints(ex, side));
   setStatus('status.connecting');
 
-  const start = { type: 'start', exercise: ex.id, format: source.format, mirrored: source.mirrored,
-    options: { ...prescription, snapshots: 'every' } };
-  if (side) start.side = side;
+  const start = patient
+    // The server runs the item's exercise, side, prescription and subject (docs/programmes.md).
+    ? { type: 'start', programme: { id: patient.programme.id, item: patient.item.item }, format: source.format,
+      mirrored: source.mirrored, options: { snapshots: 'every' } }
+    : { type: 'start', exercise: ex.id, format: source.format, mirrored: source.mirrored,
+      options: { ...prescription, snapshots: 'every' } };
+  if (side && !patient) start.side = side;
   if (subject) start.subject = subject;
   if (source.normalized) start.normalized = true;
   if (source.minConfidence != null) start.minConfidence = source.minConfidence;
@@ -618,6 +661,7 @@ async function openSession() {
     if (m.t <= s.repeatUntil) return;
     s.seenT = Math.max(s.seenT, m.t);
     sessionView.event(m);
+    if (m.event === 'setCompleted') restAfterSet(s, m.set, prescription);
   });
   stream.on('error', (m) => {
     // Refused before it started (a prescription the exercise cannot take): nothing runs; said at the field.
@@ -653,6 +697,7 @@ async function openSession() {
     setStatus('resume.resumed', null, 'good');
   });
   stream.on('end', (e) => {
+    showRest(null);
     source.stop();
     s.motion?.stop();
     showBanner(null);
@@ -743,7 +788,7 @@ function offerRecording(s) {
   const link = $('save-recording');
   if (recordingURL) URL.revokeObjectURL(recordingURL);
   recordingURL = null;
-  link.hidden = !s.recorded.frames.length;
+  link.hidden = Boolean(patient) || !s.recorded.frames.length;
   if (link.hidden) return;
   const text = recordingText(s.recorded.start, s.recorded.frames);
   recordingURL = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
@@ -771,6 +816,40 @@ function offerFinish(met) {
   stop.classList.toggle('primary', met);
   stop.classList.toggle('danger', !met);
   if (met) setStatus('live.goalMet', null, 'good');
+  // The patient's session ends itself once the goal is met, a moment after the last rep was said.
+  if (met && patient && session && !session.stopping) {
+    const s = session;
+    setTimeout(() => { if (session === s) stopSession(); }, FINISH_AFTER_MS);
+  }
+}
+
+const FINISH_AFTER_MS = 2500;
+
+// ---- Rest between sets -------------------------------------------------------------------------------------
+
+let restTimer = null;
+
+/** The rest the prescription gives (`restSeconds`) counted down after every set but the last. */
+function restAfterSet(s, number, prescription) {
+  const rest = prescription?.restSeconds;
+  const sets = prescription?.sets ?? 1;
+  if (!rest || number >= sets) return;
+  const ends = performance.now() + rest * 1000;
+  const tick = () => {
+    if (session !== s) { showRest(null); return; }
+    const left = Math.ceil((ends - performance.now()) / 1000);
+    if (left <= 0) { showRest('live.restOver', { next: number + 1 }); return; }
+    showRest('live.rest', { seconds: left, next: number + 1 });
+    restTimer = setTimeout(tick, 250);
+  };
+  clearTimeout(restTimer);
+  tick();
+}
+
+function showRest(key, params) {
+  if (!key) clearTimeout(restTimer);
+  $('rest').hidden = !key;
+  $('rest').textContent = key ? t(key, params) : '';
 }
 
 /** The subject's latest finished session of the same exercise before `m`, null when there is none (or no subject). */
@@ -786,11 +865,21 @@ async function previousSession(m) {
 
 function renderLastSummary() {
   renderSummary(lastSummary, $('summary-stats'), { exercise: lastExercise, previous: lastPrevious });
+  if (patient) showPatientResult(lastSummary);
+}
+
+/** Whether the patient did what was prescribed, said first in the summary. */
+function showPatientResult(m) {
+  const met = m.goal ? m.goal.met : m.status === 'finished';
+  const p = $('patient-result');
+  p.hidden = false;
+  p.className = met ? 'patient-result good' : 'patient-result';
+  p.textContent = t(met ? 'patient.done' : 'patient.notDone', m.goal ?? {});
 }
 
 function showSummary(m) {
   renderLastSummary();
-  $('summary-link').href = `history.html?session=${encodeURIComponent(m.id)}`;
+  $('summary-link').href = patient ? `patient.html?lang=${language()}` : `history.html?session=${encodeURIComponent(m.id)}`;
   showStored('saving');
   $('summary').hidden = false;
 }
@@ -830,7 +919,6 @@ requestAnimationFrame(frame);
 
 // ---- Start-up -------------------------------------------------------------------------------------------
 
-const params = new URLSearchParams(location.search);
 if (params.get('source')) $('source').value = params.get('source');
 showSourceOptions();
 setStatus('status.idle');
@@ -840,7 +928,11 @@ function loadCatalog(reload = false) {
     catalog = list;
     fillExercises();
     if (reload && !session) setStatus('status.idle');
+    return patientLink && !patient ? loadPatientItem() : null;
+  }).then(() => {
     document.body.dataset.ready = 'true';
+    // The patient's tap on the item was the Start.
+    if (patient && !reload) startSession().catch((err) => { setStatus(...errorStatus(err), 'bad'); setRunning('idle'); });
   }).catch((e) => { setStatus(...errorStatus(e), 'bad'); askForToken(e); });
 }
 loadCatalog();

@@ -1649,7 +1649,7 @@ class BrowserTests(unittest.TestCase):
         carries a copy, yet every page shows the same one, its own entry marked current, translated, and reachable
         from the keyboard after the skip link."""
         pages = (("/", "Live"), ("/history.html", "History"), ("/progress.html", "Progress"), ("/watch.html", "Watch"),
-                 ("/exercises.html", "Exercises"))
+                 ("/exercises.html", "Exercises"), ("/patients.html", "Patients"))
         for path, current in pages:
             _, _, html = self.api(path)
             for copied in ("<nav", 'id="lang"', 'id="token"', 'class="skip"'):
@@ -1665,7 +1665,7 @@ class BrowserTests(unittest.TestCase):
                          first: document.body.firstElementChild.className };""")
             self.assertEqual(header["links"], [["Live", "/"], ["History", "history.html"],
                                                ["Progress", "progress.html"], ["Watch", "watch.html"],
-                                               ["Exercises", "exercises.html"]])
+                                               ["Exercises", "exercises.html"], ["Patients", "patients.html"]])
             self.assertEqual(header["current"], [current], path)
             self.assertEqual(header["navLabel"], "Pages")
             self.assertTrue(header["lang"].startswith("Language"), header)
@@ -1676,10 +1676,11 @@ class BrowserTests(unittest.TestCase):
             body = self.driver.find_element(By.TAG_NAME, "body")
             body.send_keys("\ue004")
             reached = [self.driver.execute_script("return document.activeElement.textContent.trim()")]
-            for _ in range(5):
+            for _ in range(6):
                 self.driver.switch_to.active_element.send_keys("\ue004")
                 reached.append(self.driver.execute_script("return document.activeElement.textContent.trim()"))
-            self.assertEqual(reached, ["Skip to content", "Live", "History", "Progress", "Watch", "Exercises"], path)
+            self.assertEqual(reached, ["Skip to content", "Live", "History", "Progress", "Watch", "Exercises",
+                                       "Patients"], path)
             outline = self.driver.execute_script(
                 "return getComputedStyle(document.activeElement).outlineStyle")
             self.assertNotEqual(outline, "none", "focus is visible")
@@ -3092,7 +3093,7 @@ class BrowserTests(unittest.TestCase):
         session_id = self.analyze_sessions(subject, 2)[-1]
         pages = (("/", "Live"), ("/history.html", "History"), (f"/history.html?session={session_id}", "Session"),
                  (f"/progress.html?subject={subject}&exercise=elbowFlexion", "Progress"),
-                 ("/exercises.html", "Exercises"), ("/watch.html", "Watch"))
+                 ("/exercises.html", "Exercises"), ("/watch.html", "Watch"), (f"/patients.html?subject={subject}", "Patients"))
         for lang in ("en", "es"):
             for path, page in pages:
                 self.open(path + ("&" if "?" in path else "?") + f"lang={lang}")
@@ -3831,6 +3832,274 @@ class BrowserTests(unittest.TestCase):
             self.wait_stored(10, "summary")
         finally:
             watcher.quit()
+
+    # ---- Programmes: the patient's page ------------------------------------------------------------------------
+
+    def post_json(self, path, body, method="POST"):
+        request = urllib.request.Request(self.base + path, method=method, data=json.dumps(body).encode(),
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            text = response.read().decode()
+            return json.loads(text) if text else None
+
+    def prescribe(self, subject):
+        """A programme of two items for `subject` and a patient code for it: (programme, code)."""
+        programme = self.post_json("/v1/programmes", {
+            "subject": subject, "startsOn": time.strftime("%Y-%m-%d", time.gmtime(time.time() - 86400)),
+            "endsOn": None, "items": [
+                {"item": "a1", "exercise": "elbowFlexion", "side": "right", "perWeek": 1,
+                 "prescription": {"reps": 1, "sets": 2, "restSeconds": 2},
+                 "instructions": {"en": "Bend the elbow slowly.", "es": "Doble el codo despacio."}},
+                {"item": "b2", "exercise": "heelRaise", "perWeek": 3, "prescription": {"reps": 8, "target": 0.2},
+                 "instructions": {"en": "Hold on to a chair.", "es": "Apóyese en una silla."}},
+            ]})
+        access = self.post_json(f"/v1/subjects/{subject}/access", {})
+        return programme, access["code"]
+
+    def analyze_item(self, code, programme_id, item):
+        """A session of the programme item with the patient code (POST /v1/analyze): three clean elbow flexions."""
+        frames = []
+        for clock, angle in clean_reps_angles(3):
+            frame = elbow_pose(clock, angle)
+            del frame["type"]
+            frames.append(frame)
+        request = urllib.request.Request(self.base + "/v1/analyze", method="POST", data=json.dumps({
+            "programme": {"id": programme_id, "item": item}, "frames": frames}).encode(),
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {code}"})
+        with urllib.request.urlopen(request, timeout=20) as response:
+            summary = json.loads(response.read())["summary"]
+        self.assertTrue(summary["goal"]["met"], summary)
+
+    def test_41_the_patient_does_an_item_of_the_programme_from_the_link(self):
+        """The clinic prescribes a programme and makes a patient link; the patient opens it on a phone, in English
+        and in Spanish: the items with their prescription in units, instructions in the page's language and this
+        week's count; one tap on the demo runs the first item (no subject, source or prescription on screen), the
+        set's rest is counted down, the session finishes itself at goal met, the summary says it was done, and back
+        on the list the item shows as done for the week. Its session is the programme's, marked as a demo."""
+        self.use_own_server()
+        for lang, words in (("en", {"done": "Done as prescribed: 2 of 2 sets", "week": "This week: 1 of 1 done", "start": "Start",
+                                    "rx": "2 sets of 1 rep ·", "target": "target 20%", "how": "Bend the elbow slowly.",
+                                    "rest": "Rest", "tried": "goal met 1× with the demo",
+                                    "notYet": "This week: 0 of 1 done"}),
+                            ("es", {"done": "Hecho según lo prescrito: 2 de 2 series", "week": "Esta semana: 1 de 1 hechas",
+                                    "start": "Empezar", "rx": "2 series de 1 repetición ·", "target": "objetivo 20 %",
+                                    "how": "Doble el codo despacio.", "rest": "Descanso",
+                                    "tried": "meta cumplida 1× con la demo", "notYet": "Esta semana: 0 de 1 hechas"})):
+            with self.subTest(lang=lang):
+                subject = f"patient-{lang}-{uuid.uuid4().hex[:6]}"
+                programme, code = self.prescribe(subject)
+                self.driver.get(self.base + "/history.html")  # the tab's storage starts empty
+                self.driver.execute_script("sessionStorage.clear()")
+                self.driver.get(f"{self.base}/patient.html?lang={lang}&demoSpeed=4#code={code}")
+                self.emulate(self.driver, PHONE)
+                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#items li"), 10, message="the items")
+                items = self.driver.find_elements(By.CSS_SELECTOR, "#items li")
+                self.assertEqual([i.get_attribute("data-item") for i in items], ["a1", "b2"])
+                first, second = items[0].text, items[1].text
+                self.assertIn(words["rx"], first)
+                self.assertIn(words["how"], first)
+                self.assertIn(words["target"], second)
+                self.assertNotIn("done", items[0].get_attribute("class"))
+                self.assertFalse(self.driver.find_element(By.CSS_SELECTOR, "header nav").is_displayed())
+                self.assert_no_horizontal_scroll()
+                self.screenshot(self.driver, f"patient-list-{lang}", PHONE)
+                items[0].find_element(By.CSS_SELECTOR, "a.demo").click()
+                wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                         message="Live loaded")
+                self.assertIn(words["how"], self.text("patient-item"))
+                for hidden in ("subject", "source", "rx-target", "exercise"):
+                    self.assertFalse(self.el(hidden).is_displayed(), hidden)
+                wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
+                wait_for(lambda: words["rest"] in self.text("rest"), 20, message="the rest countdown")
+                self.screenshot(self.driver, f"patient-run-{lang}", PHONE)
+                self.wait_stored(40, "the session finished by itself at goal met")
+                self.assertIn(words["done"], self.text("patient-result"))
+                session_id = self.el("status").get_attribute("data-session")
+                stored = json.loads(self.api(f"/v1/sessions/{session_id}")[2])
+                self.assertEqual(stored["programme"]["id"], programme["id"])
+                self.assertEqual(stored["programme"]["item"], "a1")
+                self.assertEqual(stored["subject"], subject)
+                self.assertTrue(stored["goal"]["met"])
+                self.assertTrue(stored["demo"])
+                self.screenshot(self.driver, f"patient-summary-{lang}", PHONE)
+                self.el("summary-link").click()
+                # A demonstration is practice: shown beside the week's count, which it does not change.
+                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#items li.tried"), 10,
+                         message="the item tried with the demo")
+                tried = self.driver.find_element(By.CSS_SELECTOR, "#items li.tried")
+                self.assertEqual(tried.get_attribute("data-item"), "a1")
+                self.assertIn(words["tried"], tried.text)
+                self.assertIn(words["notYet"], tried.text)
+                self.screenshot(self.driver, f"patient-tried-{lang}", PHONE)
+                # A session of the patient's own (here through POST /v1/analyze with the code) counts: done.
+                self.analyze_item(code, programme["id"], "a1")
+                self.driver.refresh()
+                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#items li.done"), 10,
+                         message="the item done")
+                done = self.driver.find_element(By.CSS_SELECTOR, "#items li.done")
+                self.assertEqual(done.get_attribute("data-item"), "a1")
+                self.assertIn(words["week"], done.text)
+                self.screenshot(self.driver, f"patient-done-{lang}", PHONE)
+                self.emulate(self.driver, DESKTOP)
+                self.screenshot(self.driver, f"patient-done-{lang}", DESKTOP)
+                self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    # Two matrices of the Python `qrcode` package (byte mode, level M, the mask given), as hex rows.
+    QR_VECTORS = [
+        ("https://clinic.example/patient.html?lang=es#code=Zt9_q", 3, 33, [
+            '1fd4dfa7f', '105885b41', '174e2705d', '17565b75d', '174f4c15d', '104ec7d41', '1fd55557f', '194d400',
+            '16e418c4b', '12351726d', '11cf59ebb', '293c63ea', '1dc5257ba', '1d8213826', 'c46be978', '186d1bec',
+            '86f24edc', '1706ed7d9', 'cf939cb6', '191e00291', 'bdc65b8f', '1f15a7ac9', '7711974b', '9ac10163',
+            '1160aa5fa', '1e3a718', '1fd8d3350', '105530f1d', '174808bf6', '17504782d', '175c05a68', '1046fc3b1',
+            '1fd1eca14']),
+        ("v" * 150, 5, 49, [
+            '1fc6c9666617f', '1053eefeaf741', '17534229f235d', '1759573333a5d', '1744b4ffd085d', '10496ec6afc41',
+            '1fd555555557f', '1c60c7faa00', '105a977c2f5ce', '162b7fccccfce', 'c45c9fca7faf', '19886abfaaf8',
+            '1dd1cb1999891', '153c5b89d8ada', '1dfb71fca7faf', '1616deeeeefec', '6b73742f527', '1ca42289d8ada',
+            'afe129111219', '1314aaabfaaf8', '7f8e7742f527', '627ebccccfce', '11f3697ca7fff', 'b115247fab18',
+            '1b55a0d599951', 'b1672c5d891a', '1f1e17ca7dff', '4a49f3aeeebc', '17840682f6f7', '18822835d8b2a',
+            'f9b62511269', 'e09be7ffaba8', '1666a3682f6f7', '42baf70cce3e', '116a5948a7fdf', '3cfe7ffaba8',
+            '8db0c0599b41', '1a147635d8b2a', '8c18d48a7fdf', 'e0e873aeeebc', '1c443f7c2f7f7', '1b0ec5d891a',
+            '1fcf46d511159', '1046be47fab18', '1744937c2f7f7', '174b8faccceef', '17463d34a7c2c', '104c324bfa9d9',
+            '1fd1605199911']),
+    ]
+
+    def qr_matrix(self, text, mask=None):
+        """The page's QR encoder's matrix of `text` as strings of 0 and 1."""
+        return self.driver.execute_async_script("""
+            const [text, mask, done] = arguments;
+            import('/js/qr.js').then((q) => done(q.qrMatrix(text, mask == null ? {} : { mask })
+              .map((row) => row.map((d) => (d ? '1' : '0')).join(''))));""", text, mask)
+
+    def test_42_the_clinic_prescribes_a_programme_and_makes_a_patient_link(self):
+        """Patients, in Spanish then English: a programme is written with exercises picked by name and a target in
+        the exercise's unit, a refused target is explained at its item, the saved programme is the one the server
+        holds; a patient link is made and shown as a URL (the code in the fragment) and a QR code whose modules are
+        the encoder's for that URL; the encoder matches the Python qrcode package's matrices; the patient opens the
+        link and sees the item; the link, revoked, no longer works; the list shows the patient."""
+        self.use_own_server()
+        self.allowed_console = ("422",)  # the refused target, on purpose
+        self.open("/patients.html?lang=es")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                 message="loaded")
+        for text, mask, size, rows in self.QR_VECTORS:
+            expected = [format(int(r, 16), f"0{size}b") for r in rows]
+            self.assertEqual(self.qr_matrix(text, mask), expected, f"QR of {text[:20]!r}, mask {mask}")
+        self.assertEqual(len(self.qr_matrix("x" * 213)), 57, "version 10 holds 213 bytes")
+        nav = self.driver.find_element(By.CSS_SELECTOR, 'header nav a[aria-current="page"]')
+        self.assertEqual(nav.text, "Pacientes")
+        subject = f"clinic-{uuid.uuid4().hex[:6]}"
+        self.el("subject").send_keys(subject)
+        self.el("open").click()
+        wait_for(lambda: self.el("editor").is_displayed(), 10, message="the editor")
+        item = self.driver.find_element(By.CSS_SELECTOR, "#items li")
+        Select(item.find_element(By.NAME, "exercise")).select_by_visible_text("Flexión de codo")
+        labels = item.text
+        self.assertIn("Objetivo (°)", labels)
+        self.assertIn("Sesiones por semana", labels)
+        for name, value in (("reps", "1"), ("sets", "2"), ("restSeconds", "2"), ("target", "20")):
+            item.find_element(By.NAME, name).send_keys(value)
+        item.find_element(By.NAME, "es").send_keys("Doble el codo despacio.")
+        self.el("save").click()
+        problem = wait_for(lambda: item.find_element(By.CSS_SELECTOR, ".field-error").text, 10,
+                           message="the refusal at the item")
+        self.assertIn("Objetivo", problem)
+        item.find_element(By.NAME, "target").clear()
+        item.find_element(By.NAME, "target").send_keys("120")
+        self.el("save").click()
+        wait_for(lambda: "versión 1" in self.text("status"), 10, message="saved")
+        programme = json.loads(self.api(f"/v1/programmes?subject={subject}")[2])["programmes"][0]
+        self.assertEqual(programme["items"][0]["exercise"], "elbowFlexion")
+        self.assertEqual(programme["items"][0]["side"], "right")
+        self.assertEqual({k: v for k, v in programme["items"][0]["prescription"].items() if v is not None},
+                         {"reps": 1, "sets": 2, "restSeconds": 2, "target": 120})
+        self.assertEqual(programme["items"][0]["instructions"], {"es": "Doble el codo despacio."})
+        wait_for(lambda: subject in self.text("patient-table"), 10, message="the patient listed")
+        self.assertIn("0 de 1 hechas", self.text("patient-table"))
+        self.el("make-link").click()
+        url = wait_for(lambda: self.el("link-url").get_attribute("value"), 10, message="the link")
+        self.assertRegex(url, r"/patient\.html\?lang=es#code=[A-Za-z0-9_-]{43}$")
+        drawn = self.driver.execute_script("""
+            const c = document.getElementById('qr'), n = Number(c.dataset.modules), s = c.width / (n + 8);
+            const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+            const rows = [];
+            for (let y = 0; y < n; y++) {
+              let row = '';
+              for (let x = 0; x < n; x++) row += px[(((y + 4) * s + s / 2) * c.width + (x + 4) * s + s / 2) * 4] < 128 ? '1' : '0';
+              rows.push(row);
+            }
+            return rows;""")
+        self.assertEqual(drawn, self.qr_matrix(url), "the QR code drawn is the link's")
+        self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#codes li")), 1)
+        self.emulate(self.driver, PHONE)
+        self.assert_no_horizontal_scroll()
+        self.screenshot(self.driver, "patients-es", PHONE)
+        self.emulate(self.driver, DESKTOP)
+        self.screenshot(self.driver, "patients-es", DESKTOP)
+        self.emulate(self.driver, PHONE)
+        Select(self.el("lang")).select_by_value("en")
+        wait_for(lambda: "Target (°)" in self.text("items"), 5, message="the editor in English")
+        self.assertEqual(self.driver.find_element(By.CSS_SELECTOR, "#items [name=target]").get_attribute("value"),
+                         "120", "what was typed is kept")
+        self.screenshot(self.driver, "patients-en", PHONE)
+        self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        # The patient's side of the link, in another tab's storage.
+        patient = self.new_driver()
+        try:
+            patient.get(url)
+            wait_for(lambda: patient.find_elements(By.CSS_SELECTOR, "#items li"), 10, message="the patient's item")
+            self.assertIn("Flexión de codo", patient.find_element(By.ID, "items").text)
+            self.assertIn("objetivo 120°", patient.find_element(By.ID, "items").text)
+            self.driver.find_element(By.CSS_SELECTOR, "#codes button").click()
+            wait_for(lambda: not self.driver.find_elements(By.CSS_SELECTOR, "#codes li"), 10, message="revoked")
+            patient.refresh()
+            wait_for(lambda: "ya no funciona" in patient.find_element(By.ID, "status").text, 10,
+                     message="the revoked link refused")
+            self.assert_no_console_errors_in(patient, allowed=("401",))
+        finally:
+            patient.quit()
+
+    def test_43_a_printable_report_of_a_subject(self):
+        """The report of a subject over a range, in English and Spanish: the programme's item with its prescription,
+        this week's adherence, the trend chart drawn, every session with its goal; printed (the print media) without
+        the header or the form, black text on white."""
+        self.use_own_server()
+        subject = f"report-{uuid.uuid4().hex[:6]}"
+        programme, code = self.prescribe(subject)
+        for _ in range(2):
+            self.analyze_item(code, programme["id"], "a1")
+        for lang, words in (("en", ("2 sets of 1 rep", "2/1 met (2 sessions)", "met (2 of 2 sets)", "Elbow flexion")),
+                            ("es", ("2 series de 1 repetición", "2/1 cumplidas (2 sesiones)", "cumplida (2 de 2 series)",
+                                    "Flexión de codo"))):
+            with self.subTest(lang=lang):
+                self.open(f"/report.html?lang={lang}&subject={subject}")
+                wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                         message="loaded")
+                wait_for(lambda: self.el("report").is_displayed(), 10, message="the report")
+                self.assertIn(words[0], self.text("report-items"))
+                self.assertIn(words[1], self.text("report-adherence"))
+                rows = self.driver.find_elements(By.CSS_SELECTOR, "#report-sessions tbody tr")
+                self.assertEqual(len(rows), 2)
+                self.assertIn(words[2], rows[0].text)
+                self.assertIn(words[3], rows[0].text)
+                canvas = self.driver.find_element(By.CSS_SELECTOR, "#report-charts canvas")
+                self.assertEqual(json.loads(canvas.get_attribute("data-targets")), [150, 150])
+                self.emulate(self.driver, DESKTOP)
+                self.screenshot(self.driver, f"report-{lang}", DESKTOP)
+                self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+                try:
+                    self.assertFalse(self.driver.find_element(By.CSS_SELECTOR, "header.top").is_displayed())
+                    self.assertFalse(self.el("report-form").is_displayed())
+                    color = self.driver.execute_script("return getComputedStyle(document.getElementById('report-heading')).color")
+                    self.assertEqual(color, "rgb(0, 0, 0)")
+                    self.screenshot(self.driver, f"report-print-{lang}", DESKTOP)
+                finally:
+                    self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+                    self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+                self.emulate(self.driver, PHONE)
+                self.assert_no_horizontal_scroll()
+                self.screenshot(self.driver, f"report-{lang}", PHONE)
+                self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 if __name__ == "__main__":
     unittest.main()
