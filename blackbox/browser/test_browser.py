@@ -15,6 +15,7 @@ is printed at the end of the run and kept.
 import asyncio
 import atexit
 import base64
+import io
 import json
 import math
 import os
@@ -28,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+import unicodedata
 import unittest
 import urllib.error
 import urllib.parse
@@ -37,6 +39,7 @@ import zlib
 
 import numpy as np
 import websockets
+from pypdf import PdfReader
 from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.chrome.service import Service
@@ -4096,6 +4099,20 @@ class BrowserTests(unittest.TestCase):
                 finally:
                     self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
                     self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+                # Printed to PDF as the browser's Print does it (A4), and read back page by page.
+                printed = self.driver.execute_cdp_cmd(
+                    "Page.printToPDF", {"paperWidth": 8.27, "paperHeight": 11.69, "printBackground": True})
+                pdf = base64.b64decode(printed["data"])
+                pages = PdfReader(io.BytesIO(pdf)).pages
+                # Ligatures (ﬂ) back to letters, line breaks inside table cells to spaces.
+                text = " ".join(unicodedata.normalize("NFKC", "\n".join(p.extract_text() for p in pages)).split())
+                with open(os.path.join(screenshot_dir(), f"report-{lang}.pdf"), "wb") as file:
+                    file.write(pdf)
+                self.assertTrue(1 <= len(pages) <= 3, f"{len(pages)} pages")
+                for word in (subject, words[0], words[1], words[2], words[3]):
+                    self.assertIn(word, text)
+                for chrome in ("History", "Historial", "Patients", "Pacientes", "Access code", "Código de acceso"):
+                    self.assertNotIn(chrome, text, "the page's header and form are not printed")
                 self.emulate(self.driver, PHONE)
                 self.assert_no_horizontal_scroll()
                 self.screenshot(self.driver, f"report-{lang}", PHONE)
