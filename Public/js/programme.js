@@ -1,7 +1,7 @@
 // What the patient's page and Live's patient mode share about a programme item (docs/programmes.md): its name, its
 // prescription in words and units, and its instructions in the page's language.
 
-import { t, language, sessionExerciseName } from './i18n.js';
+import { t, language, sessionExerciseName, exerciseName } from './i18n.js';
 import { formatNumber, formatValue, unitOf } from './units.js';
 
 /** The item's exercise named with its side, in the page's language ("Heel slide (lying), right side"). */
@@ -29,4 +29,39 @@ export function prescriptionText(item, exercise) {
   if (rx.target != null) parts.push(t('patient.target', { target: formatValue(rx.target, unitOf(exercise)) }));
   if (rx.restSeconds) parts.push(t('patient.rest', { seconds: rx.restSeconds }));
   return parts.join(' · ');
+}
+
+function cells(row, values, tag = 'td') {
+  for (const v of values) {
+    const c = document.createElement(tag);
+    c.textContent = v;
+    row.append(c);
+  }
+  return row;
+}
+
+/** Fills `el` (a table) with a head row and body rows of text cells. */
+export function fillTable(el, head, rows) {
+  const thead = el.createTHead();
+  thead.replaceChildren(cells(document.createElement('tr'), head, 'th'));
+  const body = el.tBodies[0] ?? el.createTBody();
+  body.replaceChildren(...rows.map((r) => cells(document.createElement('tr'), r)));
+}
+
+/**
+ * Adherence (`GET /v1/subjects/{subject}/adherence`) as a table: a row per week, a column per programme item, each
+ * cell "goal met / prescribed (sessions)". Items are named from `programme` (their exercise and side) when it holds
+ * them, else by their exercise. Returns how many items there were.
+ */
+export function fillAdherence(el, adherence, programme, catalog) {
+  const keys = [...new Map(adherence.weeks.flatMap((w) => w.items).map((i) => [`${i.programme}/${i.item}`, i])).values()];
+  const name = (entry) => {
+    const item = programme?.items.find((i) => i.item === entry.item);
+    return item ? itemName(item, catalog.find((e) => e.id === item.exercise)) : exerciseName(entry.exercise);
+  };
+  fillTable(el, [t('report.week'), ...keys.map(name)], adherence.weeks.map((w) => [w.week, ...keys.map((k) => {
+    const e = w.items.find((i) => i.programme === k.programme && i.item === k.item);
+    return e ? t('report.cell', e) : '–';
+  })]));
+  return keys.length;
 }

@@ -5,7 +5,10 @@
 
 import { initPage, $, formatDate, askForToken, errorStatus } from './common.js';
 import { t, exerciseName, faultText, onLanguageChange } from './i18n.js';
-import { exercises, getProgress, getSession, listSubjects, sessionExercise, TOKEN_EVENT } from './api.js';
+import {
+  exercises, getAdherence, getProgress, getSession, listProgrammes, listSubjects, sessionExercise, TOKEN_EVENT,
+} from './api.js';
+import { fillAdherence } from './programme.js';
 import { drawTrend, drawCountBars } from './chart.js';
 import { formatValue, unitNote, unitOf } from './units.js';
 
@@ -124,12 +127,45 @@ async function show() {
     shown = { subject, exercise, definition: await definitionOf(exercise, sessions), sessions };
     fillExercises();
     render();
+    showAdherence(subject);
     if (sessions.length) status('progress.count', { count: sessions.length, subject, exerciseId: exercise });
     else status('progress.none', { subject, exerciseId: exercise });
   } catch (e) {
     status(...errorStatus(e), 'bad');
     askForToken(e);
   }
+}
+
+// The subject's programme beside the trend: adherence over the last eight weeks (docs/programmes.md), when the
+// subject has programme items in them.
+const ADHERENCE_WEEKS = 8;
+let adherenceShown = null;
+
+async function showAdherence(subject) {
+  adherenceShown = null;
+  $('adherence-panel').hidden = true;
+  delete document.body.dataset.adherence;
+  try {
+    const today = new Date();
+    const from = new Date(today.getFullYear(), today.getMonth(), today.getDate() - 7 * (ADHERENCE_WEEKS - 1));
+    const day = (d) => d.toLocaleDateString('sv');
+    const [adherence, { programmes }] = await Promise.all([
+      getAdherence(subject, { from: day(from), to: day(today) }), listProgrammes({ subject, active: true })]);
+    if ($('p-subject').value.trim() !== subject) return;
+    adherenceShown = { adherence, programme: programmes[0] ?? null };
+    renderAdherence();
+  } catch {
+    // The trend stands without it (an older server, or no access to programmes).
+  }
+  document.body.dataset.adherence = $('adherence-panel').hidden ? 'none' : 'shown';
+}
+
+function renderAdherence() {
+  if (!adherenceShown) return;
+  const { adherence, programme } = adherenceShown;
+  // Weeks before the programme and without sessions say nothing: left out.
+  const weeks = adherence.weeks.filter((w) => w.items.some((i) => i.prescribed > 0 || i.sessions > 0));
+  $('adherence-panel').hidden = fillAdherence($('p-adherence'), { weeks }, programme, catalog) === 0;
 }
 
 function toISO(value) {
@@ -164,6 +200,7 @@ $('p-subject').addEventListener('input', () => {
 onLanguageChange(() => {
   fillExercises();
   render();
+  renderAdherence();
   status(...statusKey);
 });
 let resizeTimer = 0;

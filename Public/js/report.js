@@ -7,7 +7,7 @@ import { t, exerciseName, onLanguageChange } from './i18n.js';
 import { exercises, getAdherence, getProgress, listProgrammes, listSessions, TOKEN_EVENT } from './api.js';
 import { drawTrend } from './chart.js';
 import { formatValue, unitOf } from './units.js';
-import { itemName, prescriptionText } from './programme.js';
+import { fillAdherence, fillTable, itemName, prescriptionText } from './programme.js';
 
 initPage();
 
@@ -22,22 +22,6 @@ function setStatus(key, params, cls = '') {
 }
 
 const day = (d) => d.toLocaleDateString('sv');
-
-function cells(row, values, tag = 'td') {
-  for (const v of values) {
-    const c = document.createElement(tag);
-    c.textContent = v;
-    row.append(c);
-  }
-  return row;
-}
-
-function table(el, head, rows) {
-  const thead = el.createTHead();
-  thead.replaceChildren(cells(document.createElement('tr'), head, 'th'));
-  const body = el.tBodies[0] ?? el.createTBody();
-  body.replaceChildren(...rows.map((r) => cells(document.createElement('tr'), r)));
-}
 
 async function load() {
   const subject = $('subject').value.trim();
@@ -78,12 +62,7 @@ function render() {
     items.append(li);
   }
   if (!programme) items.textContent = t('report.noProgramme');
-  const keys = [...new Map(adherence.weeks.flatMap((w) => w.items).map((i) => [`${i.programme}/${i.item}`, i])).values()];
-  table($('report-adherence'), [t('report.week'), ...keys.map((k) => sideName(k))],
-    adherence.weeks.map((w) => [w.week, ...keys.map((k) => {
-      const e = w.items.find((i) => i.programme === k.programme && i.item === k.item);
-      return e ? t('report.cell', e) : '–';
-    })]));
+  fillAdherence($('report-adherence'), adherence, programme, catalog);
   const charts = $('report-charts');
   charts.replaceChildren();
   for (const { id, sessions: points } of shown.progress) {
@@ -98,18 +77,13 @@ function render() {
     charts.append(h, canvas);
     drawTrend(canvas, points, { target: ex?.target ?? null, unit: unitOf(ex) });
   }
-  table($('report-sessions'), [t('report.when'), t('report.exercise'), t('report.clean'), t('report.rejected'),
+  fillTable($('report-sessions'), [t('report.when'), t('report.exercise'), t('report.clean'), t('report.rejected'),
     t('report.best'), t('report.goal')], sessions.map((s) => {
     const ex = catalog.find((e) => e.id === s.exercise);
     return [formatDate(s.startedAt), exerciseName(ex ?? s.exercise) + (s.demo ? ` (${t('report.demo')})` : ''),
       String(s.repCount ?? '–'), String(s.rejectedCount ?? '–'), formatValue(s.best, unitOf(ex)),
       s.goal ? t(s.goal.met ? 'report.met' : 'report.notMet', s.goal) : '–'];
   }));
-}
-
-function sideName(entry) {
-  const item = shown.programme?.items.find((i) => i.item === entry.item);
-  return item ? itemName(item, catalog.find((e) => e.id === item.exercise)) : exerciseName(entry.exercise);
 }
 
 function formatDay(value) {

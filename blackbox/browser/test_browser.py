@@ -4118,5 +4118,39 @@ class BrowserTests(unittest.TestCase):
                 self.screenshot(self.driver, f"report-{lang}", PHONE)
                 self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
+    def test_44_progress_shows_the_programmes_adherence(self):
+        """Progress beside a subject's trend: the programme's adherence over the last eight weeks (those of the
+        programme), a row per week and a column per item named in the page's language, this week's cell counting the
+        session that met its goal; a subject without a programme shows no such table."""
+        self.use_own_server()
+        subject = f"adherence-{uuid.uuid4().hex[:6]}"
+        programme, code = self.prescribe(subject)
+        self.analyze_item(code, programme["id"], "a1")
+        this_week = time.strftime("%G-W%V", time.localtime())
+        for lang, words in (("en", ("Elbow flexion, right side", "Heel raise", "1/1 met (1 sessions)", "0/3 met")),
+                            ("es", ("Flexión de codo, lado derecho", "Elevación de talones", "1/1 cumplidas (1 sesiones)",
+                                    "0/3 cumplidas"))):
+            with self.subTest(lang=lang):
+                self.open(f"/progress.html?lang={lang}&subject={subject}&exercise=elbowFlexion")
+                wait_for(lambda: self.driver.execute_script("return document.body.dataset.adherence") == "shown", 10,
+                         message="the adherence table")
+                head = [th.text for th in self.driver.find_elements(By.CSS_SELECTOR, "#p-adherence thead th")]
+                self.assertEqual(head[1:], list(words[:2]))
+                rows = self.driver.find_elements(By.CSS_SELECTOR, "#p-adherence tbody tr")
+                # The programme started yesterday: its first week (the previous one on a Monday) and this one.
+                self.assertIn(len(rows), (1, 2), "only weeks of the programme, of the last eight")
+                last = [td.text for td in rows[-1].find_elements(By.TAG_NAME, "td")]
+                self.assertEqual(last[0], this_week)
+                self.assertEqual(last[1], words[2])
+                self.assertTrue(last[2].startswith(words[3]), last)
+                self.emulate(self.driver, PHONE)
+                self.driver.execute_script("document.getElementById('adherence-panel').scrollIntoView()")
+                self.screenshot(self.driver, f"progress-adherence-{lang}", PHONE)
+                self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        self.open(f"/progress.html?lang=en&subject=nobody-{uuid.uuid4().hex[:6]}&exercise=elbowFlexion")
+        wait_for(lambda: self.driver.execute_script("return document.body.dataset.adherence") == "none", 10,
+                 message="adherence asked for and found empty")
+        self.assertFalse(self.el("adherence-panel").is_displayed())
+
 if __name__ == "__main__":
     unittest.main()
