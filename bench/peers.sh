@@ -178,8 +178,9 @@ start() {
         motion-server)
             [[ $phase == http ]] || echo=(--ws-echo)
             DATABASES=$((DATABASES + 1))
+            # Every client here connects from 127.0.0.1: no per-address bound.
             start_server "$name" "$MOTION_BIN" --host 127.0.0.1 --port 0 --threads 1 --log-level warning \
-                --database "$TMP/motion$DATABASES.sqlite" --public Public "${echo[@]}"
+                --max-connections-per-address 0 --database "$TMP/motion$DATABASES.sqlite" --public Public "${echo[@]}"
             ;;
         nginx) start_nginx ;;
         aiohttp)
@@ -342,7 +343,7 @@ echo '```'
 echo "swift build -c release --product http-bench-server   # likewise motion-server and ws-bench-client"
 echo "ulimit -n $NOFILE"
 echo ".build/release/http-bench-server --port 0 --loops 1 --max-connections $((IDLE_CONNECTIONS + 1000)) --log-level warning"
-echo ".build/release/motion-server --host 127.0.0.1 --port 0 --threads 1 --log-level warning --database \$TMP/db.sqlite --public Public   # + --ws-echo for the WebSocket runs"
+echo ".build/release/motion-server --host 127.0.0.1 --port 0 --threads 1 --log-level warning --max-connections-per-address 0 --database \$TMP/db.sqlite --public Public   # + --ws-echo for the WebSocket runs"
 [[ -n $NGINX ]] && echo "nginx -p \$DIR -c \$DIR/nginx.conf -e \$DIR/error.log -g 'daemon off;'   # bench/peers/nginx.conf.in: 1 worker, access_log off, location = / { return 200 \"hello\"; }"
 wants aiohttp && echo "python3 bench/peers/aiohttp_server.py --port 0 --public \$EMPTY_DIR; python3 bench/peers/aiohttp_ws_server.py --port 0"
 wants websockets && echo "python3 bench/peers/websockets_server.py --port 0"
