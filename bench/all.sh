@@ -6,7 +6,9 @@
 #
 # Usage: bench/all.sh            (`make bench`; about an hour and a quarter on 2 cores)
 # Environment: PARTS="engine wire http websocket store capacity frame-cost long-sessions peers instructions"
-#                (a subset, in that order)
+#                (a subset, in that order); with BASE_SERVER=<a base build's motion-server binary> also "ab" at the
+#                end: bench/live-ab.sh and bench/http-ab.sh of the base against this build, and the instruction
+#                counts beside the base
 #   OUT=<file>   also write the result there
 #   QUICK=1      a smoke run: short durations and one run each (figures not for RESULTS.md)
 set -uo pipefail
@@ -14,11 +16,12 @@ cd "$(dirname "$0")/.."
 BENCH_NAME=all.sh
 source bench/lib.sh
 
-PARTS=${PARTS:-engine wire http websocket store capacity frame-cost long-sessions peers instructions}
+PARTS=${PARTS:-engine wire http websocket store capacity frame-cost long-sessions peers instructions${BASE_SERVER:+ ab}}
 if [[ ${QUICK:-0} == 1 ]]; then
     export DURATION=2s RUNS=1 WARMUP=1s RATE_DURATION=3 IDLE_CONNECTIONS=200 SESSIONS=2000 LOAD_WAIT=0 \
         STORE_BENCH_SESSIONS=200 STORE_BENCH_RUNS=1 START=100 STEP=100 STEP_SECONDS=3 MAX_SESSIONS=300 \
-        FRAME_SESSIONS=200 FRAME_SECONDS=3 PERF_SECONDS=2 LONG_SESSIONS=50 LONG_SECONDS=6 SHORT_SECONDS=3
+        FRAME_SESSIONS=200 FRAME_SECONDS=3 PERF_SECONDS=2 LONG_SESSIONS=50 LONG_SECONDS=6 SHORT_SECONDS=3 \
+        ROUNDS=1 AB_SESSIONS=100 AB_SECONDS=3
 fi
 
 script_for() {
@@ -32,7 +35,8 @@ script_for() {
         frame-cost) echo "bench/frame-cost.sh" ;;
         long-sessions) echo "bench/long-sessions.sh" ;;
         peers) echo "bench/peers.sh" ;;
-        instructions) echo "bench/instruction-counts.sh" ;;
+        instructions) echo "bench/instruction-counts.sh ${BASE_SERVER:-}" ;;
+        ab) echo "bench/ab.sh ${BASE_SERVER:?the ab part needs BASE_SERVER}" ;;
         *) return 1 ;;
     esac
 }
@@ -47,7 +51,7 @@ report=$TMP/report.md
 } >"$report"
 failed=()
 for part in $PARTS; do
-    command=$(script_for "$part") || die "unknown part: $part (engine wire http websocket store capacity frame-cost long-sessions peers instructions)"
+    command=$(script_for "$part") || die "unknown part: $part (engine wire http websocket store capacity frame-cost long-sessions peers instructions ab)"
     log "== $part: $command"
     started=$SECONDS
     if output=$($command); then
