@@ -94,6 +94,7 @@ class OperationsTests(unittest.TestCase):
         programme = SERVER.post("/v1/programmes", {
             "subject": "openapi", "startsOn": "2026-12-07",
             "items": [{"item": "a1", "exercise": "squat", "prescription": {"reps": 5}}]}).json()["id"]
+        access = SERVER.post("/v1/subjects/openapi/access", {}).json()["id"]
         ws = SERVER.ws()
         try:
             ws_live = ws.start(exercise="squat")["session"]
@@ -105,11 +106,13 @@ class OperationsTests(unittest.TestCase):
             for method, path in operations:
                 # /v1/echo is mounted only with --ws-echo (docs/protocol.md §7); test_ws_echo_route covers it.
                 if path != "/v1/echo":
-                    concrete = path.replace("{id}", "elbowFlexion" if "exercises" in path else
-                                            programme if path.startswith("/v1/programmes") else
-                                            ws_live if path.endswith("/watch") else
-                                            http_live if path.endswith(("/poses", "/stop")) else finished
-                                            ).replace("{version}", "1")
+                    resource = ("elbowFlexion" if "exercises" in path else
+                                programme if path.startswith("/v1/programmes") else
+                                access if "/access/" in path else
+                                ws_live if path.endswith("/watch") else
+                                http_live if path.endswith(("/poses", "/stop")) else finished)
+                    concrete = (path.replace("{subject}", "openapi").replace("{id}", resource)
+                                .replace("{version}", "1"))
                     body = None
                     if method == "post":
                         body = {"/v1/sessions": {"exercise": "squat"}, "/v1/analyze": analyze_body("openapi")}.get(
@@ -120,6 +123,7 @@ class OperationsTests(unittest.TestCase):
                         status = 101
                     else:
                         status = SERVER.request(method.upper(), concrete, body=body).status
+                    self.assertNotIn("{", concrete, f"a parameter of {path} left unfilled")
                     checked.append((method, path, status))
                     self.assertNotEqual(status, 404, f"{method.upper()} {concrete} (documented as {path})")
                     self.assertLess(status, 500, f"{method.upper()} {concrete}")
