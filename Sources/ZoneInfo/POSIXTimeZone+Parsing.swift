@@ -3,6 +3,9 @@ extension POSIXTimeZone {
     public struct SyntaxError: Error, Hashable, Sendable {
         /// The byte offset at which the text stops being a rule (its length when it ends too early).
         public var position: Int
+
+        /// The error at a byte offset.
+        public init(position: Int) { self.position = position }
     }
 
     /// Reads a POSIX `TZ` rule with the extensions of RFC 8536 §3.3.1: `std offset [dst [offset] ,start[/time],

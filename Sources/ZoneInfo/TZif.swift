@@ -113,10 +113,10 @@ extension TZif {
         var charcnt: Int
 
         init(_ reader: inout Reader) throws(ParseError) {
+            // The magic first, so that a file of another kind says so however short it is.
+            let magic = reader.bytes[reader.position..<min(reader.position + 4, reader.bytes.count)]
+            guard magic.elementsEqual("TZif".utf8.prefix(magic.count)) else { throw .badMagic }
             guard reader.remaining >= 44 else { throw .truncated }
-            guard reader.bytes[reader.position..<reader.position + 4].elementsEqual("TZif".utf8) else {
-                throw .badMagic
-            }
             versionByte = reader.bytes[reader.position + 4]
             switch versionByte {
             case 0: version = 1

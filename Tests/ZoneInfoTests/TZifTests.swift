@@ -69,6 +69,8 @@ import ZoneInfo
         bytes[second + 3] = UInt8(ascii: "F")
         #expect(throws: TZif.ParseError.badMagic) { try TZif.parse(bytes, name: "x") }
         #expect(throws: TZif.ParseError.badMagic) { try TZif.parse(Array("<html>".utf8) + bytes, name: "x") }
+        #expect(Self.error(Array("<h".utf8)) == .badMagic, "another kind of file, however short")
+        #expect(Self.error(Array("TZ".utf8)) == .truncated)
     }
 
     @Test(arguments: [UInt8(ascii: "1"), UInt8(ascii: "5"), UInt8(ascii: "A"), 0xFF])

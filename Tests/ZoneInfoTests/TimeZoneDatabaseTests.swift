@@ -112,10 +112,12 @@ import ZoneInfo
         let root = try TemporaryFolder()
         try root.write("TestZone", TZifFixture().bytes)
         try root.write("TestText", Array("not a zone\n".utf8))
+        try root.write("TestLongText", Array(String(repeating: "not a zone at all\n", count: 10).utf8))
         try root.write("TestLarge", TZifFixture().bytes + [UInt8](repeating: 0, count: 4096))
         let zones = TimeZoneDatabase(configuration: .init(root: root.path, maxFileSize: 4096))
         #expect(try zones.zone(named: "TestZone").offset(at: 0) == 7200)
         #expect(throws: TimeZoneDatabase.LookupError.malformed(.badMagic)) { try zones.zone(named: "TestText") }
+        #expect(throws: TimeZoneDatabase.LookupError.malformed(.badMagic)) { try zones.zone(named: "TestLongText") }
         #expect(throws: TimeZoneDatabase.LookupError.tooLarge) { try zones.zone(named: "TestLarge") }
     }
 
