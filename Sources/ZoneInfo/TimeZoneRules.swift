@@ -24,14 +24,6 @@ public struct TimeZoneRules: Sendable, Hashable {
     /// Coordinated Universal Time: offset 0 at every instant.
     public static let utc = TimeZoneRules(name: "UTC", initialOffset: 0, transitions: [], offsets: [], footer: nil)
 
-    init(name: String, initialOffset: Int, transitions: [Int64], offsets: [Int32], footer: POSIXTimeZone?) {
-        self.name = name
-        self.initialOffset = initialOffset
-        self.transitions = transitions
-        self.offsets = offsets
-        self.footer = footer
-    }
-
     /// A zone with these rules and another name (`Etc/UTC` for ``utc``).
     public func named(_ name: String) -> TimeZoneRules {
         TimeZoneRules(

@@ -134,8 +134,9 @@ import ZoneInfo
         var type = TZifFixture()
         type.transitionTypes = [1, 2]
         #expect(Self.error(type.bytes) == .badTransitionType)
-        for spoiled: (Int32, UInt8, UInt8) in [(Int32.min, 0, 0), (93_600, 0, 0), (-90_000, 0, 0), (0, 2, 0), (0, 0, 9)]
-        {
+        for spoiled: (Int32, UInt8, UInt8) in [
+            (Int32.min, 0, 0), (93_600, 0, 0), (-90_000, 0, 0), (0, 2, 0), (0, 0, 9),
+        ] {
             var fixture = TZifFixture()
             fixture.types[1] = spoiled
             #expect(Self.error(fixture.bytes) == .badLocalTimeType, "\(spoiled)")

@@ -10,43 +10,45 @@ import ZoneInfo
 
     static func day(_ text: String) -> CivilDate { CivilDate(iso: text) ?? CivilDate(daysSinceEpoch: 0) }
 
-    @Test(arguments: [
-        ("Europe/Madrid", 1_768_478_400, 3600), ("Europe/Madrid", 1_774_745_999, 3600),
-        ("Europe/Madrid", 1_774_746_000, 7200), ("Europe/Madrid", 1_792_889_999, 7200),
-        ("Europe/Madrid", 1_792_890_000, 3600), ("Europe/Madrid", -2_208_988_800, -884),
-        ("America/New_York", 1_772_953_199, -18_000), ("America/New_York", 1_772_953_200, -14_400),
-        ("America/New_York", 1_793_512_799, -14_400), ("America/New_York", 1_793_512_800, -18_000),
-        ("America/New_York", -5_364_662_400, -17_762),
-        ("America/Santiago", 1_767_225_600, -10_800), ("America/Santiago", 1_782_864_000, -14_400),
-        ("America/Santiago", 1_788_667_199, -14_400), ("America/Santiago", 1_788_667_200, -10_800),
-        ("Australia/Lord_Howe", 1_768_435_200, 39_600), ("Australia/Lord_Howe", 1_784_073_600, 37_800),
-        ("Australia/Lord_Howe", 1_775_314_799, 39_600), ("Australia/Lord_Howe", 1_775_314_800, 37_800),
-        ("Asia/Kathmandu", 1_780_272_000, 20_700), ("Asia/Kathmandu", 486_432_000, 19_800),
-        ("Pacific/Apia", 1_325_239_199, -36_000), ("Pacific/Apia", 1_325_239_200, 50_400),
-        ("Pacific/Apia", 1_780_272_000, 46_800),
-        // Past 2037, from the footer's rule.
-        ("Europe/Madrid", 2_216_249_999, 3600), ("Europe/Madrid", 2_216_250_000, 7200),
-        ("Europe/Madrid", 2_540_246_400, 7200), ("America/New_York", 4_102_444_800, -18_000),
-        ("America/New_York", 4_118_083_200, -14_400), ("Australia/Lord_Howe", 2_366_841_600, 39_600),
-        ("America/Santiago", 2_840_140_800, -10_800),
-    ] as [(String, Int64, Int)])
+    @Test(
+        arguments: [
+            ("Europe/Madrid", 1_768_478_400, 3600), ("Europe/Madrid", 1_774_745_999, 3600),
+            ("Europe/Madrid", 1_774_746_000, 7200), ("Europe/Madrid", 1_792_889_999, 7200),
+            ("Europe/Madrid", 1_792_890_000, 3600), ("Europe/Madrid", -2_208_988_800, -884),
+            ("America/New_York", 1_772_953_199, -18_000), ("America/New_York", 1_772_953_200, -14_400),
+            ("America/New_York", 1_793_512_799, -14_400), ("America/New_York", 1_793_512_800, -18_000),
+            ("America/New_York", -5_364_662_400, -17_762),
+            ("America/Santiago", 1_767_225_600, -10_800), ("America/Santiago", 1_782_864_000, -14_400),
+            ("America/Santiago", 1_788_667_199, -14_400), ("America/Santiago", 1_788_667_200, -10_800),
+            ("Australia/Lord_Howe", 1_768_435_200, 39_600), ("Australia/Lord_Howe", 1_784_073_600, 37_800),
+            ("Australia/Lord_Howe", 1_775_314_799, 39_600), ("Australia/Lord_Howe", 1_775_314_800, 37_800),
+            ("Asia/Kathmandu", 1_780_272_000, 20_700), ("Asia/Kathmandu", 486_432_000, 19_800),
+            ("Pacific/Apia", 1_325_239_199, -36_000), ("Pacific/Apia", 1_325_239_200, 50_400),
+            ("Pacific/Apia", 1_780_272_000, 46_800),
+            // Past 2037, from the footer's rule.
+            ("Europe/Madrid", 2_216_249_999, 3600), ("Europe/Madrid", 2_216_250_000, 7200),
+            ("Europe/Madrid", 2_540_246_400, 7200), ("America/New_York", 4_102_444_800, -18_000),
+            ("America/New_York", 4_118_083_200, -14_400), ("Australia/Lord_Howe", 2_366_841_600, 39_600),
+            ("America/Santiago", 2_840_140_800, -10_800),
+        ] as [(String, Int64, Int)])
     func knowsTheOffsetAtAnInstant(_ name: String, _ instant: Int64, _ offset: Int) throws {
         #expect(try Self.zones.zone(named: name).offset(at: instant) == offset)
     }
 
-    @Test(arguments: [
-        ("Europe/Madrid", "2026-12-14", 1_797_202_800), ("Europe/Madrid", "2026-03-29", 1_774_738_800),
-        // Midnight skipped: the day starts at 01:00 after the gap.
-        ("America/Santiago", "2026-09-06", 1_788_667_200), ("America/Santiago", "2045-09-03", 2_388_024_000),
-        ("America/Havana", "2026-03-08", 1_772_946_000), ("Asia/Beirut", "2026-03-29", 1_774_735_200),
-        ("America/Sao_Paulo", "2018-11-04", 1_541_300_400),
-        // Back from 24:00 to 23:00 the evening before: the day starts at the midnight that follows.
-        ("America/Santiago", "2026-04-05", 1_775_361_600),
-        ("Australia/Lord_Howe", "2026-10-04", 1_791_034_200), ("Asia/Kathmandu", "2026-01-01", 1_767_204_900),
-        // Apia skipped 2011-12-30: that day and the next start at the same instant.
-        ("Pacific/Apia", "2011-12-29", 1_325_152_800), ("Pacific/Apia", "2011-12-30", 1_325_239_200),
-        ("Pacific/Apia", "2011-12-31", 1_325_239_200),
-    ] as [(String, String, Int64)])
+    @Test(
+        arguments: [
+            ("Europe/Madrid", "2026-12-14", 1_797_202_800), ("Europe/Madrid", "2026-03-29", 1_774_738_800),
+            // Midnight skipped: the day starts at 01:00 after the gap.
+            ("America/Santiago", "2026-09-06", 1_788_667_200), ("America/Santiago", "2045-09-03", 2_388_024_000),
+            ("America/Havana", "2026-03-08", 1_772_946_000), ("Asia/Beirut", "2026-03-29", 1_774_735_200),
+            ("America/Sao_Paulo", "2018-11-04", 1_541_300_400),
+            // Back from 24:00 to 23:00 the evening before: the day starts at the midnight that follows.
+            ("America/Santiago", "2026-04-05", 1_775_361_600),
+            ("Australia/Lord_Howe", "2026-10-04", 1_791_034_200), ("Asia/Kathmandu", "2026-01-01", 1_767_204_900),
+            // Apia skipped 2011-12-30: that day and the next start at the same instant.
+            ("Pacific/Apia", "2011-12-29", 1_325_152_800), ("Pacific/Apia", "2011-12-30", 1_325_239_200),
+            ("Pacific/Apia", "2011-12-31", 1_325_239_200),
+        ] as [(String, String, Int64)])
     func startsADayAtItsFirstInstant(_ name: String, _ day: String, _ start: Int64) throws {
         let zone = try Self.zones.zone(named: name)
         #expect(zone.startOfDay(Self.day(day)) == start)
