@@ -3,9 +3,9 @@ SWIFT ?= swift
 LINT_PATHS = Package.swift Sources Tests bench Plugins
 
 # Debian packages, installed by `make deps-run` / `make deps` when missing. The server builds against the first
-# list; the tests use the second too (the Python suites, curl in blackbox/http, the browser suite's chromium,
+# list (and reads tzdata's /usr/share/zoneinfo at run time); the tests use the second too (the Python suites, curl in blackbox/http, the browser suite's chromium,
 # the PostgreSQL server the store tests start).
-RUN_PACKAGES = zlib1g-dev libsqlite3-dev libssl-dev libpq-dev
+RUN_PACKAGES = zlib1g-dev libsqlite3-dev libssl-dev libpq-dev tzdata
 TEST_PACKAGES = python3 python3-venv curl chromium chromium-driver openssl nginx postgresql
 
 # The Python test tools live in a project virtual environment (Debian's python3-venv; Debian's Python refuses

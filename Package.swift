@@ -22,6 +22,8 @@ let package = Package(
         .target(name: "PortableBasics", swiftSettings: strict),
         .target(name: "Basics", dependencies: ["PortableBasics"], swiftSettings: strict),
         .target(name: "MotionCore", swiftSettings: strict),
+        // The system's time-zone database (TZif files, RFC 8536): offsets and civil days in IANA zones, no Foundation.
+        .target(name: "ZoneInfo", dependencies: ["PortableBasics"], swiftSettings: strict),
         .target(name: "MotionSimulation", dependencies: ["MotionCore", "Basics"], swiftSettings: strict),
         .target(name: "CNetShim"),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
@@ -62,7 +64,7 @@ let package = Package(
             name: "MotionServer",
             dependencies: [
                 "Basics", "MotionCore", "MotionWire", "MotionSimulation", "HTTPWire", "HTTPServer", "SessionStore",
-                "PortableBasics",
+                "PortableBasics", "ZoneInfo",
             ],
             swiftSettings: strict, plugins: ["EmbedFiles"]),
         // Build tool: a target's .json files (MotionServer's openapi.json) as Swift constants, no Foundation at run time.
@@ -111,6 +113,7 @@ let package = Package(
         .target(name: "PostgresTestSupport", path: "Tests/PostgresSupport", swiftSettings: strict),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "Basics"], swiftSettings: strict),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: strict),
+        .testTarget(name: "ZoneInfoTests", dependencies: ["ZoneInfo", "PortableBasics"], swiftSettings: strict),
         .testTarget(name: "EmbedFilesTests", swiftSettings: strict, plugins: ["EmbedFiles"]),
         .testTarget(
             name: "MotionLoadTests",
@@ -130,7 +133,7 @@ let package = Package(
             name: "MotionServerTests",
             dependencies: [
                 "MotionServer", "MotionCore", "MotionSimulation", "SessionStore", "HTTPServer", "HTTPWire",
-                "WebSocketClient", "NetworkTestSupport", "PostgresTestSupport",
+                "WebSocketClient", "NetworkTestSupport", "PostgresTestSupport", "ZoneInfo",
             ],
             swiftSettings: strict),
         .testTarget(

@@ -3,6 +3,7 @@ import MotionCore
 import MotionWire
 import SessionStore
 import Synchronization
+import ZoneInfo
 
 /// Limits of live and HTTP-driven sessions. Every field has a safe default.
 public struct LiveLimits: Sendable, Equatable {
@@ -72,6 +73,8 @@ final class AppContext: Sendable {
     let exercises: ExerciseLibrary
     /// The patient codes this node knows (docs/protocol.md §6.1).
     let patientCodes: PatientCodes
+    /// The IANA time zones adherence weeks are counted in, read from /usr/share/zoneinfo.
+    let timeZones = TimeZoneDatabase()
     /// Unix milliseconds now (an input, so tests can pin it).
     let clock: @Sendable () -> Int64
     /// What the event loops' timers, and so live sessions' checkpoints and idle timeouts, run by; the checkpoint

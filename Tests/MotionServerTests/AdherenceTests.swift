@@ -4,6 +4,7 @@ import MotionWire
 import PortableBasics
 import SessionStore
 import Testing
+import ZoneInfo
 
 @testable import MotionServer
 
@@ -12,10 +13,8 @@ import Testing
 @Suite struct AdherenceTests {
     static func day(_ text: String) -> CivilDate { CivilDate(iso: text) ?? CivilDate(daysSinceEpoch: 0) }
 
-    static func calendar(_ zone: String = "UTC") -> Calendar {
-        var calendar = Calendar(identifier: .iso8601)
-        calendar.timeZone = TimeZone(identifier: zone) ?? TimeZone(secondsFromGMT: 0) ?? calendar.timeZone
-        return calendar
+    static func zone(_ name: String = "UTC") -> TimeZoneRules {
+        (try? TimeZoneDatabase().zone(named: name)) ?? .utc
     }
 
     static let programme = Programme(
@@ -55,7 +54,7 @@ import Testing
         ]
         let adherence = Adherence(
             programmes: [(Self.programme, nil)], sessions: sessions, from: Self.day("2026-11-30"),
-            to: Self.day("2026-12-21"), calendar: Self.calendar())
+            to: Self.day("2026-12-21"), zone: Self.zone())
         #expect(adherence.weeks.map(\.label) == ["2026-W49", "2026-W50", "2026-W51", "2026-W52"])
         let first = adherence.weeks[0].items
         #expect(first.map(\.prescribed) == [0, 0], "before the programme starts")
@@ -79,7 +78,7 @@ import Testing
         abandoned.status = .abandoned
         let adherence = Adherence(
             programmes: [(Self.programme, nil)], sessions: [finished, abandoned], from: Self.day("2026-12-09"),
-            to: Self.day("2026-12-09"), calendar: Self.calendar())
+            to: Self.day("2026-12-09"), zone: Self.zone())
         #expect(adherence.weeks[0].items[0].sessions == 2)
         #expect(adherence.weeks[0].items[0].goalMet == 1)
     }
@@ -89,19 +88,33 @@ import Testing
         let late = Self.session("2026-12-13T23:30:00Z", item: "a1", repCount: 2)
         let utc = Adherence(
             programmes: [(Self.programme, nil)], sessions: [late], from: Self.day("2026-12-07"),
-            to: Self.day("2026-12-14"), calendar: Self.calendar())
+            to: Self.day("2026-12-14"), zone: Self.zone())
         #expect(utc.weeks.map { $0.items[0].sessions } == [1, 0])
         let madrid = Adherence(
             programmes: [(Self.programme, nil)], sessions: [late], from: Self.day("2026-12-07"),
-            to: Self.day("2026-12-14"), calendar: Self.calendar("Europe/Madrid"))
+            to: Self.day("2026-12-14"), zone: Self.zone("Europe/Madrid"))
         #expect(madrid.weeks.map { $0.items[0].sessions } == [0, 1])
     }
 
+    @Test func daysStartAtTheirFirstInstantInTheZone() {
+        #expect(Adherence.start(of: Self.day("2026-12-14"), zone: Self.zone()) == 1_797_206_400_000)
+        #expect(Adherence.start(of: Self.day("2026-12-14"), zone: Self.zone("Europe/Madrid")) == 1_797_202_800_000)
+        // Santiago's summer time starts at 24:00 on 2026-09-05: the 6th starts at 01:00 there, 04:00 UTC.
+        #expect(
+            Adherence.start(of: Self.day("2026-09-06"), zone: Self.zone("America/Santiago")) == 1_788_667_200_000)
+        let madrid = Self.zone("Europe/Madrid")
+        #expect(Adherence.day(ofMilliseconds: 1_797_202_800_000, zone: madrid) == Self.day("2026-12-14"))
+        #expect(Adherence.day(ofMilliseconds: 1_797_202_799_999, zone: madrid) == Self.day("2026-12-13"))
+        #expect(Adherence.day(ofMilliseconds: -1, zone: Self.zone()) == Self.day("1969-12-31"), "floor, not truncation")
+        _ = Adherence.day(ofMilliseconds: .min, zone: madrid)
+        _ = Adherence.day(ofMilliseconds: .max, zone: madrid)
+    }
+
     @Test func anEndedProgrammePrescribesNothingAfterItsEnd() {
-        let ended = Adherence.start(of: Self.day("2026-12-12"), calendar: Self.calendar())
+        let ended = Adherence.start(of: Self.day("2026-12-12"), zone: Self.zone())
         let adherence = Adherence(
             programmes: [(Self.programme, ended)], sessions: [], from: Self.day("2026-12-07"),
-            to: Self.day("2026-12-20"), calendar: Self.calendar())
+            to: Self.day("2026-12-20"), zone: Self.zone())
         #expect(adherence.weeks.map { $0.items[0].prescribed } == [5, 0])
     }
 
@@ -109,7 +122,7 @@ import Testing
         let adherence = Adherence(
             programmes: [(Self.programme, nil)],
             sessions: [Self.session("2026-12-09T10:00:00Z", item: "a1", repCount: 2)],
-            from: Self.day("2026-12-09"), to: Self.day("2026-12-09"), calendar: Self.calendar())
+            from: Self.day("2026-12-09"), to: Self.day("2026-12-09"), zone: Self.zone())
         var body: [UInt8] = []
         adherence.encode(subject: "patient-17", timeZone: "UTC", into: &body)
         #expect(

@@ -293,11 +293,18 @@ struct ProgrammeSessionTests {
             let instants = MotionServerTests.json(
                 try await request(address, "GET", path + "?from=2026-12-07T10:00:00Z&to=2026-12-08T00:00:00Z&tz=UTC"))
             #expect((instants?["weeks"] as? [Any])?.count == 1, "instants count by their day in tz")
+            let santiago = MotionServerTests.json(
+                try await request(address, "GET", path + "?from=2026-09-06&to=2026-09-06&tz=America/Santiago"))
+            #expect(santiago?["timeZone"] as? String == "America/Santiago")
+            #expect(
+                (santiago?["weeks"] as? [[String: Any]])?.first?["startsOn"] as? String == "2026-08-31",
+                "a Sunday whose midnight the clocks skip")
             let empty = MotionServerTests.json(try await request(address, "GET", "/v1/subjects/nobody/adherence"))
             #expect(
                 (empty?["weeks"] as? [[String: Any]])?.allSatisfy { ($0["items"] as? [Any])?.isEmpty == true } == true)
             for bad in [
-                "?tz=Mars/Olympus", "?tz=", "?from=2026-12-20&to=2026-12-07", "?from=2026-02-30",
+                "?tz=Mars/Olympus", "?tz=", "?tz=..%2F..%2Fetc%2Fpasswd", "?tz=%2Fetc%2Fpasswd", "?tz=Europe",
+                "?tz=leapseconds", "?tz=europe%2Fmadrid", "?from=2026-12-20&to=2026-12-07", "?from=2026-02-30",
                 "?from=2020-01-01&to=2026-12-31", "?demo=maybe", "?to=yesterday",
             ] {
                 let response = try await request(address, "GET", path + bad)

@@ -1,13 +1,13 @@
-import Foundation
 import MotionCore
 import MotionWire
 import PortableBasics
 import SessionStore
+import ZoneInfo
 
 /// A subject's adherence to its programmes (docs/protocol.md §5.3): per ISO week (from Monday, in a time zone) and
 /// programme item, the sessions prescribed, the sessions done and how many of them met their goal.
 ///
-/// Pure: it is given the programmes, the sessions and the calendar, and reads no clock.
+/// Pure: it is given the programmes, the sessions and the time zone, and reads no clock.
 struct Adherence {
     /// One item's figures in one week.
     struct Entry: Equatable {
@@ -36,16 +36,16 @@ struct Adherence {
     /// The most weeks one answer covers: 106 (two years).
     static let maxWeeks = 106
 
-    /// Computes the weeks from `from` to `to` (days, both included, in `calendar`'s zone).
+    /// Computes the weeks from `from` to `to` (days, both included, in `zone`).
     /// - Parameters:
     ///   - programmes: The subject's programmes at their latest versions, with when each was ended (Unix ms).
     ///   - sessions: The subject's sessions in the window (programme items' among them).
     ///   - from: The first day.
     ///   - to: The last day.
-    ///   - calendar: An ISO-8601 calendar in the zone of the weeks.
+    ///   - zone: The time zone of the weeks.
     init(
         programmes: [(programme: Programme, endedAt: Int64?)], sessions: [ProgressEntry], from: CivilDate,
-        to: CivilDate, calendar: Calendar
+        to: CivilDate, zone: TimeZoneRules
     ) {
         let firstMonday = from.daysSinceEpoch - Self.weekday(of: from)
         var weeks: [Week] = []
@@ -54,7 +54,7 @@ struct Adherence {
             let start = CivilDate(daysSinceEpoch: monday)
             var entries: [Entry] = []
             for (programme, endedAt) in programmes {
-                let ended = endedAt.map { Self.day(ofMilliseconds: $0, calendar: calendar).daysSinceEpoch }
+                let ended = endedAt.map { Self.day(ofMilliseconds: $0, zone: zone).daysSinceEpoch }
                 let last = min(programme.endsOn?.daysSinceEpoch ?? .max, ended ?? .max)
                 let runs = programme.startsOn.daysSinceEpoch <= monday + 6 && last >= monday
                 for item in programme.items {
@@ -69,7 +69,7 @@ struct Adherence {
         }
         for session in sessions {
             guard let link = session.programme else { continue }
-            let day = Self.day(ofMilliseconds: Int64(session.startedAt * 1000), calendar: calendar).daysSinceEpoch
+            let day = Self.day(ofMilliseconds: Int64(session.startedAt * 1000), zone: zone).daysSinceEpoch
             let index = (day - firstMonday).quotient(dividingBy: 7)
             guard weeks.indices.contains(index) else { continue }
             let position =
@@ -99,20 +99,16 @@ struct Adherence {
         return "\(thursday.year)-W\(week < 10 ? "0" : "")\(week)"
     }
 
-    /// The day, in `calendar`'s zone, of an instant.
-    static func day(ofMilliseconds milliseconds: Int64, calendar: Calendar) -> CivilDate {
-        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-        let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        return CivilDate(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1)
-            ?? CivilDate(daysSinceEpoch: 0)
+    /// The day, in `zone`, of an instant.
+    static func day(ofMilliseconds milliseconds: Int64, zone: TimeZoneRules) -> CivilDate {
+        // Floor division, so that an instant before 1970 counts in the second it falls in.
+        let (seconds, rest) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        return zone.day(at: rest < 0 ? seconds - 1 : seconds)
     }
 
-    /// The instant a day begins in `calendar`'s zone, Unix milliseconds.
-    static func start(of day: CivilDate, calendar: Calendar) -> Int64 {
-        let components = DateComponents(year: day.year, month: day.month, day: day.day)
-        let date = calendar.date(from: components) ?? Date(timeIntervalSince1970: Double(day.daysSinceEpoch) * 86_400)
-        return Int64((date.timeIntervalSince1970 * 1000).rounded())
-    }
+    /// The instant a day begins in `zone` (its first instant when a change of offset skips midnight), Unix
+    /// milliseconds.
+    static func start(of day: CivilDate, zone: TimeZoneRules) -> Int64 { zone.startOfDay(day) * 1000 }
 
     /// Writes `{"subject":…,"timeZone":…,"weeks":[{"week","startsOn","items":[{"programme","item","exercise",
     /// "prescribed","sessions","goalMet"}]}]}`.

@@ -1,10 +1,10 @@
-import Foundation
 import HTTPServer
 import HTTPWire
 import MotionCore
 import MotionWire
 import PortableBasics
 import SessionStore
+import ZoneInfo
 
 /// The programme endpoints of docs/protocol.md §5.3: what a clinician prescribes to one subject, every version kept.
 ///
@@ -200,15 +200,22 @@ struct ProgrammeRoutes {
     private func adherence(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
         let subject = try SessionRoutes.subject(of: request)
         let zoneName = request.query("tz") ?? "UTC"
-        guard zoneName.utf8.count <= 64, let zone = TimeZone(identifier: zoneName) else {
+        let zone: TimeZoneRules
+        do throws(TimeZoneDatabase.LookupError) {
+            zone = try context.timeZones.zone(named: zoneName)
+        } catch {
+            switch error {
+            case .invalidName, .unknownZone: break
+            // A zone file that exists but does not read says something of the system: worth a line in the log.
+            case .unreadable, .tooLarge, .malformed:
+                context.logger.log(.warning, "time zone file not read", ["zone": zoneName, "error": "\(error)"])
+            }
             throw RESTError.invalidQuery("tz must be an IANA time zone, e.g. Europe/Madrid")
         }
-        var calendar = Calendar(identifier: .iso8601)
-        calendar.timeZone = zone
-        let today = Adherence.day(ofMilliseconds: context.clock(), calendar: calendar)
-        let to = try Self.day("to", of: request, calendar: calendar) ?? today
+        let today = Adherence.day(ofMilliseconds: context.clock(), zone: zone)
+        let to = try Self.day("to", of: request, zone: zone) ?? today
         let from =
-            try Self.day("from", of: request, calendar: calendar)
+            try Self.day("from", of: request, zone: zone)
             ?? CivilDate(daysSinceEpoch: to.daysSinceEpoch - 7 * 11 - 6)
         guard from.daysSinceEpoch <= to.daysSinceEpoch else { throw RESTError.invalidQuery("from is after to") }
         guard to.daysSinceEpoch - from.daysSinceEpoch < 7 * Adherence.maxWeeks else {
@@ -217,8 +224,8 @@ struct ProgrammeRoutes {
         let includesDemo = try SessionRoutes.includesDemo(request)
         let programmes = try await subjectProgrammes(subject, tenant: caller.tenant)
         var query = ProgressQuery(tenant: caller.tenant, subject: subject)
-        query.from = Adherence.start(of: CivilDate(daysSinceEpoch: from.daysSinceEpoch - 7), calendar: calendar)
-        query.to = Adherence.start(of: CivilDate(daysSinceEpoch: to.daysSinceEpoch + 8), calendar: calendar)
+        query.from = Adherence.start(of: CivilDate(daysSinceEpoch: from.daysSinceEpoch - 7), zone: zone)
+        query.to = Adherence.start(of: CivilDate(daysSinceEpoch: to.daysSinceEpoch + 8), zone: zone)
         query.includesDemo = includesDemo
         var sessions: [ProgressEntry] = []
         repeat {
@@ -231,7 +238,7 @@ struct ProgrammeRoutes {
         let computed = Adherence(
             programmes: programmes, sessions: sessions,
             from: CivilDate(daysSinceEpoch: from.daysSinceEpoch - Adherence.weekday(of: from)),
-            to: CivilDate(daysSinceEpoch: lastMonday), calendar: calendar)
+            to: CivilDate(daysSinceEpoch: lastMonday), zone: zone)
         var body: [UInt8] = []
         computed.encode(subject: subject, timeZone: zoneName, into: &body)
         return REST.json(body)
@@ -259,17 +266,17 @@ struct ProgrammeRoutes {
     }
 
     /// A day of the query: `YYYY-MM-DD`, or an instant as `GET /v1/sessions` takes one (ISO-8601 with a time, Unix
-    /// seconds), whose day in `calendar`'s zone counts; nil when absent.
+    /// seconds), whose day in `zone` counts; nil when absent.
     /// - Throws: ``RESTError/invalidQuery(_:)`` for anything else.
     private static func day(
-        _ name: String, of request: HTTPRequest, calendar: Calendar
+        _ name: String, of request: HTTPRequest, zone: TimeZoneRules
     ) throws(RESTError) -> CivilDate? {
         guard let text = request.query(name) else { return nil }
         if let day = CivilDate(iso: text) { return day }
         guard let instant = TimeParsing.unixMilliseconds(text) else {
             throw .invalidQuery("\(name) must be a day, YYYY-MM-DD, or an ISO-8601 time")
         }
-        return Adherence.day(ofMilliseconds: instant, calendar: calendar)
+        return Adherence.day(ofMilliseconds: instant, zone: zone)
     }
 
     // MARK: Encoding
