@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "Basics", dependencies: ["PortableBasics"], swiftSettings: strict),
         .target(name: "MotionCore", swiftSettings: strict),
         // The system's time-zone database (TZif files, RFC 8536): offsets and civil days in IANA zones, no Foundation.
-        .target(name: "ZoneInfo", dependencies: ["PortableBasics"], swiftSettings: strict),
+        .target(name: "ZoneInfo", dependencies: ["PortableBasics", "Basics"], swiftSettings: strict),
         .target(name: "MotionSimulation", dependencies: ["MotionCore", "Basics"], swiftSettings: strict),
         .target(name: "CNetShim"),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),

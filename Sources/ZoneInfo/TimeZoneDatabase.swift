@@ -1,5 +1,5 @@
+import Basics
 import Glibc
-import Synchronization
 
 /// The system's time-zone database: IANA zones by name, read from their TZif files (RFC 8536) under a folder,
 /// /usr/share/zoneinfo by default (Debian's `tzdata`), and kept once read.
@@ -55,7 +55,7 @@ public final class TimeZoneDatabase: Sendable {
 
     /// This database's settings.
     public let configuration: Configuration
-    private let cache = Mutex(Cache())
+    private let cache = Locked(Cache())
 
     /// A database reading from `configuration.root`.
     /// - Parameter configuration: Where zones are and how many are kept.
