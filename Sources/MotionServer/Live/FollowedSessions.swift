@@ -56,6 +56,9 @@ final class FollowedSessions: Sendable {
         }
     }
 
+    /// Wishes that a leaving watcher ends: the session's subscription and the streams no watcher left wants.
+    private typealias Withdrawal = (followed: Followed, streams: [WatchedStream])
+
     private let sessions = Locked<[SessionID: Followed]>([:])
 
     /// Adds watchers of session `id`, which `holder` runs; the first ones subscribe this node there, the first to
@@ -82,7 +85,7 @@ final class FollowedSessions: Sendable {
     /// Removes a watcher that closed; the last one ends the subscription, the last that asked for poses or motion
     /// that wish.
     func remove(_ socket: WebSocket, from id: SessionID, cluster: ClusterNode) {
-        let (ended, withdrawn) = sessions.withLock { sessions -> (Followed?, (Followed, [WatchedStream])?) in
+        let (ended, withdrawn) = sessions.withLock { sessions -> (Followed?, Withdrawal?) in
             guard var followed = sessions[id] else { return (nil, nil) }
             let wanted = followed.wants
             followed.sockets.removeAll { $0 === socket }
@@ -95,9 +98,10 @@ final class FollowedSessions: Sendable {
             return (followed, nil)
         }
         if let ended { cluster.send(.unwatch(id, tenant: ended.tenant), to: ended.holder) }
-        if let (followed, streams) = withdrawn {
-            for stream in streams {
-                cluster.send(.wish(id, stream: stream, tenant: followed.tenant, wanted: false), to: followed.holder)
+        if let withdrawn {
+            let (tenant, holder) = (withdrawn.followed.tenant, withdrawn.followed.holder)
+            for stream in withdrawn.streams {
+                cluster.send(.wish(id, stream: stream, tenant: tenant, wanted: false), to: holder)
             }
         }
     }

@@ -84,9 +84,9 @@ actor HTTPDrivenSession: WatchableSession {
         var errors: [(batchIndex: Int?, error: WireError)] = []
         for (index, sample) in samples.enumerated() {
             do throws(WireError) {
-                let sample = try sample.get()
-                try core.process(sample)
-                watchers.offer(sample)
+                let taken = try sample.get()
+                try core.process(taken)
+                watchers.offer(taken)
             } catch {
                 errors.append((index, error))
             }
