@@ -201,26 +201,6 @@ struct WatchMotionTests {
         }
     }
 
-    @Test(arguments: ["yes", "2", "", "TRUE"])
-    func anUnreadableMotionValueIsRefusedWith400(_ value: String) async throws {
-        try await withMotionServer { address, _, _ in
-            let created = try await request(address, "POST", "/v1/sessions", body: #"{"exercise":"squat"}"#)
-            let id = try #require(Server.json(created)?["id"] as? String)
-            let refused = try await request(
-                address, "GET", "/v1/sessions/\(id)/watch?motion=\(value)", headers: WatchPosesTests.upgrade)
-            #expect(refused?.status == 400)
-            let error = Server.json(refused)?["error"] as? [String: Any]
-            #expect(error?["code"] as? String == "invalidQuery")
-            #expect((error?["message"] as? String)?.contains("motion") == true)
-            for accepted in ["1", "true", "0", "false"] {
-                let answer = try await request(
-                    address, "GET", "/v1/sessions/\(id)/watch?motion=\(accepted)&poses=1",
-                    headers: WatchPosesTests.upgrade)
-                #expect(answer?.status == 101, "motion=\(accepted)")
-            }
-        }
-    }
-
     // MARK: The throttle alone
 
     @Test func aHundredHertzStreamSendsThirtySamplesASecond() {

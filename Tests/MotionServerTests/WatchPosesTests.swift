@@ -201,19 +201,22 @@ struct WatchPosesTests {
         }
     }
 
-    @Test(arguments: ["yes", "2", "", "TRUE"])
-    func anUnreadablePosesValueIsRefusedWith400(_ value: String) async throws {
+    /// `poses` and `motion` (``WatchMotionTests``) read alike; a refusal names the option.
+    @Test(arguments: ["poses", "motion"], ["yes", "2", "", "TRUE"])
+    func anUnreadableOptionValueIsRefusedWith400(_ option: String, _ value: String) async throws {
         try await withMotionServer { address, _, _ in
             let created = try await request(address, "POST", "/v1/sessions", body: #"{"exercise":"squat"}"#)
             let id = try #require(Server.json(created)?["id"] as? String)
             let refused = try await request(
-                address, "GET", "/v1/sessions/\(id)/watch?poses=\(value)", headers: Self.upgrade)
+                address, "GET", "/v1/sessions/\(id)/watch?\(option)=\(value)", headers: Self.upgrade)
             #expect(refused?.status == 400)
-            #expect((Server.json(refused)?["error"] as? [String: Any])?["code"] as? String == "invalidQuery")
+            let error = Server.json(refused)?["error"] as? [String: Any]
+            #expect(error?["code"] as? String == "invalidQuery")
+            #expect((error?["message"] as? String)?.hasPrefix(option) == true, "\(String(describing: error))")
             for accepted in ["1", "true", "0", "false"] {
                 let answer = try await request(
-                    address, "GET", "/v1/sessions/\(id)/watch?poses=\(accepted)", headers: Self.upgrade)
-                #expect(answer?.status == 101, "poses=\(accepted)")
+                    address, "GET", "/v1/sessions/\(id)/watch?\(option)=\(accepted)", headers: Self.upgrade)
+                #expect(answer?.status == 101, "\(option)=\(accepted)")
             }
         }
     }
