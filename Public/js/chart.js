@@ -139,7 +139,7 @@ export class RealtimeChart {
     const { ctx, canvas } = this;
     const dpr = window.devicePixelRatio || 1;
     const w = canvas.width, h = canvas.height;
-    const left = 42 * dpr, right = w - 8 * dpr, top = 8 * dpr, bottom = h - 10 * dpr;
+    const left = 42 * dpr, right = w - 8 * dpr, top = 8 * dpr, bottom = h - 20 * dpr;
     ctx.fillStyle = C.bg;
     ctx.fillRect(0, 0, w, h);
     const l = this.lines;
@@ -159,6 +159,7 @@ export class RealtimeChart {
       hline(ctx, y, left, right, C.grid, []);
       ctx.fillText(tick.label, left - 5 * dpr, y);
     }
+    recentTimes(this.canvas, xOf, t1, this.windowSeconds, bottom);
     ctx.lineWidth = 1.5 * dpr;
     if (l.enter != null) hline(ctx, yOf(l.enter), left, right, C.threshold, [4 * dpr, 4 * dpr]);
     if (l.exit != null) hline(ctx, yOf(l.exit), left, right, C.threshold, [1.5 * dpr, 4 * dpr]);
@@ -322,27 +323,42 @@ export class MotionChart {
       if (this.times[i] < t0) continue;
       for (let a = 0; a < 3; a++) largest = Math.max(largest, Math.abs(this.values[i * 3 + a]));
     }
-    // A handful of grid lines whatever the height: the step doubles until at most six fit.
+    // A handful of grid lines whatever the height (at most seven, one per 18 px of plot): the step doubles until
+    // they fit; a strip a phone shows under the angle chart keeps -max, 0 and max.
+    const dpr = window.devicePixelRatio || 1;
+    const lines = Math.min(7, Math.max(3, Math.floor((this.canvas.height / dpr - 30) / 18)));
     let step = accelerationStep(largest);
-    while ((2 * Math.ceil((largest + 0.5) / step)) > 6) step *= 2;
-    const { ctx, dpr, left, right, bottom, yOf } = valuePlot(this.canvas,
+    while ((2 * Math.ceil((largest + 0.5) / step)) + 1 > lines) step *= 2;
+    const { ctx, left, right, bottom, yOf } = valuePlot(this.canvas,
       plainAxis(largest, { headroom: 0.5, step, symmetric: true }));
     const xOf = (t) => left + ((t - t0) / this.windowSeconds) * (right - left);
-    // The time axis: seconds before the latest sample.
-    ctx.textAlign = 'center';
-    const labels = [];
-    for (let ago = this.windowSeconds; ago >= 0; ago -= this.windowSeconds / 2) {
-      const label = ago ? `−${ago} s` : '0 s';
-      ctx.fillText(label, Math.min(xOf(t1 - ago), right - 10 * dpr), bottom + 10 * dpr);
-      labels.push(label);
-    }
-    ctx.textAlign = 'right';
-    this.canvas.dataset.times = labels.join(' | ');
+    recentTimes(this.canvas, xOf, t1, this.windowSeconds, bottom);
     motionLines(ctx, dpr, this.count, (k) => this.times[(start + k) % this.capacity],
       (k, a) => this.values[((start + k) % this.capacity) * 3 + a], xOf, yOf, (t) => t >= t0);
     this.drawn++;
     this.canvas.dataset.drawn = String(this.drawn);
   }
+}
+
+/**
+ * The time axis of a live chart under its plot: the seconds before the latest value (`t1`), at the start, middle
+ * and end of the window, as "−10 s | −5 s | 0 s" (also in the canvas's `data-times`); the first label starts at the
+ * plot's left edge and the last ends at its right one, clear of the value labels beside the plot.
+ */
+function recentTimes(canvas, xOf, t1, windowSeconds, bottom) {
+  const ctx = canvas.getContext('2d');
+  const dpr = window.devicePixelRatio || 1;
+  ctx.fillStyle = C.axis;
+  ctx.textBaseline = 'middle';
+  const labels = [];
+  for (let ago = windowSeconds; ago >= 0; ago -= windowSeconds / 2) {
+    const label = ago ? `−${ago} s` : '0 s';
+    ctx.textAlign = ago === windowSeconds ? 'left' : ago ? 'center' : 'right';
+    ctx.fillText(label, xOf(t1 - ago), bottom + 11 * dpr);
+    labels.push(label);
+  }
+  ctx.textAlign = 'right';
+  canvas.dataset.times = labels.join(' | ');
 }
 
 /** The History motion chart: the stored series `{t, x, y, z}` (m/s²) over the whole session. */

@@ -582,6 +582,7 @@ async function openSession() {
   const view = kind === 'camera' ? overlay : stage;
   motionChart.reset();
   $('motion-panel').hidden = true;
+  $('motion-level').textContent = '';
   showMotionStatus(null);
   const permission = motionPermission;
   motionPermission = null;
@@ -740,11 +741,14 @@ function startMotion(s, permission) {
     if (session !== s || s.stopping || s.finishing) return;
     if (answer !== 'granted') { showMotionStatus(answer === 'denied' ? 'motion.denied' : 'motion.unavailable'); return; }
     showMotionStatus('motion.waiting');
+    // Its place is taken now, not with the first sample: on a phone the strip under the angle chart (app.css)
+    // would otherwise move the page once the session runs.
+    $('motion-panel').hidden = false;
     s.motion = new MotionSensor({
       clock: () => Math.round(performance.now() - s.t0) / 1000,
       send: (samples) => s.stream.sendMotion(samples),
       onSample: (sample) => {
-        if ($('motion-panel').hidden) { $('motion-panel').hidden = false; showMotionStatus(null); }
+        if ($('motion-status').dataset.key) showMotionStatus(null);
         motionChart.push(sample);
       },
     });

@@ -1,12 +1,13 @@
-// Watch: a clinician's read-only live view of someone else's session through /v1/sessions/{id}/watch?poses=1 —
-// the patient's skeleton live beside the same HUD, chart and feedback as Live (one SessionView binding), with the
-// session's prescription and set progress, without controls. The chart has a text equivalent: the latest value
+// Watch: a clinician's read-only live view of someone else's session through
+// /v1/sessions/{id}/watch?poses=1&motion=1 — the patient's skeleton live beside the same HUD, chart and feedback as
+// Live (one SessionView binding), with the session's prescription and set progress, and the patient's phone motion
+// when the phone sends it, without controls. The chart has a text equivalent: the latest value
 // and the range it shows, in words, renewed every few seconds.
 
 import { initPage, $, askForToken, errorStatus } from './common.js';
 import { t, sessionExerciseName, onLanguageChange } from './i18n.js';
 import { getSession, listSessions, sessionExercise, MessageSocket, TOKEN_EVENT } from './api.js';
-import { RealtimeChart } from './chart.js';
+import { RealtimeChart, MotionChart } from './chart.js';
 import { Hud, Feedback, motionText } from './hud.js';
 import { renderSummary, showStored } from './summary.js';
 import { SessionView, prescribed, keepDescribed } from './sessionview.js';
@@ -64,11 +65,17 @@ async function follow(id) {
   const hud = new Hud($('hud'));
   const feedback = new Feedback($('feedback-line'), $('feedback-log'));
   const chart = new RealtimeChart($('chart'));
+  const motionChart = new MotionChart($('motion-chart'));
   const skeleton = new SkeletonView($('watch-skeleton'));
   const view = new SessionView({ hud, chart, feedback, lines: $('chart-lines'), unit: $('chart-unit'), skeleton });
   onLanguageChange(() => view.retranslate());
   keepDescribed(chart, $('chart-summary'));
-  const draw = () => { chart.draw(); skeleton.draw(); requestAnimationFrame(draw); };
+  const draw = () => {
+    chart.draw();
+    skeleton.draw();
+    if (!$('motion-panel').hidden) motionChart.draw();
+    requestAnimationFrame(draw);
+  };
   requestAnimationFrame(draw);
   let info = null;
   let ex = null;
@@ -110,8 +117,9 @@ async function follow(id) {
   }
   // Following: on a phone the picker folds away and the numbers and chart take the screen (app.css).
   $('main').classList.add('watching');
-  // `poses=1`: the patient's poses too (at most 15 a second), drawn as they come.
-  const socket = new MessageSocket(`/v1/sessions/${encodeURIComponent(id)}/watch?poses=1`);
+  // `poses=1`: the patient's poses too (at most 15 a second), drawn as they come; `motion=1`: the phone's motion
+  // samples (at most 30 a second, docs/protocol.md §3.3), charted as on Live.
+  const socket = new MessageSocket(`/v1/sessions/${encodeURIComponent(id)}/watch?poses=1&motion=1`);
   let motion = null;
   // How much the patient's phone moves (`snapshot.motion`, docs/protocol.md §3.3), as Live says it beside its chart.
   const showMotion = () => {
@@ -124,6 +132,10 @@ async function follow(id) {
     if (m.motion) { motion = m.motion; showMotion(); }
   });
   socket.on('event', (m) => view.event(m));
+  socket.on('motion', (m) => {
+    $('motion-panel').hidden = false;
+    for (const sample of m.samples || []) motionChart.push(sample);
+  });
   socket.on('pose', (m) => {
     skeleton.setPose(m);
     $('watch-stage-note').hidden = true;

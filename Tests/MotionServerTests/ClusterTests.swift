@@ -228,6 +228,39 @@ struct ClusterTests {
         }
     }
 
+    @Test func aWatcherOnAnotherNodeGetsTheMotionItAskedFor() async throws {
+        let url = try await PostgresTestServer.shared.createDatabase()
+        let group = try EventLoopGroup(loops: 2)
+        defer { group.shutdown() }
+        try await withMotionServer(database: url) { a, _, _ in
+            try await withMotionServer(database: url) { b, _, _ in
+                let session = try await Self.begin(a, poses: 0, group: group)
+                let path = "/v1/sessions/\(session.id)/watch"
+                let (_, motion) = try await Server.connect(b, path: path + "?motion=1", group: group)
+                let (_, poses) = try await Server.connect(b, path: path + "?poses=1", group: group)
+                for watcher in [motion, poses] {
+                    await watcher.wait { inbox in inbox.objects().contains { $0["type"] as? String == "snapshot" } }
+                }
+                // A phone's pace, a message of ten samples every 100 ms: the node bus's own bound (a motion message
+                // per 50 ms) thins nothing.
+                let (messages, sent) = WatchMotionTests.stream(from: 1, seconds: 2)
+                for message in messages {
+                    session.socket.send(.text(message))
+                    try await Task.sleep(nanoseconds: 100_000_000)
+                }
+                await motion.wait { WatchMotionTests.samples($0).count >= 45 }
+                session.socket.send(.text(#"{"type":"stop"}"#))
+                for watcher in [motion, poses] { await watcher.wait { $0.close != nil } }
+
+                let got = WatchMotionTests.samples(motion)
+                #expect(WatchMotionTests.areSent(got, of: sent), "samples changed, repeated or out of order")
+                #expect(got.count <= 61, "\(got.count) samples in 2 s")
+                #expect(WatchMotionTests.motionMessages(poses).isEmpty)
+                #expect(motion.close?.0 == .normal && poses.close?.0 == .normal)
+            }
+        }
+    }
+
     @Test func everyNodeSaysWhetherAClientIsAttached() async throws {
         let url = try await PostgresTestServer.shared.createDatabase()
         let group = try EventLoopGroup(loops: 2)

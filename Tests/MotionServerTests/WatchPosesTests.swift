@@ -201,19 +201,22 @@ struct WatchPosesTests {
         }
     }
 
-    @Test(arguments: ["yes", "2", "", "TRUE"])
-    func anUnreadablePosesValueIsRefusedWith400(_ value: String) async throws {
+    /// `poses` and `motion` (``WatchMotionTests``) read alike; a refusal names the option.
+    @Test(arguments: ["poses", "motion"], ["yes", "2", "", "TRUE"])
+    func anUnreadableOptionValueIsRefusedWith400(_ option: String, _ value: String) async throws {
         try await withMotionServer { address, _, _ in
             let created = try await request(address, "POST", "/v1/sessions", body: #"{"exercise":"squat"}"#)
             let id = try #require(Server.json(created)?["id"] as? String)
             let refused = try await request(
-                address, "GET", "/v1/sessions/\(id)/watch?poses=\(value)", headers: Self.upgrade)
+                address, "GET", "/v1/sessions/\(id)/watch?\(option)=\(value)", headers: Self.upgrade)
             #expect(refused?.status == 400)
-            #expect((Server.json(refused)?["error"] as? [String: Any])?["code"] as? String == "invalidQuery")
+            let error = Server.json(refused)?["error"] as? [String: Any]
+            #expect(error?["code"] as? String == "invalidQuery")
+            #expect((error?["message"] as? String)?.hasPrefix(option) == true, "\(String(describing: error))")
             for accepted in ["1", "true", "0", "false"] {
                 let answer = try await request(
-                    address, "GET", "/v1/sessions/\(id)/watch?poses=\(accepted)", headers: Self.upgrade)
-                #expect(answer?.status == 101, "poses=\(accepted)")
+                    address, "GET", "/v1/sessions/\(id)/watch?\(option)=\(accepted)", headers: Self.upgrade)
+                #expect(answer?.status == 101, "\(option)=\(accepted)")
             }
         }
     }
@@ -221,13 +224,13 @@ struct WatchPosesTests {
     // MARK: The throttle alone
 
     @Test func anExactThirtyHertzStreamSendsEveryOtherPose() {
-        var throttle = PoseThrottle()
+        var throttle = WatchThrottle.poses
         let admitted = (0..<300).filter { throttle.admits(1_700.25 + Double($0) / 30) }
         #expect(admitted == Array(stride(from: 0, to: 300, by: 2)))
     }
 
     @Test func aJitteringThirtyHertzStreamSendsFifteenASecondAndNeverMore() {
-        var throttle = PoseThrottle()
+        var throttle = WatchThrottle.poses
         var random = SeededRandom(seed: 22)
         let times = (0..<3000).map { 50 + Double($0) / 30 + (random.unit() - 0.5) * 0.02 }
         let admitted = times.filter { throttle.admits($0) }
@@ -240,7 +243,7 @@ struct WatchPosesTests {
     }
 
     @Test func aGapOrAStepBackInTimeStartsTheGridAgain() {
-        var throttle = PoseThrottle()
+        var throttle = WatchThrottle.poses
         // A gap of ten seconds, then a session restored from an earlier checkpoint.
         let times = [10, 10.05, 20, 20.01, 15, 15.03]
         #expect(times.map { throttle.admits($0) } == [true, false, true, false, true, false])
@@ -251,12 +254,13 @@ struct WatchPosesTests {
     @Test func theWishForPosesAndThePosesThemselvesCrossTheBusIntact() throws {
         let id = SessionID.generate(at: 1_700_000_000_000)
         let messages: [ClusterMessage] = [
-            .poses(id, tenant: "clinic a", wanted: true), .poses(id, tenant: "default", wanted: false),
+            .wish(id, stream: .poses, tenant: "clinic a", wanted: true),
+            .wish(id, stream: .poses, tenant: "default", wanted: false),
             .watched(id, kind: .pose, text: #"{"type":"pose","t":1.5,"points":{}}"#),
             .watched(id, kind: .snapshot, text: #"{"type":"snapshot"}"#), .watched(id, kind: .message, text: "{}"),
         ]
         for message in messages { #expect(ClusterMessage(message.text) == message, "\(message.text)") }
-        #expect(ClusterMessage.poses(id, tenant: "t", wanted: true).text == "poses \(id) 1 t")
+        #expect(ClusterMessage.wish(id, stream: .poses, tenant: "t", wanted: true).text == "poses \(id) 1 t")
         #expect(ClusterMessage("poses \(id) yes t") == nil)
         #expect(ClusterMessage("poses \(id) 1") == nil)
         #expect(ClusterMessage("watched \(id) x {}") == nil)

@@ -2374,10 +2374,10 @@ class BrowserTests(unittest.TestCase):
         finally:
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
-    def start_demo_with_motion(self, subject):
+    def start_demo_with_motion(self, subject, lang="en"):
         """Starts an elbow-flexion Demo on Live with the phone's motion on (permission granted) for `subject`, and a
         phone swinging on x at 60 Hz (`window.__motionTimer`); returns the session id."""
-        self.open("/?lang=en&motion=1&source=demo")
+        self.open(f"/?lang={lang}&motion=1&source=demo")
         wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
                  message="catalog loaded")
         self.driver.execute_script("DeviceMotionEvent.requestPermission = () => Promise.resolve('granted');")
@@ -4151,6 +4151,73 @@ class BrowserTests(unittest.TestCase):
         wait_for(lambda: self.driver.execute_script("return document.body.dataset.adherence") == "none", 10,
                  message="adherence asked for and found empty")
         self.assertFalse(self.el("adherence-panel").is_displayed())
+
+    def test_45_phone_motion_in_the_first_screen_and_on_watch(self):
+        """The phone's motion while a session runs: on Live at phone size a strip right under the angle chart, both
+        in the first screen with a time axis of seconds, neither moving while the session runs; on Watch (which asks
+        for `motion=1`) the same chart drawn from the samples the server passes on, in the first screen on a phone.
+        English and Spanish, phone and desktop."""
+        self.use_own_server()
+        x_rgb = (0xFF, 0x7B, 0x9C)
+        try:
+            for lang, heading in (("en", "Phone motion"), ("es", "Movimiento del teléfono")):
+                with self.subTest(lang=lang):
+                    self.open(f"/?lang={lang}")
+                    self.emulate(self.driver, PHONE)
+                    session_id = self.start_demo_with_motion(f"motion-strip-{uuid.uuid4().hex[:8]}", lang)
+                    wait_for(lambda: int(self.el("motion-chart").get_attribute("data-drawn") or 0) > 10, 5,
+                             message="the motion chart drawing")
+                    self.assertIn(heading, self.text("motion-panel"))
+                    tops = set()
+                    for _ in range(20):
+                        tops.add((round(self.rect("chart")["top"]), round(self.rect("motion-chart")["top"])))
+                        time.sleep(0.1)
+                    self.assertEqual(len(tops), 1, f"the charts moved: {sorted(tops)}")
+                    for element_id, what in (("chart", "the angle chart"), ("motion-chart", "the motion chart")):
+                        self.assert_in_viewport(element_id, PHONE, what)
+                        self.assertEqual(self.el(element_id).get_attribute("data-times"), "−10 s | −5 s | 0 s")
+                    self.assertGreater(self.rect("motion-chart")["top"], self.rect("chart")["bottom"])
+                    self.assertGreater(self.driver.execute_script(CANVAS_COLOR_COUNT, "motion-chart", *x_rgb), 0)
+                    self.assert_no_horizontal_scroll()
+                    self.screenshot(self.driver, f"live-motion-strip-{lang}", PHONE)
+
+                    watcher = self.new_driver()
+                    try:
+                        watcher.get(f"{self.base}/watch.html?session={session_id}&lang={lang}")
+                        self.emulate(watcher, PHONE)
+                        panel = lambda: watcher.find_element(By.ID, "motion-panel")
+                        wait_for(lambda: panel().is_displayed(), 10, message="Watch's motion chart shown")
+                        drawn = lambda: int(watcher.find_element(By.ID, "motion-chart").get_attribute("data-drawn") or 0)
+                        first = wait_for(lambda: drawn() > 5 and drawn(), 10, message="Watch's motion chart drawing")
+                        wait_for(lambda: drawn() > first, 5, message="Watch's motion chart moving")
+                        self.assertGreater(watcher.execute_script(CANVAS_COLOR_COUNT, "motion-chart", *x_rgb), 0,
+                                           "the phone's x axis drawn on Watch")
+                        self.assertEqual(watcher.find_element(By.ID, "motion-chart").get_attribute("data-times"),
+                                         "−10 s | −5 s | 0 s")
+                        for element_id in ("hud", "chart", "motion-chart"):
+                            r = watcher.execute_script(
+                                "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+                                "return [r.top, r.bottom];", element_id)
+                            self.assertGreaterEqual(r[0], 0, element_id)
+                            self.assertLessEqual(r[1], PHONE[1], f"Watch's {element_id} in the first screen: {r}")
+                        self.assertIn(heading, panel().text)
+                        self.assert_no_horizontal_scroll_in(watcher)
+                        self.screenshot(watcher, f"watch-motion-{lang}", PHONE)
+                        self.emulate(watcher, DESKTOP)
+                        self.emulate(self.driver, DESKTOP)
+                        wait_for(lambda: watcher.execute_script(CANVAS_COLOR_COUNT, "motion-chart", *x_rgb) > 0, 5,
+                                 message="Watch's motion chart redrawn at desktop size")
+                        self.screenshot(watcher, f"watch-motion-{lang}", DESKTOP)
+                        self.screenshot(self.driver, f"live-motion-strip-{lang}", DESKTOP)
+                        self.assert_no_console_errors_in(watcher)
+                    finally:
+                        watcher.quit()
+                    self.driver.execute_script("clearInterval(window.__motionTimer)")
+                    self.el("stop").click()
+                    self.wait_stored(10, "summary")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -164,6 +164,48 @@ class WatchTests(unittest.TestCase):
             if watcher:
                 watcher.close()
 
+    def test_a_watcher_that_asks_gets_the_phones_motion_thinned(self):
+        """docs/protocol.md §5: `?motion=1` adds the session's motion samples, as the client sent them, at most 30 per
+        second of the session's time; a watcher without it gets none."""
+        ws = SERVER.ws()
+        watchers = []
+        try:
+            sid = ws.start(exercise="elbowFlexion", side="right")["session"]
+            motion = SERVER.ws(f"/v1/sessions/{sid}/watch?motion=1")
+            plain = SERVER.ws(f"/v1/sessions/{sid}/watch")
+            watchers = [motion, plain]
+            time.sleep(0.2)
+            # Two seconds of a phone at 100 Hz, in messages of ten samples.
+            sent = [[round(1 + k / 100, 2), round((k % 7) / 10, 1), -9.8, 0.25] for k in range(200)]
+            for i in range(0, len(sent), 10):
+                ws.send({"type": "motion", "samples": sent[i:i + 10]})
+            ws.send({"type": "stop"})
+            self.assertEqual(ws.close_code()[0], 1000)
+            seen = motion.recv_until(lambda m: m.get("type") == "summary", 10)
+            samples = [s for m in of_type(seen, "motion") for s in m["samples"]]
+            self.assertTrue(samples, "no motion samples reached the watcher")
+            self.assertLessEqual(len(samples), 61, "at most 30 a second")
+            self.assertTrue(all(s in sent for s in samples), "samples as the client sent them")
+            times = [s[0] for s in samples]
+            self.assertEqual(times, sorted(set(times)))
+            self.assertLessEqual(len(of_type(seen, "motion")), 20, "one message per client message at most")
+            others = plain.recv_until(lambda m: m.get("type") == "summary", 10)
+            self.assertEqual(of_type(others, "motion"), [])
+        finally:
+            ws.close()
+            for watcher in watchers:
+                watcher.close()
+
+    def test_watch_with_an_unreadable_motion_option_is_400(self):
+        ws = SERVER.ws()
+        try:
+            sid = ws.start(exercise="squat")["session"]
+            with self.assertRaises(InvalidStatus) as ctx:
+                SERVER.ws(f"/v1/sessions/{sid}/watch?motion=2")
+            self.assertEqual(ctx.exception.response.status_code, 400)
+        finally:
+            ws.close()
+
     def test_watch_unknown_id_is_404(self):
         for ident in (UNKNOWN_ID, "not-an-id"):
             with self.subTest(id=ident):

@@ -85,9 +85,10 @@ enum ClusterMessage: Equatable {
     case watch(SessionID, tenant: String)
     /// The sender's watchers of this session are gone.
     case unwatch(SessionID, tenant: String)
-    /// The sender's watchers of this session want its poses too (`wanted`: sent with every `watch`, lapsing like
-    /// it), or no longer do. A node that does not know this message still serves the `watch` without poses.
-    case poses(SessionID, tenant: String, wanted: Bool)
+    /// The sender's watchers of this session want its poses or its motion samples too (`wanted`: sent with every
+    /// `watch`, lapsing like it), or no longer do; the first word names the stream (`poses`, `motion`). A node that
+    /// does not know this message still serves the `watch` without that stream.
+    case wish(SessionID, stream: WatchedStream, tenant: String, wanted: Bool)
     /// A message for the watchers of this session, as they receive it, and how it coalesces with newer ones.
     case watched(SessionID, kind: WatchedKind, text: String)
     /// The session ended: close its watchers with this code.
@@ -102,7 +103,7 @@ enum ClusterMessage: Equatable {
         case .released(let id): "released \(id)"
         case .watch(let id, let tenant): "watch \(id) \(tenant)"
         case .unwatch(let id, let tenant): "unwatch \(id) \(tenant)"
-        case .poses(let id, let tenant, let wanted): "poses \(id) \(wanted ? 1 : 0) \(tenant)"
+        case .wish(let id, let stream, let tenant, let wanted): "\(stream.rawValue) \(id) \(wanted ? 1 : 0) \(tenant)"
         case .watched(let id, let kind, let text): "watched \(id) \(kind.rawValue) \(text)"
         case .ended(let id, let code): "ended \(id) \(code)"
         case .moved(let id, let node): node.map { "moved \(id) \($0)" } ?? "moved \(id)"
@@ -114,13 +115,16 @@ enum ClusterMessage: Equatable {
         let words = text.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
         guard words.count >= 2, let id = SessionID(String(words[1])) else { return nil }
         let rest = words.count > 2 ? text[words[2].startIndex...] : ""
+        if let stream = WatchedStream(rawValue: String(words[0])) {
+            guard words.count == 4, words[2] == "1" || words[2] == "0", !words[3].isEmpty else { return nil }
+            self = .wish(id, stream: stream, tenant: String(words[3]), wanted: words[2] == "1")
+            return
+        }
         switch (words[0], words.count) {
         case ("release", 3...) where !rest.isEmpty: self = .release(id, tenant: String(rest))
         case ("released", 2): self = .released(id)
         case ("watch", 3...) where !rest.isEmpty: self = .watch(id, tenant: String(rest))
         case ("unwatch", 3...) where !rest.isEmpty: self = .unwatch(id, tenant: String(rest))
-        case ("poses", 4) where (words[2] == "1" || words[2] == "0") && !words[3].isEmpty:
-            self = .poses(id, tenant: String(words[3]), wanted: words[2] == "1")
         case ("watched", 4):
             guard let kind = WatchedKind(rawValue: String(words[2])) else { return nil }
             self = .watched(id, kind: kind, text: String(words[3]))
@@ -135,17 +139,19 @@ enum ClusterMessage: Equatable {
 }
 
 /// How a message for watchers coalesces (docs/protocol.md §8: the `watched` message names it): kept whatever follows
-/// (events), or replaced by a newer one of its kind not yet written to a watcher (snapshots, poses).
+/// (events), or replaced by a newer one of its kind not yet written to a watcher (snapshots, poses, motion samples).
 enum WatchedKind: String, Sendable {
     case message = "-"
     case snapshot = "s"
     case pose = "p"
+    case motion = "m"
 
     /// The kind of a message sent with coalescing key `key`.
     init(replacing key: String?) {
         switch key {
         case "snapshot": self = .snapshot
         case "pose": self = .pose
+        case "motion": self = .motion
         default: self = .message
         }
     }
@@ -156,6 +162,16 @@ enum WatchedKind: String, Sendable {
         case .message: nil
         case .snapshot: "snapshot"
         case .pose: "pose"
+        case .motion: "motion"
+        }
+    }
+
+    /// The stream a watcher must have asked for to get it; nil for what every watcher gets.
+    var stream: WatchedStream? {
+        switch self {
+        case .message, .snapshot: nil
+        case .pose: .poses
+        case .motion: .motion
         }
     }
 }
@@ -180,8 +196,8 @@ extension AppContext {
             if let session = watchedSession(id, tenant: tenant) {
                 Task { await session.removeRemoteWatcher(node: message.from) }
             }
-        case .poses(let id, let tenant, let wanted):
-            Task { await self.setRemotePoses(of: id, tenant: tenant, node: message.from, wanted: wanted) }
+        case .wish(let id, let stream, let tenant, let wanted):
+            Task { await self.setRemoteWish(stream, of: id, tenant: tenant, node: message.from, wanted: wanted) }
         case .watched(let id, let kind, let text):
             followed.deliver(id, text: text, kind: kind)
         case .ended(let id, let code):
@@ -201,21 +217,25 @@ extension AppContext {
         await waitWhileArriving(id, tenant: tenant)
         var added = false
         if let session = watchedSession(id, tenant: tenant) {
-            added = await session.addRemoteWatcher(node: node, poses: false)
+            added = await session.addRemoteWatcher(node: node, wants: WatchOptions())
         }
         if !added { cluster.send(.moved(id, to: nil), to: node) }
     }
 
-    /// Starts or stops sending a session's poses to another node's watchers. Wanting them subscribes the node as
-    /// `watch` does, whichever of the two arrives first; a session not here is left to the `watch` that came with
-    /// it to answer.
-    private func setRemotePoses(of id: SessionID, tenant: String, node: String, wanted: Bool) async {
+    /// Starts or stops sending a session's poses or motion samples to another node's watchers. Wanting them
+    /// subscribes the node as `watch` does, whichever of the two arrives first; a session not here is left to the
+    /// `watch` that came with it to answer.
+    private func setRemoteWish(
+        _ stream: WatchedStream, of id: SessionID, tenant: String, node: String, wanted: Bool
+    ) async {
         await waitWhileArriving(id, tenant: tenant)
         guard let session = watchedSession(id, tenant: tenant) else { return }
         if wanted {
-            _ = await session.addRemoteWatcher(node: node, poses: true)
+            var wants = WatchOptions()
+            wants[stream] = true
+            _ = await session.addRemoteWatcher(node: node, wants: wants)
         } else {
-            await session.stopRemotePoses(node: node)
+            await session.stopRemote(stream, node: node)
         }
     }
 

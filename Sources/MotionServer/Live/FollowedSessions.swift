@@ -7,8 +7,8 @@ import SessionStore
 /// The sessions this node's watchers follow on other nodes (docs/protocol.md §8): by session, the node that holds it and
 /// the watchers here. The holder sends what its watchers get over the node bus (``RemoteWatchers``); this node hands
 /// it to its watchers, renews the subscription every ``renewal``, and ends it when the last watcher leaves. While a
-/// watcher here asked for poses (``WatchOptions``), every `watch` goes with a `poses` wish, and the last such
-/// watcher to leave withdraws it.
+/// watcher here asked for poses or motion (``WatchOptions``), every `watch` goes with a `poses` or `motion` wish, and
+/// the last such watcher to leave withdraws it.
 final class FollowedSessions: Sendable {
     /// How often subscriptions are renewed (well inside ``RemoteWatchers/lease``).
     static let renewal: Duration = .seconds(10)
@@ -23,14 +23,20 @@ final class FollowedSessions: Sendable {
         var snapshot: String?
         var connection: String?
 
-        /// Whether a watcher asked for poses.
-        var wantsPoses: Bool { sockets.contains { $0.watchOptions.poses } }
+        /// The streams its watchers asked for.
+        var wants: WatchOptions {
+            var wants = WatchOptions()
+            for socket in sockets {
+                for stream in socket.watchOptions.streams { wants[stream] = true }
+            }
+            return wants
+        }
 
         /// Keeps what a later watcher needs to be told first.
         mutating func remember(_ text: String, kind: WatchedKind) {
             switch kind {
             case .snapshot: snapshot = text
-            case .pose: break
+            case .pose, .motion: break
             case .message:
                 if text.hasPrefix(#"{"type":"started""#) {
                     started = text
@@ -50,53 +56,63 @@ final class FollowedSessions: Sendable {
         }
     }
 
+    /// Wishes that a leaving watcher ends: the session's subscription and the streams no watcher left wants.
+    private typealias Withdrawal = (followed: Followed, streams: [WatchedStream])
+
     private let sessions = Locked<[SessionID: Followed]>([:])
 
     /// Adds watchers of session `id`, which `holder` runs; the first ones subscribe this node there, the first to
-    /// ask for poses asks for them.
+    /// ask for poses or motion asks for them.
     func add(_ sockets: [WebSocket], to id: SessionID, tenant: String, holder: String, cluster: ClusterNode) {
-        let (subscribe, askPoses) = sessions.withLock { sessions -> (Bool, Bool) in
+        let (subscribe, asked) = sessions.withLock { sessions -> (Bool, [WatchedStream]) in
             if var followed = sessions[id], followed.holder == holder {
-                let wanted = followed.wantsPoses
+                let wanted = followed.wants
                 // Greeted under the lock, so that nothing the holder sends comes before.
                 for socket in sockets { followed.greet(socket) }
                 followed.sockets += sockets
                 sessions[id] = followed
-                return (false, !wanted && followed.wantsPoses)
+                return (false, followed.wants.streams.filter { !wanted[$0] })
             }
             let earlier = sessions[id]?.sockets ?? []
             let followed = Followed(tenant: tenant, holder: holder, sockets: earlier + sockets)
             sessions[id] = followed
-            return (true, followed.wantsPoses)
+            return (true, followed.wants.streams)
         }
         if subscribe { cluster.send(.watch(id, tenant: tenant), to: holder) }
-        if askPoses { cluster.send(.poses(id, tenant: tenant, wanted: true), to: holder) }
+        for stream in asked { cluster.send(.wish(id, stream: stream, tenant: tenant, wanted: true), to: holder) }
     }
 
-    /// Removes a watcher that closed; the last one ends the subscription, the last that asked for poses the wish.
+    /// Removes a watcher that closed; the last one ends the subscription, the last that asked for poses or motion
+    /// that wish.
     func remove(_ socket: WebSocket, from id: SessionID, cluster: ClusterNode) {
-        let (ended, withdrawn) = sessions.withLock { sessions -> (Followed?, Followed?) in
+        let (ended, withdrawn) = sessions.withLock { sessions -> (Followed?, Withdrawal?) in
             guard var followed = sessions[id] else { return (nil, nil) }
-            let wanted = followed.wantsPoses
+            let wanted = followed.wants
             followed.sockets.removeAll { $0 === socket }
             if !followed.sockets.isEmpty {
                 sessions[id] = followed
-                return (nil, wanted && !followed.wantsPoses ? followed : nil)
+                let left = followed.wants
+                return (nil, (followed, wanted.streams.filter { !left[$0] }))
             }
             sessions[id] = nil
             return (followed, nil)
         }
         if let ended { cluster.send(.unwatch(id, tenant: ended.tenant), to: ended.holder) }
-        if let withdrawn { cluster.send(.poses(id, tenant: withdrawn.tenant, wanted: false), to: withdrawn.holder) }
+        if let withdrawn {
+            let (tenant, holder) = (withdrawn.followed.tenant, withdrawn.followed.holder)
+            for stream in withdrawn.streams {
+                cluster.send(.wish(id, stream: stream, tenant: tenant, wanted: false), to: holder)
+            }
+        }
     }
 
-    /// Hands a message from the holder to the watchers: poses only to those that asked for them.
+    /// Hands a message from the holder to the watchers: poses and motion only to those that asked for them.
     func deliver(_ id: SessionID, text: String, kind: WatchedKind) {
         let sockets = sessions.withLock { sessions -> [WebSocket] in
             sessions[id]?.remember(text, kind: kind)
             return sessions[id]?.sockets ?? []
         }
-        for socket in sockets where kind != .pose || socket.watchOptions.poses {
+        for socket in sockets where kind.stream.map({ socket.watchOptions[$0] }) ?? true {
             socket.send(.text(text), replacing: kind.replacing)
         }
     }
@@ -111,12 +127,12 @@ final class FollowedSessions: Sendable {
         sessions.withLock { $0.removeValue(forKey: id) }.map { ($0.tenant, $0.sockets) }
     }
 
-    /// Renews every subscription with its holder, and the wishes for poses.
+    /// Renews every subscription with its holder, and the wishes for poses and motion.
     func renew(cluster: ClusterNode) {
         for (id, followed) in sessions.withLock({ $0 }) {
             cluster.send(.watch(id, tenant: followed.tenant), to: followed.holder)
-            if followed.wantsPoses {
-                cluster.send(.poses(id, tenant: followed.tenant, wanted: true), to: followed.holder)
+            for stream in followed.wants.streams {
+                cluster.send(.wish(id, stream: stream, tenant: followed.tenant, wanted: true), to: followed.holder)
             }
         }
     }

@@ -37,6 +37,17 @@ struct LiveAnalysis {
         audience.watchers.offer(pose)
     }
 
+    /// Analyses a `motion` message's samples one by one (a refused one is answered with its index, docs/protocol.md
+    /// §3.3), and sends those taken to the watchers that asked for motion, thinned, as one message.
+    /// - Returns: Whether any was taken.
+    mutating func process(_ samples: [Result<MotionSample, WireError>], frame: Int?) -> Bool {
+        defer { audience.watchers.sendMotion() }
+        return judgeEach(samples, frame: frame) { analysis, sample throws(WireError) in
+            try analysis.running?.core.process(sample)
+            analysis.audience.watchers.offer(sample)
+        }
+    }
+
     /// Sends the current snapshot to the client as its `snapshots` option asks (or always, `force`), and to the
     /// watchers after every pose whatever the client chose: a client that saves its bandwidth does not blind the
     /// clinician watching.

@@ -10,12 +10,12 @@ extension LiveSession: WatchableSession {
 
     func removeWatcher(_ watcher: WebSocket) { analysis.audience.watchers.remove(watcher) }
 
-    func addRemoteWatcher(node: String, poses: Bool) async -> Bool {
+    func addRemoteWatcher(node: String, wants: WatchOptions) async -> Bool {
         analysis.audience.admitRemote(
-            node, poses: poses, as: state.admission, session: analysis.core, cluster: context.cluster)
+            node, wants: wants, as: state.admission, session: analysis.core, cluster: context.cluster)
     }
 
     func removeRemoteWatcher(node: String) { analysis.audience.watchers.removeRemote(node) }
 
-    func stopRemotePoses(node: String) { analysis.audience.stopRemotePoses(node) }
+    func stopRemote(_ stream: WatchedStream, node: String) { analysis.audience.stopRemote(stream, node: node) }
 }

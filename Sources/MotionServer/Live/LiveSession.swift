@@ -119,9 +119,7 @@ actor LiveSession {
         case .motion(let samples):
             try state.requireSession()
             flow(samples: samples.count)
-            return analysis.judgeEach(samples, frame: state.messageNumber) { analysis, sample throws(WireError) in
-                try analysis.running?.core.process(sample)
-            }
+            return analysis.process(samples, frame: state.messageNumber)
         case .reset, .baseline:
             try state.requireSession()
             if case .reset = message { analysis.running?.core.reset() } else { analysis.running?.core.startBaseline() }

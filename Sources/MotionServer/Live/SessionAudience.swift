@@ -16,9 +16,9 @@ struct SessionAudience {
     var watchers = SessionWatchers()
     /// After `stop`: the `summary` message, for watchers that join while it is being stored.
     private(set) var summary: [UInt8]?
-    /// Watchers, here and on other nodes (with whether they want poses), that asked while a resume brought the
+    /// Watchers, here and on other nodes (with the streams they want), that asked while a resume brought the
     /// session here.
-    private var arriving: (sockets: [WebSocket], nodes: [(node: String, poses: Bool)]) = ([], [])
+    private var arriving: (sockets: [WebSocket], nodes: [(node: String, wants: WatchOptions)]) = ([], [])
     private var output: [UInt8] = []
     private var snapshotCache = SnapshotCache()
 
@@ -115,35 +115,35 @@ struct SessionAudience {
     /// Admits another node's watchers as `admission` says.
     /// - Returns: Whether they follow the session here (or will once it arrives).
     mutating func admitRemote(
-        _ node: String, poses: Bool, as admission: LiveSessionState.Admission, session: SessionCore?,
+        _ node: String, wants: WatchOptions, as admission: LiveSessionState.Admission, session: SessionCore?,
         cluster: ClusterNode
     ) -> Bool {
         switch admission {
         case .wait:
-            arriving.nodes.append((node, poses))
+            arriving.nodes.append((node, wants))
             return true
         case .elsewhere: return false
         case .join:
             guard let session else { return false }
-            watchers.addRemote(node, poses: poses, session: session, cluster: cluster)
+            watchers.addRemote(node, wants: wants, session: session, cluster: cluster)
             return true
         }
     }
 
-    /// Another node's watchers no longer want poses, whether they follow the session or wait for it.
-    mutating func stopRemotePoses(_ node: String) {
+    /// Another node's watchers no longer want `stream`, whether they follow the session or wait for it.
+    mutating func stopRemote(_ stream: WatchedStream, node: String) {
         for index in arriving.nodes.indices where arriving.nodes[index].node == node {
-            arriving.nodes[index].poses = false
+            arriving.nodes[index].wants[stream] = false
         }
-        watchers.stopRemotePoses(node)
+        watchers.stopRemote(stream, node: node)
     }
 
     /// The session arrived with `handover`'s watchers: they and those that waited for it follow it from now on.
     mutating func welcome(_ handover: Handover, cluster: ClusterNode) {
         watchers = handover.watchers
         for socket in arriving.sockets { watchers.add(socket, session: handover.core) }
-        for (node, poses) in arriving.nodes {
-            watchers.addRemote(node, poses: poses, session: handover.core, cluster: cluster)
+        for (node, wants) in arriving.nodes {
+            watchers.addRemote(node, wants: wants, session: handover.core, cluster: cluster)
         }
         arriving = ([], [])
     }

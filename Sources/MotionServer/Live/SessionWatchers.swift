@@ -11,18 +11,24 @@ import SessionStore
 /// fed over the node bus by ``RemoteWatchers``); sending to them is thread-safe.
 ///
 /// Watchers that asked for poses (``WatchOptions``) also get the patient's poses, at most 15 a second
-/// (``PoseThrottle``); while none asks, poses are not even encoded.
+/// (``WatchThrottle``); while none asks, poses are not even encoded. Those that asked for motion get the phone's
+/// motion samples the same way, at most 30 a second, in one `motion` message per message of the client's.
 struct SessionWatchers {
-    /// A watcher on this node and whether it asked for poses.
+    /// A watcher on this node and what it asked for.
     private struct Watcher {
         let socket: WebSocket
-        let poses: Bool
+        let options: WatchOptions
     }
 
     private var watchers: [Watcher] = []
     /// How many of ``watchers`` asked for poses.
     private var poseWatchers = 0
-    private var poseThrottle = PoseThrottle()
+    /// How many of ``watchers`` asked for motion samples.
+    private var motionWatchers = 0
+    private var poseThrottle = WatchThrottle.poses
+    private var motionThrottle = WatchThrottle.motion
+    /// The motion samples admitted since the last ``sendMotion()``.
+    private var motion: [MotionSample] = []
     /// The nodes whose watchers follow the session from there; shared by copies (an HTTP session sends through one).
     private var remotes: RemoteWatchers?
     /// How the session ended, for watchers that come after (a watcher handed over as the session moved, one that
@@ -43,21 +49,26 @@ struct SessionWatchers {
             if let summary = ending.summary { watcher.send(.text(String(decoding: summary, as: UTF8.self))) }
             return watcher.close(code: ending.code, reason: "session ended")
         }
-        let poses = watcher.watchOptions.poses
-        watchers.append(Watcher(socket: watcher, poses: poses))
-        if poses { poseWatchers += 1 }
+        let options = watcher.watchOptions
+        watchers.append(Watcher(socket: watcher, options: options))
+        if options.poses { poseWatchers += 1 }
+        if options.motion { motionWatchers += 1 }
     }
 
     mutating func remove(_ watcher: WebSocket) {
         guard let index = watchers.firstIndex(where: { $0.socket === watcher }) else { return }
-        if watchers.remove(at: index).poses { poseWatchers -= 1 }
+        let options = watchers.remove(at: index).options
+        if options.poses { poseWatchers -= 1 }
+        if options.motion { motionWatchers -= 1 }
     }
 
     /// Adds (or renews the lease of) another node's watchers of the session: a new node is greeted like a watcher.
-    /// - Parameter poses: Whether that node's watchers want poses too (renewing that wish); false leaves the wish
-    ///   as it was (``stopRemotePoses(_:)`` ends it).
+    /// - Parameter wants: The streams that node's watchers want too (renewing those wishes); one not asked for is
+    ///   left as it was (``stopRemote(_:node:)`` ends it).
     /// Once the session has ended, the node's watchers get the summary (when it finished) and are closed.
-    mutating func addRemote(_ node: String, poses: Bool = false, session: SessionCore, cluster: ClusterNode) {
+    mutating func addRemote(
+        _ node: String, wants: WatchOptions = WatchOptions(), session: SessionCore, cluster: ClusterNode
+    ) {
         if let ending {
             if let summary = ending.summary {
                 let text = String(decoding: summary, as: UTF8.self)
@@ -67,7 +78,7 @@ struct SessionWatchers {
         }
         let remotes = self.remotes ?? RemoteWatchers(session: session.id, cluster: cluster)
         self.remotes = remotes
-        guard remotes.subscribe(node, poses: poses) else { return }
+        guard remotes.subscribe(node, wants: wants) else { return }
         let (started, snapshot) = Self.greeting(session)
         remotes.send(started, replacing: nil, to: node)
         remotes.send(snapshot, replacing: "snapshot", to: node)
@@ -76,8 +87,8 @@ struct SessionWatchers {
     /// Removes another node's watchers.
     func removeRemote(_ node: String) { remotes?.unsubscribe(node) }
 
-    /// Another node's watchers no longer want poses (they still get the rest).
-    func stopRemotePoses(_ node: String) { remotes?.stopPoses(node) }
+    /// Another node's watchers no longer want `stream` (they still get the rest).
+    func stopRemote(_ stream: WatchedStream, node: String) { remotes?.stop(stream, node: node) }
 
     /// Sends one message to every watcher; snapshots (`replacing: "snapshot"`) coalesce under backpressure, and
     /// reach other nodes at most ten times a second.
@@ -95,14 +106,38 @@ struct SessionWatchers {
     /// conversion: image pixels, y down, anatomical sides, coordinates and confidences to one decimal. A pose not yet
     /// written to a slow watcher when the next one comes is replaced by it (`replacing: "pose"`).
     mutating func offer(_ pose: Pose) {
-        guard poseWatchers > 0 || remotes?.wantsPoses == true, poseThrottle.admits(pose.timestamp) else { return }
+        guard poseWatchers > 0 || remotes?.wants(.poses) == true, poseThrottle.admits(pose.timestamp) else { return }
         var bytes: [UInt8] = []
         WireEncoder.encodePose(pose, decimals: 1, into: &bytes)
         remotes?.send(bytes, replacing: WatchedKind.pose.replacing)
         guard poseWatchers > 0 else { return }
         let text = String(decoding: bytes, as: UTF8.self)
-        for watcher in watchers where watcher.poses {
+        for watcher in watchers where watcher.options.poses {
             watcher.socket.send(.text(text), replacing: WatchedKind.pose.replacing)
+        }
+    }
+
+    /// Keeps a motion sample the session took for the watchers that asked for motion, unless the throttle drops it;
+    /// ``sendMotion()`` sends those kept. Nothing is kept while none asked.
+    mutating func offer(_ sample: MotionSample) {
+        guard motionWatchers > 0 || remotes?.wants(.motion) == true, motionThrottle.admits(sample.t) else { return }
+        motion.append(sample)
+    }
+
+    /// Sends the motion samples kept since the last call as one `motion` message, in the form a client sends it
+    /// (docs/protocol.md §3.3), to the watchers that asked for motion, here and on other nodes. A message not yet
+    /// written to a slow watcher when the next one comes is replaced by it (`replacing: "motion"`): the watcher
+    /// misses those samples, the session never waits for it.
+    mutating func sendMotion() {
+        guard !motion.isEmpty else { return }
+        defer { motion.removeAll(keepingCapacity: true) }
+        var bytes: [UInt8] = []
+        WireEncoder.encodeMotion(motion, into: &bytes)
+        remotes?.send(bytes, replacing: WatchedKind.motion.replacing)
+        guard motionWatchers > 0 else { return }
+        let text = String(decoding: bytes, as: UTF8.self)
+        for watcher in watchers where watcher.options.motion {
+            watcher.socket.send(.text(text), replacing: WatchedKind.motion.replacing)
         }
     }
 
@@ -120,6 +155,7 @@ struct SessionWatchers {
         for watcher in watchers { watcher.socket.close(code: code, reason: "session ended") }
         watchers.removeAll()
         poseWatchers = 0
+        motionWatchers = 0
         remotes?.end(code: code)
     }
 
@@ -131,6 +167,7 @@ struct SessionWatchers {
         defer {
             watchers.removeAll()
             poseWatchers = 0
+            motionWatchers = 0
         }
         return watchers.map(\.socket)
     }
@@ -147,26 +184,35 @@ struct SessionWatchers {
 
 /// The nodes whose watchers follow one session held here (docs/protocol.md §8): each subscribed with `watch` and renews
 /// it; what the session sends its watchers goes to each node over the bus (snapshots at most every 100 ms, events
-/// all, poses at most every 50 ms to the nodes that asked with `poses`), and a node that stops renewing is dropped
-/// after ``lease``.
+/// all, poses and motion messages each at most every 50 ms to the nodes that asked with `poses` or `motion`), and a
+/// node that stops renewing is dropped after ``lease``.
 final class RemoteWatchers: Sendable {
-    /// How long a subscription (or a wish for poses) lasts without renewal (watching nodes renew every
+    /// How long a subscription (or a wish for poses or motion) lasts without renewal (watching nodes renew every
     /// ``FollowedSessions/renewal``).
     static let lease: UInt64 = 30_000_000_000
     /// The shortest time between two snapshots sent to one node.
     static let snapshotInterval: UInt64 = 100_000_000
-    /// The shortest time between two poses sent to one node. Poses come at most 15 per second of the session's time
-    /// (``PoseThrottle``); this bounds the bus when a client streams faster than real time, without thinning a
-    /// real-time stream whose arrival jitters.
-    static let poseInterval: UInt64 = 50_000_000
+    /// The shortest time between two poses, or two motion messages, sent to one node. Poses come at most 15 per
+    /// second of the session's time, motion samples 30 (``WatchThrottle``), a phone's motion messages about ten a
+    /// second; this bounds the bus when a client streams faster than real time, without thinning a real-time stream
+    /// whose arrival jitters.
+    static let streamInterval: UInt64 = 50_000_000
 
-    /// One subscribed node: when its subscription and its wish for poses (0: none) lapse, and when it was last sent
-    /// a snapshot and a pose.
+    /// One subscribed node: when its subscription and its wishes for poses and motion (0: none) lapse, and when it
+    /// was last sent a snapshot, a pose and a motion message.
     private struct Node {
         var expires: UInt64
         var posesExpire: UInt64 = 0
+        var motionExpire: UInt64 = 0
         var lastSnapshot: UInt64 = 0
         var lastPose: UInt64 = 0
+        var lastMotion: UInt64 = 0
+
+        /// When its wish for `stream` lapses.
+        subscript(expiry stream: WatchedStream) -> UInt64 {
+            get { stream == .poses ? posesExpire : motionExpire }
+            set { if stream == .poses { posesExpire = newValue } else { motionExpire = newValue } }
+        }
     }
 
     let session: SessionID
@@ -187,22 +233,22 @@ final class RemoteWatchers: Sendable {
         }
     }
 
-    /// Whether a subscribed node wants poses.
-    var wantsPoses: Bool {
+    /// Whether a subscribed node wants `stream`.
+    func wants(_ stream: WatchedStream) -> Bool {
         let now = MonotonicClock.nanoseconds()
-        return nodes.withLock { nodes in nodes.values.contains { $0.expires > now && $0.posesExpire > now } }
+        return nodes.withLock { nodes in nodes.values.contains { $0.expires > now && $0[expiry: stream] > now } }
     }
 
     /// Subscribes `node`, or renews its subscription.
-    /// - Parameter poses: Whether it wants poses too (renewing that wish); false leaves the wish as it was.
+    /// - Parameter wants: The streams it wants too (renewing those wishes); one not asked for is left as it was.
     /// - Returns: Whether it is new.
-    func subscribe(_ node: String, poses: Bool = false) -> Bool {
+    func subscribe(_ node: String, wants: WatchOptions = WatchOptions()) -> Bool {
         let expires = MonotonicClock.nanoseconds() + Self.lease
         return nodes.withLock { nodes in
             let isNew = nodes[node] == nil
             var state = nodes[node] ?? Node(expires: expires)
             state.expires = expires
-            if poses { state.posesExpire = expires }
+            for stream in wants.streams { state[expiry: stream] = expires }
             nodes[node] = state
             return isNew
         }
@@ -210,10 +256,11 @@ final class RemoteWatchers: Sendable {
 
     func unsubscribe(_ node: String) { _ = nodes.withLock { $0.removeValue(forKey: node) } }
 
-    /// `node` no longer wants poses.
-    func stopPoses(_ node: String) { nodes.withLock { $0[node]?.posesExpire = 0 } }
+    /// `node` no longer wants `stream`.
+    func stop(_ stream: WatchedStream, node: String) { nodes.withLock { $0[node]?[expiry: stream] = 0 } }
 
-    /// Sends a watcher message to every subscribed node (or to `only`): poses only to the nodes that want them.
+    /// Sends a watcher message to every subscribed node (or to `only`): poses and motion only to the nodes that want
+    /// them.
     func send(_ bytes: [UInt8], replacing key: String?, to only: String? = nil) {
         let now = MonotonicClock.nanoseconds()
         let kind = WatchedKind(replacing: key)
@@ -230,8 +277,11 @@ final class RemoteWatchers: Sendable {
                     guard only != nil || now - state.lastSnapshot >= Self.snapshotInterval else { continue }
                     nodes[node]?.lastSnapshot = now
                 case .pose:
-                    guard state.posesExpire > now, now - state.lastPose >= Self.poseInterval else { continue }
+                    guard state.posesExpire > now, now - state.lastPose >= Self.streamInterval else { continue }
                     nodes[node]?.lastPose = now
+                case .motion:
+                    guard state.motionExpire > now, now - state.lastMotion >= Self.streamInterval else { continue }
+                    nodes[node]?.lastMotion = now
                 }
                 targets.append(node)
             }
@@ -269,11 +319,11 @@ protocol WatchableSession: Actor {
     /// Removes an observer that closed.
     func removeWatcher(_ watcher: WebSocket)
     /// Adds, or renews, another node's watchers (docs/protocol.md §8).
-    /// - Parameter poses: Whether they want poses too (renewing that wish); false leaves the wish as it was.
+    /// - Parameter wants: The streams they want too (renewing those wishes); one not asked for is left as it was.
     /// - Returns: False when the session moved on from this actor.
-    func addRemoteWatcher(node: String, poses: Bool) async -> Bool
+    func addRemoteWatcher(node: String, wants: WatchOptions) async -> Bool
     /// Removes another node's watchers.
     func removeRemoteWatcher(node: String)
-    /// Another node's watchers no longer want poses.
-    func stopRemotePoses(node: String)
+    /// Another node's watchers no longer want `stream`.
+    func stopRemote(_ stream: WatchedStream, node: String)
 }

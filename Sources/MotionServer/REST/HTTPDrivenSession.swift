@@ -70,7 +70,8 @@ actor HTTPDrivenSession: WatchableSession {
     }
 
     /// The body of `POST …/motion`: `{"events":[],"snapshot":{…}}` and the samples refused alone (docs/protocol.md §3.3:
-    /// judged one by one, as a batch's frames are).
+    /// judged one by one, as a batch's frames are). Those taken go to the watchers that asked for motion, thinned,
+    /// as one message.
     /// - Parameters:
     ///   - body: `{"samples":[[t, ax, ay, az], …]}`.
     ///   - context: The application.
@@ -83,11 +84,14 @@ actor HTTPDrivenSession: WatchableSession {
         var errors: [(batchIndex: Int?, error: WireError)] = []
         for (index, sample) in samples.enumerated() {
             do throws(WireError) {
-                try core.process(try sample.get())
+                let taken = try sample.get()
+                try core.process(taken)
+                watchers.offer(taken)
             } catch {
                 errors.append((index, error))
             }
         }
+        watchers.sendMotion()
         var out: [UInt8] = []
         WireEncoder.encodeBatchAnswer(events: [], snapshot: core.currentSnapshot(), errors: errors, into: &out)
         return out
@@ -135,14 +139,14 @@ actor HTTPDrivenSession: WatchableSession {
 
     func removeWatcher(_ watcher: WebSocket) { watchers.remove(watcher) }
 
-    func addRemoteWatcher(node: String, poses: Bool) async -> Bool {
-        watchers.addRemote(node, poses: poses, session: core, cluster: cluster)
+    func addRemoteWatcher(node: String, wants: WatchOptions) async -> Bool {
+        watchers.addRemote(node, wants: wants, session: core, cluster: cluster)
         return true
     }
 
     func removeRemoteWatcher(node: String) { watchers.removeRemote(node) }
 
-    func stopRemotePoses(node: String) { watchers.stopRemotePoses(node) }
+    func stopRemote(_ stream: WatchedStream, node: String) { watchers.stopRemote(stream, node: node) }
 
     /// Sends one pose's events, the snapshot after it and (to those that asked, throttled) the pose itself to the
     /// watchers, as a live session sends them.
