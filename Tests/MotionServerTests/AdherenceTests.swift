@@ -31,7 +31,7 @@ import Testing
             id: "s", startedAt: seconds, exercise: "sitToStand", status: .finished, best: nil, repCount: repCount,
             rejectedCount: 0, meanPeak: nil)
         entry.programme = ProgrammeLink(id: programme, version: 2, item: item)
-        entry.goal = Goal(prescription: Prescription(reps: 2), repCount: repCount)
+        entry.goal = Goal(prescription: Prescription(reps: 2), setsDone: nil, repCount: repCount)
         return entry
     }
 

@@ -19,7 +19,7 @@ struct PostgresStoreTests {
         #expect(
             try raw.strings("SELECT version FROM schema_migrations ORDER BY version")
                 == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"])
-        #expect(PostgresSchema.newestVersion == 10)
+        #expect(PostgresSchema.newestVersion == 11)
         let tables = try raw.strings(
             "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")
         #expect(
