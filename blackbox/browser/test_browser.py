@@ -733,6 +733,42 @@ class BrowserTests(unittest.TestCase):
         """)
         self.assertEqual(missing, {"es": [], "en": []}, "keys missing from each language's table")
 
+    def test_2c_counts_take_the_plural_form_of_their_language(self):
+        """Intl.PluralRules through t(): "1 session", "2 sessions", "1 sesión", "0 de 1 hecha", "1 de 2 hechas"…, in
+        the programme, adherence, patient and progress texts; no text with a count keeps a fixed plural."""
+        self.open("/?lang=en")
+        texts = self.driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            import('/js/i18n.js').then(({ t, setLanguage }) => {
+              const out = {};
+              for (const lang of ['en', 'es']) {
+                setLanguage(lang);
+                out[lang] = [
+                  t('report.cell', { goalMet: 1, prescribed: 2, sessions: 1 }),
+                  t('report.cell', { goalMet: 0, prescribed: 1, sessions: 2 }),
+                  t('patients.weekOf', { met: 1, prescribed: 2 }), t('patients.weekOf', { met: 0, prescribed: 1 }),
+                  t('patient.thisWeek', { done: 1, of: 1 }), t('patient.setsOfReps', { sets: 2, reps: 1 }),
+                  t('patient.reps', { reps: 1 }), t('patient.sets', { sets: 1 }),
+                  t('patient.notDone', { setsDone: 0, sets: 1 }), t('report.met', { setsDone: 1, sets: 1 }),
+                  t('progress.count', { count: 1, exercise: 'X', subject: 'p' }), t('hud.allSetsDone', { of: 1 }),
+                  t('hud.allSetsDone', { of: 2 }), t('hud.setReps', { reps: 0, goal: 1 }),
+                ];
+              }
+              setLanguage('en');
+              done(out);
+            });
+        """)
+        self.assertEqual(texts["en"], [
+            "1/2 met (1 session)", "0/1 met (2 sessions)", "1 of 2 done", "0 of 1 done", "This week: 1 of 1 done",
+            "2 sets of 1 rep", "1 rep", "1 set", "Not finished: 0 of 1 set done.", "met (1 of 1 set)",
+            "1 session of X for p, oldest first.", "The set is done!", "All 2 sets done!", "0/1 rep"])
+        self.assertEqual(texts["es"], [
+            "1/2 cumplida (1 sesión)", "0/1 cumplidas (2 sesiones)", "1 de 2 hechas", "0 de 1 hecha",
+            "Esta semana: 1 de 1 hecha", "2 series de 1 repetición", "1 repetición", "1 serie",
+            "Sin terminar: 0 de 1 serie hecha.", "cumplida (1 de 1 serie)",
+            "1 sesión de X de p, de la más antigua a la más reciente.", "¡Serie hecha!", "¡Las 2 series hechas!",
+            "0/1 rep."])
+
     def test_3_camera_unavailable_offers_demo(self):
         """The Camera source unavailable (no internet for the MediaPipe CDN here, or no camera): the page says so
         without a raw address and offers Demo and Replay, side by side within a phone's width; Replay a recording
@@ -4018,7 +4054,7 @@ class BrowserTests(unittest.TestCase):
                          {"reps": 1, "sets": 2, "restSeconds": 2, "target": 120})
         self.assertEqual(programme["items"][0]["instructions"], {"es": "Doble el codo despacio."})
         wait_for(lambda: subject in self.text("patient-table"), 10, message="the patient listed")
-        self.assertIn("0 de 1 hechas", self.text("patient-table"))
+        self.assertIn("0 de 1 hecha", self.text("patient-table"))
         self.el("make-link").click()
         url = wait_for(lambda: self.el("link-url").get_attribute("value"), 10, message="the link")
         self.assertRegex(url, r"/patient\.html\?lang=es#code=[A-Za-z0-9_-]{43}$")
