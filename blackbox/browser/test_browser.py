@@ -3912,18 +3912,23 @@ class BrowserTests(unittest.TestCase):
     def test_41_the_patient_does_an_item_of_the_programme_from_the_link(self):
         """The clinic prescribes a programme and makes a patient link; the patient opens it on a phone, in English
         and in Spanish: the items with their prescription in units, instructions in the page's language and this
-        week's count; one tap on the demo runs the first item (no subject, source or prescription on screen), the
+        week's count; one tap on the demo opens the first item (no subject, source or prescription on screen), the
         set's rest is counted down, the session finishes itself at goal met, the summary says it was done, and back
-        on the list the item shows as done for the week. Its session is the programme's, marked as a demo."""
+        on the list the item shows as done with the demo. Its session is the programme's, marked as a demo, which the
+        clinic's adherence leaves out; a session of the patient's own then makes it done for the clinic too."""
         self.use_own_server()
-        for lang, words in (("en", {"done": "Done as prescribed: 2 of 2 sets", "week": "This week: 1 of 1 done", "start": "Start",
+        for lang, words in (("en", {"done": "Done as prescribed: 2 of 2 sets", "week": "This week: 1 of 1 done",
                                     "rx": "2 sets of 1 rep ·", "target": "target 20%", "how": "Bend the elbow slowly.",
-                                    "rest": "Rest", "tried": "goal met 1× with the demo",
-                                    "notYet": "This week: 0 of 1 done"}),
-                            ("es", {"done": "Hecho según lo prescrito: 2 de 2 series", "week": "Esta semana: 1 de 1 hechas",
-                                    "start": "Empezar", "rx": "2 series de 1 repetición ·", "target": "objetivo 20 %",
+                                    "rest": "Rest", "demoDone": "This week: 1 of 1 done ✓ done (demo)",
+                                    "tried": "1 session with the demo figure: practice, which your clinic does not count.",
+                                    "ownDone": "This week: 1 of 1 done ✓ done\n", "notYet": "This week: 0 of 1 done"}),
+                            ("es", {"done": "Hecho según lo prescrito: 2 de 2 series", "week": "Esta semana: 1 de 1 hecha",
+                                    "rx": "2 series de 1 repetición ·", "target": "objetivo 20 %",
                                     "how": "Doble el codo despacio.", "rest": "Descanso",
-                                    "tried": "meta cumplida 1× con la demo", "notYet": "Esta semana: 0 de 1 hechas"})):
+                                    "demoDone": "Esta semana: 1 de 1 hecha ✓ hecho (demo)",
+                                    "tried": "1 sesión con la figura de demostración: práctica, que su clínica no cuenta.",
+                                    "ownDone": "Esta semana: 1 de 1 hecha ✓ hecho\n",
+                                    "notYet": "Esta semana: 0 de 1 hecha"})):
             with self.subTest(lang=lang):
                 subject = f"patient-{lang}-{uuid.uuid4().hex[:6]}"
                 programme, code = self.prescribe(subject)
@@ -3937,6 +3942,7 @@ class BrowserTests(unittest.TestCase):
                 first, second = items[0].text, items[1].text
                 self.assertIn(words["rx"], first)
                 self.assertIn(words["how"], first)
+                self.assertIn(words["notYet"], first)
                 self.assertIn(words["target"], second)
                 self.assertNotIn("done", items[0].get_attribute("class"))
                 self.assertFalse(self.driver.find_element(By.CSS_SELECTOR, "header nav").is_displayed())
@@ -3962,22 +3968,32 @@ class BrowserTests(unittest.TestCase):
                 self.assertTrue(stored["demo"])
                 self.screenshot(self.driver, f"patient-summary-{lang}", PHONE)
                 self.el("summary-link").click()
-                # A demonstration is practice: shown beside the week's count, which it does not change.
-                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#items li.tried"), 10,
-                         message="the item tried with the demo")
-                tried = self.driver.find_element(By.CSS_SELECTOR, "#items li.tried")
-                self.assertEqual(tried.get_attribute("data-item"), "a1")
-                self.assertIn(words["tried"], tried.text)
-                self.assertIn(words["notYet"], tried.text)
-                self.screenshot(self.driver, f"patient-tried-{lang}", PHONE)
+                # Done with the demo: done on the patient's page, marked as the demo's.
+                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#items li.done.demo-done"), 10,
+                         message="the item done with the demo")
+                done = self.driver.find_element(By.CSS_SELECTOR, "#items li.done")
+                self.assertEqual(done.get_attribute("data-item"), "a1")
+                self.assertIn(words["demoDone"], done.text)
+                self.assertIn(words["tried"], done.text)
+                self.assertIn("tried", done.get_attribute("class"))
+                self.assert_no_horizontal_scroll()
+                self.screenshot(self.driver, f"patient-demo-done-{lang}", PHONE)
+                # The clinic's adherence (and so Patients, Progress, the report) leaves the demonstration out.
+                adherence = json.loads(self.api(f"/v1/subjects/{subject}/adherence")[2])
+                entry = next(i for i in adherence["weeks"][-1]["items"] if i["item"] == "a1")
+                self.assertEqual((entry["sessions"], entry["goalMet"]), (0, 0), entry)
                 # A session of the patient's own (here through POST /v1/analyze with the code) counts: done.
                 self.analyze_item(code, programme["id"], "a1")
                 self.driver.refresh()
-                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#items li.done"), 10,
+                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#items li.done:not(.demo-done)"), 10,
                          message="the item done")
                 done = self.driver.find_element(By.CSS_SELECTOR, "#items li.done")
                 self.assertEqual(done.get_attribute("data-item"), "a1")
+                self.assertIn(words["ownDone"], done.text + "\n")
                 self.assertIn(words["week"], done.text)
+                adherence = json.loads(self.api(f"/v1/subjects/{subject}/adherence")[2])
+                entry = next(i for i in adherence["weeks"][-1]["items"] if i["item"] == "a1")
+                self.assertEqual(entry["goalMet"], 1, entry)
                 self.screenshot(self.driver, f"patient-done-{lang}", PHONE)
                 self.emulate(self.driver, DESKTOP)
                 self.screenshot(self.driver, f"patient-done-{lang}", DESKTOP)
