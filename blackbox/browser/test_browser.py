@@ -3909,6 +3909,12 @@ class BrowserTests(unittest.TestCase):
             summary = json.loads(response.read())["summary"]
         self.assertTrue(summary["goal"]["met"], summary)
 
+    def tap_patient_start(self):
+        """Taps the large Start of Live's patient mode, once the item is shown and waits for it."""
+        start = wait_for(lambda: self.el("start") if self.el("start").is_displayed() and self.el("start").is_enabled()
+                         else None, 10, message="the patient's Start")
+        start.click()
+
     def test_41_the_patient_does_an_item_of_the_programme_from_the_link(self):
         """The clinic prescribes a programme and makes a patient link; the patient opens it on a phone, in English
         and in Spanish: the items with their prescription in units, instructions in the page's language and this
@@ -3954,6 +3960,7 @@ class BrowserTests(unittest.TestCase):
                 self.assertIn(words["how"], self.text("patient-item"))
                 for hidden in ("subject", "source", "rx-target", "exercise"):
                     self.assertFalse(self.el(hidden).is_displayed(), hidden)
+                self.tap_patient_start()
                 wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
                 wait_for(lambda: words["rest"] in self.text("rest"), 20, message="the rest countdown")
                 self.screenshot(self.driver, f"patient-run-{lang}", PHONE)
@@ -3997,6 +4004,60 @@ class BrowserTests(unittest.TestCase):
                 self.screenshot(self.driver, f"patient-done-{lang}", PHONE)
                 self.emulate(self.driver, DESKTOP)
                 self.screenshot(self.driver, f"patient-done-{lang}", DESKTOP)
+                self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_41b_a_patients_item_waits_for_a_tap_that_unlocks_voice_and_motion(self):
+        """iOS lets a page speak and read the motion sensors only from a tap of its own: Live's patient mode shows
+        the item with one large Start and starts nothing until it is tapped; the tap speaks an empty utterance and
+        asks DeviceMotionEvent.requestPermission (where the browser has it) before the session starts. English and
+        Spanish, at phone size."""
+        for lang, ready in (("en", "Ready. Tap Start when you are in place."),
+                            ("es", "Listo. Toque Empezar cuando esté en su sitio.")):
+            with self.subTest(lang=lang):
+                subject = f"tap-{lang}-{uuid.uuid4().hex[:6]}"
+                programme, code = self.prescribe(subject)
+                self.driver.get(self.base + "/history.html")
+                self.driver.execute_script("sessionStorage.clear()")
+                self.driver.get(f"{self.base}/patient.html?lang={lang}&demoSpeed=4#code={code}")
+                self.emulate(self.driver, PHONE)
+                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#items li a.demo"), 10,
+                         message="the items")
+                link = self.driver.find_element(By.CSS_SELECTOR, "#items li a.demo").get_attribute("href")
+                # Motion on, as on a phone; iOS's permission prompt and speech stood in for, to see them used.
+                self.driver.get(link + "&motion=1")
+                self.driver.execute_script("""
+                    window.__spoken = 0; window.__asked = 0;
+                    const speak = window.speechSynthesis.speak.bind(window.speechSynthesis);
+                    window.speechSynthesis.speak = (u) => { window.__spoken += 1; speak(u); };
+                    window.DeviceMotionEvent.requestPermission = () => {
+                      window.__asked += 1;
+                      return Promise.resolve('granted');
+                    };""")
+                wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                         message="Live loaded")
+                wait_for(lambda: self.text("status") == ready, 10, message="asks for the tap")
+                start = self.el("start")
+                self.assertTrue(start.is_displayed())
+                size = start.size
+                self.assertGreaterEqual(size["height"], 52, "a large tap target")
+                self.assertGreaterEqual(size["width"], PHONE[0] * 0.8, "the phone's width")
+                time.sleep(1.5)
+                self.assertIsNone(self.el("status").get_attribute("data-session"), "nothing starts without the tap")
+                listed = json.loads(self.api(f"/v1/sessions?subject={subject}")[2])["sessions"]
+                self.assertEqual(listed, [], "no session on the server before the tap")
+                self.assertEqual(self.driver.execute_script("return [window.__spoken, window.__asked]"), [0, 0])
+                self.assert_no_horizontal_scroll()
+                self.screenshot(self.driver, f"patient-tap-{lang}", PHONE)
+                self.tap_patient_start()
+                self.assertEqual(self.driver.execute_script("return [window.__spoken, window.__asked]"), [1, 1],
+                                 "the tap unlocked speech and asked for the motion sensors")
+                session_id = wait_for(lambda: self.el("status").get_attribute("data-session"), 10,
+                                      message="the tap started the session")
+                self.assertFalse(self.el("start").is_displayed(), "the large Start goes once running")
+                self.el("stop").click()
+                self.wait_stored(20, "stopped")
+                stored = json.loads(self.api(f"/v1/sessions/{session_id}")[2])
+                self.assertEqual(stored["programme"]["item"], "a1")
                 self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
     # Two matrices of the Python `qrcode` package (byte mode, level M, the mask given), as hex rows.
