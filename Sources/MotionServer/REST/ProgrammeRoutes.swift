@@ -109,7 +109,7 @@ struct ProgrammeRoutes {
         var pinned = items
         for index in items.indices {
             let pointer = JSONPointer([.member("items"), .index(index)])
-            let exercise = try await exercise(of: items[index], tenant: tenant, at: pointer)
+            let exercise = try await self.exercise(of: items[index], tenant: tenant, at: pointer)
             if exercise.kind == .rep, items[index].prescription.holdSeconds != nil {
                 throw .invalidInput(
                     ProgrammeDocument.invalid(
