@@ -490,7 +490,8 @@ struct ProgrammePinnedVersionTests {
             let valid = try await request(
                 address, "POST", "/v1/programmes", body: Self.programme(target: 70, version: nil))
             #expect(
-                (ProgrammeRoutesTests.json(valid)?["items"] as? [[String: Any]])?.first?["exerciseVersion"] as? Int == 2,
+                (ProgrammeRoutesTests.json(valid)?["items"] as? [[String: Any]])?.first?["exerciseVersion"] as? Int
+                    == 2,
                 "without a named version the current one is pinned")
 
             let id = try #require(created["id"] as? String)

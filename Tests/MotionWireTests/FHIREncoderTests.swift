@@ -260,7 +260,6 @@ import Testing
         #expect(order.count == 3 && order == order.sorted(), "in FHIR's element order: after identifier")
     }
 
-
     @Test func anEmptyOrMissingSubjectLeavesSubjectOut() throws {
         for subject in [nil, ""] as [String?] {
             let resource = try Self.resource(Self.bundle([Self.observation { $0.subject = subject }]))
