@@ -117,9 +117,9 @@ import Testing
         var completed: [Int?] = []
         for rep in Self.reps(count: 7) { completed.append(count.record(rep)) }
         #expect(completed == [nil, 1, nil, 2, nil, nil, nil])
-        #expect(count.done == 3)
-        #expect(count.setsDone == 2)
-        #expect(count.progress == SetProgress(number: 2, of: 2, reps: 2, goal: 2))
+        #expect(count.done == 2)
+        #expect(count.extra == 3, "clean reps past the last set")
+        #expect(count.progress == SetProgress(number: 2, of: 2, reps: 5, goal: 2))
         #expect(count.progress.isComplete)
         var partial = SetCount(goal: 3, sets: 2)
         for rep in Self.reps(count: 4) { partial.record(rep) }

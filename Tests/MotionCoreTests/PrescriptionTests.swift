@@ -66,7 +66,7 @@ struct PrescriptionTests {
             events.filter { if case .repCompleted = $0.event { true } else { false } }.dropFirst(2).first)
         #expect(events.contains { $0.t == third.t && $0.event == .setCompleted(number: 1) })
         let progress = try #require(engine.snapshot().set)
-        #expect(progress == SetProgress(number: 2, of: 2, reps: 3, goal: 3), "the last set, done")
+        #expect(progress == SetProgress(number: 2, of: 2, reps: 4, goal: 3), "the last set, done, and one more")
         #expect(progress.isComplete)
         #expect(engine.summary.prescription.reps == 3)
         #expect(engine.summary.prescription.sets == 2)

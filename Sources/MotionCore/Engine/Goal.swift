@@ -37,7 +37,7 @@ public struct Goal: Sendable, Hashable {
         guard let perSet = Self.perSet(prescription) else { return nil }
         var count = SetCount(goal: perSet, sets: prescription.sets ?? 1)
         for rep in reps { count.record(rep) }
-        self.init(sets: count.sets, setsDone: count.setsDone, repsPerSet: perSet)
+        self.init(sets: count.sets, setsDone: count.done, repsPerSet: perSet)
     }
 
     /// The goal of an effective prescription from the sets a store counted when the session was written, or, for a

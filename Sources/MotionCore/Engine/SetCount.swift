@@ -23,8 +23,10 @@ public struct SetCount: Sendable, Hashable {
     public let goal: Int
     /// The sets prescribed (1 when only a rep goal was).
     public let sets: Int
-    /// The sets completed so far; it may pass ``sets``.
+    /// The prescribed sets completed so far, at most ``sets``.
     public private(set) var done = 0
+    /// Clean reps after the last prescribed set was completed.
+    public private(set) var extra = 0
     /// The clean reps of the set under way, of a side (left, right) and of none (bilateral, one-sided, holds).
     private var left = 0
     private var right = 0
@@ -41,14 +43,19 @@ public struct SetCount: Sendable, Hashable {
         self.sets = max(sets, 1)
     }
 
-    /// Counts a rep, clean or rejected (a rejected one only keeps the run going).
+    /// Counts a rep, clean or rejected (a rejected one only keeps the run going). Once every prescribed set is done,
+    /// a clean rep is ``extra``.
     /// - Parameter rep: The rep, with its times and, for an alternating exercise, its side.
-    /// - Returns: The number of the prescribed set it completes, if it completes one of them.
+    /// - Returns: The number of the prescribed set it completes, if it completes one.
     @discardableResult
     public mutating func record(_ rep: Rep) -> Int? {
         if let lastEnd, rep.start - lastEnd >= Self.restSeconds { clearSet() }
         lastEnd = max(lastEnd ?? rep.end, rep.end)
         guard rep.isClean else { return nil }
+        guard done < sets else {
+            extra += 1
+            return nil
+        }
         switch rep.side {
         case .left?: left += 1
         case .right?: right += 1
@@ -57,19 +64,16 @@ public struct SetCount: Sendable, Hashable {
         guard repsInSet >= goal else { return nil }
         done += 1
         clearSet()
-        return done <= sets ? done : nil
+        return done
     }
 
     /// The clean reps of the set under way: of the side with fewer for an alternating exercise.
     public var repsInSet: Int { unsided + min(left, right) }
 
-    /// The sets completed, at most ``sets``.
-    public var setsDone: Int { min(done, sets) }
-
     /// Progress for the snapshot: the set under way and its clean reps; once every set is done, the last set at its
-    /// goal.
+    /// goal and the clean reps past it (``extra``).
     public var progress: SetProgress {
-        guard done < sets else { return SetProgress(number: sets, of: sets, reps: goal, goal: goal) }
+        guard done < sets else { return SetProgress(number: sets, of: sets, reps: goal + extra, goal: goal) }
         return SetProgress(number: done + 1, of: sets, reps: repsInSet, goal: goal)
     }
 
