@@ -1602,12 +1602,12 @@ class BrowserTests(unittest.TestCase):
             self.assertNotEqual(lines["enter"], catalog_entry["thresholds"]["enter"],
                                 "a prescribed target moves the entry threshold with it")
             self.assertIn("target 100", self.text("chart-lines"))
-            wait_for(lambda: (self.text("hud-set-label"), self.text("hud-set")) == ("Set 1 of 2", "0/1 reps"), 5,
+            wait_for(lambda: (self.text("hud-set-label"), self.text("hud-set")) == ("Set 1 of 2", "0/1 rep"), 5,
                      message="the set progress")
             self.assertEqual(self.text("hud-target"), "100°")
             wait_for(lambda: self.el("hud-set-done").is_displayed(), 20, message="set done")
             self.assertEqual(self.text("hud-set-done"), "Set 1 of 2 done! Rest, then set 2.")
-            self.assertEqual((self.text("hud-set-label"), self.text("hud-set")), ("Set 2 of 2", "0/1 reps"))
+            self.assertEqual((self.text("hud-set-label"), self.text("hud-set")), ("Set 2 of 2", "0/1 rep"))
             wait_for(lambda: self.text("hud-set-done") == "All 2 sets done!", 25, message="all sets done")
             self.assertIn("Set 2 done.", self.feedback_text())
             self.assertEqual(self.driver.execute_script(LOW_CONTRAST), [], "contrast while a session runs")
@@ -1616,7 +1616,7 @@ class BrowserTests(unittest.TestCase):
             # Start over.
             self.el("reset").click()
             wait_for(lambda: self.text("status") == "Counts started over.", 3, message="reset said")
-            wait_for(lambda: (self.text("hud-set-label"), self.text("hud-set")) == ("Set 1 of 2", "0/1 reps"), 5,
+            wait_for(lambda: (self.text("hud-set-label"), self.text("hud-set")) == ("Set 1 of 2", "0/1 rep"), 5,
                      message="the sets started over")
             self.assertFalse(self.el("hud-set-done").is_displayed())
             self.assertEqual(self.text("hud-clean"), "0")
@@ -3590,7 +3590,7 @@ class BrowserTests(unittest.TestCase):
 
     def test_35_the_goal_drives_the_session_and_the_summary_answers_it(self):
         """A prescription of 2 sets of 1 rep: "set 1 done, rest" between the sets, then "all sets done", Stop becomes
-        Finish, clean reps past the goal show as extra ("1/1 reps +1", never "2/1"). The voice numbers clean reps as
+        Finish, clean reps past the goal show as extra ("1/1 rep +1", never "2/1"). The voice numbers clean reps as
         the HUD counts them, says each fault once (not again when the rep is rejected for it) and can be muted
         mid-session. The summary says whether the goal was met, the target beside the best and the subject's last
         session of the exercise, in the page's language."""
@@ -3635,7 +3635,7 @@ class BrowserTests(unittest.TestCase):
             self.assertEqual(numbers, list(range(1, len(numbers) + 1)), f"clean reps numbered as counted: {spoken}")
             self.assertFalse([text for text in spoken if re.match(r"Rep \d+ not counted", text)], spoken)
             wait_for(lambda: "+" in self.text("hud-set"), 20, message="a clean rep past the goal")
-            self.assertRegex(self.text("hud-set"), r"^1/1 reps \+\d+$")
+            self.assertRegex(self.text("hud-set"), r"^1/1 rep \+\d+$")
             # Muted: nothing more is said, though reps go on.
             self.el("mute").click()
             self.assertEqual(self.el("mute").get_attribute("aria-pressed"), "true")
