@@ -110,8 +110,8 @@ extension SQLiteSessionStore {
                 try update.step()
             }
         }
-        if let setsDone = session.summary.goal?.setsDone {
-            // Apart, as the holds: a session without a goal is written the same at every schema version.
+        if countsSets, let setsDone = session.summary.goal?.setsDone {
+            // Apart, as the holders: the databases tests build at older versions have no such column.
             try db.withStatement("UPDATE sessions SET goal_sets_done = ?2 WHERE id = ?1") {
                 update throws(SessionStoreError) in
                 try update.bind(session.id.description, at: 1)
