@@ -88,11 +88,12 @@ import Testing
     }
 
     @Test func rejectedRepsCountForNothingButKeepTheRunGoing() {
-        // Clean, rejected, clean … each 2 s apart: the rejected reps keep the pauses short.
-        let reps = (0..<10).map { i in
-            Rep(
-                index: i + 1, peak: 90, trough: 10, start: Double(i) * 6, end: Double(i) * 6 + 1,
-                faults: i % 2 == 1 ? [.keepTrunkUpright] : [])
+        // Clean, rejected, clean … a pause of 5 s after each: the rejected reps keep the pauses short.
+        var reps: [Rep] = []
+        for i in 0..<10 {
+            let start = Double(i) * 6
+            let faults: FormFeedbackSet = i % 2 == 1 ? [.keepTrunkUpright] : []
+            reps.append(Rep(index: i + 1, peak: 90, trough: 10, start: start, end: start + 1, faults: faults))
         }
         #expect(Goal(prescription: Prescription(reps: 5), reps: reps)?.setsDone == 1)
         #expect(Goal(prescription: Prescription(reps: 6), reps: reps)?.setsDone == 0)
