@@ -157,11 +157,16 @@ struct ProgrammeRoutes {
     }
 
     /// The `invalidProgramme` error for an item whose `start` the engine refuses: at its `side` for a missing side,
-    /// else at the prescription's member the engine names (`/target: …`), or the prescription.
+    /// else at a prescription member the engine names among its reasons (`/target: …`), or the prescription.
     private static func refusal(_ error: WireError, of item: JSONPointer) -> WireError {
         guard error.code != .missingSide else { return ProgrammeDocument.invalid(error.message, at: item, "side") }
         let prescription = item.appending("prescription")
-        let named = ["target", "holdSeconds", "reps", "sets"].first { error.message.hasPrefix("/\($0):") }
+        // The engine lists every problem ("/thresholds/enter: …; /target: …"); thresholds out of order follow from a
+        // target the item gives, as an item gives no thresholds, so a named member of the prescription comes first.
+        let reasons = error.message.components(separatedBy: "; ")
+        let named = ["target", "holdSeconds", "reps", "sets"].first { name in
+            reasons.contains { $0.hasPrefix("/\(name):") }
+        }
         return ProgrammeDocument.invalid(error.message, at: prescription, named)
     }
 
