@@ -4240,8 +4240,8 @@ class BrowserTests(unittest.TestCase):
         programme, code = self.prescribe(subject)
         self.analyze_item(code, programme["id"], "a1")
         this_week = time.strftime("%G-W%V", time.localtime())
-        for lang, words in (("en", ("Elbow flexion, right side", "Heel raise", "1/1 met (1 sessions)", "0/3 met")),
-                            ("es", ("Flexión de codo, lado derecho", "Elevación de talones", "1/1 cumplidas (1 sesiones)",
+        for lang, words in (("en", ("Elbow flexion, right side", "Heel raise", "1/1 met (1 session)", "0/3 met")),
+                            ("es", ("Flexión de codo, lado derecho", "Elevación de talones", "1/1 cumplida (1 sesión)",
                                     "0/3 cumplidas"))):
             with self.subTest(lang=lang):
                 self.open(f"/progress.html?lang={lang}&subject={subject}&exercise=elbowFlexion")
