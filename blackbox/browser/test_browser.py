@@ -4011,6 +4011,8 @@ class BrowserTests(unittest.TestCase):
         the item with one large Start and starts nothing until it is tapped; the tap speaks an empty utterance and
         asks DeviceMotionEvent.requestPermission (where the browser has it) before the session starts. English and
         Spanish, at phone size."""
+        # A server of its own: the patient code the tab keeps stays with that origin, not the other tests' server.
+        self.use_own_server()
         for lang, ready in (("en", "Ready. Tap Start when you are in place."),
                             ("es", "Listo. Toque Empezar cuando esté en su sitio.")):
             with self.subTest(lang=lang):
