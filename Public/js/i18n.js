@@ -20,10 +20,10 @@ export const TABLE = {
     'report.print': 'Print', 'report.heading': 'Report of {subject}, {from} – {to}', 'report.made': 'Made {when}.',
     'report.programme': 'Programme', 'report.adherence': 'Adherence: sessions meeting their goal / prescribed, each week',
     'report.sessions': 'Sessions', 'report.perWeek': '{n} a week', 'report.noProgramme': 'No active programme.',
-    'report.week': 'Week', 'report.cell': '{goalMet}/{prescribed} met ({sessions} sessions)',
+    'report.week': 'Week', 'report.cell': '{goalMet}/{prescribed} met ({sessions} {sessions:session|sessions})',
     'report.trend': '{exercise}: best and mean peak per session', 'report.when': 'When', 'report.exercise': 'Exercise',
     'report.clean': 'Clean reps', 'report.rejected': 'Rejected', 'report.best': 'Best', 'report.goal': 'Goal',
-    'report.met': 'met ({setsDone} of {sets} sets)', 'report.notMet': 'not met ({setsDone} of {sets} sets)',
+    'report.met': 'met ({setsDone} of {sets} {sets:set|sets})', 'report.notMet': 'not met ({setsDone} of {sets} {sets:set|sets})',
     'report.demo': 'demo', 'patients.report': 'Printable report',
     'nav.patients': 'Patients', 'title.patients': 'Motion — Patients',
     'patients.heading': 'Patients and programmes', 'patients.list': 'Patients with a programme',
@@ -47,14 +47,15 @@ export const TABLE = {
     'patient.noCode': 'This page needs the link your clinic gave you. Open that link again.',
     'patient.expired': 'This link no longer works. Ask your clinic for a new one.',
     'patient.week': 'Week of {day}', 'patient.thisWeek': 'This week: {done} of {of} done',
-    'patient.tried': 'goal met {count}× with the demo (practice: not counted)',
-    'patient.doneWeek': 'done', 'patient.start': 'Start', 'patient.again': 'Do it again',
+    'patient.tried': '{count} {count:session|sessions} with the demo figure: practice, which your clinic does not count.',
+    'patient.tapToStart': 'Ready. Tap Start when you are in place.',
+    'patient.doneWeek': 'done', 'patient.doneDemo': 'done (demo)', 'patient.start': 'Start', 'patient.again': 'Do it again',
     'patient.demo': 'Try with the demo', 'patient.demoLabel': 'Try {name} with the demo figure',
-    'patient.setsOfReps': '{sets} sets of {reps} reps', 'patient.reps': '{reps} reps',
-    'patient.setsOfOneReps': '{sets} sets of 1 rep', 'patient.oneRep': '1 rep', 'patient.sets': '{sets} sets',
+    'patient.setsOfReps': '{sets} {sets:set|sets} of {reps} {reps:rep|reps}', 'patient.reps': '{reps} {reps:rep|reps}',
+    'patient.sets': '{sets} {sets:set|sets}',
     'patient.hold': 'hold {seconds} s', 'patient.target': 'target {target}', 'patient.rest': 'rest {seconds} s between sets',
-    'patient.done': 'Done as prescribed: {sets} of {sets} sets. Well done!',
-    'patient.notDone': 'Not finished: {setsDone} of {sets} sets done.',
+    'patient.done': 'Done as prescribed: {sets} of {sets} {sets:set|sets}. Well done!',
+    'patient.notDone': 'Not finished: {setsDone} of {sets} {sets:set|sets} done.',
     'live.rest': 'Rest: {seconds} s, then set {next}.', 'live.restOver': 'Rest over: start set {next}.',
     'exercises.heading': 'Exercises of this clinic', 'exercises.new': 'New exercise',
     'exercises.newButton': 'New exercise', 'exercises.editing': 'Editing “{name}”',
@@ -86,8 +87,8 @@ export const TABLE = {
     'progress.table': 'Sessions', 'progress.adherence': 'Programme: sessions meeting their goal / prescribed, each week',
     'progress.clean': 'Clean', 'progress.faulty': 'With faults',
     'progress.faultCounts': 'form faults', 'progress.faultTable': 'Form faults',
-    'progress.summary': '{count} sessions from {from} to {to}; best {first} in the first, {last} in the latest.',
-    'progress.count': '{count} sessions of {exercise} for {subject}, oldest first.',
+    'progress.summary': '{count} {count:session|sessions} from {from} to {to}; best {first} in the first, {last} in the latest.',
+    'progress.count': '{count} {count:session|sessions} of {exercise} for {subject}, oldest first.',
     'progress.none': 'No sessions of {exercise} for {subject} yet.',
     'progress.needSubject': 'Enter the subject id first.',
     'rx.legend': 'Prescription', 'rx.hint': 'Empty: the exercise\'s own value (shown greyed).',
@@ -100,8 +101,8 @@ export const TABLE = {
     'btn.baselineTitle': 'Measure the baseline: a few reps as far as is comfortable',
     'live.resetSent': 'Counts started over.', 'live.baselineSent': 'Measuring the baseline: do a few reps as far as is comfortable.',
     'chart.lines': 'target {target} · enter {enter} · exit {exit}',
-    'hud.setOf': 'Set {number} of {of}', 'hud.setReps': '{reps}/{goal} reps', 'hud.setExtra': '{reps}/{goal} reps +{extra}',
-    'hud.setDone': 'Set {number} of {of} done! Rest, then set {next}.', 'hud.allSetsDone': 'All {of} sets done!',
+    'hud.setOf': 'Set {number} of {of}', 'hud.setReps': '{reps}/{goal} {goal:rep|reps}', 'hud.setExtra': '{reps}/{goal} {goal:rep|reps} +{extra}',
+    'hud.setDone': 'Set {number} of {of} done! Rest, then set {next}.', 'hud.allSetsDone': '{of:The set is done!|All {of} sets done!}',
     'live.stalled': 'Connection stalled: no answer from the server for a few seconds…',
     'hud.goalMet': 'Goal met!', 'live.goalMet': 'Goal met: Finish saves the session.',
     'btn.finish': 'Finish', 'btn.mute': 'Mute', 'btn.muteTitle': 'Mute the voice and vibration for this session',
@@ -169,7 +170,7 @@ export const TABLE = {
     'summary.best': 'Best', 'summary.duration': 'Duration', 'summary.frames': 'Frames',
     'summary.held': 'Held', 'summary.heldValue': '{seconds} s (longest of {attempts})',
     'summary.visible': 'Visible', 'summary.faults': 'Faults', 'summary.open': 'Open in History',
-    'summary.goal': 'Goal', 'summary.goalValue': '{done} of {sets} sets of {reps}', 'summary.goalRepsValue': '{done} of {reps} reps',
+    'summary.goal': 'Goal', 'summary.goalValue': '{done} of {sets} {sets:set|sets} of {reps}', 'summary.goalRepsValue': '{done} of {reps} {reps:rep|reps}',
     'summary.goalMet': 'met', 'summary.goalNotMet': 'not met',
     'summary.targetBest': 'Target · best', 'summary.last': 'Last session',
     'summary.lastValue': '{date}: best {best}, {reps} clean', 'summary.noLast': 'none before',
@@ -303,15 +304,15 @@ export const TABLE = {
     'report.print': 'Imprimir', 'report.heading': 'Informe de {subject}, {from} – {to}', 'report.made': 'Hecho el {when}.',
     'report.programme': 'Programa', 'report.adherence': 'Adherencia: sesiones con la meta cumplida / prescritas, cada semana',
     'report.sessions': 'Sesiones', 'report.perWeek': '{n} por semana', 'report.noProgramme': 'Sin programa activo.',
-    'report.week': 'Semana', 'report.cell': '{goalMet}/{prescribed} cumplidas ({sessions} sesiones)',
+    'report.week': 'Semana', 'report.cell': '{goalMet}/{prescribed} {goalMet:cumplida|cumplidas} ({sessions} {sessions:sesión|sesiones})',
     'report.trend': '{exercise}: mejor y pico medio por sesión', 'report.when': 'Cuándo', 'report.exercise': 'Ejercicio',
     'report.clean': 'Repeticiones válidas', 'report.rejected': 'Rechazadas', 'report.best': 'Mejor', 'report.goal': 'Meta',
-    'report.met': 'cumplida ({setsDone} de {sets} series)', 'report.notMet': 'no cumplida ({setsDone} de {sets} series)',
+    'report.met': 'cumplida ({setsDone} de {sets} {sets:serie|series})', 'report.notMet': 'no cumplida ({setsDone} de {sets} {sets:serie|series})',
     'report.demo': 'demo', 'patients.report': 'Informe para imprimir',
     'nav.patients': 'Pacientes', 'title.patients': 'Motion — Pacientes',
     'patients.heading': 'Pacientes y programas', 'patients.list': 'Pacientes con un programa',
     'patients.subject': 'Paciente', 'patients.programme': 'Programa', 'patients.last': 'Última sesión',
-    'patients.week': 'Esta semana', 'patients.weekOf': '{met} de {prescribed} hechas', 'patients.never': 'ninguna aún',
+    'patients.week': 'Esta semana', 'patients.weekOf': '{met} de {prescribed} {prescribed:hecha|hechas}', 'patients.never': 'ninguna aún',
     'patients.empty': 'Ningún paciente tiene aún un programa.', 'patients.open': 'Abrir',
     'patients.programmeOf': 'Programa de {subject}', 'patients.newProgramme': 'Sin programa activo: uno nuevo.',
     'patients.version': 'Versión {version}, guardada el {day}.', 'patients.startsOn': 'Empieza el',
@@ -329,15 +330,16 @@ export const TABLE = {
     'patient.loading': 'Cargando sus ejercicios…', 'patient.none': 'Ahora no tiene ejercicios prescritos.',
     'patient.noCode': 'Esta página necesita el enlace que le dio su clínica. Vuelva a abrir ese enlace.',
     'patient.expired': 'Este enlace ya no funciona. Pida uno nuevo a su clínica.',
-    'patient.week': 'Semana del {day}', 'patient.thisWeek': 'Esta semana: {done} de {of} hechas',
-    'patient.tried': 'meta cumplida {count}× con la demo (práctica: no cuenta)',
-    'patient.doneWeek': 'hecho', 'patient.start': 'Empezar', 'patient.again': 'Hacerlo otra vez',
+    'patient.week': 'Semana del {day}', 'patient.thisWeek': 'Esta semana: {done} de {of} {of:hecha|hechas}',
+    'patient.tried': '{count} {count:sesión|sesiones} con la figura de demostración: práctica, que su clínica no cuenta.',
+    'patient.tapToStart': 'Listo. Toque Empezar cuando esté en su sitio.',
+    'patient.doneWeek': 'hecho', 'patient.doneDemo': 'hecho (demo)', 'patient.start': 'Empezar', 'patient.again': 'Hacerlo otra vez',
     'patient.demo': 'Probar con la demo', 'patient.demoLabel': 'Probar {name} con la figura de demostración',
-    'patient.setsOfReps': '{sets} series de {reps} repeticiones', 'patient.reps': '{reps} repeticiones',
-    'patient.setsOfOneReps': '{sets} series de 1 repetición', 'patient.oneRep': '1 repetición', 'patient.sets': '{sets} series',
+    'patient.setsOfReps': '{sets} {sets:serie|series} de {reps} {reps:repetición|repeticiones}',
+    'patient.reps': '{reps} {reps:repetición|repeticiones}', 'patient.sets': '{sets} {sets:serie|series}',
     'patient.hold': 'mantener {seconds} s', 'patient.target': 'objetivo {target}', 'patient.rest': 'descanso de {seconds} s entre series',
-    'patient.done': 'Hecho según lo prescrito: {sets} de {sets} series. ¡Muy bien!',
-    'patient.notDone': 'Sin terminar: {setsDone} de {sets} series hechas.',
+    'patient.done': 'Hecho según lo prescrito: {sets} de {sets} {sets:serie|series}. ¡Muy bien!',
+    'patient.notDone': 'Sin terminar: {setsDone} de {sets} {sets:serie hecha|series hechas}.',
     'live.rest': 'Descanso: {seconds} s, luego la serie {next}.', 'live.restOver': 'Fin del descanso: empiece la serie {next}.',
     'exercises.heading': 'Ejercicios de esta clínica', 'exercises.new': 'Ejercicio nuevo',
     'exercises.newButton': 'Ejercicio nuevo', 'exercises.editing': 'Editando «{name}»',
@@ -369,8 +371,8 @@ export const TABLE = {
     'progress.table': 'Sesiones', 'progress.adherence': 'Programa: sesiones con la meta cumplida / prescritas, cada semana',
     'progress.clean': 'Válidas', 'progress.faulty': 'Con fallos',
     'progress.faultCounts': 'avisos de técnica', 'progress.faultTable': 'Avisos de técnica',
-    'progress.summary': '{count} sesiones del {from} al {to}; mejor {first} en la primera, {last} en la última.',
-    'progress.count': '{count} sesiones de {exercise} de {subject}, de la más antigua a la más reciente.',
+    'progress.summary': '{count} {count:sesión|sesiones} del {from} al {to}; mejor {first} en la primera, {last} en la última.',
+    'progress.count': '{count} {count:sesión|sesiones} de {exercise} de {subject}, de la más antigua a la más reciente.',
     'progress.none': 'Aún no hay sesiones de {exercise} de {subject}.',
     'progress.needSubject': 'Escriba primero el id del paciente.',
     'rx.legend': 'Pauta', 'rx.hint': 'Vacío: el valor propio del ejercicio (en gris).',
@@ -384,7 +386,7 @@ export const TABLE = {
     'live.resetSent': 'Los contadores vuelven a cero.', 'live.baselineSent': 'Midiendo la referencia: haga unas repeticiones hasta donde le resulte cómodo.',
     'chart.lines': 'objetivo {target} · entrada {enter} · salida {exit}',
     'hud.setOf': 'Serie {number} de {of}', 'hud.setReps': '{reps}/{goal} rep.', 'hud.setExtra': '{reps}/{goal} rep. +{extra}',
-    'hud.setDone': '¡Serie {number} de {of} hecha! Descanse y siga con la serie {next}.', 'hud.allSetsDone': '¡Las {of} series hechas!',
+    'hud.setDone': '¡Serie {number} de {of} hecha! Descanse y siga con la serie {next}.', 'hud.allSetsDone': '{of:¡Serie hecha!|¡Las {of} series hechas!}',
     'live.stalled': 'Conexión detenida: el servidor no responde desde hace unos segundos…',
     'hud.goalMet': '¡Meta cumplida!', 'live.goalMet': 'Meta cumplida: Finalizar guarda la sesión.',
     'btn.finish': 'Finalizar', 'btn.mute': 'Silenciar', 'btn.muteTitle': 'Silenciar la voz y la vibración en esta sesión',
@@ -452,7 +454,7 @@ export const TABLE = {
     'summary.best': 'Mejor', 'summary.duration': 'Duración', 'summary.frames': 'Fotogramas',
     'summary.held': 'Mantenido', 'summary.heldValue': '{seconds} s (el más largo de {attempts})',
     'summary.visible': 'Visible', 'summary.faults': 'Errores', 'summary.open': 'Abrir en el historial',
-    'summary.goal': 'Meta', 'summary.goalValue': '{done} de {sets} series de {reps}', 'summary.goalRepsValue': '{done} de {reps} rep.',
+    'summary.goal': 'Meta', 'summary.goalValue': '{done} de {sets} {sets:serie|series} de {reps}', 'summary.goalRepsValue': '{done} de {reps} rep.',
     'summary.goalMet': 'cumplida', 'summary.goalNotMet': 'no cumplida',
     'summary.targetBest': 'Objetivo · mejor', 'summary.last': 'Sesión anterior',
     'summary.lastValue': '{date}: mejor {best}, {reps} válidas', 'summary.noLast': 'ninguna antes',
@@ -631,8 +633,26 @@ export function onLanguageChange(f) { listeners.add(f); }
 /** The text for `key` in the current language, with `{name}` placeholders filled from `params`. */
 export function t(key, params) {
   let text = TABLE[current][key] ?? TABLE.en[key] ?? key;
-  if (params) text = text.replace(/\{(\w+)\}/g, (m, name) => (params[name] ?? m));
+  if (params) {
+    const form = /\{(\w+):((?:[^{}|]|\{\w+\})*)\|((?:[^{}]|\{\w+\})*)\}/g;
+    text = text.replace(form, (m, name, one, other) => pluralForm(params[name], one, other));
+    text = text.replace(/\{(\w+)\}/g, (m, name) => (params[name] ?? m));
+  }
   return text;
+}
+
+const pluralRules = new Map();
+
+/**
+ * `{count:session|sessions}` in a text: the form for the number `count`, by the page language's plural rules
+ * (Intl.PluralRules; English and Spanish have "one" and "other": 1 session, 0 sessions, 2 sesiones). A form may hold
+ * placeholders (`{of:The set is done!|All {of} sets done!}`). A value that is no number takes the "other" form.
+ */
+function pluralForm(value, one, other) {
+  const n = typeof value === 'number' ? value : Number(value);
+  if (value == null || value === '' || !Number.isFinite(n)) return other;
+  if (!pluralRules.has(current)) pluralRules.set(current, new Intl.PluralRules(current));
+  return pluralRules.get(current).select(n) === 'one' ? one : other;
 }
 
 /** Whether the table has a text for `key` (in English at least). */

@@ -890,8 +890,9 @@ function showSummary(m) {
 
 $('controls').addEventListener('submit', (e) => {
   e.preventDefault();
-  // iOS speaks only from inside a tap: start speech now, with nothing to say.
-  if (feedback.voice && 'speechSynthesis' in window) {
+  // iOS speaks only from inside a tap: start speech now, with nothing to say (for a patient's item whatever the
+  // remembered voice option, as this tap is the only one its page gets).
+  if ((feedback.voice || patient) && 'speechSynthesis' in window) {
     try { window.speechSynthesis.speak(new SpeechSynthesisUtterance('')); } catch { /* speech is best effort */ }
   }
   // iOS asks for motion permission only from inside a tap: ask now, before anything awaits.
@@ -935,8 +936,12 @@ function loadCatalog(reload = false) {
     return patientLink && !patient ? loadPatientItem() : null;
   }).then(() => {
     document.body.dataset.ready = 'true';
-    // The patient's tap on the item was the Start.
-    if (patient && !reload) startSession().catch((err) => { setStatus(...errorStatus(err), 'bad'); setRunning('idle'); });
+    // A patient's item waits for one tap on its large Start, on this page: iOS lets a page speak and read the
+    // motion sensors only from inside a tap of its own (the submit handler below), not one on the list before.
+    if (patient && !reload && !session) {
+      setStatus('patient.tapToStart');
+      $('start').focus();
+    }
   }).catch((e) => { setStatus(...errorStatus(e), 'bad'); askForToken(e); });
 }
 loadCatalog();

@@ -46,12 +46,16 @@ function render() {
     const ex = catalog.find((e) => e.id === item.exercise);
     const entry = week.items.get(item.item) ?? { prescribed: item.perWeek ?? 1, sessions: 0, goalMet: 0 };
     const prescribed = entry.prescribed || item.perWeek || 1;
+    // Sessions done with the demo figure: the patient's practice, shown as done here; the clinic's adherence and
+    // Progress leave them out (docs/programmes.md "Demonstrations").
+    const withDemo = Math.max(0, (state.withDemo.items.get(item.item)?.goalMet ?? 0) - entry.goalMet);
     const done = entry.goalMet >= prescribed;
-    const tried = (state.withDemo.items.get(item.item)?.goalMet ?? 0) - entry.goalMet;
+    const doneWithDemo = !done && entry.goalMet + withDemo >= prescribed;
     const li = document.createElement('li');
     li.dataset.item = item.item;
-    li.classList.toggle('done', done);
-    li.classList.toggle('tried', tried > 0);
+    li.classList.toggle('done', done || doneWithDemo);
+    li.classList.toggle('demo-done', doneWithDemo);
+    li.classList.toggle('tried', withDemo > 0);
     const h = document.createElement('h2');
     h.textContent = itemName(item, ex);
     const rx = document.createElement('p');
@@ -62,25 +66,23 @@ function render() {
     how.textContent = itemInstructions(item);
     const progress = document.createElement('p');
     progress.className = 'week';
-    progress.textContent = t('patient.thisWeek', { done: entry.goalMet, of: prescribed });
-    if (done) {
+    const counted = Math.min(entry.goalMet + withDemo, Math.max(prescribed, entry.goalMet));
+    progress.textContent = t('patient.thisWeek', { done: counted, of: prescribed });
+    if (done || doneWithDemo) {
       const mark = document.createElement('span');
       mark.className = 'done-mark';
-      mark.textContent = ' ✓ ' + t('patient.doneWeek');
+      mark.textContent = ' ✓ ' + t(done ? 'patient.doneWeek' : 'patient.doneDemo');
       progress.append(mark);
     }
-    if (tried > 0) {
-      const demo = document.createElement('span');
-      demo.className = 'tried-mark';
-      demo.textContent = ' · ' + t('patient.tried', { count: tried });
-      progress.append(demo);
-    }
+    const demoNote = document.createElement('p');
+    demoNote.className = 'tried-mark';
+    if (withDemo > 0) demoNote.textContent = t('patient.tried', { count: withDemo });
     const buttons = document.createElement('p');
     buttons.className = 'buttons';
     const start = document.createElement('a');
     start.className = 'start';
     start.href = itemLink(item, 'camera');
-    start.textContent = t(done ? 'patient.again' : 'patient.start');
+    start.textContent = t(done || doneWithDemo ? 'patient.again' : 'patient.start');
     const demo = document.createElement('a');
     demo.className = 'demo';
     demo.href = itemLink(item, 'demo');
@@ -90,7 +92,9 @@ function render() {
     buttons.append(start, demo);
     li.append(h, rx);
     if (how.textContent) li.append(how);
-    li.append(progress, buttons);
+    li.append(progress);
+    if (demoNote.textContent) li.append(demoNote);
+    li.append(buttons);
     list.append(li);
   }
 }

@@ -20,10 +20,7 @@ export function prescriptionText(item, exercise) {
   const rx = item.prescription ?? {};
   const parts = [];
   const sets = rx.sets ?? 1;
-  if (rx.reps != null) {
-    const one = rx.reps === 1 ? 'One' : '';
-    parts.push(t(sets > 1 ? `patient.setsOf${one}Reps` : `patient.${one ? 'oneRep' : 'reps'}`, { sets, reps: rx.reps }));
-  }
+  if (rx.reps != null) parts.push(t(sets > 1 ? 'patient.setsOfReps' : 'patient.reps', { sets, reps: rx.reps }));
   else if (rx.sets != null) parts.push(t('patient.sets', { sets }));
   if (rx.holdSeconds != null) parts.push(t('patient.hold', { seconds: formatNumber(rx.holdSeconds, Number.isInteger(rx.holdSeconds) ? 0 : 1) }));
   if (rx.target != null) parts.push(t('patient.target', { target: formatValue(rx.target, unitOf(exercise)) }));

@@ -184,8 +184,9 @@ extension WireEncoder {
     /// The version of what ``encodeSummaryMeasures(_:into:)`` writes. Stores keep an ended session's measures
     /// rendered with their version, and use them only at this one: any change to the members it writes, their order
     /// or their number formatting must raise it (`EncoderTests` fails until it does). Version 2 appended `holds` and
-    /// `bestHold` (docs/protocol.md §5.4), version 3 `goal` (§5.3).
-    public static let summaryMeasuresVersion = 3
+    /// `bestHold` (docs/protocol.md §5.4), version 3 `goal` (§5.3), version 4 counts the goal's sets as the session
+    /// ran them (``SetCount``).
+    public static let summaryMeasuresVersion = 4
 
     /// Writes the members of a summary (docs/protocol.md §5) that come from the engine's summary alone, from `duration`
     /// to `bestHold`, without braces: everything but the id, subject, exercise, side, status, `connected` and the

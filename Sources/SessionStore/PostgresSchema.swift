@@ -225,6 +225,12 @@ enum PostgresSchema {
                 );
                 CREATE INDEX access_codes_by_subject ON access_codes (tenant, subject, id);
                 """),
+        // v11: the SQLite schema's version 15: the goal's sets the session completed as it ran them, NULL before.
+        Migration(
+            version: 11,
+            sql: """
+                ALTER TABLE sessions ADD COLUMN goal_sets_done BIGINT;
+                """),
     ]
 
     /// SQL that compresses `columns` (`table.column`) with LZ4 where the server was built with it, and leaves

@@ -450,13 +450,13 @@ extension PostgresSessionStore {
                 rejected_count = $13, best = $14, baseline = $15, fault_counts = $16, exercise_version = $17,
                 prescribed_target = $18, prescribed_rest = $19, prescribed_enter = $20, prescribed_exit = $21,
                 prescribed_hold_seconds = $22, prescribed_reps = $23, prescribed_sets = $24, per_side = $25,
-                mean_peak = $26, holds = $27,
-                engine_state = CASE WHEN $3 <> 'live' THEN NULL WHEN $29::bytea IS NULL THEN engine_state
-                    ELSE $29::bytea END,
-                checkpoint_t = CASE WHEN $3 <> 'live' THEN NULL WHEN $29::bytea IS NULL THEN checkpoint_t
+                mean_peak = $26, holds = $27, goal_sets_done = $28,
+                engine_state = CASE WHEN $3 <> 'live' THEN NULL WHEN $30::bytea IS NULL THEN engine_state
+                    ELSE $30::bytea END,
+                checkpoint_t = CASE WHEN $3 <> 'live' THEN NULL WHEN $30::bytea IS NULL THEN checkpoint_t
                     ELSE $9 END,
-                rendered_version = $30, rendered = $31
-            WHERE id = $1 AND \(Self.liveCondition(tenant: "$2", holder: "$28"))
+                rendered_version = $31, rendered = $32
+            WHERE id = $1 AND \(Self.liveCondition(tenant: "$2", holder: "$29"))
             """, parameters)
     }
 
@@ -488,7 +488,7 @@ extension PostgresSessionStore {
 
     /// exercise, side, first_t, last_t, frames, visible_frames, rep_count, rejected_count, best, baseline,
     /// fault_counts, exercise_version, the seven prescribed_ columns (target, rest, enter, exit, hold_seconds, reps,
-    /// sets), per_side, mean_peak and holds: 22 consecutive parameters.
+    /// sets), per_side, mean_peak, holds and goal_sets_done: 23 consecutive parameters.
     private static func summaryColumns(_ summary: SessionSummary) -> [PostgresValue] {
         let prescription = summary.prescription
         return [
@@ -500,7 +500,7 @@ extension PostgresSessionStore {
             .double(prescription.exit), .double(prescription.holdSeconds), .int(prescription.reps),
             .int(prescription.sets), .string(SessionRecordCoding.encode(summary.perSide)),
             .double(SessionRecordCoding.meanCleanPeak(summary.reps)),
-            .string(SessionRecordCoding.encode(summary.holds)),
+            .string(SessionRecordCoding.encode(summary.holds)), .int(summary.goal?.setsDone),
         ]
     }
 
@@ -512,5 +512,6 @@ extension PostgresSessionStore {
         ("prescribed_target", "float8"), ("prescribed_rest", "float8"), ("prescribed_enter", "float8"),
         ("prescribed_exit", "float8"), ("prescribed_hold_seconds", "float8"), ("prescribed_reps", "int8"),
         ("prescribed_sets", "int8"), ("per_side", "text"), ("mean_peak", "float8"), ("holds", "text"),
+        ("goal_sets_done", "int8"),
     ]
 }

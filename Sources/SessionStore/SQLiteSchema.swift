@@ -247,6 +247,14 @@ enum SQLiteSchema {
                 );
                 CREATE INDEX access_codes_by_subject ON access_codes (tenant, subject, id);
                 """),
+        // v15: the sets of the prescription's goal the session completed as it ran them (SessionSummary.goal, a set
+        // done without a rest), written with the row, so that adherence reads it without the reps. NULL for rows
+        // stored before, and for sessions whose prescription sets no goal: those count their clean reps as whole sets.
+        Migration(
+            version: 15,
+            sql: """
+                ALTER TABLE sessions ADD COLUMN goal_sets_done INTEGER;
+                """),
     ]
 
     /// The version this code writes.

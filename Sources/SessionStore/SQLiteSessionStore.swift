@@ -69,6 +69,8 @@ public actor SQLiteSessionStore: SessionStore {
     nonisolated let rendering: SummaryRendering?
     /// Whether the schema has holders (version 9): only the databases tests build at older versions lack them.
     let tracksHolders: Bool
+    /// Whether the schema keeps each session's counted sets (version 15, `goal_sets_done`), as above.
+    let countsSets: Bool
     private var connection: SQLiteConnection?
     /// How much of each live session's reps and series this store has written (see ``WrittenDetails``), so that a
     /// checkpoint writes only what came since. Changed only once the transaction that wrote them has committed.
@@ -91,6 +93,7 @@ public actor SQLiteSessionStore: SessionStore {
         node = configuration.node
         rendering = configuration.rendering
         tracksHolders = configuration.schemaVersion >= 9
+        countsSets = configuration.schemaVersion >= 15
         connection = nil
         // Fully initialized: from here on the init runs isolated, on the store's thread.
         Self.createParentDirectories(of: path)

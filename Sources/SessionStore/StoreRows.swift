@@ -81,7 +81,7 @@ enum SessionRows {
         """
         id, started_at, exercise, status, best, rep_count, rejected_count, mean_peak, fault_counts,
         prescribed_hold_seconds, prescribed_reps, prescribed_sets, programme_id, programme_version, programme_item, demo,
-        prescribed_target
+        prescribed_target, goal_sets_done
         """
 
     /// The `sessions` columns ``resumePoint(of:from:)`` reads besides the session's.
@@ -167,7 +167,7 @@ enum SessionRows {
             prescription: Prescription(
                 holdSeconds: row.optionalDouble(9), reps: row.optionalInt64(10).map(Int.init),
                 sets: row.optionalInt64(11).map(Int.init)),
-            repCount: entry.repCount)
+            setsDone: row.optionalInt64(17).map(Int.init), repCount: entry.repCount)
         return ProgressRow(startedAt: startedAt, id: id, entry: entry)
     }
 

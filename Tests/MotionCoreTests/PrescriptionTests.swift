@@ -66,7 +66,7 @@ struct PrescriptionTests {
             events.filter { if case .repCompleted = $0.event { true } else { false } }.dropFirst(2).first)
         #expect(events.contains { $0.t == third.t && $0.event == .setCompleted(number: 1) })
         let progress = try #require(engine.snapshot().set)
-        #expect(progress == SetProgress(number: 2, of: 2, reps: 4, goal: 3))
+        #expect(progress == SetProgress(number: 2, of: 2, reps: 4, goal: 3), "the last set, done, and one more")
         #expect(progress.isComplete)
         #expect(engine.summary.prescription.reps == 3)
         #expect(engine.summary.prescription.sets == 2)
@@ -80,5 +80,73 @@ struct PrescriptionTests {
         #expect(engine.snapshot().set == nil)
         #expect(engine.summary.prescription.reps == nil)
         #expect(engine.summary.prescription.target == Exercise.elbowFlexion.target)
+    }
+
+    /// The events and engine after `runs` of clean elbow flexions, a 30 s rest at the start position between runs.
+    static func runs(_ runs: [Int], reps: Int, sets: Int) throws -> (events: [MotionEvent], engine: MotionEngine) {
+        var configuration = SessionConfiguration(exercise: .elbowFlexion, side: .right)
+        configuration.prescription = Prescription(reps: reps, sets: sets)
+        var engine = try MotionEngine(configuration: configuration)
+        var events: [MotionEvent] = []
+        var start = 0.0
+        for (index, count) in runs.enumerated() {
+            var simulation = Simulation(
+                exercise: .elbowFlexion, side: .right, reps: Array(repeating: SimulatedRep(peak: 130), count: count))
+            simulation.startTime = start
+            if index > 0 { simulation.leadIn = 30 }
+            for pose in simulation.poses() { events += try engine.process(pose) }
+            start += simulation.duration + 1 / simulation.frameRate
+        }
+        return (events, engine)
+    }
+
+    @Test func sevenRepsThenARestThenThreeAreOneSetOfTwoPrescribed() throws {
+        let (events, engine) = try Self.runs([7, 3], reps: 5, sets: 2)
+        let summary = engine.summary
+        #expect(summary.repCount == 10, "ten clean reps: two sets of five by the whole count")
+        #expect(Goal(prescription: summary.prescription, setsDone: nil, repCount: summary.repCount)?.met == true)
+        #expect(summary.goal == Goal(sets: 2, setsDone: 1, repsPerSet: 5))
+        #expect(summary.goal?.met == false)
+        #expect(events.filter { if case .setCompleted = $0 { true } else { false } } == [.setCompleted(number: 1)])
+        #expect(engine.snapshot().set == SetProgress(number: 2, of: 2, reps: 3, goal: 5))
+        #expect(engine.snapshot().set?.isComplete == false)
+    }
+
+    @Test func fiveRepsThenARestThenFiveAreBothSets() throws {
+        let (events, engine) = try Self.runs([5, 5], reps: 5, sets: 2)
+        #expect(engine.summary.goal?.met == true)
+        #expect(
+            events.filter { if case .setCompleted = $0 { true } else { false } }
+                == [.setCompleted(number: 1), .setCompleted(number: 2)])
+        #expect(engine.snapshot().set?.isComplete == true)
+    }
+
+    @Test func aSavedEngineCountsItsSetsAgainFromItsReps() throws {
+        let (_, engine) = try Self.runs([7, 3], reps: 5, sets: 2)
+        var configuration = SessionConfiguration(exercise: .elbowFlexion, side: .right)
+        configuration.prescription = Prescription(reps: 5, sets: 2)
+        let restored = try MotionEngine(configuration: configuration, restoring: engine.savedState())
+        #expect(restored.snapshot().set == engine.snapshot().set)
+        #expect(restored.summary.goal == engine.summary.goal)
+    }
+
+    @Test func anAlternatingSetNeedsTheGoalOnEachSide() throws {
+        func run(_ sides: [BodySide]) throws -> MotionEngine {
+            let simulation = Simulation(
+                exercise: .standingHipFlexion, side: .left, reps: sides.map { SimulatedRep(peak: 80, side: $0) })
+            var configuration = SessionConfiguration(exercise: .standingHipFlexion)
+            configuration.prescription = Prescription(reps: 3)
+            var engine = try MotionEngine(configuration: configuration)
+            for pose in simulation.poses() { _ = try engine.process(pose) }
+            return engine
+        }
+        let oneSided = try run([.left, .left, .left, .left, .left, .right])
+        #expect(oneSided.summary.repCount == 6, "six clean reps: a set of three twice over by the whole count")
+        #expect(oneSided.summary.perSide[.left]?.repCount == 5)
+        #expect(oneSided.summary.goal?.met == false, "one right rep of three")
+        #expect(oneSided.snapshot().set == SetProgress(number: 1, of: 1, reps: 1, goal: 3))
+        let both = try run([.left, .right, .left, .right, .left, .right])
+        #expect(both.summary.goal?.met == true)
+        #expect(both.snapshot().set?.isComplete == true)
     }
 }

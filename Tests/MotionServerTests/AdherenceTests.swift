@@ -30,7 +30,7 @@ import ZoneInfo
             id: "s", startedAt: seconds, exercise: "sitToStand", status: .finished, best: nil, repCount: repCount,
             rejectedCount: 0, meanPeak: nil)
         entry.programme = ProgrammeLink(id: programme, version: 2, item: item)
-        entry.goal = Goal(prescription: Prescription(reps: 2), repCount: repCount)
+        entry.goal = Goal(prescription: Prescription(reps: 2), setsDone: nil, repCount: repCount)
         return entry
     }
 

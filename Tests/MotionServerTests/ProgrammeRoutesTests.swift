@@ -3,6 +3,7 @@ import HTTPServer
 import MotionCore
 import MotionServer
 import NetworkTestSupport
+import PostgresTestSupport
 import Testing
 
 /// The programme endpoints (docs/protocol.md §5.3) against the real server: versions, pinned exercise versions,
@@ -448,5 +449,92 @@ struct PatientCodeRoutesTests {
             #expect(try await request(address, "POST", "/v1/subjects/p-2/access")?.status == 201)
             #expect(try await request(address, "POST", "/v1/subjects/%20%0A/access")?.status == 400)
         }
+    }
+}
+
+/// A programme's prescriptions are judged against the exercise version each item pins, not the exercise's current
+/// version, on both stores.
+@Suite("Programmes pin and check exercise versions")
+struct ProgrammePinnedVersionTests {
+    /// A custom exercise whose rest position is `rest` (degrees), its thresholds above it.
+    static func raise(rest: Double) -> String {
+        #"{"id":"raise","name":"Raise","view":"sagittal","kind":"rep","#
+            + #""measurement":{"type":"flexion","joints":["shoulder","elbow","wrist"]},"#
+            + #""thresholds":{"rest":\#(rest),"enter":\#(rest + 30),"exit":\#(rest + 10),"minAmplitude":20},"#
+            + #""target":\#(rest + 95)}"#
+    }
+
+    /// A programme of the right-side raise with `target`, pinning `version` when given.
+    static func programme(target: Double, version: Int?) -> String {
+        let pin = version.map { #","exerciseVersion":\#($0)"# } ?? ""
+        return ProgrammeRoutesTests.programme(items: [
+            ProgrammeRoutesTests.item(
+                exercise: "raise", side: #""right""#, prescription: #"{"reps":5,"target":\#(target)}"#, extra: pin)
+        ])
+    }
+
+    /// Version 1 rests at 25°, version 2 at 50°: a 40° target is one version 1 takes and version 2 refuses.
+    static func checksAgainstThePinnedVersion(database: String?) async throws {
+        try await withMotionServer(database: database) { address, _, _ in
+            #expect(try await request(address, "POST", "/v1/exercises", body: Self.raise(rest: 25))?.status == 201)
+            #expect(try await request(address, "PUT", "/v1/exercises/raise", body: Self.raise(rest: 50))?.status == 200)
+
+            let pinnedOld = try #require(
+                try await request(address, "POST", "/v1/programmes", body: Self.programme(target: 40, version: 1)))
+            #expect(pinnedOld.status == 201, "valid for the pinned version 1: \(pinnedOld.text)")
+            let created = try #require(ProgrammeRoutesTests.json(pinnedOld))
+            let items = try #require(created["items"] as? [[String: Any]])
+            #expect(items.first?["exerciseVersion"] as? Int == 1, "the named version is pinned")
+
+            for version in [nil, 2] as [Int?] {
+                let current = try await request(
+                    address, "POST", "/v1/programmes", body: Self.programme(target: 40, version: version))
+                #expect(current?.status == 422, "40° is below version 2's rest position")
+                let error = ExerciseRoutesTests.error(current)
+                #expect(error?["code"] as? String == "invalidProgramme")
+                #expect(error?["pointer"] as? String == "/items/0/prescription/target")
+            }
+            let valid = try await request(
+                address, "POST", "/v1/programmes", body: Self.programme(target: 70, version: nil))
+            #expect(
+                (ProgrammeRoutesTests.json(valid)?["items"] as? [[String: Any]])?.first?["exerciseVersion"] as? Int
+                    == 2,
+                "without a named version the current one is pinned")
+
+            let id = try #require(created["id"] as? String)
+            let update = try await request(
+                address, "PUT", "/v1/programmes/\(id)", body: Self.programme(target: 30, version: 1))
+            #expect(update?.status == 200, "an update is judged against its pinned version too")
+            let refused = try await request(
+                address, "PUT", "/v1/programmes/\(id)", body: Self.programme(target: 30, version: 2))
+            #expect(ExerciseRoutesTests.error(refused)?["pointer"] as? String == "/items/0/prescription/target")
+
+            for (exercise, version) in [("raise", 3), ("raise", 7), ("sitToStand", 2)] {
+                let item = ProgrammeRoutesTests.item(
+                    exercise: exercise, side: exercise == "raise" ? #""right""# : "null",
+                    prescription: #"{"reps":5}"#, extra: #","exerciseVersion":\#(version)"#)
+                let unknown = try await request(
+                    address, "POST", "/v1/programmes", body: ProgrammeRoutesTests.programme(items: [item]))
+                #expect(unknown?.status == 422, "\(exercise) has no version \(version)")
+                #expect(ExerciseRoutesTests.error(unknown)?["pointer"] as? String == "/items/0/exerciseVersion")
+            }
+            for bad in ["0", "-1", "1.5", #""1""#, "4294967296"] {
+                let item = ProgrammeRoutesTests.item(
+                    exercise: "sitToStand", prescription: #"{"reps":5}"#, extra: #","exerciseVersion":\#(bad)"#)
+                let refused = try await request(
+                    address, "POST", "/v1/programmes", body: ProgrammeRoutesTests.programme(items: [item]))
+                #expect(refused?.status == 422, "exerciseVersion \(bad)")
+                #expect(ExerciseRoutesTests.error(refused)?["pointer"] as? String == "/items/0/exerciseVersion")
+            }
+        }
+    }
+
+    @Test func checksEachItemAgainstThePinnedVersionOnSQLite() async throws {
+        try await Self.checksAgainstThePinnedVersion(database: nil)
+    }
+
+    @Test(.enabled(if: PostgresTestServer.isInstalled, "PostgreSQL server binaries missing: apt install postgresql"))
+    func checksEachItemAgainstThePinnedVersionOnPostgreSQL() async throws {
+        try await Self.checksAgainstThePinnedVersion(database: try await PostgresTestServer.shared.createDatabase())
     }
 }

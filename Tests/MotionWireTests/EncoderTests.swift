@@ -343,6 +343,7 @@ import Testing
     @Test func encodesTheGoalTheProgrammeAndTheDemoFlag() {
         var summary = Self.summary
         summary.prescription = Prescription(reps: 4, sets: 3)
+        summary.reps = Self.repsInARow(10)
         var metadata = Self.metadata
         metadata.programme = ProgrammeLink(id: "01KBZ0000000000000000000AA", version: 2, item: "a1")
         metadata.demo = true
@@ -352,9 +353,15 @@ import Testing
                 #""bestHold":null,"goal":{"sets":3,"setsDone":2,"repsPerSet":4,"met":false},"#
                     + #""programme":{"id":"01KBZ0000000000000000000AA","version":2,"item":"a1"},"demo":true}"#),
             "\(json)")
+        summary.reps = Self.repsInARow(12)
         summary.repCount = 12
         let met = Self.encode { WireEncoder.encodeSummary(summary, metadata: metadata, into: &$0) }
         #expect(met.contains(#""goal":{"sets":3,"setsDone":3,"repsPerSet":4,"met":true}"#))
+    }
+
+    /// `count` clean reps without a rest between them.
+    static func repsInARow(_ count: Int) -> [Rep] {
+        (0..<count).map { Rep(index: $0 + 1, peak: 130, trough: 10, start: Double($0) * 2, end: Double($0) * 2 + 1) }
     }
 
     @Test func encodesEveryHoldAndTheLongestAsBestHold() {
@@ -387,7 +394,7 @@ import Testing
             #""holdSeconds":null,"reps":10,"sets":3},"#,
             #""perSide":{"left":{"repCount":3,"rejectedCount":1,"best":55.5},"#,
             #""right":{"repCount":2,"rejectedCount":0,"best":null}},"holds":[],"bestHold":null,"#,
-            #""goal":{"sets":3,"setsDone":1,"repsPerSet":10,"met":false},"programme":null,"demo":false}"#,
+            #""goal":{"sets":3,"setsDone":0,"repsPerSet":10,"met":false},"programme":null,"demo":false}"#,
         ].joined()
         #expect(json.hasSuffix(tail), "\(json)")
         var hold = Prescription(target: 90, rest: 30, enter: 90, exit: 60, holdSeconds: 8)
@@ -400,7 +407,7 @@ import Testing
             Self.encode { WireEncoder.encodeSummary(summary, metadata: Self.metadata, into: &$0) }
                 .hasSuffix(
                     #""perSide":{"left":{"repCount":0,"rejectedCount":0,"best":null}},"holds":[],"bestHold":null,"#
-                        + #""goal":{"sets":3,"setsDone":1,"repsPerSet":10,"met":false},"programme":null,"demo":false}"#)
+                        + #""goal":{"sets":3,"setsDone":0,"repsPerSet":10,"met":false},"programme":null,"demo":false}"#)
         )
     }
 
@@ -436,11 +443,13 @@ import Testing
     }
 
     /// Stores keep rendered measures with ``WireEncoder/summaryMeasuresVersion`` and use them only at that version:
-    /// these bytes are version 3 (version 1 ended at `perSide`, version 2 at `bestHold`). When this fails, the measures' JSON changed: raise the
+    /// these bytes are version 4 (version 1 ended at `perSide`, version 2 at `bestHold`, version 3 counted the goal's
+    /// sets from the clean reps alone; 4 counts them as the session ran them: one clean rep is no set of 10). When
+    /// this fails, the measures' JSON changed: raise the
     /// version, then record the new bytes here, so that measures stored by the older code are encoded again rather
     /// than served.
-    @Test func theMeasuresOfVersionThreeAreTheseBytes() {
-        #expect(WireEncoder.summaryMeasuresVersion == 3)
+    @Test func theMeasuresOfVersionFourAreTheseBytes() {
+        #expect(WireEncoder.summaryMeasuresVersion == 4)
         #expect(
             Self.encode { WireEncoder.encodeSummaryMeasures(Self.everyMeasure, into: &$0) }
                 == #""duration":93.5,"frames":2802,"visibleRatio":0.9700214132762313,"repCount":10,"rejectedCount":2,"#
@@ -454,7 +463,7 @@ import Testing
                 + #""perSide":{"left":{"repCount":3,"rejectedCount":1,"best":55.5},"#
                 + #""right":{"repCount":0,"rejectedCount":0,"best":null}},"#
                 + #""holds":[{"start":2.5,"held":14.75,"completed":true},{"start":20.0,"held":0.5,"completed":false}],"#
-                + #""bestHold":14.75,"goal":{"sets":3,"setsDone":1,"repsPerSet":10,"met":false}"#)
+                + #""bestHold":14.75,"goal":{"sets":3,"setsDone":0,"repsPerSet":10,"met":false}"#)
     }
 
     @Test func encodesErrors() {

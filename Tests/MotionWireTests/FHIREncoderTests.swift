@@ -128,6 +128,17 @@ import Testing
             ])
         ),
         (
+            "programme-item",
+            bundle([
+                observation("sitToStand") {
+                    $0.side = nil
+                    $0.best = 8.5
+                    $0.meanPeak = 11.5
+                    $0.programme = ProgrammeLink(id: "01KC0A8G5R0000000000000007", version: 3, item: "a1")
+                }
+            ])
+        ),
+        (
             "transaction",
             bundle(
                 [
@@ -230,6 +241,23 @@ import Testing
             let loinc = codings.filter { $0["system"] as? String == FHIRSystem.loinc }
             #expect(loinc.map { $0["code"] as? String } == (code == "duration" ? ["55411-3"] : []), "\(code)")
         }
+    }
+
+    @Test func aProgrammeItemsSessionIsBasedOnItsCarePlanByIdentifier() throws {
+        let plain = try Self.resource(Self.bundle([Self.observation()]))
+        #expect(plain["basedOn"] == nil, "a session of no programme")
+        let link = ProgrammeLink(id: "01KC0A8G5R0000000000000007", version: 12, item: "knee-2")
+        let resource = try Self.resource(Self.bundle([Self.observation { $0.programme = link }]))
+        let basedOn = try #require(resource["basedOn"] as? [[String: Any]])
+        #expect(basedOn.count == 1)
+        #expect(basedOn[0]["type"] as? String == "CarePlan")
+        #expect(basedOn[0]["reference"] == nil, "a logical reference: no server serves the CarePlan")
+        let identifier = try #require(basedOn[0]["identifier"] as? [String: String])
+        #expect(identifier == ["system": FHIRSystem.programmes, "value": "01KC0A8G5R0000000000000007"])
+        #expect(basedOn[0]["display"] as? String == "Programme version 12, item knee-2")
+        let text = String(decoding: Self.bundle([Self.observation { $0.programme = link }]), as: UTF8.self)
+        let order = [#""identifier":["#, #""basedOn":["#, #""status":"#].compactMap { text.range(of: $0)?.lowerBound }
+        #expect(order.count == 3 && order == order.sorted(), "in FHIR's element order: after identifier")
     }
 
     @Test func anEmptyOrMissingSubjectLeavesSubjectOut() throws {

@@ -18,8 +18,8 @@ struct PostgresStoreTests {
         defer { raw.close() }
         #expect(
             try raw.strings("SELECT version FROM schema_migrations ORDER BY version")
-                == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"])
-        #expect(PostgresSchema.newestVersion == 10)
+                == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"])
+        #expect(PostgresSchema.newestVersion == 11)
         let tables = try raw.strings(
             "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")
         #expect(
@@ -52,7 +52,7 @@ struct PostgresStoreTests {
         let raw = try RawDatabase(url: url)
         defer { raw.close() }
         try raw.execute("INSERT INTO schema_migrations (version, applied_at) VALUES (99, 0)")
-        await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 10)) {
+        await #expect(throws: SessionStoreError.unsupportedSchemaVersion(found: 99, newestKnown: 11)) {
             _ = try await PostgresSessionStore(url: url)
         }
     }

@@ -241,4 +241,36 @@ import Testing
             try await store.createAccessCode(Self.code(5, subject: "patient-99"), maxPerSubject: 2)
         }
     }
+
+    /// Reps of 1 s each, 2 s apart in a run, runs 30 s apart: 7 then 3 are ten clean reps but one set of 5.
+    static func sevenThenThree() -> SessionSummary {
+        var summary = SessionSummary(exercise: "squat", prescription: Prescription(reps: 5, sets: 2))
+        summary.reps = (0..<10).map { i in
+            let start = Double(i) * 2 + (i >= 7 ? 30 : 0)
+            return Rep(index: i + 1, peak: 90, trough: 10, start: start, end: start + 1)
+        }
+        summary.repCount = 10
+        return summary
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func keepsTheSetsDoneAsTheSessionRanThemForProgress(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
+            let session = StoredSession.make(random: 4, summary: Self.sevenThenThree())
+            #expect(try await store.create([session]).isEmpty)
+            let live = try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "patient-17"))
+            #expect(live.entries.first?.goal == Goal(sets: 2, setsDone: 1, repsPerSet: 5), "written with the row")
+            var done = Self.sevenThenThree()
+            done.reps += (0..<5).map { i in
+                Rep(index: 11 + i, peak: 90, trough: 10, start: 120 + Double(i) * 2, end: 121 + Double(i) * 2)
+            }
+            done.repCount = 15
+            try await store.finish(
+                id: session.id, tenant: "clinic-1", summary: done, status: .finished, endedAt: 1_764_424_900_000)
+            let finished = try await store.progress(ProgressQuery(tenant: "clinic-1", subject: "patient-17"))
+            #expect(finished.entries.first?.goal?.met == true, "a third run of five: the second set")
+            let read = try await store.session(id: session.id, tenant: "clinic-1")
+            #expect(read?.summary.goal == Goal(sets: 2, setsDone: 2, repsPerSet: 5))
+        }
+    }
 }

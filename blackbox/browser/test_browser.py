@@ -733,6 +733,42 @@ class BrowserTests(unittest.TestCase):
         """)
         self.assertEqual(missing, {"es": [], "en": []}, "keys missing from each language's table")
 
+    def test_2c_counts_take_the_plural_form_of_their_language(self):
+        """Intl.PluralRules through t(): "1 session", "2 sessions", "1 sesión", "0 de 1 hecha", "1 de 2 hechas"…, in
+        the programme, adherence, patient and progress texts; no text with a count keeps a fixed plural."""
+        self.open("/?lang=en")
+        texts = self.driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            import('/js/i18n.js').then(({ t, setLanguage }) => {
+              const out = {};
+              for (const lang of ['en', 'es']) {
+                setLanguage(lang);
+                out[lang] = [
+                  t('report.cell', { goalMet: 1, prescribed: 2, sessions: 1 }),
+                  t('report.cell', { goalMet: 0, prescribed: 1, sessions: 2 }),
+                  t('patients.weekOf', { met: 1, prescribed: 2 }), t('patients.weekOf', { met: 0, prescribed: 1 }),
+                  t('patient.thisWeek', { done: 1, of: 1 }), t('patient.setsOfReps', { sets: 2, reps: 1 }),
+                  t('patient.reps', { reps: 1 }), t('patient.sets', { sets: 1 }),
+                  t('patient.notDone', { setsDone: 0, sets: 1 }), t('report.met', { setsDone: 1, sets: 1 }),
+                  t('progress.count', { count: 1, exercise: 'X', subject: 'p' }), t('hud.allSetsDone', { of: 1 }),
+                  t('hud.allSetsDone', { of: 2 }), t('hud.setReps', { reps: 0, goal: 1 }),
+                ];
+              }
+              setLanguage('en');
+              done(out);
+            });
+        """)
+        self.assertEqual(texts["en"], [
+            "1/2 met (1 session)", "0/1 met (2 sessions)", "1 of 2 done", "0 of 1 done", "This week: 1 of 1 done",
+            "2 sets of 1 rep", "1 rep", "1 set", "Not finished: 0 of 1 set done.", "met (1 of 1 set)",
+            "1 session of X for p, oldest first.", "The set is done!", "All 2 sets done!", "0/1 rep"])
+        self.assertEqual(texts["es"], [
+            "1/2 cumplida (1 sesión)", "0/1 cumplidas (2 sesiones)", "1 de 2 hechas", "0 de 1 hecha",
+            "Esta semana: 1 de 1 hecha", "2 series de 1 repetición", "1 repetición", "1 serie",
+            "Sin terminar: 0 de 1 serie hecha.", "cumplida (1 de 1 serie)",
+            "1 sesión de X de p, de la más antigua a la más reciente.", "¡Serie hecha!", "¡Las 2 series hechas!",
+            "0/1 rep."])
+
     def test_3_camera_unavailable_offers_demo(self):
         """The Camera source unavailable (no internet for the MediaPipe CDN here, or no camera): the page says so
         without a raw address and offers Demo and Replay, side by side within a phone's width; Replay a recording
@@ -1566,12 +1602,12 @@ class BrowserTests(unittest.TestCase):
             self.assertNotEqual(lines["enter"], catalog_entry["thresholds"]["enter"],
                                 "a prescribed target moves the entry threshold with it")
             self.assertIn("target 100", self.text("chart-lines"))
-            wait_for(lambda: (self.text("hud-set-label"), self.text("hud-set")) == ("Set 1 of 2", "0/1 reps"), 5,
+            wait_for(lambda: (self.text("hud-set-label"), self.text("hud-set")) == ("Set 1 of 2", "0/1 rep"), 5,
                      message="the set progress")
             self.assertEqual(self.text("hud-target"), "100°")
             wait_for(lambda: self.el("hud-set-done").is_displayed(), 20, message="set done")
             self.assertEqual(self.text("hud-set-done"), "Set 1 of 2 done! Rest, then set 2.")
-            self.assertEqual((self.text("hud-set-label"), self.text("hud-set")), ("Set 2 of 2", "0/1 reps"))
+            self.assertEqual((self.text("hud-set-label"), self.text("hud-set")), ("Set 2 of 2", "0/1 rep"))
             wait_for(lambda: self.text("hud-set-done") == "All 2 sets done!", 25, message="all sets done")
             self.assertIn("Set 2 done.", self.feedback_text())
             self.assertEqual(self.driver.execute_script(LOW_CONTRAST), [], "contrast while a session runs")
@@ -1580,7 +1616,7 @@ class BrowserTests(unittest.TestCase):
             # Start over.
             self.el("reset").click()
             wait_for(lambda: self.text("status") == "Counts started over.", 3, message="reset said")
-            wait_for(lambda: (self.text("hud-set-label"), self.text("hud-set")) == ("Set 1 of 2", "0/1 reps"), 5,
+            wait_for(lambda: (self.text("hud-set-label"), self.text("hud-set")) == ("Set 1 of 2", "0/1 rep"), 5,
                      message="the sets started over")
             self.assertFalse(self.el("hud-set-done").is_displayed())
             self.assertEqual(self.text("hud-clean"), "0")
@@ -3554,7 +3590,7 @@ class BrowserTests(unittest.TestCase):
 
     def test_35_the_goal_drives_the_session_and_the_summary_answers_it(self):
         """A prescription of 2 sets of 1 rep: "set 1 done, rest" between the sets, then "all sets done", Stop becomes
-        Finish, clean reps past the goal show as extra ("1/1 reps +1", never "2/1"). The voice numbers clean reps as
+        Finish, clean reps past the goal show as extra ("1/1 rep +1", never "2/1"). The voice numbers clean reps as
         the HUD counts them, says each fault once (not again when the rep is rejected for it) and can be muted
         mid-session. The summary says whether the goal was met, the target beside the best and the subject's last
         session of the exercise, in the page's language."""
@@ -3599,7 +3635,7 @@ class BrowserTests(unittest.TestCase):
             self.assertEqual(numbers, list(range(1, len(numbers) + 1)), f"clean reps numbered as counted: {spoken}")
             self.assertFalse([text for text in spoken if re.match(r"Rep \d+ not counted", text)], spoken)
             wait_for(lambda: "+" in self.text("hud-set"), 20, message="a clean rep past the goal")
-            self.assertRegex(self.text("hud-set"), r"^1/1 reps \+\d+$")
+            self.assertRegex(self.text("hud-set"), r"^1/1 rep \+\d+$")
             # Muted: nothing more is said, though reps go on.
             self.el("mute").click()
             self.assertEqual(self.el("mute").get_attribute("aria-pressed"), "true")
@@ -3873,21 +3909,32 @@ class BrowserTests(unittest.TestCase):
             summary = json.loads(response.read())["summary"]
         self.assertTrue(summary["goal"]["met"], summary)
 
+    def tap_patient_start(self):
+        """Taps the large Start of Live's patient mode, once the item is shown and waits for it."""
+        start = wait_for(lambda: self.el("start") if self.el("start").is_displayed() and self.el("start").is_enabled()
+                         else None, 10, message="the patient's Start")
+        start.click()
+
     def test_41_the_patient_does_an_item_of_the_programme_from_the_link(self):
         """The clinic prescribes a programme and makes a patient link; the patient opens it on a phone, in English
         and in Spanish: the items with their prescription in units, instructions in the page's language and this
-        week's count; one tap on the demo runs the first item (no subject, source or prescription on screen), the
+        week's count; one tap on the demo opens the first item (no subject, source or prescription on screen), the
         set's rest is counted down, the session finishes itself at goal met, the summary says it was done, and back
-        on the list the item shows as done for the week. Its session is the programme's, marked as a demo."""
+        on the list the item shows as done with the demo. Its session is the programme's, marked as a demo, which the
+        clinic's adherence leaves out; a session of the patient's own then makes it done for the clinic too."""
         self.use_own_server()
-        for lang, words in (("en", {"done": "Done as prescribed: 2 of 2 sets", "week": "This week: 1 of 1 done", "start": "Start",
+        for lang, words in (("en", {"done": "Done as prescribed: 2 of 2 sets", "week": "This week: 1 of 1 done",
                                     "rx": "2 sets of 1 rep ·", "target": "target 20%", "how": "Bend the elbow slowly.",
-                                    "rest": "Rest", "tried": "goal met 1× with the demo",
-                                    "notYet": "This week: 0 of 1 done"}),
-                            ("es", {"done": "Hecho según lo prescrito: 2 de 2 series", "week": "Esta semana: 1 de 1 hechas",
-                                    "start": "Empezar", "rx": "2 series de 1 repetición ·", "target": "objetivo 20 %",
+                                    "rest": "Rest", "demoDone": "This week: 1 of 1 done ✓ done (demo)",
+                                    "tried": "1 session with the demo figure: practice, which your clinic does not count.",
+                                    "ownDone": "This week: 1 of 1 done ✓ done\n", "notYet": "This week: 0 of 1 done"}),
+                            ("es", {"done": "Hecho según lo prescrito: 2 de 2 series", "week": "Esta semana: 1 de 1 hecha",
+                                    "rx": "2 series de 1 repetición ·", "target": "objetivo 20 %",
                                     "how": "Doble el codo despacio.", "rest": "Descanso",
-                                    "tried": "meta cumplida 1× con la demo", "notYet": "Esta semana: 0 de 1 hechas"})):
+                                    "demoDone": "Esta semana: 1 de 1 hecha ✓ hecho (demo)",
+                                    "tried": "1 sesión con la figura de demostración: práctica, que su clínica no cuenta.",
+                                    "ownDone": "Esta semana: 1 de 1 hecha ✓ hecho\n",
+                                    "notYet": "Esta semana: 0 de 1 hecha"})):
             with self.subTest(lang=lang):
                 subject = f"patient-{lang}-{uuid.uuid4().hex[:6]}"
                 programme, code = self.prescribe(subject)
@@ -3901,6 +3948,7 @@ class BrowserTests(unittest.TestCase):
                 first, second = items[0].text, items[1].text
                 self.assertIn(words["rx"], first)
                 self.assertIn(words["how"], first)
+                self.assertIn(words["notYet"], first)
                 self.assertIn(words["target"], second)
                 self.assertNotIn("done", items[0].get_attribute("class"))
                 self.assertFalse(self.driver.find_element(By.CSS_SELECTOR, "header nav").is_displayed())
@@ -3912,6 +3960,7 @@ class BrowserTests(unittest.TestCase):
                 self.assertIn(words["how"], self.text("patient-item"))
                 for hidden in ("subject", "source", "rx-target", "exercise"):
                     self.assertFalse(self.el(hidden).is_displayed(), hidden)
+                self.tap_patient_start()
                 wait_for(lambda: self.el("status").get_attribute("data-session"), 10, message="started")
                 wait_for(lambda: words["rest"] in self.text("rest"), 20, message="the rest countdown")
                 self.screenshot(self.driver, f"patient-run-{lang}", PHONE)
@@ -3926,25 +3975,91 @@ class BrowserTests(unittest.TestCase):
                 self.assertTrue(stored["demo"])
                 self.screenshot(self.driver, f"patient-summary-{lang}", PHONE)
                 self.el("summary-link").click()
-                # A demonstration is practice: shown beside the week's count, which it does not change.
-                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#items li.tried"), 10,
-                         message="the item tried with the demo")
-                tried = self.driver.find_element(By.CSS_SELECTOR, "#items li.tried")
-                self.assertEqual(tried.get_attribute("data-item"), "a1")
-                self.assertIn(words["tried"], tried.text)
-                self.assertIn(words["notYet"], tried.text)
-                self.screenshot(self.driver, f"patient-tried-{lang}", PHONE)
+                # Done with the demo: done on the patient's page, marked as the demo's.
+                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#items li.done.demo-done"), 10,
+                         message="the item done with the demo")
+                done = self.driver.find_element(By.CSS_SELECTOR, "#items li.done")
+                self.assertEqual(done.get_attribute("data-item"), "a1")
+                self.assertIn(words["demoDone"], done.text)
+                self.assertIn(words["tried"], done.text)
+                self.assertIn("tried", done.get_attribute("class"))
+                self.assert_no_horizontal_scroll()
+                self.screenshot(self.driver, f"patient-demo-done-{lang}", PHONE)
+                # The clinic's adherence (and so Patients, Progress, the report) leaves the demonstration out.
+                adherence = json.loads(self.api(f"/v1/subjects/{subject}/adherence")[2])
+                entry = next(i for i in adherence["weeks"][-1]["items"] if i["item"] == "a1")
+                self.assertEqual((entry["sessions"], entry["goalMet"]), (0, 0), entry)
                 # A session of the patient's own (here through POST /v1/analyze with the code) counts: done.
                 self.analyze_item(code, programme["id"], "a1")
                 self.driver.refresh()
-                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#items li.done"), 10,
+                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#items li.done:not(.demo-done)"), 10,
                          message="the item done")
                 done = self.driver.find_element(By.CSS_SELECTOR, "#items li.done")
                 self.assertEqual(done.get_attribute("data-item"), "a1")
+                self.assertIn(words["ownDone"], done.text + "\n")
                 self.assertIn(words["week"], done.text)
+                adherence = json.loads(self.api(f"/v1/subjects/{subject}/adherence")[2])
+                entry = next(i for i in adherence["weeks"][-1]["items"] if i["item"] == "a1")
+                self.assertEqual(entry["goalMet"], 1, entry)
                 self.screenshot(self.driver, f"patient-done-{lang}", PHONE)
                 self.emulate(self.driver, DESKTOP)
                 self.screenshot(self.driver, f"patient-done-{lang}", DESKTOP)
+                self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_41b_a_patients_item_waits_for_a_tap_that_unlocks_voice_and_motion(self):
+        """iOS lets a page speak and read the motion sensors only from a tap of its own: Live's patient mode shows
+        the item with one large Start and starts nothing until it is tapped; the tap speaks an empty utterance and
+        asks DeviceMotionEvent.requestPermission (where the browser has it) before the session starts. English and
+        Spanish, at phone size."""
+        # A server of its own: the patient code the tab keeps stays with that origin, not the other tests' server.
+        self.use_own_server()
+        for lang, ready in (("en", "Ready. Tap Start when you are in place."),
+                            ("es", "Listo. Toque Empezar cuando esté en su sitio.")):
+            with self.subTest(lang=lang):
+                subject = f"tap-{lang}-{uuid.uuid4().hex[:6]}"
+                programme, code = self.prescribe(subject)
+                self.driver.get(self.base + "/history.html")
+                self.driver.execute_script("sessionStorage.clear()")
+                self.driver.get(f"{self.base}/patient.html?lang={lang}&demoSpeed=4#code={code}")
+                self.emulate(self.driver, PHONE)
+                wait_for(lambda: self.driver.find_elements(By.CSS_SELECTOR, "#items li a.demo"), 10,
+                         message="the items")
+                link = self.driver.find_element(By.CSS_SELECTOR, "#items li a.demo").get_attribute("href")
+                # Motion on, as on a phone; iOS's permission prompt and speech stood in for, to see them used.
+                self.driver.get(link + "&motion=1")
+                self.driver.execute_script("""
+                    window.__spoken = 0; window.__asked = 0;
+                    const speak = window.speechSynthesis.speak.bind(window.speechSynthesis);
+                    window.speechSynthesis.speak = (u) => { window.__spoken += 1; speak(u); };
+                    window.DeviceMotionEvent.requestPermission = () => {
+                      window.__asked += 1;
+                      return Promise.resolve('granted');
+                    };""")
+                wait_for(lambda: self.driver.execute_script("return document.body.dataset.ready") == "true", 10,
+                         message="Live loaded")
+                wait_for(lambda: self.text("status") == ready, 10, message="asks for the tap")
+                start = self.el("start")
+                self.assertTrue(start.is_displayed())
+                size = start.size
+                self.assertGreaterEqual(size["height"], 52, "a large tap target")
+                self.assertGreaterEqual(size["width"], PHONE[0] * 0.8, "the phone's width")
+                time.sleep(1.5)
+                self.assertIsNone(self.el("status").get_attribute("data-session"), "nothing starts without the tap")
+                listed = json.loads(self.api(f"/v1/sessions?subject={subject}")[2])["sessions"]
+                self.assertEqual(listed, [], "no session on the server before the tap")
+                self.assertEqual(self.driver.execute_script("return [window.__spoken, window.__asked]"), [0, 0])
+                self.assert_no_horizontal_scroll()
+                self.screenshot(self.driver, f"patient-tap-{lang}", PHONE)
+                self.tap_patient_start()
+                self.assertEqual(self.driver.execute_script("return [window.__spoken, window.__asked]"), [1, 1],
+                                 "the tap unlocked speech and asked for the motion sensors")
+                session_id = wait_for(lambda: self.el("status").get_attribute("data-session"), 10,
+                                      message="the tap started the session")
+                self.assertFalse(self.el("start").is_displayed(), "the large Start goes once running")
+                self.el("stop").click()
+                self.wait_stored(20, "stopped")
+                stored = json.loads(self.api(f"/v1/sessions/{session_id}")[2])
+                self.assertEqual(stored["programme"]["item"], "a1")
                 self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
     # Two matrices of the Python `qrcode` package (byte mode, level M, the mask given), as hex rows.
@@ -4018,7 +4133,7 @@ class BrowserTests(unittest.TestCase):
                          {"reps": 1, "sets": 2, "restSeconds": 2, "target": 120})
         self.assertEqual(programme["items"][0]["instructions"], {"es": "Doble el codo despacio."})
         wait_for(lambda: subject in self.text("patient-table"), 10, message="the patient listed")
-        self.assertIn("0 de 1 hechas", self.text("patient-table"))
+        self.assertIn("0 de 1 hecha", self.text("patient-table"))
         self.el("make-link").click()
         url = wait_for(lambda: self.el("link-url").get_attribute("value"), 10, message="the link")
         self.assertRegex(url, r"/patient\.html\?lang=es#code=[A-Za-z0-9_-]{43}$")
@@ -4127,8 +4242,8 @@ class BrowserTests(unittest.TestCase):
         programme, code = self.prescribe(subject)
         self.analyze_item(code, programme["id"], "a1")
         this_week = time.strftime("%G-W%V", time.localtime())
-        for lang, words in (("en", ("Elbow flexion, right side", "Heel raise", "1/1 met (1 sessions)", "0/3 met")),
-                            ("es", ("Flexión de codo, lado derecho", "Elevación de talones", "1/1 cumplidas (1 sesiones)",
+        for lang, words in (("en", ("Elbow flexion, right side", "Heel raise", "1/1 met (1 session)", "0/3 met")),
+                            ("es", ("Flexión de codo, lado derecho", "Elevación de talones", "1/1 cumplida (1 sesión)",
                                     "0/3 cumplidas"))):
             with self.subTest(lang=lang):
                 self.open(f"/progress.html?lang={lang}&subject={subject}&exercise=elbowFlexion")

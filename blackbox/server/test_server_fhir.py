@@ -41,6 +41,7 @@ TOKEN_A = "fhir-token-aaaaaaaa1"
 TOKEN_B = "fhir-token-bbbbbbbb2"
 SUBJECT_SYSTEM = "https://records.example/{tenant}/patients"
 UCUM = "http://unitsofmeasure.org"
+PROGRAMME_SYSTEM = "urn:uuid:ab3d5fd5-6c66-46e3-86b8-271cfa2e8040"
 UNIT_TOLERANCE = {"deg": 0.05 + 1e-9, "1": 0.0005 + 1e-12, "s": 0.005 + 1e-9}
 
 SERVER = None
@@ -221,6 +222,14 @@ class FHIRChecks(unittest.TestCase):
         self.assertEqual(period.get("end"), summary["endedAt"])
         self.assertEqual(observation.get("issued"), summary["endedAt"])
         self.assertEqual("note" in observation, summary["status"] == "abandoned", name)
+        link = summary.get("programme")
+        if link:
+            # docs/fhir.md: a logical reference to the programme as a CarePlan, by identifier.
+            self.assertEqual(observation["basedOn"], [{
+                "type": "CarePlan", "identifier": {"system": PROGRAMME_SYSTEM, "value": link["id"]},
+                "display": f"Programme version {link['version']}, item {link['item']}"}], name)
+        else:
+            self.assertNotIn("basedOn", observation, name)
         self.assertRegex(observation["device"]["display"], r"^motion-server \d+\.\d+\.\d+$")
 
         measures = concepts("measures")
@@ -358,6 +367,34 @@ class SessionBundleTests(FHIRChecks):
                 self.assertEqual(bundle["link"], [{"relation": "self",
                                                    "url": f"/v1/sessions/{summary['id']}/fhir{query}"}])
                 self.check_observation(observations[summary["id"]], summary)
+
+    def test_a_programme_items_session_is_based_on_its_care_plan(self):
+        body = {"subject": "fhir-programme-1", "title": "Knee", "startsOn": "2026-12-07",
+                "items": [{"item": "sts-1", "exercise": "sitToStand", "prescription": {"reps": 2, "sets": 2}}]}
+        created = SERVER.post("/v1/programmes", body, token=TOKEN_A)
+        self.assertEqual(created.status, 201, created)
+        programme = created.json()
+        scenario = next(s for s, _ in FINISHED if s.get("demo") and s["exercise"] == "sitToStand")
+        sid = SERVER.post("/v1/sessions", {"programme": {"id": programme["id"], "item": "sts-1"}}, token=TOKEN_A)
+        self.assertEqual(sid.status, 201, sid)
+        sid = sid.json()["id"]
+        for first in range(0, len(scenario["frames"]), 1000):
+            posted = SERVER.post(f"/v1/sessions/{sid}/poses", {"frames": scenario["frames"][first:first + 1000]},
+                                 token=TOKEN_A, timeout=60)
+            self.assertEqual(posted.status, 200, posted)
+        live = SERVER.get(f"/v1/sessions/{sid}/fhir", token=TOKEN_A)
+        _, observations = self.check_bundle(live, "collection")
+        self.assertEqual(observations[sid]["basedOn"][0]["identifier"]["value"], programme["id"], "while live too")
+        summary = SERVER.post(f"/v1/sessions/{sid}/stop", token=TOKEN_A, timeout=60).json()
+        self.assertEqual(summary["programme"], {"id": programme["id"], "version": 1, "item": "sts-1"})
+        for kind in ("collection", "transaction"):
+            query = "?type=transaction" if kind == "transaction" else ""
+            _, observations = self.check_bundle(SERVER.get(f"/v1/sessions/{sid}/fhir{query}", token=TOKEN_A), kind)
+            self.check_observation(observations[sid], summary)
+        # The subject's Bundle says it too.
+        _, observations = self.check_bundle(SERVER.get("/v1/subjects/fhir-programme-1/fhir", token=TOKEN_A),
+                                            "collection")
+        self.assertEqual(observations[sid]["basedOn"][0]["display"], "Programme version 1, item sts-1")
 
     def test_live_sessions_are_preliminary_then_final(self):
         clean = {}

@@ -154,6 +154,45 @@ class ProgrammeFlow:
         listed = self.server.get(f"/v1/sessions?subject={SUBJECT}", token=CLINIC).json()["sessions"]
         self.assertEqual(sorted(s["demo"] for s in listed), [False, False, True], "REST shows the flag")
 
+    def test_1b_sets_count_as_the_session_ran_them(self):
+        """docs/programmes.md "Goals": the simulated sit-to-stands twice, 30 s of rest between: eight clean reps,
+        enough for one set of 5 by the whole count, but no five of them in a row, so the goal is not met; adherence
+        (which reads the stored count, not the reps) agrees."""
+        subject = "patient-rests"
+        body = programme_body(subject)
+        body["items"] = [{"item": "five", "exercise": "sitToStand", "perWeek": 1, "prescription": {"reps": 5}},
+                         {"item": "four", "exercise": "sitToStand", "perWeek": 1,
+                          "prescription": {"reps": 4, "sets": 2}}]
+        created = self.server.post("/v1/programmes", body, token=CLINIC)
+        self.assertEqual(created.status, 201, created)
+        programme = created.json()
+        last = self.frames[-1]["t"]
+        rested = self.frames + [dict(frame, t=frame["t"] + last + 30) for frame in self.frames]
+        summaries = {}
+        for item in ("five", "four"):
+            ws = self.server.ws(token=CLINIC)
+            try:
+                ws.start(programme={"id": programme["id"], "item": item}, options={"snapshots": "off"})
+                for index in range(0, len(rested), 500):
+                    ws.send({"type": "poses", "frames": rested[index:index + 500]})
+                ws.send({"type": "stop"})
+                summaries[item] = ws.recv_until(lambda m: m.get("type") in ("summary", "error"), timeout=30)[-1]
+            finally:
+                ws.close()
+        five, four = summaries["five"], summaries["four"]
+        self.assertEqual(five.get("type"), "summary", five)
+        self.assertEqual(five["repCount"], 8, "four clean reps in each run")
+        self.assertEqual(five["goal"], {"sets": 1, "setsDone": 0, "repsPerSet": 5, "met": False},
+                         "eight clean reps, but a rest after the fourth")
+        self.assertEqual(four["goal"], {"sets": 2, "setsDone": 2, "repsPerSet": 4, "met": True}, "a set each run")
+        today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+        weeks = self.server.get(f"/v1/subjects/{subject}/adherence?from={today}&to={today}", token=CLINIC).json()
+        items = {entry["item"]: entry for entry in weeks["weeks"][0]["items"]}
+        self.assertEqual((items["five"]["sessions"], items["five"]["goalMet"]), (1, 0))
+        self.assertEqual((items["four"]["sessions"], items["four"]["goalMet"]), (1, 1))
+        stored = self.server.get(f"/v1/sessions/{five['id']}", token=CLINIC).json()
+        self.assertEqual(stored["goal"]["setsDone"], 0, "the stored session says the same")
+
     def test_2_a_patient_code_reaches_its_subject_only_on_every_route(self):
         s = self.server
         code = self.code["code"]

@@ -274,12 +274,12 @@ extension MotionEngine {
         var reps: [Rep] = []
         var faultCounts = [Int](repeating: 0, count: FormFeedback.allCases.count)
         var baseline: Baseline?
-        var sets: SetTracker?
+        var sets: SetCount?
         /// Every hold attempt that ended, in order.
         var holds: [Hold] = []
 
         init(prescription: Prescription) {
-            sets = prescription.reps.map { SetTracker(goal: $0, sets: prescription.sets ?? 1) }
+            sets = prescription.reps.map { SetCount(goal: $0, sets: prescription.sets ?? 1) }
         }
 
         mutating func reset() {
@@ -290,39 +290,7 @@ extension MotionEngine {
             holds.removeAll(keepingCapacity: true)
             for i in faultCounts.indices { faultCounts[i] = 0 }
             if let running = baseline, running.value == nil { baseline = Baseline(needed: running.needed) }
-            sets?.reset()
-        }
-    }
-
-    /// Progress through prescribed sets: a set is done when its clean reps reach the goal, and the next begins.
-    fileprivate struct SetTracker: Sendable {
-        let goal: Int
-        let sets: Int
-        private(set) var number = 1
-        private(set) var reps = 0
-
-        init(goal: Int, sets: Int) {
-            self.goal = goal
-            self.sets = sets
-        }
-
-        var progress: SetProgress { SetProgress(number: number, of: sets, reps: reps, goal: goal) }
-
-        /// Counts a clean rep; returns the number of the set it completes, if it does.
-        mutating func record() -> Int? {
-            reps += 1
-            guard reps == goal else { return nil }
-            let done = number
-            if number < sets {
-                number += 1
-                reps = 0
-            }
-            return done
-        }
-
-        mutating func reset() {
-            number = 1
-            reps = 0
+            if let counted = sets { sets = SetCount(goal: counted.goal, sets: counted.sets) }
         }
     }
 
@@ -413,12 +381,13 @@ extension MotionEngine {
                     end: done.end, timeToPeak: done.peakTime - done.start, side: labelsSide ? side : nil,
                     faults: form.reported)
                 results.reps.append(rep)
+                let completedSet = results.sets?.record(rep)
                 if rep.isClean {
                     results.repCount += 1
                     tally.repCount += 1
                     events.append(.repCompleted(rep))
                     if let done = results.baseline?.record(peak: rep.peak) { events.append(.baselineCompleted(done)) }
-                    if let set = results.sets?.record() { events.append(.setCompleted(number: set)) }
+                    if let completedSet { events.append(.setCompleted(number: completedSet)) }
                 } else {
                     results.rejectedCount += 1
                     tally.rejectedCount += 1
@@ -504,9 +473,9 @@ extension MotionEngine.Results {
         writer.write(baseline != nil)
         baseline?.save(to: &writer)
         writer.write(sets != nil)
-        if let sets {
-            writer.write(sets.number)
-            writer.write(sets.reps)
+        if let progress = sets?.progress {
+            writer.write(progress.number)
+            writer.write(progress.reps)
         }
     }
 
@@ -552,16 +521,16 @@ extension MotionEngine.Results {
         for i in faultCounts.indices { faultCounts[i] = try reader.readCount() }
         baseline = try reader.readBool() ? try Baseline.restore(from: &reader) : nil
         guard try reader.readBool() == (sets != nil) else { throw .configurationMismatch }
-        if sets != nil { try sets?.restore(number: try reader.readCount(), reps: try reader.readCount()) }
+        if let counted = sets {
+            // The count is the reps' (SetCount): counted again from them; the saved progress is only checked.
+            let number = try reader.readCount()
+            _ = try reader.readCount()
+            guard (1...counted.sets).contains(number) else { throw .corrupt("set \(number) of \(counted.sets)") }
+            var recounted = SetCount(goal: counted.goal, sets: counted.sets)
+            for rep in reps { recounted.record(rep) }
+            sets = recounted
+        }
         holds.removeAll(keepingCapacity: true)
-    }
-}
-
-extension MotionEngine.SetTracker {
-    mutating func restore(number: Int, reps: Int) throws(EngineStateError) {
-        guard (1...sets).contains(number) else { throw .corrupt("set \(number) of \(sets)") }
-        self.number = number
-        self.reps = reps
     }
 }
 

@@ -113,7 +113,8 @@ struct FHIRRoutes {
         let exercise = try await codings.exercise(of: session.summary)
         let metadata = SummaryMetadata(
             id: session.id.description, subject: session.subject, status: SummaryMetadata.Status(session.status),
-            startedAt: Double(session.startedAt) / 1000, endedAt: session.endedAt.map { Double($0) / 1000 })
+            startedAt: Double(session.startedAt) / 1000, endedAt: session.endedAt.map { Double($0) / 1000 },
+            programme: session.programme)
         return FHIRObservation(
             summary: session.summary, metadata: metadata,
             entry: FHIRConfiguration.entry(session: session.id.description), exercise: exercise.coding,

@@ -8,9 +8,9 @@ import ZoneInfo
 
 /// The programme endpoints of docs/protocol.md §5.3: what a clinician prescribes to one subject, every version kept.
 ///
-/// A save checks each item against the exercises the tenant has now (the exercise exists, a one-sided one has its
-/// side, the engine takes the prescription) and pins the exercise's version into the stored programme: a later
-/// change of the exercise does not change what the programme prescribes. Refusals are `422 invalidProgramme` with
+/// A save checks each item against the exercise version it pins (the exercise exists, a one-sided one has its side,
+/// the engine takes the prescription): the version the item names, else the exercise's current one, which it pins
+/// into the stored programme: a later change of the exercise does not change what the programme prescribes. Refusals are `422 invalidProgramme` with
 /// the pointer of the item's field.
 struct ProgrammeRoutes {
     let context: AppContext
@@ -35,7 +35,7 @@ struct ProgrammeRoutes {
     private func create(_ request: HTTPRequest, caller: Caller) async throws -> HTTPResponse {
         _ = try REST.bodyIsNDJSON(request, allowingNDJSON: false)
         var programme = try ProgrammeDocument.decode(request.body, limits: limits)
-        programme.items = try pinned(programme.items, tenant: caller.tenant)
+        programme.items = try await pinned(programme.items, tenant: caller.tenant)
         programme.id = SessionID.generate(at: context.clock()).description
         let stored = try await save(programme, tenant: caller.tenant, as: .create)
         var response = Self.json(stored, status: .created)
@@ -55,7 +55,7 @@ struct ProgrammeRoutes {
                     code: .invalidProgramme, message: "a programme's subject cannot change; create another programme",
                     pointer: "/subject"))
         }
-        programme.items = try pinned(programme.items, tenant: caller.tenant)
+        programme.items = try await pinned(programme.items, tenant: caller.tenant)
         programme.id = current.id
         return Self.json(try await save(programme, tenant: caller.tenant, as: .update))
     }
@@ -101,17 +101,15 @@ struct ProgrammeRoutes {
         return try outcome.get()
     }
 
-    /// The items with their exercises' versions pinned, each checked as a `start` of it would be.
-    /// - Throws: ``RESTError/invalidInput(_:)`` with `invalidProgramme` at the first bad item's field.
-    private func pinned(_ items: [Programme.Item], tenant: String) throws(RESTError) -> [Programme.Item] {
+    /// The items with their exercises' versions pinned, each checked as a `start` of it would be: against the
+    /// version the item names (`exerciseVersion`), else the exercise's current version, which is then pinned.
+    /// - Throws: ``RESTError/invalidInput(_:)`` with `invalidProgramme` at the first bad item's field;
+    ///   ``RESTError/storeUnavailable`` when a named version cannot be read.
+    private func pinned(_ items: [Programme.Item], tenant: String) async throws(RESTError) -> [Programme.Item] {
         var pinned = items
         for index in items.indices {
             let pointer = JSONPointer([.member("items"), .index(index)])
-            guard let exercise = context.exercises.exercise(items[index].exercise, tenant: tenant) else {
-                throw .invalidInput(
-                    ProgrammeDocument.invalid(
-                        "no exercise '\(items[index].exercise)'", at: pointer, "exercise"))
-            }
+            let exercise = try await self.exercise(of: items[index], tenant: tenant, at: pointer)
             if exercise.kind == .rep, items[index].prescription.holdSeconds != nil {
                 throw .invalidInput(
                     ProgrammeDocument.invalid(
@@ -128,12 +126,47 @@ struct ProgrammeRoutes {
         return pinned
     }
 
+    /// The exercise an item is checked against and pinned to: the tenant's exercise at the version the item names,
+    /// or at its current version when it names none. The exercise must exist now; a built-in one has only the
+    /// catalog's version.
+    /// - Throws: ``RESTError/invalidInput(_:)`` at the item's `exercise` or `exerciseVersion`;
+    ///   ``RESTError/storeUnavailable``.
+    private func exercise(
+        of item: Programme.Item, tenant: String, at pointer: JSONPointer
+    ) async throws(RESTError) -> Exercise {
+        guard let current = context.exercises.exercise(item.exercise, tenant: tenant) else {
+            throw .invalidInput(ProgrammeDocument.invalid("no exercise '\(item.exercise)'", at: pointer, "exercise"))
+        }
+        guard item.exerciseVersion != 0, item.exerciseVersion != current.version else { return current }
+        var named: Exercise?
+        if Exercise.named(item.exercise) == nil {
+            do {
+                named = try await ProgrammeStart.custom(
+                    item.exercise, version: item.exerciseVersion, tenant: tenant, context: context)
+            } catch {
+                throw .storeUnavailable
+            }
+        }
+        guard let named else {
+            throw .invalidInput(
+                ProgrammeDocument.invalid(
+                    "exercise '\(item.exercise)' has no version \(item.exerciseVersion) (its current one is "
+                        + "\(current.version))", at: pointer, "exerciseVersion"))
+        }
+        return named
+    }
+
     /// The `invalidProgramme` error for an item whose `start` the engine refuses: at its `side` for a missing side,
-    /// else at the prescription's member the engine names (`/target: …`), or the prescription.
+    /// else at a prescription member the engine names among its reasons (`/target: …`), or the prescription.
     private static func refusal(_ error: WireError, of item: JSONPointer) -> WireError {
         guard error.code != .missingSide else { return ProgrammeDocument.invalid(error.message, at: item, "side") }
         let prescription = item.appending("prescription")
-        let named = ["target", "holdSeconds", "reps", "sets"].first { error.message.hasPrefix("/\($0):") }
+        // The engine lists every problem ("/thresholds/enter: …; /target: …"); thresholds out of order follow from a
+        // target the item gives, as an item gives no thresholds, so a named member of the prescription comes first.
+        let reasons = error.message.components(separatedBy: "; ")
+        let named = ["target", "holdSeconds", "reps", "sets"].first { name in
+            reasons.contains { $0.hasPrefix("/\(name):") }
+        }
         return ProgrammeDocument.invalid(error.message, at: prescription, named)
     }
 

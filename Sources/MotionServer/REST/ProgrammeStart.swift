@@ -76,24 +76,39 @@ struct ProgrammeStart {
         _ item: Programme.Item, tenant: String, context: AppContext
     ) async throws(WireError) -> Exercise {
         if let builtin = Exercise.named(item.exercise) { return builtin }
-        if let current = context.exercises.custom(item.exercise, tenant: tenant),
-            current.version == item.exerciseVersion
-        {
+        let exercise = try await custom(item.exercise, version: item.exerciseVersion, tenant: tenant, context: context)
+        guard let exercise else {
+            throw WireError(
+                code: .unknownExercise, message: "no exercise '\(item.exercise)' version \(item.exerciseVersion)")
+        }
+        return exercise
+    }
+
+    /// The tenant's custom exercise `id` at `version`: from the library when it is at that version, else from the
+    /// store (every version is kept there).
+    /// - Returns: The exercise at that version, or nil when the tenant never stored it.
+    /// - Throws: `storeUnavailable` when the store fails or the stored text no longer reads.
+    static func custom(
+        _ id: String, version: Int, tenant: String, context: AppContext
+    ) async throws(WireError) -> Exercise? {
+        if let current = context.exercises.custom(id, tenant: tenant), current.version == version {
             return current
         }
         let record: StoredExercise?
         do {
             record = try await context.timed("getExercise") {
-                try await context.store.exercise(id: item.exercise, tenant: tenant, version: item.exerciseVersion)
+                try await context.store.exercise(id: id, tenant: tenant, version: version)
             }
         } catch {
             context.metrics.storeFailed("getExercise")
             throw WireError(code: .storeUnavailable, message: "the exercise could not be read; try again")
         }
-        guard let record else {
-            throw WireError(
-                code: .unknownExercise, message: "no exercise '\(item.exercise)' version \(item.exerciseVersion)")
+        guard let record else { return nil }
+        do {
+            return try ExerciseLibrary.decode(record)
+        } catch {
+            context.logger.log(.error, "stored exercise does not decode", ["exercise": id, "version": "\(version)"])
+            throw WireError(code: .storeUnavailable, message: "the exercise could not be read")
         }
-        return try ExerciseLibrary.decode(record)
     }
 }

@@ -4,13 +4,16 @@ import PortableBasics
 extension FHIREncoder {
     /// Writes one session as an Observation (docs/fhir.md, "The Observation"):
     ///
-    ///     {"resourceType":"Observation","id":"01J…","identifier":[…],"status":"final","category":[…exam…],
+    ///     {"resourceType":"Observation","id":"01J…","identifier":[…],"basedOn":[…],"status":"final",
+    ///      "category":[…exam…],
     ///      "code":{"coding":[{"system":"urn:uuid:8990a8d4-…","code":"squat","display":"Squat"}],"text":"Squat"},
     ///      "subject":{"identifier":{"system":"…","value":"patient-17"}},
     ///      "effectivePeriod":{"start":"…","end":"…"},"issued":"…","method":{"text":"…"},
     ///      "device":{"display":"motion-server 0.5.0"},"component":[…]}
     ///
-    /// `subject` is left out without a subject, `end` and `issued` while live; an abandoned session has a `note`.
+    /// `basedOn` is written for a programme item's session only (a `CarePlan` by its identifier in
+    /// ``FHIRSystem/programmes``); `subject` is left out without a subject, `end` and `issued` while live; an abandoned
+    /// session has a `note`.
     /// - Parameters:
     ///   - observation: The session.
     ///   - withID: Whether to write `id` (the session id): in a collection, not in a transaction's create.
@@ -30,7 +33,19 @@ extension FHIREncoder {
         buffer.appendJSONString(FHIRSystem.sessions)
         buffer.appendLiteral(#","value":"#)
         buffer.appendJSONString(observation.id)
-        buffer.appendLiteral(#"}],"status":"#)
+        buffer.append(UInt8(ascii: "}"))
+        if let programme = observation.programme {
+            // A logical reference (FHIR R4 Observation.basedOn, Reference.identifier): the programme is a CarePlan
+            // this server does not serve; its version and item are said in the display.
+            buffer.appendLiteral(#"],"basedOn":[{"type":"CarePlan","identifier":{"system":"#)
+            buffer.appendJSONString(FHIRSystem.programmes)
+            buffer.appendLiteral(#","value":"#)
+            buffer.appendJSONString(programme.id)
+            buffer.appendLiteral(#"},"display":"#)
+            buffer.appendJSONString("Programme version \(programme.version), item \(programme.item)")
+            buffer.append(UInt8(ascii: "}"))
+        }
+        buffer.appendLiteral(#"],"status":"#)
         buffer.appendJSONString(observation.fhirStatus)
         buffer.appendLiteral(#","category":[{"coding":["#)
         appendCoding(system: FHIRSystem.observationCategory, code: "exam", display: "Exam", into: &buffer)

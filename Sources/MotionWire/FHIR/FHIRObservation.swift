@@ -64,6 +64,8 @@ public struct FHIRObservation: Sendable, Hashable {
     /// Hold exercises: the seconds held in each attempt, in order; nil when the summary reports no hold times (a
     /// rep exercise).
     public var holds: [Double]?
+    /// The programme item the session was started for (its `basedOn`), nil for none.
+    public var programme: ProgrammeLink?
 
     /// Creates an observation from its parts.
     /// - Parameters:
@@ -83,11 +85,12 @@ public struct FHIRObservation: Sendable, Hashable {
     ///   - duration: Seconds of exercise.
     ///   - perSide: Each side's tally (alternating exercises).
     ///   - holds: The seconds held in each hold attempt (hold exercises).
+    ///   - programme: The programme item the session was started for.
     public init(
         id: String, entry: String, status: SummaryMetadata.Status, startedAt: Double, endedAt: Double? = nil,
         exercise: Coding, unit: Measurement.Unit?, subject: String? = nil, side: BodySide? = nil, cleanReps: Int = 0,
         rejectedReps: Int = 0, best: Double? = nil, meanPeak: Double? = nil, duration: Double? = nil,
-        perSide: [BodySide: SideTally] = [:], holds: [Double]? = nil
+        perSide: [BodySide: SideTally] = [:], holds: [Double]? = nil, programme: ProgrammeLink? = nil
     ) {
         self.id = id
         self.entry = entry
@@ -105,10 +108,11 @@ public struct FHIRObservation: Sendable, Hashable {
         self.duration = duration
         self.perSide = perSide
         self.holds = holds
+        self.programme = programme
     }
 
     /// The observation of a stored session: its counts, best, the clean reps' mean peak, duration, side, per-side
-    /// tallies and hold times from `summary`, and its times and status from `metadata`.
+    /// tallies and hold times from `summary`, and its times, status and programme item from `metadata`.
     ///
     /// The hold times are the summary's `holds` (docs/protocol.md §5.4) for a hold exercise, none at all for a rep
     /// exercise; for an exercise of unknown kind, the summary's holds when it has any.
@@ -137,6 +141,6 @@ public struct FHIRObservation: Sendable, Hashable {
             cleanReps: summary.repCount, rejectedReps: summary.rejectedCount, best: summary.best,
             meanPeak: cleanPeaks.isEmpty ? nil : cleanPeaks.reduce(0, +) / Double(cleanPeaks.count),
             duration: summary.firstTimestamp == nil ? nil : summary.duration, perSide: summary.perSide,
-            holds: holds)
+            holds: holds, programme: metadata.programme)
     }
 }

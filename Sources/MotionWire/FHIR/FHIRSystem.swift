@@ -12,6 +12,8 @@ public enum FHIRSystem {
     public static let measures = "urn:uuid:2f427c9a-b3d0-474b-a157-990eb9c6f0e0"
     /// Session ids (`Observation.identifier`), and the namespace of each entry's `fullUrl`.
     public static let sessions = "urn:uuid:717342d6-172c-4d1a-9d1d-0b4eb4b9f2b7"
+    /// Programme ids: the identifier of the `CarePlan` an Observation of a programme item's session is `basedOn`.
+    public static let programmes = "urn:uuid:ab3d5fd5-6c66-46e3-86b8-271cfa2e8040"
     /// The namespace of each tenant's default subject system (`--fhir-subject-system` not given).
     public static let subjects = "urn:uuid:233c06a0-8dbd-4f2d-bf44-2964a28724d7"
 

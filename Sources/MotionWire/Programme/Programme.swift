@@ -4,7 +4,8 @@ public import PortableBasics
 /// A programme (docs/protocol.md §5.3): what a clinician prescribes to one subject for a period, an ordered list of
 /// items, each an exercise at a pinned version with a side, a prescription and how often a week.
 ///
-/// The server makes `id`, `version`, the items' `exerciseVersion` and the times; a client's body gives the rest
+/// The server makes `id`, `version` and the times, and pins the items' `exerciseVersion` (a client may name one); a
+/// client's body gives the rest
 /// (``ProgrammeDocument/decode(_:limits:)``).
 public struct Programme: Sendable, Hashable {
     /// One exercise of the programme.
@@ -13,7 +14,8 @@ public struct Programme: Sendable, Hashable {
         public var item: String
         /// The exercise id, built-in or the tenant's own.
         public var exercise: String
-        /// The exercise's version pinned when the programme version was saved (0 before the server pins it).
+        /// The exercise's version pinned when the programme version was saved: the one the client named, else the
+        /// current one (0 in a client's body that names none).
         public var exerciseVersion: Int
         /// The working side; required for one-sided exercises.
         public var side: BodySide?

@@ -13,12 +13,12 @@ import PortableBasics
 /// refusal is a ``WireError`` with code `invalidProgramme` and the JSON Pointer of the bad field. Whether an item's
 /// exercise exists, takes the side and the prescription is the server's check, which points the same way.
 public enum ProgrammeDocument {
-    /// Reads a client's programme body. Members the server makes (`id`, `version`, `exerciseVersion`, the times)
-    /// are skipped.
+    /// Reads a client's programme body. Members the server makes (`id`, `version`, the times) are skipped; an
+    /// item's `exerciseVersion` is the version it asks to pin (0 when not given: the exercise's current one).
     /// - Parameters:
     ///   - bytes: The body.
     ///   - limits: The bounds.
-    /// - Returns: The programme, with `id` empty and versions 0.
+    /// - Returns: The programme, with `id` empty and `version` 0.
     /// - Throws: `invalidJSON` or `messageTooBig` for text that is no JSON or is too big; `invalidProgramme` with
     ///   a pointer otherwise.
     public static func decode(
@@ -219,10 +219,9 @@ public enum ProgrammeDocument {
                 item.instructions[language] = text
             }
         }
-        if stored {
-            item.exerciseVersion =
-                try object.integer("exerciseVersion", at: pointer, in: 1...Int(Int32.max), required: true) ?? 1
-        }
+        // A client may name the exercise version to pin (0: the current one); the stored text always has it.
+        item.exerciseVersion =
+            try object.integer("exerciseVersion", at: pointer, in: 1...Int(Int32.max), required: stored) ?? 0
         return item
     }
 
