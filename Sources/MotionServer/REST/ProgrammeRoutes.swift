@@ -163,10 +163,8 @@ struct ProgrammeRoutes {
         let prescription = item.appending("prescription")
         // The engine lists every problem ("/thresholds/enter: …; /target: …"); thresholds out of order follow from a
         // target the item gives, as an item gives no thresholds, so a named member of the prescription comes first.
-        let reasons = error.message.components(separatedBy: "; ")
-        let named = ["target", "holdSeconds", "reps", "sets"].first { name in
-            reasons.contains { $0.hasPrefix("/\(name):") }
-        }
+        let reasons = "; " + error.message
+        let named = ["target", "holdSeconds", "reps", "sets"].first { reasons.contains("; /\($0):") }
         return ProgrammeDocument.invalid(error.message, at: prescription, named)
     }
 
