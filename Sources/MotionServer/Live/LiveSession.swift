@@ -18,8 +18,8 @@ import SessionStore
 /// connection moves the session to that connection's actor (``handOver()``): from memory when this process holds
 /// it, else from the store's last checkpoint (``AppContext/takeOver(_:tenant:for:)``).
 ///
-/// Resuming and hand-over are in `LiveSession+Resume.swift`, watchers in `LiveSession+Watchers.swift`; the members
-/// they share are internal for that alone.
+/// Starting a session is in `LiveSession+Start.swift`, resuming and hand-over in `LiveSession+Resume.swift`, watchers
+/// in `LiveSession+Watchers.swift`; the members they share are internal for that alone.
 actor LiveSession {
     nonisolated let socket: WebSocket
     nonisolated let tenant: String
@@ -144,82 +144,13 @@ actor LiveSession {
         }
     }
 
-    /// Starts a programme item's session (``ProgrammeStart``); a refusal is answered like any `start`'s, and the
-    /// connection stays open for another.
-    private func beginProgramme(_ start: StartRequest) async {
-        do throws(WireError) {
-            let resolved = try await ProgrammeStart.resolve(start, caller: caller, context: context)
-            // The client may have gone while the programme was read: nothing is started for nobody.
-            guard state.connected else {
-                resuming = nil
-                return
-            }
-            if let resolved {
-                try begin(resolved.start, exercise: resolved.exercise)
-            } else {
-                try begin(start)
-            }
-            resuming = nil
-            return
-        } catch {
-            analysis.audience.tell(error, frame: state.messageNumber)
-            countRefusal()
-        }
-        resuming = nil
-        socket.resumeReading()
-    }
-
-    private func begin(_ start: StartRequest, exercise: Exercise? = nil) throws(WireError) {
-        try state.requireFirstMessage()
-        let token = ResumeToken.generate()
-        let session =
-            if let exercise {
-                try SessionCore(
-                    start: start, tenant: tenant, now: context.clock(), exercise: exercise,
-                    tokenDigest: ResumeToken.digest(of: token))
-            } else {
-                try SessionCore(
-                    start: start, tenant: tenant, now: context.clock(), exercises: context.exercises,
-                    tokenDigest: ResumeToken.digest(of: token))
-            }
-        try state.start()
-        analysis.running = RunningSession(session)
-        configure(for: start)
-        context.live.insert(self, id: session.id, tokenDigest: session.tokenDigest ?? [], connected: true)
-        context.metrics.sessionOpened()
-        // `started` waits for the session's row to be durable (one group commit, milliseconds), so that from the
-        // moment the client knows its id every node finds it: a watcher, a REST read, a resume after this node dies.
-        // What the client sends meanwhile waits in the socket, in order.
-        socket.pauseReading()
-        writeThen(.create(session.newRecord)) { $0.created(stored: $1, token: token) }
-    }
-
-    /// The session's create was written (or failed): `started`, and the client's next messages are read; or
-    /// `storeUnavailable` and 1011, which says to start again (docs/protocol.md §3), and the session is dropped unstored.
-    private func created(stored: Bool, token: String) {
-        guard let core = analysis.core else { return }
-        switch state.created(stored: stored) {
-        case .none: return
-        case .notStored:
-            timers.cancel()
-            context.live.remove(core.id, holder: self)
-            context.metrics.sessionClosed()
-            analysis.audience.closeUnstored(
-                "the session could not be stored; start again", reason: "session not stored", frame: state.messageNumber
-            )
-        case .started:
-            analysis.tellStarted(token: token, window: context.limits.resumeWindow)
-            socket.resumeReading()
-        }
-    }
-
     func configure(for start: StartRequest) {
         decoder.configure(for: start)
         state.configure(snapshots: start.options.snapshots)
     }
 
     /// Counts a refused message toward ``LiveLimits/maxConsecutiveErrors``.
-    private func countRefusal() {
+    func countRefusal() {
         guard state.refused() else { return }
         context.logger.log(.notice, "closing abusive connection", ["errors": "\(state.consecutiveErrors)"])
         if state.abandon() {
